@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QCoreApplication;
+
+namespace Countersign {
+
+// What the command line asks for. Parsed once, in main(), and passed on; nothing else reads argv.
+struct CommandLine final
+{
+    enum class Mode { Window, Headless, Stdio, Token };
+
+    Mode mode = Mode::Window;
+    QString configPath;
+    QString dataDir;
+    std::optional<QString> listen;
+    QStringList command; // for Mode::Token: ["add", NAME] | ["list"] | ["revoke", NAME]
+
+    // Which kind of application object the mode needs, decided before one exists.
+    static bool needsWidgets(int argc, char **argv);
+    // Prints help, version or a usage error and exits the process for those; otherwise returns.
+    static CommandLine parse(const QCoreApplication &app);
+};
+
+} // namespace Countersign

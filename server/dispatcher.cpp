@@ -1,0 +1,231 @@
+#include "dispatcher.h"
+
+#include "jsonrpc.h"
+#include "schemavalidator.h"
+#include "tool.h"
+#include "toolregistry.h"
+
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcDispatch, "countersign.dispatch")
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+Reply errorReply(int status, const json &id, int code, const QString &message, const json &data = json())
+{
+    return Reply{status, JsonRpc::error(id, code, message, data)};
+}
+
+json supportedVersions()
+{
+    return json::array({JsonRpc::kProtocolVersion});
+}
+
+int httpStatusFor(int code)
+{
+    switch (code) {
+    case JsonRpc::kMissingRequiredClientCapability:
+    case JsonRpc::kHeaderMismatch:
+    case JsonRpc::kUnsupportedProtocolVersion: return 400;
+    case JsonRpc::kMethodNotFound: return 404;
+    default: return 200; // handler-level errors travel in-band
+    }
+}
+
+} // namespace
+
+Dispatcher::Dispatcher(const ToolRegistry &tools, ServerInfo info) : m_tools(tools), m_info(std::move(info)) {}
+
+json Dispatcher::serverInfoMeta() const
+{
+    return {{JsonRpc::kMetaServerInfo, {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
+}
+
+std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const QString &headerVersion) const
+{
+    if (message.is_array())
+        return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Bad Request: JSON-RPC batches may not contain requests for protocol "
+                                         "revision 2026-07-28 or later"));
+    if (!message.is_object())
+        return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Invalid Request: the message must be a JSON-RPC object"));
+
+    const auto idIt = message.find("id");
+    const bool hasId = idIt != message.end();
+    const json id = hasId && JsonRpc::isValidId(*idIt) ? *idIt : json();
+    const auto version = message.find("jsonrpc");
+    if (version == message.end() || *version != "2.0")
+        return errorReply(400, id, JsonRpc::kInvalidRequest, QStringLiteral("Invalid Request: jsonrpc must be \"2.0\""));
+    if (hasId && !JsonRpc::isValidId(*idIt))
+        return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Invalid Request: id must be a string or an integer"));
+    const auto methodIt = message.find("method");
+    if (methodIt == message.end()) {
+        // A response posted by a client; servers never send requests, so nothing may answer them.
+        return errorReply(400, id, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Invalid Request: clients may not post responses to this server"));
+    }
+    if (!methodIt->is_string() || methodIt->get_ref<const std::string &>().empty() ||
+        methodIt->get_ref<const std::string &>().size() > 256)
+        return errorReply(400, id, JsonRpc::kInvalidRequest, QStringLiteral("Invalid Request: method must be a string"));
+    const auto paramsIt = message.find("params");
+    if (paramsIt != message.end() && !paramsIt->is_object())
+        return errorReply(400, id, JsonRpc::kInvalidRequest, QStringLiteral("Invalid Request: params must be an object"));
+
+    if (!hasId) // notifications: nothing to answer, and no client notification changes server state
+        return Reply{202, std::nullopt};
+
+    McpRequest request;
+    request.id = id;
+    request.method = QString::fromStdString(methodIt->get<std::string>());
+    if (paramsIt != message.end())
+        request.params = *paramsIt;
+
+    const json *meta = nullptr;
+    if (const auto m = request.params.find("_meta"); m != request.params.end() && m->is_object())
+        meta = &*m;
+    const bool claimsEnvelope = meta && meta->contains(JsonRpc::kMetaProtocolVersion);
+    if (!claimsEnvelope) {
+        // A 2025-11-25 (legacy) request. This server speaks only 2026-07-28.
+        if (headerVersion == QLatin1String(JsonRpc::kProtocolVersion) && request.method != QLatin1String("initialize"))
+            return errorReply(400, id, JsonRpc::kInvalidParams,
+                              QStringLiteral("Invalid params: the MCP-Protocol-Version header names protocol revision "
+                                             "2026-07-28, but the request is missing the required per-request "
+                                             "envelope key(s): _meta"),
+                              {{"envelope", {{"missing", json::array({"_meta"})}}}});
+        if (request.method == QLatin1String("initialize") && !headerVersion.isEmpty() &&
+            headerVersion == QLatin1String(JsonRpc::kProtocolVersion))
+            return errorReply(400, id, JsonRpc::kHeaderMismatch,
+                              QStringLiteral("Bad Request: the request headers and body disagree: an initialize "
+                                             "request (legacy handshake) was sent with a modern "
+                                             "MCP-Protocol-Version header"),
+                              {{"mismatch",
+                                {{"header", headerVersion.toStdString()},
+                                 {"body", "an initialize request (legacy handshake) was sent with a modern "
+                                          "MCP-Protocol-Version header"}}}});
+        json data = {{"supported", supportedVersions()}};
+        QString requested = headerVersion;
+        if (request.method == QLatin1String("initialize")) {
+            const auto pv = request.params.find("protocolVersion");
+            requested = pv != request.params.end() && pv->is_string() ? QString::fromStdString(pv->get<std::string>())
+                                                                      : QString();
+        }
+        if (!requested.isEmpty())
+            data["requested"] = requested.toStdString();
+        return errorReply(400, id, JsonRpc::kUnsupportedProtocolVersion,
+                          QStringLiteral("Unsupported protocol version: %1")
+                              .arg(requested.isEmpty() ? QStringLiteral("(none)") : requested),
+                          data);
+    }
+
+    const json &pv = meta->at(JsonRpc::kMetaProtocolVersion);
+    if (!pv.is_string() || pv.get_ref<const std::string &>().empty())
+        return errorReply(400, id, JsonRpc::kInvalidParams,
+                          QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: "
+                                         "io.modelcontextprotocol/protocolVersion: must be a string"),
+                          {{"envelope", {{"key", JsonRpc::kMetaProtocolVersion}, {"problem", "invalid"}}}});
+    const auto caps = meta->find(JsonRpc::kMetaClientCapabilities);
+    if (caps == meta->end() || !caps->is_object()) {
+        const char *problem = caps == meta->end() ? "missing" : "invalid";
+        return errorReply(400, id, JsonRpc::kInvalidParams,
+                          QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: "
+                                         "io.modelcontextprotocol/clientCapabilities: %1")
+                              .arg(QLatin1String(problem)),
+                          {{"envelope", {{"key", JsonRpc::kMetaClientCapabilities}, {"problem", problem}}}});
+    }
+    request.envelope.protocolVersion = QString::fromStdString(pv.get<std::string>());
+    request.envelope.clientCapabilities = *caps;
+    if (const auto info = meta->find(JsonRpc::kMetaClientInfo); info != meta->end() && info->is_object())
+        request.envelope.clientInfo = *info;
+    if (const auto tp = meta->find("traceparent"); tp != meta->end() && tp->is_string() && tp->size() <= 55)
+        request.envelope.traceparent = QString::fromStdString(tp->get<std::string>());
+    return request;
+}
+
+Reply Dispatcher::handle(const McpRequest &request, const CallContext &context) const
+{
+    if (request.envelope.protocolVersion != QLatin1String(JsonRpc::kProtocolVersion))
+        return errorReply(400, request.id, JsonRpc::kUnsupportedProtocolVersion,
+                          QStringLiteral("Unsupported protocol version: %1").arg(request.envelope.protocolVersion),
+                          {{"supported", supportedVersions()},
+                           {"requested", request.envelope.protocolVersion.toStdString()}});
+    if (request.method == QLatin1String("server/discover"))
+        return result(request, discover());
+    if (request.method == QLatin1String("tools/list"))
+        return result(request, listTools());
+    if (request.method == QLatin1String("tools/call"))
+        return callTool(request, context);
+    return errorReply(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found"));
+}
+
+Reply Dispatcher::dispatch(const json &message, const CallContext &context) const
+{
+    auto classified = classify(message);
+    if (auto *reply = std::get_if<Reply>(&classified))
+        return *reply;
+    return handle(std::get<McpRequest>(classified), context);
+}
+
+Reply Dispatcher::result(const McpRequest &request, json body) const
+{
+    if (!body.contains("resultType"))
+        body["resultType"] = "complete";
+    json meta = body.value("_meta", json::object());
+    meta.update(serverInfoMeta());
+    body["_meta"] = std::move(meta);
+    return Reply{200, JsonRpc::response(request.id, std::move(body))};
+}
+
+json Dispatcher::discover() const
+{
+    json body = {{"supportedVersions", supportedVersions()},
+                 {"capabilities", {{"tools", json::object()}}},
+                 {"ttlMs", 0},
+                 {"cacheScope", "private"}};
+    if (!m_info.instructions.isEmpty())
+        body["instructions"] = m_info.instructions.toStdString();
+    return body;
+}
+
+json Dispatcher::listTools() const
+{
+    json tools = json::array();
+    for (const Tool *tool : m_tools.tools())
+        tools.push_back(tool->descriptor());
+    // The list can change with the configuration and differs by nothing else; clients may not reuse it.
+    return {{"tools", std::move(tools)}, {"ttlMs", 0}, {"cacheScope", "private"}};
+}
+
+Reply Dispatcher::callTool(const McpRequest &request, const CallContext &context) const
+{
+    const auto nameIt = request.params.find("name");
+    if (nameIt == request.params.end() || !nameIt->is_string())
+        return errorReply(200, request.id, JsonRpc::kInvalidParams, QStringLiteral("Invalid params: name must be a string"));
+    const QString name = QString::fromStdString(nameIt->get<std::string>());
+    Tool *tool = m_tools.find(name);
+    if (!tool)
+        return errorReply(200, request.id, JsonRpc::kInvalidParams, QStringLiteral("Unknown tool: %1").arg(name));
+
+    static const json kNoArguments = json::object();
+    const auto argsIt = request.params.find("arguments");
+    if (argsIt != request.params.end() && !argsIt->is_object() && !argsIt->is_null())
+        return errorReply(200, request.id, JsonRpc::kInvalidParams,
+                          QStringLiteral("Invalid params: arguments must be an object"));
+    const json &arguments = argsIt != request.params.end() && argsIt->is_object() ? *argsIt : kNoArguments;
+    if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid)
+        return result(request, textResult(QStringLiteral("Input validation error: Invalid arguments for tool %1: %2")
+                                              .arg(name, valid.error()),
+                                          true));
+
+    ToolReply reply = tool->call(ToolCall{arguments, request.params, request, context});
+    if (auto *err = std::get_if<ProtocolError>(&reply))
+        return errorReply(httpStatusFor(err->code), request.id, err->code, err->message, err->data);
+    return result(request, std::move(std::get<json>(reply)));
+}
+
+} // namespace Countersign

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "mcprequest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+
+#include <variant>
+
+namespace Countersign {
+
+class ToolRegistry;
+
+// JSON-RPC dispatch for MCP 2026-07-28, without any transport: a parsed message goes in, a Reply
+// comes out. Transports call classify(), run their own header checks on the McpRequest, then
+// handle(); dispatch() does both for transports without headers (stdio) and for tests.
+class Dispatcher final
+{
+public:
+    struct ServerInfo final
+    {
+        QString name;
+        QString version;
+        QString instructions;
+    };
+
+    Dispatcher(const ToolRegistry &tools, ServerInfo info);
+    Q_DISABLE_COPY_MOVE(Dispatcher)
+
+    // Checks JSON-RPC shape and the _meta envelope. A Reply means the message is answered already
+    // (an error, or 202 for a notification). headerVersion is the MCP-Protocol-Version header, if
+    // the transport has one, used only to word the legacy-request errors as the SDK does.
+    std::variant<McpRequest, Reply> classify(const nlohmann::json &message, const QString &headerVersion = {}) const;
+
+    // Version support, method routing and the method itself.
+    Reply handle(const McpRequest &request, const CallContext &context) const;
+
+    Reply dispatch(const nlohmann::json &message, const CallContext &context) const;
+
+    nlohmann::json serverInfoMeta() const;
+
+private:
+    nlohmann::json discover() const;
+    nlohmann::json listTools() const;
+    Reply callTool(const McpRequest &request, const CallContext &context) const;
+    Reply result(const McpRequest &request, nlohmann::json body) const;
+
+    const ToolRegistry &m_tools;
+    ServerInfo m_info;
+};
+
+} // namespace Countersign

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "mcprequest.h"
+
+#include <QByteArray>
+
+#include <optional>
+
+namespace Countersign {
+
+struct HttpRequest;
+
+// The 2026-07-28 Streamable HTTP header rules (SEP-2243): MCP-Protocol-Version must equal the
+// envelope's version, Mcp-Method the body's method, and Mcp-Name the body's name or uri, after
+// decoding the =?base64?…?= form. A mismatch is -32020 with HTTP 400.
+namespace HeaderChecks {
+
+std::optional<Reply> check(const McpRequest &request, const HttpRequest &http);
+
+// Decodes a header value in the =?base64?…?= form; plain values pass through. Nothing on bad base64.
+std::optional<QByteArray> decodeValue(const QByteArray &value);
+
+// Host and Origin: only loopback names pass (DNS-rebinding defence). A missing Origin passes.
+bool isLoopbackHost(const QByteArray &hostHeader);
+bool isAllowedOrigin(const QByteArray &origin);
+
+} // namespace HeaderChecks
+
+} // namespace Countersign

@@ -1,0 +1,91 @@
+#include "httpconnection.h"
+
+#include "jsonrpc.h"
+#include "mcphttpendpoint.h"
+
+#include <QTcpSocket>
+
+namespace Countersign {
+
+HttpConnection::HttpConnection(QTcpSocket *socket, Router router, QObject *parent)
+    : QObject(parent), m_socket(socket), m_router(std::move(router))
+{
+    m_socket->setParent(this);
+    m_requestTimer.setSingleShot(true);
+    m_requestTimer.setInterval(kRequestTimeoutMs);
+    m_idleTimer.setSingleShot(true);
+    m_idleTimer.setInterval(kIdleTimeoutMs);
+    connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
+    connect(m_socket, &QTcpSocket::disconnected, this, [this] {
+        m_requestTimer.stop();
+        m_idleTimer.stop();
+        Q_EMIT closed();
+        deleteLater();
+    });
+    connect(&m_requestTimer, &QTimer::timeout, this, [this] {
+        write(McpHttpEndpoint::refusal(408, JsonRpc::kServerError, QStringLiteral("Request Timeout")), false);
+    });
+    connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
+    m_idleTimer.start();
+}
+
+HttpConnection::~HttpConnection()
+{
+    // The socket is a child and would outlive our members while ~QObject runs; its disconnected
+    // signal must not reach them then.
+    m_socket->disconnect(this);
+    delete m_socket;
+}
+
+void HttpConnection::onReadyRead()
+{
+    if (m_closing) {
+        m_socket->readAll();
+        return;
+    }
+    processBuffered(m_socket->readAll());
+}
+
+void HttpConnection::processBuffered(const QByteArray &bytes)
+{
+    if (!bytes.isEmpty()) {
+        m_idleTimer.stop();
+        if (!m_requestTimer.isActive())
+            m_requestTimer.start();
+    }
+    HttpParser::State state = m_parser.feed(bytes);
+    while (state == HttpParser::State::Complete && !m_closing) {
+        m_requestTimer.stop();
+        const HttpRequest request = m_parser.takeRequest();
+        write(m_router(request), request.keepAlive);
+        if (m_closing)
+            return;
+        state = m_parser.feed({});
+        if (m_parser.hasBufferedBytes())
+            m_requestTimer.start();
+    }
+    if (state == HttpParser::State::Failed) {
+        write(McpHttpEndpoint::refusal(m_parser.errorStatus(), JsonRpc::kServerError, m_parser.errorText()), false);
+        return;
+    }
+    if (!m_parser.hasBufferedBytes() && !m_requestTimer.isActive())
+        m_idleTimer.start();
+}
+
+void HttpConnection::write(const HttpResponse &response, bool keepAlive)
+{
+    const bool keep = keepAlive && !response.close;
+    m_socket->write(response.serialize(keep));
+    if (!keep)
+        closeAfterWrite();
+}
+
+void HttpConnection::closeAfterWrite()
+{
+    m_closing = true;
+    m_requestTimer.stop();
+    m_idleTimer.stop();
+    m_socket->disconnectFromHost(); // flushes pending bytes first
+}
+
+} // namespace Countersign

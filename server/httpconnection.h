@@ -1,0 +1,47 @@
+#pragma once
+
+#include "httpparser.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+
+class QTcpSocket;
+
+namespace Countersign {
+
+// One client connection: parses requests as they arrive (pipelined ones in order), hands each to
+// the router and writes the response. A connection that is slow to send a request head and body
+// (slow-loris) is answered 408 and closed; an idle keep-alive connection is closed.
+class HttpConnection final : public QObject
+{
+    Q_OBJECT
+public:
+    using Router = std::function<HttpResponse(const HttpRequest &)>;
+
+    static constexpr int kRequestTimeoutMs = 10'000;
+    static constexpr int kIdleTimeoutMs = 30'000;
+
+    HttpConnection(QTcpSocket *socket, Router router, QObject *parent);
+    Q_DISABLE_COPY_MOVE(HttpConnection)
+    ~HttpConnection() override;
+
+Q_SIGNALS:
+    void closed();
+
+private:
+    void onReadyRead();
+    void processBuffered(const QByteArray &bytes);
+    void write(const HttpResponse &response, bool keepAlive);
+    void closeAfterWrite();
+
+    QTcpSocket *m_socket = nullptr;
+    Router m_router;
+    HttpParser m_parser;
+    QTimer m_requestTimer;
+    QTimer m_idleTimer;
+    bool m_closing = false;
+};
+
+} // namespace Countersign

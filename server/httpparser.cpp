@@ -1,0 +1,153 @@
+#include "httpparser.h"
+
+namespace Countersign {
+
+namespace {
+
+bool isTokenChar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
+}
+
+bool isToken(const QByteArray &s)
+{
+    return !s.isEmpty() && std::all_of(s.cbegin(), s.cend(), isTokenChar);
+}
+
+bool hasControlBytes(const QByteArray &s)
+{
+    return std::any_of(s.cbegin(), s.cend(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && u != '\t') || u == 0x7F;
+    });
+}
+
+// Headers that must appear at most once: a second copy is how requests get smuggled or checks get
+// split from uses.
+bool mustBeUnique(const QByteArray &name)
+{
+    return name == "content-length" || name == "host" || name == "authorization" || name == "origin" ||
+           name == "content-type" || name == "transfer-encoding" || name.startsWith("mcp-");
+}
+
+} // namespace
+
+HttpParser::State HttpParser::fail(int status, const QString &text)
+{
+    m_errorStatus = status;
+    m_errorText = text;
+    return State::Failed;
+}
+
+HttpParser::State HttpParser::feed(const QByteArray &bytes)
+{
+    if (m_errorStatus != 0)
+        return State::Failed;
+    if (m_complete)
+        return State::Complete;
+    m_buffer.append(bytes);
+    // Pipelined bytes wait here while a request is served; a peer may not park more than one
+    // maximal request's worth.
+    if (m_buffer.size() > kMaxHeaderBytes + kMaxBodyBytes)
+        return fail(413, QStringLiteral("too many bytes sent ahead of the responses"));
+    if (m_bodyLength < 0) {
+        // Tolerate (RFC 9112) empty lines before a request line, e.g. after a previous body.
+        while (m_buffer.startsWith("\r\n"))
+            m_buffer.remove(0, 2);
+        const qsizetype headEnd = m_buffer.indexOf("\r\n\r\n");
+        if (headEnd < 0) {
+            if (m_buffer.size() > kMaxHeaderBytes)
+                return fail(431, QStringLiteral("request head larger than %1 bytes").arg(kMaxHeaderBytes));
+            return State::NeedMore;
+        }
+        if (headEnd + 4 > kMaxHeaderBytes)
+            return fail(431, QStringLiteral("request head larger than %1 bytes").arg(kMaxHeaderBytes));
+        if (const State s = parseHead(headEnd); s == State::Failed)
+            return s;
+        m_buffer.remove(0, headEnd + 4);
+    }
+    if (m_buffer.size() < m_bodyLength)
+        return State::NeedMore;
+    m_request.body = m_buffer.left(m_bodyLength);
+    m_buffer.remove(0, m_bodyLength);
+    m_complete = true;
+    return State::Complete;
+}
+
+HttpParser::State HttpParser::parseHead(qsizetype headEnd)
+{
+    const QList<QByteArray> lines = m_buffer.left(headEnd).split('\n');
+    m_request = HttpRequest{};
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        if (!lines[i].endsWith('\r') && i + 1 < lines.size())
+            return fail(400, QStringLiteral("bare LF in the request head"));
+    }
+    const QByteArray requestLine = lines.first().chopped(lines.first().endsWith('\r') ? 1 : 0);
+    const QList<QByteArray> parts = requestLine.split(' ');
+    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty() || hasControlBytes(parts[1]))
+        return fail(400, QStringLiteral("malformed request line"));
+    if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0")
+        return fail(505, QStringLiteral("only HTTP/1.1 is served"));
+    m_request.method = parts[0];
+    m_request.target = parts[1];
+    m_request.keepAlive = parts[2] == "HTTP/1.1";
+
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        QByteArray line = lines[i];
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (line.isEmpty())
+            continue;
+        if (line.front() == ' ' || line.front() == '\t')
+            return fail(400, QStringLiteral("obsolete header line folding is not accepted"));
+        const qsizetype colon = line.indexOf(':');
+        if (colon <= 0)
+            return fail(400, QStringLiteral("malformed header line"));
+        const QByteArray name = line.left(colon).toLower();
+        if (!isToken(name))
+            return fail(400, QStringLiteral("malformed header name"));
+        const QByteArray value = line.mid(colon + 1).trimmed();
+        if (hasControlBytes(value))
+            return fail(400, QStringLiteral("control characters in header %1").arg(QString::fromLatin1(name)));
+        if (mustBeUnique(name) && m_request.header(name.constData()))
+            return fail(400, QStringLiteral("duplicate header %1").arg(QString::fromLatin1(name)));
+        m_request.headers.append(qMakePair(name, value));
+        if (m_request.headers.size() > kMaxHeaders)
+            return fail(431, QStringLiteral("more than %1 headers").arg(kMaxHeaders));
+    }
+    if (const auto connection = m_request.header("connection")) {
+        const QByteArray c = connection->toLower();
+        if (c.contains("close"))
+            m_request.keepAlive = false;
+        else if (c.contains("keep-alive"))
+            m_request.keepAlive = true;
+    }
+    if (m_request.header("transfer-encoding"))
+        return fail(501, QStringLiteral("Transfer-Encoding is not supported; send Content-Length"));
+    const auto length = m_request.header("content-length");
+    if (!length) {
+        if (m_request.method == "POST" || m_request.method == "PUT" || m_request.method == "PATCH")
+            return fail(411, QStringLiteral("Content-Length is required"));
+        m_bodyLength = 0;
+        return State::NeedMore;
+    }
+    if (length->isEmpty() || length->size() > 12 ||
+        !std::all_of(length->cbegin(), length->cend(), [](char c) { return c >= '0' && c <= '9'; }))
+        return fail(400, QStringLiteral("invalid Content-Length"));
+    m_bodyLength = length->toLongLong();
+    if (m_bodyLength > kMaxBodyBytes)
+        return fail(413, QStringLiteral("body larger than %1 bytes").arg(kMaxBodyBytes));
+    return State::NeedMore;
+}
+
+HttpRequest HttpParser::takeRequest()
+{
+    HttpRequest out = std::move(m_request);
+    m_request = HttpRequest{};
+    m_bodyLength = -1;
+    m_complete = false;
+    return out;
+}
+
+} // namespace Countersign

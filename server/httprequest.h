@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+
+#include <optional>
+
+namespace Countersign {
+
+// One parsed HTTP/1.1 request. Header names are lower-case; values are trimmed of optional
+// whitespace and otherwise byte-exact.
+struct HttpRequest final
+{
+    QByteArray method;
+    QByteArray target;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+    bool keepAlive = true;
+
+    std::optional<QByteArray> header(const char *lowerName) const
+    {
+        for (const auto &[name, value] : headers) {
+            if (name == lowerName)
+                return value;
+        }
+        return std::nullopt;
+    }
+};
+
+struct HttpResponse final
+{
+    int status = 200;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+    bool close = false;
+
+    QByteArray serialize(bool keepAlive) const;
+    static HttpResponse json(int status, const QByteArray &body);
+};
+
+} // namespace Countersign

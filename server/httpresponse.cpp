@@ -1,0 +1,55 @@
+#include "httprequest.h"
+
+namespace Countersign {
+
+namespace {
+const char *reasonPhrase(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 411: return "Length Required";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Status";
+    }
+}
+} // namespace
+
+QByteArray HttpResponse::serialize(bool keepAlive) const
+{
+    QByteArray out;
+    out.reserve(body.size() + 256);
+    out += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    for (const auto &[name, value] : headers)
+        out += name + ": " + value + "\r\n";
+    out += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    out += "Cache-Control: no-store\r\n";
+    out += "X-Content-Type-Options: nosniff\r\n";
+    out += keepAlive && !close ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+    out += "\r\n";
+    out += body;
+    return out;
+}
+
+HttpResponse HttpResponse::json(int status, const QByteArray &body)
+{
+    HttpResponse r;
+    r.status = status;
+    r.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+    r.body = body;
+    return r;
+}
+
+} // namespace Countersign

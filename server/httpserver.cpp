@@ -1,0 +1,40 @@
+#include "httpserver.h"
+
+#include <QTcpServer>
+#include <QTcpSocket>
+
+namespace Countersign {
+
+HttpServer::HttpServer(HttpConnection::Router router, QObject *parent)
+    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router))
+{
+    connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
+}
+
+HttpServer::~HttpServer() = default;
+
+Result<quint16> HttpServer::listen(const QString &host, quint16 port)
+{
+    const QHostAddress address(host == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : host);
+    if (!address.isLoopback())
+        return failure(QStringLiteral("refusing to listen on %1: only loopback addresses are allowed").arg(host));
+    if (!m_server->listen(address, port))
+        return failure(QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(m_server->errorString()));
+    return m_server->serverPort();
+}
+
+void HttpServer::onNewConnection()
+{
+    while (QTcpSocket *socket = m_server->nextPendingConnection()) {
+        if (m_connections >= kMaxConnections) {
+            socket->abort();
+            socket->deleteLater();
+            continue;
+        }
+        ++m_connections;
+        auto *connection = new HttpConnection(socket, m_router, this);
+        connect(connection, &HttpConnection::closed, this, [this] { --m_connections; });
+    }
+}
+
+} // namespace Countersign

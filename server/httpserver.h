@@ -1,0 +1,35 @@
+#pragma once
+
+#include "httpconnection.h"
+#include "result.h"
+
+#include <QObject>
+
+class QTcpServer;
+
+namespace Countersign {
+
+// Accepts loopback TCP connections and serves HTTP/1.1 through a router.
+class HttpServer final : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kMaxConnections = 512;
+
+    explicit HttpServer(HttpConnection::Router router, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(HttpServer)
+    ~HttpServer() override;
+
+    // host is "127.0.0.1"; port 0 picks a free one. Returns the bound port.
+    Result<quint16> listen(const QString &host, quint16 port);
+    int connectionCount() const { return m_connections; }
+
+private:
+    void onNewConnection();
+
+    QTcpServer *m_server = nullptr;
+    HttpConnection::Router m_router;
+    int m_connections = 0;
+};
+
+} // namespace Countersign

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+
+namespace Countersign::JsonRpc {
+
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+inline constexpr int kServerError = -32000; // transport-level refusals (405, 403, 401, 413, 415)
+inline constexpr int kHeaderMismatch = -32020;
+inline constexpr int kMissingRequiredClientCapability = -32021;
+inline constexpr int kUnsupportedProtocolVersion = -32022;
+
+inline constexpr char kProtocolVersion[] = "2026-07-28";
+inline constexpr char kMetaProtocolVersion[] = "io.modelcontextprotocol/protocolVersion";
+inline constexpr char kMetaClientCapabilities[] = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr char kMetaClientInfo[] = "io.modelcontextprotocol/clientInfo";
+inline constexpr char kMetaServerInfo[] = "io.modelcontextprotocol/serverInfo";
+
+// An error response. id is the request's id, or null when it could not be read.
+nlohmann::json error(const nlohmann::json &id, int code, const QString &message,
+                     const nlohmann::json &data = nlohmann::json());
+nlohmann::json response(const nlohmann::json &id, nlohmann::json result);
+
+// A request id is a string or an integer; never null, a float, a bool or a structure.
+bool isValidId(const nlohmann::json &id);
+
+} // namespace Countersign::JsonRpc

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "mcprequest.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+
+#include <variant>
+
+namespace Countersign {
+
+// A JSON-RPC error a tool answers with instead of a result (tampered requestState -32602,
+// missing client capability -32021).
+struct ProtocolError final
+{
+    int code = 0;
+    QString message;
+    nlohmann::json data;
+};
+
+// A tool's answer: the result object (content, isError, or resultType "input_required" with
+// inputRequests/requestState), or a protocol error. The dispatcher adds resultType and _meta.
+using ToolReply = std::variant<nlohmann::json, ProtocolError>;
+
+struct ToolCall final
+{
+    const nlohmann::json &arguments; // already validated against the tool's inputSchema
+    const nlohmann::json &params;    // the whole tools/call params (requestState, inputResponses)
+    const McpRequest &request;
+    const CallContext &context;
+};
+
+class Tool
+{
+public:
+    virtual ~Tool() = default;
+    virtual QString name() const = 0;
+    // The tools/list entry: name, title, description, inputSchema, annotations (every tool states
+    // readOnlyHint, destructiveHint and idempotentHint).
+    virtual nlohmann::json descriptor() const = 0;
+    virtual ToolReply call(const ToolCall &call) = 0;
+};
+
+// A complete result with one text block.
+inline nlohmann::json textResult(const QString &text, bool isError = false)
+{
+    nlohmann::json result = {{"content", nlohmann::json::array({{{"type", "text"}, {"text", text.toStdString()}}})}};
+    if (isError)
+        result["isError"] = true;
+    return result;
+}
+
+} // namespace Countersign

@@ -1,0 +1,135 @@
+#include "config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QFile>
+#include <QFileInfo>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+// nlohmann reports a byte offset; people read lines.
+int lineOfOffset(const QByteArray &text, qsizetype offset)
+{
+    offset = std::clamp<qsizetype>(offset, 0, text.size());
+    return 1 + static_cast<int>(std::count(text.cbegin(), text.cbegin() + offset, '\n'));
+}
+
+// The line where a top-level key is written, found by a plain scan (good enough to point a human).
+int lineOfKey(const QByteArray &text, const std::string &key)
+{
+    const QByteArray needle = QByteArray("\"") + QByteArray::fromStdString(key) + "\"";
+    const qsizetype at = text.indexOf(needle);
+    return at < 0 ? 1 : lineOfOffset(text, at);
+}
+
+Error fieldError(const QString &file, const QByteArray &text, const std::string &key, const QString &reason)
+{
+    return failure(QStringLiteral("%1:%2: %3: %4")
+                       .arg(file)
+                       .arg(lineOfKey(text, key))
+                       .arg(QString::fromStdString(key), reason));
+}
+
+} // namespace
+
+Result<std::pair<QString, quint16>> Config::parseListen(const QString &text)
+{
+    const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
+    if (colon <= 0)
+        return failure(QStringLiteral("listen address \"%1\" must be HOST:PORT").arg(text));
+    const QString host = text.left(colon);
+    bool okPort = false;
+    const uint port = text.mid(colon + 1).toUInt(&okPort);
+    if (!okPort || port > 65535)
+        return failure(QStringLiteral("listen address \"%1\" has an invalid port").arg(text));
+    if (host != QLatin1String("127.0.0.1") && host != QLatin1String("localhost"))
+        return failure(QStringLiteral("listen address \"%1\" is not on 127.0.0.1: Countersign only listens on the "
+                                      "loopback interface")
+                           .arg(text));
+    return std::pair{QStringLiteral("127.0.0.1"), static_cast<quint16>(port)};
+}
+
+Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
+{
+    const json doc = json::parse(text.cbegin(), text.cend(), nullptr, false, true);
+    if (doc.is_discarded()) {
+        // Re-run with exceptions to learn where it broke; the exception stays inside this function.
+        try {
+            const json again = json::parse(text.cbegin(), text.cend(), nullptr, true, true);
+            Q_UNUSED(again)
+        } catch (const json::parse_error &e) {
+            return failure(QStringLiteral("%1:%2: invalid JSON: %3")
+                               .arg(fileName)
+                               .arg(lineOfOffset(text, static_cast<qsizetype>(e.byte) - 1))
+                               .arg(QString::fromUtf8(e.what())));
+        }
+        return failure(QStringLiteral("%1: invalid JSON").arg(fileName));
+    }
+    if (!doc.is_object())
+        return failure(QStringLiteral("%1:1: the configuration must be a JSON object").arg(fileName));
+
+    Config config;
+    config.m_sourcePath = fileName;
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+        const std::string &key = it.key();
+        const json &value = it.value();
+        if (key == "listen") {
+            if (!value.is_string())
+                return fieldError(fileName, text, key, QStringLiteral("must be a string like \"127.0.0.1:7331\""));
+            auto listen = parseListen(QString::fromStdString(value.get<std::string>()));
+            if (!listen)
+                return fieldError(fileName, text, key, listen.error());
+            config.m_listenHost = listen.value().first;
+            config.m_listenPort = listen.value().second;
+        } else if (key == "ttlSeconds" || key == "pollWindowSeconds") {
+            const int max = key == "ttlSeconds" ? 86400 : 300;
+            if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > max)
+                return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to %1").arg(max));
+            (key == "ttlSeconds" ? config.m_ttlSeconds : config.m_pollWindowSeconds) = value.get<int>();
+        } else if (key == "workspaceRoots") {
+            if (!value.is_array())
+                return fieldError(fileName, text, key, QStringLiteral("must be an array of absolute paths"));
+            for (const json &root : value) {
+                if (!root.is_string() || !QFileInfo(QString::fromStdString(root.get<std::string>())).isAbsolute())
+                    return fieldError(fileName, text, key, QStringLiteral("every root must be an absolute path"));
+                config.m_workspaceRoots.append(QString::fromStdString(root.get<std::string>()));
+            }
+        } else if (key == "testFixtures") {
+            if (!value.is_boolean())
+                return fieldError(fileName, text, key, QStringLiteral("must be true or false"));
+            config.m_testFixtures = value.get<bool>();
+        } else if (key == "$schema") {
+            continue;
+        } else {
+            return fieldError(fileName, text, key, QStringLiteral("unknown setting"));
+        }
+    }
+    return config;
+}
+
+Result<Config> Config::load(const QString &path)
+{
+    QFile file(path);
+    if (!file.exists()) {
+        Config defaults;
+        defaults.m_sourcePath = path;
+        return defaults;
+    }
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("%1: cannot read: %2").arg(path, file.errorString()));
+    if (file.size() > 4 * 1024 * 1024)
+        return failure(QStringLiteral("%1: larger than 4 MiB, refused").arg(path));
+    return parse(file.readAll(), path);
+}
+
+void Config::overrideListen(const QString &host, quint16 port)
+{
+    m_listenHost = host;
+    m_listenPort = port;
+}
+
+} // namespace Countersign

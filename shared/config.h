@@ -1,0 +1,48 @@
+#pragma once
+
+#include "result.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace Countersign {
+
+// The effective configuration. Built only by parse()/load(), which refuse a bad file with its
+// name, line and reason; the caller keeps its previous Config in that case.
+class Config final
+{
+public:
+    static constexpr quint16 kDefaultPort = 7331;
+
+    Config() = default;
+
+    // Text is JSON; // and /* */ comments are allowed. fileName only labels errors.
+    static Result<Config> parse(const QByteArray &text, const QString &fileName);
+    // A missing file gives the defaults; an unreadable or bad one is an error.
+    static Result<Config> load(const QString &path);
+    // "127.0.0.1:PORT" or "localhost:PORT" (PORT 0 picks a free port); anything else is refused,
+    // since the server must never listen beyond the loopback interface.
+    static Result<std::pair<QString, quint16>> parseListen(const QString &text);
+
+    QString listenHost() const { return m_listenHost; }
+    quint16 listenPort() const { return m_listenPort; }
+    int ttlSeconds() const { return m_ttlSeconds; }
+    int pollWindowSeconds() const { return m_pollWindowSeconds; }
+    QStringList workspaceRoots() const { return m_workspaceRoots; }
+    // Serves the conformance suite's fixture tools; only test configurations set it.
+    bool testFixtures() const { return m_testFixtures; }
+    QString sourcePath() const { return m_sourcePath; }
+
+    void overrideListen(const QString &host, quint16 port);
+
+private:
+    QString m_listenHost = QStringLiteral("127.0.0.1");
+    quint16 m_listenPort = kDefaultPort;
+    int m_ttlSeconds = 300;
+    int m_pollWindowSeconds = 20;
+    QStringList m_workspaceRoots;
+    bool m_testFixtures = false;
+    QString m_sourcePath;
+};
+
+} // namespace Countersign

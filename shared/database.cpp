@@ -1,0 +1,144 @@
+#include "database.h"
+
+#include "storesql.h"
+
+#include <QAtomicInteger>
+#include <QLoggingCategory>
+#include <QSqlError>
+
+#include <iterator>
+
+Q_LOGGING_CATEGORY(lcStore, "countersign.store")
+
+namespace Countersign {
+
+namespace {
+QString nextConnectionName()
+{
+    static QAtomicInteger<quint64> counter;
+    return QStringLiteral("countersign-%1").arg(counter.fetchAndAddRelaxed(1));
+}
+} // namespace
+
+Database::Database(QString connectionName, QString path)
+    : m_connectionName(std::move(connectionName)), m_path(std::move(path))
+{
+}
+
+Database::~Database()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+        if (db.isOpen())
+            db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connectionName);
+}
+
+Result<std::unique_ptr<Database>> Database::open(const QString &path)
+{
+    const QString name = nextConnectionName();
+    std::unique_ptr<Database> database(new Database(name, path));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(path);
+        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+        if (!db.open())
+            return failure(QStringLiteral("cannot open database %1: %2").arg(path, db.lastError().text()));
+    }
+    if (path != QLatin1String(":memory:")) {
+        auto wal = database->exec("PRAGMA journal_mode=WAL");
+        if (!wal)
+            return failure(wal.error());
+    }
+    for (const char *pragma : {"PRAGMA foreign_keys=ON", "PRAGMA synchronous=FULL"}) {
+        auto r = database->exec(pragma);
+        if (!r)
+            return failure(r.error());
+    }
+    if (auto migrated = database->migrate(); !migrated)
+        return failure(migrated.error());
+    return database;
+}
+
+Result<QSqlQuery> Database::exec(const char *sql, const QVariantList &bindings)
+{
+    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
+    if (!query.prepare(QString::fromUtf8(sql)))
+        return failure(QStringLiteral("database error (prepare): %1").arg(query.lastError().text()));
+    for (const QVariant &value : bindings)
+        query.addBindValue(value);
+    if (!query.exec())
+        return failure(QStringLiteral("database error: %1").arg(query.lastError().text()));
+    return query;
+}
+
+Status Database::transaction()
+{
+    if (!QSqlDatabase::database(m_connectionName, false).transaction())
+        return failure(QStringLiteral("database error: cannot begin a transaction"));
+    return success();
+}
+
+Status Database::commit()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    if (!db.commit())
+        return failure(QStringLiteral("database error (commit): %1").arg(db.lastError().text()));
+    return success();
+}
+
+void Database::rollback()
+{
+    QSqlDatabase::database(m_connectionName, false).rollback();
+}
+
+int Database::schemaVersion()
+{
+    auto q = exec(StoreSql::kSchemaVersionGet);
+    if (!q || !q.value().next())
+        return -1;
+    return q.value().value(0).toInt();
+}
+
+Status Database::migrate()
+{
+    const int current = schemaVersion();
+    if (current < 0)
+        return failure(QStringLiteral("cannot read the schema version of %1").arg(m_path));
+    const int target = std::rbegin(StoreSql::kMigrations)->version;
+    if (current > target)
+        return failure(QStringLiteral("database %1 has schema %2, newer than this build knows (%3)")
+                           .arg(m_path)
+                           .arg(current)
+                           .arg(target));
+    for (int version = current + 1; version <= target; ++version) {
+        if (auto t = transaction(); !t)
+            return t;
+        QString error;
+        for (const auto &migration : StoreSql::kMigrations) {
+            if (migration.version != version)
+                continue;
+            if (auto step = exec(migration.statement); !step) {
+                error = step.error();
+                break;
+            }
+        }
+        // PRAGMA takes no bound parameters; the value is our own integer.
+        if (error.isEmpty()) {
+            const QByteArray bump = QByteArray("PRAGMA user_version = ") + QByteArray::number(version);
+            if (auto r = exec(bump.constData()); !r)
+                error = r.error();
+        }
+        if (!error.isEmpty()) {
+            rollback();
+            return failure(QStringLiteral("migration to schema %1 failed: %2").arg(version).arg(error));
+        }
+        if (auto c = commit(); !c)
+            return c;
+        qCInfo(lcStore) << "migrated" << m_path << "to schema" << version;
+    }
+    return success();
+}
+
+} // namespace Countersign

@@ -1,0 +1,106 @@
+#include "tokenstore.h"
+
+#include "canonicaljson.h"
+#include "clock.h"
+#include "database.h"
+#include "storesql.h"
+
+#include <QRegularExpression>
+#include <QVariant>
+
+#include <sodium.h>
+
+namespace Countersign {
+
+namespace {
+constexpr int kTokenBytes = 32;
+constexpr char kTokenPrefix[] = "cs_";
+} // namespace
+
+TokenStore::TokenStore(Database &database, const Clock &clock) : m_database(database), m_clock(clock) {}
+
+bool TokenStore::isValidName(const QString &name)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"));
+    return pattern.match(name).hasMatch();
+}
+
+Result<QString> TokenStore::add(const QString &name)
+{
+    if (!isValidName(name))
+        return failure(QStringLiteral("invalid connection name \"%1\": use 1-64 letters, digits, '.', '_' or '-', "
+                                      "starting with a letter or digit")
+                           .arg(name));
+    unsigned char raw[kTokenBytes];
+    randombytes_buf(raw, sizeof raw);
+    const QString token = QLatin1String(kTokenPrefix) +
+                          QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(raw), sizeof raw)
+                                                  .toBase64(QByteArray::Base64UrlEncoding |
+                                                            QByteArray::OmitTrailingEquals));
+    sodium_memzero(raw, sizeof raw);
+    const QString hash = QString::fromLatin1(CanonicalJson::sha256Hex(token.toLatin1()));
+
+    auto existing = m_database.exec(StoreSql::kConnectionByName, {name});
+    if (!existing)
+        return failure(existing.error());
+    if (existing.value().next()) {
+        if (existing.value().value(1).isNull())
+            return failure(QStringLiteral("a connection named \"%1\" already exists; revoke it first").arg(name));
+        auto replaced = m_database.exec(StoreSql::kConnectionReplace, {hash, m_clock.nowMs(), name});
+        if (!replaced)
+            return failure(replaced.error());
+        return token;
+    }
+    auto inserted = m_database.exec(StoreSql::kConnectionInsert, {name, hash, m_clock.nowMs()});
+    if (!inserted)
+        return failure(inserted.error());
+    return token;
+}
+
+Result<QList<TokenStore::Connection>> TokenStore::list()
+{
+    auto q = m_database.exec(StoreSql::kConnectionList);
+    if (!q)
+        return failure(q.error());
+    QList<Connection> out;
+    while (q.value().next()) {
+        Connection c;
+        c.name = q.value().value(0).toString();
+        c.createdMs = q.value().value(1).toLongLong();
+        if (!q.value().value(2).isNull())
+            c.revokedMs = q.value().value(2).toLongLong();
+        out.append(c);
+    }
+    return out;
+}
+
+Status TokenStore::revoke(const QString &name)
+{
+    auto q = m_database.exec(StoreSql::kConnectionRevoke, {m_clock.nowMs(), name});
+    if (!q)
+        return failure(q.error());
+    if (q.value().numRowsAffected() != 1)
+        return failure(QStringLiteral("no active connection named \"%1\"").arg(name));
+    return success();
+}
+
+std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
+{
+    if (token.isEmpty() || token.size() > 256)
+        return std::nullopt;
+    const QByteArray presented = CanonicalJson::sha256Hex(token);
+    auto q = m_database.exec(StoreSql::kConnectionActiveHashes);
+    if (!q)
+        return std::nullopt;
+    std::optional<Principal> found;
+    // Every active hash is compared, found or not, so timing says nothing about which matched.
+    while (q.value().next()) {
+        const QByteArray stored = q.value().value(2).toString().toLatin1();
+        if (stored.size() == presented.size() &&
+            sodium_memcmp(stored.constData(), presented.constData(), static_cast<size_t>(stored.size())) == 0)
+            found = Principal{q.value().value(0).toLongLong(), q.value().value(1).toString()};
+    }
+    return found;
+}
+
+} // namespace Countersign

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "principal.h"
+#include "result.h"
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace Countersign {
+
+class Clock;
+class Database;
+
+// Client connections and their bearer tokens. A token is shown once, at creation; only its
+// SHA-256 is stored, and authentication compares hashes in constant time.
+class TokenStore final
+{
+public:
+    struct Connection final
+    {
+        QString name;
+        qint64 createdMs = 0;
+        std::optional<qint64> revokedMs;
+    };
+
+    TokenStore(Database &database, const Clock &clock);
+    Q_DISABLE_COPY_MOVE(TokenStore)
+
+    // Creates the connection NAME (or gives a revoked one a new token) and returns the token.
+    // An active connection of that name is refused: revoke it first.
+    Result<QString> add(const QString &name);
+    Result<QList<Connection>> list();
+    // Refused when no active connection has that name.
+    Status revoke(const QString &name);
+    // The principal the token belongs to, or nothing when it is unknown or revoked.
+    std::optional<Principal> authenticate(const QByteArray &token);
+
+    static bool isValidName(const QString &name);
+
+private:
+    Database &m_database;
+    const Clock &m_clock;
+};
+
+} // namespace Countersign
