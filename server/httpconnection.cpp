@@ -7,14 +7,14 @@
 
 namespace Countersign {
 
-HttpConnection::HttpConnection(QTcpSocket *socket, Router router, QObject *parent)
+HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Timeouts timeouts, QObject *parent)
     : QObject(parent), m_socket(socket), m_router(std::move(router))
 {
     m_socket->setParent(this);
     m_requestTimer.setSingleShot(true);
-    m_requestTimer.setInterval(kRequestTimeoutMs);
+    m_requestTimer.setInterval(timeouts.requestMs);
     m_idleTimer.setSingleShot(true);
-    m_idleTimer.setInterval(kIdleTimeoutMs);
+    m_idleTimer.setInterval(timeouts.idleMs);
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
     connect(m_socket, &QTcpSocket::disconnected, this, [this] {
         m_requestTimer.stop();

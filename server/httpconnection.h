@@ -20,10 +20,14 @@ class HttpConnection final : public QObject
 public:
     using Router = std::function<HttpResponse(const HttpRequest &)>;
 
-    static constexpr int kRequestTimeoutMs = 10'000;
-    static constexpr int kIdleTimeoutMs = 30'000;
+    // How long a request may take to arrive whole, and how long a keep-alive connection may idle.
+    struct Timeouts final
+    {
+        int requestMs = 10'000;
+        int idleMs = 30'000;
+    };
 
-    HttpConnection(QTcpSocket *socket, Router router, QObject *parent);
+    HttpConnection(QTcpSocket *socket, Router router, Timeouts timeouts, QObject *parent);
     Q_DISABLE_COPY_MOVE(HttpConnection)
     ~HttpConnection() override;
 

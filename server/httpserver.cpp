@@ -5,8 +5,8 @@
 
 namespace Countersign {
 
-HttpServer::HttpServer(HttpConnection::Router router, QObject *parent)
-    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router))
+HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Timeouts timeouts, QObject *parent)
+    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router)), m_timeouts(timeouts)
 {
     connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
 }
@@ -32,7 +32,7 @@ void HttpServer::onNewConnection()
             continue;
         }
         ++m_connections;
-        auto *connection = new HttpConnection(socket, m_router, this);
+        auto *connection = new HttpConnection(socket, m_router, m_timeouts, this);
         connect(connection, &HttpConnection::closed, this, [this] { --m_connections; });
     }
 }

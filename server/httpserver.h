@@ -16,7 +16,7 @@ class HttpServer final : public QObject
 public:
     static constexpr int kMaxConnections = 512;
 
-    explicit HttpServer(HttpConnection::Router router, QObject *parent = nullptr);
+    HttpServer(HttpConnection::Router router, HttpConnection::Timeouts timeouts, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(HttpServer)
     ~HttpServer() override;
 
@@ -29,6 +29,7 @@ private:
 
     QTcpServer *m_server = nullptr;
     HttpConnection::Router m_router;
+    HttpConnection::Timeouts m_timeouts;
     int m_connections = 0;
 };
 

@@ -53,7 +53,7 @@ Result<quint16> McpServer::start()
                 return m_endpoint->serve(request);
             return McpHttpEndpoint::refusal(404, -32000, QStringLiteral("Not Found"));
         },
-        this);
+        HttpConnection::Timeouts{}, this);
     return m_http->listen(m_config.listenHost(), m_config.listenPort());
 }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
+# is already there. Used by packaging/run.sh and tests/run.sh.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build pkg-config
+    qt6-base-dev libqt6sql6-sqlite qtkeychain-qt6-dev libgl-dev
+    nlohmann-json3-dev libsodium-dev libgit2-dev
+    nodejs npm
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node and npm may come from elsewhere than Debian (a newer build is fine); only require them.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+    filtered=()
+    for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || filtered+=("$p"); done
+    missing=("${filtered[@]}")
+fi
+if ((${#missing[@]})); then
+    echo "install-deps: installing ${missing[*]}" >&2
+    sudo=""; [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

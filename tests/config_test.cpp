@@ -1,0 +1,106 @@
+#include "config.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Countersign;
+
+class ConfigTest : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void parse_fullFileWithComments_isRead()
+    {
+        const QByteArray text = R"({
+            // the port
+            "listen": "127.0.0.1:9000",
+            /* approvals */
+            "ttlSeconds": 60,
+            "pollWindowSeconds": 5,
+            "workspaceRoots": ["/tmp/a"],
+            "testFixtures": true
+        })";
+        auto config = Config::parse(text, QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), qPrintable(config.ok() ? QString() : config.error()));
+        QCOMPARE(config.value().listenPort(), quint16(9000));
+        QCOMPARE(config.value().ttlSeconds(), 60);
+        QCOMPARE(config.value().pollWindowSeconds(), 5);
+        QCOMPARE(config.value().workspaceRoots(), QStringList{QStringLiteral("/tmp/a")});
+        QVERIFY(config.value().testFixtures());
+    }
+    void parse_emptyObject_givesDefaults()
+    {
+        auto config = Config::parse("{}", QStringLiteral("c.json"));
+        QVERIFY(config.ok());
+        QCOMPARE(config.value().listenPort(), Config::kDefaultPort);
+        QCOMPARE(config.value().ttlSeconds(), 300);
+        QCOMPARE(config.value().pollWindowSeconds(), 20);
+        QVERIFY(!config.value().testFixtures());
+    }
+    void parse_bad_isRefusedWithLineAndReason_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("syntax") << QByteArray("{\n\"ttlSeconds\": 5,\n\"listen\" \"x\"\n}") << QStringLiteral("c.json:3: invalid JSON");
+        QTest::newRow("unknown key") << QByteArray("{\n\n\"tllSeconds\": 5}") << QStringLiteral("c.json:3: tllSeconds: unknown setting");
+        QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}") << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
+        QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}") << QStringLiteral("must be an integer from 1");
+        QTest::newRow("public listen") << QByteArray("{\"listen\": \"0.0.0.0:7331\"}") << QStringLiteral("not on 127.0.0.1");
+        QTest::newRow("relative root") << QByteArray("{\"workspaceRoots\": [\"src\"]}") << QStringLiteral("absolute path");
+        QTest::newRow("not object") << QByteArray("[]") << QStringLiteral("must be a JSON object");
+    }
+    void parse_bad_isRefusedWithLineAndReason()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        auto config = Config::parse(text, QStringLiteral("c.json"));
+        QVERIFY(!config.ok());
+        QVERIFY2(config.error().contains(expected), qPrintable(config.error()));
+    }
+    void parseListen_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<int>("port");
+        QTest::newRow("loopback") << "127.0.0.1:7331" << true << 7331;
+        QTest::newRow("any port") << "127.0.0.1:0" << true << 0;
+        QTest::newRow("localhost") << "localhost:80" << true << 80;
+        QTest::newRow("all interfaces") << "0.0.0.0:7331" << false << 0;
+        QTest::newRow("lan") << "192.168.1.2:7331" << false << 0;
+        QTest::newRow("no port") << "127.0.0.1" << false << 0;
+        QTest::newRow("port too big") << "127.0.0.1:70000" << false << 0;
+    }
+    void parseListen()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, ok);
+        QFETCH(int, port);
+        auto r = Config::parseListen(text);
+        QCOMPARE(r.ok(), ok);
+        if (ok)
+            QCOMPARE(int(r.value().second), port);
+    }
+    void load_missingFile_givesDefaults()
+    {
+        QTemporaryDir dir;
+        auto config = Config::load(dir.filePath(QStringLiteral("none.json")));
+        QVERIFY(config.ok());
+        QCOMPARE(config.value().listenPort(), Config::kDefaultPort);
+    }
+    void load_badFile_namesTheFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{ \"listen\": 5 }");
+        f.close();
+        auto config = Config::load(path);
+        QVERIFY(!config.ok());
+        QVERIFY2(config.error().startsWith(path + QStringLiteral(":1: listen")), qPrintable(config.error()));
+    }
+};
+
+QTEST_GUILESS_MAIN(ConfigTest)
+#include "config_test.moc"

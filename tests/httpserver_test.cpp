@@ -1,0 +1,197 @@
+#include "httpserver.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTcpSocket>
+#include <QTest>
+#include <QThread>
+
+#include <atomic>
+
+using namespace Countersign;
+
+namespace {
+
+// Reads whole HTTP responses (head + Content-Length body) off a socket.
+QList<QByteArray> readResponses(QTcpSocket &socket, int count, int timeoutMs = 5000)
+{
+    QByteArray buffer;
+    QList<QByteArray> out;
+    QElapsedTimer timer;
+    timer.start();
+    while (out.size() < count && timer.elapsed() < timeoutMs) {
+        const qsizetype headEnd = buffer.indexOf("\r\n\r\n");
+        if (headEnd >= 0) {
+            const QByteArray head = buffer.left(headEnd);
+            const qsizetype at = head.toLower().indexOf("content-length: ");
+            const qsizetype length = head.mid(at + 16, head.indexOf("\r\n", at) - at - 16).toLongLong();
+            if (buffer.size() >= headEnd + 4 + length) {
+                out.append(buffer.left(headEnd + 4 + length));
+                buffer.remove(0, headEnd + 4 + length);
+                continue;
+            }
+        }
+        if (socket.state() != QAbstractSocket::ConnectedState && socket.bytesAvailable() == 0)
+            break;
+        socket.waitForReadyRead(100);
+        buffer += socket.readAll();
+    }
+    return out;
+}
+
+QByteArray request(const QByteArray &body, const QByteArray &extra = {})
+{
+    return "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "Content-Length: " + QByteArray::number(body.size()) +
+           "\r\n\r\n" + body;
+}
+
+} // namespace
+
+class HttpServerTest : public QObject
+{
+    Q_OBJECT
+private:
+    // The server runs in its own thread, as in the app, so the blocking socket calls here cannot
+    // starve it.
+    QThread m_thread;
+    HttpServer *m_server = nullptr;
+    quint16 m_port = 0;
+    std::atomic<int> m_served = 0;
+
+    void connectTo(QTcpSocket &socket) const
+    {
+        socket.connectToHost(QStringLiteral("127.0.0.1"), m_port);
+        QVERIFY(socket.waitForConnected(2000));
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_served = 0;
+        m_thread.start();
+        m_server = new HttpServer(
+            [this](const HttpRequest &r) {
+                ++m_served;
+                return HttpResponse::json(200, "echo:" + r.body);
+            },
+            HttpConnection::Timeouts{300, 600});
+        m_server->moveToThread(&m_thread);
+        Countersign::Result<quint16> port = Countersign::failure(QString());
+        QMetaObject::invokeMethod(m_server, [&] { port = m_server->listen(QStringLiteral("127.0.0.1"), 0); },
+                                  Qt::BlockingQueuedConnection);
+        QVERIFY(port.ok());
+        m_port = port.value();
+    }
+    void cleanup()
+    {
+        QMetaObject::invokeMethod(m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+    int connectionCount() const
+    {
+        int n = 0;
+        QMetaObject::invokeMethod(m_server, [&] { n = m_server->connectionCount(); }, Qt::BlockingQueuedConnection);
+        return n;
+    }
+
+    void listen_nonLoopback_isRefused()
+    {
+        HttpServer other([](const HttpRequest &) { return HttpResponse{}; }, {});
+        auto r = other.listen(QStringLiteral("0.0.0.0"), 0);
+        QVERIFY(!r.ok());
+        QVERIFY(r.error().contains(QLatin1String("loopback")));
+    }
+    void keepAlive_servesSeveralRequestsOnOneConnection()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        for (int i = 0; i < 3; ++i) {
+            socket.write(request(QByteArray::number(i)));
+            const auto responses = readResponses(socket, 1);
+            QCOMPARE(responses.size(), 1);
+            QVERIFY(responses[0].startsWith("HTTP/1.1 200 OK"));
+            QVERIFY(responses[0].endsWith("echo:" + QByteArray::number(i)));
+            QVERIFY(responses[0].contains("Connection: keep-alive"));
+        }
+    }
+    void pipelined_areAnsweredInOrder()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write(request("a") + request("b") + request("c"));
+        const auto responses = readResponses(socket, 3);
+        QCOMPARE(responses.size(), 3);
+        QVERIFY(responses[0].endsWith("echo:a"));
+        QVERIFY(responses[1].endsWith("echo:b"));
+        QVERIFY(responses[2].endsWith("echo:c"));
+    }
+    void oversizedBody_is413BeforeTheBodyIsSent_andClosed()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5000000\r\n\r\n");
+        const auto responses = readResponses(socket, 1);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].startsWith("HTTP/1.1 413"));
+        QVERIFY(responses[0].contains("Connection: close"));
+        QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
+        QCOMPARE(m_served.load(), 0);
+    }
+    void slowLoris_isTimedOutWith408()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        socket.flush();
+        const auto responses = readResponses(socket, 1, 3000);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].startsWith("HTTP/1.1 408"));
+        QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
+    }
+    void idleConnection_isClosed()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        QTRY_COMPARE_WITH_TIMEOUT(socket.state(), QAbstractSocket::UnconnectedState, 3000);
+    }
+    void garbage_thenNewConnection_stillServed()
+    {
+        QTcpSocket bad;
+        connectTo(bad);
+        bad.write(QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11) + "\r\n\r\n");
+        const auto refused = readResponses(bad, 1);
+        QCOMPARE(refused.size(), 1);
+        QVERIFY(refused[0].startsWith("HTTP/1.1 400"));
+        QTcpSocket good;
+        connectTo(good);
+        good.write(request("ok"));
+        const auto responses = readResponses(good, 1);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].endsWith("echo:ok"));
+    }
+    void connectionClose_isHonoured()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write(request("x", "Connection: close\r\n"));
+        const auto responses = readResponses(socket, 1);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].contains("Connection: close"));
+        QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
+    }
+    void manyConnections_countIsTracked()
+    {
+        std::vector<std::unique_ptr<QTcpSocket>> sockets;
+        for (int i = 0; i < 20; ++i) {
+            sockets.push_back(std::make_unique<QTcpSocket>());
+            connectTo(*sockets.back());
+        }
+        QTRY_COMPARE(connectionCount(), 20);
+        sockets.clear();
+        QTRY_COMPARE(connectionCount(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(HttpServerTest)
+#include "httpserver_test.moc"

