@@ -144,6 +144,19 @@ std::string contentString(const json *answer, const char *field)
     return v != content->end() && v->is_string() ? v->get<std::string>() : v != content->end() ? v->dump() : std::string();
 }
 
+// An elicitation, a sampling and a roots request, each only when the client declared it.
+json requestsForDeclared(const ToolCall &call)
+{
+    json requests = json::object();
+    if (declares(call, "elicitation"))
+        requests["user_name"] = elicit("What is your name?", "name", "string");
+    if (declares(call, "sampling"))
+        requests["greeting"] = sample("Generate a greeting", 50);
+    if (declares(call, "roots"))
+        requests["client_roots"] = {{"method", "roots/list"}, {"params", json::object()}};
+    return requests;
+}
+
 ProtocolError badState()
 {
     return ProtocolError{JsonRpc::kInvalidParams, QStringLiteral("Invalid or expired requestState"),
@@ -217,31 +230,24 @@ void addTo(ToolRegistry &registry)
             return missing("roots");
         return inputRequired({{"client_roots", {{"method", "roots/list"}, {"params", json::object()}}}});
     });
-    add("test_input_required_result_request_state", [codec](const ToolCall &call) -> ToolReply {
-        if (call.params.contains("requestState")) {
-            const auto state = codec->open(call.params);
-            if (!state || state->value("tool", "") != "request_state")
-                return badState();
-            return textResult(QStringLiteral("state-ok: confirmed %1")
-                                  .arg(QString::fromStdString(contentString(response(call, "confirm"), "ok"))));
-        }
-        if (!declares(call, "elicitation"))
-            return missing("elicitation");
-        return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}},
-                             codec->seal({{"tool", "request_state"}}));
-    });
-    add("test_input_required_result_tampered_state", [codec](const ToolCall &call) -> ToolReply {
-        if (call.params.contains("requestState")) {
-            const auto state = codec->open(call.params);
-            if (!state || state->value("tool", "") != "tampered_state")
-                return badState();
-            return textResult(QStringLiteral("state verified"));
-        }
-        if (!declares(call, "elicitation"))
-            return missing("elicitation");
-        return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}},
-                             codec->seal({{"tool", "tampered_state"}}));
-    });
+    // One elicitation round whose requestState must come back intact; answerPrefix proves it did.
+    auto sealedConfirm = [codec](const char *tag, const char *answerPrefix) {
+        return [codec, tag, answerPrefix](const ToolCall &call) -> ToolReply {
+            if (call.params.contains("requestState")) {
+                const auto state = codec->open(call.params);
+                if (!state || state->value("tool", "") != tag)
+                    return badState();
+                return textResult(QStringLiteral("%1: confirmed %2")
+                                      .arg(QLatin1String(answerPrefix),
+                                           QString::fromStdString(contentString(response(call, "confirm"), "ok"))));
+            }
+            if (!declares(call, "elicitation"))
+                return missing("elicitation");
+            return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}}, codec->seal({{"tool", tag}}));
+        };
+    };
+    add("test_input_required_result_request_state", sealedConfirm("request_state", "state-ok"));
+    add("test_input_required_result_tampered_state", sealedConfirm("tampered_state", "state verified"));
     add("test_input_required_result_multiple_inputs", [codec](const ToolCall &call) -> ToolReply {
         if (call.params.contains("requestState")) {
             if (!codec->open(call.params))
@@ -251,13 +257,7 @@ void addTo(ToolRegistry &registry)
                                   .arg(response(call, "greeting") ? QStringLiteral("yes") : QStringLiteral("no"))
                                   .arg(response(call, "client_roots") ? QStringLiteral("yes") : QStringLiteral("no")));
         }
-        json requests = json::object();
-        if (declares(call, "elicitation"))
-            requests["user_name"] = elicit("What is your name?", "name", "string");
-        if (declares(call, "sampling"))
-            requests["greeting"] = sample("Generate a greeting", 50);
-        if (declares(call, "roots"))
-            requests["client_roots"] = {{"method", "roots/list"}, {"params", json::object()}};
+        json requests = requestsForDeclared(call);
         if (requests.empty())
             return missing("elicitation");
         return inputRequired(std::move(requests), codec->seal({{"tool", "multiple_inputs"}}));
@@ -284,13 +284,7 @@ void addTo(ToolRegistry &registry)
                                    QString::fromStdString(contentString(response(call, "step2"), "color"))));
     });
     add("test_input_required_result_capabilities", [](const ToolCall &call) -> ToolReply {
-        json requests = json::object();
-        if (declares(call, "elicitation"))
-            requests["user_name"] = elicit("What is your name?", "name", "string");
-        if (declares(call, "sampling"))
-            requests["greeting"] = sample("Generate a greeting", 50);
-        if (declares(call, "roots"))
-            requests["client_roots"] = {{"method", "roots/list"}, {"params", json::object()}};
+        json requests = requestsForDeclared(call);
         if (call.params.contains("inputResponses") || requests.empty())
             return textResult(QStringLiteral("done"));
         return inputRequired(std::move(requests));
