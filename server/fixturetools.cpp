@@ -43,12 +43,14 @@ constexpr char kPng[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 constexpr char kWav[] = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
 
 // Integrity-protected requestState for the MRTR fixtures: payload.HMAC, with a per-process key.
+// Every state names the fixture that sealed it, and only that fixture opens it.
 class StateCodec final
 {
 public:
     StateCodec() { crypto_auth_keygen(m_key); }
-    std::string seal(const json &payload) const
+    std::string seal(const char *tool, json payload) const
     {
+        payload["tool"] = tool;
         const std::string body = payload.dump();
         unsigned char tag[crypto_auth_BYTES];
         crypto_auth(tag, reinterpret_cast<const unsigned char *>(body.data()), body.size(), m_key);
@@ -58,7 +60,7 @@ public:
         return "v1." + b64(QByteArray::fromStdString(body)) + "." +
                b64(QByteArray(reinterpret_cast<const char *>(tag), sizeof tag));
     }
-    std::optional<json> open(const json &params) const
+    std::optional<json> open(const json &params, const char *tool) const
     {
         const auto it = params.find("requestState");
         if (it == params.end() || !it->is_string())
@@ -78,7 +80,7 @@ public:
                                static_cast<unsigned long long>(body->size()), m_key) != 0)
             return std::nullopt;
         json payload = json::parse(body->toStdString(), nullptr, false);
-        if (payload.is_discarded())
+        if (!payload.is_object() || payload.value("tool", "") != tool)
             return std::nullopt;
         return payload;
     }
@@ -141,7 +143,9 @@ std::string contentString(const json *answer, const char *field)
     if (content == answer->end() || !content->is_object())
         return {};
     const auto v = content->find(field);
-    return v != content->end() && v->is_string() ? v->get<std::string>() : v != content->end() ? v->dump() : std::string();
+    if (v == content->end())
+        return {};
+    return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
 // An elicitation, a sampling and a roots request, each only when the client declared it.
@@ -234,8 +238,7 @@ void addTo(ToolRegistry &registry)
     auto sealedConfirm = [codec](const char *tag, const char *answerPrefix) {
         return [codec, tag, answerPrefix](const ToolCall &call) -> ToolReply {
             if (call.params.contains("requestState")) {
-                const auto state = codec->open(call.params);
-                if (!state || state->value("tool", "") != tag)
+                if (!codec->open(call.params, tag))
                     return badState();
                 return textResult(QStringLiteral("%1: confirmed %2")
                                       .arg(QLatin1String(answerPrefix),
@@ -243,14 +246,14 @@ void addTo(ToolRegistry &registry)
             }
             if (!declares(call, "elicitation"))
                 return missing("elicitation");
-            return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}}, codec->seal({{"tool", tag}}));
+            return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}}, codec->seal(tag, json::object()));
         };
     };
     add("test_input_required_result_request_state", sealedConfirm("request_state", "state-ok"));
     add("test_input_required_result_tampered_state", sealedConfirm("tampered_state", "state verified"));
     add("test_input_required_result_multiple_inputs", [codec](const ToolCall &call) -> ToolReply {
         if (call.params.contains("requestState")) {
-            if (!codec->open(call.params))
+            if (!codec->open(call.params, "multiple_inputs"))
                 return badState();
             return textResult(QStringLiteral("Received: name=%1, greeting=%2, roots=%3")
                                   .arg(QString::fromStdString(contentString(response(call, "user_name"), "name")))
@@ -260,24 +263,24 @@ void addTo(ToolRegistry &registry)
         json requests = requestsForDeclared(call);
         if (requests.empty())
             return missing("elicitation");
-        return inputRequired(std::move(requests), codec->seal({{"tool", "multiple_inputs"}}));
+        return inputRequired(std::move(requests), codec->seal("multiple_inputs", json::object()));
     });
     add("test_input_required_result_multi_round", [codec](const ToolCall &call) -> ToolReply {
         if (!declares(call, "elicitation"))
             return missing("elicitation");
         if (!call.params.contains("requestState"))
             return inputRequired({{"step1", elicit("Step 1: What is your name?", "name", "string")}},
-                                 codec->seal({{"round", 1}}));
-        const auto state = codec->open(call.params);
+                                 codec->seal("multi_round", {{"round", 1}}));
+        const auto state = codec->open(call.params, "multi_round");
         if (!state)
             return badState();
         if (state->value("round", 0) == 1) {
             const std::string name = contentString(response(call, "step1"), "name");
             if (name.empty())
                 return inputRequired({{"step1", elicit("Step 1: What is your name?", "name", "string")}},
-                                     codec->seal({{"round", 1}}));
+                                     codec->seal("multi_round", {{"round", 1}}));
             return inputRequired({{"step2", elicit("Step 2: What is your favorite color?", "color", "string")}},
-                                 codec->seal({{"round", 2}, {"name", name}}));
+                                 codec->seal("multi_round", {{"round", 2}, {"name", name}}));
         }
         return textResult(QStringLiteral("Hello %1, your favorite color is %2.")
                               .arg(QString::fromStdString(state->value("name", std::string())),
