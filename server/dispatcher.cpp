@@ -147,38 +147,38 @@ std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const 
     return request;
 }
 
-Reply Dispatcher::handle(const McpRequest &request, const CallContext &context) const
+void Dispatcher::handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const
 {
     if (request.envelope.protocolVersion != QLatin1String(JsonRpc::kProtocolVersion))
-        return errorReply(400, request.id, JsonRpc::kUnsupportedProtocolVersion,
-                          QStringLiteral("Unsupported protocol version: %1").arg(request.envelope.protocolVersion),
-                          {{"supported", supportedVersions()},
-                           {"requested", request.envelope.protocolVersion.toStdString()}});
+        return done(errorReply(400, request.id, JsonRpc::kUnsupportedProtocolVersion,
+                               QStringLiteral("Unsupported protocol version: %1").arg(request.envelope.protocolVersion),
+                               {{"supported", supportedVersions()},
+                                {"requested", request.envelope.protocolVersion.toStdString()}}));
     if (request.method == QLatin1String("server/discover"))
-        return result(request, discover());
+        return done(result(request.id, discover()));
     if (request.method == QLatin1String("tools/list"))
-        return result(request, listTools());
+        return done(result(request.id, listTools()));
     if (request.method == QLatin1String("tools/call"))
-        return callTool(request, context);
-    return errorReply(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found"));
+        return callTool(request, context, std::move(done));
+    done(errorReply(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
 }
 
-Reply Dispatcher::dispatch(const json &message, const CallContext &context) const
+void Dispatcher::dispatch(const json &message, const CallContext &context, ReplyHandler done) const
 {
     auto classified = classify(message);
     if (auto *reply = std::get_if<Reply>(&classified))
-        return *reply;
-    return handle(std::get<McpRequest>(classified), context);
+        return done(std::move(*reply));
+    handle(std::get<McpRequest>(classified), context, std::move(done));
 }
 
-Reply Dispatcher::result(const McpRequest &request, json body) const
+Reply Dispatcher::result(const json &id, json body) const
 {
     if (!body.contains("resultType"))
         body["resultType"] = "complete";
     json meta = body.value("_meta", json::object());
     meta.update(serverInfoMeta());
     body["_meta"] = std::move(meta);
-    return Reply{200, JsonRpc::response(request.id, std::move(body))};
+    return Reply{200, JsonRpc::response(id, std::move(body))};
 }
 
 json Dispatcher::discover() const
@@ -201,31 +201,35 @@ json Dispatcher::listTools() const
     return {{"tools", std::move(tools)}, {"ttlMs", 0}, {"cacheScope", "private"}};
 }
 
-Reply Dispatcher::callTool(const McpRequest &request, const CallContext &context) const
+void Dispatcher::callTool(const McpRequest &request, const CallContext &context, ReplyHandler done) const
 {
     const auto nameIt = request.params.find("name");
     if (nameIt == request.params.end() || !nameIt->is_string())
-        return errorReply(200, request.id, JsonRpc::kInvalidParams, QStringLiteral("Invalid params: name must be a string"));
+        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                               QStringLiteral("Invalid params: name must be a string")));
     const QString name = QString::fromStdString(nameIt->get<std::string>());
     Tool *tool = m_tools.find(name);
     if (!tool)
-        return errorReply(200, request.id, JsonRpc::kInvalidParams, QStringLiteral("Unknown tool: %1").arg(name));
+        return done(errorReply(200, request.id, JsonRpc::kInvalidParams, QStringLiteral("Unknown tool: %1").arg(name)));
 
     static const json kNoArguments = json::object();
     const auto argsIt = request.params.find("arguments");
     if (argsIt != request.params.end() && !argsIt->is_object() && !argsIt->is_null())
-        return errorReply(200, request.id, JsonRpc::kInvalidParams,
-                          QStringLiteral("Invalid params: arguments must be an object"));
+        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                               QStringLiteral("Invalid params: arguments must be an object")));
     const json &arguments = argsIt != request.params.end() && argsIt->is_object() ? *argsIt : kNoArguments;
     if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid)
-        return result(request, textResult(QStringLiteral("Input validation error: Invalid arguments for tool %1: %2")
-                                              .arg(name, valid.error()),
-                                          true));
+        return done(result(request.id, textResult(QStringLiteral("Input validation error: Invalid arguments for tool "
+                                                                 "%1: %2")
+                                                      .arg(name, valid.error()),
+                                                  true)));
 
-    ToolReply reply = tool->call(ToolCall{arguments, request.params, request, context});
-    if (auto *err = std::get_if<ProtocolError>(&reply))
-        return errorReply(httpStatusFor(err->code), request.id, err->code, err->message, err->data);
-    return result(request, std::move(std::get<json>(reply)));
+    tool->call(ToolCall{arguments, request.params, request, context},
+               [this, id = request.id, done = std::move(done)](ToolReply reply) {
+                   if (auto *err = std::get_if<ProtocolError>(&reply))
+                       return done(errorReply(httpStatusFor(err->code), id, err->code, err->message, err->data));
+                   done(result(id, std::move(std::get<json>(reply))));
+               });
 }
 
 } // namespace Countersign

@@ -33,18 +33,19 @@ public:
     // the transport has one, used only to word the legacy-request errors as the SDK does.
     std::variant<McpRequest, Reply> classify(const nlohmann::json &message, const QString &headerVersion = {}) const;
 
-    // Version support, method routing and the method itself.
-    Reply handle(const McpRequest &request, const CallContext &context) const;
+    // Version support, method routing and the method itself. done receives the Reply once; for
+    // everything but a tool that waits (the gate) that happens before handle() returns.
+    void handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
 
-    Reply dispatch(const nlohmann::json &message, const CallContext &context) const;
+    void dispatch(const nlohmann::json &message, const CallContext &context, ReplyHandler done) const;
 
     nlohmann::json serverInfoMeta() const;
 
 private:
     nlohmann::json discover() const;
     nlohmann::json listTools() const;
-    Reply callTool(const McpRequest &request, const CallContext &context) const;
-    Reply result(const McpRequest &request, nlohmann::json body) const;
+    void callTool(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
+    Reply result(const nlohmann::json &id, nlohmann::json body) const;
 
     const ToolRegistry &m_tools;
     ServerInfo m_info;

@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-class FixtureTool final : public Tool
+class FixtureTool final : public SyncTool
 {
 public:
     using Body = std::function<ToolReply(const ToolCall &)>;
@@ -31,7 +31,7 @@ public:
                 {"inputSchema", {{"type", "object"}, {"properties", json::object()}}},
                 {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
     }
-    ToolReply call(const ToolCall &call) override { return m_body(call); }
+    ToolReply run(const ToolCall &call) override { return m_body(call); }
 
 private:
     QString m_name;

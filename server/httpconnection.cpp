@@ -3,6 +3,7 @@
 #include "jsonrpc.h"
 #include "mcphttpendpoint.h"
 
+#include <QPointer>
 #include <QTcpSocket>
 
 namespace Countersign {
@@ -43,6 +44,12 @@ void HttpConnection::onReadyRead()
         m_socket->readAll();
         return;
     }
+    if (m_inFlight) {
+        m_queued += m_socket->readAll();
+        if (m_queued.size() > kMaxQueuedBytes)
+            closeAfterWrite();
+        return;
+    }
     processBuffered(m_socket->readAll());
 }
 
@@ -57,9 +64,23 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
     while (state == HttpParser::State::Complete && !m_closing) {
         m_requestTimer.stop();
         const HttpRequest request = m_parser.takeRequest();
-        write(m_router(request), request.keepAlive);
-        if (m_closing)
-            return;
+        m_inFlight = true;
+        m_inRouter = true;
+        m_router(request, [self = QPointer<HttpConnection>(this), keepAlive = request.keepAlive](HttpResponse response) {
+            if (!self || !self->m_inFlight)
+                return;
+            self->m_inFlight = false;
+            if (self->m_inRouter) {
+                self->write(response, keepAlive); // the loop below goes on with the next request
+                return;
+            }
+            self->write(response, keepAlive);
+            if (!self->m_closing)
+                self->processBuffered(std::exchange(self->m_queued, {}));
+        });
+        m_inRouter = false;
+        if (m_inFlight || m_closing)
+            return; // a held request: the responder resumes the loop
         state = m_parser.feed({});
         if (m_parser.hasBufferedBytes())
             m_requestTimer.start();
@@ -68,6 +89,8 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
         write(McpHttpEndpoint::refusal(m_parser.errorStatus(), JsonRpc::kServerError, m_parser.errorText()), false);
         return;
     }
+    if (m_parser.hasBufferedBytes() && !m_requestTimer.isActive())
+        m_requestTimer.start();
     if (!m_parser.hasBufferedBytes() && !m_requestTimer.isActive())
         m_idleTimer.start();
 }

@@ -12,13 +12,19 @@ class QTcpSocket;
 namespace Countersign {
 
 // One client connection: parses requests as they arrive (pipelined ones in order), hands each to
-// the router and writes the response. A connection that is slow to send a request head and body
+// the router and writes the response. The router may answer later (a held request); the next
+// pipelined request waits for it, and no timeout runs while the server itself is busy. A connection that is slow to send a request head and body
 // (slow-loris) is answered 408 and closed; an idle keep-alive connection is closed.
 class HttpConnection final : public QObject
 {
     Q_OBJECT
 public:
-    using Router = std::function<HttpResponse(const HttpRequest &)>;
+    using Responder = std::function<void(HttpResponse)>;
+    // Calls the responder exactly once, before or after returning. A responder called after the
+    // connection is gone does nothing.
+    using Router = std::function<void(const HttpRequest &, Responder)>;
+    // Bytes a client may pipeline behind a request that is still being answered.
+    static constexpr qsizetype kMaxQueuedBytes = 2 * 1024 * 1024;
 
     // How long a request may take to arrive whole, and how long a keep-alive connection may idle.
     struct Timeouts final
@@ -45,6 +51,9 @@ private:
     HttpParser m_parser;
     QTimer m_requestTimer;
     QTimer m_idleTimer;
+    QByteArray m_queued; // arrived while a request is in flight
+    bool m_inFlight = false;
+    bool m_inRouter = false;
     bool m_closing = false;
 };
 

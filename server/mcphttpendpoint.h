@@ -21,7 +21,11 @@ public:
     McpHttpEndpoint(const Dispatcher &dispatcher, Authenticator authenticate);
     Q_DISABLE_COPY_MOVE(McpHttpEndpoint)
 
-    HttpResponse serve(const HttpRequest &request) const;
+    using Responder = std::function<void(HttpResponse)>;
+
+    // Answers through respond exactly once; a tool that waits (the gate's poll window) answers
+    // after serve() has returned.
+    void serve(const HttpRequest &request, Responder respond) const;
 
     // The transport-level refusal shape: a JSON-RPC error with id null.
     static HttpResponse refusal(int status, int code, const QString &message);

@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <optional>
 
 namespace Countersign {
@@ -35,6 +36,9 @@ struct Reply final
     int httpStatus = 200;
     std::optional<nlohmann::json> body;
 };
+
+// Receives a Reply exactly once, possibly after the call that was handed it has returned.
+using ReplyHandler = std::function<void(Reply)>;
 
 enum class Transport { Http, Stdio };
 

@@ -47,11 +47,11 @@ Result<quint16> McpServer::start()
     m_endpoint = std::make_unique<McpHttpEndpoint>(
         *m_dispatcher, [this](const QByteArray &token) { return m_tokens->authenticate(token); });
     m_http = new HttpServer(
-        [this](const HttpRequest &request) -> HttpResponse {
+        [this](const HttpRequest &request, HttpConnection::Responder respond) {
             const QByteArray path = request.target.split('?').first();
             if (path == "/mcp")
-                return m_endpoint->serve(request);
-            return McpHttpEndpoint::refusal(404, -32000, QStringLiteral("Not Found"));
+                return m_endpoint->serve(request, std::move(respond));
+            respond(McpHttpEndpoint::refusal(404, -32000, QStringLiteral("Not Found")));
         },
         HttpConnection::Timeouts{}, this);
     return m_http->listen(m_config.listenHost(), m_config.listenPort());

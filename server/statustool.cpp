@@ -17,7 +17,7 @@ nlohmann::json StatusTool::descriptor() const
               {"openWorldHint", false}}}};
 }
 
-ToolReply StatusTool::call(const ToolCall &call)
+ToolReply StatusTool::run(const ToolCall &call)
 {
     const QString connection = call.context.principal.name;
     nlohmann::json result = textResult(

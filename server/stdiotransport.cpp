@@ -24,23 +24,25 @@ StdioTransport::~StdioTransport()
     }
 }
 
-QByteArray StdioTransport::handleLine(const QByteArray &line) const
+void StdioTransport::handleLine(const QByteArray &line, std::function<void(QByteArray)> write) const
 {
     if (line.trimmed().isEmpty())
-        return {};
-    nlohmann::json reply;
-    if (line.size() > kMaxLineBytes) {
-        reply = JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
-                               QStringLiteral("message larger than %1 bytes").arg(kMaxLineBytes));
-    } else if (auto parsed = JsonBody::parse(line); !parsed) {
-        reply = JsonRpc::error(nullptr, JsonRpc::kParseError, QStringLiteral("Parse error: %1").arg(parsed.error()));
-    } else {
-        Reply r = m_dispatcher.dispatch(parsed.value(), CallContext{m_principal, Transport::Stdio});
-        if (!r.body)
-            return {};
-        reply = std::move(*r.body);
-    }
-    return QByteArray::fromStdString(reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + '\n';
+        return;
+    const auto encode = [](const nlohmann::json &reply) {
+        return QByteArray::fromStdString(reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + '\n';
+    };
+    if (line.size() > kMaxLineBytes)
+        return write(encode(JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
+                                           QStringLiteral("message larger than %1 bytes").arg(kMaxLineBytes))));
+    auto parsed = JsonBody::parse(line);
+    if (!parsed)
+        return write(
+            encode(JsonRpc::error(nullptr, JsonRpc::kParseError, QStringLiteral("Parse error: %1").arg(parsed.error()))));
+    m_dispatcher.dispatch(parsed.value(), CallContext{m_principal, Transport::Stdio},
+                          [write = std::move(write), encode](Reply reply) {
+                              if (reply.body)
+                                  write(encode(*reply.body));
+                          });
 }
 
 void StdioTransport::start()
@@ -65,11 +67,10 @@ void StdioTransport::start()
             QMetaObject::invokeMethod(
                 this,
                 [this, bytes] {
-                    const QByteArray out = handleLine(bytes);
-                    if (!out.isEmpty()) {
+                    handleLine(bytes, [](const QByteArray &out) {
                         std::fwrite(out.constData(), 1, static_cast<size_t>(out.size()), stdout);
                         std::fflush(stdout);
-                    }
+                    });
                 },
                 Qt::QueuedConnection);
             if (c == EOF)

@@ -4,6 +4,7 @@
 
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 class QThread;
@@ -26,8 +27,9 @@ public:
     ~StdioTransport() override;
 
     void start();
-    // Handles one line and returns what to write (empty when nothing is to be written).
-    QByteArray handleLine(const QByteArray &line) const;
+    // Handles one line; write receives the reply line (with its newline), now or later, and is not
+    // called when nothing is to be written. Replies to held calls may come out of order (by id).
+    void handleLine(const QByteArray &line, std::function<void(QByteArray)> write) const;
 
 Q_SIGNALS:
     void finished();

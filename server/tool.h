@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <variant>
 
 namespace Countersign {
@@ -22,7 +23,10 @@ struct ProtocolError final
 // A tool's answer: the result object (content, isError, or resultType "input_required" with
 // inputRequests/requestState), or a protocol error. The dispatcher adds resultType and _meta.
 using ToolReply = std::variant<nlohmann::json, ProtocolError>;
+using ToolDone = std::function<void(ToolReply)>;
 
+// The references live only for the duration of Tool::call(); a tool that answers later copies
+// what it needs.
 struct ToolCall final
 {
     const nlohmann::json &arguments; // already validated against the tool's inputSchema
@@ -39,7 +43,16 @@ public:
     // The tools/list entry: name, title, description, inputSchema, annotations (every tool states
     // readOnlyHint, destructiveHint and idempotentHint).
     virtual nlohmann::json descriptor() const = 0;
-    virtual ToolReply call(const ToolCall &call) = 0;
+    // Answers exactly once through done, now or later (from the server thread's event loop).
+    virtual void call(const ToolCall &call, ToolDone done) = 0;
+};
+
+// A tool that answers before call() returns.
+class SyncTool : public Tool
+{
+public:
+    void call(const ToolCall &call, ToolDone done) final { done(run(call)); }
+    virtual ToolReply run(const ToolCall &call) = 0;
 };
 
 // A complete result with one text block.

@@ -27,7 +27,7 @@ json request(const json &id, const char *method, json params = json::object())
 }
 
 // Echoes its one required string argument back; proves arguments reach the tool validated.
-class EchoTool final : public Tool
+class EchoTool final : public SyncTool
 {
 public:
     QString name() const override { return QStringLiteral("echo"); }
@@ -42,7 +42,7 @@ public:
                   {"additionalProperties", false}}},
                 {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
     }
-    ToolReply call(const ToolCall &call) override
+    ToolReply run(const ToolCall &call) override
     {
         return textResult(QString::fromStdString(call.arguments.at("text").get<std::string>()));
     }
@@ -58,7 +58,15 @@ private:
     std::unique_ptr<Dispatcher> m_dispatcher;
     CallContext m_context{Principal{1, QStringLiteral("tester")}, Transport::Http};
 
-    Reply send(const json &message) { return m_dispatcher->dispatch(message, m_context); }
+    // Every tool here answers at once, so the reply is there when dispatch() returns.
+    Reply send(const json &message)
+    {
+        std::optional<Reply> reply;
+        m_dispatcher->dispatch(message, m_context, [&reply](Reply r) { reply = std::move(r); });
+        if (!reply)
+            qFatal("dispatch did not answer synchronously");
+        return std::move(*reply);
+    }
 
     static void verifyError(const Reply &reply, int status, const json &id, int code)
     {

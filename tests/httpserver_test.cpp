@@ -5,6 +5,7 @@
 #include <QTcpSocket>
 #include <QTest>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
 
@@ -70,9 +71,17 @@ private Q_SLOTS:
         m_served = 0;
         m_thread.start();
         m_server = new HttpServer(
-            [this](const HttpRequest &r) {
+            [this](const HttpRequest &r, HttpConnection::Responder respond) {
                 ++m_served;
-                return HttpResponse::json(200, "echo:" + r.body);
+                // "hold:" answers from the event loop later, as the gate's poll window does, and
+                // longer than both timeouts below.
+                if (r.body.startsWith("hold:")) {
+                    QTimer::singleShot(800, m_server, [respond, body = r.body] {
+                        respond(HttpResponse::json(200, "held:" + body));
+                    });
+                    return;
+                }
+                respond(HttpResponse::json(200, "echo:" + r.body));
             },
             HttpConnection::Timeouts{300, 600});
         m_server->moveToThread(&m_thread);
@@ -97,7 +106,7 @@ private Q_SLOTS:
 
     void listen_nonLoopback_isRefused()
     {
-        HttpServer other([](const HttpRequest &) { return HttpResponse{}; }, {});
+        HttpServer other([](const HttpRequest &, const HttpConnection::Responder &respond) { respond(HttpResponse{}); }, {});
         auto r = other.listen(QStringLiteral("0.0.0.0"), 0);
         QVERIFY(!r.ok());
         QVERIFY(r.error().contains(QLatin1String("loopback")));
@@ -125,6 +134,39 @@ private Q_SLOTS:
         QVERIFY(responses[0].endsWith("echo:a"));
         QVERIFY(responses[1].endsWith("echo:b"));
         QVERIFY(responses[2].endsWith("echo:c"));
+    }
+    void heldRequest_isAnsweredLater_withoutTimeout_andPipelinedOnesWait()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write(request("hold:1") + request("b"));
+        socket.flush();
+        QTest::qWait(400); // past the 300 ms request timeout: a held request is the server's time, not the client's
+        socket.write(request("c"));
+        const auto responses = readResponses(socket, 3);
+        QCOMPARE(responses.size(), 3);
+        QVERIFY(responses[0].endsWith("held:hold:1"));
+        QVERIFY(responses[1].endsWith("echo:b"));
+        QVERIFY(responses[2].endsWith("echo:c"));
+        QCOMPARE(socket.state(), QAbstractSocket::ConnectedState);
+    }
+    void heldRequest_clientGone_serverKeepsServing()
+    {
+        {
+            QTcpSocket socket;
+            connectTo(socket);
+            socket.write(request("hold:gone"));
+            socket.flush();
+            QTRY_COMPARE(m_served.load(), 1);
+            socket.abort();
+        }
+        QTest::qWait(1000); // the held answer lands on a connection that is gone
+        QTcpSocket again;
+        connectTo(again);
+        again.write(request("after"));
+        const auto responses = readResponses(again, 1);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].endsWith("echo:after"));
     }
     void oversizedBody_is413BeforeTheBodyIsSent_andClosed()
     {

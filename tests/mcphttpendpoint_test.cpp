@@ -58,6 +58,15 @@ private:
     std::unique_ptr<Dispatcher> m_dispatcher;
     std::unique_ptr<McpHttpEndpoint> m_endpoint;
 
+    HttpResponse serveNow(const HttpRequest &request) const
+    {
+        std::optional<HttpResponse> response;
+        m_endpoint->serve(request, [&response](HttpResponse r) { response = std::move(r); });
+        if (!response)
+            qFatal("the endpoint did not answer synchronously");
+        return std::move(*response);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -118,7 +127,7 @@ private Q_SLOTS:
         HttpRequest request = post(method, payload.isEmpty() ? body(method) : payload);
         if (!header.isEmpty())
             setHeader(request, header, value == "<absent>" ? std::nullopt : std::optional<QByteArray>(value));
-        const HttpResponse response = m_endpoint->serve(request);
+        const HttpResponse response = serveNow(request);
         QCOMPARE(response.status, status);
         const json reply = json::parse(response.body.toStdString());
         if (code == 0) {
@@ -139,13 +148,13 @@ private Q_SLOTS:
     {
         HttpRequest request = post("tools/list", {});
         request.method = "GET";
-        const HttpResponse response = m_endpoint->serve(request);
+        const HttpResponse response = serveNow(request);
         QCOMPARE(response.status, 405);
         QVERIFY(response.headers.contains(qMakePair(QByteArray("Allow"), QByteArray("POST"))));
     }
     void notification_is202WithoutBody()
     {
-        const HttpResponse response = m_endpoint->serve(post(
+        const HttpResponse response = serveNow(post(
             "notifications/cancelled", R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})"));
         QCOMPARE(response.status, 202);
         QVERIFY(response.body.isEmpty());
