@@ -15,6 +15,7 @@ bool CommandLine::needsWidgets(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
         if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--stdio") || !std::strcmp(a, "token") ||
+            !std::strcmp(a, "receipt") || !std::strcmp(a, "audit") ||
             !std::strcmp(a, "--help") || !std::strcmp(a, "-h") || !std::strcmp(a, "--version") ||
             !std::strcmp(a, "-v"))
             return false;
@@ -30,7 +31,10 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                 "\nCommands:\n"
                 "  token add NAME      create a client connection; prints its bearer token once\n"
                 "  token list          list client connections\n"
-                "  token revoke NAME   revoke a client connection"));
+                "  token revoke NAME   revoke a client connection\n"
+                "  receipt verify FILE check a receipt's signature offline (exit 0 when valid)\n"
+                "  audit verify        check the audit log's hash chain; reports the first broken link\n"
+                "  audit export        write every operation (--format csv|json, --output FILE)"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption config(QStringLiteral("config"), QStringLiteral("Configuration file (JSON, comments allowed)."),
@@ -42,8 +46,17 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                                     QStringLiteral("ADDR"));
     const QCommandLineOption headless(QStringLiteral("headless"), QStringLiteral("Run the server without a window."));
     const QCommandLineOption stdio(QStringLiteral("stdio"), QStringLiteral("Serve MCP on stdin/stdout (for IDEs that spawn servers)."));
-    parser.addOptions({config, dataDir, listen, headless, stdio});
-    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("Optional: token add|list|revoke."),
+    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("audit export: csv (default) or json."),
+                                    QStringLiteral("FORMAT"));
+    const QCommandLineOption output(QStringLiteral("output"), QStringLiteral("audit export: write to FILE."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption publicKey(QStringLiteral("public-key"),
+                                       QStringLiteral("receipt verify: the signer's public key (base64); default: "
+                                                      "this installation's key."),
+                                       QStringLiteral("KEY"));
+    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey});
+    parser.addPositionalArgument(QStringLiteral("command"),
+                                 QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
                                  QStringLiteral("[command]"));
     parser.process(app);
 
@@ -62,15 +75,31 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         std::exit(2);
     };
     if (!positional.isEmpty()) {
-        if (positional.first() != QLatin1String("token"))
-            usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(positional.first()));
-        cl.mode = Mode::Token;
-        cl.command = positional.mid(1);
-        const QString verb = cl.command.value(0);
-        const bool okShape = (verb == QLatin1String("list") && cl.command.size() == 1) ||
-                             ((verb == QLatin1String("add") || verb == QLatin1String("revoke")) && cl.command.size() == 2);
+        cl.mode = Mode::Command;
+        cl.command = positional;
+        const QString noun = positional.first();
+        const QString verb = positional.value(1);
+        const qsizetype n = positional.size();
+        bool okShape = false;
+        if (noun == QLatin1String("token"))
+            okShape = (verb == QLatin1String("list") && n == 2) ||
+                      ((verb == QLatin1String("add") || verb == QLatin1String("revoke")) && n == 3);
+        else if (noun == QLatin1String("receipt"))
+            okShape = verb == QLatin1String("verify") && n == 3;
+        else if (noun == QLatin1String("audit"))
+            okShape = (verb == QLatin1String("verify") || verb == QLatin1String("export")) && n == 2;
+        else
+            usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(noun));
         if (!okShape)
-            usageError(QStringLiteral("usage: countersign token add NAME | token list | token revoke NAME"));
+            usageError(QStringLiteral("usage: countersign token add NAME | token list | token revoke NAME | "
+                                      "receipt verify FILE | audit verify | audit export [--format csv|json]"));
+        if (parser.isSet(format)) {
+            cl.format = parser.value(format);
+            if (cl.format != QLatin1String("csv") && cl.format != QLatin1String("json"))
+                usageError(QStringLiteral("--format must be csv or json"));
+        }
+        cl.output = parser.value(output);
+        cl.publicKey = parser.value(publicKey);
     } else if (parser.isSet(stdio)) {
         cl.mode = Mode::Stdio;
     } else if (parser.isSet(headless)) {

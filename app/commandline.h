@@ -12,13 +12,18 @@ namespace Countersign {
 // What the command line asks for. Parsed once, in main(), and passed on; nothing else reads argv.
 struct CommandLine final
 {
-    enum class Mode { Window, Headless, Stdio, Token };
+    enum class Mode { Window, Headless, Stdio, Command };
 
     Mode mode = Mode::Window;
     QString configPath;
     QString dataDir;
     std::optional<QString> listen;
-    QStringList command; // for Mode::Token: ["add", NAME] | ["list"] | ["revoke", NAME]
+    // For Mode::Command: ["token", "add", NAME] | ["token", "list"] | ["token", "revoke", NAME] |
+    // ["receipt", "verify", FILE] | ["audit", "verify"] | ["audit", "export"]
+    QStringList command;
+    QString format = QStringLiteral("csv"); // audit export
+    QString output;                         // audit export: a file instead of stdout
+    QString publicKey;                      // receipt verify: trust this key (base64) instead of the local one
 
     // Which kind of application object the mode needs, decided before one exists.
     static bool needsWidgets(int argc, char **argv);

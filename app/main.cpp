@@ -1,14 +1,18 @@
 // The composition root: reads the command line, builds the services, starts the server thread
 // and shows the window.
+#include "approvalqueue.h"
+#include "auditcommand.h"
+#include "auditstore.h"
 #include "commandline.h"
 #include "config.h"
-#include "dispatcher.h"
+#include "database.h"
+#include "keyloader.h"
 #include "mainwindow.h"
 #include "mcpserver.h"
 #include "serverthread.h"
 #include "stdiotransport.h"
+#include "systemclock.h"
 #include "tokencommand.h"
-#include "toolregistry.h"
 
 #include <QApplication>
 #include <QDir>
@@ -27,6 +31,15 @@ int fail(const QString &message)
     return 1;
 }
 
+// Server → queue: cards parked and retired; queue → server: decisions that wake held retries.
+void connectQueue(McpServer *server, ApprovalQueue *queue)
+{
+    QObject::connect(server, &McpServer::parked, queue, &ApprovalQueue::park);
+    QObject::connect(server, &McpServer::retired, queue, &ApprovalQueue::retire);
+    QObject::connect(server, &McpServer::revealRequested, queue, &ApprovalQueue::reveal);
+    QObject::connect(queue, &ApprovalQueue::decided, server, &McpServer::wake);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -38,8 +51,14 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationVersion(QStringLiteral(COUNTERSIGN_VERSION));
     const CommandLine cl = CommandLine::parse(*app);
 
-    if (cl.mode == CommandLine::Mode::Token)
-        return runTokenCommand(cl.dataDir, cl.command);
+    if (cl.mode == CommandLine::Mode::Command) {
+        const QString noun = cl.command.first();
+        if (noun == QLatin1String("token"))
+            return runTokenCommand(cl.dataDir, cl.command);
+        if (noun == QLatin1String("audit"))
+            return runAuditCommand(cl);
+        return runReceiptCommand(cl);
+    }
 
     auto config = Config::load(cl.configPath);
     if (!config)
@@ -51,20 +70,41 @@ int main(int argc, char **argv)
         config.value().overrideListen(listen.value().first, listen.value().second);
     }
 
+    if (!QDir().mkpath(cl.dataDir))
+        return fail(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
+    QFile::setPermissions(cl.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    auto keys = loadServerKeys(config.value(), cl.dataDir);
+    if (!keys)
+        return fail(QStringLiteral("cannot load the server keys: %1").arg(keys.error()));
+    if (!keys.value().warning.isEmpty())
+        std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(keys.value().warning));
+
+    // The console side: its own database connection, the approval queue.
+    const QString databasePath = QDir(cl.dataDir).filePath(QStringLiteral("countersign.db"));
+    auto consoleDb = Database::open(databasePath);
+    if (!consoleDb)
+        return fail(consoleDb.error());
+    SystemClock clock;
+    AuditStore consoleStore(*consoleDb.value(), clock);
+    ApprovalQueue queue(consoleStore, clock);
+    if (auto restored = queue.restore(); !restored)
+        return fail(restored.error());
+    QObject::connect(&queue, &ApprovalQueue::storeError, &queue,
+                     [](const QString &error) { std::fprintf(stderr, "countersign: %s\n", qPrintable(error)); });
+
     if (cl.mode == CommandLine::Mode::Stdio) {
-        auto tools = McpServer::buildTools(config.value());
-        Dispatcher dispatcher(*tools, {QStringLiteral("countersign"), QStringLiteral(COUNTERSIGN_VERSION), {}});
-        StdioTransport transport(dispatcher, Principal{0, QStringLiteral("stdio")});
+        McpServer server(config.value(), databasePath, keys.value());
+        connectQueue(&server, &queue);
+        if (auto started = server.start(false); !started)
+            return fail(started.error());
+        StdioTransport transport(server.dispatcher(), Principal{0, QStringLiteral("stdio")});
         QObject::connect(&transport, &StdioTransport::finished, app.get(), &QCoreApplication::quit);
         transport.start();
         return app->exec();
     }
 
-    if (!QDir().mkpath(cl.dataDir))
-        return fail(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
-    QFile::setPermissions(cl.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    ServerThread server(config.value(), QDir(cl.dataDir).filePath(QStringLiteral("countersign.db")));
-    auto port = server.start();
+    ServerThread server(config.value(), databasePath, keys.value());
+    auto port = server.start([&queue](McpServer *s) { connectQueue(s, &queue); });
     if (!port)
         return fail(port.error());
     const QString url = QStringLiteral("http://127.0.0.1:%1/mcp").arg(port.value());

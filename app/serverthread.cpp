@@ -4,8 +4,8 @@
 
 namespace Countersign {
 
-ServerThread::ServerThread(Config config, QString databasePath)
-    : m_config(std::move(config)), m_databasePath(std::move(databasePath))
+ServerThread::ServerThread(Config config, QString databasePath, ServerKeys keys)
+    : m_config(std::move(config)), m_databasePath(std::move(databasePath)), m_keys(std::move(keys))
 {
     m_thread.setObjectName(QStringLiteral("countersign-server"));
 }
@@ -15,11 +15,13 @@ ServerThread::~ServerThread()
     stop();
 }
 
-Result<quint16> ServerThread::start()
+Result<quint16> ServerThread::start(const std::function<void(McpServer *)> &wire)
 {
-    m_thread.start();
-    m_server = new McpServer(m_config, m_databasePath);
+    m_server = new McpServer(m_config, m_databasePath, m_keys);
+    if (wire)
+        wire(m_server);
     m_server->moveToThread(&m_thread);
+    m_thread.start();
     Result<quint16> result = failure(QStringLiteral("server thread did not start"));
     QMetaObject::invokeMethod(m_server, [&] { result = m_server->start(); }, Qt::BlockingQueuedConnection);
     return result;

@@ -2,8 +2,11 @@
 
 #include "config.h"
 #include "result.h"
+#include "serverkeys.h"
 
 #include <QThread>
+
+#include <functional>
 
 namespace Countersign {
 
@@ -13,16 +16,19 @@ class McpServer;
 class ServerThread final
 {
 public:
-    ServerThread(Config config, QString databasePath);
+    ServerThread(Config config, QString databasePath, ServerKeys keys);
     Q_DISABLE_COPY_MOVE(ServerThread)
     ~ServerThread();
 
-    Result<quint16> start();
+    // wire runs before the server listens, to connect its signals (queued: it lives in the server
+    // thread) so that no signal is emitted before anyone listens.
+    Result<quint16> start(const std::function<void(McpServer *)> &wire = {});
     void stop();
 
 private:
     Config m_config;
     QString m_databasePath;
+    ServerKeys m_keys;
     QThread m_thread;
     McpServer *m_server = nullptr;
 };

@@ -18,8 +18,9 @@ QString isoTime(qint64 ms)
 }
 } // namespace
 
-int runTokenCommand(const QString &dataDir, const QStringList &command)
+int runTokenCommand(const QString &dataDir, const QStringList &tokenCommand)
 {
+    const QStringList command = tokenCommand.mid(1); // after "token"
     if (!QDir().mkpath(dataDir)) {
         std::fprintf(stderr, "countersign: cannot create %s\n", qPrintable(dataDir));
         return 1;

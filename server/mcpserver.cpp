@@ -1,19 +1,30 @@
 #include "mcpserver.h"
 
+#include "auditstore.h"
+#include "commandaction.h"
+#include "commandrunner.h"
 #include "database.h"
 #include "dispatcher.h"
 #include "fixturetools.h"
+#include "gate.h"
+#include "gatedtool.h"
+#include "headerchecks.h"
 #include "httpserver.h"
+#include "jsonrpc.h"
 #include "mcphttpendpoint.h"
+#include "receipt.h"
 #include "statustool.h"
 #include "systemclock.h"
+#include "ticketsealer.h"
 #include "tokenstore.h"
 #include "toolregistry.h"
 
+#include <QRegularExpression>
+
 namespace Countersign {
 
-McpServer::McpServer(Config config, QString databasePath, QObject *parent)
-    : QObject(parent), m_config(std::move(config)), m_databasePath(std::move(databasePath))
+McpServer::McpServer(Config config, QString databasePath, ServerKeys keys, QObject *parent)
+    : QObject(parent), m_config(std::move(config)), m_databasePath(std::move(databasePath)), m_keys(std::move(keys))
 {
 }
 
@@ -22,16 +33,7 @@ McpServer::~McpServer()
     stop();
 }
 
-std::unique_ptr<ToolRegistry> McpServer::buildTools(const Config &config)
-{
-    auto tools = std::make_unique<ToolRegistry>();
-    tools->add(std::make_unique<StatusTool>(QStringLiteral(COUNTERSIGN_VERSION)));
-    if (config.testFixtures())
-        FixtureTools::addTo(*tools);
-    return tools;
-}
-
-Result<quint16> McpServer::start()
+Result<quint16> McpServer::start(bool listenHttp)
 {
     auto db = Database::open(m_databasePath);
     if (!db)
@@ -39,31 +41,85 @@ Result<quint16> McpServer::start()
     m_database = std::move(db).value();
     m_clock = std::make_unique<SystemClock>();
     m_tokens = std::make_unique<TokenStore>(*m_database, *m_clock);
-    m_tools = buildTools(m_config);
+    m_audit = std::make_unique<AuditStore>(*m_database, *m_clock);
+    m_sealer = std::make_unique<TicketSealer>(m_keys.ticketKey, m_keys.kid);
+    if (!m_sealer->isValid())
+        return failure(QStringLiteral("the ticket key is unusable"));
+    m_signer = std::make_unique<ReceiptSigner>(m_keys.signingSeed);
+    m_runner = new CommandRunner(this);
+    m_gate = new Gate(*m_audit, *m_clock, *m_sealer, *m_signer, m_config.policy(),
+                      Gate::Settings{m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL, {}}, this);
+    connect(m_gate, &Gate::parked, this, &McpServer::parked);
+    connect(m_gate, &Gate::retired, this, &McpServer::retired);
+
+    m_tools = std::make_unique<ToolRegistry>();
+    m_tools->add(std::make_unique<StatusTool>(QStringLiteral(COUNTERSIGN_VERSION)));
+    for (const ActionSpec &spec : m_config.actions())
+        m_tools->add(std::make_unique<GatedTool>(std::make_unique<CommandAction>(spec, *m_runner), *m_gate));
+    if (m_config.testFixtures())
+        FixtureTools::addTo(*m_tools);
     m_dispatcher = std::make_unique<Dispatcher>(
         *m_tools, Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral(COUNTERSIGN_VERSION),
                                          QStringLiteral("Countersign gates destructive tools behind a human's "
-                                                        "approval in its desktop window.")});
+                                                        "approval in its desktop window. A gated tool answers "
+                                                        "input_required until the human decides; keep retrying "
+                                                        "with the requestState it returns.")});
+    if (!listenHttp)
+        return quint16(0);
     m_endpoint = std::make_unique<McpHttpEndpoint>(
         *m_dispatcher, [this](const QByteArray &token) { return m_tokens->authenticate(token); });
     m_http = new HttpServer(
-        [this](const HttpRequest &request, HttpConnection::Responder respond) {
-            const QByteArray path = request.target.split('?').first();
-            if (path == "/mcp")
-                return m_endpoint->serve(request, std::move(respond));
-            respond(McpHttpEndpoint::refusal(404, -32000, QStringLiteral("Not Found")));
-        },
+        [this](const HttpRequest &request, HttpConnection::Responder respond) { route(request, respond); },
         HttpConnection::Timeouts{}, this);
-    return m_http->listen(m_config.listenHost(), m_config.listenPort());
+    auto port = m_http->listen(m_config.listenHost(), m_config.listenPort());
+    if (port)
+        m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1/approvals/").arg(port.value()));
+    return port;
+}
+
+void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)
+{
+    const QByteArray path = request.target.split('?').first();
+    if (path == "/mcp")
+        return m_endpoint->serve(request, respond);
+    static const QRegularExpression approval(QStringLiteral("^/approvals/([0-9a-f]{32})$"));
+    const auto match = approval.match(QString::fromLatin1(path));
+    const auto host = request.header("host");
+    if (match.hasMatch() && request.method == "GET" && host && HeaderChecks::isLoopbackHost(*host)) {
+        // Only shows the card in the window; deciding happens there and nowhere else.
+        Q_EMIT revealRequested(match.captured(1));
+        HttpResponse page;
+        page.status = 200;
+        page.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/html; charset=utf-8")));
+        page.headers.append(qMakePair(QByteArray("Cache-Control"), QByteArray("no-store")));
+        page.body = "<!doctype html><meta charset=utf-8><title>Countersign</title>"
+                    "<p>This request is waiting in the <b>Countersign</b> window. Approve or decline it there; "
+                    "this page cannot do either.</p>";
+        return respond(page);
+    }
+    respond(McpHttpEndpoint::refusal(404, JsonRpc::kServerError, QStringLiteral("Not Found")));
+}
+
+void McpServer::wake(const QString &nonce)
+{
+    if (m_gate)
+        m_gate->wake(nonce);
 }
 
 void McpServer::stop()
 {
-    delete m_http;
+    delete m_http; // closes connections; held requests are dropped with them
     m_http = nullptr;
     m_endpoint.reset();
     m_dispatcher.reset();
     m_tools.reset();
+    delete m_runner; // kills running commands without reporting: an unfinished claim stays unfinished
+    m_runner = nullptr;
+    delete m_gate;
+    m_gate = nullptr;
+    m_signer.reset();
+    m_sealer.reset();
+    m_audit.reset();
     m_tokens.reset();
     m_database.reset();
 }

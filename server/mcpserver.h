@@ -1,7 +1,9 @@
 #pragma once
 
 #include "config.h"
+#include "operation.h"
 #include "result.h"
+#include "serverkeys.h"
 
 #include <QObject>
 
@@ -9,37 +11,63 @@
 
 namespace Countersign {
 
+class AuditStore;
+class CommandRunner;
 class Database;
 class Dispatcher;
+class Gate;
 class HttpServer;
 class McpHttpEndpoint;
+class ReceiptSigner;
 class SystemClock;
+class TicketSealer;
 class TokenStore;
 class ToolRegistry;
+struct HttpRequest;
+struct HttpResponse;
 
-// The server side composed: its own database connection, the tools, the dispatcher and the HTTP
-// listener. Lives in (and must be started from) the server thread.
+// The server side composed: its own database connection, the gate, the tools, the dispatcher and
+// the HTTP listener. Lives in (and must be started from) the server thread. Talks to the approval
+// queue only through its signals and wake().
 class McpServer final : public QObject
 {
     Q_OBJECT
 public:
-    McpServer(Config config, QString databasePath, QObject *parent = nullptr);
+    McpServer(Config config, QString databasePath, ServerKeys keys, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(McpServer)
     ~McpServer() override;
 
-    // Opens the database and listens. Returns the bound port.
-    Result<quint16> start();
-    // Stops listening and closes the database (call in the server thread before it ends).
+    // Opens the database, builds the tools and, unless listenHttp is false (stdio), listens.
+    // Returns the bound port (0 without HTTP).
+    Result<quint16> start(bool listenHttp = true);
+    // Stops listening, drops held requests and closes the database (call in the server thread).
     void stop();
 
-    static std::unique_ptr<ToolRegistry> buildTools(const Config &config);
+    const Dispatcher &dispatcher() const { return *m_dispatcher; }
+
+public Q_SLOTS:
+    void wake(const QString &nonce);
+
+Q_SIGNALS:
+    void parked(const Countersign::Operation &operation);
+    void retired(const QString &nonce);
+    // Someone opened http://127.0.0.1:PORT/approvals/<nonce> (URL-mode elicitation).
+    void revealRequested(const QString &nonce);
 
 private:
+    void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
+
     Config m_config;
     QString m_databasePath;
+    ServerKeys m_keys;
     std::unique_ptr<SystemClock> m_clock;
     std::unique_ptr<Database> m_database;
     std::unique_ptr<TokenStore> m_tokens;
+    std::unique_ptr<AuditStore> m_audit;
+    std::unique_ptr<TicketSealer> m_sealer;
+    std::unique_ptr<ReceiptSigner> m_signer;
+    Gate *m_gate = nullptr;
+    CommandRunner *m_runner = nullptr;
     std::unique_ptr<ToolRegistry> m_tools;
     std::unique_ptr<Dispatcher> m_dispatcher;
     std::unique_ptr<McpHttpEndpoint> m_endpoint;

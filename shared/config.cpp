@@ -102,12 +102,42 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             if (!value.is_boolean())
                 return fieldError(fileName, text, key, QStringLiteral("must be true or false"));
             config.m_testFixtures = value.get<bool>();
+        } else if (key == "actions") {
+            if (!value.is_array())
+                return fieldError(fileName, text, key, QStringLiteral("must be an array of actions"));
+            for (size_t i = 0; i < value.size(); ++i) {
+                auto action = ActionSpec::fromJson(value[i], QStringLiteral("actions[%1]").arg(i));
+                if (!action) {
+                    const std::string anchor = value[i].is_object() && value[i].value("name", json()).is_string()
+                                                   ? value[i]["name"].get<std::string>()
+                                                   : key;
+                    return failure(QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, anchor)).arg(action.error()));
+                }
+                for (const ActionSpec &other : std::as_const(config.m_actions)) {
+                    if (other.name == action.value().name)
+                        return fieldError(fileName, text, value[i]["name"].get<std::string>(),
+                                          QStringLiteral("a second action with this name"));
+                }
+                config.m_actions.append(std::move(action).value());
+            }
+        } else if (key == "rules" || key == "approval") {
+            continue; // parsed together below
+        } else if (key == "keyStore") {
+            if (value != "keychain" && value != "file")
+                return fieldError(fileName, text, key, QStringLiteral("must be \"keychain\" or \"file\""));
+            config.m_keysInFile = value == "file";
         } else if (key == "$schema") {
             continue;
         } else {
             return fieldError(fileName, text, key, QStringLiteral("unknown setting"));
         }
     }
+    auto policy = Policy::fromJson(doc.value("rules", json()), doc.value("approval", json()));
+    if (!policy) {
+        const std::string where = policy.error().startsWith(QLatin1String("approval")) ? "approval" : "rules";
+        return failure(QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, where)).arg(policy.error()));
+    }
+    config.m_policy = std::move(policy).value();
     return config;
 }
 

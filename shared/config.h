@@ -1,5 +1,7 @@
 #pragma once
 
+#include "actionspec.h"
+#include "policy.h"
 #include "result.h"
 
 #include <QString>
@@ -31,6 +33,10 @@ public:
     QStringList workspaceRoots() const { return m_workspaceRoots; }
     // Serves the conformance suite's fixture tools; only test configurations set it.
     bool testFixtures() const { return m_testFixtures; }
+    const QList<ActionSpec> &actions() const { return m_actions; }
+    const Policy &policy() const { return m_policy; }
+    // "keychain" (default: the OS keychain, a key file if it does not answer) or "file".
+    bool keysInFile() const { return m_keysInFile; }
     QString sourcePath() const { return m_sourcePath; }
 
     void overrideListen(const QString &host, quint16 port);
@@ -42,6 +48,9 @@ private:
     int m_pollWindowSeconds = 20;
     QStringList m_workspaceRoots;
     bool m_testFixtures = false;
+    QList<ActionSpec> m_actions;
+    Policy m_policy;
+    bool m_keysInFile = false;
     QString m_sourcePath;
 };
 

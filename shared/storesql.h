@@ -20,6 +20,51 @@ inline constexpr Migration kMigrations[] = {
          created_ms INTEGER NOT NULL,
          revoked_ms INTEGER
        ))"},
+    // 2: the gate: operations (one row per gated call), decisions (first one wins), claims (one
+    // run per ticket) and the hash-chained audit log.
+    {2, R"(CREATE TABLE operations (
+         id INTEGER PRIMARY KEY,
+         nonce TEXT NOT NULL UNIQUE,
+         tool TEXT NOT NULL,
+         principal TEXT NOT NULL,
+         client_info TEXT NOT NULL,
+         arguments TEXT NOT NULL,
+         args_digest TEXT NOT NULL,
+         plan TEXT NOT NULL,
+         plan_digest TEXT NOT NULL,
+         risk TEXT NOT NULL,
+         approval_mode TEXT NOT NULL,
+         rule TEXT NOT NULL,
+         traceparent TEXT NOT NULL,
+         created_ms INTEGER NOT NULL,
+         expires_ms INTEGER NOT NULL,
+         supersedes TEXT,
+         status TEXT NOT NULL
+       ))"},
+    {2, "CREATE INDEX operations_status ON operations (status, created_ms)"},
+    {2, "CREATE INDEX operations_created ON operations (created_ms)"},
+    {2, R"(CREATE TABLE decisions (
+         nonce TEXT PRIMARY KEY REFERENCES operations (nonce),
+         outcome TEXT NOT NULL CHECK (outcome IN ('approved', 'declined', 'expired', 'superseded')),
+         decided_by TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         decided_ms INTEGER NOT NULL
+       ))"},
+    {2, R"(CREATE TABLE claims (
+         nonce TEXT PRIMARY KEY REFERENCES operations (nonce),
+         claimed_ms INTEGER NOT NULL,
+         finished_ms INTEGER,
+         result TEXT
+       ))"},
+    {2, R"(CREATE TABLE audit_log (
+         seq INTEGER PRIMARY KEY,
+         at_ms INTEGER NOT NULL,
+         event TEXT NOT NULL,
+         nonce TEXT NOT NULL,
+         detail TEXT NOT NULL,
+         prev_hash TEXT NOT NULL,
+         hash TEXT NOT NULL
+       ))"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -35,5 +80,47 @@ inline constexpr const char *kConnectionRevoke =
     "UPDATE connections SET revoked_ms = ? WHERE name = ? AND revoked_ms IS NULL";
 inline constexpr const char *kConnectionActiveHashes =
     "SELECT id, name, token_hash FROM connections WHERE revoked_ms IS NULL";
+
+inline constexpr const char *kBeginImmediate = "BEGIN IMMEDIATE";
+inline constexpr const char *kCommit = "COMMIT";
+inline constexpr const char *kRollback = "ROLLBACK";
+
+inline constexpr const char *kOperationInsert =
+    "INSERT INTO operations (nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
+    "approval_mode, rule, traceparent, created_ms, expires_ms, supersedes, status) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+inline constexpr const char *kOperationByNonce =
+    "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, approval_mode, rule, "
+    "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE nonce = ?";
+inline constexpr const char *kOperationsPending =
+    "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, approval_mode, rule, "
+    "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE status = 'pending' "
+    "ORDER BY created_ms DESC";
+inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
+inline constexpr const char *kOperationSupersede =
+    "UPDATE operations SET status = 'superseded' WHERE nonce = ? AND status IN ('pending', 'approved')";
+
+inline constexpr const char *kDecisionInsert =
+    "INSERT OR IGNORE INTO decisions (nonce, outcome, decided_by, reason, decided_ms) VALUES (?, ?, ?, ?, ?)";
+inline constexpr const char *kDecisionByNonce =
+    "SELECT outcome, decided_by, reason, decided_ms FROM decisions WHERE nonce = ?";
+
+inline constexpr const char *kClaimInsert = "INSERT OR IGNORE INTO claims (nonce, claimed_ms) VALUES (?, ?)";
+inline constexpr const char *kClaimFinish =
+    "UPDATE claims SET finished_ms = ?, result = ? WHERE nonce = ? AND finished_ms IS NULL";
+inline constexpr const char *kClaimByNonce = "SELECT claimed_ms, finished_ms, result FROM claims WHERE nonce = ?";
+
+inline constexpr const char *kAuditLast = "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1";
+inline constexpr const char *kAuditInsert =
+    "INSERT INTO audit_log (seq, at_ms, event, nonce, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)";
+inline constexpr const char *kAuditAll =
+    "SELECT seq, at_ms, event, nonce, detail, prev_hash, hash FROM audit_log ORDER BY seq";
+
+// One row per operation with its decision and run, for export and the audit view.
+inline constexpr const char *kOperationsReport =
+    "SELECT o.created_ms, o.nonce, o.principal, o.client_info, o.tool, o.plan, o.arguments, o.risk, o.rule, "
+    "o.status, d.decided_by, d.reason, d.decided_ms, c.claimed_ms, c.finished_ms, c.result, o.supersedes "
+    "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce "
+    "ORDER BY o.created_ms, o.id";
 
 } // namespace Countersign::StoreSql

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "mcprequest.h"
+#include "operation.h"
+#include "tool.h"
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <map>
+#include <memory>
+
+namespace Countersign {
+
+class AuditStore;
+class Clock;
+class GatedAction;
+class ReceiptSigner;
+class TicketSealer;
+class Policy;
+struct Ticket;
+
+// The approval gate (DESIGN.md, "The gate, end to end"), in the server thread. A first call is
+// judged by the policy; "ask" plans, mints a sealed single-use ticket, stores the pending operation,
+// parks a card (parked()) and answers input_required. A retry must bring that ticket back for the
+// same tool, connection and arguments; it is held up to the poll window while the human decides,
+// then answered by the decision. An approved ticket is re-planned (a changed plan supersedes the
+// card and starts a fresh one), claimed in SQLite, run once, and answered with a signed receipt;
+// every later retry gets the stored result of that one run.
+class Gate final : public QObject
+{
+    Q_OBJECT
+public:
+    struct Settings final
+    {
+        qint64 ttlMs = 300'000;
+        qint64 pollWindowMs = 20'000;
+        QString approvalsUrlBase; // "http://127.0.0.1:PORT/approvals/" once the server listens
+    };
+
+    Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
+         const Policy &policy, Settings settings, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(Gate)
+    ~Gate() override;
+
+    void setApprovalsUrlBase(const QString &base) { m_settings.approvalsUrlBase = base; }
+    void call(GatedAction &action, const ToolCall &call, ToolDone done);
+
+    int heldCount() const { return static_cast<int>(m_waiters.size()); }
+
+    // _meta key of the receipt on a complete result.
+    static constexpr const char *kReceiptMetaKey = "dev.countersign/receipt";
+
+public Q_SLOTS:
+    // A decision on this operation was stored (by the console, in this process): answer the
+    // retries held for it now rather than at the next poll.
+    void wake(const QString &nonce);
+
+Q_SIGNALS:
+    void parked(const Countersign::Operation &operation);
+    // Settled by the server (expired, superseded, confirmed in the client): the card must go.
+    void retired(const QString &nonce);
+
+private:
+    struct Request;
+    using RequestPtr = std::shared_ptr<const Request>;
+    struct Waiter final
+    {
+        QString nonce;
+        std::function<void()> resume;
+        QTimer *timer = nullptr;
+    };
+
+    void firstPass(const RequestPtr &request, ToolDone done);
+    void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
+    void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);
+    void retry(const RequestPtr &request, ToolDone done);
+    void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
+    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
+    void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
+    void hold(const QString &nonce, qint64 ms, std::function<void()> resume, std::function<void()> timedOut);
+    void finishWaiter(quint64 id);
+    void pollDecisions();
+    nlohmann::json inputRequired(const Operation &operation, const QString &sealed, const Envelope &envelope,
+                                 bool firstRound, const QString &notice) const;
+    nlohmann::json receipt(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                           qint64 consumedMs, const nlohmann::json &result) const;
+    static ToolReply storeFailure(const QString &error);
+
+    AuditStore &m_store;
+    const Clock &m_clock;
+    const TicketSealer &m_sealer;
+    const ReceiptSigner &m_signer;
+    const Policy &m_policy;
+    Settings m_settings;
+    std::map<quint64, Waiter> m_waiters;
+    quint64 m_nextWaiter = 0;
+    QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
+    QTimer m_poll; // decisions written by another process reach held retries through SQLite
+};
+
+} // namespace Countersign

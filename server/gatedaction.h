@@ -1,0 +1,39 @@
+#pragma once
+
+#include "plan.h"
+#include "policy.h"
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+
+#include <functional>
+
+namespace Countersign {
+
+// A tool that changes something, served only through the Gate: it can say what it would do (a
+// Plan, measured by the server) and do it. Both steps answer through a callback, from the server
+// thread's event loop.
+class GatedAction
+{
+public:
+    using PlanDone = std::function<void(Result<Plan>)>;
+    // The complete tool result (content, isError, structuredContent).
+    using ApplyDone = std::function<void(nlohmann::json)>;
+
+    virtual ~GatedAction() = default;
+    virtual QString name() const = 0;
+    // The tools/list entry, annotations included.
+    virtual nlohmann::json descriptor() const = 0;
+    // What the policy does when no rule matches.
+    virtual Verdict defaultVerdict() const { return Verdict::Ask; }
+
+    // arguments are already validated against the inputSchema. A plan that cannot be made is an
+    // Error shown to the agent; no card is made.
+    virtual void plan(const nlohmann::json &arguments, PlanDone done) = 0;
+    // Runs once per approved ticket; never called without the gate's claim.
+    virtual void apply(const nlohmann::json &arguments, ApplyDone done) = 0;
+};
+
+} // namespace Countersign

@@ -1,0 +1,27 @@
+#include "gatedtool.h"
+
+#include "gate.h"
+#include "gatedaction.h"
+
+namespace Countersign {
+
+GatedTool::GatedTool(std::unique_ptr<GatedAction> action, Gate &gate) : m_action(std::move(action)), m_gate(gate) {}
+
+GatedTool::~GatedTool() = default;
+
+QString GatedTool::name() const
+{
+    return m_action->name();
+}
+
+nlohmann::json GatedTool::descriptor() const
+{
+    return m_action->descriptor();
+}
+
+void GatedTool::call(const ToolCall &call, ToolDone done)
+{
+    m_gate.call(*m_action, call, std::move(done));
+}
+
+} // namespace Countersign

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "tool.h"
+
+#include <memory>
+
+namespace Countersign {
+
+class Gate;
+class GatedAction;
+
+// Serves a GatedAction as an MCP tool: every call goes through the Gate.
+class GatedTool final : public Tool
+{
+public:
+    GatedTool(std::unique_ptr<GatedAction> action, Gate &gate);
+    ~GatedTool() override;
+
+    QString name() const override;
+    nlohmann::json descriptor() const override;
+    void call(const ToolCall &call, ToolDone done) override;
+
+private:
+    std::unique_ptr<GatedAction> m_action;
+    Gate &m_gate;
+};
+
+} // namespace Countersign

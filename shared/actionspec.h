@@ -1,0 +1,38 @@
+#pragma once
+
+#include "plan.h"
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+#include <QStringList>
+
+namespace Countersign {
+
+// A gated action from the configuration's "actions" list: a tool whose plan and apply steps are
+// commands given as argv arrays. "{name}" in an argv element is replaced by the validated argument
+// of that name; nothing passes through a shell.
+struct ActionSpec final
+{
+    QString name;
+    QString title;
+    QString description;
+    nlohmann::json inputSchema;
+    QStringList plan;  // argv template; its stdout is the plan
+    QStringList apply; // argv template; runs only through the gate
+    QString workingDirectory;
+    Risk risk = Risk::High;
+    int timeoutSeconds = 120;
+
+    // value: one element of "actions"; at names it in errors ("actions[2]").
+    static Result<ActionSpec> fromJson(const nlohmann::json &value, const QString &at);
+
+    // Fills the placeholders. Refuses a value that is not a string, number or boolean, that holds a
+    // NUL byte, or that starts with '-' (it would be read as an option by the command).
+    static Result<QStringList> fillArgv(const QStringList &argvTemplate, const nlohmann::json &arguments);
+    // The placeholder names used in a template, in order.
+    static QStringList placeholders(const QStringList &argvTemplate);
+};
+
+} // namespace Countersign

@@ -1,0 +1,156 @@
+#include "approvalqueue.h"
+
+#include "auditstore.h"
+#include "clock.h"
+
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcQueue, "countersign.queue")
+
+namespace Countersign {
+
+ApprovalQueue::ApprovalQueue(AuditStore &store, const Clock &clock, QObject *parent)
+    : QObject(parent), m_store(store), m_clock(clock)
+{
+    qRegisterMetaType<Countersign::Operation>();
+    qRegisterMetaType<Countersign::Operation::Status>();
+    m_sweep.setInterval(1000);
+    connect(&m_sweep, &QTimer::timeout, this, &ApprovalQueue::expireDue);
+    m_sweep.start();
+}
+
+Status ApprovalQueue::restore()
+{
+    auto pending = m_store.pendingOperations();
+    if (!pending)
+        return failure(pending.error());
+    for (const Operation &op : pending.value()) {
+        if (!find(op.nonce))
+            park(op);
+    }
+    expireDue();
+    return success();
+}
+
+std::optional<Operation> ApprovalQueue::find(const QString &nonce) const
+{
+    for (const Operation &op : m_cards) {
+        if (op.nonce == nonce)
+            return op;
+    }
+    return std::nullopt;
+}
+
+bool ApprovalQueue::needsTypedConfirmation(const Operation &operation)
+{
+    return operation.plan.risk >= Risk::High;
+}
+
+QString ApprovalQueue::confirmationText(const Operation &operation)
+{
+    return operation.plan.targets.isEmpty() ? operation.tool : operation.plan.targets.first();
+}
+
+QString ApprovalQueue::consoleUser()
+{
+    QString user = qEnvironmentVariable("USER");
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USERNAME", QStringLiteral("user"));
+    return QStringLiteral("console:%1").arg(user);
+}
+
+Result<Decision> ApprovalQueue::approve(const QString &nonce, const QString &approver, const QString &typed)
+{
+    const auto card = find(nonce);
+    if (!card)
+        return failure(QStringLiteral("no pending approval %1").arg(nonce));
+    if (needsTypedConfirmation(*card) && typed != confirmationText(*card))
+        return failure(QStringLiteral("type \"%1\" to approve a %2-risk operation")
+                           .arg(confirmationText(*card), riskName(card->plan.risk)));
+    return settle(nonce, Decision{Operation::Status::Approved, approver, {}, m_clock.nowMs()});
+}
+
+Result<Decision> ApprovalQueue::decline(const QString &nonce, const QString &approver, const QString &reason)
+{
+    if (!find(nonce))
+        return failure(QStringLiteral("no pending approval %1").arg(nonce));
+    return settle(nonce, Decision{Operation::Status::Declined, approver, reason.trimmed(), m_clock.nowMs()});
+}
+
+Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
+{
+    const auto card = find(nonce);
+    if (card && m_clock.nowMs() >= card->expiresMs)
+        decision = Decision{Operation::Status::Expired, QStringLiteral("server"), QStringLiteral("the ticket expired"),
+                            m_clock.nowMs()};
+    auto stored = m_store.decide(nonce, decision);
+    if (!stored) {
+        Q_EMIT storeError(stored.error());
+        return stored; // fail closed: nothing is announced, the card stays
+    }
+    removeCard(nonce, stored.value().outcome);
+    Q_EMIT decided(nonce);
+    if (stored.value().outcome != decision.outcome || stored.value().by != decision.by) {
+        if (stored.value().outcome == Operation::Status::Expired)
+            return failure(QStringLiteral("the approval expired before it was decided"));
+        return failure(QStringLiteral("already %1 by %2").arg(statusName(stored.value().outcome), stored.value().by));
+    }
+    return stored;
+}
+
+void ApprovalQueue::expireDue()
+{
+    const qint64 now = m_clock.nowMs();
+    const QList<Operation> cards = m_cards;
+    for (const Operation &op : cards) {
+        if (now < op.expiresMs)
+            continue;
+        auto stored = m_store.decide(op.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
+                                                       QStringLiteral("the ticket expired"), now});
+        if (!stored) {
+            Q_EMIT storeError(stored.error());
+            continue;
+        }
+        removeCard(op.nonce, stored.value().outcome);
+        Q_EMIT decided(op.nonce);
+    }
+}
+
+void ApprovalQueue::park(const Operation &operation)
+{
+    if (find(operation.nonce))
+        return;
+    m_cards.prepend(operation);
+    std::stable_sort(m_cards.begin(), m_cards.end(),
+                     [](const Operation &a, const Operation &b) { return a.createdMs > b.createdMs; });
+    Q_EMIT cardAdded(operation);
+}
+
+void ApprovalQueue::retire(const QString &nonce)
+{
+    if (!find(nonce))
+        return;
+    auto op = m_store.operation(nonce);
+    const Operation::Status status =
+        op && op.value() ? op.value()->status : Operation::Status::Expired; // unknown: treat as gone
+    if (status == Operation::Status::Pending)
+        return;
+    removeCard(nonce, status);
+}
+
+void ApprovalQueue::reveal(const QString &nonce)
+{
+    if (find(nonce))
+        Q_EMIT revealRequested(nonce);
+}
+
+void ApprovalQueue::removeCard(const QString &nonce, Operation::Status status)
+{
+    const auto removed = m_cards.removeIf([&](const Operation &op) { return op.nonce == nonce; });
+    if (removed) {
+        qCInfo(lcQueue) << "card" << nonce << statusName(status);
+        Q_EMIT cardRemoved(nonce, status);
+    }
+}
+
+} // namespace Countersign

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "operation.h"
+#include "result.h"
+
+#include <QList>
+#include <QObject>
+#include <QTimer>
+
+namespace Countersign {
+
+class AuditStore;
+class Clock;
+
+// The pending approval cards, on the console's side (main thread, its own AuditStore). The server
+// parks cards here through queued signals; a human decides through approve()/decline(), which store
+// the decision in SQLite first and then announce it. Cards whose ticket expired are retired by a
+// sweep. The window (and tests) use only this API.
+class ApprovalQueue final : public QObject
+{
+    Q_OBJECT
+public:
+    ApprovalQueue(AuditStore &store, const Clock &clock, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(ApprovalQueue)
+
+    // Loads the cards still pending in the store (after a restart of the app).
+    Status restore();
+    // Newest first.
+    const QList<Operation> &pending() const { return m_cards; }
+    std::optional<Operation> find(const QString &nonce) const;
+
+    // Whether approving needs the target's name typed (high and critical risk), and that name.
+    static bool needsTypedConfirmation(const Operation &operation);
+    static QString confirmationText(const Operation &operation);
+
+    // approver names the human ("console:alice"). For high and critical risk, typed must equal
+    // confirmationText(). Refused for a card that is not pending or has expired.
+    Result<Decision> approve(const QString &nonce, const QString &approver, const QString &typed = {});
+    Result<Decision> decline(const QString &nonce, const QString &approver, const QString &reason = {});
+
+    // Marks every card whose ticket has expired as expired (the sweep timer calls it each second).
+    void expireDue();
+
+    // The human at this console, as decisions name them.
+    static QString consoleUser();
+
+public Q_SLOTS:
+    void park(const Countersign::Operation &operation);
+    // The card was settled elsewhere (a client-mode confirmation, expiry or supersession seen by
+    // the server, or a decision written by another process).
+    void retire(const QString &nonce);
+    // Someone opened the card's URL (URL-mode elicitation): the window should show it.
+    void reveal(const QString &nonce);
+
+Q_SIGNALS:
+    void cardAdded(const Countersign::Operation &operation);
+    void cardRemoved(const QString &nonce, Countersign::Operation::Status status);
+    // A decision was stored; the server wakes the retries waiting for it.
+    void decided(const QString &nonce);
+    void revealRequested(const QString &nonce);
+    void storeError(const QString &message);
+
+private:
+    Result<Decision> settle(const QString &nonce, Decision decision);
+    void removeCard(const QString &nonce, Operation::Status status);
+
+    AuditStore &m_store;
+    const Clock &m_clock;
+    QList<Operation> m_cards;
+    QTimer m_sweep;
+};
+
+} // namespace Countersign

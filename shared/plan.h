@@ -1,0 +1,37 @@
+#pragma once
+
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace Countersign {
+
+enum class Risk { Low, Medium, High, Critical };
+
+QString riskName(Risk risk);
+std::optional<Risk> parseRisk(const QString &name);
+
+// What a gated call would do, computed by the server before anything runs (DESIGN.md, step 3).
+// The human approves exactly this; its digest is sealed into the ticket and recomputed on retry.
+struct Plan final
+{
+    QString title;         // one line: "Delete service web-1"
+    QString prompt;        // the verbatim text the human is asked to decide on
+    QString summary;       // what the plan command said in a sentence, if anything
+    QString diff;          // a unified diff or a rendered preview
+    QStringList targets;   // what is touched, by name
+    nlohmann::json blastRadius = nlohmann::json::object(); // counts, bytes, irreversible
+    Risk risk = Risk::High;
+
+    nlohmann::json toJson() const;
+    static Result<Plan> fromJson(const nlohmann::json &value);
+    // Hex SHA-256 of the canonical JSON of toJson().
+    QString digest() const;
+};
+
+} // namespace Countersign

@@ -1,0 +1,188 @@
+#include "policy.h"
+
+#include <QRegularExpression>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+// '*' matches any run of characters ('/' included), '?' one character; everything else is literal.
+bool globMatch(const QString &pattern, const QString &text)
+{
+    QString re;
+    for (const QChar c : pattern) {
+        if (c == QLatin1Char('*'))
+            re += QStringLiteral(".*");
+        else if (c == QLatin1Char('?'))
+            re += QLatin1Char('.');
+        else
+            re += QRegularExpression::escape(QString(c));
+    }
+    return QRegularExpression(QRegularExpression::anchoredPattern(re), QRegularExpression::DotMatchesEverythingOption)
+        .match(text)
+        .hasMatch();
+}
+
+// Numbers and booleans match by their JSON text; strings by their value.
+std::optional<QString> textOf(const json &value)
+{
+    if (value.is_string())
+        return QString::fromStdString(value.get<std::string>());
+    if (value.is_number() || value.is_boolean())
+        return QString::fromStdString(value.dump());
+    return std::nullopt;
+}
+
+} // namespace
+
+QString verdictName(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Allow: return QStringLiteral("allow");
+    case Verdict::Ask: return QStringLiteral("ask");
+    case Verdict::Deny: return QStringLiteral("deny");
+    }
+    return {};
+}
+
+bool Rule::matches(const QString &toolName, const json &args) const
+{
+    if (!globMatch(tool, toolName))
+        return false;
+    for (const auto &[name, pattern] : arguments) {
+        const auto it = args.find(name.toStdString());
+        if (it == args.end())
+            return false;
+        const auto text = textOf(*it);
+        if (!text || !globMatch(pattern, *text))
+            return false;
+    }
+    if (!argvPrefix.isEmpty()) {
+        const auto argv = args.find("argv");
+        if (argv == args.end() || !argv->is_array() || argv->size() < static_cast<size_t>(argvPrefix.size()))
+            return false;
+        for (qsizetype i = 0; i < argvPrefix.size(); ++i) {
+            const json &element = (*argv)[static_cast<size_t>(i)];
+            if (!element.is_string() || !globMatch(argvPrefix[i], QString::fromStdString(element.get<std::string>())))
+                return false;
+        }
+    }
+    return true;
+}
+
+QString Rule::describe() const
+{
+    QStringList parts{QStringLiteral("tool %1").arg(tool)};
+    for (const auto &[name, pattern] : arguments)
+        parts.append(QStringLiteral("%1=%2").arg(name, pattern));
+    if (!argvPrefix.isEmpty())
+        parts.append(QStringLiteral("argv starts [%1]").arg(argvPrefix.join(QLatin1Char(' '))));
+    return QStringLiteral("%1 → %2").arg(parts.join(QStringLiteral(", ")), verdictName(verdict));
+}
+
+Result<Policy> Policy::fromJson(const json &rules, const json &approval)
+{
+    Policy policy;
+    if (!rules.is_null()) {
+        if (!rules.is_array())
+            return failure(QStringLiteral("rules: must be an array"));
+        for (size_t i = 0; i < rules.size(); ++i) {
+            const json &r = rules[i];
+            const QString at = QStringLiteral("rules[%1]").arg(i);
+            if (!r.is_object())
+                return failure(at + QStringLiteral(": must be an object"));
+            Rule rule;
+            for (auto it = r.begin(); it != r.end(); ++it) {
+                const std::string &key = it.key();
+                const json &v = it.value();
+                if (key == "tool") {
+                    if (!v.is_string() || v.get_ref<const std::string &>().empty())
+                        return failure(at + QStringLiteral(".tool: must be a tool name or glob"));
+                    rule.tool = QString::fromStdString(v.get<std::string>());
+                } else if (key == "arguments") {
+                    if (!v.is_object())
+                        return failure(at + QStringLiteral(".arguments: must map argument names to globs"));
+                    for (auto a = v.begin(); a != v.end(); ++a) {
+                        if (!a.value().is_string())
+                            return failure(at + QStringLiteral(".arguments.%1: must be a glob string")
+                                                    .arg(QString::fromStdString(a.key())));
+                        rule.arguments[QString::fromStdString(a.key())] =
+                            QString::fromStdString(a.value().get<std::string>());
+                    }
+                } else if (key == "argvPrefix") {
+                    if (!v.is_array() || v.empty())
+                        return failure(at + QStringLiteral(".argvPrefix: must be a non-empty array of strings"));
+                    for (const json &e : v) {
+                        if (!e.is_string())
+                            return failure(at + QStringLiteral(".argvPrefix: must be a non-empty array of strings"));
+                        rule.argvPrefix.append(QString::fromStdString(e.get<std::string>()));
+                    }
+                } else if (key == "decision") {
+                    const QString d = v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
+                    if (d == QLatin1String("allow"))
+                        rule.verdict = Verdict::Allow;
+                    else if (d == QLatin1String("ask"))
+                        rule.verdict = Verdict::Ask;
+                    else if (d == QLatin1String("deny"))
+                        rule.verdict = Verdict::Deny;
+                    else
+                        return failure(at + QStringLiteral(".decision: must be allow, ask or deny"));
+                } else if (key == "reason") {
+                    if (!v.is_string())
+                        return failure(at + QStringLiteral(".reason: must be a string"));
+                    rule.reason = QString::fromStdString(v.get<std::string>());
+                } else {
+                    return failure(at + QStringLiteral(".%1: unknown rule key").arg(QString::fromStdString(key)));
+                }
+            }
+            if (!r.contains("decision"))
+                return failure(at + QStringLiteral(".decision: is required (allow, ask or deny)"));
+            policy.m_rules.append(std::move(rule));
+        }
+    }
+    if (!approval.is_null()) {
+        if (!approval.is_object())
+            return failure(QStringLiteral("approval: must map risk levels to \"console\" or \"client\""));
+        for (auto it = approval.begin(); it != approval.end(); ++it) {
+            const auto risk = parseRisk(QString::fromStdString(it.key()));
+            if (!risk)
+                return failure(QStringLiteral("approval.%1: unknown risk level (low, medium, high, critical)")
+                                   .arg(QString::fromStdString(it.key())));
+            const json &mode = it.value();
+            if (mode == "console")
+                policy.m_approval[static_cast<int>(*risk)] = ApprovalMode::Console;
+            else if (mode == "client")
+                policy.m_approval[static_cast<int>(*risk)] = ApprovalMode::Client;
+            else
+                return failure(QStringLiteral("approval.%1: must be \"console\" or \"client\"")
+                                   .arg(QString::fromStdString(it.key())));
+        }
+    }
+    return policy;
+}
+
+PolicyDecision Policy::evaluate(const QString &toolName, const json &args, Verdict fallback) const
+{
+    for (qsizetype i = 0; i < m_rules.size(); ++i) {
+        const Rule &rule = m_rules[i];
+        if (rule.matches(toolName, args))
+            return {rule.verdict, static_cast<int>(i), QStringLiteral("rules[%1]: %2").arg(i).arg(rule.describe()),
+                    rule.reason};
+    }
+    return {fallback, -1, QStringLiteral("no rule matched: default %1").arg(verdictName(fallback)), {}};
+}
+
+json Policy::toJson() const
+{
+    json rules = json::array();
+    for (const Rule &rule : m_rules)
+        rules.push_back(rule.describe().toStdString());
+    json approval = json::object();
+    for (Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical})
+        approval[riskName(risk).toStdString()] = approvalFor(risk) == ApprovalMode::Client ? "client" : "console";
+    return {{"rules", std::move(rules)}, {"approval", std::move(approval)}};
+}
+
+} // namespace Countersign

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "plan.h"
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+
+namespace Countersign {
+
+enum class Verdict { Allow, Ask, Deny };
+// Who may open the gate for a risk level: the human at the console (default), or a typed
+// confirmation in the client's form (the console can still veto while the card is open).
+enum class ApprovalMode { Console, Client };
+
+QString verdictName(Verdict verdict);
+
+// One rule of the "rules" list: a tool name pattern, optional argument patterns, optional argv
+// prefix (for run_command-like tools) and the verdict. Patterns are globs (* and ?), matched on
+// the whole value.
+struct Rule final
+{
+    QString tool = QStringLiteral("*");
+    std::map<QString, QString> arguments; // argument name -> glob over its text form
+    QStringList argvPrefix;               // matched against the "argv" argument, element by element
+    Verdict verdict = Verdict::Ask;
+    QString reason;
+
+    bool matches(const QString &toolName, const nlohmann::json &args) const;
+    QString describe() const;
+};
+
+struct PolicyDecision final
+{
+    Verdict verdict = Verdict::Ask;
+    int ruleIndex = -1; // -1: no rule matched, the tool's default applied
+    QString rule;       // the rule in words, for the card and the audit row
+    QString reason;
+};
+
+// The "rules" and "approval" settings. First matching rule wins.
+class Policy final
+{
+public:
+    // rules: the "rules" array; approval: the "approval" object (risk name -> "console"|"client").
+    // Either may be null. Errors name the element: "rules[2].decision: must be allow, ask or deny".
+    static Result<Policy> fromJson(const nlohmann::json &rules, const nlohmann::json &approval);
+
+    PolicyDecision evaluate(const QString &toolName, const nlohmann::json &args, Verdict fallback) const;
+    ApprovalMode approvalFor(Risk risk) const { return m_approval[static_cast<int>(risk)]; }
+    const QList<Rule> &rules() const { return m_rules; }
+    // The effective policy, for the settings page and countersign_status.
+    nlohmann::json toJson() const;
+
+private:
+    QList<Rule> m_rules;
+    ApprovalMode m_approval[4] = {ApprovalMode::Console, ApprovalMode::Console, ApprovalMode::Console,
+                                  ApprovalMode::Console};
+};
+
+} // namespace Countersign

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+
+namespace Countersign {
+
+// Signed receipts (DESIGN.md, step 8): a JSON object whose "signature" is an Ed25519 signature
+// (base64) over the canonical JSON of every other member, "publicKey" (base64) included.
+class ReceiptSigner final
+{
+public:
+    // seed: the 32-byte Ed25519 seed from ServerKeys.
+    explicit ReceiptSigner(const QByteArray &seed);
+    ~ReceiptSigner();
+    Q_DISABLE_COPY_MOVE(ReceiptSigner)
+
+    QByteArray publicKey() const { return m_publicKey; }
+    // Adds "alg", "publicKey" and "signature" to body.
+    nlohmann::json sign(nlohmann::json body) const;
+
+    // Checks the signature against the receipt's own publicKey, and that key against trustedKey
+    // (raw 32 bytes). Reports what is wrong in words.
+    static Status verify(const nlohmann::json &receipt, const QByteArray &trustedKey);
+
+private:
+    QByteArray m_publicKey;
+    QByteArray m_secretKey;
+};
+
+} // namespace Countersign
