@@ -288,7 +288,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(textResult(
             QStringLiteral("Outcome unknown: this approved call was started at %1 but Countersign stopped before it "
                            "finished. It was not run again. Check its target before asking for a new approval.")
-                .arg(QDateTime::fromMSecsSinceEpoch(claim.value()->claimedMs).toString(Qt::ISODateWithMs)),
+                .arg(QDateTime::fromMSecsSinceEpoch(claim.value()->claimedMs, Qt::UTC).toString(Qt::ISODateWithMs)),
             true));
     }
 

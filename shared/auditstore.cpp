@@ -20,6 +20,12 @@ json parseStored(const QVariant &value)
     return parsed.is_discarded() ? json() : parsed;
 }
 
+// Qt binds a null QString as SQL NULL; every text column here is NOT NULL, and empty is a value.
+QString nn(const QString &s)
+{
+    return s.isNull() ? QStringLiteral("") : s;
+}
+
 std::string text(const QString &s)
 {
     return s.toStdString();
@@ -95,7 +101,7 @@ Status AuditStore::append(const char *event, const QString &nonce, const json &d
     const qint64 at = m_clock.nowMs();
     const json row = {{"seq", seq}, {"at", at}, {"event", event}, {"nonce", text(nonce)}, {"detail", detail}};
     auto inserted = m_db.exec(StoreSql::kAuditInsert,
-                              {seq, at, QString::fromLatin1(event), nonce,
+                              {seq, at, QString::fromLatin1(event), nn(nonce),
                                QString::fromStdString(CanonicalJson::serialize(detail)), prev, hashLink(prev, row)});
     if (!inserted)
         return failure(inserted.error());
@@ -107,11 +113,11 @@ Status AuditStore::recordOperation(const Operation &op)
     return writeTransaction([&]() -> Status {
         auto inserted = m_db.exec(
             StoreSql::kOperationInsert,
-            {op.nonce, op.tool, op.principal, QString::fromStdString(CanonicalJson::serialize(op.clientInfo)),
-             QString::fromStdString(CanonicalJson::serialize(op.arguments)), op.argsDigest,
-             QString::fromStdString(CanonicalJson::serialize(op.plan.toJson())), op.planDigest, riskName(op.plan.risk),
-             op.approvalMode == ApprovalMode::Client ? QStringLiteral("client") : QStringLiteral("console"), op.rule,
-             op.traceparent, op.createdMs, op.expiresMs, op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes),
+            {nn(op.nonce), nn(op.tool), nn(op.principal), QString::fromStdString(CanonicalJson::serialize(op.clientInfo)),
+             QString::fromStdString(CanonicalJson::serialize(op.arguments)), nn(op.argsDigest),
+             QString::fromStdString(CanonicalJson::serialize(op.plan.toJson())), nn(op.planDigest), riskName(op.plan.risk),
+             op.approvalMode == ApprovalMode::Client ? QStringLiteral("client") : QStringLiteral("console"), nn(op.rule),
+             nn(op.traceparent), op.createdMs, op.expiresMs, op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes),
              statusName(op.status)});
         if (!inserted)
             return failure(inserted.error());
@@ -172,7 +178,7 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
         if (op.value().value(15).toString() != QLatin1String("pending"))
             return success(); // decided before: the stored decision stands
         auto inserted = m_db.exec(StoreSql::kDecisionInsert,
-                                  {nonce, statusName(decision.outcome), decision.by, decision.reason, decision.atMs});
+                                  {nonce, statusName(decision.outcome), nn(decision.by), nn(decision.reason), decision.atMs});
         if (!inserted)
             return failure(inserted.error());
         if (inserted.value().numRowsAffected() != 1)

@@ -1,0 +1,93 @@
+// countersign-test-decide: the test host's hand on the approval queue. Opens the queue over a data
+// folder's database (as the window does), waits for a pending card and decides it. Built only with
+// the tests; never installed.
+//
+//   countersign-test-decide DATA_DIR approve|decline|list [--nonce N] [--reason R] [--typed T]
+//                           [--wait-ms MS] [--by NAME]
+// Prints one JSON line: {"nonce", "tool", "outcome"} (or the pending cards for list).
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "database.h"
+#include "systemclock.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QThread>
+
+#include <cstdio>
+
+using namespace Countersign;
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QStringList args = app.arguments().mid(1);
+    if (args.size() < 2) {
+        std::fprintf(stderr, "usage: countersign-test-decide DATA_DIR approve|decline|list [options]\n");
+        return 2;
+    }
+    const QString dataDir = args.takeFirst();
+    const QString verb = args.takeFirst();
+    QString nonce, reason, typed, by = QStringLiteral("console:test-host");
+    int waitMs = 10000;
+    for (qsizetype i = 0; i + 1 < args.size(); i += 2) {
+        if (args[i] == QLatin1String("--nonce"))
+            nonce = args[i + 1];
+        else if (args[i] == QLatin1String("--reason"))
+            reason = args[i + 1];
+        else if (args[i] == QLatin1String("--typed"))
+            typed = args[i + 1];
+        else if (args[i] == QLatin1String("--wait-ms"))
+            waitMs = args[i + 1].toInt();
+        else if (args[i] == QLatin1String("--by"))
+            by = args[i + 1];
+    }
+    auto db = Database::open(QDir(dataDir).filePath(QStringLiteral("countersign.db")));
+    if (!db) {
+        std::fprintf(stderr, "%s\n", qPrintable(db.error()));
+        return 1;
+    }
+    SystemClock clock;
+    AuditStore store(*db.value(), clock);
+    ApprovalQueue queue(store, clock);
+    QElapsedTimer waited;
+    waited.start();
+    std::optional<Operation> card;
+    while (true) {
+        if (auto r = queue.restore(); !r) {
+            std::fprintf(stderr, "%s\n", qPrintable(r.error()));
+            return 1;
+        }
+        card = nonce.isEmpty() ? (queue.pending().isEmpty() ? std::nullopt : std::optional(queue.pending().first()))
+                               : queue.find(nonce);
+        if (verb == QLatin1String("list") || card || waited.elapsed() > waitMs)
+            break;
+        QThread::msleep(50);
+    }
+    if (verb == QLatin1String("list")) {
+        nlohmann::json cards = nlohmann::json::array();
+        for (const Operation &op : queue.pending())
+            cards.push_back({{"nonce", op.nonce.toStdString()}, {"tool", op.tool.toStdString()},
+                             {"targets", op.plan.toJson()["targets"]}, {"diff", op.plan.diff.toStdString()}});
+        std::printf("%s\n", cards.dump().c_str());
+        return 0;
+    }
+    if (!card) {
+        std::fprintf(stderr, "no pending card within %d ms\n", waitMs);
+        return 1;
+    }
+    const auto decided = verb == QLatin1String("approve")
+                             ? queue.approve(card->nonce, by, typed.isEmpty() ? ApprovalQueue::confirmationText(*card) : typed)
+                             : queue.decline(card->nonce, by, reason);
+    if (!decided) {
+        std::fprintf(stderr, "%s\n", qPrintable(decided.error()));
+        return 1;
+    }
+    std::printf("%s\n", nlohmann::json({{"nonce", card->nonce.toStdString()},
+                                        {"tool", card->tool.toStdString()},
+                                        {"outcome", statusName(decided.value().outcome).toStdString()}})
+                            .dump()
+                            .c_str());
+    return 0;
+}
