@@ -6,13 +6,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export async function startCountersign(binary, { config = {}, tokenName = 'peer' } = {}) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'countersign-peer-'));
+// Pass `restartOf` (a previous server's handle) to start again on the same data folder and token.
+export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf } = {}) {
+    const dir = restartOf ? restartOf.dir : mkdtempSync(path.join(tmpdir(), 'countersign-peer-'));
     const dataDir = path.join(dir, 'data');
     const configPath = path.join(dir, 'config.json');
-    writeFileSync(configPath, JSON.stringify(config, null, 2));
-    const token = execFileSync(binary, ['token', 'add', tokenName, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] })
-        .toString().trim();
+    if (!restartOf) writeFileSync(configPath, JSON.stringify({ keyStore: 'file', ...config }, null, 2));
+    const token = restartOf ? restartOf.token
+        : execFileSync(binary, ['token', 'add', tokenName, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] })
+            .toString().trim();
     const child = spawn(binary, ['--headless', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath],
         { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -26,8 +28,15 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
         child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
     });
     return {
-        url, token, dataDir, child,
+        url, token, dir, dataDir, child,
         stderr: () => stderr,
+        // SIGKILL, as a crash: no clean-up runs; the folder stays for a restart.
+        async crash() {
+            child.removeAllListeners('exit');
+            const exited = new Promise((resolve) => child.once('exit', resolve));
+            child.kill('SIGKILL');
+            await exited;
+        },
         async stop() {
             child.removeAllListeners('exit');
             const exited = new Promise((resolve) => child.once('exit', resolve));
