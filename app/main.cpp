@@ -5,6 +5,7 @@
 #include "auditstore.h"
 #include "commandline.h"
 #include "config.h"
+#include "configwatcher.h"
 #include "database.h"
 #include "keyloader.h"
 #include "mainwindow.h"
@@ -79,6 +80,18 @@ int main(int argc, char **argv)
     if (!keys.value().warning.isEmpty())
         std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(keys.value().warning));
 
+    ConfigWatcher watcher(cl.configPath, config.value());
+    QObject::connect(&watcher, &ConfigWatcher::rejected, &watcher, [](const QString &reason) {
+        std::fprintf(stderr, "countersign: configuration refused: %s\n", qPrintable(reason));
+    });
+    // Hands a reloaded configuration to the server in its own thread.
+    const auto followConfig = [&watcher](McpServer *server) {
+        QObject::connect(&watcher, &ConfigWatcher::reloaded, server, [server](const Config &reloaded) {
+            server->reconfigure(reloaded);
+            std::fprintf(stderr, "countersign: configuration reloaded from %s\n", qPrintable(reloaded.sourcePath()));
+        });
+    };
+
     // The console side: its own database connection, the approval queue.
     const QString databasePath = QDir(cl.dataDir).filePath(QStringLiteral("countersign.db"));
     auto consoleDb = Database::open(databasePath);
@@ -95,6 +108,7 @@ int main(int argc, char **argv)
     if (cl.mode == CommandLine::Mode::Stdio) {
         McpServer server(config.value(), databasePath, keys.value());
         connectQueue(&server, &queue);
+        followConfig(&server);
         if (auto started = server.start(false); !started)
             return fail(started.error());
         StdioTransport transport(server.dispatcher(), Principal{0, QStringLiteral("stdio")});
@@ -104,7 +118,10 @@ int main(int argc, char **argv)
     }
 
     ServerThread server(config.value(), databasePath, keys.value());
-    auto port = server.start([&queue](McpServer *s) { connectQueue(s, &queue); });
+    auto port = server.start([&](McpServer *s) {
+        connectQueue(s, &queue);
+        followConfig(s);
+    });
     if (!port)
         return fail(port.error());
     const QString url = QStringLiteral("http://127.0.0.1:%1/mcp").arg(port.value());

@@ -81,7 +81,7 @@ std::optional<json> inputResponse(const json &params, const char *key)
 
 struct Gate::Request final
 {
-    GatedAction *action = nullptr;
+    std::shared_ptr<GatedAction> action;
     json arguments;
     json params;
     Principal principal;
@@ -90,8 +90,8 @@ struct Gate::Request final
 };
 
 Gate::Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
-           const Policy &policy, Settings settings, QObject *parent)
-    : QObject(parent), m_store(store), m_clock(clock), m_sealer(sealer), m_signer(signer), m_policy(policy),
+           Policy policy, Settings settings, QObject *parent)
+    : QObject(parent), m_store(store), m_clock(clock), m_sealer(sealer), m_signer(signer), m_policy(std::move(policy)),
       m_settings(std::move(settings))
 {
     m_poll.setInterval(200);
@@ -110,10 +110,17 @@ ToolReply Gate::storeFailure(const QString &error)
     return textResult(QStringLiteral("Countersign could not record this call (%1). Nothing was run.").arg(error), true);
 }
 
-void Gate::call(GatedAction &action, const ToolCall &call, ToolDone done)
+void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs)
+{
+    m_policy = std::move(policy);
+    m_settings.ttlMs = ttlMs;
+    m_settings.pollWindowMs = pollWindowMs;
+}
+
+void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done)
 {
     auto request = std::make_shared<Request>();
-    request->action = &action;
+    request->action = action;
     request->arguments = call.arguments;
     request->params = call.params;
     request->principal = call.context.principal;

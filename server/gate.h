@@ -2,6 +2,7 @@
 
 #include "mcprequest.h"
 #include "operation.h"
+#include "policy.h"
 #include "tool.h"
 
 #include <QHash>
@@ -18,7 +19,6 @@ class Clock;
 class GatedAction;
 class ReceiptSigner;
 class TicketSealer;
-class Policy;
 struct Ticket;
 
 // The approval gate (DESIGN.md, "The gate, end to end"), in the server thread. A first call is
@@ -40,12 +40,15 @@ public:
     };
 
     Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
-         const Policy &policy, Settings settings, QObject *parent = nullptr);
+         Policy policy, Settings settings, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(Gate)
     ~Gate() override;
 
     void setApprovalsUrlBase(const QString &base) { m_settings.approvalsUrlBase = base; }
-    void call(GatedAction &action, const ToolCall &call, ToolDone done);
+    // A configuration reload: new calls follow the new policy and times; tickets already issued
+    // keep their expiry.
+    void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs);
+    void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
 
     int heldCount() const { return static_cast<int>(m_waiters.size()); }
 
@@ -92,7 +95,7 @@ private:
     const Clock &m_clock;
     const TicketSealer &m_sealer;
     const ReceiptSigner &m_signer;
-    const Policy &m_policy;
+    Policy m_policy;
     Settings m_settings;
     std::map<quint64, Waiter> m_waiters;
     quint64 m_nextWaiter = 0;

@@ -5,7 +5,7 @@
 
 namespace Countersign {
 
-GatedTool::GatedTool(std::unique_ptr<GatedAction> action, Gate &gate) : m_action(std::move(action)), m_gate(gate) {}
+GatedTool::GatedTool(std::shared_ptr<GatedAction> action, Gate &gate) : m_action(std::move(action)), m_gate(gate) {}
 
 GatedTool::~GatedTool() = default;
 
@@ -21,7 +21,7 @@ nlohmann::json GatedTool::descriptor() const
 
 void GatedTool::call(const ToolCall &call, ToolDone done)
 {
-    m_gate.call(*m_action, call, std::move(done));
+    m_gate.call(m_action, call, std::move(done));
 }
 
 } // namespace Countersign

@@ -13,7 +13,7 @@ class GatedAction;
 class GatedTool final : public Tool
 {
 public:
-    GatedTool(std::unique_ptr<GatedAction> action, Gate &gate);
+    GatedTool(std::shared_ptr<GatedAction> action, Gate &gate);
     ~GatedTool() override;
 
     QString name() const override;
@@ -21,7 +21,7 @@ public:
     void call(const ToolCall &call, ToolDone done) override;
 
 private:
-    std::unique_ptr<GatedAction> m_action;
+    std::shared_ptr<GatedAction> m_action; // shared with the gate's calls in flight
     Gate &m_gate;
 };
 

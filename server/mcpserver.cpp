@@ -53,11 +53,7 @@ Result<quint16> McpServer::start(bool listenHttp)
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
 
     m_tools = std::make_unique<ToolRegistry>();
-    m_tools->add(std::make_unique<StatusTool>(QStringLiteral(COUNTERSIGN_VERSION)));
-    for (const ActionSpec &spec : m_config.actions())
-        m_tools->add(std::make_unique<GatedTool>(std::make_unique<CommandAction>(spec, *m_runner), *m_gate));
-    if (m_config.testFixtures())
-        FixtureTools::addTo(*m_tools);
+    buildTools();
     m_dispatcher = std::make_unique<Dispatcher>(
         *m_tools, Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral(COUNTERSIGN_VERSION),
                                          QStringLiteral("Countersign gates destructive tools behind a human's "
@@ -75,6 +71,28 @@ Result<quint16> McpServer::start(bool listenHttp)
     if (port)
         m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1/approvals/").arg(port.value()));
     return port;
+}
+
+void McpServer::buildTools()
+{
+    m_tools->clear();
+    m_tools->add(std::make_unique<StatusTool>(QStringLiteral(COUNTERSIGN_VERSION)));
+    for (const ActionSpec &spec : m_config.actions())
+        m_tools->add(std::make_unique<GatedTool>(std::make_shared<CommandAction>(spec, *m_runner), *m_gate));
+    if (m_config.testFixtures())
+        FixtureTools::addTo(*m_tools);
+}
+
+void McpServer::reconfigure(const Config &config)
+{
+    const QString host = m_config.listenHost();
+    const quint16 port = m_config.listenPort();
+    m_config = config;
+    m_config.overrideListen(host, port);
+    if (!m_tools)
+        return; // not started yet: start() uses it
+    buildTools();
+    m_gate->reconfigure(m_config.policy(), m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL);
 }
 
 void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)

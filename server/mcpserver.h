@@ -45,6 +45,10 @@ public:
 
     const Dispatcher &dispatcher() const { return *m_dispatcher; }
 
+    // A reloaded configuration: tools, rules, TTL and poll window follow it; the listen address
+    // and key store only change with a restart. Calls in flight finish under the old one.
+    void reconfigure(const Config &config);
+
 public Q_SLOTS:
     void wake(const QString &nonce);
 
@@ -55,6 +59,7 @@ Q_SIGNALS:
     void revealRequested(const QString &nonce);
 
 private:
+    void buildTools();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
 
     Config m_config;

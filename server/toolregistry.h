@@ -22,6 +22,9 @@ public:
     bool add(std::unique_ptr<Tool> tool);
     Tool *find(const QString &name) const;
     std::vector<Tool *> tools() const;
+    // Drops every tool (a configuration reload builds them again). Calls in flight keep what they
+    // need alive themselves.
+    void clear() { m_tools.clear(); }
 
 private:
     std::map<QString, std::unique_ptr<Tool>> m_tools;

@@ -2,6 +2,7 @@
 // --headless over real loopback HTTP, and --stdio.
 #include <nlohmann/json.hpp>
 
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpSocket>
@@ -154,8 +155,8 @@ private Q_SLOTS:
     void stdio_answersLineByLine_andExitsOnEof()
     {
         QProcess p;
-        p.start(QStringLiteral(COUNTERSIGN_BINARY), {QStringLiteral("--stdio"), QStringLiteral("--config"),
-                                                     m_dir.filePath(QStringLiteral("none.json"))});
+        p.start(QStringLiteral(COUNTERSIGN_BINARY), {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(),
+                                                     QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.json"))});
         QVERIFY(p.waitForStarted());
         p.write(rpc(1, "server/discover") + "\n");
         p.write(rpc(2, "tools/list") + "\n");
@@ -177,6 +178,48 @@ private Q_SLOTS:
         const json ping = json::parse(lines[3].toStdString());
         QCOMPARE_JSON(ping.at("id"), json(3));
         QCOMPARE_JSON(ping.at("error").at("code"), json(-32601));
+    }
+    void configReload_followsTheFile_andKeepsTheLastGoodOne()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("reload.json"));
+        const auto writeConfig = [&](const QByteArray &text) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(text);
+        };
+        const auto action = [](const char *name) {
+            return QByteArray("{\"keyStore\": \"file\", \"actions\": [{\"name\": \"") + name +
+                   "\", \"plan\": [\"true\"], \"apply\": [\"true\"]}]}";
+        };
+        writeConfig(action("act_a"));
+        QProcess p;
+        p.start(QStringLiteral(COUNTERSIGN_BINARY),
+                {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(), QStringLiteral("--config"), path});
+        QVERIFY(p.waitForStarted());
+        QByteArray out;
+        int id = 10;
+        // Asks for tools/list until the answer names the tool (the reload is asynchronous).
+        const auto listed = [&](const char *name) {
+            p.write(rpc(++id, "tools/list") + "\n");
+            if (!p.waitForReadyRead(3000))
+                return false;
+            QTest::qWait(50);
+            out = p.readAllStandardOutput();
+            return out.contains(QByteArray("\"name\":\"") + name + "\"");
+        };
+        QVERIFY(listed("act_a"));
+        QTest::qWait(300);
+        writeConfig(action("act_b"));
+        QTRY_VERIFY_WITH_TIMEOUT(listed("act_b"), 10000);
+        QVERIFY(!out.contains("act_a"));
+        writeConfig("{\n  \"actions\": [{\"name\": \"act_c\"}]\n}");
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("configuration refused"), 10000);
+        QVERIFY2(err.contains("reload.json:2: actions[0].apply: is required; the previous configuration stays in force"),
+                 err.constData());
+        QVERIFY(listed("act_b"));
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(10000));
     }
 };
 

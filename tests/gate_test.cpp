@@ -68,7 +68,8 @@ private:
     Policy m_policy;
     std::unique_ptr<Gate> m_gate;
     std::unique_ptr<ApprovalQueue> m_queue;
-    FakeAction m_action;
+    std::shared_ptr<FakeAction> m_actionPtr = std::make_shared<FakeAction>();
+    FakeAction &m_action = *m_actionPtr;
     Principal m_principal{1, QStringLiteral("agent")};
     json m_caps = json::object();
 
@@ -98,7 +99,7 @@ private:
         request.envelope.clientInfo = {{"name", "test-client"}, {"version", "1"}};
         const CallContext context{principal ? *principal : m_principal, Transport::Http};
         const json arguments = params.value("arguments", json::object());
-        m_gate->call(m_action, ToolCall{arguments, request.params, request, context},
+        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
                      [out](ToolReply reply) { *out = std::move(reply); });
     }
     ToolReply call(const json &params, const Principal *principal = nullptr, int timeoutMs = 5000)

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "config.h"
+
+#include <QFileSystemWatcher>
+#include <QObject>
+#include <QTimer>
+
+namespace Countersign {
+
+// Watches the configuration file and reloads it when it changes. A file that does not parse is
+// refused (rejected() carries file:line: reason) and the last good configuration stays in force.
+// Editors that save by replacing the file are handled by watching the folder too.
+class ConfigWatcher final : public QObject
+{
+    Q_OBJECT
+public:
+    ConfigWatcher(QString path, Config current, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(ConfigWatcher)
+
+    const Config &current() const { return m_current; }
+
+Q_SIGNALS:
+    void reloaded(const Countersign::Config &config);
+    void rejected(const QString &reason);
+
+private:
+    void reload();
+
+    QString m_path;
+    Config m_current;
+    QByteArray m_lastText;
+    QFileSystemWatcher m_watcher;
+    QTimer m_debounce;
+};
+
+} // namespace Countersign
