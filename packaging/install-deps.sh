@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
-# is already there. Used by packaging/run.sh and tests/run.sh.
+# is already there. Used by packaging/run.sh and tests/run.sh (which passes --tests for what only the
+# tests need: a D-Bus session and a Secret Service for the keychain test).
 set -euo pipefail
 
 packages=(
@@ -9,6 +10,9 @@ packages=(
     nlohmann-json3-dev libsodium-dev libgit2-dev
     nodejs npm
 )
+if [[ ${1:-} == --tests ]]; then
+    packages+=(dbus dbus-user-session gnome-keyring)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

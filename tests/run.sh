@@ -4,7 +4,7 @@
 # Extra arguments go to ctest (for example -L peer, or -R dispatcher).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packaging/install-deps.sh
+packaging/install-deps.sh --tests
 (cd tests/peer && npm ci --no-audit --no-fund --loglevel=error)
 cmake --preset ci >/dev/null
 cmake --build --preset ci
