@@ -14,6 +14,7 @@
 #include "stdiotransport.h"
 #include "systemclock.h"
 #include "tokencommand.h"
+#include "unixsignals.h"
 
 #include <QApplication>
 #include <QDir>
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
         return runReceiptCommand(cl);
     }
 
+    quitOnTerminationSignals(app.get());
     auto config = Config::load(cl.configPath);
     if (!config)
         return fail(config.error());

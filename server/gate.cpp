@@ -182,6 +182,15 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
                                                  "elicitation form capability")
                                       .arg(request->action->name()),
                                   {{"requiredCapabilities", {{"elicitation", {{"form", json::object()}}}}}}});
+    auto waiting = m_store.pendingCount(request->principal.name);
+    if (!waiting)
+        return done(storeFailure(waiting.error()));
+    if (waiting.value() >= kMaxPendingPerConnection)
+        return done(textResult(QStringLiteral("Refused: connection \"%1\" already has %2 approvals waiting. Wait for "
+                                              "the human to work through them before asking for more.")
+                                   .arg(request->principal.name)
+                                   .arg(waiting.value()),
+                               true));
     const qint64 now = m_clock.nowMs();
     Ticket ticket;
     ticket.sub = request->principal.name;

@@ -52,6 +52,10 @@ public:
 
     int heldCount() const { return static_cast<int>(m_waiters.size()); }
 
+    // More waiting cards than this from one connection and its next call is refused: an agent in
+    // a loop must not bury the human in cards.
+    static constexpr int kMaxPendingPerConnection = 50;
+
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = "dev.countersign/receipt";
 

@@ -163,6 +163,14 @@ Result<QList<Operation>> AuditStore::pendingOperations()
     return out;
 }
 
+Result<int> AuditStore::pendingCount(const QString &principal)
+{
+    auto q = m_db.exec(StoreSql::kOperationsPendingFor, {principal, m_clock.nowMs()});
+    if (!q)
+        return failure(q.error());
+    return q.value().next() ? q.value().value(0).toInt() : 0;
+}
+
 Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decision)
 {
     static constexpr Operation::Status kDecidable[] = {Operation::Status::Approved, Operation::Status::Declined,

@@ -29,6 +29,8 @@ public:
     Result<std::optional<Operation>> operation(const QString &nonce);
     // Pending operations, newest first (what the queue shows after a restart).
     Result<QList<Operation>> pendingOperations();
+    // How many unexpired cards a connection has waiting.
+    Result<int> pendingCount(const QString &principal);
 
     // Stores the decision unless one is stored already, and returns the decision in force: the
     // caller's, or the earlier one that won. Only a pending operation can be decided.

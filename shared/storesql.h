@@ -96,6 +96,8 @@ inline constexpr const char *kOperationsPending =
     "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, approval_mode, rule, "
     "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE status = 'pending' "
     "ORDER BY created_ms DESC";
+inline constexpr const char *kOperationsPendingFor =
+    "SELECT COUNT(*) FROM operations WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
 inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
 inline constexpr const char *kOperationSupersede =
     "UPDATE operations SET status = 'superseded' WHERE nonce = ? AND status IN ('pending', 'approved')";

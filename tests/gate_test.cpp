@@ -447,6 +447,18 @@ private Q_SLOTS:
         QCOMPARE(text(r), std::string("Declined by console:alice. Nothing was run."));
         QCOMPARE(m_action.applyRuns, 0);
     }
+    void tooManyWaitingCards_fromOneConnection_areRefused()
+    {
+        for (int i = 0; i < Gate::kMaxPendingPerConnection; ++i)
+            firstPass({{"service", "s" + std::to_string(i)}});
+        const json r = result(call(params({{"service", "one-more"}})));
+        QVERIFY(r.value("isError", false));
+        QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("approvals waiting")));
+        const Principal other{2, QStringLiteral("other-agent")};
+        QCOMPARE_JSON(result(call(params({{"service", "x"}}), &other)).at("resultType"), json("input_required"));
+        m_clock.advance(300'001); // expired cards no longer count
+        QCOMPARE_JSON(result(call(params({{"service", "y"}}))).at("resultType"), json("input_required"));
+    }
     void highRisk_needsTheTargetTyped_atTheConsole()
     {
         m_action.risk = Risk::High;
