@@ -14,6 +14,7 @@
 #include "stdiotransport.h"
 #include "systemclock.h"
 #include "tokencommand.h"
+#include "tokenstore.h"
 #include "unixsignals.h"
 
 #include <QApplication>
@@ -40,6 +41,28 @@ void connectQueue(McpServer *server, ApprovalQueue *queue)
     QObject::connect(server, &McpServer::retired, queue, &ApprovalQueue::retire);
     QObject::connect(server, &McpServer::revealRequested, queue, &ApprovalQueue::reveal);
     QObject::connect(queue, &ApprovalQueue::decided, server, &McpServer::wake);
+}
+
+// The Settings page: the effective configuration and policy, read-only.
+QString settingsText(const Config &config, const CommandLine &cl, const ServerKeys &keys)
+{
+    nlohmann::json actions = nlohmann::json::array();
+    for (const ActionSpec &a : config.actions())
+        actions.push_back({{"name", a.name.toStdString()},
+                           {"risk", riskName(a.risk).toStdString()},
+                           {"plan", a.plan.join(QLatin1Char(' ')).toStdString()},
+                           {"apply", a.apply.join(QLatin1Char(' ')).toStdString()}});
+    const nlohmann::json effective = {{"configFile", cl.configPath.toStdString()},
+                                      {"dataFolder", cl.dataDir.toStdString()},
+                                      {"listen", QStringLiteral("%1:%2").arg(config.listenHost()).arg(config.listenPort()).toStdString()},
+                                      {"ttlSeconds", config.ttlSeconds()},
+                                      {"pollWindowSeconds", config.pollWindowSeconds()},
+                                      {"keys", keys.storedIn.toStdString()},
+                                      {"actions", actions},
+                                      {"policy", config.policy().toJson()}};
+    return QCoreApplication::translate("main", "The effective configuration (edit the configuration file to change it; "
+                                               "it is reloaded when saved):\n\n") +
+           QString::fromStdString(effective.dump(2));
 }
 
 } // namespace
@@ -130,10 +153,20 @@ int main(int argc, char **argv)
     std::fprintf(stderr, "countersign: listening on %s\n", qPrintable(url));
     std::fflush(stderr);
 
+    std::unique_ptr<TokenStore> consoleTokens;
     std::unique_ptr<MainWindow> window;
     if (cl.mode == CommandLine::Mode::Window) {
-        window = std::make_unique<MainWindow>();
+        consoleTokens = std::make_unique<TokenStore>(*consoleDb.value(), clock);
+        window = std::make_unique<MainWindow>(
+            MainWindow::Services{queue, clock, consoleStore, *consoleTokens, consoleDb.value()->connectionName()});
         window->setListenUrl(url);
+        window->setSettingsText(settingsText(watcher.current(), cl, keys.value()));
+        if (!keys.value().warning.isEmpty())
+            window->addWarning(keys.value().warning);
+        QObject::connect(&watcher, &ConfigWatcher::rejected, window.get(), &MainWindow::addWarning);
+        QObject::connect(&watcher, &ConfigWatcher::reloaded, window.get(), [&, w = window.get()](const Config &c) {
+            w->setSettingsText(settingsText(c, cl, keys.value()));
+        });
         window->show();
     }
     const int code = app->exec();

@@ -29,6 +29,8 @@ public:
 
     int schemaVersion();
     QString path() const { return m_path; }
+    // The QSqlDatabase connection name, for Qt SQL models on this connection's thread.
+    QString connectionName() const { return m_connectionName; }
 
 private:
     Database(QString connectionName, QString path);

@@ -125,4 +125,31 @@ inline constexpr const char *kOperationsReport =
     "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce "
     "ORDER BY o.created_ms, o.id";
 
+// The audit view: one row per operation. The WHERE clause is assembled from the kAuditWhere*
+// fragments below (constants, each with bound parameters) and the ORDER BY from kAuditOrder.
+inline constexpr const char *kAuditViewSelect =
+    "SELECT o.created_ms, COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal), o.tool, "
+    "COALESCE(json_extract(o.plan, '$.targets[0]'), ''), o.status, COALESCE(d.decided_by, ''), COALESCE(d.reason, ''), "
+    "CASE WHEN c.nonce IS NULL THEN 'not run' WHEN c.finished_ms IS NULL THEN 'unknown' "
+    "WHEN json_extract(c.result, '$.isError') THEN 'failed' ELSE 'succeeded' END, o.nonce "
+    "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce";
+inline constexpr const char *kAuditWhereDecision = "o.status = ?";
+inline constexpr const char *kAuditWhereClient =
+    "COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal) = ?";
+inline constexpr const char *kAuditWhereTool = "o.tool = ?";
+inline constexpr const char *kAuditWhereFrom = "o.created_ms >= ?";
+inline constexpr const char *kAuditWhereTo = "o.created_ms < ?";
+inline constexpr const char *kAuditWhereText =
+    "(o.tool LIKE ? ESCAPE '\\' OR o.principal LIKE ? ESCAPE '\\' OR o.client_info LIKE ? ESCAPE '\\' OR "
+    "o.plan LIKE ? ESCAPE '\\' OR o.arguments LIKE ? ESCAPE '\\' OR d.reason LIKE ? ESCAPE '\\')";
+inline constexpr const char *kAuditOrder[] = {"o.created_ms", "2", "o.tool", "4", "o.status", "6", "7", "8"};
+// Approvals and declines per day (UTC) for the chart, over the same filter.
+inline constexpr const char *kAuditPerDaySelect =
+    "SELECT date(o.created_ms / 1000, 'unixepoch') AS day, SUM(o.status IN ('approved', 'allowed')), "
+    "SUM(o.status IN ('declined', 'denied')) FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce";
+inline constexpr const char *kAuditPerDayGroup = " GROUP BY day ORDER BY day";
+inline constexpr const char *kDistinctClients =
+    "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal) FROM operations ORDER BY 1";
+inline constexpr const char *kDistinctTools = "SELECT DISTINCT tool FROM operations ORDER BY 1";
+
 } // namespace Countersign::StoreSql

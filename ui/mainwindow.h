@@ -3,21 +3,72 @@
 #include <QMainWindow>
 
 class QLabel;
+class QPlainTextEdit;
+class QSystemTrayIcon;
+class QTabWidget;
 
 namespace Countersign {
 
-// The approval console's main window.
+class ApprovalQueue;
+class ApprovalsPage;
+class AuditStore;
+class AuditView;
+class Clock;
+class ConnectionsPage;
+class TokenStore;
+struct Operation;
+
+// The approval console's main window: pending approvals, the audit log, connections and the
+// effective settings. The title and the tray icon carry the pending count; a card that arrives
+// while the window is hidden raises a desktop notification. Closing the window keeps the server
+// running in the tray (where there is one); Quit ends the app.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    struct Services final
+    {
+        ApprovalQueue &queue;
+        const Clock &clock;
+        AuditStore &audit;
+        TokenStore &tokens;
+        QString databaseConnection; // the console thread's Qt SQL connection name
+    };
+
+    explicit MainWindow(Services services, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(MainWindow)
+    ~MainWindow() override;
 
     void setListenUrl(const QString &url);
+    // The effective configuration and policy, shown read-only on the Settings page.
+    void setSettingsText(const QString &text);
+    // A warning to keep visible (keys in a file, a refused configuration).
+    void addWarning(const QString &warning);
+
+    ApprovalsPage *approvalsPage() const { return m_approvals; }
+    AuditView *auditView() const { return m_audit; }
+    ConnectionsPage *connectionsPage() const { return m_connections; }
+
+    // Shows the window at that card (URL-mode elicitation opened /approvals/<id>).
+    void reveal(const QString &nonce);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
+    void updateCount();
+    void onCardAdded(const Operation &operation);
+    void buildTray();
+
+    ApprovalQueue &m_queue;
+    QTabWidget *m_tabs = nullptr;
+    ApprovalsPage *m_approvals = nullptr;
+    AuditView *m_audit = nullptr;
+    ConnectionsPage *m_connections = nullptr;
+    QPlainTextEdit *m_settings = nullptr;
     QLabel *m_status = nullptr;
+    QLabel *m_warnings = nullptr;
+    QSystemTrayIcon *m_tray = nullptr;
 };
 
 } // namespace Countersign

@@ -1,0 +1,264 @@
+// The console's widgets under the offscreen platform: cards for parked approvals, Approve and
+// Decline by click and by shortcut, the typed-name gate, the audit model, filters and export.
+#include "approvalcard.h"
+#include "approvalqueue.h"
+#include "approvalspage.h"
+#include "auditmodel.h"
+#include "auditstore.h"
+#include "auditview.h"
+#include "connectionspage.h"
+#include "database.h"
+#include "fakeclock.h"
+#include "mainwindow.h"
+#include "tokenstore.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Countersign;
+
+class MainWindowTest : public QObject
+{
+    Q_OBJECT
+private:
+    FakeClock m_clock;
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<AuditStore> m_store;
+    std::unique_ptr<TokenStore> m_tokens;
+    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<MainWindow> m_window;
+    int m_next = 0;
+
+    Operation park(Risk risk = Risk::Medium, const QString &tool = QStringLiteral("delete_service"),
+                   const QString &target = QStringLiteral("web-1"), const char *client = "Claude Code")
+    {
+        Operation op;
+        op.nonce = QStringLiteral("%1").arg(++m_next, 32, 10, QLatin1Char('0'));
+        op.tool = tool;
+        op.principal = QStringLiteral("vscode");
+        op.clientInfo = {{"name", client}};
+        op.arguments = {{"service", target.toStdString()}};
+        op.plan.title = QStringLiteral("Delete %1").arg(target);
+        op.plan.prompt = QStringLiteral("Delete service %1?").arg(target);
+        op.plan.diff = QStringLiteral("--- a/%1\n+++ /dev/null\n@@ -1 +0,0 @@\n-name: %1\n").arg(target);
+        op.plan.targets = {target};
+        op.plan.risk = risk;
+        op.plan.blastRadius = {{"instances", 3}, {"irreversible", risk >= Risk::High}};
+        op.planDigest = op.plan.digest();
+        op.createdMs = m_clock.nowMs() + m_next; // newest last
+        op.expiresMs = m_clock.nowMs() + 300'000;
+        if (!m_store->recordOperation(op).ok())
+            qFatal("record failed");
+        m_queue->park(op);
+        return op;
+    }
+    template <typename T>
+    T *find(const char *name) const
+    {
+        T *w = m_window->findChild<T *>(QLatin1String(name));
+        if (!w)
+            qFatal("no widget %s", name);
+        return w;
+    }
+    std::optional<Decision> decisionOf(const QString &nonce) { return m_store->decision(nonce).value(); }
+
+private Q_SLOTS:
+    void init()
+    {
+        auto db = Database::open(QStringLiteral(":memory:"));
+        QVERIFY(db.ok());
+        m_db = std::move(db).value();
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
+        m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
+        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
+        m_window = std::make_unique<MainWindow>(
+            MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanup()
+    {
+        m_window.reset();
+        m_queue.reset();
+        m_tokens.reset();
+        m_store.reset();
+        m_db.reset();
+    }
+
+    void parkedApproval_showsACard_withCountInTitle()
+    {
+        QVERIFY(find<QLabel>("emptyQueue")->isVisible());
+        const Operation op = park();
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 1);
+        QVERIFY(find<ApprovalCard>("approvalCard")->isVisible());
+        QCOMPARE(find<QLabel>("cardTitle")->text(), QStringLiteral("Delete web-1"));
+        QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("Claude Code")));
+        QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("vscode")));
+        QCOMPARE(find<QLabel>("cardPrompt")->text(), QStringLiteral("Delete service web-1?"));
+        QVERIFY(find<QPlainTextEdit>("cardDiff")->toPlainText().contains(QLatin1String("-name: web-1")));
+        QCOMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("web-1"));
+        QVERIFY(find<QLabel>("cardBlastRadius")->text().contains(QLatin1String("instances: 3")));
+        QCOMPARE(find<QLabel>("cardRisk")->text(), QStringLiteral("Medium risk"));
+        QCOMPARE(find<QLabel>("cardCountdown")->text(), QStringLiteral("Expires in 5:00"));
+        QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (1 pending)"));
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("api"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
+        QVERIFY(find<QListWidget>("pendingList")->item(0)->text().startsWith(QStringLiteral("scale — api"))); // newest first
+        QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (2 pending)"));
+        Q_UNUSED(op)
+    }
+    void clickingApprove_decides_andTheCardLeaves()
+    {
+        const Operation op = park();
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        const auto d = decisionOf(op.nonce);
+        QVERIFY(d);
+        QCOMPARE(d->outcome, Operation::Status::Approved);
+        QVERIFY(d->by.startsWith(QLatin1String("console:")));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
+        QVERIFY(find<QLabel>("emptyQueue")->isVisible());
+        QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign"));
+    }
+    void ctrlReturn_approves()
+    {
+        const Operation op = park();
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        m_window->activateWindow();
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY(decisionOf(op.nonce).has_value());
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
+        QVERIFY(find<QPushButton>("approveButton")->text().contains(QLatin1String("Ctrl+Return")));
+    }
+    void ctrlShiftD_declines_withTheReasonTyped()
+    {
+        const Operation op = park();
+        QTRY_VERIFY(find<QPushButton>("declineButton")->isEnabled());
+        QTest::keyClicks(find<QLineEdit>("declineReason"), QStringLiteral("wrong cluster"));
+        QTest::keyClick(m_window.get(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_VERIFY(decisionOf(op.nonce).has_value());
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Declined);
+        QCOMPARE(decisionOf(op.nonce)->reason, QStringLiteral("wrong cluster"));
+        QVERIFY(find<QPushButton>("declineButton")->text().contains(QLatin1String("Ctrl+Shift+D")));
+    }
+    void highRisk_approveEnables_onlyWithTheTargetTyped()
+    {
+        const Operation op = park(Risk::Critical, QStringLiteral("drop_database"), QStringLiteral("orders"));
+        QTRY_VERIFY(find<QLineEdit>("confirmTarget")->isVisible());
+        auto *approve = find<QPushButton>("approveButton");
+        QVERIFY(!approve->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier); // the shortcut cannot bypass it
+        QVERIFY(!decisionOf(op.nonce).has_value());
+        QTest::keyClicks(find<QLineEdit>("confirmTarget"), QStringLiteral("order"));
+        QVERIFY(!approve->isEnabled());
+        QTest::keyClicks(find<QLineEdit>("confirmTarget"), QStringLiteral("s"));
+        QVERIFY(approve->isEnabled());
+        QVERIFY(find<QLabel>("cardRisk")->text().startsWith(QStringLiteral("Critical risk · irreversible")));
+        QTest::mouseClick(approve, Qt::LeftButton);
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
+    }
+    void expiredCard_cannotBeApproved_andLeavesTheQueue()
+    {
+        const Operation op = park();
+        m_clock.advance(300'000);
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0); // the queue's sweep
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Expired);
+    }
+    void revealRequest_selectsTheCard()
+    {
+        const Operation first = park(Risk::Low, QStringLiteral("a"), QStringLiteral("one"));
+        park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
+        m_queue->reveal(first.nonce);
+        QTRY_COMPARE(find<ApprovalCard>("approvalCard")->nonce(), first.nonce);
+    }
+    void auditModel_passesTheModelTester_andFilters()
+    {
+        for (int i = 0; i < 30; ++i) {
+            const Operation op = park(Risk::Low, i % 3 ? QStringLiteral("delete_service") : QStringLiteral("scale"),
+                                      QStringLiteral("t%1").arg(i), i % 2 ? "Cursor" : "Claude Code");
+            if (i % 5 == 0)
+                QVERIFY(m_queue->decline(op.nonce, QStringLiteral("console:alice"), QStringLiteral("not now %1").arg(i)).ok());
+            else
+                QVERIFY(m_queue->approve(op.nonce, QStringLiteral("console:alice")).ok());
+        }
+        AuditModel model(m_db->connectionName());
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 30);
+        model.setFilter({QStringLiteral("declined"), {}, {}, {}, {}, {}});
+        QCOMPARE(model.rowCount(), 6);
+        QCOMPARE(model.data(model.index(0, AuditModel::Decision)).toString(), QStringLiteral("declined"));
+        model.setFilter({{}, QStringLiteral("Cursor"), QStringLiteral("scale"), {}, {}, {}});
+        QCOMPARE(model.rowCount(), 5); // i in {3, 9, 15, 21, 27}
+        model.setFilter({{}, {}, {}, {}, {}, QStringLiteral("not now 1")});
+        QCOMPARE(model.rowCount(), 2); // reasons "not now 10" and "not now 15"
+        model.setFilter({{}, {}, {}, {}, {}, QStringLiteral("100%_")}); // LIKE wildcards are literal
+        QCOMPARE(model.rowCount(), 0);
+        const QDate today = QDateTime::fromMSecsSinceEpoch(m_clock.nowMs(), Qt::UTC).date();
+        model.setFilter({{}, {}, {}, today, today, {}});
+        QCOMPARE(model.rowCount(), 30);
+        model.setFilter({{}, {}, {}, today.addDays(1), today.addDays(2), {}});
+        QCOMPARE(model.rowCount(), 0);
+        model.setFilter({});
+        model.sort(AuditModel::Tool, Qt::AscendingOrder);
+        QCOMPARE(model.data(model.index(0, AuditModel::Tool)).toString(), QStringLiteral("delete_service"));
+        model.sort(AuditModel::Tool, Qt::DescendingOrder);
+        QCOMPARE(model.data(model.index(0, AuditModel::Tool)).toString(), QStringLiteral("scale"));
+        const auto days = model.perDay();
+        QCOMPARE(days.size(), 1);
+        QCOMPARE(days[0].approved, 24);
+        QCOMPARE(days[0].declined, 6);
+    }
+    void auditView_exportsTheFilteredRows()
+    {
+        for (int i = 0; i < 4; ++i) {
+            const Operation op = park(Risk::Low, QStringLiteral("delete_service"), QStringLiteral("t%1").arg(i));
+            if (i < 3)
+                QVERIFY(m_queue->decline(op.nonce, QStringLiteral("console:alice"), QStringLiteral("no")).ok());
+        }
+        AuditView *view = m_window->auditView();
+        QLineEdit *search = view->findChild<QLineEdit *>(QStringLiteral("filterText"));
+        QTest::keyClicks(search, QStringLiteral("t1"));
+        QCOMPARE(view->model()->rowCount(), 1);
+        QTemporaryDir dir;
+        QVERIFY(view->exportTo(dir.filePath(QStringLiteral("rows.csv"))));
+        QFile csv(dir.filePath(QStringLiteral("rows.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[1].contains(",delete_service,t1,low,declined,console:alice,no,"));
+        search->clear();
+        QVERIFY(view->exportTo(dir.filePath(QStringLiteral("rows.json"))));
+        QFile json(dir.filePath(QStringLiteral("rows.json")));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        QCOMPARE(nlohmann::json::parse(json.readAll().toStdString()).size(), 4u);
+    }
+    void connections_addShowsTheTokenOnce_andRevokes()
+    {
+        ConnectionsPage *page = m_window->connectionsPage();
+        page->setEndpoint(QStringLiteral("http://127.0.0.1:7331/mcp"));
+        QVERIFY(page->addConnection(QStringLiteral("cursor")));
+        const QString shown = page->findChild<QPlainTextEdit *>(QStringLiteral("connectionSnippets"))->toPlainText();
+        QVERIFY(shown.contains(QLatin1String("claude mcp add --transport http countersign http://127.0.0.1:7331/mcp")));
+        const QString token = shown.section(QLatin1Char('\n'), 1, 1);
+        QVERIFY(token.startsWith(QLatin1String("cs_")));
+        QVERIFY(m_tokens->authenticate(token.toLatin1()).has_value());
+        QVERIFY(!page->addConnection(QStringLiteral("cursor"))); // an active name is refused
+        auto *list = page->findChild<QListWidget *>(QStringLiteral("connectionList"));
+        list->setCurrentRow(0);
+        QVERIFY(page->revokeSelected());
+        QVERIFY(!m_tokens->authenticate(token.toLatin1()).has_value());
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "mainwindow_test.moc"

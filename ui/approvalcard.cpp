@@ -1,0 +1,212 @@
+#include "approvalcard.h"
+
+#include "approvalqueue.h"
+#include "clock.h"
+#include "diffhighlighter.h"
+#include "riskstyle.h"
+
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QVBoxLayout>
+
+namespace Countersign {
+
+namespace {
+
+QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
+{
+    auto *l = new QLabel(parent);
+    l->setObjectName(QLatin1String(objectName));
+    l->setWordWrap(wrap);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return l;
+}
+
+QString blastRadiusText(const nlohmann::json &blast)
+{
+    QStringList lines;
+    for (auto it = blast.begin(); it != blast.end(); ++it) {
+        if (it.key() == "irreversible")
+            continue;
+        const nlohmann::json &v = it.value();
+        lines.append(QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()),
+                                                  v.is_string() ? QString::fromStdString(v.get<std::string>())
+                                                                : QString::fromStdString(v.dump())));
+    }
+    return lines.isEmpty() ? QObject::tr("(nothing measured beyond the targets)") : lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *parent)
+    : QWidget(parent), m_queue(queue), m_clock(clock)
+{
+    setObjectName(QStringLiteral("approvalCard"));
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+
+    m_title = label(this, "cardTitle");
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.3);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_client = label(this, "cardClient");
+    m_risk = label(this, "cardRisk", false);
+    m_risk->setAutoFillBackground(true);
+    m_risk->setMargin(4);
+    m_countdown = label(this, "cardCountdown", false);
+    m_prompt = label(this, "cardPrompt");
+    m_diff = new QPlainTextEdit(this);
+    m_diff->setObjectName(QStringLiteral("cardDiff"));
+    m_diff->setReadOnly(true);
+    m_diff->setFont(mono);
+    m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_diff->setMinimumHeight(160);
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    new DiffHighlighter(m_diff->document(), dark);
+    m_targets = label(this, "cardTargets");
+    m_blast = label(this, "cardBlastRadius");
+    m_arguments = new QPlainTextEdit(this);
+    m_arguments->setObjectName(QStringLiteral("cardArguments"));
+    m_arguments->setReadOnly(true);
+    m_arguments->setFont(mono);
+    m_arguments->setMaximumHeight(90);
+
+    m_confirmLabel = label(this, "confirmLabel");
+    m_confirm = new QLineEdit(this);
+    m_confirm->setObjectName(QStringLiteral("confirmTarget"));
+    m_reason = new QLineEdit(this);
+    m_reason->setObjectName(QStringLiteral("declineReason"));
+    m_reason->setPlaceholderText(tr("Reason for declining (optional, shown to the agent)"));
+    m_approve = new QPushButton(tr("Approve (Ctrl+Return)"), this);
+    m_approve->setObjectName(QStringLiteral("approveButton"));
+    m_decline = new QPushButton(tr("Decline (Ctrl+Shift+D)"), this);
+    m_decline->setObjectName(QStringLiteral("declineButton"));
+    m_error = label(this, "cardError");
+    m_error->setStyleSheet(QStringLiteral("color: #cf222e"));
+    m_error->hide();
+
+    auto *header = new QHBoxLayout;
+    header->addWidget(m_title, 1);
+    header->addWidget(m_risk);
+    header->addWidget(m_countdown);
+    auto *details = new QFormLayout;
+    details->addRow(tr("Targets"), m_targets);
+    details->addRow(tr("Blast radius"), m_blast);
+    details->addRow(tr("Arguments"), m_arguments);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_reason, 1);
+    buttons->addWidget(m_decline);
+    buttons->addWidget(m_approve);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(m_client);
+    layout->addWidget(m_prompt);
+    layout->addWidget(m_diff, 1);
+    layout->addLayout(details);
+    layout->addWidget(m_confirmLabel);
+    layout->addWidget(m_confirm);
+    layout->addLayout(buttons);
+    layout->addWidget(m_error);
+
+    connect(m_approve, &QPushButton::clicked, this, &ApprovalCard::approve);
+    connect(m_decline, &QPushButton::clicked, this, &ApprovalCard::decline);
+    connect(m_confirm, &QLineEdit::textChanged, this, &ApprovalCard::updateApproveEnabled);
+    for (const QKeySequence &keys : {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
+        connect(new QShortcut(keys, this, nullptr, nullptr, Qt::WindowShortcut), &QShortcut::activated, this,
+                [this] {
+                    if (m_approve->isEnabled())
+                        approve();
+                });
+    connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr, Qt::WindowShortcut),
+            &QShortcut::activated, this, &ApprovalCard::decline);
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, &ApprovalCard::updateCountdown);
+}
+
+void ApprovalCard::setOperation(const Operation &operation)
+{
+    const bool same = operation.nonce == m_operation.nonce;
+    m_operation = operation;
+    m_expired = false;
+    m_error->hide();
+    const Plan &plan = operation.plan;
+    m_title->setText(plan.title.isEmpty() ? operation.tool : plan.title);
+    const QString client = operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
+    m_client->setText(tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool));
+    const bool irreversible = plan.blastRadius.value("irreversible", false);
+    m_risk->setText(RiskStyle::words(plan.risk, irreversible));
+    QPalette riskPalette = m_risk->palette();
+    riskPalette.setColor(QPalette::Window, RiskStyle::colour(plan.risk));
+    riskPalette.setColor(QPalette::WindowText, Qt::white);
+    m_risk->setPalette(riskPalette);
+    m_prompt->setText(plan.summary.isEmpty() ? plan.prompt : plan.prompt + QLatin1Char('\n') + plan.summary);
+    if (!same)
+        m_diff->setPlainText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff);
+    m_targets->setText(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n')));
+    m_blast->setText(blastRadiusText(plan.blastRadius));
+    m_arguments->setPlainText(QString::fromStdString(operation.arguments.dump(2)));
+    const bool typed = ApprovalQueue::needsTypedConfirmation(operation);
+    m_confirmLabel->setVisible(typed);
+    m_confirm->setVisible(typed);
+    if (!same) {
+        m_confirm->clear();
+        m_reason->clear();
+    }
+    m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve").arg(ApprovalQueue::confirmationText(operation).toHtmlEscaped()));
+    updateCountdown();
+    m_tick.start();
+}
+
+void ApprovalCard::updateCountdown()
+{
+    const qint64 left = m_operation.expiresMs - m_clock.nowMs();
+    m_expired = left <= 0;
+    if (m_expired) {
+        m_countdown->setText(tr("Expired"));
+        m_tick.stop();
+    } else {
+        const qint64 seconds = (left + 999) / 1000;
+        m_countdown->setText(tr("Expires in %1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0')));
+    }
+    updateApproveEnabled();
+}
+
+void ApprovalCard::updateApproveEnabled()
+{
+    const bool typedOk = !ApprovalQueue::needsTypedConfirmation(m_operation) ||
+                         m_confirm->text() == ApprovalQueue::confirmationText(m_operation);
+    m_approve->setEnabled(!m_operation.nonce.isEmpty() && !m_expired && typedOk);
+    m_decline->setEnabled(!m_operation.nonce.isEmpty() && !m_expired);
+}
+
+void ApprovalCard::approve()
+{
+    if (m_operation.nonce.isEmpty())
+        return;
+    auto r = m_queue.approve(m_operation.nonce, ApprovalQueue::consoleUser(), m_confirm->text());
+    if (!r)
+        showError(r.error());
+}
+
+void ApprovalCard::decline()
+{
+    if (m_operation.nonce.isEmpty() || m_expired)
+        return;
+    auto r = m_queue.decline(m_operation.nonce, ApprovalQueue::consoleUser(), m_reason->text());
+    if (!r)
+        showError(r.error());
+}
+
+void ApprovalCard::showError(const QString &message)
+{
+    m_error->setText(message);
+    m_error->show();
+}
+
+} // namespace Countersign

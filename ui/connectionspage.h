@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QWidget>
+
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QLabel;
+
+namespace Countersign {
+
+class TokenStore;
+
+// Client connections: add one (its token is shown once, with ready-to-paste configuration for
+// common IDE agents), list them, revoke one.
+class ConnectionsPage final : public QWidget
+{
+    Q_OBJECT
+public:
+    ConnectionsPage(TokenStore &tokens, QWidget *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(ConnectionsPage)
+
+    void setEndpoint(const QString &url);
+    // Creates the connection; returns false and shows why when refused.
+    bool addConnection(const QString &name);
+    bool revokeSelected();
+
+    // The snippets shown after adding a connection (public for tests).
+    static QString snippets(const QString &name, const QString &url, const QString &token);
+
+private:
+    void reload();
+
+    TokenStore &m_tokens;
+    QString m_url = QStringLiteral("http://127.0.0.1:7331/mcp");
+    QLineEdit *m_name = nullptr;
+    QListWidget *m_list = nullptr;
+    QPlainTextEdit *m_snippets = nullptr;
+    QLabel *m_message = nullptr;
+};
+
+} // namespace Countersign
