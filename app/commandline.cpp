@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -12,12 +13,19 @@ namespace Countersign {
 
 bool CommandLine::needsWidgets(int argc, char **argv)
 {
+    // Options that take a value: their value is never a command ("--show audit").
+    static const char *const kWithValue[] = {"--config", "--data-dir", "--listen", "--format",
+                                             "--output", "--public-key", "--show"};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
-        if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--stdio") || !std::strcmp(a, "token") ||
-            !std::strcmp(a, "receipt") || !std::strcmp(a, "audit") ||
-            !std::strcmp(a, "--help") || !std::strcmp(a, "-h") || !std::strcmp(a, "--version") ||
-            !std::strcmp(a, "-v"))
+        if (std::any_of(std::begin(kWithValue), std::end(kWithValue), [a](const char *o) { return !std::strcmp(a, o); })) {
+            ++i;
+            continue;
+        }
+        if (!std::strcmp(a, "--headless") || !std::strcmp(a, "--stdio") || !std::strcmp(a, "--help") ||
+            !std::strcmp(a, "-h") || !std::strcmp(a, "--version") || !std::strcmp(a, "-v"))
+            return false;
+        if (a[0] != '-') // the first positional argument is a command (token, receipt, audit, or a typo)
             return false;
     }
     return true;
@@ -54,7 +62,10 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                                        QStringLiteral("receipt verify: the signer's public key (base64); default: "
                                                       "this installation's key."),
                                        QStringLiteral("KEY"));
-    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey});
+    const QCommandLineOption show(QStringLiteral("show"),
+                                  QStringLiteral("Open the window on a tab: approvals (default), audit, connections, settings."),
+                                  QStringLiteral("TAB"));
+    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, show});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
                                  QStringLiteral("[command]"));
@@ -69,6 +80,7 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                                        : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     if (parser.isSet(listen))
         cl.listen = parser.value(listen);
+    cl.show = parser.value(show);
     const QStringList positional = parser.positionalArguments();
     auto usageError = [&](const QString &message) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
@@ -100,6 +112,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         }
         cl.output = parser.value(output);
         cl.publicKey = parser.value(publicKey);
+    } else if (!cl.show.isEmpty() && !QStringList{"approvals", "audit", "connections", "settings"}.contains(cl.show)) {
+        usageError(QStringLiteral("--show must be approvals, audit, connections or settings"));
     } else if (parser.isSet(stdio)) {
         cl.mode = Mode::Stdio;
     } else if (parser.isSet(headless)) {

@@ -167,6 +167,7 @@ int main(int argc, char **argv)
         QObject::connect(&watcher, &ConfigWatcher::reloaded, window.get(), [&, w = window.get()](const Config &c) {
             w->setSettingsText(settingsText(c, cl, keys.value()));
         });
+        window->showTab(cl.show);
         window->show();
     }
     const int code = app->exec();

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QShortcut>
@@ -35,9 +36,10 @@ QString blastRadiusText(const nlohmann::json &blast)
         if (it.key() == "irreversible")
             continue;
         const nlohmann::json &v = it.value();
-        lines.append(QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()),
-                                                  v.is_string() ? QString::fromStdString(v.get<std::string>())
-                                                                : QString::fromStdString(v.dump())));
+        QString value = v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString::fromStdString(v.dump());
+        if (it.key() == "bytes" && v.is_number_integer())
+            value = QLocale().formattedDataSize(v.get<qint64>());
+        lines.append(QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()), value));
     }
     return lines.isEmpty() ? QObject::tr("(nothing measured beyond the targets)") : lines.join(QLatin1Char('\n'));
 }

@@ -71,7 +71,13 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setColumnHidden(AuditModel::Id, true);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->setColumnWidth(AuditModel::Time, m_table->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-02 16:30:40")) + 16);
+    m_table->setColumnWidth(AuditModel::Tool, 140);
+    m_table->setColumnWidth(AuditModel::Decision, 120);
+    m_table->setColumnWidth(AuditModel::Reason, 200);
     m_detail = new QTextBrowser(this);
     m_detail->setObjectName(QStringLiteral("auditDetail"));
     m_chart = new DecisionChart(this);

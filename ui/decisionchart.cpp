@@ -36,7 +36,7 @@ void DecisionChart::paintEvent(QPaintEvent *)
     int maximum = 1;
     for (const auto &c : m_counts)
         maximum = std::max({maximum, c.approved, c.declined});
-    const qreal slot = area.width() / m_counts.size();
+    const qreal slot = std::min<qreal>(area.width() / m_counts.size(), 48.0);
     const qreal bar = std::max<qreal>(1.0, slot * 0.4);
     for (int i = 0; i < m_counts.size(); ++i) {
         const auto &c = m_counts[i];
@@ -49,8 +49,9 @@ void DecisionChart::paintEvent(QPaintEvent *)
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(QRectF(area.left(), area.bottom() + 2, area.width(), 16), Qt::AlignLeft,
                m_counts.first().day.toString(Qt::ISODate));
-    p.drawText(QRectF(area.left(), area.bottom() + 2, area.width(), 16), Qt::AlignRight,
-               m_counts.last().day.toString(Qt::ISODate));
+    if (m_counts.size() > 1)
+        p.drawText(QRectF(area.left(), area.bottom() + 2, slot * m_counts.size(), 16), Qt::AlignRight,
+                   m_counts.last().day.toString(Qt::ISODate));
 }
 
 } // namespace Countersign

@@ -88,6 +88,12 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     quit->setShortcut(QKeySequence::Quit);
     quit->setObjectName(QStringLiteral("quitAction"));
 
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *action = new QAction(this);
+        action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
+        connect(action, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
+        addAction(action);
+    }
     buildTray();
     connect(&m_queue, &ApprovalQueue::cardAdded, this, &MainWindow::onCardAdded);
     connect(&m_queue, &ApprovalQueue::cardRemoved, this, &MainWindow::updateCount);
@@ -153,6 +159,14 @@ void MainWindow::reveal(const QString &nonce)
         m_tabs->setCurrentWidget(m_approvals);
         m_approvals->select(nonce);
     }
+}
+
+void MainWindow::showTab(const QString &name)
+{
+    const QStringList names{QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("connections"),
+                            QStringLiteral("settings")};
+    if (const auto i = names.indexOf(name); i >= 0)
+        m_tabs->setCurrentIndex(int(i));
 }
 
 void MainWindow::setListenUrl(const QString &url)

@@ -49,6 +49,8 @@ public:
     AuditView *auditView() const { return m_audit; }
     ConnectionsPage *connectionsPage() const { return m_connections; }
 
+    // Opens a tab by name: approvals, audit, connections, settings.
+    void showTab(const QString &name);
     // Shows the window at that card (URL-mode elicitation opened /approvals/<id>).
     void reveal(const QString &nonce);
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// Takes the README's screenshots of the real app under the current X display (run it through
+// packaging/screenshots.sh, which starts Xvfb): the audit view after a few decided calls, and the
+// main window with a pending card. Needs ImageMagick's `import`.
+//   node packaging/screenshots.mjs COUNTERSIGN_BINARY OUT_DIR
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const [binary, outDir] = process.argv.slice(2);
+if (!binary || !outDir) { console.error('usage: screenshots.mjs COUNTERSIGN_BINARY OUT_DIR'); process.exit(2); }
+mkdirSync(outDir, { recursive: true });
+const work = mkdtempSync(path.join(tmpdir(), 'countersign-shots-'));
+const dataDir = path.join(work, 'data');
+const plan = (service, files) => JSON.stringify({
+    summary: `${files} files and 1 volume go with the service`,
+    targets: [service],
+    diff: `--- a/services/${service}.yaml\n+++ /dev/null\n@@ -1,7 +0,0 @@\n-name: ${service}\n-replicas: 3\n-image: registry.local/${service}:1.4.2\n-volumes:\n-  - data-${service}\n-port: 8080\n-healthcheck: /ready\n`,
+    blastRadius: { instances: 3, files, bytes: files * 8192, volumes: 1 },
+});
+const schema = { type: 'object', properties: { service: { type: 'string', pattern: '^[a-z0-9-]+$' } }, required: ['service'], additionalProperties: false };
+for (const s of ['web-1', 'web-2', 'billing', 'search', 'tmp-preview']) writeFileSync(path.join(work, `${s}.json`), plan(s, s.length * 3));
+writeFileSync(path.join(work, 'config.json'), JSON.stringify({
+    keyStore: 'file',
+    actions: [
+        { name: 'delete_service', title: 'Delete a service', description: 'Removes the deployment and its volumes.', inputSchema: schema,
+          plan: ['cat', '{service}.json'], apply: ['true', '{service}'], workingDirectory: work, risk: 'high' },
+        { name: 'restart_service', title: 'Restart a service', inputSchema: schema,
+          plan: ['cat', '{service}.json'], apply: ['true', '{service}'], workingDirectory: work, risk: 'low' },
+    ],
+    rules: [{ tool: 'delete_service', arguments: { service: 'prod-*' }, decision: 'deny', reason: 'production is off limits' },
+            { tool: 'restart_service', arguments: { service: 'tmp-*' }, decision: 'allow' }],
+    approval: { low: 'client' },
+}, null, 2));
+const token = execFileSync(binary, ['token', 'add', 'vscode', '--data-dir', dataDir]).toString().trim();
+
+async function startApp(show) {
+    const child = spawn(binary, ['--config', path.join(work, 'config.json'), '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--show', show], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    const url = await new Promise((resolve, reject) => {
+        child.stderr.on('data', (c) => { err += c; const m = /listening on (\S+)/.exec(err); if (m) resolve(m[1]); });
+        child.on('exit', (code) => reject(new Error(`app exited ${code}: ${err}`)));
+    });
+    return { child, url };
+}
+const meta = (client) => ({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, 'io.modelcontextprotocol/clientInfo': { name: client, version: '1.0' } });
+async function call(url, name, args, client, extra = {}) {
+    const r = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: meta(client), ...extra } }) });
+    return (await r.json()).result;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const shoot = (file) => execFileSync('import', ['-window', 'root', path.join(outDir, file)]);
+async function stop(app) { const done = new Promise((r) => app.child.once('exit', r)); app.child.kill('SIGTERM'); await done; }
+
+try {
+    // History: client-mode restarts confirmed or declined in the client, rules that allow and deny.
+    let app = await startApp('audit');
+    for (const [service, client, answer] of [['web-1', 'Claude Code', 'accept'], ['billing', 'Cursor', 'decline'], ['search', 'VS Code', 'accept'], ['web-2', 'Claude Code', 'decline']]) {
+        const first = await call(app.url, 'restart_service', { service }, client);
+        await call(app.url, 'restart_service', { service }, client, { requestState: first.requestState,
+            inputResponses: { confirm: answer === 'accept' ? { action: 'accept', content: { confirm: service } } : { action: 'decline' } } });
+    }
+    await call(app.url, 'restart_service', { service: 'tmp-preview' }, 'Cursor');
+    await call(app.url, 'delete_service', { service: 'prod-db' }, 'Claude Code');
+    await sleep(1500);
+    shoot('audit-view.png');
+    // A pending high-risk card in the main window.
+    await call(app.url, 'delete_service', { service: 'web-1' }, 'Claude Code');
+    await stop(app);
+    app = await startApp('approvals');
+    await sleep(1500);
+    shoot('approval-card.png');
+    await stop(app);
+    console.log(`screenshots written to ${outDir}`);
+} finally {
+    rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Takes the README's screenshots (docs/screenshots/*.png) of the real app under Xvfb.
+#   packaging/screenshots.sh [COUNTERSIGN_BINARY]     (default: build/dev/app/countersign)
+# Needs xvfb, imagemagick and node (apt install xvfb imagemagick).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+binary=${1:-build/dev/app/countersign}
+xvfb-run -a -s "-screen 0 1100x760x24" node packaging/screenshots.mjs "$binary" docs/screenshots
