@@ -1,0 +1,188 @@
+#include "console.h"
+
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "commandline.h"
+#include "config.h"
+#include "configwatcher.h"
+#include "database.h"
+#include "keyloader.h"
+#include "mainwindow.h"
+#include "mcpserver.h"
+#include "serverthread.h"
+#include "stdiotransport.h"
+#include "systemclock.h"
+#include "tokenstore.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+
+#include <cstdio>
+
+namespace Countersign {
+
+namespace {
+
+// Server → queue: cards parked and retired; queue → server: decisions that wake held retries.
+void connectQueue(McpServer *server, ApprovalQueue *queue)
+{
+    QObject::connect(server, &McpServer::parked, queue, &ApprovalQueue::park);
+    QObject::connect(server, &McpServer::retired, queue, &ApprovalQueue::retire);
+    QObject::connect(server, &McpServer::revealRequested, queue, &ApprovalQueue::reveal);
+    QObject::connect(queue, &ApprovalQueue::decided, server, &McpServer::wake);
+}
+
+// Hands a reloaded configuration to the server, in the server's thread.
+void followConfig(ConfigWatcher *watcher, McpServer *server)
+{
+    QObject::connect(watcher, &ConfigWatcher::reloaded, server, [server](const Config &reloaded) {
+        server->reconfigure(reloaded);
+        std::fprintf(stderr, "countersign: configuration reloaded from %s\n", qPrintable(reloaded.sourcePath()));
+    });
+}
+
+// The Settings page: the effective configuration and policy, read-only.
+QString settingsText(const Config &config, const CommandLine &cl, const ServerKeys &keys)
+{
+    nlohmann::json actions = nlohmann::json::array();
+    for (const ActionSpec &a : config.actions())
+        actions.push_back({{"name", a.name.toStdString()},
+                           {"risk", riskName(a.risk).toStdString()},
+                           {"plan", a.plan.join(QLatin1Char(' ')).toStdString()},
+                           {"apply", a.apply.join(QLatin1Char(' ')).toStdString()}});
+    const nlohmann::json effective = {
+        {"configFile", cl.configPath.toStdString()},
+        {"dataFolder", cl.dataDir.toStdString()},
+        {"listen", QStringLiteral("%1:%2").arg(config.listenHost()).arg(config.listenPort()).toStdString()},
+        {"ttlSeconds", config.ttlSeconds()},
+        {"pollWindowSeconds", config.pollWindowSeconds()},
+        {"keys", keys.storedIn.toStdString()},
+        {"actions", actions},
+        {"policy", config.policy().toJson()}};
+    return QCoreApplication::translate("main", "The effective configuration (edit the configuration file to change it; "
+                                               "it is reloaded when saved):\n\n") +
+           QString::fromStdString(effective.dump(2));
+}
+
+} // namespace
+
+// Declared in the order they are built; destroyed in reverse (the window first, the database last).
+struct Console::Parts
+{
+    ServerKeys keys;
+    QString url;
+    std::unique_ptr<ConfigWatcher> watcher;
+    std::unique_ptr<Database> db;
+    SystemClock clock;
+    std::unique_ptr<AuditStore> store;
+    std::unique_ptr<ApprovalQueue> queue;
+    std::unique_ptr<TokenStore> tokens;
+    std::unique_ptr<McpServer> stdioServer;
+    std::unique_ptr<StdioTransport> transport;
+    std::unique_ptr<ServerThread> server;
+    std::unique_ptr<MainWindow> window;
+};
+
+Console::Console() : m_parts(std::make_unique<Parts>()) {}
+Console::~Console() = default;
+
+QString Console::url() const
+{
+    return m_parts->url;
+}
+
+ApprovalQueue &Console::queue()
+{
+    return *m_parts->queue;
+}
+
+MainWindow *Console::window() const
+{
+    return m_parts->window.get();
+}
+
+Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl)
+{
+    std::unique_ptr<Console> console(new Console);
+    Parts &p = *console->m_parts;
+    auto config = Config::load(cl.configPath);
+    if (!config)
+        return failure(config.error());
+    if (cl.listen) {
+        auto listen = Config::parseListen(*cl.listen);
+        if (!listen)
+            return failure(listen.error());
+        config.value().overrideListen(listen.value().first, listen.value().second);
+    }
+    if (!QDir().mkpath(cl.dataDir))
+        return failure(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
+    QFile::setPermissions(cl.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    auto keys = loadServerKeys(config.value(), cl.dataDir);
+    if (!keys)
+        return failure(QStringLiteral("cannot load the server keys: %1").arg(keys.error()));
+    p.keys = keys.value();
+    if (!p.keys.warning.isEmpty())
+        std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(p.keys.warning));
+
+    p.watcher = std::make_unique<ConfigWatcher>(cl.configPath, config.value());
+    QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, p.watcher.get(), [](const QString &reason) {
+        std::fprintf(stderr, "countersign: configuration refused: %s\n", qPrintable(reason));
+    });
+
+    // The console side: its own database connection and the approval queue.
+    const QString databasePath = QDir(cl.dataDir).filePath(QStringLiteral("countersign.db"));
+    auto db = Database::open(databasePath);
+    if (!db)
+        return failure(db.error());
+    p.db = std::move(db).value();
+    p.store = std::make_unique<AuditStore>(*p.db, p.clock);
+    p.queue = std::make_unique<ApprovalQueue>(*p.store, p.clock);
+    if (auto restored = p.queue->restore(); !restored)
+        return failure(restored.error());
+    QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(),
+                     [](const QString &error) { std::fprintf(stderr, "countersign: %s\n", qPrintable(error)); });
+
+    if (cl.mode == CommandLine::Mode::Stdio) {
+        p.stdioServer = std::make_unique<McpServer>(config.value(), databasePath, p.keys);
+        connectQueue(p.stdioServer.get(), p.queue.get());
+        followConfig(p.watcher.get(), p.stdioServer.get());
+        if (auto started = p.stdioServer->start(false); !started)
+            return failure(started.error());
+        p.transport = std::make_unique<StdioTransport>(p.stdioServer->dispatcher(), Principal{0, QStringLiteral("stdio")});
+        QObject::connect(p.transport.get(), &StdioTransport::finished, qApp, &QCoreApplication::quit);
+        p.transport->start();
+        return console;
+    }
+
+    p.server = std::make_unique<ServerThread>(config.value(), databasePath, p.keys);
+    auto port = p.server->start([&p](McpServer *s) {
+        connectQueue(s, p.queue.get());
+        followConfig(p.watcher.get(), s);
+    });
+    if (!port)
+        return failure(port.error());
+    p.url = QStringLiteral("http://127.0.0.1:%1/mcp").arg(port.value());
+    std::fprintf(stderr, "countersign: listening on %s\n", qPrintable(p.url));
+    std::fflush(stderr);
+
+    if (cl.mode == CommandLine::Mode::Window) {
+        p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
+        p.window = std::make_unique<MainWindow>(
+            MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
+        p.window->setListenUrl(p.url);
+        p.window->setSettingsText(settingsText(p.watcher->current(), cl, p.keys));
+        if (!p.keys.warning.isEmpty())
+            p.window->addWarning(p.keys.warning);
+        MainWindow *w = p.window.get();
+        QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
+        QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, [w, cl, keys = p.keys](const Config &c) {
+            w->setSettingsText(settingsText(c, cl, keys));
+        });
+        w->showTab(cl.show);
+        w->show();
+    }
+    return console;
+}
+
+} // namespace Countersign
