@@ -65,6 +65,10 @@ inline constexpr Migration kMigrations[] = {
          prev_hash TEXT NOT NULL,
          hash TEXT NOT NULL
        ))"},
+    // 3: indexes for sorting the audit view by tool and by decision over many rows
+    {3, "CREATE INDEX operations_tool ON operations (tool, created_ms)"},
+    {3, "CREATE INDEX operations_client ON operations "
+        "(COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal), created_ms)"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -141,12 +145,13 @@ inline constexpr const char *kAuditWhereFrom = "o.created_ms >= ?";
 inline constexpr const char *kAuditWhereTo = "o.created_ms < ?";
 inline constexpr const char *kAuditWhereText =
     "(o.tool LIKE ? ESCAPE '\\' OR o.principal LIKE ? ESCAPE '\\' OR o.client_info LIKE ? ESCAPE '\\' OR "
-    "o.plan LIKE ? ESCAPE '\\' OR o.arguments LIKE ? ESCAPE '\\' OR d.reason LIKE ? ESCAPE '\\')";
+    "o.plan LIKE ? ESCAPE '\\' OR o.arguments LIKE ? ESCAPE '\\' OR "
+    "EXISTS (SELECT 1 FROM decisions r WHERE r.nonce = o.nonce AND r.reason LIKE ? ESCAPE '\\'))";
 inline constexpr const char *kAuditOrder[] = {"o.created_ms", "2", "o.tool", "4", "o.status", "6", "7", "8"};
-// Approvals and declines per day (UTC) for the chart, over the same filter.
+// Approvals and declines per day (UTC; day = days since the epoch) for the chart, same filter.
 inline constexpr const char *kAuditPerDaySelect =
-    "SELECT date(o.created_ms / 1000, 'unixepoch') AS day, SUM(o.status IN ('approved', 'allowed')), "
-    "SUM(o.status IN ('declined', 'denied')) FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce";
+    "SELECT o.created_ms / 86400000 AS day, SUM(o.status IN ('approved', 'allowed')), "
+    "SUM(o.status IN ('declined', 'denied')) FROM operations o";
 inline constexpr const char *kAuditPerDayGroup = " GROUP BY day ORDER BY day";
 inline constexpr const char *kDistinctClients =
     "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal) FROM operations ORDER BY 1";

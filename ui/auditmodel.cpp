@@ -68,7 +68,8 @@ void AuditModel::refresh()
 {
     QVariantList bindings;
     const QString where = whereClause(bindings);
-    const QString order = QStringLiteral(" ORDER BY %1 %2, o.id %2")
+    // The tie-breaker is the creation time, so the (status|tool, created_ms) indexes serve the sort.
+    const QString order = QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
                               .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(m_sortColumn, 0, int(Outcome))]),
                                    m_sortOrder == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC"));
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
@@ -151,7 +152,7 @@ QStringList AuditModel::filteredIds() const
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
     query.setForwardOnly(true);
     query.prepare(QLatin1String(StoreSql::kAuditViewSelect) + where +
-                  QStringLiteral(" ORDER BY %1 %2, o.id %2")
+                  QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
                       .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(m_sortColumn, 0, int(Outcome))]),
                            m_sortOrder == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC")));
     for (const QVariant &value : bindings)
@@ -175,7 +176,7 @@ QList<AuditModel::DayCount> AuditModel::perDay() const
     QList<DayCount> out;
     if (query.exec()) {
         while (query.next())
-            out.append({QDate::fromString(query.value(0).toString(), Qt::ISODate), query.value(1).toInt(),
+            out.append({QDate(1970, 1, 1).addDays(query.value(0).toLongLong()), query.value(1).toInt(),
                         query.value(2).toInt()});
     }
     return out;
