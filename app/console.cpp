@@ -171,13 +171,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl)
         p.window = std::make_unique<MainWindow>(
             MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
         p.window->setListenUrl(p.url);
-        p.window->setSettingsText(settingsText(p.watcher->current(), cl, p.keys));
+        p.window->setConfig(p.watcher->current(), cl.configPath, settingsText(p.watcher->current(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);
         MainWindow *w = p.window.get();
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
         QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, [w, cl, keys = p.keys](const Config &c) {
-            w->setSettingsText(settingsText(c, cl, keys));
+            w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
         });
         w->showTab(cl.show);
         w->show();

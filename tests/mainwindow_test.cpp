@@ -6,6 +6,7 @@
 #include "auditmodel.h"
 #include "auditstore.h"
 #include "auditview.h"
+#include "config.h"
 #include "connectionspage.h"
 #include "database.h"
 #include "fakeclock.h"
@@ -20,6 +21,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -241,6 +243,26 @@ private Q_SLOTS:
         QFile json(dir.filePath(QStringLiteral("rows.json")));
         QVERIFY(json.open(QIODevice::ReadOnly));
         QCOMPARE(nlohmann::json::parse(json.readAll().toStdString()).size(), 4u);
+    }
+    void settings_saveIntoTheFile_keepingItsComments()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("config.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\n  // my approvals\n  \"ttlSeconds\": 300\n}\n");
+        file.close();
+        m_window->setConfig(Config::load(path).value(), path, QStringLiteral("effective"));
+        auto *ttl = m_window->findChild<QSpinBox *>(QStringLiteral("settingTtl"));
+        QCOMPARE(ttl->value(), 300);
+        ttl->setValue(120);
+        m_window->findChild<QSpinBox *>(QStringLiteral("settingPollWindow"))->setValue(15);
+        QTest::mouseClick(m_window->findChild<QPushButton *>(QStringLiteral("saveSettings")), Qt::LeftButton);
+        const Config saved = Config::load(path).value();
+        QCOMPARE(saved.ttlSeconds(), 120);
+        QCOMPARE(saved.pollWindowSeconds(), 15);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("// my approvals"));
     }
     void connections_addShowsTheTokenOnce_andRevokes()
     {

@@ -4,6 +4,7 @@
 #include "approvalspage.h"
 #include "auditview.h"
 #include "connectionspage.h"
+#include "settingspage.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -58,10 +59,7 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     m_approvals = new ApprovalsPage(services.queue, services.clock, m_tabs);
     m_audit = new AuditView(services.audit, services.databaseConnection, m_tabs);
     m_connections = new ConnectionsPage(services.tokens, m_tabs);
-    m_settings = new QPlainTextEdit(m_tabs);
-    m_settings->setObjectName(QStringLiteral("effectiveSettings"));
-    m_settings->setReadOnly(true);
-    m_settings->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_settings = new SettingsPage(m_tabs);
     m_tabs->addTab(m_approvals, tr("Approvals"));
     m_tabs->addTab(m_audit, tr("Audit log"));
     m_tabs->addTab(m_connections, tr("Connections"));
@@ -175,9 +173,9 @@ void MainWindow::setListenUrl(const QString &url)
     m_connections->setEndpoint(url);
 }
 
-void MainWindow::setSettingsText(const QString &text)
+void MainWindow::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)
 {
-    m_settings->setPlainText(text);
+    m_settings->setConfig(config, configPath, effectiveText);
 }
 
 void MainWindow::addWarning(const QString &warning)

@@ -14,7 +14,9 @@ class ApprovalsPage;
 class AuditStore;
 class AuditView;
 class Clock;
+class Config;
 class ConnectionsPage;
+class SettingsPage;
 class TokenStore;
 struct Operation;
 
@@ -40,14 +42,15 @@ public:
     ~MainWindow() override;
 
     void setListenUrl(const QString &url);
-    // The effective configuration and policy, shown read-only on the Settings page.
-    void setSettingsText(const QString &text);
+    // The Settings page: editable TTL, poll window and port, and the effective configuration.
+    void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);
     // A warning to keep visible (keys in a file, a refused configuration).
     void addWarning(const QString &warning);
 
     ApprovalsPage *approvalsPage() const { return m_approvals; }
     AuditView *auditView() const { return m_audit; }
     ConnectionsPage *connectionsPage() const { return m_connections; }
+    SettingsPage *settingsPage() const { return m_settings; }
 
     // Opens a tab by name: approvals, audit, connections, settings.
     void showTab(const QString &name);
@@ -67,7 +70,7 @@ private:
     ApprovalsPage *m_approvals = nullptr;
     AuditView *m_audit = nullptr;
     ConnectionsPage *m_connections = nullptr;
-    QPlainTextEdit *m_settings = nullptr;
+    SettingsPage *m_settings = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_warnings = nullptr;
     QSystemTrayIcon *m_tray = nullptr;

@@ -1,0 +1,79 @@
+#include "settingspage.h"
+
+#include "config.h"
+#include "configfile.h"
+
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace Countersign {
+
+SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
+{
+    const auto spin = [this](const char *name, int min, int max, const QString &suffix) {
+        auto *s = new QSpinBox(this);
+        s->setObjectName(QLatin1String(name));
+        s->setRange(min, max);
+        s->setSuffix(suffix);
+        return s;
+    };
+    m_ttl = spin("settingTtl", 1, 86400, tr(" s"));
+    m_poll = spin("settingPollWindow", 1, 300, tr(" s"));
+    m_port = spin("settingPort", 0, 65535, QString());
+    m_file = new QLineEdit(this);
+    m_file->setObjectName(QStringLiteral("settingConfigFile"));
+    m_file->setReadOnly(true);
+    auto *save = new QPushButton(tr("Save to the configuration file"), this);
+    save->setObjectName(QStringLiteral("saveSettings"));
+    m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("settingsMessage"));
+    m_message->setWordWrap(true);
+    m_effective = new QPlainTextEdit(this);
+    m_effective->setObjectName(QStringLiteral("effectiveSettings"));
+    m_effective->setReadOnly(true);
+    m_effective->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Approval expires after (TTL)"), m_ttl);
+    form->addRow(tr("Hold a retry for up to (poll window)"), m_poll);
+    form->addRow(tr("Listen port on 127.0.0.1 (next start)"), m_port);
+    form->addRow(tr("Configuration file"), m_file);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(save, 0, Qt::AlignLeft);
+    layout->addWidget(m_message);
+    layout->addWidget(new QLabel(tr("Effective configuration and policy (actions and rules are edited in the file):"), this));
+    layout->addWidget(m_effective, 1);
+    connect(save, &QPushButton::clicked, this, &SettingsPage::save);
+}
+
+void SettingsPage::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)
+{
+    m_path = configPath;
+    m_ttl->setValue(config.ttlSeconds());
+    m_poll->setValue(config.pollWindowSeconds());
+    m_port->setValue(config.listenPort());
+    m_file->setText(configPath);
+    m_effective->setPlainText(effectiveText);
+}
+
+bool SettingsPage::save()
+{
+    const nlohmann::json changes = {{"ttlSeconds", m_ttl->value()},
+                                    {"pollWindowSeconds", m_poll->value()},
+                                    {"listen", QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString()}};
+    if (auto saved = ConfigFile::update(m_path, changes); !saved) {
+        m_message->setText(tr("Not saved: %1").arg(saved.error()));
+        return false;
+    }
+    m_message->setText(tr("Saved to %1. TTL and poll window apply to new calls now; the port at the next start.").arg(m_path));
+    return true;
+}
+
+} // namespace Countersign

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSpinBox;
+
+namespace Countersign {
+
+class Config;
+
+// TTL, poll window and listen port, saved into the configuration file (its comments kept; the
+// file is reloaded on save, the port takes effect at the next start), and the effective
+// configuration and policy, read-only.
+class SettingsPage final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit SettingsPage(QWidget *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(SettingsPage)
+
+    void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);
+    // Writes the fields into the configuration file; false (and the reason shown) when refused.
+    bool save();
+
+private:
+    QString m_path;
+    QSpinBox *m_ttl = nullptr;
+    QSpinBox *m_poll = nullptr;
+    QSpinBox *m_port = nullptr;
+    QLineEdit *m_file = nullptr;
+    QLabel *m_message = nullptr;
+    QPlainTextEdit *m_effective = nullptr;
+};
+
+} // namespace Countersign
