@@ -2,6 +2,8 @@
 // Builds a store in a temporary file (one bulk transaction through the store's own SQL), then times
 // opening the model and the view, filtering, searching, sorting and the per-day chart query.
 //   build/ci/tests/countersign-bench-auditview [ROWS]
+#include "approvalcard.h"
+#include "approvalqueue.h"
 #include "auditmodel.h"
 #include "auditview.h"
 #include "auditstore.h"
@@ -108,5 +110,27 @@ int main(int argc, char **argv)
     });
     std::printf("  %-48s %8.1f ms  (%d rows)\n", "fetch every row (scroll to the end)", scrollMs, model->rowCount());
     delete view;
+
+    // A card with a 1 MiB plan (the plan command's output limit): set it and paint it.
+    ApprovalQueue queue(store, clock);
+    ApprovalCard card(queue, clock);
+    card.resize(1000, 700);
+    card.show();
+    Operation op;
+    op.nonce = QStringLiteral("b1");
+    op.tool = QStringLiteral("terraform_apply");
+    op.plan.risk = Risk::High;
+    op.expiresMs = clock.nowMs() + 300000;
+    QString diff;
+    for (int i = 0; diff.size() < 1024 * 1024; ++i)
+        diff += QStringLiteral("%1resource \"aws_instance\" \"web_%2\" { ami = \"ami-0abc\" }\n").arg(i % 3 ? '+' : '-').arg(i);
+    op.plan.diff = diff;
+    const double cardMs = timeMs([&] {
+        card.setOperation(op);
+        card.repaint();
+        QApplication::processEvents();
+    });
+    std::printf("  %-48s %8.1f ms  (%lld lines)\n", "card with a 1 MiB diff: set, highlight, paint", cardMs,
+                static_cast<long long>(diff.count(QLatin1Char('\n'))));
     return 0;
 }
