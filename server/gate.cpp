@@ -137,7 +137,7 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
 void Gate::firstPass(const RequestPtr &request, ToolDone done)
 {
     const QString name = request->action->name();
-    const PolicyDecision verdict = m_policy.evaluate(name, request->arguments, request->action->defaultVerdict());
+    const PolicyDecision verdict = m_policy.evaluate(name, request->arguments, request->action->defaultVerdict(request->arguments));
     if (verdict.verdict == Verdict::Allow)
         return runAllowed(request, verdict.rule, std::move(done));
     if (verdict.verdict == Verdict::Deny) {
@@ -213,7 +213,7 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     op.planDigest = ticket.planDigest;
     op.plan = std::move(plan);
     op.approvalMode = mode;
-    op.rule = m_policy.evaluate(op.tool, op.arguments, request->action->defaultVerdict()).rule;
+    op.rule = m_policy.evaluate(op.tool, op.arguments, request->action->defaultVerdict(request->arguments)).rule;
     op.traceparent = request->envelope.traceparent;
     op.createdMs = now;
     op.expiresMs = ticket.exp;

@@ -27,7 +27,11 @@ public:
     // The tools/list entry, annotations included.
     virtual nlohmann::json descriptor() const = 0;
     // What the policy does when no rule matches.
-    virtual Verdict defaultVerdict() const { return Verdict::Ask; }
+    virtual Verdict defaultVerdict(const nlohmann::json &arguments) const
+    {
+        Q_UNUSED(arguments)
+        return Verdict::Ask;
+    }
 
     // arguments are already validated against the inputSchema. A plan that cannot be made is an
     // Error shown to the agent; no card is made.

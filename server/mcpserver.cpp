@@ -17,6 +17,8 @@
 #include "systemclock.h"
 #include "ticketsealer.h"
 #include "tokenstore.h"
+#include "workspace.h"
+#include "workspacetools.h"
 #include "toolregistry.h"
 
 #include <QRegularExpression>
@@ -79,6 +81,9 @@ void McpServer::buildTools()
     m_tools->add(std::make_unique<StatusTool>(QStringLiteral(COUNTERSIGN_VERSION)));
     for (const ActionSpec &spec : m_config.actions())
         m_tools->add(std::make_unique<GatedTool>(std::make_shared<CommandAction>(spec, *m_runner), *m_gate));
+    auto workspace = std::make_shared<const Workspace>(m_config.workspaceRoots());
+    if (!workspace->isEmpty())
+        WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate);
     if (m_config.testFixtures())
         FixtureTools::addTo(*m_tools);
 }

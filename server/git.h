@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+namespace Countersign::Git {
+
+// A unified diff of two texts (libgit2's patch from buffers), with "a/" and "b/" labels. An empty
+// old text shows the whole new file as added; an empty new text the whole old file as removed.
+QString unifiedDiff(const QString &path, const QByteArray &before, const QByteArray &after);
+
+// What git knows about files that would be lost: those untracked or with uncommitted changes
+// (staged or not), from the work tree that holds each of them. Files outside any git work tree
+// are in neither list.
+struct LossReport final
+{
+    QStringList untracked;
+    QStringList uncommitted;
+    bool inWorkTree = false;
+};
+LossReport lossReport(const QStringList &absoluteFiles);
+
+// True when the first 8000 bytes hold a NUL byte (git's own test for binary content).
+bool looksBinary(const QByteArray &bytes);
+
+} // namespace Countersign::Git

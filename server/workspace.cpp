@@ -1,0 +1,70 @@
+#include "workspace.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <sys/stat.h>
+
+namespace Countersign {
+
+Workspace::Workspace(const QStringList &roots)
+{
+    for (const QString &root : roots) {
+        const QString canonical = QFileInfo(root).canonicalFilePath();
+        if (!canonical.isEmpty() && QFileInfo(canonical).isDir())
+            m_roots.append(canonical);
+    }
+}
+
+bool Workspace::inside(const QString &canonical) const
+{
+    for (const QString &root : m_roots) {
+        if (canonical == root || canonical.startsWith(root + QLatin1Char('/')))
+            return true;
+    }
+    return false;
+}
+
+QString Workspace::rootOf(const QString &resolved) const
+{
+    for (const QString &root : m_roots) {
+        if (resolved == root || resolved.startsWith(root + QLatin1Char('/')))
+            return root;
+    }
+    return {};
+}
+
+Result<QString> Workspace::resolve(const QString &path, Must must) const
+{
+    if (m_roots.isEmpty())
+        return failure(QStringLiteral("no workspace roots are configured (set workspaceRoots)"));
+    if (path.isEmpty())
+        return failure(QStringLiteral("the path is empty"));
+    if (path.contains(QChar(0)))
+        return failure(QStringLiteral("the path contains a NUL byte"));
+    if (path.split(QLatin1Char('/')).contains(QStringLiteral("..")))
+        return failure(QStringLiteral("\"..\" is not allowed in paths"));
+    const QString absolute = QDir::cleanPath(QDir::isAbsolutePath(path) ? path : m_roots.first() + QLatin1Char('/') + path);
+    const QFileInfo info(absolute);
+    QString canonical;
+    if (info.exists() || info.isSymLink()) {
+        canonical = info.canonicalFilePath();
+        if (canonical.isEmpty())
+            return failure(QStringLiteral("%1 is a broken symbolic link").arg(path));
+    } else {
+        if (must == Must::Exist)
+            return failure(QStringLiteral("%1 does not exist").arg(path));
+        const QString parent = QFileInfo(info.absolutePath()).canonicalFilePath();
+        if (parent.isEmpty())
+            return failure(QStringLiteral("the folder of %1 does not exist").arg(path));
+        canonical = parent + QLatin1Char('/') + info.fileName();
+    }
+    if (!inside(canonical))
+        return failure(QStringLiteral("%1 is outside the workspace roots (%2)").arg(path, m_roots.join(QStringLiteral(", "))));
+    struct stat st;
+    if (::lstat(QFile::encodeName(canonical).constData(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return failure(QStringLiteral("%1 is not a regular file or folder (devices, sockets and pipes are refused)").arg(path));
+    return canonical;
+}
+
+} // namespace Countersign

@@ -1,0 +1,597 @@
+#include "workspacetools.h"
+
+#include "commandrunner.h"
+#include "gatedaction.h"
+#include "gatedtool.h"
+#include "git.h"
+#include "tool.h"
+#include "toolregistry.h"
+#include "workspace.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr qsizetype kMaxEditBytes = 4 * 1024 * 1024;  // files over this are refused for edit and write
+constexpr qsizetype kMaxReadBytes = 1024 * 1024;      // read_file returns at most this much
+constexpr int kMaxListed = 2000;                      // entries named in a plan or a listing
+
+json descriptor(const char *name, const char *title, const char *description, json properties, json required,
+                bool readOnly, bool destructive)
+{
+    return {{"name", name},
+            {"title", title},
+            {"description", std::string(description) + (readOnly ? "" : " Needs a human's approval in the Countersign window.")},
+            {"inputSchema",
+             {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}, {"additionalProperties", false}}},
+            {"annotations",
+             {{"title", title}, {"readOnlyHint", readOnly}, {"destructiveHint", destructive}, {"idempotentHint", readOnly}, {"openWorldHint", false}}}};
+}
+
+QString str(const json &args, const char *key)
+{
+    const auto it = args.find(key);
+    return it != args.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+}
+
+// The path as the human reads it: relative to its root.
+QString shown(const Workspace &ws, const QString &resolved)
+{
+    const QString root = ws.rootOf(resolved);
+    const QString rel = QDir(root).relativeFilePath(resolved);
+    return rel == QLatin1String(".") ? root : rel;
+}
+
+Result<QByteArray> readLimited(const QString &path, qsizetype limit)
+{
+    QFile f(path);
+    if (!QFileInfo(path).isFile())
+        return failure(QStringLiteral("%1 is not a file").arg(path));
+    if (f.size() > limit)
+        return failure(QStringLiteral("%1 is %2 bytes, over the %3-byte limit").arg(path).arg(f.size()).arg(limit));
+    if (!f.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
+    return f.readAll();
+}
+
+std::pair<int, int> lineCounts(const QString &diff)
+{
+    int added = 0, removed = 0;
+    for (const QStringView line : QStringView(diff).split(QLatin1Char('\n'))) {
+        if (line.startsWith(QLatin1String("+++")) || line.startsWith(QLatin1String("---")))
+            continue;
+        if (line.startsWith(QLatin1Char('+')))
+            ++added;
+        else if (line.startsWith(QLatin1Char('-')))
+            ++removed;
+    }
+    return {added, removed};
+}
+
+Status writeAtomically(const QString &path, const QByteArray &bytes)
+{
+    QSaveFile f(path);
+    if (QFileInfo::exists(path))
+        f.setDirectWriteFallback(false);
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    return success();
+}
+
+class WorkspaceAction : public GatedAction
+{
+public:
+    // Shares the workspace, so a configuration reload cannot pull it away from a call in flight.
+    explicit WorkspaceAction(std::shared_ptr<const Workspace> ws) : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner) {}
+
+protected:
+    // Most file tools plan and apply synchronously; they answer through the callbacks at once.
+    virtual Result<Plan> planNow(const json &args) const = 0;
+    virtual json applyNow(const json &args) const = 0;
+    void plan(const json &args, PlanDone done) override { done(planNow(args)); }
+    void apply(const json &args, ApplyDone done) override { done(applyNow(args)); }
+
+    std::shared_ptr<const Workspace> m_wsOwner;
+    const Workspace &m_ws;
+};
+
+// ---- read_file, list_directory: allowed by default ------------------------------------------------
+
+class ReadFile final : public WorkspaceAction
+{
+public:
+    using WorkspaceAction::WorkspaceAction;
+    QString name() const override { return QStringLiteral("read_file"); }
+    json descriptor() const override
+    {
+        return Countersign::descriptor("read_file", "Read a file", "Reads a text file inside the workspace roots.",
+                                       {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+    }
+    Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
+    Result<Plan> planNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return failure(path.error());
+        Plan p;
+        p.title = QStringLiteral("Read %1").arg(shown(m_ws, path.value()));
+        p.prompt = p.title + QLatin1Char('?');
+        p.targets = {path.value()};
+        p.blastRadius = {{"bytes", QFileInfo(path.value()).size()}, {"irreversible", false}};
+        p.risk = Risk::Low;
+        return p;
+    }
+    json applyNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return textResult(path.error(), true);
+        QFile f(path.value());
+        if (!QFileInfo(path.value()).isFile() || !f.open(QIODevice::ReadOnly))
+            return textResult(QStringLiteral("cannot read %1").arg(str(args, "path")), true);
+        const QByteArray bytes = f.read(kMaxReadBytes);
+        if (Git::looksBinary(bytes))
+            return textResult(QStringLiteral("binary, %1 bytes").arg(f.size()));
+        QString text = QString::fromUtf8(bytes);
+        if (f.size() > kMaxReadBytes)
+            text += QStringLiteral("\n(truncated: the file is %1 bytes)").arg(f.size());
+        return textResult(text);
+    }
+};
+
+class ListDirectory final : public WorkspaceAction
+{
+public:
+    using WorkspaceAction::WorkspaceAction;
+    QString name() const override { return QStringLiteral("list_directory"); }
+    json descriptor() const override
+    {
+        return Countersign::descriptor("list_directory", "List a folder", "Lists a folder inside the workspace roots.",
+                                       {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+    }
+    Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
+    Result<Plan> planNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return failure(path.error());
+        Plan p;
+        p.title = QStringLiteral("List %1").arg(shown(m_ws, path.value()));
+        p.prompt = p.title + QLatin1Char('?');
+        p.targets = {path.value()};
+        p.blastRadius = {{"irreversible", false}};
+        p.risk = Risk::Low;
+        return p;
+    }
+    json applyNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return textResult(path.error(), true);
+        if (!QFileInfo(path.value()).isDir())
+            return textResult(QStringLiteral("%1 is not a folder").arg(str(args, "path")), true);
+        QStringList lines;
+        const auto entries = QDir(path.value()).entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                                                              QDir::Name | QDir::DirsFirst);
+        for (const QFileInfo &e : entries) {
+            if (lines.size() >= kMaxListed) {
+                lines.append(QStringLiteral("… and %1 more").arg(entries.size() - kMaxListed));
+                break;
+            }
+            lines.append(e.isDir() && !e.isSymLink() ? e.fileName() + QLatin1Char('/')
+                                                      : QStringLiteral("%1  %2 bytes").arg(e.fileName()).arg(e.size()));
+        }
+        return textResult(lines.isEmpty() ? QStringLiteral("(empty)") : lines.join(QLatin1Char('\n')));
+    }
+};
+
+// ---- write_file, edit_file: the plan is the diff ---------------------------------------------------
+
+Result<Plan> diffPlan(const Workspace &ws, const QString &resolved, const QByteArray &before, bool existed,
+                      const QByteArray &after, const QString &verb)
+{
+    Plan p;
+    const QString rel = shown(ws, resolved);
+    p.title = QStringLiteral("%1 %2").arg(verb, rel);
+    p.targets = {resolved};
+    if (Git::looksBinary(before) || Git::looksBinary(after)) {
+        p.diff = QStringLiteral("binary, %1 bytes → %2 bytes").arg(before.size()).arg(after.size());
+    } else {
+        p.diff = Git::unifiedDiff(rel, existed ? before : QByteArray(), after);
+    }
+    const auto [added, removed] = lineCounts(p.diff);
+    p.summary = existed ? QStringLiteral("%1 lines added, %2 removed").arg(added).arg(removed)
+                        : QStringLiteral("new file, %1 lines").arg(added);
+    p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
+    const auto lost = existed ? Git::lossReport({resolved}) : Git::LossReport{};
+    const bool unrecoverable = existed && (!lost.inWorkTree || !lost.untracked.isEmpty() || !lost.uncommitted.isEmpty());
+    p.blastRadius = {{"files", 1},
+                     {"linesAdded", added},
+                     {"linesRemoved", removed},
+                     {"bytes", after.size()},
+                     {"newFile", !existed},
+                     {"irreversible", unrecoverable}};
+    p.risk = !existed ? Risk::Low : unrecoverable ? Risk::High : Risk::Medium;
+    return p;
+}
+
+class WriteFile final : public WorkspaceAction
+{
+public:
+    using WorkspaceAction::WorkspaceAction;
+    QString name() const override { return QStringLiteral("write_file"); }
+    json descriptor() const override
+    {
+        return Countersign::descriptor("write_file", "Write a file", "Creates or replaces a file inside the workspace roots.",
+                                       {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}}, {"path", "content"},
+                                       false, true);
+    }
+    Result<Plan> planNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNew);
+        if (!path)
+            return failure(path.error());
+        const QByteArray after = str(args, "content").toUtf8();
+        if (after.size() > kMaxEditBytes)
+            return failure(QStringLiteral("the content is over the %1-byte limit").arg(kMaxEditBytes));
+        const bool existed = QFileInfo::exists(path.value());
+        QByteArray before;
+        if (existed) {
+            auto read = readLimited(path.value(), kMaxEditBytes);
+            if (!read)
+                return failure(read.error());
+            before = read.value();
+        }
+        return diffPlan(m_ws, path.value(), before, existed, after, existed ? QStringLiteral("Overwrite") : QStringLiteral("Create"));
+    }
+    json applyNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNew);
+        if (!path)
+            return textResult(path.error(), true);
+        if (auto w = writeAtomically(path.value(), str(args, "content").toUtf8()); !w)
+            return textResult(w.error(), true);
+        return textResult(QStringLiteral("wrote %1").arg(str(args, "path")));
+    }
+};
+
+// Applies the edits in order; each oldText must match exactly once in the text as it is then.
+Result<QString> applyEdits(QString text, const json &edits)
+{
+    int n = 0;
+    for (const json &edit : edits) {
+        ++n;
+        const QString oldText = QString::fromStdString(edit.value("oldText", std::string()));
+        const QString newText = QString::fromStdString(edit.value("newText", std::string()));
+        if (oldText.isEmpty())
+            return failure(QStringLiteral("edit %1: oldText is empty").arg(n));
+        const qsizetype count = text.count(oldText);
+        if (count != 1)
+            return failure(QStringLiteral("edit %1: oldText matches %2 times; it must match exactly once").arg(n).arg(count));
+        text.replace(text.indexOf(oldText), oldText.size(), newText);
+    }
+    return text;
+}
+
+class EditFile final : public WorkspaceAction
+{
+public:
+    using WorkspaceAction::WorkspaceAction;
+    QString name() const override { return QStringLiteral("edit_file"); }
+    json descriptor() const override
+    {
+        const json edit = {{"type", "object"},
+                           {"properties", {{"oldText", {{"type", "string"}}}, {"newText", {{"type", "string"}}}}},
+                           {"required", {"oldText", "newText"}},
+                           {"additionalProperties", false}};
+        return Countersign::descriptor("edit_file", "Edit a file",
+                                       "Replaces text in a file; each oldText must occur exactly once.",
+                                       {{"path", {{"type", "string"}}}, {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
+                                       {"path", "edits"}, false, true);
+    }
+    Result<QByteArray> edited(const json &args, QString *resolved, QByteArray *before) const
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return failure(path.error());
+        auto read = readLimited(path.value(), kMaxEditBytes);
+        if (!read)
+            return failure(read.error());
+        if (Git::looksBinary(read.value()))
+            return failure(QStringLiteral("%1 is binary (%2 bytes); edit_file changes text files only")
+                               .arg(str(args, "path"))
+                               .arg(read.value().size()));
+        auto text = applyEdits(QString::fromUtf8(read.value()), args.value("edits", json::array()));
+        if (!text)
+            return failure(text.error());
+        *resolved = path.value();
+        *before = read.value();
+        return text.value().toUtf8();
+    }
+    Result<Plan> planNow(const json &args) const override
+    {
+        QString resolved;
+        QByteArray before;
+        auto after = edited(args, &resolved, &before);
+        if (!after)
+            return failure(after.error());
+        return diffPlan(m_ws, resolved, before, true, after.value(), QStringLiteral("Edit"));
+    }
+    json applyNow(const json &args) const override
+    {
+        QString resolved;
+        QByteArray before;
+        auto after = edited(args, &resolved, &before);
+        if (!after)
+            return textResult(after.error(), true);
+        if (auto w = writeAtomically(resolved, after.value()); !w)
+            return textResult(w.error(), true);
+        return textResult(QStringLiteral("edited %1").arg(str(args, "path")));
+    }
+};
+
+// ---- delete_path, move_path ------------------------------------------------------------------------
+
+class DeletePath final : public WorkspaceAction
+{
+public:
+    using WorkspaceAction::WorkspaceAction;
+    QString name() const override { return QStringLiteral("delete_path"); }
+    json descriptor() const override
+    {
+        return Countersign::descriptor("delete_path", "Delete a file or folder",
+                                       "Deletes a file, or a folder with recursive: true, inside the workspace roots.",
+                                       {{"path", {{"type", "string"}}}, {"recursive", {{"type", "boolean"}}}}, {"path"}, false, true);
+    }
+    Result<Plan> planNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return failure(path.error());
+        if (m_ws.roots().contains(path.value()))
+            return failure(QStringLiteral("%1 is a workspace root; it cannot be deleted").arg(str(args, "path")));
+        const QFileInfo info(path.value());
+        QStringList files;
+        qint64 bytes = 0;
+        if (info.isDir()) {
+            QDirIterator it(path.value(), QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                            QDirIterator::Subdirectories);
+            bool any = false;
+            while (it.hasNext()) {
+                const QFileInfo f(it.next());
+                any = true;
+                if (!f.isDir() || f.isSymLink()) {
+                    files.append(f.filePath());
+                    bytes += f.isSymLink() ? 0 : f.size();
+                }
+            }
+            if (any && !args.value("recursive", false))
+                return failure(QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it").arg(str(args, "path")));
+        } else {
+            files.append(path.value());
+            bytes = info.size();
+        }
+        const Git::LossReport lost = Git::lossReport(files);
+        Plan p;
+        p.title = QStringLiteral("Delete %1").arg(shown(m_ws, path.value()));
+        p.targets = {path.value()};
+        QStringList lines;
+        for (qsizetype i = 0; i < files.size() && i < kMaxListed; ++i) {
+            QString mark;
+            if (lost.untracked.contains(files[i]))
+                mark = QStringLiteral("   (untracked: lost for good)");
+            else if (lost.uncommitted.contains(files[i]))
+                mark = QStringLiteral("   (uncommitted changes: lost for good)");
+            lines.append(QStringLiteral("-%1%2").arg(shown(m_ws, files[i]), mark));
+        }
+        if (files.size() > kMaxListed)
+            lines.append(QStringLiteral("… and %1 more files").arg(files.size() - kMaxListed));
+        p.diff = lines.join(QLatin1Char('\n'));
+        const bool unrecoverable = !lost.inWorkTree || !lost.untracked.isEmpty() || !lost.uncommitted.isEmpty();
+        p.summary = QStringLiteral("%1 files, %2 bytes; %3 untracked and %4 with uncommitted changes")
+                        .arg(files.size())
+                        .arg(bytes)
+                        .arg(lost.untracked.size())
+                        .arg(lost.uncommitted.size());
+        if (!lost.inWorkTree)
+            p.summary += QStringLiteral("; not in a git work tree, nothing can be restored");
+        p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
+        p.blastRadius = {{"files", files.size()},
+                         {"bytes", bytes},
+                         {"untracked", lost.untracked.size()},
+                         {"uncommitted", lost.uncommitted.size()},
+                         {"inGitWorkTree", lost.inWorkTree},
+                         {"irreversible", unrecoverable}};
+        p.risk = unrecoverable ? Risk::High : Risk::Medium;
+        return p;
+    }
+    json applyNow(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return textResult(path.error(), true);
+        const QFileInfo info(path.value());
+        const bool ok = info.isDir() && !info.isSymLink() ? QDir(path.value()).removeRecursively() : QFile::remove(path.value());
+        return ok ? textResult(QStringLiteral("deleted %1").arg(str(args, "path")))
+                  : textResult(QStringLiteral("could not delete all of %1").arg(str(args, "path")), true);
+    }
+};
+
+class MovePath final : public WorkspaceAction
+{
+public:
+    using WorkspaceAction::WorkspaceAction;
+    QString name() const override { return QStringLiteral("move_path"); }
+    json descriptor() const override
+    {
+        return Countersign::descriptor("move_path", "Move or rename", "Moves a file or folder inside the workspace roots.",
+                                       {{"from", {{"type", "string"}}}, {"to", {{"type", "string"}}}}, {"from", "to"}, false, true);
+    }
+    Result<Plan> planNow(const json &args) const override
+    {
+        auto from = m_ws.resolve(str(args, "from"), Workspace::Must::Exist);
+        if (!from)
+            return failure(from.error());
+        auto to = m_ws.resolve(str(args, "to"), Workspace::Must::MayBeNew);
+        if (!to)
+            return failure(to.error());
+        if (m_ws.roots().contains(from.value()))
+            return failure(QStringLiteral("a workspace root cannot be moved"));
+        const QFileInfo target(to.value());
+        if (target.isDir() && !target.isSymLink())
+            return failure(QStringLiteral("%1 is an existing folder; name the new path itself").arg(str(args, "to")));
+        Plan p;
+        p.title = QStringLiteral("Move %1 to %2").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
+        p.targets = {from.value(), to.value()};
+        const bool overwrites = target.exists();
+        p.diff = QStringLiteral("rename from %1\nrename to %2\n").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
+        if (overwrites)
+            p.diff += QStringLiteral("-%1 (%2 bytes, overwritten)\n").arg(shown(m_ws, to.value())).arg(target.size());
+        const Git::LossReport lost = overwrites ? Git::lossReport({to.value()}) : Git::LossReport{};
+        const bool unrecoverable = overwrites && (!lost.inWorkTree || !lost.untracked.isEmpty() || !lost.uncommitted.isEmpty());
+        p.summary = overwrites ? QStringLiteral("overwrites %1").arg(shown(m_ws, to.value())) : QStringLiteral("nothing is overwritten");
+        p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
+        p.blastRadius = {{"overwrites", overwrites}, {"bytesOverwritten", overwrites ? target.size() : 0}, {"irreversible", unrecoverable}};
+        p.risk = unrecoverable ? Risk::High : Risk::Medium;
+        return p;
+    }
+    json applyNow(const json &args) const override
+    {
+        auto from = m_ws.resolve(str(args, "from"), Workspace::Must::Exist);
+        auto to = m_ws.resolve(str(args, "to"), Workspace::Must::MayBeNew);
+        if (!from || !to)
+            return textResult(from ? to.error() : from.error(), true);
+        if (QFileInfo::exists(to.value()) && !QFile::remove(to.value()))
+            return textResult(QStringLiteral("cannot replace %1").arg(str(args, "to")), true);
+        if (!QDir().rename(from.value(), to.value()))
+            return textResult(QStringLiteral("cannot move %1 to %2").arg(str(args, "from"), str(args, "to")), true);
+        return textResult(QStringLiteral("moved %1 to %2").arg(str(args, "from"), str(args, "to")));
+    }
+};
+
+// ---- run_command -----------------------------------------------------------------------------------
+
+class RunCommand final : public GatedAction
+{
+public:
+    RunCommand(std::shared_ptr<const Workspace> ws, CommandRunner &runner)
+        : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner), m_runner(runner)
+    {
+    }
+    QString name() const override { return QStringLiteral("run_command"); }
+    json descriptor() const override
+    {
+        return Countersign::descriptor("run_command", "Run a command",
+                                       "Runs a program with arguments (an argv array, never a shell) in a workspace folder; "
+                                       "returns its exit code and output.",
+                                       {{"argv", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}}},
+                                        {"cwd", {{"type", "string"}}}},
+                                       {"argv"}, false, true);
+    }
+    // A small read-only allow list; everything else asks (rules can change both).
+    Verdict defaultVerdict(const json &args) const override
+    {
+        static const QList<QStringList> kReadOnly = {{"git", "status"}, {"git", "diff"}, {"git", "log"}, {"git", "show"},
+                                                     {"ls"},            {"pwd"}};
+        const QStringList argv = argvOf(args);
+        for (const QStringList &prefix : kReadOnly) {
+            if (argv.mid(0, prefix.size()) == prefix)
+                return Verdict::Allow;
+        }
+        return Verdict::Ask;
+    }
+    void plan(const json &args, PlanDone done) override
+    {
+        auto cwd = cwdOf(args);
+        if (!cwd)
+            return done(failure(cwd.error()));
+        const QStringList argv = argvOf(args);
+        if (argv.isEmpty() || argv.first().isEmpty())
+            return done(failure(QStringLiteral("argv must name a program")));
+        for (const QString &a : argv) {
+            if (a.contains(QChar(0)))
+                return done(failure(QStringLiteral("an argument contains a NUL byte")));
+        }
+        Plan p;
+        p.title = QStringLiteral("Run %1").arg(argv.first());
+        p.diff = QStringLiteral("$ %1\n(in %2; no shell: each argument is passed as is)\n")
+                     .arg(quoted(argv), shown(m_ws, cwd.value()));
+        p.targets = {argv.join(QLatin1Char(' '))};
+        p.summary = QStringLiteral("argv %1 in %2").arg(quoted(argv), cwd.value());
+        p.prompt = QStringLiteral("Run %1?").arg(quoted(argv));
+        p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};
+        p.risk = Risk::High;
+        done(p);
+    }
+    void apply(const json &args, ApplyDone done) override
+    {
+        auto cwd = cwdOf(args);
+        if (!cwd)
+            return done(textResult(cwd.error(), true));
+        m_runner.run(CommandSpec{argvOf(args), cwd.value(), 120'000, 256 * 1024}, [done](Result<CommandOutput> out) {
+            if (!out)
+                return done(textResult(out.error(), true));
+            const CommandOutput &o = out.value();
+            QString text = QStringLiteral("exit code %1\n%2").arg(o.exitCode).arg(QString::fromUtf8(o.stdOut));
+            if (!o.stdErr.isEmpty())
+                text += QStringLiteral("\nstderr:\n%1").arg(QString::fromUtf8(o.stdErr));
+            if (o.truncated)
+                text += QStringLiteral("\n(output truncated at 256 KiB)");
+            json result = textResult(text, o.exitCode != 0);
+            result["structuredContent"] = {{"exitCode", o.exitCode}, {"truncated", o.truncated}};
+            done(std::move(result));
+        });
+    }
+
+private:
+    static QStringList argvOf(const json &args)
+    {
+        QStringList argv;
+        for (const json &a : args.value("argv", json::array()))
+            argv.append(a.is_string() ? QString::fromStdString(a.get<std::string>()) : QString());
+        return argv;
+    }
+    static QString quoted(const QStringList &argv)
+    {
+        QStringList parts;
+        for (const QString &a : argv)
+            parts.append(a.contains(QLatin1Char(' ')) || a.isEmpty() ? QLatin1Char('"') + a + QLatin1Char('"') : a);
+        return parts.join(QLatin1Char(' '));
+    }
+    Result<QString> cwdOf(const json &args) const
+    {
+        const QString cwd = str(args, "cwd");
+        auto resolved = m_ws.resolve(cwd.isEmpty() ? m_ws.roots().value(0) : cwd, Workspace::Must::Exist);
+        if (resolved && !QFileInfo(resolved.value()).isDir())
+            return failure(QStringLiteral("cwd %1 is not a folder").arg(cwd));
+        return resolved;
+    }
+
+    std::shared_ptr<const Workspace> m_wsOwner;
+    const Workspace &m_ws;
+    CommandRunner &m_runner;
+};
+
+} // namespace
+
+void WorkspaceTools::addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace, CommandRunner &runner,
+                           Gate &gate)
+{
+    registry.add(std::make_unique<GatedTool>(std::make_shared<ReadFile>(workspace), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<ListDirectory>(workspace), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<WriteFile>(workspace), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<EditFile>(workspace), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<DeletePath>(workspace), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<MovePath>(workspace), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<RunCommand>(workspace, runner), gate));
+}
+
+} // namespace Countersign

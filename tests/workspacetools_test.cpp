@@ -1,0 +1,308 @@
+// The workspace tools through the real gate over a real temporary git repository (made with
+// libgit2): plans (diffs, blast radius, git state), nothing done before approval and exactly the
+// plan after, a file changed between card and retry failing closed, and every confinement case.
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "commandrunner.h"
+#include "database.h"
+#include "fakeclock.h"
+#include "gate.h"
+#include "jsonrpc.h"
+#include "receipt.h"
+#include "ticketsealer.h"
+#include "tool.h"
+#include "toolregistry.h"
+#include "workspace.h"
+#include "workspacetools.h"
+
+#include <git2.h>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Countersign;
+using json = nlohmann::json;
+
+class WorkspaceToolsTest : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_root;
+    FakeClock m_clock;
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<AuditStore> m_store;
+    std::unique_ptr<TicketSealer> m_sealer;
+    std::unique_ptr<ReceiptSigner> m_signer;
+    std::unique_ptr<Gate> m_gate;
+    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<CommandRunner> m_runner;
+    ToolRegistry m_tools;
+
+    QString path(const QString &rel) const { return m_root + QLatin1Char('/') + rel; }
+    void write(const QString &rel, const QByteArray &bytes)
+    {
+        QDir().mkpath(QFileInfo(path(rel)).absolutePath());
+        QFile f(path(rel));
+        if (!f.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(rel));
+        f.write(bytes);
+    }
+    QByteArray read(const QString &rel) const
+    {
+        QFile f(path(rel));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing>");
+    }
+    // git init, add everything, commit (libgit2, so no git binary is needed).
+    void commitAll()
+    {
+        git_libgit2_init();
+        git_repository *repo = nullptr;
+        QVERIFY(git_repository_init(&repo, QFile::encodeName(m_root).constData(), 0) == 0);
+        git_index *index = nullptr;
+        QVERIFY(git_repository_index(&index, repo) == 0);
+        QVERIFY(git_index_add_all(index, nullptr, 0, nullptr, nullptr) == 0);
+        QVERIFY(git_index_write(index) == 0);
+        git_oid tree_id, commit_id;
+        QVERIFY(git_index_write_tree(&tree_id, index) == 0);
+        git_tree *tree = nullptr;
+        QVERIFY(git_tree_lookup(&tree, repo, &tree_id) == 0);
+        git_signature *sig = nullptr;
+        QVERIFY(git_signature_now(&sig, "Test", "test@example.com") == 0);
+        QVERIFY(git_commit_create_v(&commit_id, repo, "HEAD", sig, sig, nullptr, "init", tree, 0) == 0);
+        git_signature_free(sig);
+        git_tree_free(tree);
+        git_index_free(index);
+        git_repository_free(repo);
+    }
+    ToolReply call(const char *tool, const json &params)
+    {
+        McpRequest request;
+        request.id = 1;
+        request.method = QStringLiteral("tools/call");
+        request.params = params;
+        request.params["name"] = tool;
+        request.envelope.protocolVersion = QLatin1String(JsonRpc::kProtocolVersion);
+        const CallContext context{Principal{1, QStringLiteral("agent")}, Transport::Http};
+        const json arguments = params.value("arguments", json::object());
+        std::optional<ToolReply> out;
+        m_tools.find(QLatin1String(tool))->call(ToolCall{arguments, request.params, request, context},
+                                                [&out](ToolReply r) { out = std::move(r); });
+        if (!QTest::qWaitFor([&] { return out.has_value(); }, 10000))
+            qFatal("no answer from %s", tool);
+        return std::move(*out);
+    }
+    static json result(const ToolReply &r)
+    {
+        if (!std::holds_alternative<json>(r))
+            qFatal("protocol error: %s", qPrintable(std::get<ProtocolError>(r).message));
+        return std::get<json>(r);
+    }
+    static QString text(const json &r) { return QString::fromStdString(r.at("content").at(0).at("text").get<std::string>()); }
+    // First pass: must park a card; returns the card.
+    Operation ask(const char *tool, const json &arguments, std::string *state)
+    {
+        const json r = result(call(tool, {{"arguments", arguments}}));
+        if (r.value("resultType", "") != "input_required")
+            qFatal("%s did not ask: %s", tool, r.dump().c_str());
+        *state = r.at("requestState").get<std::string>();
+        return m_queue->pending().first();
+    }
+    json approveAndRetry(const char *tool, const json &arguments, const std::string &state, const Operation &card)
+    {
+        const auto approved = m_queue->approve(card.nonce, QStringLiteral("console:alice"), ApprovalQueue::confirmationText(card));
+        if (!approved)
+            qFatal("approve failed: %s", qPrintable(approved.error()));
+        return result(call(tool, {{"arguments", arguments}, {"requestState", state}}));
+    }
+    // A refusal before any card: isError, and the queue stays empty.
+    void verifyRefused(const char *tool, const json &arguments, const char *why)
+    {
+        const json r = result(call(tool, {{"arguments", arguments}}));
+        QVERIFY2(r.value("isError", false), r.dump().c_str());
+        QVERIFY2(text(r).contains(QLatin1String(why)), qPrintable(text(r)));
+        QCOMPARE(m_queue->pending().size(), 0);
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_root = QFileInfo(m_dir.filePath(QStringLiteral("ws-%1").arg(QTest::currentTestFunction()))).absoluteFilePath();
+        QDir().mkpath(m_root);
+        m_root = QFileInfo(m_root).canonicalFilePath();
+        write(QStringLiteral("src/app.txt"), "one\ntwo\nthree\n");
+        write(QStringLiteral("src/lib.txt"), "alpha\nbeta\n");
+        commitAll();
+        auto db = Database::open(QStringLiteral(":memory:"));
+        m_db = std::move(db).value();
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
+        m_sealer = std::make_unique<TicketSealer>(TicketSealer::generateKey(), QStringLiteral("k"));
+        m_signer = std::make_unique<ReceiptSigner>(QByteArray(32, '\x05'));
+        m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, Policy(), Gate::Settings{300'000, 200, {}});
+        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
+        connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
+        connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
+        m_runner = std::make_unique<CommandRunner>();
+        m_tools.clear();
+        WorkspaceTools::addTo(m_tools, std::make_shared<const Workspace>(QStringList{m_root}), *m_runner, *m_gate);
+    }
+    void cleanup()
+    {
+        m_tools.clear();
+        m_runner.reset();
+        m_queue.reset();
+        m_gate.reset();
+        m_store.reset();
+        m_db.reset();
+    }
+
+    void readAndList_areAllowedWithoutACard()
+    {
+        json r = result(call("read_file", {{"arguments", {{"path", "src/app.txt"}}}}));
+        QCOMPARE(text(r), QStringLiteral("one\ntwo\nthree\n"));
+        r = result(call("list_directory", {{"arguments", {{"path", "src"}}}}));
+        QVERIFY(text(r).contains(QLatin1String("app.txt  14 bytes")));
+        QCOMPARE(m_queue->pending().size(), 0);
+    }
+    void writeFile_newFile_isAllAdded_andWrittenOnlyAfterApproval()
+    {
+        std::string state;
+        const json args = {{"path", "src/new.txt"}, {"content", "hello\nworld\n"}};
+        const Operation card = ask("write_file", args, &state);
+        QVERIFY2(card.plan.diff.contains(QLatin1String("+++ b/src/new.txt")), qPrintable(card.plan.diff));
+        QVERIFY(card.plan.diff.contains(QLatin1String("+hello\n+world")));
+        QCOMPARE(card.plan.blastRadius.at("linesAdded").get<int>(), 2);
+        QCOMPARE(card.plan.blastRadius.at("newFile").get<bool>(), true);
+        QVERIFY(!QFile::exists(path(QStringLiteral("src/new.txt"))));
+        const json r = approveAndRetry("write_file", args, state, card);
+        QVERIFY2(!r.value("isError", false), r.dump().c_str());
+        QCOMPARE(read(QStringLiteral("src/new.txt")), QByteArray("hello\nworld\n"));
+    }
+    void editFile_planIsTheRealDiff_andAppliesExactlyIt()
+    {
+        std::string state;
+        const json args = {{"path", "src/app.txt"}, {"edits", {{{"oldText", "two"}, {"newText", "TWO"}}}}};
+        const Operation card = ask("edit_file", args, &state);
+        QVERIFY2(card.plan.diff.contains(QLatin1String("@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")), qPrintable(card.plan.diff));
+        QCOMPARE(card.plan.risk, Risk::Medium); // tracked and committed: git can bring it back
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
+        const json r = approveAndRetry("edit_file", args, state, card);
+        QVERIFY2(!r.value("isError", false), r.dump().c_str());
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\nTWO\nthree\n"));
+    }
+    void editFile_oldTextNotExactlyOnce_isRefusedBeforeAnyCard()
+    {
+        write(QStringLiteral("src/dup.txt"), "x\nx\n");
+        verifyRefused("edit_file", {{"path", "src/dup.txt"}, {"edits", {{{"oldText", "x"}, {"newText", "y"}}}}}, "matches 2 times");
+        verifyRefused("edit_file", {{"path", "src/app.txt"}, {"edits", {{{"oldText", "nine"}, {"newText", "y"}}}}}, "matches 0 times");
+        QCOMPARE(read(QStringLiteral("src/dup.txt")), QByteArray("x\nx\n"));
+    }
+    void fileChangedBetweenCardAndRetry_failsClosed()
+    {
+        std::string state;
+        const json args = {{"path", "src/lib.txt"}, {"edits", {{{"oldText", "beta"}, {"newText", "BETA"}}}}};
+        const Operation card = ask("edit_file", args, &state);
+        write(QStringLiteral("src/lib.txt"), "alpha\nbeta\ngamma\n"); // someone else edits the file
+        const json r = approveAndRetry("edit_file", args, state, card);
+        QCOMPARE(QString::fromStdString(r.value("resultType", "")), QStringLiteral("input_required"));
+        QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("alpha\nbeta\ngamma\n"));
+        QCOMPARE(m_queue->pending().size(), 1);
+        QCOMPARE(m_queue->pending().first().supersedes, card.nonce);
+    }
+    void deletePath_listsWhatGoes_andWhatGitCannotBringBack()
+    {
+        write(QStringLiteral("src/notes.txt"), "untracked\n");       // never committed
+        write(QStringLiteral("src/lib.txt"), "alpha\nchanged\n");    // uncommitted change
+        std::string state;
+        const json args = {{"path", "src"}, {"recursive", true}};
+        const Operation card = ask("delete_path", args, &state);
+        QCOMPARE(card.plan.blastRadius.at("files").get<int>(), 3);
+        QCOMPARE(card.plan.blastRadius.at("untracked").get<int>(), 1);
+        QCOMPARE(card.plan.blastRadius.at("uncommitted").get<int>(), 1);
+        QCOMPARE(card.plan.risk, Risk::High);
+        QVERIFY(card.plan.diff.contains(QLatin1String("-src/notes.txt   (untracked: lost for good)")));
+        QVERIFY(card.plan.diff.contains(QLatin1String("-src/lib.txt   (uncommitted changes: lost for good)")));
+        QVERIFY(QFile::exists(path(QStringLiteral("src/app.txt"))));
+        const json r = approveAndRetry("delete_path", args, state, card);
+        QVERIFY2(!r.value("isError", false), r.dump().c_str());
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("src"))));
+    }
+    void deletePath_committedFile_isMediumRisk_folderNeedsRecursive()
+    {
+        std::string state;
+        const Operation card = ask("delete_path", {{"path", "src/app.txt"}}, &state);
+        QCOMPARE(card.plan.risk, Risk::Medium);
+        QCOMPARE(card.plan.blastRadius.at("bytes").get<int>(), 14);
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        verifyRefused("delete_path", {{"path", "src"}}, "recursive: true");
+        verifyRefused("delete_path", {{"path", m_root.toStdString()}, {"recursive", true}}, "workspace root");
+    }
+    void movePath_showsTheOverwrite()
+    {
+        std::string state;
+        const json args = {{"from", "src/app.txt"}, {"to", "src/lib.txt"}};
+        const Operation card = ask("move_path", args, &state);
+        QVERIFY(card.plan.diff.contains(QLatin1String("rename from src/app.txt\nrename to src/lib.txt")));
+        QVERIFY(card.plan.diff.contains(QLatin1String("-src/lib.txt (11 bytes, overwritten)")));
+        QCOMPARE(card.plan.blastRadius.at("overwrites").get<bool>(), true);
+        const json r = approveAndRetry("move_path", args, state, card);
+        QVERIFY2(!r.value("isError", false), r.dump().c_str());
+        QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("one\ntwo\nthree\n"));
+        QVERIFY(!QFile::exists(path(QStringLiteral("src/app.txt"))));
+    }
+    void runCommand_allowList_runsAtOnce_othersAsk_andReportExitCode()
+    {
+        json r = result(call("run_command", {{"arguments", {{"argv", {"ls", "src"}}}}}));
+        QVERIFY(text(r).startsWith(QLatin1String("exit code 0")));
+        QVERIFY(text(r).contains(QLatin1String("app.txt")));
+        QCOMPARE(m_queue->pending().size(), 0);
+        std::string state;
+        const json args = {{"argv", {"sh", "-c", "echo made > made.txt; exit 3"}}, {"cwd", "src"}};
+        const Operation card = ask("run_command", args, &state);
+        QVERIFY(card.plan.diff.contains(QLatin1String("$ sh -c \"echo made > made.txt; exit 3\"")));
+        QVERIFY(!QFile::exists(path(QStringLiteral("src/made.txt"))));
+        r = approveAndRetry("run_command", args, state, card);
+        QCOMPARE(r.at("structuredContent").at("exitCode").get<int>(), 3);
+        QCOMPARE(read(QStringLiteral("src/made.txt")), QByteArray("made\n"));
+    }
+    void confinement_everyEscapeIsRefused_andNothingTouched()
+    {
+        QTemporaryDir outside;
+        QFile secret(outside.filePath(QStringLiteral("secret.txt")));
+        QVERIFY(secret.open(QIODevice::WriteOnly));
+        secret.write("secret");
+        secret.close();
+        QVERIFY(QFile::link(outside.path(), path(QStringLiteral("escape"))));
+        QVERIFY(QFile::link(QStringLiteral("/dev/null"), path(QStringLiteral("null"))));
+        verifyRefused("delete_path", {{"path", "../outside"}}, "\"..\" is not allowed");
+        verifyRefused("delete_path", {{"path", "src/../../x"}}, "\"..\" is not allowed");
+        verifyRefused("write_file", {{"path", secret.fileName().toStdString()}, {"content", "x"}}, "outside the workspace");
+        verifyRefused("write_file", {{"path", "escape/secret.txt"}, {"content", "x"}}, "outside the workspace");
+        verifyRefused("delete_path", {{"path", "escape"}, {"recursive", true}}, "outside the workspace");
+        verifyRefused("edit_file", {{"path", "null"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}}, "outside the workspace");
+        verifyRefused("write_file", {{"path", std::string("src/a\0b", 7)}, {"content", "x"}}, "NUL byte");
+        verifyRefused("move_path", {{"from", "src/app.txt"}, {"to", "escape/app.txt"}}, "outside the workspace");
+        verifyRefused("run_command", {{"argv", {"ls"}}, {"cwd", "escape"}}, "outside the workspace");
+        QCOMPARE(result(call("read_file", {{"arguments", {{"path", "escape/secret.txt"}}}})).value("isError", false), true);
+        QVERIFY(QFile::exists(secret.fileName()));
+        QFile s(secret.fileName());
+        QVERIFY(s.open(QIODevice::ReadOnly));
+        QCOMPARE(s.readAll(), QByteArray("secret"));
+    }
+    void binaryAndOversizedFiles()
+    {
+        write(QStringLiteral("img.bin"), QByteArray("\x89PNG\0\0\x01", 7));
+        std::string state;
+        const Operation card = ask("write_file", {{"path", "img.bin"}, {"content", "text now"}}, &state);
+        QCOMPARE(card.plan.diff, QStringLiteral("binary, 7 bytes → 8 bytes"));
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        verifyRefused("edit_file", {{"path", "img.bin"}, {"edits", {{{"oldText", "P"}, {"newText", "Q"}}}}}, "is binary");
+        write(QStringLiteral("big.txt"), QByteArray(5 * 1024 * 1024, 'a'));
+        verifyRefused("edit_file", {{"path", "big.txt"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}}, "over the");
+    }
+};
+
+QTEST_GUILESS_MAIN(WorkspaceToolsTest)
+#include "workspacetools_test.moc"
