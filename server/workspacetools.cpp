@@ -124,7 +124,7 @@ public:
         Plan p;
         p.title = QStringLiteral("Read %1").arg(shown(m_ws, path.value()));
         p.prompt = p.title + QLatin1Char('?');
-        p.targets = {path.value()};
+        p.targets = {shown(m_ws, path.value())}; // what the human types to confirm
         p.blastRadius = {{"bytes", QFileInfo(path.value()).size()}, {"irreversible", false}};
         p.risk = Risk::Low;
         return p;
@@ -166,7 +166,7 @@ public:
         Plan p;
         p.title = QStringLiteral("List %1").arg(shown(m_ws, path.value()));
         p.prompt = p.title + QLatin1Char('?');
-        p.targets = {path.value()};
+        p.targets = {shown(m_ws, path.value())}; // what the human types to confirm
         p.blastRadius = {{"irreversible", false}};
         p.risk = Risk::Low;
         return p;
@@ -201,7 +201,7 @@ Result<Plan> diffPlan(const Workspace &ws, const QString &resolved, const QByteA
     Plan p;
     const QString rel = shown(ws, resolved);
     p.title = QStringLiteral("%1 %2").arg(verb, rel);
-    p.targets = {resolved};
+    p.targets = {rel};
     if (Git::looksBinary(before) || Git::looksBinary(after)) {
         p.diff = QStringLiteral("binary, %1 bytes → %2 bytes").arg(before.size()).arg(after.size());
     } else {
@@ -382,7 +382,7 @@ public:
         const Git::LossReport lost = Git::lossReport(files);
         Plan p;
         p.title = QStringLiteral("Delete %1").arg(shown(m_ws, path.value()));
-        p.targets = {path.value()};
+        p.targets = {shown(m_ws, path.value())}; // what the human types to confirm
         QStringList lines;
         for (qsizetype i = 0; i < files.size() && i < kMaxListed; ++i) {
             QString mark;
@@ -450,7 +450,7 @@ public:
             return failure(QStringLiteral("%1 is an existing folder; name the new path itself").arg(str(args, "to")));
         Plan p;
         p.title = QStringLiteral("Move %1 to %2").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
-        p.targets = {from.value(), to.value()};
+        p.targets = {shown(m_ws, from.value()), shown(m_ws, to.value())};
         const bool overwrites = target.exists();
         p.diff = QStringLiteral("rename from %1\nrename to %2\n").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
         if (overwrites)
@@ -524,7 +524,7 @@ public:
         p.title = QStringLiteral("Run %1").arg(argv.first());
         p.diff = QStringLiteral("$ %1\n(in %2; no shell: each argument is passed as is)\n")
                      .arg(quoted(argv), shown(m_ws, cwd.value()));
-        p.targets = {argv.join(QLatin1Char(' '))};
+        p.targets = {argv.first()}; // the program: what the human types to confirm
         p.summary = QStringLiteral("argv %1 in %2").arg(quoted(argv), cwd.value());
         p.prompt = QStringLiteral("Run %1?").arg(quoted(argv));
         p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};

@@ -30,6 +30,7 @@ const plan = ['sh', '-c', 'printf \'{"summary":"delete %s","targets":["%s"],"dif
 const action = (name, apply) => ({ name, title: `Delete a directory (${name})`, inputSchema: dirSchema, plan, apply, workingDirectory: work, risk: 'medium' });
 const config = {
     pollWindowSeconds: 2,
+    workspaceRoots: [path.join(work, 'ws')],
     actions: [
         action('delete_dir', ['sh', '-c', 'echo run >> runs-delete_dir; rm -r "$1"', 'apply', '{dir}']),
         action('delete_counted', ['sh', '-c', 'echo run >> runs-delete_counted; sleep 0.5; rm -r "$1"', 'apply', '{dir}']),
@@ -51,6 +52,9 @@ async function rawCall(server, name, args, requestState, id = 1) {
     return response.json();
 }
 
+mkdirSync(path.join(work, 'ws', 'src'), { recursive: true });
+writeFileSync(path.join(work, 'ws', 'src', 'main.c'), 'int main(void)\n{\n    return 1;\n}\n');
+writeFileSync(path.join(work, 'ws', 'scratch.txt'), 'notes\n');
 let server = await startCountersign(binary, { config, tokenName: 'agent' });
 try {
     await check('TS client: approved in the console, the directory is deleted once, with a receipt that verifies', async () => {
@@ -100,6 +104,39 @@ try {
         assert.match(result.content[0].text, /Declined by console:test-host: not on a Friday/);
         assert.ok(existsSync(path.join(work, 'victim-b', 'sub', 'f.txt')), 'the directory is untouched');
         assert.equal(runs('runs-delete_dir'), 1);
+        await client.close();
+    });
+
+    await check('TS client: edit_file shows the real diff on the card and edits exactly that after approval', async () => {
+        const client = new Client({ name: 'gate-flow-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+        await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+        const pending = client.callTool({ name: 'edit_file', arguments: { path: 'src/main.c', edits: [{ oldText: 'return 1;', newText: 'return 0;' }] } });
+        let cards = [];
+        for (let i = 0; i < 100 && cards.length === 0; i++) { cards = await decide(server, 'list'); if (!cards.length) await new Promise((r) => setTimeout(r, 50)); }
+        assert.equal(cards.length, 1);
+        assert.match(cards[0].diff, /-    return 1;\n\+    return 0;/);
+        assert.equal(readFileSync(path.join(work, 'ws', 'src', 'main.c'), 'utf8').includes('return 1;'), true, 'untouched before approval');
+        await decide(server, 'approve');
+        const result = await pending;
+        assert.notEqual(result.isError, true, JSON.stringify(result));
+        assert.equal(readFileSync(path.join(work, 'ws', 'src', 'main.c'), 'utf8'), 'int main(void)\n{\n    return 0;\n}\n');
+        assert.ok(result._meta['dev.countersign/receipt']);
+        await client.close();
+    });
+
+    await check('TS client: delete_path outside git is high risk and needs the typed name; the file goes after approval', async () => {
+        const client = new Client({ name: 'gate-flow-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+        await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+        const pending = client.callTool({ name: 'delete_path', arguments: { path: 'scratch.txt' } });
+        await assert.rejects(decide(server, 'approve', '--typed', 'wrong', '--wait-ms', '10000'), /type ".*scratch.txt" to approve a high-risk/);
+        assert.ok(existsSync(path.join(work, 'ws', 'scratch.txt')));
+        await decide(server, 'approve');
+        const result = await pending;
+        assert.notEqual(result.isError, true, JSON.stringify(result));
+        assert.ok(!existsSync(path.join(work, 'ws', 'scratch.txt')));
+        const refused = await client.callTool({ name: 'delete_path', arguments: { path: '../runs-delete_dir' } });
+        assert.equal(refused.isError, true);
+        assert.match(refused.content[0].text, /"\.\." is not allowed/);
         await client.close();
     });
 
