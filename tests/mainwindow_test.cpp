@@ -56,6 +56,7 @@ private:
         op.plan.risk = risk;
         op.plan.blastRadius = {{"instances", 3}, {"irreversible", risk >= Risk::High}};
         op.planDigest = op.plan.digest();
+        op.rule = QStringLiteral("no rule matched: default ask");
         op.createdMs = m_clock.nowMs() + m_next; // newest last
         op.expiresMs = m_clock.nowMs() + 300'000;
         if (!m_store->recordOperation(op).ok())
@@ -110,6 +111,7 @@ private Q_SLOTS:
         QCOMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("web-1"));
         QVERIFY(find<QLabel>("cardBlastRadius")->text().contains(QLatin1String("instances: 3")));
         QCOMPARE(find<QLabel>("cardRisk")->text(), QStringLiteral("Medium risk"));
+        QCOMPARE(find<QLabel>("cardRule")->text(), QStringLiteral("no rule matched: default ask"));
         QCOMPARE(find<QLabel>("cardCountdown")->text(), QStringLiteral("Expires in 5:00"));
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (1 pending)"));
         park(Risk::Low, QStringLiteral("scale"), QStringLiteral("api"));

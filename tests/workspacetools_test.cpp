@@ -16,6 +16,7 @@
 #include "workspacetools.h"
 
 #include <git2.h>
+#include <sys/stat.h>
 
 #include <QDir>
 #include <QFile>
@@ -285,6 +286,9 @@ private Q_SLOTS:
         verifyRefused("write_file", {{"path", std::string("src/a\0b", 7)}, {"content", "x"}}, "NUL byte");
         verifyRefused("move_path", {{"from", "src/app.txt"}, {"to", "escape/app.txt"}}, "outside the workspace");
         verifyRefused("run_command", {{"argv", {"ls"}}, {"cwd", "escape"}}, "outside the workspace");
+        QVERIFY(::mkfifo(QFile::encodeName(path(QStringLiteral("pipe"))).constData(), 0600) == 0);
+        verifyRefused("write_file", {{"path", "pipe"}, {"content", "x"}}, "not a regular file or folder");
+        verifyRefused("delete_path", {{"path", "pipe"}}, "not a regular file or folder");
         QCOMPARE(result(call("read_file", {{"arguments", {{"path", "escape/secret.txt"}}}})).value("isError", false), true);
         QVERIFY(QFile::exists(secret.fileName()));
         QFile s(secret.fileName());

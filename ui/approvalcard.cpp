@@ -73,6 +73,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     new DiffHighlighter(m_diff->document(), dark);
     m_targets = label(this, "cardTargets");
     m_blast = label(this, "cardBlastRadius");
+    m_rule = label(this, "cardRule");
     m_arguments = new QPlainTextEdit(this);
     m_arguments->setObjectName(QStringLiteral("cardArguments"));
     m_arguments->setReadOnly(true);
@@ -100,6 +101,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     auto *details = new QFormLayout;
     details->addRow(tr("Targets"), m_targets);
     details->addRow(tr("Blast radius"), m_blast);
+    details->addRow(tr("Rule"), m_rule);
     details->addRow(tr("Arguments"), m_arguments);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_reason, 1);
@@ -152,6 +154,7 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_diff->setPlainText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff);
     m_targets->setText(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n')));
     m_blast->setText(blastRadiusText(plan.blastRadius));
+    m_rule->setText(operation.rule.isEmpty() ? tr("(none)") : operation.rule);
     m_arguments->setPlainText(QString::fromStdString(operation.arguments.dump(2)));
     const bool typed = ApprovalQueue::needsTypedConfirmation(operation);
     m_confirmLabel->setVisible(typed);

@@ -49,6 +49,7 @@ private:
     QPlainTextEdit *m_diff = nullptr;
     QLabel *m_targets = nullptr;
     QLabel *m_blast = nullptr;
+    QLabel *m_rule = nullptr;
     QPlainTextEdit *m_arguments = nullptr;
     QLabel *m_confirmLabel = nullptr;
     QLineEdit *m_confirm = nullptr;
