@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
 # is already there. Used by packaging/run.sh and tests/run.sh (which passes --tests for what only the
-# tests need: a D-Bus session and a Secret Service for the keychain test).
+# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets).
 set -euo pipefail
 
 packages=(
@@ -11,7 +11,7 @@ packages=(
     nodejs npm
 )
 if [[ ${1:-} == --tests ]]; then
-    packages+=(dbus dbus-user-session gnome-keyring)
+    packages+=(dbus dbus-user-session gnome-keyring clang)
 fi
 missing=()
 for p in "${packages[@]}"; do

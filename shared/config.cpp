@@ -66,6 +66,9 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                                .arg(fileName)
                                .arg(lineOfOffset(text, static_cast<qsizetype>(e.byte) - 1))
                                .arg(QString::fromUtf8(e.what())));
+        } catch (const json::exception &e) {
+            // A number too large for a double (found by fuzz_config) is out_of_range, not parse_error.
+            return failure(QStringLiteral("%1: invalid JSON: %2").arg(fileName, QString::fromUtf8(e.what())));
         }
         return failure(QStringLiteral("%1: invalid JSON").arg(fileName));
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need (apt packages; npm packages pinned by tests/peer/package-lock.json),
-# builds with warnings as errors and runs every test with ctest, the peer and conformance tests included.
+# builds with warnings as errors and runs every test with ctest, the peer and conformance tests included,
+# then builds the fuzz targets with clang and runs each for a bounded time.
 # Extra arguments go to ctest (for example -L peer, or -R dispatcher).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,3 +10,7 @@ packaging/install-deps.sh --tests
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 ctest --preset ci --timeout 1500 "$@"
+# The libFuzzer targets (clang, ASan, UBSan), each for a bounded time from its seed corpus.
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+ctest --preset fuzz --timeout 900

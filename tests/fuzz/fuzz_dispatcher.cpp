@@ -1,0 +1,42 @@
+// libFuzzer target: JSON bodies (duplicate keys, depth) and the JSON-RPC dispatcher without
+// sockets. Every message that parses must get exactly one well-formed answer (or a 202).
+#include "dispatcher.h"
+#include "jsonbody.h"
+#include "statustool.h"
+#include "toolregistry.h"
+
+#include <cstdint>
+#include <cstdlib>
+
+using namespace Countersign;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static ToolRegistry tools;
+    static bool once = [] {
+        tools.add(std::make_unique<StatusTool>(QStringLiteral("fuzz")));
+        return true;
+    }();
+    (void)once;
+    static Dispatcher dispatcher(tools, {QStringLiteral("countersign"), QStringLiteral("fuzz"), {}});
+    auto parsed = JsonBody::parse(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)));
+    if (!parsed)
+        return 0;
+    int answers = 0;
+    dispatcher.dispatch(parsed.value(), CallContext{Principal{1, QStringLiteral("fuzz")}, Transport::Http},
+                        [&answers](Reply reply) {
+                            ++answers;
+                            if (reply.body) {
+                                const auto &b = *reply.body;
+                                if (!b.is_object() || b.value("jsonrpc", "") != "2.0" ||
+                                    (b.contains("result") == b.contains("error")))
+                                    std::abort();
+                                (void)b.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+                            } else if (reply.httpStatus != 202) {
+                                std::abort();
+                            }
+                        });
+    if (answers != 1)
+        std::abort();
+    return 0;
+}
