@@ -57,6 +57,11 @@ HttpParser::State HttpParser::feed(const QByteArray &bytes)
             m_buffer.remove(0, 2);
         const qsizetype headEnd = m_buffer.indexOf("\r\n\r\n");
         if (headEnd < 0) {
+            // A bare LF is refused as soon as it arrives, not after the head would have ended.
+            for (qsizetype at = m_buffer.indexOf('\n'); at >= 0; at = m_buffer.indexOf('\n', at + 1)) {
+                if (at == 0 || m_buffer[at - 1] != '\r')
+                    return fail(400, QStringLiteral("bare LF in the request head"));
+            }
             if (m_buffer.size() > kMaxHeaderBytes)
                 return fail(431, QStringLiteral("request head larger than %1 bytes").arg(kMaxHeaderBytes));
             return State::NeedMore;
