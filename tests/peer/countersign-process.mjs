@@ -27,8 +27,10 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
         });
         child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
     });
+    // More connections (tokens) on the same data folder, for tests that act as many clients.
+    const addToken = (name) => execFileSync(binary, ['token', 'add', name, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
     return {
-        url, token, dir, dataDir, child,
+        url, token, dir, dataDir, child, addToken,
         stderr: () => stderr,
         // SIGKILL, as a crash: no clean-up runs; the folder stays for a restart.
         async crash() {
