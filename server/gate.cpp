@@ -134,6 +134,25 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
 
 // ---- first pass ------------------------------------------------------------------------------
 
+Operation Gate::settledByRule(const Request &request, const QString &rule, Operation::Status status) const
+{
+    Operation op;
+    op.nonce = randomNonce();
+    op.tool = request.action->name();
+    op.principal = request.principal.name;
+    op.clientInfo = request.envelope.clientInfo.is_object() ? request.envelope.clientInfo : json::object();
+    op.arguments = request.arguments;
+    op.argsDigest = request.argsDigest;
+    op.plan.title = op.tool;
+    op.plan.risk = Risk::Low;
+    op.planDigest = op.plan.digest();
+    op.rule = rule;
+    op.traceparent = request.envelope.traceparent;
+    op.createdMs = op.expiresMs = m_clock.nowMs();
+    op.status = status;
+    return op;
+}
+
 void Gate::firstPass(const RequestPtr &request, ToolDone done)
 {
     const QString name = request->action->name();
@@ -141,19 +160,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
     if (verdict.verdict == Verdict::Allow)
         return runAllowed(request, verdict.rule, std::move(done));
     if (verdict.verdict == Verdict::Deny) {
-        Operation op;
-        op.nonce = randomNonce();
-        op.tool = name;
-        op.principal = request->principal.name;
-        op.clientInfo = request->envelope.clientInfo.is_object() ? request->envelope.clientInfo : json::object();
-        op.arguments = request->arguments;
-        op.argsDigest = request->argsDigest;
-        op.plan.title = name;
-        op.planDigest = op.plan.digest();
-        op.rule = verdict.rule;
-        op.traceparent = request->envelope.traceparent;
-        op.createdMs = op.expiresMs = m_clock.nowMs();
-        op.status = Operation::Status::Denied;
+        const Operation op = settledByRule(*request, verdict.rule, Operation::Status::Denied);
         if (auto stored = m_store.recordOperation(op); !stored)
             return done(storeFailure(stored.error()));
         return done(textResult(QStringLiteral("Denied by Countersign policy (%1)%2. Nothing was run.")
@@ -237,20 +244,7 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
 
 void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone done)
 {
-    Operation op;
-    op.nonce = randomNonce();
-    op.tool = request->action->name();
-    op.principal = request->principal.name;
-    op.clientInfo = request->envelope.clientInfo.is_object() ? request->envelope.clientInfo : json::object();
-    op.arguments = request->arguments;
-    op.argsDigest = request->argsDigest;
-    op.plan.title = op.tool;
-    op.plan.risk = Risk::Low;
-    op.planDigest = op.plan.digest();
-    op.rule = rule;
-    op.traceparent = request->envelope.traceparent;
-    op.createdMs = op.expiresMs = m_clock.nowMs();
-    op.status = Operation::Status::Allowed;
+    const Operation op = settledByRule(*request, rule, Operation::Status::Allowed);
     if (auto stored = m_store.recordOperation(op); !stored)
         return done(storeFailure(stored.error()));
     auto claimed = m_store.claim(op.nonce);

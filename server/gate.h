@@ -79,6 +79,8 @@ private:
         QTimer *timer = nullptr;
     };
 
+    // The record of a call a rule allowed or denied (no ticket, no card).
+    Operation settledByRule(const Request &request, const QString &rule, Operation::Status status) const;
     void firstPass(const RequestPtr &request, ToolDone done);
     void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
     void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);

@@ -105,6 +105,21 @@ protected:
 
 // ---- read_file, list_directory: allowed by default ------------------------------------------------
 
+// Their plan, for when a rule makes them ask: the path, nothing changes.
+Result<Plan> readOnlyPlan(const Workspace &ws, const json &args, const QString &verb)
+{
+    auto path = ws.resolve(str(args, "path"), Workspace::Must::Exist);
+    if (!path)
+        return failure(path.error());
+    Plan p;
+    p.title = QStringLiteral("%1 %2").arg(verb, shown(ws, path.value()));
+    p.prompt = p.title + QLatin1Char('?');
+    p.targets = {shown(ws, path.value())}; // what the human types to confirm
+    p.blastRadius = {{"bytes", QFileInfo(path.value()).size()}, {"irreversible", false}};
+    p.risk = Risk::Low;
+    return p;
+}
+
 class ReadFile final : public WorkspaceAction
 {
 public:
@@ -116,19 +131,7 @@ public:
                                        {{"path", {{"type", "string"}}}}, {"path"}, true, false);
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
-    Result<Plan> planNow(const json &args) const override
-    {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
-        if (!path)
-            return failure(path.error());
-        Plan p;
-        p.title = QStringLiteral("Read %1").arg(shown(m_ws, path.value()));
-        p.prompt = p.title + QLatin1Char('?');
-        p.targets = {shown(m_ws, path.value())}; // what the human types to confirm
-        p.blastRadius = {{"bytes", QFileInfo(path.value()).size()}, {"irreversible", false}};
-        p.risk = Risk::Low;
-        return p;
-    }
+    Result<Plan> planNow(const json &args) const override { return readOnlyPlan(m_ws, args, QStringLiteral("Read")); }
     json applyNow(const json &args) const override
     {
         auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
@@ -158,19 +161,7 @@ public:
                                        {{"path", {{"type", "string"}}}}, {"path"}, true, false);
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
-    Result<Plan> planNow(const json &args) const override
-    {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
-        if (!path)
-            return failure(path.error());
-        Plan p;
-        p.title = QStringLiteral("List %1").arg(shown(m_ws, path.value()));
-        p.prompt = p.title + QLatin1Char('?');
-        p.targets = {shown(m_ws, path.value())}; // what the human types to confirm
-        p.blastRadius = {{"irreversible", false}};
-        p.risk = Risk::Low;
-        return p;
-    }
+    Result<Plan> planNow(const json &args) const override { return readOnlyPlan(m_ws, args, QStringLiteral("List")); }
     json applyNow(const json &args) const override
     {
         auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
