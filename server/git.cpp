@@ -35,7 +35,8 @@ bool looksBinary(const QByteArray &bytes)
 QString unifiedDiff(const QString &path, const QByteArray &before, const QByteArray &after)
 {
     ensureInit();
-    git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+    git_diff_options options;
+    git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION); // the INIT macro leaves fields to the compiler
     options.context_lines = 3;
     git_patch *patch = nullptr;
     const QByteArray oldPath = path.toUtf8(); // libgit2 adds the a/ and b/ prefixes
