@@ -384,17 +384,11 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     if (!mayHold || !notice.isEmpty())
         return done(inputRequired(op, sealed, request->envelope, false, notice));
     const qint64 window = std::min(m_settings.pollWindowMs, ticket.exp - now);
-    QPointer<Gate> self(this);
-    auto doneShared = std::make_shared<ToolDone>(std::move(done));
-    hold(
-        ticket.nonce, window, [self, request, ticket, doneShared] {
-            if (self)
-                self->evaluate(request, ticket, std::move(*doneShared), false);
-        },
-        [self, request, ticket, doneShared] {
-            if (self)
-                self->evaluate(request, ticket, std::move(*doneShared), false);
-        });
+    // Woken by a decision or at the end of the window, the retry is judged again, without holding.
+    hold(ticket.nonce, window, [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
+        if (self)
+            self->evaluate(request, ticket, std::move(done), false);
+    });
 }
 
 void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
@@ -503,19 +497,12 @@ json Gate::inputRequired(const Operation &op, const QString &sealed, const Envel
 
 // ---- holding retries -------------------------------------------------------------------------
 
-void Gate::hold(const QString &nonce, qint64 ms, std::function<void()> resume, std::function<void()> timedOut)
+void Gate::hold(const QString &nonce, qint64 ms, std::function<void()> resume)
 {
     const quint64 id = ++m_nextWaiter;
     auto *timer = new QTimer(this);
     timer->setSingleShot(true);
-    connect(timer, &QTimer::timeout, this, [this, id, timedOut = std::move(timedOut)] {
-        auto it = m_waiters.find(id);
-        if (it == m_waiters.end())
-            return;
-        it->second.timer->deleteLater();
-        m_waiters.erase(it);
-        timedOut();
-    });
+    connect(timer, &QTimer::timeout, this, [this, id] { finishWaiter(id); });
     m_waiters.emplace(id, Waiter{nonce, std::move(resume), timer});
     timer->start(static_cast<int>(std::clamp<qint64>(ms, 0, 24LL * 3600 * 1000)));
     if (!m_poll.isActive())

@@ -88,7 +88,8 @@ private:
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
     void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
-    void hold(const QString &nonce, qint64 ms, std::function<void()> resume, std::function<void()> timedOut);
+    // Calls resume once: when wake() names the nonce, or after ms.
+    void hold(const QString &nonce, qint64 ms, std::function<void()> resume);
     void finishWaiter(quint64 id);
     void pollDecisions();
     nlohmann::json inputRequired(const Operation &operation, const QString &sealed, const Envelope &envelope,

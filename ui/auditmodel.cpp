@@ -64,14 +64,19 @@ QString AuditModel::whereClause(QVariantList &bindings) const
     return clauses.isEmpty() ? QString() : QStringLiteral(" WHERE ") + clauses.join(QStringLiteral(" AND "));
 }
 
+QString AuditModel::orderClause() const
+{
+    // The tie-breaker is the creation time, so the (status|tool, created_ms) indexes serve the sort.
+    return QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
+        .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(m_sortColumn, 0, int(Outcome))]),
+             m_sortOrder == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC"));
+}
+
 void AuditModel::refresh()
 {
     QVariantList bindings;
     const QString where = whereClause(bindings);
-    // The tie-breaker is the creation time, so the (status|tool, created_ms) indexes serve the sort.
-    const QString order = QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
-                              .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(m_sortColumn, 0, int(Outcome))]),
-                                   m_sortOrder == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC"));
+    const QString order = orderClause();
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
     query.setForwardOnly(false);
     query.prepare(QLatin1String(StoreSql::kAuditViewSelect) + where + order);
@@ -151,10 +156,7 @@ QStringList AuditModel::filteredIds() const
     const QString where = whereClause(bindings);
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
     query.setForwardOnly(true);
-    query.prepare(QLatin1String(StoreSql::kAuditViewSelect) + where +
-                  QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
-                      .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(m_sortColumn, 0, int(Outcome))]),
-                           m_sortOrder == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC")));
+    query.prepare(QLatin1String(StoreSql::kAuditViewSelect) + where + orderClause());
     for (const QVariant &value : bindings)
         query.addBindValue(value);
     QStringList ids;

@@ -58,6 +58,7 @@ public:
 
 private:
     QString whereClause(QVariantList &bindings) const;
+    QString orderClause() const;
 
     QString m_connectionName;
     AuditFilter m_filter;
