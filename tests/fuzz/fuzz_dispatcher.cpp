@@ -1,9 +1,7 @@
 // libFuzzer target: JSON bodies (duplicate keys, depth) and the JSON-RPC dispatcher without
 // sockets. Every message that parses must get exactly one well-formed answer (or a 202).
-#include "dispatcher.h"
+#include "fuzzdispatcher.h"
 #include "jsonbody.h"
-#include "statustool.h"
-#include "toolregistry.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -12,13 +10,7 @@ using namespace Countersign;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static ToolRegistry tools;
-    static bool once = [] {
-        tools.add(std::make_unique<StatusTool>(QStringLiteral("fuzz")));
-        return true;
-    }();
-    (void)once;
-    static Dispatcher dispatcher(tools, {QStringLiteral("countersign"), QStringLiteral("fuzz"), {}});
+    const Dispatcher &dispatcher = fuzzDispatcher();
     auto parsed = JsonBody::parse(QByteArray(reinterpret_cast<const char *>(data), qsizetype(size)));
     if (!parsed)
         return 0;

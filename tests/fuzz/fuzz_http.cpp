@@ -1,12 +1,10 @@
 // libFuzzer target: the HTTP request parser and the /mcp endpoint behind it (Host/Origin/auth/
 // content-type checks, JSON body, envelope, MCP header checks, dispatch). The input is split into
 // chunks at the positions its first byte picks, as a socket would deliver it.
-#include "dispatcher.h"
+#include "fuzzdispatcher.h"
 #include "headerchecks.h"
 #include "httpparser.h"
 #include "mcphttpendpoint.h"
-#include "statustool.h"
-#include "toolregistry.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -15,14 +13,7 @@ using namespace Countersign;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static ToolRegistry tools;
-    static bool once = [] {
-        tools.add(std::make_unique<StatusTool>(QStringLiteral("fuzz")));
-        return true;
-    }();
-    (void)once;
-    static Dispatcher dispatcher(tools, {QStringLiteral("countersign"), QStringLiteral("fuzz"), {}});
-    static McpHttpEndpoint endpoint(dispatcher, [](const QByteArray &token) -> std::optional<Principal> {
+    static McpHttpEndpoint endpoint(fuzzDispatcher(), [](const QByteArray &token) -> std::optional<Principal> {
         if (token == "cs_fuzz")
             return Principal{1, QStringLiteral("fuzz")};
         return std::nullopt;
