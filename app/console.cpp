@@ -102,7 +102,8 @@ MainWindow *Console::window() const
     return m_parts->window.get();
 }
 
-Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl)
+Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
+                                                 const std::function<void(McpServer *)> &wireServer)
 {
     std::unique_ptr<Console> console(new Console);
     Parts &p = *console->m_parts;
@@ -147,6 +148,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl)
         p.stdioServer = std::make_unique<McpServer>(config.value(), databasePath, p.keys);
         connectQueue(p.stdioServer.get(), p.queue.get());
         followConfig(p.watcher.get(), p.stdioServer.get());
+        if (wireServer)
+            wireServer(p.stdioServer.get());
         if (auto started = p.stdioServer->start(false); !started)
             return failure(started.error());
         p.transport = std::make_unique<StdioTransport>(p.stdioServer->dispatcher(), Principal{0, QStringLiteral("stdio")});
@@ -156,9 +159,11 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl)
     }
 
     p.server = std::make_unique<ServerThread>(config.value(), databasePath, p.keys);
-    auto port = p.server->start([&p](McpServer *s) {
+    auto port = p.server->start([&p, &wireServer](McpServer *s) {
         connectQueue(s, p.queue.get());
         followConfig(p.watcher.get(), s);
+        if (wireServer)
+            wireServer(s);
     });
     if (!port)
         return failure(port.error());

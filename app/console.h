@@ -4,12 +4,14 @@
 
 #include <QString>
 
+#include <functional>
 #include <memory>
 
 namespace Countersign {
 
 class ApprovalQueue;
 class MainWindow;
+class McpServer;
 struct CommandLine;
 
 // The running app for the window, --headless and --stdio modes: configuration (watched), keys,
@@ -18,7 +20,11 @@ struct CommandLine;
 class Console final
 {
 public:
-    static Result<std::unique_ptr<Console>> start(const CommandLine &cl);
+    // wireServer, if given, is called with the server before it listens (and before it moves to
+    // its thread), after the console has wired it: to observe it, as the crash tests' host does
+    // with McpServer::stepRecorded (a direct connection runs in the server thread).
+    static Result<std::unique_ptr<Console>> start(const CommandLine &cl,
+                                                  const std::function<void(McpServer *)> &wireServer = {});
     ~Console();
     Q_DISABLE_COPY_MOVE(Console)
 

@@ -234,6 +234,7 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
         Q_EMIT retired(supersedes);
     }
     qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
+    Q_EMIT stepRecorded(Step::Minted, op.nonce);
     Q_EMIT parked(op);
     const QString notice = supersedes.isEmpty()
                                ? QString()
@@ -250,11 +251,15 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     auto claimed = m_store.claim(op.nonce);
     if (!claimed || !claimed.value())
         return done(storeFailure(claimed ? QStringLiteral("claim refused") : claimed.error()));
+    Q_EMIT stepRecorded(Step::Claimed, op.nonce);
     QPointer<Gate> self(this);
     request->action->apply(request->arguments, [self, nonce = op.nonce, done = std::move(done)](json result) {
         if (self) {
+            Q_EMIT self->stepRecorded(Step::Applied, nonce);
             if (auto finished = self->m_store.finishClaim(nonce, result); !finished)
                 qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
+            else
+                Q_EMIT self->stepRecorded(Step::Finished, nonce);
         }
         done(std::move(result));
     });
@@ -296,8 +301,9 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             return;
         }
         return done(textResult(
-            QStringLiteral("Outcome unknown: this approved call was started at %1 but Countersign stopped before it "
-                           "finished. It was not run again. Check its target before asking for a new approval.")
+            QStringLiteral("Outcome unknown: this approved call was claimed to run at %1, but Countersign stopped "
+                           "before recording how it ended, so it may or may not have run. It was not run again. "
+                           "Check its target before asking for a new approval.")
                 .arg(QDateTime::fromMSecsSinceEpoch(claim.value()->claimedMs, Qt::UTC).toString(Qt::ISODateWithMs)),
             true));
     }
@@ -363,6 +369,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
                                                           now});
             if (!d)
                 return done(storeFailure(d.error()));
+            Q_EMIT stepRecorded(Step::Decided, ticket.nonce);
             Q_EMIT retired(ticket.nonce);
             return evaluate(request, ticket, std::move(done), false);
         }
@@ -375,6 +382,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
                                                               QStringLiteral("typed confirmation"), now});
                 if (!d)
                     return done(storeFailure(d.error()));
+                Q_EMIT stepRecorded(Step::Decided, ticket.nonce);
                 Q_EMIT retired(ticket.nonce);
                 return evaluate(request, ticket, std::move(done), false);
             }
@@ -421,13 +429,17 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     const qint64 consumedMs = m_clock.nowMs();
     m_running[ticket.nonce].append(std::move(done));
     qCInfo(lcGate) << "running" << ticket.nonce << ticket.op;
+    Q_EMIT stepRecorded(Step::Claimed, ticket.nonce);
     QPointer<Gate> self(this);
     request->action->apply(request->arguments, [self, request, ticket, decision, consumedMs](json result) {
         if (!self)
             return;
+        Q_EMIT self->stepRecorded(Step::Applied, ticket.nonce);
         result = self->receipt(request, ticket, decision, consumedMs, result);
         if (auto finished = self->m_store.finishClaim(ticket.nonce, result); !finished)
             qCWarning(lcGate) << "cannot store the result of" << ticket.nonce << finished.error();
+        else
+            Q_EMIT self->stepRecorded(Step::Finished, ticket.nonce);
         const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
         for (const ToolDone &d : waiting)
             d(result);

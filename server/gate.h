@@ -59,6 +59,14 @@ public:
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = "dev.countersign/receipt";
 
+    // The durable steps of a gated call, each emitted by stepRecorded() right after it is in
+    // SQLite and before the next one starts: Minted (pending operation stored, input_required not
+    // yet sent), Decided (a decision this gate recorded itself: a client's confirmation or
+    // decline), Claimed (the single run claimed, the tool not yet started), Applied (the tool
+    // returned, its result not yet stored) and Finished (result stored, not yet sent).
+    enum class Step { Minted, Decided, Claimed, Applied, Finished };
+    Q_ENUM(Step)
+
 public Q_SLOTS:
     // A decision on this operation was stored (by the console, in this process): answer the
     // retries held for it now rather than at the next poll.
@@ -68,6 +76,7 @@ Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
     // Settled by the server (expired, superseded, confirmed in the client): the card must go.
     void retired(const QString &nonce);
+    void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
 
 private:
     struct Request;

@@ -53,6 +53,7 @@ Result<quint16> McpServer::start(bool listenHttp)
                       Gate::Settings{m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL, {}}, this);
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
+    connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
 
     m_tools = std::make_unique<ToolRegistry>();
     buildTools();

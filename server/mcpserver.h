@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config.h"
+#include "gate.h"
 #include "operation.h"
 #include "result.h"
 #include "serverkeys.h"
@@ -15,7 +16,6 @@ class AuditStore;
 class CommandRunner;
 class Database;
 class Dispatcher;
-class Gate;
 class HttpServer;
 class McpHttpEndpoint;
 class ReceiptSigner;
@@ -57,6 +57,8 @@ Q_SIGNALS:
     void retired(const QString &nonce);
     // Someone opened http://127.0.0.1:PORT/approvals/<nonce> (URL-mode elicitation).
     void revealRequested(const QString &nonce);
+    // The gate's durable steps (Gate::Step), emitted in the server thread.
+    void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
 
 private:
     void buildTools();

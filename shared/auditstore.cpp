@@ -337,7 +337,7 @@ Result<QList<json>> AuditStore::report(bool full)
         if (!claimed)
             outcome = QStringLiteral("not run");
         else if (!finished)
-            outcome = QStringLiteral("unknown (the run never finished)");
+            outcome = QStringLiteral("unknown (no end recorded: still running, or interrupted)");
         else
             outcome = result.value("isError", false) ? QStringLiteral("failed") : QStringLiteral("succeeded");
         json targets = plan.value("targets", json::array());

@@ -166,7 +166,7 @@ private Q_SLOTS:
         QCOMPARE(rows.value().size(), 2);
         QCOMPARE_JSON(rows.value()[0].at("decision"), json("declined"));
         QCOMPARE_JSON(rows.value()[0].at("outcome"), json("not run"));
-        QCOMPARE_JSON(rows.value()[1].at("outcome"), json("unknown (the run never finished)"));
+        QCOMPARE_JSON(rows.value()[1].at("outcome"), json("unknown (no end recorded: still running, or interrupted)"));
         const QByteArray csv = AuditExport::csv(rows.value());
         const QList<QByteArray> lines = csv.split('\n');
         QVERIFY(lines[0].startsWith("time,id,connection,client,tool,targets"));

@@ -191,7 +191,8 @@ void AuditView::showDetail()
     if (auto claim = m_store.claimOf(id); claim && claim.value()) {
         const Claim &c = *claim.value();
         if (!c.finishedMs) {
-            page += tr("<p><b>Outcome unknown:</b> the run started at %1 and never finished.</p>")
+            page += tr("<p><b>Outcome unknown:</b> the run was claimed at %1 and no end is recorded: it is still running, or "
+                           "Countersign stopped during it and it may or may not have run (it is never run again).</p>")
                         .arg(QDateTime::fromMSecsSinceEpoch(c.claimedMs).toString(Qt::ISODate));
         } else {
             const auto meta = c.result.value("_meta", nlohmann::json::object());

@@ -6,8 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-// Pass `restartOf` (a previous server's handle) to start again on the same data folder and token.
-export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf } = {}) {
+// Pass `restartOf` (a previous server's handle) to start again on the same data folder and token,
+// `serverBinary` to serve with another build of the server than `binary` (the crash tests' host),
+// and `env` for more environment variables.
+export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf, serverBinary = binary, env = {} } = {}) {
     const dir = restartOf ? restartOf.dir : mkdtempSync(path.join(tmpdir(), 'countersign-peer-'));
     const dataDir = path.join(dir, 'data');
     const configPath = path.join(dir, 'config.json');
@@ -15,8 +17,10 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
     const token = restartOf ? restartOf.token
         : execFileSync(binary, ['token', 'add', tokenName, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] })
             .toString().trim();
-    const child = spawn(binary, ['--headless', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath],
-        { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(serverBinary, ['--headless', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath],
+        { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    // Resolves with { code, signal } whenever the process ends, however it ends.
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     let stderr = '';
     const url = await new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10000);
@@ -30,7 +34,7 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
     // More connections (tokens) on the same data folder, for tests that act as many clients.
     const addToken = (name) => execFileSync(binary, ['token', 'add', name, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
     return {
-        url, token, dir, dataDir, child, addToken,
+        url, token, dir, dataDir, child, addToken, exited,
         stderr: () => stderr,
         // SIGKILL, as a crash: no clean-up runs; the folder stays for a restart.
         async crash() {
