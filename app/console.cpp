@@ -17,12 +17,26 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QTemporaryFile>
 
 #include <cstdio>
 
 namespace Countersign {
 
 namespace {
+
+// Every decision is recorded in the data folder before anything runs, so a folder that cannot take
+// a write (read-only, full) is refused at start-up with the reason, rather than call by call.
+Status checkWritable(const QString &dataDir)
+{
+    QTemporaryFile probe(QDir(dataDir).filePath(QStringLiteral(".write-probe-XXXXXX")));
+    const QByteArray block(64 * 1024, '\0');
+    if (!probe.open() || probe.write(block) != block.size() || !probe.flush())
+        return failure(QStringLiteral("the data folder %1 is not writable (%2); Countersign records every decision "
+                                      "there before anything runs, and will not start without it")
+                           .arg(dataDir, probe.errorString()));
+    return success();
+}
 
 // Server → queue: cards parked and retired; queue → server: decisions that wake held retries.
 void connectQueue(McpServer *server, ApprovalQueue *queue)
@@ -119,6 +133,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
     if (!QDir().mkpath(cl.dataDir))
         return failure(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
     QFile::setPermissions(cl.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    if (auto writable = checkWritable(cl.dataDir); !writable)
+        return failure(writable.error());
     auto keys = loadServerKeys(config.value(), cl.dataDir);
     if (!keys)
         return failure(QStringLiteral("cannot load the server keys: %1").arg(keys.error()));

@@ -6,6 +6,7 @@
 #include "receipt.h"
 
 #include <QDir>
+#include <QFile>
 #include <QSaveFile>
 
 namespace Countersign {
@@ -24,9 +25,12 @@ Result<ServerKeys> loadServerKeys(const Config &config, const QString &dataDir)
     if (!keys)
         return keys;
     const ReceiptSigner signer(keys.value().signingSeed);
+    const QByteArray published = signer.publicKey().toBase64() + '\n';
+    if (QFile current(receiptPublicKeyPath(dataDir)); current.open(QIODevice::ReadOnly) && current.readAll() == published)
+        return keys;
     QSaveFile pub(receiptPublicKeyPath(dataDir));
-    if (!pub.open(QIODevice::WriteOnly) || pub.write(signer.publicKey().toBase64() + '\n') < 0 || !pub.commit())
-        return failure(QStringLiteral("cannot write %1").arg(receiptPublicKeyPath(dataDir)));
+    if (!pub.open(QIODevice::WriteOnly) || pub.write(published) < 0 || !pub.commit())
+        return failure(QStringLiteral("cannot write %1: %2").arg(receiptPublicKeyPath(dataDir), pub.errorString()));
     return keys;
 }
 

@@ -18,6 +18,12 @@ QString nextConnectionName()
     static QAtomicInteger<quint64> counter;
     return QStringLiteral("countersign-%1").arg(counter.fetchAndAddRelaxed(1));
 }
+
+// SQLite's own words ("database or disk is full"), without the driver's "Unable to fetch row".
+QString sqliteMessage(const QSqlError &error)
+{
+    return error.databaseText().isEmpty() ? error.text() : error.databaseText();
+}
 } // namespace
 
 Database::Database(QString connectionName, QString path)
@@ -58,6 +64,11 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path)
     }
     if (auto migrated = database->migrate(); !migrated)
         return failure(migrated.error());
+    // SQLite opens a file it may not write read-only, and every later write would fail: refuse now.
+    if (auto probe = database->exec(StoreSql::kBeginImmediate); !probe)
+        return failure(QStringLiteral("the database %1 cannot be written (%2)").arg(path, probe.error()));
+    if (auto rolledBack = database->exec(StoreSql::kRollback); !rolledBack)
+        return failure(rolledBack.error());
     return database;
 }
 
@@ -69,7 +80,7 @@ Result<QSqlQuery> Database::exec(const char *sql, const QVariantList &bindings)
     for (const QVariant &value : bindings)
         query.addBindValue(value);
     if (!query.exec())
-        return failure(QStringLiteral("database error: %1").arg(query.lastError().text()));
+        return failure(QStringLiteral("database error: %1").arg(sqliteMessage(query.lastError())));
     return query;
 }
 
@@ -84,7 +95,7 @@ Status Database::commit()
 {
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     if (!db.commit())
-        return failure(QStringLiteral("database error (commit): %1").arg(db.lastError().text()));
+        return failure(QStringLiteral("database error (commit): %1").arg(sqliteMessage(db.lastError())));
     return success();
 }
 

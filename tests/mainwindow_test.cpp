@@ -120,6 +120,23 @@ private Q_SLOTS:
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (2 pending)"));
         Q_UNUSED(op)
     }
+    void approve_whenTheDatabaseRefusesWrites_grantsNothing_andSaysWhy()
+    {
+        const Operation op = park();
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QVERIFY(m_db->exec("PRAGMA query_only=ON").ok()); // every write now fails, as on a read-only file
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        QTRY_VERIFY(find<QLabel>("cardError")->isVisible());
+        QVERIFY2(find<QLabel>("cardError")->text().contains(QLatin1String("readonly")),
+                 qPrintable(find<QLabel>("cardError")->text()));
+        QVERIFY(!decisionOf(op.nonce));
+        QCOMPARE(find<QListWidget>("pendingList")->count(), 1);
+        QCOMPARE(m_queue->pending().size(), 1);
+        QVERIFY(m_db->exec("PRAGMA query_only=OFF").ok());
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
+    }
     void clickingApprove_decides_andTheCardLeaves()
     {
         const Operation op = park();

@@ -21,21 +21,13 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
         { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
     // Resolves with { code, signal } whenever the process ends, however it ends.
     const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    let stderr = '';
-    const url = await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10000);
-        child.stderr.on('data', (chunk) => {
-            stderr += chunk;
-            const m = /countersign: listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-            if (m) { clearTimeout(timer); resolve(m[1]); }
-        });
-        child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
-    });
+    const listening = await waitForListening(child);
+    const url = listening.url;
     // More connections (tokens) on the same data folder, for tests that act as many clients.
     const addToken = (name) => execFileSync(binary, ['token', 'add', name, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
     return {
         url, token, dir, dataDir, child, addToken, exited,
-        stderr: () => stderr,
+        stderr: listening.stderr,
         // SIGKILL, as a crash: no clean-up runs; the folder stays for a restart.
         async crash() {
             child.removeAllListeners('exit');
@@ -51,4 +43,20 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
             rmSync(dir, { recursive: true, force: true });
         },
     };
+}
+
+// The URL a starting server prints on stderr ("countersign: listening on URL"), within 10 s; and
+// everything it has written to stderr so far.
+export async function waitForListening(child) {
+    let stderr = '';
+    const url = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line within 10 s; stderr: ${stderr}`)), 10000);
+        child.stderr.on('data', (chunk) => {
+            stderr += chunk;
+            const m = /countersign: listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+            if (m) { clearTimeout(timer); resolve(m[1]); }
+        });
+        child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
+    });
+    return { url, stderr: () => stderr };
 }
