@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startCountersign } from './countersign-process.mjs';
+import { check, exitWithSummary } from './checks.mjs';
 
 const [binary, crashHost, decideBinary] = process.argv.slice(2);
 if (!binary || !crashHost || !decideBinary) {
@@ -21,11 +22,6 @@ if (!binary || !crashHost || !decideBinary) {
 }
 const run = promisify(execFile);
 
-const results = [];
-async function check(name, fn) {
-    try { await fn(); results.push([name, true]); console.log(`ok   ${name}`); }
-    catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e?.stack ?? e}`); }
-}
 
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-crash-'));
 const runsFile = path.join(work, 'runs');
@@ -225,7 +221,4 @@ try {
     rmSync(work, { recursive: true, force: true });
 }
 
-const passed = results.filter(([, ok]) => ok).length;
-const failed = results.length - passed;
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+exitWithSummary();

@@ -11,16 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startCountersign } from './countersign-process.mjs';
+import { check, exitWithSummary } from './checks.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: gate-flow.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
 const run = promisify(execFile);
 
-const results = [];
-async function check(name, fn) {
-    try { await fn(); results.push([name, true]); console.log(`ok   ${name}`); }
-    catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e?.stack ?? e}`); }
-}
 
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-gate-'));
 const runs = (name) => { const f = path.join(work, name); return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).length : 0; };
@@ -190,7 +186,4 @@ try {
     rmSync(work, { recursive: true, force: true });
 }
 
-const passed = results.filter(([, ok]) => ok).length;
-const failed = results.length - passed;
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+exitWithSummary();

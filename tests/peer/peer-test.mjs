@@ -5,15 +5,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import assert from 'node:assert/strict';
 import { startCountersign } from './countersign-process.mjs';
+import { check, exitWithSummary } from './checks.mjs';
 
 const binary = process.argv[2];
 if (!binary) { console.error('usage: peer-test.mjs COUNTERSIGN_BINARY'); process.exit(1); }
 
-const results = [];
-async function check(name, fn) {
-    try { await fn(); results.push([name, true]); console.log(`ok   ${name}`); }
-    catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e?.stack ?? e}`); }
-}
 
 function newClient(capabilities = {}) {
     return new Client({ name: 'countersign-peer-test', version: '1.0.0' },
@@ -78,7 +74,4 @@ try {
     await server.stop();
 }
 
-const passed = results.filter(([, ok]) => ok).length;
-const failed = results.length - passed;
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+exitWithSummary();

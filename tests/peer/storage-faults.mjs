@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { waitForListening } from './countersign-process.mjs';
+import { check, exitWithSummary } from './checks.mjs';
 
 if (process.argv.length < 4) { console.error('usage: storage-faults.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
 const [binary, decideBinary] = process.argv.slice(2).map((p) => path.resolve(p)); // nsenter runs them elsewhere
@@ -28,11 +29,6 @@ try {
 }
 const run = promisify(execFile);
 
-const results = [];
-async function check(name, fn) {
-    try { await fn(); results.push([name, true]); console.log(`ok   ${name}`); }
-    catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e?.stack ?? e}`); }
-}
 
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-storage-'));
 const victims = path.join(work, 'victims');
@@ -170,7 +166,4 @@ try {
     rmSync(work, { recursive: true, force: true });
 }
 
-const passed = results.filter(([, ok]) => ok).length;
-const failed = results.length - passed;
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+exitWithSummary();
