@@ -16,8 +16,10 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QEvent>
 #include <QFile>
 #include <QTemporaryFile>
+#include <QWindow>
 
 #include <cstdio>
 
@@ -37,6 +39,24 @@ Status checkWritable(const QString &dataDir)
                            .arg(dataDir, probe.errorString()));
     return success();
 }
+
+// Says once on stderr that the window is on screen (exposed): the start-up benchmark
+// (tests/bench/startup.mjs) times the process up to this line.
+class ShownAnnouncer final : public QObject
+{
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        auto *window = qobject_cast<QWindow *>(watched);
+        if (event->type() == QEvent::Expose && window && window->isExposed()) {
+            std::fprintf(stderr, "countersign: window shown\n");
+            std::fflush(stderr);
+            window->removeEventFilter(this);
+        }
+        return false;
+    }
+};
 
 // Server → queue: cards parked and retired; queue → server: decisions that wake held retries.
 void connectQueue(McpServer *server, ApprovalQueue *queue)
@@ -201,6 +221,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
             w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
         });
         w->showTab(cl.show);
+        (void)w->winId(); // creates the native window now, so the announcer sees its first expose
+        w->windowHandle()->installEventFilter(new ShownAnnouncer(w));
         w->show();
     }
     return console;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
-# is already there. Used by packaging/run.sh and tests/run.sh (which passes --tests for what only the
-# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets).
+# is already there. Used by packaging/run.sh, tests/run.sh (which passes --tests for what only the
+# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets)
+# and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
 set -euo pipefail
 
 packages=(
@@ -10,9 +11,13 @@ packages=(
     nlohmann-json3-dev libsodium-dev libgit2-dev
     nodejs npm
 )
-if [[ ${1:-} == --tests ]]; then
-    packages+=(dbus dbus-user-session gnome-keyring clang)
-fi
+for arg in "$@"; do
+    case $arg in
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang) ;;
+        --bench) packages+=(xvfb xauth) ;;
+        *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
+    esac
+done
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the tests need (apt packages; npm packages pinned by tests/peer/package-lock.json),
 # builds with warnings as errors and runs every test with ctest, the peer and conformance tests included,
-# then builds the fuzz targets with clang and runs each for a bounded time.
+# then runs the load test again against an AddressSanitizer build (its clean exit is LeakSanitizer's
+# verdict), then builds the fuzz targets with clang and runs each for a bounded time.
 # Extra arguments go to ctest (for example -L peer, or -R dispatcher).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,10 @@ packaging/install-deps.sh --tests
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 ctest --preset ci --timeout 1500 "$@"
+# The load run on an ASan/UBSan build: errors abort, and a leak makes the server's exit fail the test.
+cmake --preset asan >/dev/null
+cmake --build --preset asan --target countersign
+ctest --preset asan -L load --timeout 1500
 # The libFuzzer targets (clang, ASan, UBSan), each for a bounded time from its seed corpus.
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz

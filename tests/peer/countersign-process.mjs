@@ -35,12 +35,15 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
             child.kill('SIGKILL');
             await exited;
         },
+        // SIGTERM, a clean quit; resolves with { code, signal } (code 0 unless something, a
+        // sanitizer's leak report for one, went wrong on the way out).
         async stop() {
             child.removeAllListeners('exit');
-            const exited = new Promise((resolve) => child.once('exit', resolve));
+            const ended = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
             child.kill('SIGTERM');
-            await exited;
+            const how = await ended;
             rmSync(dir, { recursive: true, force: true });
+            return how;
         },
     };
 }

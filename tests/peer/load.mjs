@@ -3,7 +3,9 @@
 // (countersign_status), gated first passes, and retries of approved tickets (client-mode typed
 // confirmation, so no human is needed), each ticket retried by three clients at once. Checks: no
 // error, every apply ran exactly once per ticket (the apply command counts its runs); prints
-// p50/p99 per kind, calls per second and the server's peak RSS. Bounded: fails past --max-seconds.
+// p50/p99 per kind, calls per second and the server's peak RSS; the server must then quit with code
+// 0 on SIGTERM (run against an AddressSanitizer build, as tests/run.sh does, that exit code is also
+// LeakSanitizer's: no leak). Bounded: fails past --max-seconds.
 //   node load.mjs COUNTERSIGN_BINARY [--clients 200] [--calls 20000] [--max-seconds 600]
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -98,7 +100,7 @@ const lines = existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(B
 const distinct = new Set(lines);
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))].toFixed(1) : '-'; };
 agent.destroy();
-await server.stop();
+const exit = await server.stop();
 rmSync(work, { recursive: true, force: true });
 
 const total = lat.plain.length + lat.first.length + lat.retry.length;
@@ -106,6 +108,10 @@ console.log(`load: ${CLIENTS} clients, ${total} calls in ${seconds.toFixed(1)} s
 for (const [kind, xs] of Object.entries(lat)) console.log(`  ${kind.padEnd(6)} ${String(xs.length).padStart(6)} calls  p50 ${pct(xs, 50).padStart(7)} ms  p99 ${pct(xs, 99).padStart(7)} ms`);
 console.log(`  tickets ${tickets}, apply runs ${lines.length}, distinct ${distinct.size}, errors ${errors.length}`);
 if (errors.length) console.log(`  first errors:\n    ${errors.slice(0, 5).join('\n    ')}`);
-const ok = errors.length === 0 && lines.length === tickets && distinct.size === tickets && total >= CALLS && Date.now() <= deadline;
+// A clean exit code after SIGTERM; under AddressSanitizer this is also LeakSanitizer's verdict.
+console.log(`  server exit after SIGTERM: code ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ''}`);
+if (exit.code !== 0) console.log(`  server stderr (end):\n${server.stderr().slice(-4000)}`);
+const ok = errors.length === 0 && lines.length === tickets && distinct.size === tickets && total >= CALLS && Date.now() <= deadline
+    && exit.code === 0;
 console.log(ok ? 'load ok: zero errors, zero double executions' : 'load FAILED');
 process.exit(ok ? 0 : 1);

@@ -2,7 +2,7 @@
 // Benchmark (prints figures; asserts nothing about speed): the gate's own cost in Countersign,
 // side by side with the same tool on the official TypeScript SDK 2.4.0 server, same machine, same run,
 // same HTTP client (fetch with keep-alive).
-//   node bench-gate.mjs COUNTERSIGN_BINARY [--n 300] [--concurrency 16]
+//   node gate.mjs COUNTERSIGN_BINARY [--n 300] [--concurrency 16]
 // Figures: first pass (plan + ticket + pending record + input_required), retry to receipt (open and
 // check the ticket, typed confirmation, re-plan, claim, apply, receipt), an allowed gated tool
 // (policy, audit rows, claim, apply), and a plain read-only tool; latency p50/p99 one call at a time,
@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCountersign } from './countersign-process.mjs';
+import { startCountersign } from '../peer/countersign-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -20,7 +20,7 @@ const binary = argv[0];
 const opt = (name, d) => { const i = argv.indexOf(`--${name}`); return i > 0 ? Number(argv[i + 1]) : d; };
 const N = opt('n', 300);
 const CONCURRENCY = opt('concurrency', 16);
-if (!binary) { console.error('usage: bench-gate.mjs COUNTERSIGN_BINARY [--n 300] [--concurrency 16]'); process.exit(2); }
+if (!binary) { console.error('usage: gate.mjs COUNTERSIGN_BINARY [--n 300] [--concurrency 16]'); process.exit(2); }
 
 const schema = { type: 'object', properties: { target: { type: 'string' } }, required: ['target'], additionalProperties: false };
 const action = (name) => ({ name, title: name, inputSchema: schema, plan: ['true'], apply: ['true', '{target}'], risk: 'medium' });
@@ -28,7 +28,7 @@ const countersign = await startCountersign(binary, {
     tokenName: 'bench',
     config: { actions: [action('bench_gated'), action('bench_allowed')], rules: [{ tool: 'bench_allowed', decision: 'allow' }], approval: { medium: 'client' } },
 });
-const sdkChild = spawn(process.execPath, [path.join(here, 'sdk-gate-server.mjs'), '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+const sdkChild = spawn(process.execPath, [path.join(here, '..', 'peer', 'sdk-gate-server.mjs'), '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
 const sdkUrl = await new Promise((resolve, reject) => {
     let err = '';
     sdkChild.stderr.on('data', (c) => { err += c; const m = /listening on (\S+)/.exec(err); if (m) resolve(m[1]); });

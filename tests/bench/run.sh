@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every benchmark figure in one command (prints figures; asserts nothing about speed): installs what
+# they need, builds the CI configuration (RelWithDebInfo), then prints
+#   1. the app's start-up time to a shown window and its idle memory (under Xvfb),
+#   2. the gate against the official TypeScript SDK 2.4.0 server, side by side in one run,
+#   3. with --audit-view, the audit view over 100,000 operations as well.
+# Other arguments go to the gate benchmark (for example --n 300 --concurrency 16).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+audit_view=0
+gate_args=()
+for arg in "$@"; do
+    if [[ $arg == --audit-view ]]; then audit_view=1; else gate_args+=("$arg"); fi
+done
+packaging/install-deps.sh --bench
+(cd tests/peer && npm ci --no-audit --no-fund --loglevel=error)
+cmake --preset ci >/dev/null
+cmake --build --preset ci >/dev/null
+binary=build/ci/app/countersign
+echo "== $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr), Qt $(dpkg-query -W -f='${Version}' qt6-base-dev)"
+echo
+xvfb-run -a -s "-screen 0 1280x800x24" node tests/bench/startup.mjs "$binary"
+echo
+node tests/bench/gate.mjs "$binary" "${gate_args[@]}"
+if ((audit_view)); then
+    echo
+    build/ci/tests/countersign-bench-auditview
+fi
