@@ -17,6 +17,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QEvent>
+#include <QEventLoop>
 #include <QFile>
 #include <QTemporaryFile>
 #include <QWindow>
@@ -134,6 +135,28 @@ ApprovalQueue &Console::queue()
 MainWindow *Console::window() const
 {
     return m_parts->window.get();
+}
+
+void Console::finishRunningTools()
+{
+    Parts &p = *m_parts;
+    McpServer *server = p.stdioServer ? p.stdioServer.get() : p.server ? p.server->server() : nullptr;
+    if (!server)
+        return;
+    QEventLoop loop;
+    QObject::connect(server, &McpServer::drained, &loop, &QEventLoop::quit);
+    int running = 0;
+    QMetaObject::invokeMethod(server, [&running, server] { running = server->drain(); },
+                              p.stdioServer ? Qt::DirectConnection : Qt::BlockingQueuedConnection);
+    if (running == 0)
+        return;
+    std::fprintf(stderr, "countersign: quitting once the %d tool run(s) in progress end and are recorded; quit again to "
+                         "stop them now\n", running);
+    std::fflush(stderr);
+    if (p.window)
+        p.window->setWindowTitle(QCoreApplication::translate("main", "Countersign (quitting: %n tool run(s) to finish)",
+                                                             nullptr, running));
+    loop.exec();
 }
 
 Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,

@@ -28,6 +28,12 @@ public:
     ~Console();
     Q_DISABLE_COPY_MOVE(Console)
 
+    // Call when the event loop has ended (Quit, a termination signal, stdin closed), before the
+    // Console goes: new calls are refused, and the tools still running are let end and be recorded,
+    // so that their outcome is known instead of "unknown" after the next start. A second Quit or
+    // signal stops waiting (what still runs is then killed, its outcome unknown).
+    void finishRunningTools();
+
     // The /mcp URL (empty on stdio).
     QString url() const;
     ApprovalQueue &queue();

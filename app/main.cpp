@@ -38,6 +38,7 @@ int main(int argc, char **argv)
         return 1;
     }
     const int code = app->exec();
+    console.value()->finishRunningTools();
     console.value().reset(); // the window, the server thread, then the databases
     return code;
 }

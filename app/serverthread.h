@@ -24,6 +24,8 @@ public:
     // thread) so that no signal is emitted before anyone listens.
     Result<quint16> start(const std::function<void(McpServer *)> &wire = {});
     void stop();
+    // The server (it lives in the server thread); null before start() and after stop().
+    McpServer *server() const { return m_server; }
 
 private:
     Config m_config;

@@ -24,8 +24,8 @@ void quitOnTerminationSignals(QCoreApplication *app)
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFds) != 0)
         return;
     auto *notifier = new QSocketNotifier(g_signalFds[1], QSocketNotifier::Read, app);
-    QObject::connect(notifier, &QSocketNotifier::activated, app, [app, notifier] {
-        notifier->setEnabled(false);
+    // Every signal quits: the first the event loop, a second the wait for running tools.
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [app] {
         char byte;
         [[maybe_unused]] const ssize_t n = ::read(g_signalFds[1], &byte, 1);
         app->quit();

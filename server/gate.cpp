@@ -117,8 +117,25 @@ void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs)
     m_settings.pollWindowMs = pollWindowMs;
 }
 
+void Gate::drain()
+{
+    m_draining = true;
+    if (m_applying == 0)
+        Q_EMIT idle();
+}
+
+void Gate::applyEnded()
+{
+    if (--m_applying == 0 && m_draining)
+        Q_EMIT idle();
+}
+
 void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done)
 {
+    if (m_draining)
+        return done(textResult(QStringLiteral("Countersign is quitting: this call was not recorded and nothing was "
+                                              "run. Call again once Countersign is running."),
+                               true));
     auto request = std::make_shared<Request>();
     request->action = action;
     request->arguments = call.arguments;
@@ -252,6 +269,7 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     if (!claimed || !claimed.value())
         return done(storeFailure(claimed ? QStringLiteral("claim refused") : claimed.error()));
     Q_EMIT stepRecorded(Step::Claimed, op.nonce);
+    ++m_applying;
     QPointer<Gate> self(this);
     request->action->apply(request->arguments, [self, nonce = op.nonce, done = std::move(done)](json result) {
         if (self) {
@@ -262,6 +280,8 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
                 Q_EMIT self->stepRecorded(Step::Finished, nonce);
         }
         done(std::move(result));
+        if (self)
+            self->applyEnded();
     });
 }
 
@@ -430,6 +450,7 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     m_running[ticket.nonce].append(std::move(done));
     qCInfo(lcGate) << "running" << ticket.nonce << ticket.op;
     Q_EMIT stepRecorded(Step::Claimed, ticket.nonce);
+    ++m_applying;
     QPointer<Gate> self(this);
     request->action->apply(request->arguments, [self, request, ticket, decision, consumedMs](json result) {
         if (!self)
@@ -443,6 +464,7 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
         const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
         for (const ToolDone &d : waiting)
             d(result);
+        self->applyEnded();
     });
 }
 

@@ -51,6 +51,12 @@ public:
     void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
 
     int heldCount() const { return static_cast<int>(m_waiters.size()); }
+    // Tools running now (approved or allowed by a rule), claimed and not yet recorded as ended.
+    int runningCount() const { return m_applying; }
+    // Quitting: from now on every new call is refused (nothing recorded, nothing run), and idle()
+    // is emitted once no tool runs (at once if none does). Runs in flight end and are recorded as
+    // usual, so their outcome is known rather than "unknown" after the restart.
+    void drain();
 
     // More waiting cards than this from one connection and its next call is refused: an agent in
     // a loop must not bury the human in cards.
@@ -77,6 +83,8 @@ Q_SIGNALS:
     // Settled by the server (expired, superseded, confirmed in the client): the card must go.
     void retired(const QString &nonce);
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
+    // Draining, and no tool runs any more.
+    void idle();
 
 private:
     struct Request;
@@ -106,6 +114,7 @@ private:
     nlohmann::json receipt(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
                            qint64 consumedMs, const nlohmann::json &result) const;
     static ToolReply storeFailure(const QString &error);
+    void applyEnded();
 
     AuditStore &m_store;
     const Clock &m_clock;
@@ -117,6 +126,8 @@ private:
     quint64 m_nextWaiter = 0;
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
+    int m_applying = 0;
+    bool m_draining = false;
 };
 
 } // namespace Countersign

@@ -13,6 +13,11 @@ HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Timeouts t
 
 HttpServer::~HttpServer() = default;
 
+void HttpServer::stopListening()
+{
+    m_server->close();
+}
+
 Result<quint16> HttpServer::listen(const QString &host, quint16 port)
 {
     const QHostAddress address(host == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : host);

@@ -23,6 +23,8 @@ public:
     // host is "127.0.0.1"; port 0 picks a free one. Returns the bound port.
     Result<quint16> listen(const QString &host, quint16 port);
     int connectionCount() const { return m_connections; }
+    // Accepts no new connection; the open ones are served until they close.
+    void stopListening();
 
 private:
     void onNewConnection();

@@ -54,6 +54,7 @@ Result<quint16> McpServer::start(bool listenHttp)
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
+    connect(m_gate, &Gate::idle, this, &McpServer::drained);
 
     m_tools = std::make_unique<ToolRegistry>();
     buildTools();
@@ -128,6 +129,19 @@ void McpServer::wake(const QString &nonce)
 {
     if (m_gate)
         m_gate->wake(nonce);
+}
+
+int McpServer::drain()
+{
+    if (m_http)
+        m_http->stopListening();
+    if (!m_gate) {
+        Q_EMIT drained();
+        return 0;
+    }
+    const int running = m_gate->runningCount();
+    m_gate->drain();
+    return running;
 }
 
 void McpServer::stop()

@@ -42,6 +42,10 @@ public:
     Result<quint16> start(bool listenHttp = true);
     // Stops listening, drops held requests and closes the database (call in the server thread).
     void stop();
+    // Before stop(), when quitting: accepts no new connection, refuses new calls, and lets the
+    // tools running now end and be recorded (their clients still get the result). Returns how many
+    // run; drained() follows when none does (at once if none did).
+    int drain();
 
     const Dispatcher &dispatcher() const { return *m_dispatcher; }
 
@@ -57,6 +61,7 @@ Q_SIGNALS:
     void retired(const QString &nonce);
     // Someone opened http://127.0.0.1:PORT/approvals/<nonce> (URL-mode elicitation).
     void revealRequested(const QString &nonce);
+    void drained();
     // The gate's durable steps (Gate::Step), emitted in the server thread.
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
 

@@ -11,6 +11,7 @@
 #include "receipt.h"
 #include "ticketsealer.h"
 
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -364,6 +365,36 @@ private Q_SLOTS:
         const json first = result(**outs.front());
         for (const auto &out : outs)
             QCOMPARE_JSON(result(**out), first);
+    }
+    void drain_refusesNewCalls_letsTheRunInFlightEnd_thenIsIdle()
+    {
+        m_action.applyDelayMs = 200;
+        const std::string state = firstPass();
+        QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
+        const std::string other = firstPass({{"service", "web-2"}});
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        start(params({{"service", "web-1"}}, state), out);
+        QTRY_COMPARE(m_gate->runningCount(), 1);
+        QSignalSpy idle(m_gate.get(), &Gate::idle);
+        m_gate->drain();
+        QCOMPARE(idle.count(), 0); // a run is in flight
+        const json refused = result(call(params({{"service", "web-3"}})));
+        QCOMPARE_JSON(refused.at("isError"), json(true));
+        QVERIFY(QString::fromStdString(text(refused)).startsWith(QLatin1String("Countersign is quitting")));
+        const json retry = result(call(params({{"service", "web-2"}}, other)));
+        QCOMPARE_JSON(retry.at("isError"), json(true)); // retries too: nothing new starts
+        QCOMPARE(m_queue->pending().size(), 1);
+        QTRY_VERIFY(out->has_value());
+        QCOMPARE(text(result(**out)), std::string("deleted web-1"));
+        QCOMPARE(idle.count(), 1);
+        QCOMPARE(m_gate->runningCount(), 0);
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    void drain_withNothingRunning_isIdleAtOnce()
+    {
+        QSignalSpy idle(m_gate.get(), &Gate::idle);
+        m_gate->drain();
+        QCOMPARE(idle.count(), 1);
     }
     void claimWithoutFinish_afterCrash_isOutcomeUnknown_neverRerun()
     {

@@ -19,6 +19,7 @@ const run = promisify(execFile);
 
 
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-gate-'));
+const runsReset = (name) => rmSync(path.join(work, name), { force: true });
 const runs = (name) => { const f = path.join(work, name); return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).length : 0; };
 const dirSchema = { type: 'object', properties: { dir: { type: 'string', pattern: '^[a-z0-9-]+$' } }, required: ['dir'], additionalProperties: false };
 // The plan lists what would go; the apply command counts its runs, then deletes.
@@ -158,6 +159,31 @@ try {
         assert.equal(swapped.error.code, -32602);
         assert.ok(existsSync(path.join(work, 'victim-e')) && existsSync(path.join(work, 'victim-d')));
         assert.equal(runs('runs-delete_dir'), 1);
+    });
+
+    await check('SIGTERM during apply: the run ends and is recorded before the exit, the client gets its result', async () => {
+        makeVictim('victim-g');
+        const first = await rawCall(server, 'delete_slow', { dir: 'victim-g' });
+        await decide(server, 'approve');
+        const inFlight = rawCall(server, 'delete_slow', { dir: 'victim-g' }, first.result.requestState);
+        for (let i = 0; i < 100 && runs('runs-delete_slow') === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(runs('runs-delete_slow'), 1, 'the apply command started');
+        const exited = new Promise((resolve) => server.child.once('exit', (code) => resolve(code)));
+        server.child.kill('SIGTERM');
+        await new Promise((r) => setTimeout(r, 300));
+        // A new connection is refused; one kept alive gets a refusal that recorded and ran nothing.
+        const late = await rawCall(server, 'delete_dir', { dir: 'victim-g' }).catch(() => 'connection refused');
+        assert.ok(late === 'connection refused' || /^Countersign is quitting/.test(late.result.content[0].text), JSON.stringify(late));
+        const done = await inFlight;
+        assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
+        assert.ok(!existsSync(path.join(work, 'victim-g')));
+        assert.equal(await exited, 0);
+        assert.match(server.stderr(), /quitting once the 1 tool run\(s\) in progress end and are recorded/);
+        server = await startCountersign(binary, { restartOf: server });
+        const again = await rawCall(server, 'delete_slow', { dir: 'victim-g' }, first.result.requestState);
+        assert.deepEqual(again.result._meta['dev.countersign/receipt'], done.result._meta['dev.countersign/receipt'], 'the stored result, not "outcome unknown"');
+        assert.equal(runs('runs-delete_slow'), 1);
+        runsReset('runs-delete_slow');
     });
 
     await check('killed between claim and the end of apply: after restart no second run, "outcome unknown", chain intact', async () => {
