@@ -32,7 +32,8 @@ int runAuditCommand(const CommandLine &cl)
     const QString path = QDir(cl.dataDir).filePath(QStringLiteral("countersign.db"));
     if (!QFile::exists(path))
         return fail(QStringLiteral("no audit log at %1").arg(path));
-    auto db = Database::open(path);
+    // Read-only: reviewing a log (a copy, a backup on read-only media) never changes it.
+    auto db = Database::open(path, Database::Access::ReadOnly);
     if (!db)
         return fail(db.error());
     SystemClock clock;

@@ -3,8 +3,10 @@
 #include "storesql.h"
 
 #include <QAtomicInteger>
+#include <QFileInfo>
 #include <QLoggingCategory>
 #include <QSqlError>
+#include <QUrl>
 
 #include <iterator>
 
@@ -24,6 +26,17 @@ QString sqliteMessage(const QSqlError &error)
 {
     return error.databaseText().isEmpty() ? error.text() : error.databaseText();
 }
+
+// Opens the Qt SQL connection `name` on a file name or a file: URI.
+Status addConnection(const QString &name, const QString &target, const QString &options, const QString &path)
+{
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+    db.setDatabaseName(target);
+    db.setConnectOptions(options);
+    if (!db.open())
+        return failure(QStringLiteral("cannot open database %1: %2").arg(path, db.lastError().text()));
+    return success();
+}
 } // namespace
 
 Database::Database(QString connectionName, QString path)
@@ -41,17 +54,37 @@ Database::~Database()
     QSqlDatabase::removeDatabase(m_connectionName);
 }
 
-Result<std::unique_ptr<Database>> Database::open(const QString &path)
+Result<std::unique_ptr<Database>> Database::open(const QString &path, Access access)
 {
-    const QString name = nextConnectionName();
-    std::unique_ptr<Database> database(new Database(name, path));
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
-        db.setDatabaseName(path);
-        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
-        if (!db.open())
-            return failure(QStringLiteral("cannot open database %1: %2").arg(path, db.lastError().text()));
+    const QString busy = QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000");
+    std::unique_ptr<Database> database(new Database(nextConnectionName(), path));
+    if (access == Access::ReadOnly) {
+        const QString readOnly = busy + QStringLiteral(";QSQLITE_OPEN_READONLY");
+        if (auto opened = addConnection(database->m_connectionName, path, readOnly, path); !opened)
+            return failure(opened.error());
+        // A WAL-mode file is read through a -shm file beside it, which a folder nobody can write
+        // cannot get; and then nobody can be writing the file either, so it is read as immutable.
+        if (database->schemaVersion() < 0 && !QFileInfo(QFileInfo(path).absolutePath()).isWritable()) {
+            database.reset(new Database(nextConnectionName(), path));
+            QUrl uri = QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath());
+            uri.setQuery(QStringLiteral("immutable=1"));
+            if (auto opened = addConnection(database->m_connectionName, uri.toString(),
+                                            readOnly + QStringLiteral(";QSQLITE_OPEN_URI"), path);
+                !opened)
+                return failure(opened.error());
+        }
+        const int current = database->schemaVersion();
+        const int target = std::rbegin(StoreSql::kMigrations)->version;
+        if (current != target)
+            return failure(QStringLiteral("cannot read %1: its schema is %2, this build reads %3 (open it once, "
+                                          "writable, with this version of Countersign to upgrade it)")
+                               .arg(path)
+                               .arg(current)
+                               .arg(target));
+        return database;
     }
+    if (auto opened = addConnection(database->m_connectionName, path, busy, path); !opened)
+        return failure(opened.error());
     if (path != QLatin1String(":memory:")) {
         auto wal = database->exec("PRAGMA journal_mode=WAL");
         if (!wal)

@@ -19,8 +19,13 @@ public:
     Q_DISABLE_COPY_MOVE(Database)
     ~Database();
 
+    enum class Access {
+        ReadWrite, // migrated to the current schema; refused if SQLite could only open it read-only
+        ReadOnly,  // for reading an audit log (a copy, read-only media): never written, so it must
+                   // already have this build's schema
+    };
     // path ":memory:" opens a private in-memory database (tests).
-    static Result<std::unique_ptr<Database>> open(const QString &path);
+    static Result<std::unique_ptr<Database>> open(const QString &path, Access access = Access::ReadWrite);
 
     Result<QSqlQuery> exec(const char *sql, const QVariantList &bindings = {});
     Status transaction();

@@ -4,6 +4,7 @@
 #include "fakeclock.h"
 #include "jsoncompare.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -124,6 +125,28 @@ private Q_SLOTS:
         QVERIFY(m_db->exec("UPDATE audit_log SET hash = 'ab' WHERE seq = 1").ok());
         auto broken = m_store->verifyChain();
         QCOMPARE(broken.value().firstBrokenSeq, 1);
+    }
+    void readOnlyOpen_readsTheLog_writesNothing()
+    {
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
+        auto db = Database::open(dbPath(), Database::Access::ReadOnly);
+        QVERIFY2(db.ok(), db.ok() ? "" : qPrintable(db.error()));
+        AuditStore reader(*db.value(), m_clock);
+        QCOMPARE(reader.report(false).value().size(), 1);
+        QCOMPARE(reader.verifyChain().value().firstBrokenSeq, 0);
+        const auto refused = reader.decide(QStringLiteral("n1"), {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1});
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().contains(QLatin1String("readonly")), qPrintable(refused.error()));
+        QVERIFY(!m_store->decision(QStringLiteral("n1")).value());
+    }
+    void readOnlyOpen_ofAnOlderSchema_isRefusedWithTheReason()
+    {
+        QVERIFY(m_db->exec("PRAGMA user_version = 2").ok());
+        auto db = Database::open(dbPath(), Database::Access::ReadOnly);
+        QVERIFY(!db.ok());
+        QVERIFY2(db.error().contains(QLatin1String("its schema is 2, this build reads")), qPrintable(db.error()));
+        QVERIFY(!Database::open(m_dir.filePath(QStringLiteral("missing.db")), Database::Access::ReadOnly).ok());
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("missing.db")))); // not created
     }
     void twoConnections_appendOneChain()
     {

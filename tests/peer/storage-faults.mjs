@@ -2,7 +2,8 @@
 // A full disk and a read-only file system under the real binary. With the disk full while it
 // runs, every call that would need a record gets a clear error and runs nothing, no approval is
 // granted because a decision could not be stored, and the server serves again once there is room.
-// A read-only or full data folder at start-up is refused with the reason. The data folder is a
+// A read-only or full data folder at start-up is refused with the reason, and the audit commands
+// still read and verify the log in a read-only folder. The data folder is a
 // small tmpfs mounted in a private mount namespace (unshare -rm), so the disk is really full
 // (ENOSPC) and really read-only (EROFS); the test host's tools run inside it through nsenter.
 // (Linux refuses to remount a file system read-only while a file on it is open for writing, so a
@@ -147,10 +148,16 @@ try {
         rmSync(path.join(victims, 'runs'), { force: true });
     });
 
-    await check('a read-only data folder at start-up: the server refuses to start and says why', async () => {
-        const server = await startInNamespace({ beforeStart: 'mount -o remount,ro "$2"' });
+    await check('a read-only data folder at start-up: the server refuses to start and says why; the audit log still reads', async () => {
+        // The audit commands run in the read-only folder first (their output goes to stderr here).
+        const server = await startInNamespace({
+            beforeStart: 'mount -o remount,ro "$2" && "$3" audit verify --data-dir "$2/data" >&2 && '
+                + '"$3" audit export --format json --data-dir "$2/data" >&2',
+        });
         assert.ok(server.failed, 'it must not start');
         assert.equal((await server.exited).code, 1);
+        assert.match(server.failed, /audit log intact: \d+ rows/);
+        assert.match(server.failed, /\[\]/, 'an empty export: no operation yet');
         console.log(`     ${server.failed.replace(/^server exited 1: /, '').trim()}`);
         assert.match(server.failed, /countersign: .*not writable.*Read-only file system/);
     });
