@@ -15,6 +15,7 @@
 #include "tokenstore.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QEvent>
 #include <QEventLoop>
@@ -58,6 +59,24 @@ public:
         return false;
     }
 };
+
+// Runs the last process claimed and never saw end: the human hears of each once.
+QString interruptedWarning(const QList<AuditStore::Interrupted> &runs)
+{
+    QStringList items;
+    for (const AuditStore::Interrupted &run : runs)
+        items << QStringLiteral("%1%2, claimed at %3 UTC")
+                     .arg(run.tool, run.target.isEmpty() ? QString() : QStringLiteral(" on ") + run.target,
+                          QDateTime::fromMSecsSinceEpoch(run.claimedMs, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    const QString what = runs.size() == 1
+                             ? QStringLiteral("A tool run was interrupted when Countersign stopped, so its outcome is "
+                                              "unknown (it is never run again); check its target before asking again")
+                             : QStringLiteral("%1 tool runs were interrupted when Countersign stopped, so their outcome "
+                                              "is unknown (they are never run again); check their targets before "
+                                              "asking again")
+                                   .arg(runs.size());
+    return what + QStringLiteral(": ") + items.join(QStringLiteral("; "));
+}
 
 // Server → queue: cards parked and retired; queue → server: decisions that wake held retries.
 void connectQueue(McpServer *server, ApprovalQueue *queue)
@@ -200,6 +219,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
     p.queue = std::make_unique<ApprovalQueue>(*p.store, p.clock);
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
+    // Before this process's server runs anything, so every unfinished claim is a past one.
+    auto interrupted = p.store->reportInterrupted();
+    if (!interrupted)
+        return failure(interrupted.error());
+    const QString interruptedText = interrupted.value().isEmpty() ? QString() : interruptedWarning(interrupted.value());
+    if (!interruptedText.isEmpty())
+        std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(interruptedText));
     QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(),
                      [](const QString &error) { std::fprintf(stderr, "countersign: %s\n", qPrintable(error)); });
 
@@ -238,6 +264,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
         p.window->setConfig(p.watcher->current(), cl.configPath, settingsText(p.watcher->current(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);
+        if (!interruptedText.isEmpty())
+            p.window->addWarning(interruptedText);
         MainWindow *w = p.window.get();
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
         QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, [w, cl, keys = p.keys](const Config &c) {

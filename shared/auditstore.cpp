@@ -281,6 +281,27 @@ Result<std::optional<Claim>> AuditStore::claimOf(const QString &nonce)
     return std::optional<Claim>(std::move(c));
 }
 
+Result<QList<AuditStore::Interrupted>> AuditStore::reportInterrupted()
+{
+    QList<Interrupted> found;
+    Status written = writeTransaction([&]() -> Status {
+        auto q = m_db.exec(StoreSql::kClaimsInterruptedUnreported);
+        if (!q)
+            return failure(q.error());
+        while (q.value().next())
+            found.append({q.value().value(0).toString(), q.value().value(1).toString(), q.value().value(2).toString(),
+                          q.value().value(3).toLongLong()});
+        for (const Interrupted &run : found) {
+            if (auto a = append("interrupted", run.nonce, {{"claimedMs", run.claimedMs}}); !a)
+                return a;
+        }
+        return success();
+    });
+    if (!written)
+        return failure(written.error());
+    return found;
+}
+
 Result<AuditStore::ChainReport> AuditStore::verifyChain()
 {
     auto q = m_db.exec(StoreSql::kAuditAll);

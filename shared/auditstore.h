@@ -44,6 +44,19 @@ public:
     Status finishClaim(const QString &nonce, const nlohmann::json &result);
     Result<std::optional<Claim>> claimOf(const QString &nonce);
 
+    // A run claimed but with no recorded end, found at start-up: the process stopped during it.
+    struct Interrupted final
+    {
+        QString nonce;
+        QString tool;
+        QString target; // the plan's first target, if any
+        qint64 claimedMs = 0;
+    };
+    // The interrupted runs not reported before, oldest first; each is now reported (an
+    // "interrupted" row in the audit log), so the next start does not report it again. Call at
+    // start-up, before this installation's server runs anything.
+    Result<QList<Interrupted>> reportInterrupted();
+
     struct ChainReport final
     {
         qint64 rows = 0;

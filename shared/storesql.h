@@ -114,6 +114,10 @@ inline constexpr const char *kDecisionByNonce =
 inline constexpr const char *kClaimInsert = "INSERT OR IGNORE INTO claims (nonce, claimed_ms) VALUES (?, ?)";
 inline constexpr const char *kClaimFinish =
     "UPDATE claims SET finished_ms = ?, result = ? WHERE nonce = ? AND finished_ms IS NULL";
+inline constexpr const char *kClaimsInterruptedUnreported =
+    "SELECT c.nonce, o.tool, COALESCE(json_extract(o.plan, '$.targets[0]'), ''), c.claimed_ms "
+    "FROM claims c JOIN operations o ON o.nonce = c.nonce WHERE c.finished_ms IS NULL AND NOT EXISTS "
+    "(SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce AND a.event = 'interrupted') ORDER BY c.claimed_ms";
 inline constexpr const char *kClaimByNonce = "SELECT claimed_ms, finished_ms, result FROM claims WHERE nonce = ?";
 
 inline constexpr const char *kAuditLast = "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1";

@@ -126,6 +126,25 @@ private Q_SLOTS:
         auto broken = m_store->verifyChain();
         QCOMPARE(broken.value().firstBrokenSeq, 1);
     }
+    void interruptedRuns_areReportedOnce_andTheChainHolds()
+    {
+        for (const char *nonce : {"done", "cut", "notrun"})
+            QVERIFY(m_store->recordOperation(pending(QString::fromLatin1(nonce))).ok());
+        QVERIFY(m_store->claim(QStringLiteral("done")).value());
+        QVERIFY(m_store->finishClaim(QStringLiteral("done"), {{"content", json::array()}}).ok());
+        m_clock.advance(1000);
+        QVERIFY(m_store->claim(QStringLiteral("cut")).value()); // and then the process died
+        auto found = m_store->reportInterrupted();
+        QVERIFY(found.ok());
+        QCOMPARE(found.value().size(), 1);
+        QCOMPARE(found.value().first().nonce, QStringLiteral("cut"));
+        QCOMPARE(found.value().first().tool, QStringLiteral("delete_service"));
+        QCOMPARE(found.value().first().target, QStringLiteral("web-1"));
+        QCOMPARE(found.value().first().claimedMs, m_clock.nowMs());
+        QVERIFY(m_store->reportInterrupted().value().isEmpty()); // reported once
+        QCOMPARE(m_store->claimOf(QStringLiteral("cut")).value()->finishedMs, 0); // still unknown, not finished
+        QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
+    }
     void readOnlyOpen_readsTheLog_writesNothing()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());

@@ -36,13 +36,14 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
             await exited;
         },
         // SIGTERM, a clean quit; resolves with { code, signal } (code 0 unless something, a
-        // sanitizer's leak report for one, went wrong on the way out).
-        async stop() {
+        // sanitizer's leak report for one, went wrong on the way out). The folder goes too, unless
+        // keepFiles (for a restart).
+        async stop({ keepFiles = false } = {}) {
             child.removeAllListeners('exit');
             const ended = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
             child.kill('SIGTERM');
             const how = await ended;
-            rmSync(dir, { recursive: true, force: true });
+            if (!keepFiles) rmSync(dir, { recursive: true, force: true });
             return how;
         },
     };

@@ -173,6 +173,7 @@ try {
         const answer = await call(server, { dir: 'claimed' }, { requestState: first.result.requestState });
         assert.equal(answer.result.isError, true);
         assert.match(answer.result.content[0].text, /^Outcome unknown: .* may or may not have run\. It was not run again\./);
+        assert.match(server.stderr(), /warning: A tool run was interrupted when Countersign stopped, so its outcome is unknown .*: delete_dir on claimed, claimed at 20\d\d-/);
         await new Promise((r) => setTimeout(r, 300));
         assert.equal(runs('claimed'), 0, 'never started, and not started by the retry');
         noteUntouched('claimed');
@@ -192,7 +193,12 @@ try {
         const server = track(await restart(crashed));
         const answer = await call(server, { dir: 'applied' }, { requestState: first.result.requestState });
         assert.match(answer.result.content[0].text, /^Outcome unknown/);
+        assert.match(server.stderr(), /warning: A tool run was interrupted .*: delete_dir on applied, claimed at /);
         assert.equal(runs('applied'), 1);
+        // Told once: the next start does not repeat it.
+        await server.stop({ keepFiles: true });
+        const again = track(await restart(crashed));
+        assert.doesNotMatch(again.stderr(), /interrupted/);
         assert.match((await auditRow(server, 'applied')).outcome, /^unknown/);
         await chainIntact(server);
     });
