@@ -104,6 +104,13 @@ Gate::~Gate()
         delete waiter.timer;
 }
 
+ToolReply Gate::quitting()
+{
+    return textResult(QStringLiteral("Countersign is quitting: nothing was run for this call. Call again once "
+                                     "Countersign is running."),
+                      true);
+}
+
 ToolReply Gate::storeFailure(const QString &error)
 {
     qCWarning(lcGate) << "store failure:" << error;
@@ -133,9 +140,7 @@ void Gate::applyEnded()
 void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done)
 {
     if (m_draining)
-        return done(textResult(QStringLiteral("Countersign is quitting: this call was not recorded and nothing was "
-                                              "run. Call again once Countersign is running."),
-                               true));
+        return done(quitting());
     auto request = std::make_shared<Request>();
     request->action = action;
     request->arguments = call.arguments;
@@ -262,6 +267,8 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
 
 void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone done)
 {
+    if (m_draining) // the plan ended after the quit began: start nothing new
+        return done(quitting());
     const Operation op = settledByRule(*request, rule, Operation::Status::Allowed);
     if (auto stored = m_store.recordOperation(op); !stored)
         return done(storeFailure(stored.error()));
@@ -441,6 +448,10 @@ void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const De
 
 void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
 {
+    // A held retry woken, or a re-plan ended, after the quit began: the approval stays for the
+    // next start; nothing new starts now.
+    if (m_draining)
+        return done(quitting());
     auto claimed = m_store.claim(ticket.nonce);
     if (!claimed)
         return done(storeFailure(claimed.error()));

@@ -114,6 +114,7 @@ private:
     nlohmann::json receipt(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
                            qint64 consumedMs, const nlohmann::json &result) const;
     static ToolReply storeFailure(const QString &error);
+    static ToolReply quitting();
     void applyEnded();
 
     AuditStore &m_store;

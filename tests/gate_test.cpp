@@ -390,6 +390,21 @@ private Q_SLOTS:
         QCOMPARE(m_gate->runningCount(), 0);
         QCOMPARE(m_action.applyRuns, 1);
     }
+    void drain_aHeldRetryApprovedDuringTheQuit_startsNothing_andTheApprovalStays()
+    {
+        const std::string state = firstPass();
+        const QString nonce = m_queue->pending().first().nonce;
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        start(params({{"service", "web-1"}}, state), out); // held, waiting for the human
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        m_gate->drain();
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok()); // wakes the held retry
+        QTRY_VERIFY(out->has_value());
+        QVERIFY(QString::fromStdString(text(result(**out))).startsWith(QLatin1String("Countersign is quitting")));
+        QCOMPARE(m_action.applyRuns, 0);
+        QVERIFY(!m_store->claimOf(nonce).value());
+        QCOMPARE(m_store->decision(nonce).value()->outcome, Operation::Status::Approved);
+    }
     void drain_withNothingRunning_isIdleAtOnce()
     {
         QSignalSpy idle(m_gate.get(), &Gate::idle);
