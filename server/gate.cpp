@@ -131,6 +131,15 @@ void Gate::drain()
         Q_EMIT idle();
 }
 
+void Gate::recordEnd(const QString &nonce, const json &result)
+{
+    Q_EMIT stepRecorded(Step::Applied, nonce);
+    if (auto finished = m_store.finishClaim(nonce, result); !finished)
+        qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
+    else
+        Q_EMIT stepRecorded(Step::Finished, nonce);
+}
+
 void Gate::applyEnded()
 {
     if (--m_applying == 0 && m_draining)
@@ -279,13 +288,8 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     ++m_applying;
     QPointer<Gate> self(this);
     request->action->apply(request->arguments, [self, nonce = op.nonce, done = std::move(done)](json result) {
-        if (self) {
-            Q_EMIT self->stepRecorded(Step::Applied, nonce);
-            if (auto finished = self->m_store.finishClaim(nonce, result); !finished)
-                qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
-            else
-                Q_EMIT self->stepRecorded(Step::Finished, nonce);
-        }
+        if (self)
+            self->recordEnd(nonce, result);
         done(std::move(result));
         if (self)
             self->applyEnded();
@@ -466,12 +470,8 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     request->action->apply(request->arguments, [self, request, ticket, decision, consumedMs](json result) {
         if (!self)
             return;
-        Q_EMIT self->stepRecorded(Step::Applied, ticket.nonce);
         result = self->receipt(request, ticket, decision, consumedMs, result);
-        if (auto finished = self->m_store.finishClaim(ticket.nonce, result); !finished)
-            qCWarning(lcGate) << "cannot store the result of" << ticket.nonce << finished.error();
-        else
-            Q_EMIT self->stepRecorded(Step::Finished, ticket.nonce);
+        self->recordEnd(ticket.nonce, result);
         const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
         for (const ToolDone &d : waiting)
             d(result);

@@ -115,6 +115,8 @@ private:
                            qint64 consumedMs, const nlohmann::json &result) const;
     static ToolReply storeFailure(const QString &error);
     static ToolReply quitting();
+    // A claimed run returned: its result (a receipt included, if any) is stored as its end.
+    void recordEnd(const QString &nonce, const nlohmann::json &result);
     void applyEnded();
 
     AuditStore &m_store;

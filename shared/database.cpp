@@ -21,6 +21,12 @@ QString nextConnectionName()
     return QStringLiteral("countersign-%1").arg(counter.fetchAndAddRelaxed(1));
 }
 
+// The schema this build writes and reads: the last migration's version.
+int latestSchema()
+{
+    return std::rbegin(StoreSql::kMigrations)->version;
+}
+
 // SQLite's own words ("database or disk is full"), without the driver's "Unable to fetch row".
 QString sqliteMessage(const QSqlError &error)
 {
@@ -74,7 +80,7 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
                 return failure(opened.error());
         }
         const int current = database->schemaVersion();
-        const int target = std::rbegin(StoreSql::kMigrations)->version;
+        const int target = latestSchema();
         if (current != target)
             return failure(QStringLiteral("cannot read %1: its schema is %2, this build reads %3 (open it once, "
                                           "writable, with this version of Countersign to upgrade it)")
@@ -150,7 +156,7 @@ Status Database::migrate()
     const int current = schemaVersion();
     if (current < 0)
         return failure(QStringLiteral("cannot read the schema version of %1").arg(m_path));
-    const int target = std::rbegin(StoreSql::kMigrations)->version;
+    const int target = latestSchema();
     if (current > target)
         return failure(QStringLiteral("database %1 has schema %2, newer than this build knows (%3)")
                            .arg(m_path)

@@ -30,8 +30,6 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
         stderr: listening.stderr,
         // SIGKILL, as a crash: no clean-up runs; the folder stays for a restart.
         async crash() {
-            child.removeAllListeners('exit');
-            const exited = new Promise((resolve) => child.once('exit', resolve));
             child.kill('SIGKILL');
             await exited;
         },
@@ -39,10 +37,8 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
         // sanitizer's leak report for one, went wrong on the way out). The folder goes too, unless
         // keepFiles (for a restart).
         async stop({ keepFiles = false } = {}) {
-            child.removeAllListeners('exit');
-            const ended = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
             child.kill('SIGTERM');
-            const how = await ended;
+            const how = await exited;
             if (!keepFiles) rmSync(dir, { recursive: true, force: true });
             return how;
         },

@@ -22,7 +22,6 @@ if (!binary || !crashHost || !decideBinary) {
 }
 const run = promisify(execFile);
 
-
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-crash-'));
 const runsFile = path.join(work, 'runs');
 // How many times the apply command ran for this directory.

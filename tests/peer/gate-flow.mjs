@@ -17,7 +17,6 @@ const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: gate-flow.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
 const run = promisify(execFile);
 
-
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-gate-'));
 const runsReset = (name) => rmSync(path.join(work, name), { force: true });
 const runs = (name) => { const f = path.join(work, name); return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).length : 0; };
@@ -168,7 +167,6 @@ try {
         const inFlight = rawCall(server, 'delete_slow', { dir: 'victim-g' }, first.result.requestState);
         for (let i = 0; i < 100 && runs('runs-delete_slow') === 0; i++) await new Promise((r) => setTimeout(r, 50));
         assert.equal(runs('runs-delete_slow'), 1, 'the apply command started');
-        const exited = new Promise((resolve) => server.child.once('exit', (code) => resolve(code)));
         server.child.kill('SIGTERM');
         await new Promise((r) => setTimeout(r, 300));
         // A new connection is refused; one kept alive gets a refusal that recorded and ran nothing.
@@ -177,7 +175,7 @@ try {
         const done = await inFlight;
         assert.equal(done.result.resultType, 'complete', JSON.stringify(done));
         assert.ok(!existsSync(path.join(work, 'victim-g')));
-        assert.equal(await exited, 0);
+        assert.equal((await server.exited).code, 0);
         assert.match(server.stderr(), /quitting once the 1 tool run\(s\) in progress end and are recorded/);
         server = await startCountersign(binary, { restartOf: server });
         const again = await rawCall(server, 'delete_slow', { dir: 'victim-g' }, first.result.requestState);

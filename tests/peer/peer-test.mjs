@@ -10,7 +10,6 @@ import { check, exitWithSummary } from './checks.mjs';
 const binary = process.argv[2];
 if (!binary) { console.error('usage: peer-test.mjs COUNTERSIGN_BINARY'); process.exit(1); }
 
-
 function newClient(capabilities = {}) {
     return new Client({ name: 'countersign-peer-test', version: '1.0.0' },
         { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });

@@ -30,7 +30,6 @@ try {
 }
 const run = promisify(execFile);
 
-
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-storage-'));
 const victims = path.join(work, 'victims');
 mkdirSync(victims);
