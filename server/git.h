@@ -18,6 +18,9 @@ struct LossReport final
     QStringList untracked;
     QStringList uncommitted;
     bool inWorkTree = false;
+
+    // Git cannot bring the files back: outside a work tree, or some untracked or uncommitted.
+    bool unrecoverable() const { return !inWorkTree || !untracked.isEmpty() || !uncommitted.isEmpty(); }
 };
 LossReport lossReport(const QStringList &absoluteFiles);
 

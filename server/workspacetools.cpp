@@ -203,7 +203,7 @@ Result<Plan> diffPlan(const Workspace &ws, const QString &resolved, const QByteA
                         : QStringLiteral("new file, %1 lines").arg(added);
     p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
     const auto lost = existed ? Git::lossReport({resolved}) : Git::LossReport{};
-    const bool unrecoverable = existed && (!lost.inWorkTree || !lost.untracked.isEmpty() || !lost.uncommitted.isEmpty());
+    const bool unrecoverable = existed && lost.unrecoverable();
     p.blastRadius = {{"files", 1},
                      {"linesAdded", added},
                      {"linesRemoved", removed},
@@ -386,7 +386,7 @@ public:
         if (files.size() > kMaxListed)
             lines.append(QStringLiteral("… and %1 more files").arg(files.size() - kMaxListed));
         p.diff = lines.join(QLatin1Char('\n'));
-        const bool unrecoverable = !lost.inWorkTree || !lost.untracked.isEmpty() || !lost.uncommitted.isEmpty();
+        const bool unrecoverable = lost.unrecoverable();
         p.summary = QStringLiteral("%1 files, %2 bytes; %3 untracked and %4 with uncommitted changes")
                         .arg(files.size())
                         .arg(bytes)
@@ -447,7 +447,7 @@ public:
         if (overwrites)
             p.diff += QStringLiteral("-%1 (%2 bytes, overwritten)\n").arg(shown(m_ws, to.value())).arg(target.size());
         const Git::LossReport lost = overwrites ? Git::lossReport({to.value()}) : Git::LossReport{};
-        const bool unrecoverable = overwrites && (!lost.inWorkTree || !lost.untracked.isEmpty() || !lost.uncommitted.isEmpty());
+        const bool unrecoverable = overwrites && lost.unrecoverable();
         p.summary = overwrites ? QStringLiteral("overwrites %1").arg(shown(m_ws, to.value())) : QStringLiteral("nothing is overwritten");
         p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
         p.blastRadius = {{"overwrites", overwrites}, {"bytesOverwritten", overwrites ? target.size() : 0}, {"irreversible", unrecoverable}};
