@@ -114,8 +114,8 @@ Result<QByteArray> setTopLevel(const QByteArray &text, const QString &key, const
         }
         if (brace < 0)
             return failure(QStringLiteral("the configuration is not a JSON object"));
-        const bool empty = source.indexOf('}', brace) >= 0 &&
-                           source.mid(brace + 1, source.indexOf('}', brace) - brace - 1).trimmed().isEmpty();
+        const qsizetype close = source.indexOf('}', brace);
+        const bool empty = close >= 0 && source.mid(brace + 1, close - brace - 1).trimmed().isEmpty();
         const QByteArray entry = "\n  \"" + key.toUtf8() + "\": " + encoded + (empty ? "\n" : ",");
         out.insert(brace + 1, entry);
     }
