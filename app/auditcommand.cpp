@@ -62,8 +62,8 @@ int runAuditCommand(const CommandLine &cl)
     QSaveFile out(cl.output);
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
         return fail(QStringLiteral("cannot write %1: %2").arg(cl.output, out.errorString()));
-    std::fprintf(stderr, "countersign: %lld operations written to %s\n", static_cast<long long>(rows.value().size()),
-                 qPrintable(cl.output));
+    std::fprintf(stderr, "countersign: %lld operations written to %s\n",
+                 static_cast<long long>(rows.value().size()), qPrintable(cl.output));
     return 0;
 }
 

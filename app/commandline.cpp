@@ -14,11 +14,12 @@ namespace Countersign {
 bool CommandLine::needsWidgets(int argc, char **argv)
 {
     // Options that take a value: their value is never a command ("--show audit").
-    static const char *const kWithValue[] = {"--config", "--data-dir", "--listen", "--format",
+    static const char *const kWithValue[] = {"--config", "--data-dir",   "--listen", "--format",
                                              "--output", "--public-key", "--show"};
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
-        if (std::any_of(std::begin(kWithValue), std::end(kWithValue), [a](const char *o) { return !std::strcmp(a, o); })) {
+        if (std::any_of(std::begin(kWithValue), std::end(kWithValue),
+                        [a](const char *o) { return !std::strcmp(a, o); })) {
             ++i;
             continue;
         }
@@ -35,40 +36,49 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QCoreApplication::translate(
-        "main", "Countersign: an approval console for the destructive tool calls of coding agents (MCP 2026-07-28).\n"
-                "\nCommands:\n"
-                "  token add NAME      create a client connection; prints its bearer token once\n"
-                "  token list          list client connections\n"
-                "  token revoke NAME   revoke a client connection\n"
-                "  receipt verify FILE check a receipt's signature offline (exit 0 when valid)\n"
-                "  audit verify        check the audit log's hash chain; reports the first broken link\n"
-                "  audit export        write every operation (--format csv|json, --output FILE)"));
+        "main",
+        "Countersign: an approval console for the destructive tool calls of coding agents (MCP 2026-07-28).\n"
+        "\nCommands:\n"
+        "  token add NAME      create a client connection; prints its bearer token once\n"
+        "  token list          list client connections\n"
+        "  token revoke NAME   revoke a client connection\n"
+        "  receipt verify FILE check a receipt's signature offline (exit 0 when valid)\n"
+        "  audit verify        check the audit log's hash chain; reports the first broken link\n"
+        "  audit export        write every operation (--format csv|json, --output FILE)"));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption config(QStringLiteral("config"), QStringLiteral("Configuration file (JSON, comments allowed)."),
+    const QCommandLineOption config(QStringLiteral("config"),
+                                    QStringLiteral("Configuration file (JSON, comments allowed)."),
                                     QStringLiteral("FILE"));
-    const QCommandLineOption dataDir(QStringLiteral("data-dir"), QStringLiteral("Folder for the database and keys."),
+    const QCommandLineOption dataDir(QStringLiteral("data-dir"),
+                                     QStringLiteral("Folder for the database and keys."),
                                      QStringLiteral("DIR"));
     const QCommandLineOption listen(QStringLiteral("listen"),
                                     QStringLiteral("Listen address, 127.0.0.1:PORT (0 picks a free port)."),
                                     QStringLiteral("ADDR"));
-    const QCommandLineOption headless(QStringLiteral("headless"), QStringLiteral("Run the server without a window."));
-    const QCommandLineOption stdio(QStringLiteral("stdio"), QStringLiteral("Serve MCP on stdin/stdout (for IDEs that spawn servers)."));
-    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("audit export: csv (default) or json."),
+    const QCommandLineOption headless(QStringLiteral("headless"),
+                                      QStringLiteral("Run the server without a window."));
+    const QCommandLineOption stdio(
+        QStringLiteral("stdio"), QStringLiteral("Serve MCP on stdin/stdout (for IDEs that spawn servers)."));
+    const QCommandLineOption format(QStringLiteral("format"),
+                                    QStringLiteral("audit export: csv (default) or json."),
                                     QStringLiteral("FORMAT"));
     const QCommandLineOption output(QStringLiteral("output"), QStringLiteral("audit export: write to FILE."),
                                     QStringLiteral("FILE"));
-    const QCommandLineOption publicKey(QStringLiteral("public-key"),
-                                       QStringLiteral("receipt verify: the signer's public key (base64); default: "
-                                                      "this installation's key."),
-                                       QStringLiteral("KEY"));
-    const QCommandLineOption show(QStringLiteral("show"),
-                                  QStringLiteral("Open the window on a tab: approvals (default), audit, connections, settings."),
-                                  QStringLiteral("TAB"));
+    const QCommandLineOption publicKey(
+        QStringLiteral("public-key"),
+        QStringLiteral("receipt verify: the signer's public key (base64); default: "
+                       "this installation's key."),
+        QStringLiteral("KEY"));
+    const QCommandLineOption show(
+        QStringLiteral("show"),
+        QStringLiteral("Open the window on a tab: approvals (default), audit, connections, settings."),
+        QStringLiteral("TAB"));
     parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, show});
-    parser.addPositionalArgument(QStringLiteral("command"),
-                                 QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
-                                 QStringLiteral("[command]"));
+    parser.addPositionalArgument(
+        QStringLiteral("command"),
+        QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
+        QStringLiteral("[command]"));
     parser.process(app);
 
     CommandLine cl;
@@ -103,8 +113,9 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         else
             usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(noun));
         if (!okShape)
-            usageError(QStringLiteral("usage: countersign token add NAME | token list | token revoke NAME | "
-                                      "receipt verify FILE | audit verify | audit export [--format csv|json]"));
+            usageError(
+                QStringLiteral("usage: countersign token add NAME | token list | token revoke NAME | "
+                               "receipt verify FILE | audit verify | audit export [--format csv|json]"));
         if (parser.isSet(format)) {
             cl.format = parser.value(format);
             if (cl.format != QLatin1String("csv") && cl.format != QLatin1String("json"))
@@ -112,7 +123,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         }
         cl.output = parser.value(output);
         cl.publicKey = parser.value(publicKey);
-    } else if (!cl.show.isEmpty() && !QStringList{"approvals", "audit", "connections", "settings"}.contains(cl.show)) {
+    } else if (!cl.show.isEmpty() &&
+               !QStringList{"approvals", "audit", "connections", "settings"}.contains(cl.show)) {
         usageError(QStringLiteral("--show must be approvals, audit, connections or settings"));
     } else if (parser.isSet(stdio)) {
         cl.mode = Mode::Stdio;

@@ -36,9 +36,10 @@ Status checkWritable(const QString &dataDir)
     QTemporaryFile probe(QDir(dataDir).filePath(QStringLiteral(".write-probe-XXXXXX")));
     const QByteArray block(64 * 1024, '\0');
     if (!probe.open() || probe.write(block) != block.size() || !probe.flush())
-        return failure(QStringLiteral("the data folder %1 is not writable (%2); Countersign records every decision "
-                                      "there before anything runs, and will not start without it")
-                           .arg(dataDir, probe.errorString()));
+        return failure(
+            QStringLiteral("the data folder %1 is not writable (%2); Countersign records every decision "
+                           "there before anything runs, and will not start without it")
+                .arg(dataDir, probe.errorString()));
     return success();
 }
 
@@ -67,14 +68,16 @@ QString interruptedWarning(const QList<AuditStore::Interrupted> &runs)
     for (const AuditStore::Interrupted &run : runs)
         items << QStringLiteral("%1%2, claimed at %3 UTC")
                      .arg(run.tool, run.target.isEmpty() ? QString() : QStringLiteral(" on ") + run.target,
-                          QDateTime::fromMSecsSinceEpoch(run.claimedMs, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
-    const QString what = runs.size() == 1
-                             ? QStringLiteral("A tool run was interrupted when Countersign stopped, so its outcome is "
-                                              "unknown (it is never run again); check its target before asking again")
-                             : QStringLiteral("%1 tool runs were interrupted when Countersign stopped, so their outcome "
-                                              "is unknown (they are never run again); check their targets before "
-                                              "asking again")
-                                   .arg(runs.size());
+                          QDateTime::fromMSecsSinceEpoch(run.claimedMs, Qt::UTC)
+                              .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+    const QString what =
+        runs.size() == 1
+            ? QStringLiteral("A tool run was interrupted when Countersign stopped, so its outcome is "
+                             "unknown (it is never run again); check its target before asking again")
+            : QStringLiteral("%1 tool runs were interrupted when Countersign stopped, so their outcome "
+                             "is unknown (they are never run again); check their targets before "
+                             "asking again")
+                  .arg(runs.size());
     return what + QStringLiteral(": ") + items.join(QStringLiteral("; "));
 }
 
@@ -92,7 +95,8 @@ void followConfig(ConfigWatcher *watcher, McpServer *server)
 {
     QObject::connect(watcher, &ConfigWatcher::reloaded, server, [server](const Config &reloaded) {
         server->reconfigure(reloaded);
-        std::fprintf(stderr, "countersign: configuration reloaded from %s\n", qPrintable(reloaded.sourcePath()));
+        std::fprintf(stderr, "countersign: configuration reloaded from %s\n",
+                     qPrintable(reloaded.sourcePath()));
     });
 }
 
@@ -114,8 +118,9 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
         {"keys", keys.storedIn.toStdString()},
         {"actions", actions},
         {"policy", config.policy().toJson()}};
-    return QCoreApplication::translate("main", "The effective configuration (edit the configuration file to change it; "
-                                               "it is reloaded when saved):\n\n") +
+    return QCoreApplication::translate(
+               "main", "The effective configuration (edit the configuration file to change it; "
+                       "it is reloaded when saved):\n\n") +
            QString::fromStdString(effective.dump(2));
 }
 
@@ -165,21 +170,25 @@ void Console::finishRunningTools()
     QEventLoop loop;
     QObject::connect(server, &McpServer::drained, &loop, &QEventLoop::quit);
     int running = 0;
-    QMetaObject::invokeMethod(server, [&running, server] { running = server->drain(); },
-                              p.stdioServer ? Qt::DirectConnection : Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        server, [&running, server] { running = server->drain(); },
+        p.stdioServer ? Qt::DirectConnection : Qt::BlockingQueuedConnection);
     if (running == 0)
         return;
-    std::fprintf(stderr, "countersign: quitting once the %d tool run(s) in progress end and are recorded; quit again to "
-                         "stop them now\n", running);
+    std::fprintf(
+        stderr,
+        "countersign: quitting once the %d tool run(s) in progress end and are recorded; quit again to "
+        "stop them now\n",
+        running);
     std::fflush(stderr);
     if (p.window)
-        p.window->setWindowTitle(QCoreApplication::translate("main", "Countersign (quitting: %n tool run(s) to finish)",
-                                                             nullptr, running));
+        p.window->setWindowTitle(QCoreApplication::translate(
+            "main", "Countersign (quitting: %n tool run(s) to finish)", nullptr, running));
     loop.exec();
 }
 
 Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
-                                                 const std::function<void(McpServer *)> &wireServer)
+                                                const std::function<void(McpServer *)> &wireServer)
 {
     std::unique_ptr<Console> console(new Console);
     Parts &p = *console->m_parts;
@@ -194,7 +203,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
     }
     if (!QDir().mkpath(cl.dataDir))
         return failure(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
-    QFile::setPermissions(cl.dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(cl.dataDir,
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     if (auto writable = checkWritable(cl.dataDir); !writable)
         return failure(writable.error());
     auto keys = loadServerKeys(config.value(), cl.dataDir);
@@ -223,11 +233,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
     auto interrupted = p.store->reportInterrupted();
     if (!interrupted)
         return failure(interrupted.error());
-    const QString interruptedText = interrupted.value().isEmpty() ? QString() : interruptedWarning(interrupted.value());
+    const QString interruptedText =
+        interrupted.value().isEmpty() ? QString() : interruptedWarning(interrupted.value());
     if (!interruptedText.isEmpty())
         std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(interruptedText));
-    QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(),
-                     [](const QString &error) { std::fprintf(stderr, "countersign: %s\n", qPrintable(error)); });
+    QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
+    });
 
     if (cl.mode == CommandLine::Mode::Stdio) {
         p.stdioServer = std::make_unique<McpServer>(config.value(), databasePath, p.keys);
@@ -237,7 +249,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
             wireServer(p.stdioServer.get());
         if (auto started = p.stdioServer->start(false); !started)
             return failure(started.error());
-        p.transport = std::make_unique<StdioTransport>(p.stdioServer->dispatcher(), Principal{0, QStringLiteral("stdio")});
+        p.transport = std::make_unique<StdioTransport>(p.stdioServer->dispatcher(),
+                                                       Principal{0, QStringLiteral("stdio")});
         QObject::connect(p.transport.get(), &StdioTransport::finished, qApp, &QCoreApplication::quit);
         p.transport->start();
         return console;
@@ -261,16 +274,18 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
         p.window = std::make_unique<MainWindow>(
             MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
         p.window->setListenUrl(p.url);
-        p.window->setConfig(p.watcher->current(), cl.configPath, settingsText(p.watcher->current(), cl, p.keys));
+        p.window->setConfig(p.watcher->current(), cl.configPath,
+                            settingsText(p.watcher->current(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
             p.window->addWarning(interruptedText);
         MainWindow *w = p.window.get();
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
-        QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, [w, cl, keys = p.keys](const Config &c) {
-            w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
-        });
+        QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w,
+                         [w, cl, keys = p.keys](const Config &c) {
+                             w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
+                         });
         w->showTab(cl.show);
         (void)w->winId(); // creates the native window now, so the announcer sees its first expose
         w->windowHandle()->installEventFilter(new ShownAnnouncer(w));

@@ -26,11 +26,13 @@ Result<ServerKeys> loadServerKeys(const Config &config, const QString &dataDir)
         return keys;
     const ReceiptSigner signer(keys.value().signingSeed);
     const QByteArray published = signer.publicKey().toBase64() + '\n';
-    if (QFile current(receiptPublicKeyPath(dataDir)); current.open(QIODevice::ReadOnly) && current.readAll() == published)
+    if (QFile current(receiptPublicKeyPath(dataDir));
+        current.open(QIODevice::ReadOnly) && current.readAll() == published)
         return keys;
     QSaveFile pub(receiptPublicKeyPath(dataDir));
     if (!pub.open(QIODevice::WriteOnly) || pub.write(published) < 0 || !pub.commit())
-        return failure(QStringLiteral("cannot write %1: %2").arg(receiptPublicKeyPath(dataDir), pub.errorString()));
+        return failure(
+            QStringLiteral("cannot write %1: %2").arg(receiptPublicKeyPath(dataDir), pub.errorString()));
     return keys;
 }
 

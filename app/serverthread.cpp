@@ -23,7 +23,8 @@ Result<quint16> ServerThread::start(const std::function<void(McpServer *)> &wire
     m_server->moveToThread(&m_thread);
     m_thread.start();
     Result<quint16> result = failure(QStringLiteral("server thread did not start"));
-    QMetaObject::invokeMethod(m_server, [&] { result = m_server->start(); }, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        m_server, [&] { result = m_server->start(); }, Qt::BlockingQueuedConnection);
     return result;
 }
 
@@ -33,7 +34,8 @@ void ServerThread::stop()
         return;
     if (m_server) {
         // Deleted in its own thread, where its sockets and database connection live.
-        QMetaObject::invokeMethod(m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
         m_server = nullptr;
     }
     m_thread.quit();

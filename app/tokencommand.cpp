@@ -59,7 +59,8 @@ int runTokenCommand(const QString &dataDir, const QStringList &tokenCommand)
     }
     for (const auto &c : list.value()) {
         std::printf("%s\tcreated %s\t%s\n", qPrintable(c.name), qPrintable(isoTime(c.createdMs)),
-                    c.revokedMs ? qPrintable(QStringLiteral("revoked %1").arg(isoTime(*c.revokedMs))) : "active");
+                    c.revokedMs ? qPrintable(QStringLiteral("revoked %1").arg(isoTime(*c.revokedMs)))
+                                : "active");
     }
     return 0;
 }

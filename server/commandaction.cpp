@@ -35,29 +35,32 @@ QString argumentsInWords(const json &arguments)
 json CommandAction::descriptor() const
 {
     const bool readOnly = false;
-    return {{"name", m_spec.name.toStdString()},
-            {"title", m_spec.title.toStdString()},
-            {"description", (m_spec.description.isEmpty() ? m_spec.title : m_spec.description).toStdString() +
-                                " (Countersign: a human approves each call in the Countersign window; the call "
-                                "answers input_required until then.)"},
-            {"inputSchema", m_spec.inputSchema},
-            {"annotations",
-             {{"title", m_spec.title.toStdString()},
-              {"readOnlyHint", readOnly},
-              {"destructiveHint", true},
-              {"idempotentHint", false},
-              {"openWorldHint", true}}}};
+    return {
+        {"name", m_spec.name.toStdString()},
+        {"title", m_spec.title.toStdString()},
+        {"description", (m_spec.description.isEmpty() ? m_spec.title : m_spec.description).toStdString() +
+                            " (Countersign: a human approves each call in the Countersign window; the call "
+                            "answers input_required until then.)"},
+        {"inputSchema", m_spec.inputSchema},
+        {"annotations",
+         {{"title", m_spec.title.toStdString()},
+          {"readOnlyHint", readOnly},
+          {"destructiveHint", true},
+          {"idempotentHint", false},
+          {"openWorldHint", true}}}};
 }
 
-Result<Plan> CommandAction::planFromOutput(const ActionSpec &spec, const json &arguments, const QByteArray &stdOut)
+Result<Plan> CommandAction::planFromOutput(const ActionSpec &spec, const json &arguments,
+                                           const QByteArray &stdOut)
 {
     Plan plan;
     plan.risk = spec.risk;
     const QString args = argumentsInWords(arguments);
     plan.title = args.isEmpty() ? spec.title : QStringLiteral("%1 (%2)").arg(spec.title, args);
-    plan.prompt = QStringLiteral("Run \"%1\"%2?%3")
-                      .arg(spec.title, args.isEmpty() ? QString() : QStringLiteral(" with %1").arg(args),
-                           spec.description.isEmpty() ? QString() : QStringLiteral("\n%1").arg(spec.description));
+    plan.prompt =
+        QStringLiteral("Run \"%1\"%2?%3")
+            .arg(spec.title, args.isEmpty() ? QString() : QStringLiteral(" with %1").arg(args),
+                 spec.description.isEmpty() ? QString() : QStringLiteral("\n%1").arg(spec.description));
     // Unless the plan names them, the targets are the argument values the apply command uses.
     for (const QString &name : ActionSpec::placeholders(spec.apply)) {
         const auto v = arguments.find(name.toStdString());
@@ -71,7 +74,8 @@ Result<Plan> CommandAction::planFromOutput(const ActionSpec &spec, const json &a
     plan.blastRadius = {{"irreversible", spec.risk >= Risk::High}};
 
     const QByteArray trimmed = stdOut.trimmed();
-    const json parsed = trimmed.startsWith('{') ? json::parse(trimmed.cbegin(), trimmed.cend(), nullptr, false) : json();
+    const json parsed =
+        trimmed.startsWith('{') ? json::parse(trimmed.cbegin(), trimmed.cend(), nullptr, false) : json();
     if (!parsed.is_object()) {
         plan.diff = QString::fromUtf8(stdOut);
         return plan;
@@ -112,19 +116,20 @@ void CommandAction::plan(const json &arguments, PlanDone done)
     auto argv = ActionSpec::fillArgv(m_spec.plan, arguments);
     if (!argv)
         return done(failure(argv.error()));
-    m_runner.run(CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxPlanBytes},
-                 [spec = m_spec, arguments, done = std::move(done)](Result<CommandOutput> out) {
-                     if (!out)
-                         return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
-                     if (out.value().truncated)
-                         return done(failure(QStringLiteral("the plan command printed more than %1 bytes")
-                                                 .arg(kMaxPlanBytes)));
-                     if (out.value().exitCode != 0)
-                         return done(failure(QStringLiteral("the plan command exited with %1: %2")
-                                                 .arg(out.value().exitCode)
-                                                 .arg(tail(out.value().stdErr))));
-                     done(planFromOutput(spec, arguments, out.value().stdOut));
-                 });
+    m_runner.run(
+        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxPlanBytes},
+        [spec = m_spec, arguments, done = std::move(done)](Result<CommandOutput> out) {
+            if (!out)
+                return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
+            if (out.value().truncated)
+                return done(failure(
+                    QStringLiteral("the plan command printed more than %1 bytes").arg(kMaxPlanBytes)));
+            if (out.value().exitCode != 0)
+                return done(failure(QStringLiteral("the plan command exited with %1: %2")
+                                        .arg(out.value().exitCode)
+                                        .arg(tail(out.value().stdErr))));
+            done(planFromOutput(spec, arguments, out.value().stdOut));
+        });
 }
 
 void CommandAction::apply(const json &arguments, ApplyDone done)
@@ -132,25 +137,27 @@ void CommandAction::apply(const json &arguments, ApplyDone done)
     auto argv = ActionSpec::fillArgv(m_spec.apply, arguments);
     if (!argv)
         return done(textResult(QStringLiteral("Not run: %1").arg(argv.error()), true));
-    m_runner.run(CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxResultBytes},
-                 [done = std::move(done)](Result<CommandOutput> out) {
-                     if (!out)
-                         return done(textResult(QStringLiteral("The apply command failed: %1").arg(out.error()), true));
-                     const CommandOutput &o = out.value();
-                     QString text = QStringLiteral("exit code %1").arg(o.exitCode);
-                     if (!o.stdOut.isEmpty())
-                         text += QStringLiteral("\n%1").arg(QString::fromUtf8(o.stdOut));
-                     if (!o.stdErr.isEmpty())
-                         text += QStringLiteral("\nstderr:\n%1").arg(tail(o.stdErr));
-                     if (o.truncated)
-                         text += QStringLiteral("\n(output truncated)");
-                     json result = textResult(text, o.exitCode != 0);
-                     result["structuredContent"] = {{"exitCode", o.exitCode},
-                                                    {"stdout", QString::fromUtf8(o.stdOut).toStdString()},
-                                                    {"stderr", QString::fromUtf8(o.stdErr).toStdString()},
-                                                    {"truncated", o.truncated}};
-                     done(std::move(result));
-                 });
+    m_runner.run(
+        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxResultBytes},
+        [done = std::move(done)](Result<CommandOutput> out) {
+            if (!out)
+                return done(
+                    textResult(QStringLiteral("The apply command failed: %1").arg(out.error()), true));
+            const CommandOutput &o = out.value();
+            QString text = QStringLiteral("exit code %1").arg(o.exitCode);
+            if (!o.stdOut.isEmpty())
+                text += QStringLiteral("\n%1").arg(QString::fromUtf8(o.stdOut));
+            if (!o.stdErr.isEmpty())
+                text += QStringLiteral("\nstderr:\n%1").arg(tail(o.stdErr));
+            if (o.truncated)
+                text += QStringLiteral("\n(output truncated)");
+            json result = textResult(text, o.exitCode != 0);
+            result["structuredContent"] = {{"exitCode", o.exitCode},
+                                           {"stdout", QString::fromUtf8(o.stdOut).toStdString()},
+                                           {"stderr", QString::fromUtf8(o.stdErr).toStdString()},
+                                           {"truncated", o.truncated}};
+            done(std::move(result));
+        });
 }
 
 } // namespace Countersign

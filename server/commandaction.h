@@ -21,7 +21,8 @@ public:
     void apply(const nlohmann::json &arguments, ApplyDone done) override;
 
     // Builds the Plan from the plan command's output (public for tests).
-    static Result<Plan> planFromOutput(const ActionSpec &spec, const nlohmann::json &arguments, const QByteArray &stdOut);
+    static Result<Plan> planFromOutput(const ActionSpec &spec, const nlohmann::json &arguments,
+                                       const QByteArray &stdOut);
 
 private:
     ActionSpec m_spec;

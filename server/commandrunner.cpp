@@ -20,15 +20,14 @@ public:
         if (!spec.workingDirectory.isEmpty())
             m_process.setWorkingDirectory(spec.workingDirectory);
         m_process.setStandardInputFile(QProcess::nullDevice());
-        connect(&m_process, &QProcess::readyReadStandardOutput, this, [this] {
-            take(m_process.readAllStandardOutput(), m_output.stdOut);
-        });
-        connect(&m_process, &QProcess::readyReadStandardError, this, [this] {
-            take(m_process.readAllStandardError(), m_output.stdErr);
-        });
+        connect(&m_process, &QProcess::readyReadStandardOutput, this,
+                [this] { take(m_process.readAllStandardOutput(), m_output.stdOut); });
+        connect(&m_process, &QProcess::readyReadStandardError, this,
+                [this] { take(m_process.readAllStandardError(), m_output.stdErr); });
         connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
             if (error == QProcess::FailedToStart)
-                finish(failure(QStringLiteral("cannot run %1: %2").arg(m_spec.argv.first(), m_process.errorString())));
+                finish(failure(
+                    QStringLiteral("cannot run %1: %2").arg(m_spec.argv.first(), m_process.errorString())));
         });
         connect(&m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
             take(m_process.readAllStandardOutput(), m_output.stdOut);

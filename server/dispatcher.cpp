@@ -30,27 +30,34 @@ int httpStatusFor(int code)
     switch (code) {
     case JsonRpc::kMissingRequiredClientCapability:
     case JsonRpc::kHeaderMismatch:
-    case JsonRpc::kUnsupportedProtocolVersion: return 400;
-    case JsonRpc::kMethodNotFound: return 404;
-    default: return 200; // handler-level errors travel in-band
+    case JsonRpc::kUnsupportedProtocolVersion:
+        return 400;
+    case JsonRpc::kMethodNotFound:
+        return 404;
+    default:
+        return 200; // handler-level errors travel in-band
     }
 }
 
 } // namespace
 
-Dispatcher::Dispatcher(const ToolRegistry &tools, ServerInfo info) : m_tools(tools), m_info(std::move(info)) {}
+Dispatcher::Dispatcher(const ToolRegistry &tools, ServerInfo info) : m_tools(tools), m_info(std::move(info))
+{
+}
 
 json Dispatcher::serverInfoMeta() const
 {
-    return {{JsonRpc::kMetaServerInfo, {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
+    return {{JsonRpc::kMetaServerInfo,
+             {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
 }
 
 std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const QString &headerVersion) const
 {
     if (message.is_array())
-        return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Bad Request: JSON-RPC batches may not contain requests for protocol "
-                                         "revision 2026-07-28 or later"));
+        return errorReply(
+            400, nullptr, JsonRpc::kInvalidRequest,
+            QStringLiteral("Bad Request: JSON-RPC batches may not contain requests for protocol "
+                           "revision 2026-07-28 or later"));
     if (!message.is_object())
         return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
                           QStringLiteral("Invalid Request: the message must be a JSON-RPC object"));
@@ -60,7 +67,8 @@ std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const 
     const json id = hasId && JsonRpc::isValidId(*idIt) ? *idIt : json();
     const auto version = message.find("jsonrpc");
     if (version == message.end() || *version != "2.0")
-        return errorReply(400, id, JsonRpc::kInvalidRequest, QStringLiteral("Invalid Request: jsonrpc must be \"2.0\""));
+        return errorReply(400, id, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Invalid Request: jsonrpc must be \"2.0\""));
     if (hasId && !JsonRpc::isValidId(*idIt))
         return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
                           QStringLiteral("Invalid Request: id must be a string or an integer"));
@@ -72,10 +80,12 @@ std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const 
     }
     if (!methodIt->is_string() || methodIt->get_ref<const std::string &>().empty() ||
         methodIt->get_ref<const std::string &>().size() > 256)
-        return errorReply(400, id, JsonRpc::kInvalidRequest, QStringLiteral("Invalid Request: method must be a string"));
+        return errorReply(400, id, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Invalid Request: method must be a string"));
     const auto paramsIt = message.find("params");
     if (paramsIt != message.end() && !paramsIt->is_object())
-        return errorReply(400, id, JsonRpc::kInvalidRequest, QStringLiteral("Invalid Request: params must be an object"));
+        return errorReply(400, id, JsonRpc::kInvalidRequest,
+                          QStringLiteral("Invalid Request: params must be an object"));
 
     if (!hasId) // notifications: nothing to answer, and no client notification changes server state
         return Reply{202, std::nullopt};
@@ -92,28 +102,32 @@ std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const 
     const bool claimsEnvelope = meta && meta->contains(JsonRpc::kMetaProtocolVersion);
     if (!claimsEnvelope) {
         // A 2025-11-25 (legacy) request. This server speaks only 2026-07-28.
-        if (headerVersion == QLatin1String(JsonRpc::kProtocolVersion) && request.method != QLatin1String("initialize"))
-            return errorReply(400, id, JsonRpc::kInvalidParams,
-                              QStringLiteral("Invalid params: the MCP-Protocol-Version header names protocol revision "
-                                             "2026-07-28, but the request is missing the required per-request "
-                                             "envelope key(s): _meta"),
-                              {{"envelope", {{"missing", json::array({"_meta"})}}}});
+        if (headerVersion == QLatin1String(JsonRpc::kProtocolVersion) &&
+            request.method != QLatin1String("initialize"))
+            return errorReply(
+                400, id, JsonRpc::kInvalidParams,
+                QStringLiteral("Invalid params: the MCP-Protocol-Version header names protocol revision "
+                               "2026-07-28, but the request is missing the required per-request "
+                               "envelope key(s): _meta"),
+                {{"envelope", {{"missing", json::array({"_meta"})}}}});
         if (request.method == QLatin1String("initialize") && !headerVersion.isEmpty() &&
             headerVersion == QLatin1String(JsonRpc::kProtocolVersion))
-            return errorReply(400, id, JsonRpc::kHeaderMismatch,
-                              QStringLiteral("Bad Request: the request headers and body disagree: an initialize "
-                                             "request (legacy handshake) was sent with a modern "
-                                             "MCP-Protocol-Version header"),
-                              {{"mismatch",
-                                {{"header", headerVersion.toStdString()},
-                                 {"body", "an initialize request (legacy handshake) was sent with a modern "
-                                          "MCP-Protocol-Version header"}}}});
+            return errorReply(
+                400, id, JsonRpc::kHeaderMismatch,
+                QStringLiteral("Bad Request: the request headers and body disagree: an initialize "
+                               "request (legacy handshake) was sent with a modern "
+                               "MCP-Protocol-Version header"),
+                {{"mismatch",
+                  {{"header", headerVersion.toStdString()},
+                   {"body", "an initialize request (legacy handshake) was sent with a modern "
+                            "MCP-Protocol-Version header"}}}});
         json data = {{"supported", supportedVersions()}};
         QString requested = headerVersion;
         if (request.method == QLatin1String("initialize")) {
             const auto pv = request.params.find("protocolVersion");
-            requested = pv != request.params.end() && pv->is_string() ? QString::fromStdString(pv->get<std::string>())
-                                                                      : QString();
+            requested = pv != request.params.end() && pv->is_string()
+                            ? QString::fromStdString(pv->get<std::string>())
+                            : QString();
         }
         if (!requested.isEmpty())
             data["requested"] = requested.toStdString();
@@ -150,10 +164,11 @@ std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const 
 void Dispatcher::handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const
 {
     if (request.envelope.protocolVersion != QLatin1String(JsonRpc::kProtocolVersion))
-        return done(errorReply(400, request.id, JsonRpc::kUnsupportedProtocolVersion,
-                               QStringLiteral("Unsupported protocol version: %1").arg(request.envelope.protocolVersion),
-                               {{"supported", supportedVersions()},
-                                {"requested", request.envelope.protocolVersion.toStdString()}}));
+        return done(errorReply(
+            400, request.id, JsonRpc::kUnsupportedProtocolVersion,
+            QStringLiteral("Unsupported protocol version: %1").arg(request.envelope.protocolVersion),
+            {{"supported", supportedVersions()},
+             {"requested", request.envelope.protocolVersion.toStdString()}}));
     if (request.method == QLatin1String("server/discover"))
         return done(result(request.id, discover()));
     if (request.method == QLatin1String("tools/list"))
@@ -210,7 +225,8 @@ void Dispatcher::callTool(const McpRequest &request, const CallContext &context,
     const QString name = QString::fromStdString(nameIt->get<std::string>());
     Tool *tool = m_tools.find(name);
     if (!tool)
-        return done(errorReply(200, request.id, JsonRpc::kInvalidParams, QStringLiteral("Unknown tool: %1").arg(name)));
+        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                               QStringLiteral("Unknown tool: %1").arg(name)));
 
     static const json kNoArguments = json::object();
     const auto argsIt = request.params.find("arguments");
@@ -219,15 +235,17 @@ void Dispatcher::callTool(const McpRequest &request, const CallContext &context,
                                QStringLiteral("Invalid params: arguments must be an object")));
     const json &arguments = argsIt != request.params.end() && argsIt->is_object() ? *argsIt : kNoArguments;
     if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid)
-        return done(result(request.id, textResult(QStringLiteral("Input validation error: Invalid arguments for tool "
-                                                                 "%1: %2")
-                                                      .arg(name, valid.error()),
-                                                  true)));
+        return done(
+            result(request.id, textResult(QStringLiteral("Input validation error: Invalid arguments for tool "
+                                                         "%1: %2")
+                                              .arg(name, valid.error()),
+                                          true)));
 
     tool->call(ToolCall{arguments, request.params, request, context},
                [this, id = request.id, done = std::move(done)](ToolReply reply) {
                    if (auto *err = std::get_if<ProtocolError>(&reply))
-                       return done(errorReply(httpStatusFor(err->code), id, err->code, err->message, err->data));
+                       return done(
+                           errorReply(httpStatusFor(err->code), id, err->code, err->message, err->data));
                    done(result(id, std::move(std::get<json>(reply))));
                });
 }

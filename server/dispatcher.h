@@ -31,7 +31,8 @@ public:
     // Checks JSON-RPC shape and the _meta envelope. A Reply means the message is answered already
     // (an error, or 202 for a notification). headerVersion is the MCP-Protocol-Version header, if
     // the transport has one, used only to word the legacy-request errors as the SDK does.
-    std::variant<McpRequest, Reply> classify(const nlohmann::json &message, const QString &headerVersion = {}) const;
+    std::variant<McpRequest, Reply> classify(const nlohmann::json &message,
+                                             const QString &headerVersion = {}) const;
 
     // Version support, method routing and the method itself. done receives the Reply once; for
     // everything but a tool that waits (the gate) that happens before handle() returns.

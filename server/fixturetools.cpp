@@ -26,10 +26,11 @@ public:
     QString name() const override { return m_name; }
     json descriptor() const override
     {
-        return {{"name", m_name.toStdString()},
-                {"description", "Conformance fixture " + m_name.toStdString()},
-                {"inputSchema", {{"type", "object"}, {"properties", json::object()}}},
-                {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
+        return {
+            {"name", m_name.toStdString()},
+            {"description", "Conformance fixture " + m_name.toStdString()},
+            {"inputSchema", {{"type", "object"}, {"properties", json::object()}}},
+            {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
     }
     ToolReply run(const ToolCall &call) override { return m_body(call); }
 
@@ -39,7 +40,8 @@ private:
 };
 
 // 1x1 red PNG and a 44-byte silent WAV: the smallest valid media for the content-type fixtures.
-constexpr char kPng[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+constexpr char kPng[] =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 constexpr char kWav[] = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
 
 // Integrity-protected requestState for the MRTR fixtures: payload.HMAC, with a per-process key.
@@ -91,19 +93,21 @@ private:
 
 json elicit(const char *message, const char *property, const char *type)
 {
-    return {{"method", "elicitation/create"},
-            {"params",
-             {{"message", message},
-              {"requestedSchema",
-               {{"type", "object"}, {"properties", {{property, {{"type", type}}}}}, {"required", {property}}}}}}};
+    return {
+        {"method", "elicitation/create"},
+        {"params",
+         {{"message", message},
+          {"requestedSchema",
+           {{"type", "object"}, {"properties", {{property, {{"type", type}}}}}, {"required", {property}}}}}}};
 }
 
 json sample(const char *text, int maxTokens)
 {
-    return {{"method", "sampling/createMessage"},
-            {"params",
-             {{"messages", json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", text}}}}})},
-              {"maxTokens", maxTokens}}}};
+    return {
+        {"method", "sampling/createMessage"},
+        {"params",
+         {{"messages", json::array({{{"role", "user"}, {"content", {{"type", "text"}, {"text", text}}}}})},
+          {"maxTokens", maxTokens}}}};
 }
 
 json inputRequired(json requests, std::optional<std::string> state = std::nullopt)
@@ -121,9 +125,10 @@ bool declares(const ToolCall &call, const char *capability)
 
 ProtocolError missing(const char *capability)
 {
-    return ProtocolError{JsonRpc::kMissingRequiredClientCapability,
-                         QStringLiteral("this tool needs the client capability \"%1\"").arg(QLatin1String(capability)),
-                         {{"requiredCapabilities", {{capability, json::object()}}}}};
+    return ProtocolError{
+        JsonRpc::kMissingRequiredClientCapability,
+        QStringLiteral("this tool needs the client capability \"%1\"").arg(QLatin1String(capability)),
+        {{"requiredCapabilities", {{capability, json::object()}}}}};
 }
 
 const json *response(const ToolCall &call, const char *key)
@@ -163,7 +168,8 @@ json requestsForDeclared(const ToolCall &call)
 
 ProtocolError badState()
 {
-    return ProtocolError{JsonRpc::kInvalidParams, QStringLiteral("Invalid or expired requestState"),
+    return ProtocolError{JsonRpc::kInvalidParams,
+                         QStringLiteral("Invalid or expired requestState"),
                          {{"reason", "invalid_request_state"}}};
 }
 
@@ -194,15 +200,17 @@ void addTo(ToolRegistry &registry)
                                        {"text", "This is an embedded resource content."}}}}}));
     });
     add("test_multiple_content_types", [=](const ToolCall &) {
-        return content(json::array(
-            {{{"type", "text"}, {"text", "Multiple content types test:"}},
-             {{"type", "image"}, {"data", kPng}, {"mimeType", "image/png"}},
-             {{"type", "resource"},
-              {"resource",
-               {{"uri", "test://mixed-content-resource"}, {"mimeType", "application/json"}, {"text", R"({"test":"data","value":123})"}}}}}));
+        return content(json::array({{{"type", "text"}, {"text", "Multiple content types test:"}},
+                                    {{"type", "image"}, {"data", kPng}, {"mimeType", "image/png"}},
+                                    {{"type", "resource"},
+                                     {"resource",
+                                      {{"uri", "test://mixed-content-resource"},
+                                       {"mimeType", "application/json"},
+                                       {"text", R"({"test":"data","value":123})"}}}}}));
     });
     add("test_error_handling", [](const ToolCall &) {
-        return ToolReply(textResult(QStringLiteral("This tool intentionally returns an error for testing"), true));
+        return ToolReply(
+            textResult(QStringLiteral("This tool intentionally returns an error for testing"), true));
     });
     add("test_missing_capability", [](const ToolCall &call) -> ToolReply {
         if (!declares(call, "sampling"))
@@ -211,7 +219,8 @@ void addTo(ToolRegistry &registry)
     });
     add("test_input_required_result_elicitation", [](const ToolCall &call) -> ToolReply {
         if (const json *answer = response(call, "user_name"))
-            return textResult(QStringLiteral("Hello, %1!").arg(QString::fromStdString(contentString(answer, "name"))));
+            return textResult(
+                QStringLiteral("Hello, %1!").arg(QString::fromStdString(contentString(answer, "name"))));
         if (!declares(call, "elicitation"))
             return missing("elicitation");
         return inputRequired({{"user_name", elicit("What is your name?", "name", "string")}});
@@ -220,7 +229,8 @@ void addTo(ToolRegistry &registry)
         if (const json *answer = response(call, "capital_question")) {
             const json c = answer->value("content", json::object());
             return textResult(QStringLiteral("The model answered: %1")
-                                  .arg(QString::fromStdString(c.is_object() ? c.value("text", std::string()) : std::string())));
+                                  .arg(QString::fromStdString(c.is_object() ? c.value("text", std::string())
+                                                                            : std::string())));
         }
         if (!declares(call, "sampling"))
             return missing("sampling");
@@ -240,13 +250,15 @@ void addTo(ToolRegistry &registry)
             if (call.params.contains("requestState")) {
                 if (!codec->open(call.params, tag))
                     return badState();
-                return textResult(QStringLiteral("%1: confirmed %2")
-                                      .arg(QLatin1String(answerPrefix),
-                                           QString::fromStdString(contentString(response(call, "confirm"), "ok"))));
+                return textResult(
+                    QStringLiteral("%1: confirmed %2")
+                        .arg(QLatin1String(answerPrefix),
+                             QString::fromStdString(contentString(response(call, "confirm"), "ok"))));
             }
             if (!declares(call, "elicitation"))
                 return missing("elicitation");
-            return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}}, codec->seal(tag, json::object()));
+            return inputRequired({{"confirm", elicit("Please confirm", "ok", "boolean")}},
+                                 codec->seal(tag, json::object()));
         };
     };
     add("test_input_required_result_request_state", sealedConfirm("request_state", "state-ok"));
@@ -255,10 +267,11 @@ void addTo(ToolRegistry &registry)
         if (call.params.contains("requestState")) {
             if (!codec->open(call.params, "multiple_inputs"))
                 return badState();
-            return textResult(QStringLiteral("Received: name=%1, greeting=%2, roots=%3")
-                                  .arg(QString::fromStdString(contentString(response(call, "user_name"), "name")))
-                                  .arg(response(call, "greeting") ? QStringLiteral("yes") : QStringLiteral("no"))
-                                  .arg(response(call, "client_roots") ? QStringLiteral("yes") : QStringLiteral("no")));
+            return textResult(
+                QStringLiteral("Received: name=%1, greeting=%2, roots=%3")
+                    .arg(QString::fromStdString(contentString(response(call, "user_name"), "name")))
+                    .arg(response(call, "greeting") ? QStringLiteral("yes") : QStringLiteral("no"))
+                    .arg(response(call, "client_roots") ? QStringLiteral("yes") : QStringLiteral("no")));
         }
         json requests = requestsForDeclared(call);
         if (requests.empty())
@@ -279,8 +292,9 @@ void addTo(ToolRegistry &registry)
             if (name.empty())
                 return inputRequired({{"step1", elicit("Step 1: What is your name?", "name", "string")}},
                                      codec->seal("multi_round", {{"round", 1}}));
-            return inputRequired({{"step2", elicit("Step 2: What is your favorite color?", "color", "string")}},
-                                 codec->seal("multi_round", {{"round", 2}, {"name", name}}));
+            return inputRequired(
+                {{"step2", elicit("Step 2: What is your favorite color?", "color", "string")}},
+                codec->seal("multi_round", {{"round", 2}, {"name", name}}));
         }
         return textResult(QStringLiteral("Hello %1, your favorite color is %2.")
                               .arg(QString::fromStdString(state->value("name", std::string())),

@@ -28,7 +28,8 @@ constexpr const char *kApprovalKey = "approval"; // inputRequests key of the URL
 ProtocolError invalidState(const QString &why)
 {
     // The same words and data as the SDK's own codec, plus the reason in our words.
-    return ProtocolError{JsonRpc::kInvalidParams, QStringLiteral("Invalid or expired requestState: %1").arg(why),
+    return ProtocolError{JsonRpc::kInvalidParams,
+                         QStringLiteral("Invalid or expired requestState: %1").arg(why),
                          {{"reason", "invalid_request_state"}}};
 }
 
@@ -91,8 +92,8 @@ struct Gate::Request final
 
 Gate::Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
            Policy policy, Settings settings, QObject *parent)
-    : QObject(parent), m_store(store), m_clock(clock), m_sealer(sealer), m_signer(signer), m_policy(std::move(policy)),
-      m_settings(std::move(settings))
+    : QObject(parent), m_store(store), m_clock(clock), m_sealer(sealer), m_signer(signer),
+      m_policy(std::move(policy)), m_settings(std::move(settings))
 {
     m_poll.setInterval(200);
     connect(&m_poll, &QTimer::timeout, this, &Gate::pollDecisions);
@@ -106,15 +107,17 @@ Gate::~Gate()
 
 ToolReply Gate::quitting()
 {
-    return textResult(QStringLiteral("Countersign is quitting: nothing was run for this call. Call again once "
-                                     "Countersign is running."),
-                      true);
+    return textResult(
+        QStringLiteral("Countersign is quitting: nothing was run for this call. Call again once "
+                       "Countersign is running."),
+        true);
 }
 
 ToolReply Gate::storeFailure(const QString &error)
 {
     qCWarning(lcGate) << "store failure:" << error;
-    return textResult(QStringLiteral("Countersign could not record this call (%1). Nothing was run.").arg(error), true);
+    return textResult(
+        QStringLiteral("Countersign could not record this call (%1). Nothing was run.").arg(error), true);
 }
 
 void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs)
@@ -187,7 +190,8 @@ Operation Gate::settledByRule(const Request &request, const QString &rule, Opera
 void Gate::firstPass(const RequestPtr &request, ToolDone done)
 {
     const QString name = request->action->name();
-    const PolicyDecision verdict = m_policy.evaluate(name, request->arguments, request->action->defaultVerdict(request->arguments));
+    const PolicyDecision verdict =
+        m_policy.evaluate(name, request->arguments, request->action->defaultVerdict(request->arguments));
     if (verdict.verdict == Verdict::Allow)
         return runAllowed(request, verdict.rule, std::move(done));
     if (verdict.verdict == Verdict::Deny) {
@@ -195,8 +199,9 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
         if (auto stored = m_store.recordOperation(op); !stored)
             return done(storeFailure(stored.error()));
         return done(textResult(QStringLiteral("Denied by Countersign policy (%1)%2. Nothing was run.")
-                                   .arg(verdict.rule,
-                                        verdict.reason.isEmpty() ? QString() : QStringLiteral(": %1").arg(verdict.reason)),
+                                   .arg(verdict.rule, verdict.reason.isEmpty()
+                                                          ? QString()
+                                                          : QStringLiteral(": %1").arg(verdict.reason)),
                                true));
     }
     QPointer<Gate> self(this);
@@ -204,9 +209,10 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
         if (!self)
             return;
         if (!plan)
-            return done(textResult(QStringLiteral("Countersign could not plan this call: %1. Nothing was run.")
-                                       .arg(plan.error()),
-                                   true));
+            return done(
+                textResult(QStringLiteral("Countersign could not plan this call: %1. Nothing was run.")
+                               .arg(plan.error()),
+                           true));
         self->park(request, std::move(plan).value(), done, {});
     });
 }
@@ -215,25 +221,28 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
 {
     const ApprovalMode mode = m_policy.approvalFor(plan.risk);
     if (mode == ApprovalMode::Client && !elicitationModes(request->envelope).form)
-        return done(ProtocolError{JsonRpc::kMissingRequiredClientCapability,
-                                  QStringLiteral("%1 needs a typed confirmation in the client's form: declare the "
-                                                 "elicitation form capability")
-                                      .arg(request->action->name()),
-                                  {{"requiredCapabilities", {{"elicitation", {{"form", json::object()}}}}}}});
+        return done(
+            ProtocolError{JsonRpc::kMissingRequiredClientCapability,
+                          QStringLiteral("%1 needs a typed confirmation in the client's form: declare the "
+                                         "elicitation form capability")
+                              .arg(request->action->name()),
+                          {{"requiredCapabilities", {{"elicitation", {{"form", json::object()}}}}}}});
     auto waiting = m_store.pendingCount(request->principal.name);
     if (!waiting)
         return done(storeFailure(waiting.error()));
     if (waiting.value() >= kMaxPendingPerConnection)
-        return done(textResult(QStringLiteral("Refused: connection \"%1\" already has %2 approvals waiting. Wait for "
-                                              "the human to work through them before asking for more.")
-                                   .arg(request->principal.name)
-                                   .arg(waiting.value()),
-                               true));
+        return done(
+            textResult(QStringLiteral("Refused: connection \"%1\" already has %2 approvals waiting. Wait for "
+                                      "the human to work through them before asking for more.")
+                           .arg(request->principal.name)
+                           .arg(waiting.value()),
+                       true));
     const qint64 now = m_clock.nowMs();
     Ticket ticket;
     ticket.sub = request->principal.name;
-    ticket.client = QString::fromStdString(
-        request->envelope.clientInfo.is_object() ? request->envelope.clientInfo.value("name", std::string()) : std::string());
+    ticket.client = QString::fromStdString(request->envelope.clientInfo.is_object()
+                                               ? request->envelope.clientInfo.value("name", std::string())
+                                               : std::string());
     ticket.op = request->action->name();
     ticket.argsDigest = request->argsDigest;
     ticket.planDigest = plan.digest();
@@ -251,7 +260,8 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     op.planDigest = ticket.planDigest;
     op.plan = std::move(plan);
     op.approvalMode = mode;
-    op.rule = m_policy.evaluate(op.tool, op.arguments, request->action->defaultVerdict(request->arguments)).rule;
+    op.rule =
+        m_policy.evaluate(op.tool, op.arguments, request->action->defaultVerdict(request->arguments)).rule;
     op.traceparent = request->envelope.traceparent;
     op.createdMs = now;
     op.expiresMs = ticket.exp;
@@ -267,10 +277,11 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
     Q_EMIT stepRecorded(Step::Minted, op.nonce);
     Q_EMIT parked(op);
-    const QString notice = supersedes.isEmpty()
-                               ? QString()
-                               : QStringLiteral("The plan changed after it was approved, so that approval no longer "
-                                                "holds. A new card waits for a decision.");
+    const QString notice =
+        supersedes.isEmpty()
+            ? QString()
+            : QStringLiteral("The plan changed after it was approved, so that approval no longer "
+                             "holds. A new card waits for a decision.");
     done(inputRequired(op, m_sealer.seal(ticket), request->envelope, true, notice));
 }
 
@@ -312,7 +323,8 @@ void Gate::retry(const RequestPtr &request, ToolDone done)
     if (ticket.sub != request->principal.name)
         return done(invalidState(QStringLiteral("it was issued to another connection")));
     if (sodium_memcmp(ticket.argsDigest.toLatin1().constData(), request->argsDigest.toLatin1().constData(),
-                      static_cast<size_t>(std::min(ticket.argsDigest.size(), request->argsDigest.size()))) != 0 ||
+                      static_cast<size_t>(std::min(ticket.argsDigest.size(), request->argsDigest.size()))) !=
+            0 ||
         ticket.argsDigest.size() != request->argsDigest.size())
         return done(invalidState(QStringLiteral("the arguments differ from the ones it was issued for")));
     evaluate(request, ticket, std::move(done), true);
@@ -332,10 +344,12 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             return;
         }
         return done(textResult(
-            QStringLiteral("Outcome unknown: this approved call was claimed to run at %1, but Countersign stopped "
-                           "before recording how it ended, so it may or may not have run. It was not run again. "
-                           "Check its target before asking for a new approval.")
-                .arg(QDateTime::fromMSecsSinceEpoch(claim.value()->claimedMs, Qt::UTC).toString(Qt::ISODateWithMs)),
+            QStringLiteral(
+                "Outcome unknown: this approved call was claimed to run at %1, but Countersign stopped "
+                "before recording how it ended, so it may or may not have run. It was not run again. "
+                "Check its target before asking for a new approval.")
+                .arg(QDateTime::fromMSecsSinceEpoch(claim.value()->claimedMs, Qt::UTC)
+                         .toString(Qt::ISODateWithMs)),
             true));
     }
 
@@ -351,36 +365,40 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(storeFailure(decision.error()));
     const qint64 now = m_clock.nowMs();
     if (!decision.value() && op.status == Operation::Status::Pending && now >= ticket.exp) {
-        auto expired = m_store.decide(ticket.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
-                                                            QStringLiteral("the ticket expired"), now});
+        auto expired =
+            m_store.decide(ticket.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
+                                                  QStringLiteral("the ticket expired"), now});
         if (!expired)
             return done(storeFailure(expired.error()));
         Q_EMIT retired(ticket.nonce);
         decision = std::optional<Decision>(expired.value());
     }
     if (op.status == Operation::Status::Superseded)
-        return done(textResult(QStringLiteral("This approval was superseded: the plan changed after the card was "
-                                              "shown, and a new card was made. Nothing was run with this ticket."),
-                               true));
+        return done(
+            textResult(QStringLiteral("This approval was superseded: the plan changed after the card was "
+                                      "shown, and a new card was made. Nothing was run with this ticket."),
+                       true));
 
     if (decision.value()) {
         const Decision &d = *decision.value();
         switch (d.outcome) {
         case Operation::Status::Declined:
-            return done(settledResult(d.reason.isEmpty()
-                                          ? QStringLiteral("Declined by %1. Nothing was run.").arg(d.by)
-                                          : QStringLiteral("Declined by %1: %2. Nothing was run.").arg(d.by, d.reason),
-                                      "declined", d));
+            return done(settledResult(
+                d.reason.isEmpty()
+                    ? QStringLiteral("Declined by %1. Nothing was run.").arg(d.by)
+                    : QStringLiteral("Declined by %1: %2. Nothing was run.").arg(d.by, d.reason),
+                "declined", d));
         case Operation::Status::Approved:
             if (now < ticket.exp)
                 return runApproved(request, ticket, d, std::move(done));
             [[fallthrough]];
         default:
-            return done(settledResult(QStringLiteral("Approval expired: the ticket's %1 s passed before the call was "
-                                                     "approved and retried. Nothing was run; call the tool again for "
-                                                     "a new approval card.")
-                                          .arg(m_settings.ttlMs / 1000),
-                                      "expired", d));
+            return done(
+                settledResult(QStringLiteral("Approval expired: the ticket's %1 s passed before the call was "
+                                             "approved and retried. Nothing was run; call the tool again for "
+                                             "a new approval card.")
+                                  .arg(m_settings.ttlMs / 1000),
+                              "expired", d));
         }
     }
 
@@ -393,11 +411,12 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         const std::string action = answer->value("action", std::string());
         const QString by = QStringLiteral("client:%1").arg(request->principal.name);
         if (action == "decline" || action == "cancel") {
-            auto d = m_store.decide(ticket.nonce, Decision{Operation::Status::Declined, by,
-                                                          QStringLiteral("%1 in the client").arg(action == "decline"
-                                                                                                     ? "declined"
-                                                                                                     : "cancelled"),
-                                                          now});
+            auto d = m_store.decide(
+                ticket.nonce,
+                Decision{
+                    Operation::Status::Declined, by,
+                    QStringLiteral("%1 in the client").arg(action == "decline" ? "declined" : "cancelled"),
+                    now});
             if (!d)
                 return done(storeFailure(d.error()));
             Q_EMIT stepRecorded(Step::Decided, ticket.nonce);
@@ -410,7 +429,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             const QString expected = op.plan.targets.isEmpty() ? op.tool : op.plan.targets.first();
             if (typed.is_string() && QString::fromStdString(typed.get<std::string>()) == expected) {
                 auto d = m_store.decide(ticket.nonce, Decision{Operation::Status::Approved, by,
-                                                              QStringLiteral("typed confirmation"), now});
+                                                               QStringLiteral("typed confirmation"), now});
                 if (!d)
                     return done(storeFailure(d.error()));
                 Q_EMIT stepRecorded(Step::Decided, ticket.nonce);
@@ -424,30 +443,34 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(inputRequired(op, sealed, request->envelope, false, notice));
     const qint64 window = std::min(m_settings.pollWindowMs, ticket.exp - now);
     // Woken by a decision or at the end of the window, the retry is judged again, without holding.
-    hold(ticket.nonce, window, [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
-        if (self)
-            self->evaluate(request, ticket, std::move(done), false);
-    });
+    hold(ticket.nonce, window,
+         [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
+             if (self)
+                 self->evaluate(request, ticket, std::move(done), false);
+         });
 }
 
-void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
+void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                       ToolDone done)
 {
     // The world may have moved since the card was shown: plan again, and run only the plan approved.
     QPointer<Gate> self(this);
-    request->action->plan(request->arguments, [self, request, ticket, decision, done = std::move(done)](Result<Plan> plan) {
-        if (!self)
-            return;
-        if (!plan)
-            return done(textResult(QStringLiteral("Approved, but Countersign could not check the plan again: %1. "
-                                                  "Nothing was run; retry to try again.")
-                                       .arg(plan.error()),
-                                   true));
-        if (plan.value().digest() != ticket.planDigest) {
-            qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
-            return self->park(request, std::move(plan).value(), done, ticket.nonce);
-        }
-        self->execute(request, ticket, decision, done);
-    });
+    request->action->plan(
+        request->arguments, [self, request, ticket, decision, done = std::move(done)](Result<Plan> plan) {
+            if (!self)
+                return;
+            if (!plan)
+                return done(
+                    textResult(QStringLiteral("Approved, but Countersign could not check the plan again: %1. "
+                                              "Nothing was run; retry to try again.")
+                                   .arg(plan.error()),
+                               true));
+            if (plan.value().digest() != ticket.planDigest) {
+                qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
+                return self->park(request, std::move(plan).value(), done, ticket.nonce);
+            }
+            self->execute(request, ticket, decision, done);
+        });
 }
 
 void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
@@ -479,8 +502,8 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     });
 }
 
-json Gate::receipt(const RequestPtr &request, const Ticket &ticket, const Decision &decision, qint64 consumedMs,
-                   const json &result) const
+json Gate::receipt(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                   qint64 consumedMs, const json &result) const
 {
     json body = {{"v", 1},
                  {"type", "countersign.receipt"},
@@ -507,8 +530,8 @@ json Gate::receipt(const RequestPtr &request, const Ticket &ticket, const Decisi
     return out;
 }
 
-json Gate::inputRequired(const Operation &op, const QString &sealed, const Envelope &envelope, bool firstRound,
-                         const QString &notice) const
+json Gate::inputRequired(const Operation &op, const QString &sealed, const Envelope &envelope,
+                         bool firstRound, const QString &notice) const
 {
     json result = {{"resultType", "input_required"}, {"requestState", sealed.toStdString()}};
     const ElicitationModes modes = elicitationModes(envelope);
@@ -519,21 +542,24 @@ json Gate::inputRequired(const Operation &op, const QString &sealed, const Envel
             {"method", "elicitation/create"},
             {"params",
              {{"mode", "form"},
-              {"message", (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target)).toStdString()},
+              {"message", (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target))
+                              .toStdString()},
               {"requestedSchema",
                {{"type", "object"},
                 {"properties",
                  {{kConfirmKey,
-                   {{"type", "string"}, {"title", QStringLiteral("Type %1 to confirm").arg(target).toStdString()}}}}},
+                   {{"type", "string"},
+                    {"title", QStringLiteral("Type %1 to confirm").arg(target).toStdString()}}}}},
                 {"required", json::array({kConfirmKey})}}}}}};
     } else if (firstRound && modes.url && !m_settings.approvalsUrlBase.isEmpty()) {
         result["inputRequests"][kApprovalKey] = {
             {"method", "elicitation/create"},
             {"params",
              {{"mode", "url"},
-              {"message", (lead + QStringLiteral("Approve or decline \"%1\" in the Countersign window.")
-                                      .arg(op.plan.title))
-                              .toStdString()},
+              {"message",
+               (lead +
+                QStringLiteral("Approve or decline \"%1\" in the Countersign window.").arg(op.plan.title))
+                   .toStdString()},
               {"url", (m_settings.approvalsUrlBase + op.nonce).toStdString()}}}};
     }
     // Otherwise a requestState-only round: the client retries, and the retry is held for the human.

@@ -103,7 +103,8 @@ private:
     void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);
     void retry(const RequestPtr &request, ToolDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
-    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
+    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                     ToolDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
     // Calls resume once: when wake() names the nonce, or after ms.
     void hold(const QString &nonce, qint64 ms, std::function<void()> resume);

@@ -5,7 +5,10 @@
 
 namespace Countersign {
 
-GatedTool::GatedTool(std::shared_ptr<GatedAction> action, Gate &gate) : m_action(std::move(action)), m_gate(gate) {}
+GatedTool::GatedTool(std::shared_ptr<GatedAction> action, Gate &gate)
+    : m_action(std::move(action)), m_gate(gate)
+{
+}
 
 GatedTool::~GatedTool() = default;
 

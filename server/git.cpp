@@ -42,9 +42,10 @@ QString unifiedDiff(const QString &path, const QByteArray &before, const QByteAr
     const QByteArray oldPath = path.toUtf8(); // libgit2 adds the a/ and b/ prefixes
     const QByteArray newPath = path.toUtf8();
     if (git_patch_from_buffers(&patch, before.isNull() ? nullptr : before.constData(), size_t(before.size()),
-                               oldPath.constData(), after.isNull() ? nullptr : after.constData(), size_t(after.size()),
-                               newPath.constData(), &options) != 0)
-        return QStringLiteral("(no diff: %1)").arg(QString::fromUtf8(git_error_last() ? git_error_last()->message : "libgit2 error"));
+                               oldPath.constData(), after.isNull() ? nullptr : after.constData(),
+                               size_t(after.size()), newPath.constData(), &options) != 0)
+        return QStringLiteral("(no diff: %1)")
+            .arg(QString::fromUtf8(git_error_last() ? git_error_last()->message : "libgit2 error"));
     git_buf buf = GIT_BUF_INIT;
     QString text;
     if (patch && git_patch_to_buf(&buf, patch) == 0)
@@ -76,9 +77,9 @@ LossReport lossReport(const QStringList &absoluteFiles)
             continue;
         if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) // not in git: gone for good
             report.untracked.append(file);
-        else if (flags & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_TYPECHANGE | GIT_STATUS_WT_RENAMED |
-                          GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED | GIT_STATUS_INDEX_DELETED |
-                          GIT_STATUS_INDEX_RENAMED | GIT_STATUS_INDEX_TYPECHANGE))
+        else if (flags & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_TYPECHANGE |
+                          GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
+                          GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED | GIT_STATUS_INDEX_TYPECHANGE))
             report.uncommitted.append(file);
     }
     return report;

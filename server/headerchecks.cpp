@@ -13,16 +13,17 @@ using json = nlohmann::json;
 
 Reply mismatch(const McpRequest &request, const QString &header, const QString &body)
 {
-    return Reply{400, JsonRpc::error(request.id, JsonRpc::kHeaderMismatch,
-                                     QStringLiteral("Bad Request: the request headers and body disagree: %1").arg(body),
-                                     {{"mismatch", {{"header", header.toStdString()}, {"body", body.toStdString()}}}})};
+    return Reply{400, JsonRpc::error(
+                          request.id, JsonRpc::kHeaderMismatch,
+                          QStringLiteral("Bad Request: the request headers and body disagree: %1").arg(body),
+                          {{"mismatch", {{"header", header.toStdString()}, {"body", body.toStdString()}}}})};
 }
 
 bool isLoopbackName(const QString &host)
 {
     const QString h = host.toLower();
-    return h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") || h == QLatin1String("[::1]") ||
-           h == QLatin1String("::1");
+    return h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") ||
+           h == QLatin1String("[::1]") || h == QLatin1String("::1");
 }
 
 } // namespace
@@ -72,16 +73,18 @@ std::optional<Reply> check(const McpRequest &request, const HttpRequest &http)
                                        "MCP-Protocol-Version header is absent")
                             .arg(bodyVersion));
     if (QString::fromLatin1(*version) != bodyVersion)
-        return mismatch(request, QString::fromLatin1(*version),
-                        QStringLiteral("the body envelope names protocol version %1 but the MCP-Protocol-Version "
-                                       "header names %2")
-                            .arg(bodyVersion, QString::fromLatin1(*version)));
+        return mismatch(
+            request, QString::fromLatin1(*version),
+            QStringLiteral("the body envelope names protocol version %1 but the MCP-Protocol-Version "
+                           "header names %2")
+                .arg(bodyVersion, QString::fromLatin1(*version)));
 
     const auto method = http.header("mcp-method");
     if (!method)
-        return mismatch(request, QStringLiteral("(missing)"),
-                        QStringLiteral("the body names method %1 but the required Mcp-Method header is absent")
-                            .arg(request.method));
+        return mismatch(
+            request, QStringLiteral("(missing)"),
+            QStringLiteral("the body names method %1 but the required Mcp-Method header is absent")
+                .arg(request.method));
     if (QString::fromUtf8(*method) != request.method)
         return mismatch(request, QString::fromUtf8(*method),
                         QStringLiteral("the body names method %1 but the Mcp-Method header names %2")
@@ -100,17 +103,19 @@ std::optional<Reply> check(const McpRequest &request, const HttpRequest &http)
     const QString expected = QString::fromStdString(bodyName->get<std::string>());
     const auto name = http.header("mcp-name");
     if (!name)
-        return mismatch(request, QStringLiteral("(missing)"),
-                        QStringLiteral("the body carries params.%1=\"%2\" but the required Mcp-Name header is absent")
-                            .arg(QLatin1String(nameKey), expected));
+        return mismatch(
+            request, QStringLiteral("(missing)"),
+            QStringLiteral("the body carries params.%1=\"%2\" but the required Mcp-Name header is absent")
+                .arg(QLatin1String(nameKey), expected));
     const auto decoded = decodeValue(*name);
     if (!decoded)
         return mismatch(request, QString::fromLatin1(*name),
                         QStringLiteral("the Mcp-Name header is not valid =?base64?…?= encoding"));
     if (QString::fromUtf8(*decoded) != expected)
-        return mismatch(request, QString::fromUtf8(*decoded),
-                        QStringLiteral("the body carries params.%1=\"%2\" but the Mcp-Name header names \"%3\"")
-                            .arg(QLatin1String(nameKey), expected, QString::fromUtf8(*decoded)));
+        return mismatch(
+            request, QString::fromUtf8(*decoded),
+            QStringLiteral("the body carries params.%1=\"%2\" but the Mcp-Name header names \"%3\"")
+                .arg(QLatin1String(nameKey), expected, QString::fromUtf8(*decoded)));
     return std::nullopt;
 }
 

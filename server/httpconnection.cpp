@@ -66,7 +66,8 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
         const HttpRequest request = m_parser.takeRequest();
         m_inFlight = true;
         m_inRouter = true;
-        m_router(request, [self = QPointer<HttpConnection>(this), keepAlive = request.keepAlive](HttpResponse response) {
+        m_router(request, [self = QPointer<HttpConnection>(this),
+                           keepAlive = request.keepAlive](HttpResponse response) {
             if (!self || !self->m_inFlight)
                 return;
             self->m_inFlight = false;
@@ -86,7 +87,8 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
             m_requestTimer.start();
     }
     if (state == HttpParser::State::Failed) {
-        write(McpHttpEndpoint::refusal(m_parser.errorStatus(), JsonRpc::kServerError, m_parser.errorText()), false);
+        write(McpHttpEndpoint::refusal(m_parser.errorStatus(), JsonRpc::kServerError, m_parser.errorText()),
+              false);
         return;
     }
     if (m_parser.hasBufferedBytes() && !m_requestTimer.isActive())

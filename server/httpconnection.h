@@ -13,8 +13,9 @@ namespace Countersign {
 
 // One client connection: parses requests as they arrive (pipelined ones in order), hands each to
 // the router and writes the response. The router may answer later (a held request); the next
-// pipelined request waits for it, and no timeout runs while the server itself is busy. A connection that is slow to send a request head and body
-// (slow-loris) is answered 408 and closed; an idle keep-alive connection is closed.
+// pipelined request waits for it, and no timeout runs while the server itself is busy. A connection that is
+// slow to send a request head and body (slow-loris) is answered 408 and closed; an idle keep-alive connection
+// is closed.
 class HttpConnection final : public QObject
 {
     Q_OBJECT

@@ -114,7 +114,8 @@ HttpParser::State HttpParser::parseHead(qsizetype headEnd)
             return fail(400, QStringLiteral("malformed header name"));
         const QByteArray value = line.mid(colon + 1).trimmed();
         if (hasControlBytes(value))
-            return fail(400, QStringLiteral("control characters in header %1").arg(QString::fromLatin1(name)));
+            return fail(400,
+                        QStringLiteral("control characters in header %1").arg(QString::fromLatin1(name)));
         if (mustBeUnique(name) && m_request.header(name.constData()))
             return fail(400, QStringLiteral("duplicate header %1").arg(QString::fromLatin1(name)));
         m_request.headers.append(qMakePair(name, value));

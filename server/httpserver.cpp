@@ -22,9 +22,11 @@ Result<quint16> HttpServer::listen(const QString &host, quint16 port)
 {
     const QHostAddress address(host == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : host);
     if (!address.isLoopback())
-        return failure(QStringLiteral("refusing to listen on %1: only loopback addresses are allowed").arg(host));
+        return failure(
+            QStringLiteral("refusing to listen on %1: only loopback addresses are allowed").arg(host));
     if (!m_server->listen(address, port))
-        return failure(QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(m_server->errorString()));
+        return failure(
+            QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(m_server->errorString()));
     return m_server->serverPort();
 }
 

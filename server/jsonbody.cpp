@@ -53,9 +53,11 @@ public:
         m_isObject.pop_back();
         return true;
     }
-    bool parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &ex) override
+    bool parse_error(std::size_t position, const std::string &,
+                     const nlohmann::detail::exception &ex) override
     {
-        problem = QStringLiteral("invalid JSON at byte %1: %2").arg(position).arg(QString::fromUtf8(ex.what()));
+        problem =
+            QStringLiteral("invalid JSON at byte %1: %2").arg(position).arg(QString::fromUtf8(ex.what()));
         return false;
     }
 
@@ -78,7 +80,8 @@ private:
 Result<nlohmann::json> parse(const QByteArray &bytes)
 {
     ShapeCheck check;
-    const bool shapeOk = json::sax_parse(bytes.cbegin(), bytes.cend(), &check, json::input_format_t::json, false);
+    const bool shapeOk =
+        json::sax_parse(bytes.cbegin(), bytes.cend(), &check, json::input_format_t::json, false);
     if (!shapeOk)
         return failure(check.problem.isEmpty() ? QStringLiteral("invalid JSON") : check.problem);
     json value = json::parse(bytes.cbegin(), bytes.cend(), nullptr, false);

@@ -17,16 +17,17 @@
 #include "systemclock.h"
 #include "ticketsealer.h"
 #include "tokenstore.h"
+#include "toolregistry.h"
 #include "workspace.h"
 #include "workspacetools.h"
-#include "toolregistry.h"
 
 #include <QRegularExpression>
 
 namespace Countersign {
 
 McpServer::McpServer(Config config, QString databasePath, ServerKeys keys, QObject *parent)
-    : QObject(parent), m_config(std::move(config)), m_databasePath(std::move(databasePath)), m_keys(std::move(keys))
+    : QObject(parent), m_config(std::move(config)), m_databasePath(std::move(databasePath)),
+      m_keys(std::move(keys))
 {
 }
 
@@ -49,8 +50,9 @@ Result<quint16> McpServer::start(bool listenHttp)
         return failure(QStringLiteral("the ticket key is unusable"));
     m_signer = std::make_unique<ReceiptSigner>(m_keys.signingSeed);
     m_runner = new CommandRunner(this);
-    m_gate = new Gate(*m_audit, *m_clock, *m_sealer, *m_signer, m_config.policy(),
-                      Gate::Settings{m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL, {}}, this);
+    m_gate = new Gate(
+        *m_audit, *m_clock, *m_sealer, *m_signer, m_config.policy(),
+        Gate::Settings{m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL, {}}, this);
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
@@ -59,11 +61,12 @@ Result<quint16> McpServer::start(bool listenHttp)
     m_tools = std::make_unique<ToolRegistry>();
     buildTools();
     m_dispatcher = std::make_unique<Dispatcher>(
-        *m_tools, Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral(COUNTERSIGN_VERSION),
-                                         QStringLiteral("Countersign gates destructive tools behind a human's "
-                                                        "approval in its desktop window. A gated tool answers "
-                                                        "input_required until the human decides; keep retrying "
-                                                        "with the requestState it returns.")});
+        *m_tools,
+        Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral(COUNTERSIGN_VERSION),
+                               QStringLiteral("Countersign gates destructive tools behind a human's "
+                                              "approval in its desktop window. A gated tool answers "
+                                              "input_required until the human decides; keep retrying "
+                                              "with the requestState it returns.")});
     if (!listenHttp)
         return quint16(0);
     m_endpoint = std::make_unique<McpHttpEndpoint>(
@@ -99,7 +102,8 @@ void McpServer::reconfigure(const Config &config)
     if (!m_tools)
         return; // not started yet: start() uses it
     buildTools();
-    m_gate->reconfigure(m_config.policy(), m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL);
+    m_gate->reconfigure(m_config.policy(), m_config.ttlSeconds() * 1000LL,
+                        m_config.pollWindowSeconds() * 1000LL);
 }
 
 void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)
@@ -117,9 +121,10 @@ void McpServer::route(const HttpRequest &request, const std::function<void(HttpR
         page.status = 200;
         page.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/html; charset=utf-8")));
         page.headers.append(qMakePair(QByteArray("Cache-Control"), QByteArray("no-store")));
-        page.body = "<!doctype html><meta charset=utf-8><title>Countersign</title>"
-                    "<p>This request is waiting in the <b>Countersign</b> window. Approve or decline it there; "
-                    "this page cannot do either.</p>";
+        page.body =
+            "<!doctype html><meta charset=utf-8><title>Countersign</title>"
+            "<p>This request is waiting in the <b>Countersign</b> window. Approve or decline it there; "
+            "this page cannot do either.</p>";
         return respond(page);
     }
     respond(McpHttpEndpoint::refusal(404, JsonRpc::kServerError, QStringLiteral("Not Found")));

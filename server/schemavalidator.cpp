@@ -57,19 +57,22 @@ Status check(const json &schema, const json &value, const QString &path)
     }
     if (const auto e = schema.find("enum"); e != schema.end() && e->is_array()) {
         if (std::find(e->begin(), e->end(), value) == e->end())
-            return failure(QStringLiteral("%1 must be one of %2").arg(path, QString::fromStdString(e->dump())));
+            return failure(
+                QStringLiteral("%1 must be one of %2").arg(path, QString::fromStdString(e->dump())));
     }
     if (const auto c = schema.find("const"); c != schema.end() && *c != value)
         return failure(QStringLiteral("%1 must be %2").arg(path, QString::fromStdString(c->dump())));
 
     if (value.is_string()) {
         const auto &s = value.get_ref<const std::string &>();
-        if (const auto m = schema.find("minLength"); m != schema.end() && m->is_number_unsigned() &&
-                                                        codePoints(s) < m->get<qsizetype>())
-            return failure(QStringLiteral("%1 must have at least %2 characters").arg(path).arg(m->get<qsizetype>()));
-        if (const auto m = schema.find("maxLength"); m != schema.end() && m->is_number_unsigned() &&
-                                                        codePoints(s) > m->get<qsizetype>())
-            return failure(QStringLiteral("%1 must have at most %2 characters").arg(path).arg(m->get<qsizetype>()));
+        if (const auto m = schema.find("minLength");
+            m != schema.end() && m->is_number_unsigned() && codePoints(s) < m->get<qsizetype>())
+            return failure(
+                QStringLiteral("%1 must have at least %2 characters").arg(path).arg(m->get<qsizetype>()));
+        if (const auto m = schema.find("maxLength");
+            m != schema.end() && m->is_number_unsigned() && codePoints(s) > m->get<qsizetype>())
+            return failure(
+                QStringLiteral("%1 must have at most %2 characters").arg(path).arg(m->get<qsizetype>()));
         if (const auto p = schema.find("pattern"); p != schema.end() && p->is_string()) {
             const QRegularExpression re(QString::fromStdString(p->get<std::string>()));
             if (!re.isValid() || !re.match(QString::fromStdString(s)).hasMatch())
@@ -79,22 +82,28 @@ Status check(const json &schema, const json &value, const QString &path)
     }
     if (value.is_number()) {
         const double d = value.get<double>();
-        if (const auto m = schema.find("minimum"); m != schema.end() && m->is_number() && d < m->get<double>())
+        if (const auto m = schema.find("minimum");
+            m != schema.end() && m->is_number() && d < m->get<double>())
             return failure(QStringLiteral("%1 must be >= %2").arg(path, QString::fromStdString(m->dump())));
-        if (const auto m = schema.find("maximum"); m != schema.end() && m->is_number() && d > m->get<double>())
+        if (const auto m = schema.find("maximum");
+            m != schema.end() && m->is_number() && d > m->get<double>())
             return failure(QStringLiteral("%1 must be <= %2").arg(path, QString::fromStdString(m->dump())));
     }
     if (value.is_array()) {
         const auto n = static_cast<qsizetype>(value.size());
-        if (const auto m = schema.find("minItems"); m != schema.end() && m->is_number_unsigned() &&
-                                                       n < m->get<qsizetype>())
-            return failure(QStringLiteral("%1 must have at least %2 items").arg(path).arg(m->get<qsizetype>()));
-        if (const auto m = schema.find("maxItems"); m != schema.end() && m->is_number_unsigned() &&
-                                                       n > m->get<qsizetype>())
-            return failure(QStringLiteral("%1 must have at most %2 items").arg(path).arg(m->get<qsizetype>()));
+        if (const auto m = schema.find("minItems");
+            m != schema.end() && m->is_number_unsigned() && n < m->get<qsizetype>())
+            return failure(
+                QStringLiteral("%1 must have at least %2 items").arg(path).arg(m->get<qsizetype>()));
+        if (const auto m = schema.find("maxItems");
+            m != schema.end() && m->is_number_unsigned() && n > m->get<qsizetype>())
+            return failure(
+                QStringLiteral("%1 must have at most %2 items").arg(path).arg(m->get<qsizetype>()));
         if (const auto items = schema.find("items"); items != schema.end()) {
             for (qsizetype i = 0; i < n; ++i) {
-                if (auto r = check(*items, value[static_cast<size_t>(i)], QStringLiteral("%1/%2").arg(path).arg(i)); !r)
+                if (auto r = check(*items, value[static_cast<size_t>(i)],
+                                   QStringLiteral("%1/%2").arg(path).arg(i));
+                    !r)
                     return r;
             }
         }

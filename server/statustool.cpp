@@ -8,7 +8,8 @@ nlohmann::json StatusTool::descriptor() const
             {"title", "Countersign status"},
             {"description", "Reports the Countersign version and the connection this client is known as. "
                             "Changes nothing."},
-            {"inputSchema", {{"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}}},
+            {"inputSchema",
+             {{"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}}},
             {"annotations",
              {{"title", "Countersign status"},
               {"readOnlyHint", true},
@@ -22,7 +23,8 @@ ToolReply StatusTool::run(const ToolCall &call)
     const QString connection = call.context.principal.name;
     nlohmann::json result = textResult(
         QStringLiteral("Countersign %1; this client is connection \"%2\".").arg(m_version, connection));
-    result["structuredContent"] = {{"version", m_version.toStdString()}, {"connection", connection.toStdString()}};
+    result["structuredContent"] = {{"version", m_version.toStdString()},
+                                   {"connection", connection.toStdString()}};
     return result;
 }
 

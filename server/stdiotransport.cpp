@@ -29,15 +29,18 @@ void StdioTransport::handleLine(const QByteArray &line, std::function<void(QByte
     if (line.trimmed().isEmpty())
         return;
     const auto encode = [](const nlohmann::json &reply) {
-        return QByteArray::fromStdString(reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + '\n';
+        return QByteArray::fromStdString(
+                   reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+               '\n';
     };
     if (line.size() > kMaxLineBytes)
-        return write(encode(JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
-                                           QStringLiteral("message larger than %1 bytes").arg(kMaxLineBytes))));
+        return write(
+            encode(JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
+                                  QStringLiteral("message larger than %1 bytes").arg(kMaxLineBytes))));
     auto parsed = JsonBody::parse(line);
     if (!parsed)
-        return write(
-            encode(JsonRpc::error(nullptr, JsonRpc::kParseError, QStringLiteral("Parse error: %1").arg(parsed.error()))));
+        return write(encode(JsonRpc::error(nullptr, JsonRpc::kParseError,
+                                           QStringLiteral("Parse error: %1").arg(parsed.error()))));
     m_dispatcher.dispatch(parsed.value(), CallContext{m_principal, Transport::Stdio},
                           [write = std::move(write), encode](Reply reply) {
                               if (reply.body)
@@ -76,7 +79,8 @@ void StdioTransport::start()
             if (c == EOF)
                 break;
         }
-        QMetaObject::invokeMethod(this, [this] { Q_EMIT finished(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this] { Q_EMIT finished(); }, Qt::QueuedConnection);
     });
     m_reader->setParent(this);
     m_reader->start();

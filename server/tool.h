@@ -58,7 +58,8 @@ public:
 // A complete result with one text block.
 inline nlohmann::json textResult(const QString &text, bool isError = false)
 {
-    nlohmann::json result = {{"content", nlohmann::json::array({{{"type", "text"}, {"text", text.toStdString()}}})}};
+    nlohmann::json result = {
+        {"content", nlohmann::json::array({{{"type", "text"}, {"text", text.toStdString()}}})}};
     if (isError)
         result["isError"] = true;
     return result;

@@ -44,7 +44,8 @@ Result<QString> Workspace::resolve(const QString &path, Must must) const
         return failure(QStringLiteral("the path contains a NUL byte"));
     if (path.split(QLatin1Char('/')).contains(QStringLiteral("..")))
         return failure(QStringLiteral("\"..\" is not allowed in paths"));
-    const QString absolute = QDir::cleanPath(QDir::isAbsolutePath(path) ? path : m_roots.first() + QLatin1Char('/') + path);
+    const QString absolute =
+        QDir::cleanPath(QDir::isAbsolutePath(path) ? path : m_roots.first() + QLatin1Char('/') + path);
     const QFileInfo info(absolute);
     QString canonical;
     if (info.exists() || info.isSymLink()) {
@@ -60,10 +61,14 @@ Result<QString> Workspace::resolve(const QString &path, Must must) const
         canonical = parent + QLatin1Char('/') + info.fileName();
     }
     if (!inside(canonical))
-        return failure(QStringLiteral("%1 is outside the workspace roots (%2)").arg(path, m_roots.join(QStringLiteral(", "))));
+        return failure(QStringLiteral("%1 is outside the workspace roots (%2)")
+                           .arg(path, m_roots.join(QStringLiteral(", "))));
     struct stat st;
-    if (::lstat(QFile::encodeName(canonical).constData(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return failure(QStringLiteral("%1 is not a regular file or folder (devices, sockets and pipes are refused)").arg(path));
+    if (::lstat(QFile::encodeName(canonical).constData(), &st) == 0 && !S_ISREG(st.st_mode) &&
+        !S_ISDIR(st.st_mode))
+        return failure(
+            QStringLiteral("%1 is not a regular file or folder (devices, sockets and pipes are refused)")
+                .arg(path));
     return canonical;
 }
 

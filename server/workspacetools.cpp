@@ -20,20 +20,28 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr qsizetype kMaxEditBytes = 4 * 1024 * 1024;  // files over this are refused for edit and write
-constexpr qsizetype kMaxReadBytes = 1024 * 1024;      // read_file returns at most this much
-constexpr int kMaxListed = 2000;                      // entries named in a plan or a listing
+constexpr qsizetype kMaxEditBytes = 4 * 1024 * 1024; // files over this are refused for edit and write
+constexpr qsizetype kMaxReadBytes = 1024 * 1024;     // read_file returns at most this much
+constexpr int kMaxListed = 2000;                     // entries named in a plan or a listing
 
 json descriptor(const char *name, const char *title, const char *description, json properties, json required,
                 bool readOnly, bool destructive)
 {
     return {{"name", name},
             {"title", title},
-            {"description", std::string(description) + (readOnly ? "" : " Needs a human's approval in the Countersign window.")},
+            {"description", std::string(description) +
+                                (readOnly ? "" : " Needs a human's approval in the Countersign window.")},
             {"inputSchema",
-             {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}, {"additionalProperties", false}}},
+             {{"type", "object"},
+              {"properties", std::move(properties)},
+              {"required", std::move(required)},
+              {"additionalProperties", false}}},
             {"annotations",
-             {{"title", title}, {"readOnlyHint", readOnly}, {"destructiveHint", destructive}, {"idempotentHint", readOnly}, {"openWorldHint", false}}}};
+             {{"title", title},
+              {"readOnlyHint", readOnly},
+              {"destructiveHint", destructive},
+              {"idempotentHint", readOnly},
+              {"openWorldHint", false}}}};
 }
 
 QString str(const json &args, const char *key)
@@ -56,7 +64,8 @@ Result<QByteArray> readLimited(const QString &path, qsizetype limit)
     if (!QFileInfo(path).isFile())
         return failure(QStringLiteral("%1 is not a file").arg(path));
     if (f.size() > limit)
-        return failure(QStringLiteral("%1 is %2 bytes, over the %3-byte limit").arg(path).arg(f.size()).arg(limit));
+        return failure(
+            QStringLiteral("%1 is %2 bytes, over the %3-byte limit").arg(path).arg(f.size()).arg(limit));
     if (!f.open(QIODevice::ReadOnly))
         return failure(QStringLiteral("cannot read %1: %2").arg(path, f.errorString()));
     return f.readAll();
@@ -90,7 +99,9 @@ class WorkspaceAction : public GatedAction
 {
 public:
     // Shares the workspace, so a configuration reload cannot pull it away from a call in flight.
-    explicit WorkspaceAction(std::shared_ptr<const Workspace> ws) : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner) {}
+    explicit WorkspaceAction(std::shared_ptr<const Workspace> ws) : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner)
+    {
+    }
 
 protected:
     // Most file tools plan and apply synchronously; they answer through the callbacks at once.
@@ -127,11 +138,15 @@ public:
     QString name() const override { return QStringLiteral("read_file"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("read_file", "Read a file", "Reads a text file inside the workspace roots.",
+        return Countersign::descriptor("read_file", "Read a file",
+                                       "Reads a text file inside the workspace roots.",
                                        {{"path", {{"type", "string"}}}}, {"path"}, true, false);
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
-    Result<Plan> planNow(const json &args) const override { return readOnlyPlan(m_ws, args, QStringLiteral("Read")); }
+    Result<Plan> planNow(const json &args) const override
+    {
+        return readOnlyPlan(m_ws, args, QStringLiteral("Read"));
+    }
     json applyNow(const json &args) const override
     {
         auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
@@ -157,11 +172,15 @@ public:
     QString name() const override { return QStringLiteral("list_directory"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("list_directory", "List a folder", "Lists a folder inside the workspace roots.",
+        return Countersign::descriptor("list_directory", "List a folder",
+                                       "Lists a folder inside the workspace roots.",
                                        {{"path", {{"type", "string"}}}}, {"path"}, true, false);
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
-    Result<Plan> planNow(const json &args) const override { return readOnlyPlan(m_ws, args, QStringLiteral("List")); }
+    Result<Plan> planNow(const json &args) const override
+    {
+        return readOnlyPlan(m_ws, args, QStringLiteral("List"));
+    }
     json applyNow(const json &args) const override
     {
         auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
@@ -170,15 +189,18 @@ public:
         if (!QFileInfo(path.value()).isDir())
             return textResult(QStringLiteral("%1 is not a folder").arg(str(args, "path")), true);
         QStringList lines;
-        const auto entries = QDir(path.value()).entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                                                              QDir::Name | QDir::DirsFirst);
+        const auto entries =
+            QDir(path.value())
+                .entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                               QDir::Name | QDir::DirsFirst);
         for (const QFileInfo &e : entries) {
             if (lines.size() >= kMaxListed) {
                 lines.append(QStringLiteral("… and %1 more").arg(entries.size() - kMaxListed));
                 break;
             }
-            lines.append(e.isDir() && !e.isSymLink() ? e.fileName() + QLatin1Char('/')
-                                                      : QStringLiteral("%1  %2 bytes").arg(e.fileName()).arg(e.size()));
+            lines.append(e.isDir() && !e.isSymLink()
+                             ? e.fileName() + QLatin1Char('/')
+                             : QStringLiteral("%1  %2 bytes").arg(e.fileName()).arg(e.size()));
         }
         return textResult(lines.isEmpty() ? QStringLiteral("(empty)") : lines.join(QLatin1Char('\n')));
     }
@@ -221,9 +243,10 @@ public:
     QString name() const override { return QStringLiteral("write_file"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("write_file", "Write a file", "Creates or replaces a file inside the workspace roots.",
-                                       {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}}, {"path", "content"},
-                                       false, true);
+        return Countersign::descriptor("write_file", "Write a file",
+                                       "Creates or replaces a file inside the workspace roots.",
+                                       {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}},
+                                       {"path", "content"}, false, true);
     }
     Result<Plan> planNow(const json &args) const override
     {
@@ -241,7 +264,8 @@ public:
                 return failure(read.error());
             before = read.value();
         }
-        return diffPlan(m_ws, path.value(), before, existed, after, existed ? QStringLiteral("Overwrite") : QStringLiteral("Create"));
+        return diffPlan(m_ws, path.value(), before, existed, after,
+                        existed ? QStringLiteral("Overwrite") : QStringLiteral("Create"));
     }
     json applyNow(const json &args) const override
     {
@@ -266,7 +290,9 @@ Result<QString> applyEdits(QString text, const json &edits)
             return failure(QStringLiteral("edit %1: oldText is empty").arg(n));
         const qsizetype count = text.count(oldText);
         if (count != 1)
-            return failure(QStringLiteral("edit %1: oldText matches %2 times; it must match exactly once").arg(n).arg(count));
+            return failure(QStringLiteral("edit %1: oldText matches %2 times; it must match exactly once")
+                               .arg(n)
+                               .arg(count));
         text.replace(text.indexOf(oldText), oldText.size(), newText);
     }
     return text;
@@ -279,13 +305,15 @@ public:
     QString name() const override { return QStringLiteral("edit_file"); }
     json descriptor() const override
     {
-        const json edit = {{"type", "object"},
-                           {"properties", {{"oldText", {{"type", "string"}}}, {"newText", {{"type", "string"}}}}},
-                           {"required", {"oldText", "newText"}},
-                           {"additionalProperties", false}};
+        const json edit = {
+            {"type", "object"},
+            {"properties", {{"oldText", {{"type", "string"}}}, {"newText", {{"type", "string"}}}}},
+            {"required", {"oldText", "newText"}},
+            {"additionalProperties", false}};
         return Countersign::descriptor("edit_file", "Edit a file",
                                        "Replaces text in a file; each oldText must occur exactly once.",
-                                       {{"path", {{"type", "string"}}}, {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
+                                       {{"path", {{"type", "string"}}},
+                                        {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
                                        {"path", "edits"}, false, true);
     }
     Result<QByteArray> edited(const json &args, QString *resolved, QByteArray *before) const
@@ -338,9 +366,10 @@ public:
     QString name() const override { return QStringLiteral("delete_path"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("delete_path", "Delete a file or folder",
-                                       "Deletes a file, or a folder with recursive: true, inside the workspace roots.",
-                                       {{"path", {{"type", "string"}}}, {"recursive", {{"type", "boolean"}}}}, {"path"}, false, true);
+        return Countersign::descriptor(
+            "delete_path", "Delete a file or folder",
+            "Deletes a file, or a folder with recursive: true, inside the workspace roots.",
+            {{"path", {{"type", "string"}}}, {"recursive", {{"type", "boolean"}}}}, {"path"}, false, true);
     }
     Result<Plan> planNow(const json &args) const override
     {
@@ -348,12 +377,14 @@ public:
         if (!path)
             return failure(path.error());
         if (m_ws.roots().contains(path.value()))
-            return failure(QStringLiteral("%1 is a workspace root; it cannot be deleted").arg(str(args, "path")));
+            return failure(
+                QStringLiteral("%1 is a workspace root; it cannot be deleted").arg(str(args, "path")));
         const QFileInfo info(path.value());
         QStringList files;
         qint64 bytes = 0;
         if (info.isDir()) {
-            QDirIterator it(path.value(), QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+            QDirIterator it(path.value(),
+                            QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
                             QDirIterator::Subdirectories);
             bool any = false;
             while (it.hasNext()) {
@@ -365,7 +396,9 @@ public:
                 }
             }
             if (any && !args.value("recursive", false))
-                return failure(QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it").arg(str(args, "path")));
+                return failure(
+                    QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it")
+                        .arg(str(args, "path")));
         } else {
             files.append(path.value());
             bytes = info.size();
@@ -410,7 +443,8 @@ public:
         if (!path)
             return textResult(path.error(), true);
         const QFileInfo info(path.value());
-        const bool ok = info.isDir() && !info.isSymLink() ? QDir(path.value()).removeRecursively() : QFile::remove(path.value());
+        const bool ok = info.isDir() && !info.isSymLink() ? QDir(path.value()).removeRecursively()
+                                                          : QFile::remove(path.value());
         return ok ? textResult(QStringLiteral("deleted %1").arg(str(args, "path")))
                   : textResult(QStringLiteral("could not delete all of %1").arg(str(args, "path")), true);
     }
@@ -423,8 +457,9 @@ public:
     QString name() const override { return QStringLiteral("move_path"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("move_path", "Move or rename", "Moves a file or folder inside the workspace roots.",
-                                       {{"from", {{"type", "string"}}}, {"to", {{"type", "string"}}}}, {"from", "to"}, false, true);
+        return Countersign::descriptor(
+            "move_path", "Move or rename", "Moves a file or folder inside the workspace roots.",
+            {{"from", {{"type", "string"}}}, {"to", {{"type", "string"}}}}, {"from", "to"}, false, true);
     }
     Result<Plan> planNow(const json &args) const override
     {
@@ -438,19 +473,26 @@ public:
             return failure(QStringLiteral("a workspace root cannot be moved"));
         const QFileInfo target(to.value());
         if (target.isDir() && !target.isSymLink())
-            return failure(QStringLiteral("%1 is an existing folder; name the new path itself").arg(str(args, "to")));
+            return failure(
+                QStringLiteral("%1 is an existing folder; name the new path itself").arg(str(args, "to")));
         Plan p;
         p.title = QStringLiteral("Move %1 to %2").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
         p.targets = {shown(m_ws, from.value()), shown(m_ws, to.value())};
         const bool overwrites = target.exists();
-        p.diff = QStringLiteral("rename from %1\nrename to %2\n").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
+        p.diff = QStringLiteral("rename from %1\nrename to %2\n")
+                     .arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
         if (overwrites)
-            p.diff += QStringLiteral("-%1 (%2 bytes, overwritten)\n").arg(shown(m_ws, to.value())).arg(target.size());
+            p.diff += QStringLiteral("-%1 (%2 bytes, overwritten)\n")
+                          .arg(shown(m_ws, to.value()))
+                          .arg(target.size());
         const Git::LossReport lost = overwrites ? Git::lossReport({to.value()}) : Git::LossReport{};
         const bool unrecoverable = overwrites && lost.unrecoverable();
-        p.summary = overwrites ? QStringLiteral("overwrites %1").arg(shown(m_ws, to.value())) : QStringLiteral("nothing is overwritten");
+        p.summary = overwrites ? QStringLiteral("overwrites %1").arg(shown(m_ws, to.value()))
+                               : QStringLiteral("nothing is overwritten");
         p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
-        p.blastRadius = {{"overwrites", overwrites}, {"bytesOverwritten", overwrites ? target.size() : 0}, {"irreversible", unrecoverable}};
+        p.blastRadius = {{"overwrites", overwrites},
+                         {"bytesOverwritten", overwrites ? target.size() : 0},
+                         {"irreversible", unrecoverable}};
         p.risk = unrecoverable ? Risk::High : Risk::Medium;
         return p;
     }
@@ -463,7 +505,8 @@ public:
         if (QFileInfo::exists(to.value()) && !QFile::remove(to.value()))
             return textResult(QStringLiteral("cannot replace %1").arg(str(args, "to")), true);
         if (!QDir().rename(from.value(), to.value()))
-            return textResult(QStringLiteral("cannot move %1 to %2").arg(str(args, "from"), str(args, "to")), true);
+            return textResult(QStringLiteral("cannot move %1 to %2").arg(str(args, "from"), str(args, "to")),
+                              true);
         return textResult(QStringLiteral("moved %1 to %2").arg(str(args, "from"), str(args, "to")));
     }
 };
@@ -480,18 +523,19 @@ public:
     QString name() const override { return QStringLiteral("run_command"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("run_command", "Run a command",
-                                       "Runs a program with arguments (an argv array, never a shell) in a workspace folder; "
-                                       "returns its exit code and output.",
-                                       {{"argv", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}}},
-                                        {"cwd", {{"type", "string"}}}},
-                                       {"argv"}, false, true);
+        return Countersign::descriptor(
+            "run_command", "Run a command",
+            "Runs a program with arguments (an argv array, never a shell) in a workspace folder; "
+            "returns its exit code and output.",
+            {{"argv", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}}},
+             {"cwd", {{"type", "string"}}}},
+            {"argv"}, false, true);
     }
     // A small read-only allow list; everything else asks (rules can change both).
     Verdict defaultVerdict(const json &args) const override
     {
-        static const QList<QStringList> kReadOnly = {{"git", "status"}, {"git", "diff"}, {"git", "log"}, {"git", "show"},
-                                                     {"ls"},            {"pwd"}};
+        static const QList<QStringList> kReadOnly = {{"git", "status"}, {"git", "diff"}, {"git", "log"},
+                                                     {"git", "show"},   {"ls"},          {"pwd"}};
         const QStringList argv = argvOf(args);
         for (const QStringList &prefix : kReadOnly) {
             if (argv.mid(0, prefix.size()) == prefix)
@@ -527,19 +571,21 @@ public:
         auto cwd = cwdOf(args);
         if (!cwd)
             return done(textResult(cwd.error(), true));
-        m_runner.run(CommandSpec{argvOf(args), cwd.value(), 120'000, 256 * 1024}, [done](Result<CommandOutput> out) {
-            if (!out)
-                return done(textResult(out.error(), true));
-            const CommandOutput &o = out.value();
-            QString text = QStringLiteral("exit code %1\n%2").arg(o.exitCode).arg(QString::fromUtf8(o.stdOut));
-            if (!o.stdErr.isEmpty())
-                text += QStringLiteral("\nstderr:\n%1").arg(QString::fromUtf8(o.stdErr));
-            if (o.truncated)
-                text += QStringLiteral("\n(output truncated at 256 KiB)");
-            json result = textResult(text, o.exitCode != 0);
-            result["structuredContent"] = {{"exitCode", o.exitCode}, {"truncated", o.truncated}};
-            done(std::move(result));
-        });
+        m_runner.run(
+            CommandSpec{argvOf(args), cwd.value(), 120'000, 256 * 1024}, [done](Result<CommandOutput> out) {
+                if (!out)
+                    return done(textResult(out.error(), true));
+                const CommandOutput &o = out.value();
+                QString text =
+                    QStringLiteral("exit code %1\n%2").arg(o.exitCode).arg(QString::fromUtf8(o.stdOut));
+                if (!o.stdErr.isEmpty())
+                    text += QStringLiteral("\nstderr:\n%1").arg(QString::fromUtf8(o.stdErr));
+                if (o.truncated)
+                    text += QStringLiteral("\n(output truncated at 256 KiB)");
+                json result = textResult(text, o.exitCode != 0);
+                result["structuredContent"] = {{"exitCode", o.exitCode}, {"truncated", o.truncated}};
+                done(std::move(result));
+            });
     }
 
 private:
@@ -554,7 +600,8 @@ private:
     {
         QStringList parts;
         for (const QString &a : argv)
-            parts.append(a.contains(QLatin1Char(' ')) || a.isEmpty() ? QLatin1Char('"') + a + QLatin1Char('"') : a);
+            parts.append(a.contains(QLatin1Char(' ')) || a.isEmpty() ? QLatin1Char('"') + a + QLatin1Char('"')
+                                                                     : a);
         return parts.join(QLatin1Char(' '));
     }
     Result<QString> cwdOf(const json &args) const
@@ -573,8 +620,8 @@ private:
 
 } // namespace
 
-void WorkspaceTools::addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace, CommandRunner &runner,
-                           Gate &gate)
+void WorkspaceTools::addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace,
+                           CommandRunner &runner, Gate &gate)
 {
     registry.add(std::make_unique<GatedTool>(std::make_shared<ReadFile>(workspace), gate));
     registry.add(std::make_unique<GatedTool>(std::make_shared<ListDirectory>(workspace), gate));

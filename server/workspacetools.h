@@ -14,7 +14,8 @@ class Workspace;
 // unified diff), delete_path (what goes, and which files git cannot bring back), move_path, and
 // run_command (an argv array, never a shell; a small read-only allow list, everything else asks).
 namespace WorkspaceTools {
-void addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace, CommandRunner &runner, Gate &gate);
+void addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace, CommandRunner &runner,
+           Gate &gate);
 } // namespace WorkspaceTools
 
 } // namespace Countersign

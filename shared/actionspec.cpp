@@ -61,15 +61,17 @@ Result<QStringList> ActionSpec::fillArgv(const QStringList &argvTemplate, const 
             else if (value->is_number() || value->is_boolean())
                 text = QString::fromStdString(value->dump());
             else
-                return failure(QStringLiteral("argument \"%1\" must be a string, number or boolean to be used in a "
-                                              "command")
-                                   .arg(name));
+                return failure(
+                    QStringLiteral("argument \"%1\" must be a string, number or boolean to be used in a "
+                                   "command")
+                        .arg(name));
             if (text.contains(QChar(0)))
                 return failure(QStringLiteral("argument \"%1\" contains a NUL byte").arg(name));
             if (text.startsWith(QLatin1Char('-')) && match.capturedStart() == 0)
-                return failure(QStringLiteral("argument \"%1\" may not start with '-': the command would read it as "
-                                              "an option")
-                                   .arg(name));
+                return failure(
+                    QStringLiteral("argument \"%1\" may not start with '-': the command would read it as "
+                                   "an option")
+                        .arg(name));
             out += text;
             last = match.capturedEnd();
         }
@@ -116,7 +118,8 @@ Result<ActionSpec> ActionSpec::fromJson(const json &value, const QString &at)
                                                       "(no shell: [\"terraform\", \"plan\"])"));
             (key == "plan" ? spec.plan : spec.apply) = *argv;
         } else if (key == "risk") {
-            const auto risk = v.is_string() ? parseRisk(QString::fromStdString(v.get<std::string>())) : std::nullopt;
+            const auto risk =
+                v.is_string() ? parseRisk(QString::fromStdString(v.get<std::string>())) : std::nullopt;
             if (!risk)
                 return failure(field + QStringLiteral(": must be low, medium, high or critical"));
             spec.risk = *risk;
@@ -135,13 +138,15 @@ Result<ActionSpec> ActionSpec::fromJson(const json &value, const QString &at)
     if (spec.plan.isEmpty())
         return failure(at + QStringLiteral(".plan: is required (its output is what the human approves)"));
     if (spec.inputSchema.is_null())
-        spec.inputSchema = {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}};
+        spec.inputSchema = {
+            {"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}};
     if (spec.title.isEmpty())
         spec.title = spec.name;
     const json properties = spec.inputSchema.value("properties", json::object());
     for (const QString &name : placeholders(spec.plan) + placeholders(spec.apply)) {
         if (!properties.is_object() || !properties.contains(name.toStdString()))
-            return failure(at + QStringLiteral(": placeholder {%1} is not a property of inputSchema").arg(name));
+            return failure(at +
+                           QStringLiteral(": placeholder {%1} is not a property of inputSchema").arg(name));
     }
     return spec;
 }

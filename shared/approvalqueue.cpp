@@ -81,8 +81,8 @@ Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
 {
     const auto card = find(nonce);
     if (card && m_clock.nowMs() >= card->expiresMs)
-        decision = Decision{Operation::Status::Expired, QStringLiteral("server"), QStringLiteral("the ticket expired"),
-                            m_clock.nowMs()};
+        decision = Decision{Operation::Status::Expired, QStringLiteral("server"),
+                            QStringLiteral("the ticket expired"), m_clock.nowMs()};
     auto stored = m_store.decide(nonce, decision);
     if (!stored) {
         Q_EMIT storeError(stored.error());
@@ -93,7 +93,8 @@ Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
     if (stored.value().outcome != decision.outcome || stored.value().by != decision.by) {
         if (stored.value().outcome == Operation::Status::Expired)
             return failure(QStringLiteral("the approval expired before it was decided"));
-        return failure(QStringLiteral("already %1 by %2").arg(statusName(stored.value().outcome), stored.value().by));
+        return failure(
+            QStringLiteral("already %1 by %2").arg(statusName(stored.value().outcome), stored.value().by));
     }
     return stored;
 }
@@ -106,7 +107,7 @@ void ApprovalQueue::expireDue()
         if (now < op.expiresMs)
             continue;
         auto stored = m_store.decide(op.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
-                                                       QStringLiteral("the ticket expired"), now});
+                                                        QStringLiteral("the ticket expired"), now});
         if (!stored) {
             Q_EMIT storeError(stored.error());
             continue;

@@ -11,8 +11,9 @@ QString cell(QString text)
 {
     if (!text.isEmpty() && QStringLiteral("=+-@\t\r").contains(text.front()))
         text.prepend(QLatin1Char('\''));
-    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) || text.contains(QLatin1Char('\n')) ||
-        text.contains(QLatin1Char('\r')) || text.contains(QLatin1Char('\''))) {
+    if (text.contains(QLatin1Char(',')) || text.contains(QLatin1Char('"')) ||
+        text.contains(QLatin1Char('\n')) || text.contains(QLatin1Char('\r')) ||
+        text.contains(QLatin1Char('\''))) {
         text.replace(QLatin1String("\""), QLatin1String("\"\""));
         text = QLatin1Char('"') + text + QLatin1Char('"');
     }
@@ -45,8 +46,9 @@ QString timeOf(const nlohmann::json &ms)
 
 QByteArray csv(const QList<nlohmann::json> &rows)
 {
-    static const char *kColumns[] = {"time",   "id",        "connection", "client", "tool",    "targets", "risk",
-                                     "decision", "decidedBy", "reason",     "decidedAt", "outcome", "rule", "supersedes"};
+    static const char *kColumns[] = {"time",      "id",      "connection", "client",    "tool",
+                                     "targets",   "risk",    "decision",   "decidedBy", "reason",
+                                     "decidedAt", "outcome", "rule",       "supersedes"};
     QStringList header;
     for (const char *c : kColumns)
         header.append(QLatin1String(c));
@@ -68,7 +70,8 @@ QByteArray json(const QList<nlohmann::json> &rows)
     nlohmann::json array = nlohmann::json::array();
     for (const auto &row : rows)
         array.push_back(row);
-    return QByteArray::fromStdString(array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) + '\n';
+    return QByteArray::fromStdString(array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) +
+           '\n';
 }
 
 } // namespace Countersign::AuditExport

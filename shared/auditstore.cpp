@@ -33,8 +33,8 @@ std::string text(const QString &s)
 
 QString hashLink(const QString &prevHash, const json &row)
 {
-    return QString::fromLatin1(
-        CanonicalJson::sha256Hex(prevHash.toLatin1() + '|' + QByteArray::fromStdString(CanonicalJson::serialize(row))));
+    return QString::fromLatin1(CanonicalJson::sha256Hex(
+        prevHash.toLatin1() + '|' + QByteArray::fromStdString(CanonicalJson::serialize(row))));
 }
 
 Result<Operation> operationFromRow(const QSqlQuery &q)
@@ -51,7 +51,8 @@ Result<Operation> operationFromRow(const QSqlQuery &q)
         return failure(QStringLiteral("operation %1: stored %2").arg(op.nonce, plan.error()));
     op.plan = std::move(plan).value();
     op.planDigest = q.value(7).toString();
-    op.approvalMode = q.value(9).toString() == QLatin1String("client") ? ApprovalMode::Client : ApprovalMode::Console;
+    op.approvalMode =
+        q.value(9).toString() == QLatin1String("client") ? ApprovalMode::Client : ApprovalMode::Console;
     op.rule = q.value(10).toString();
     op.traceparent = q.value(11).toString();
     op.createdMs = q.value(12).toLongLong();
@@ -59,7 +60,8 @@ Result<Operation> operationFromRow(const QSqlQuery &q)
     op.supersedes = q.value(14).toString();
     const auto status = parseStatus(q.value(15).toString());
     if (!status)
-        return failure(QStringLiteral("operation %1: unknown status %2").arg(op.nonce, q.value(15).toString()));
+        return failure(
+            QStringLiteral("operation %1: unknown status %2").arg(op.nonce, q.value(15).toString()));
     op.status = *status;
     return op;
 }
@@ -68,8 +70,7 @@ Result<Operation> operationFromRow(const QSqlQuery &q)
 
 AuditStore::AuditStore(Database &database, const Clock &clock) : m_db(database), m_clock(clock) {}
 
-template <typename Fn>
-Status AuditStore::writeTransaction(Fn &&body)
+template <typename Fn> Status AuditStore::writeTransaction(Fn &&body)
 {
     // IMMEDIATE takes the write lock up front: two connections appending to the chain never both
     // read the same last link.
@@ -100,9 +101,10 @@ Status AuditStore::append(const char *event, const QString &nonce, const json &d
     }
     const qint64 at = m_clock.nowMs();
     const json row = {{"seq", seq}, {"at", at}, {"event", event}, {"nonce", text(nonce)}, {"detail", detail}};
-    auto inserted = m_db.exec(StoreSql::kAuditInsert,
-                              {seq, at, QString::fromLatin1(event), nn(nonce),
-                               QString::fromStdString(CanonicalJson::serialize(detail)), prev, hashLink(prev, row)});
+    auto inserted =
+        m_db.exec(StoreSql::kAuditInsert,
+                  {seq, at, QString::fromLatin1(event), nn(nonce),
+                   QString::fromStdString(CanonicalJson::serialize(detail)), prev, hashLink(prev, row)});
     if (!inserted)
         return failure(inserted.error());
     return success();
@@ -113,12 +115,14 @@ Status AuditStore::recordOperation(const Operation &op)
     return writeTransaction([&]() -> Status {
         auto inserted = m_db.exec(
             StoreSql::kOperationInsert,
-            {nn(op.nonce), nn(op.tool), nn(op.principal), QString::fromStdString(CanonicalJson::serialize(op.clientInfo)),
+            {nn(op.nonce), nn(op.tool), nn(op.principal),
+             QString::fromStdString(CanonicalJson::serialize(op.clientInfo)),
              QString::fromStdString(CanonicalJson::serialize(op.arguments)), nn(op.argsDigest),
-             QString::fromStdString(CanonicalJson::serialize(op.plan.toJson())), nn(op.planDigest), riskName(op.plan.risk),
-             op.approvalMode == ApprovalMode::Client ? QStringLiteral("client") : QStringLiteral("console"), nn(op.rule),
-             nn(op.traceparent), op.createdMs, op.expiresMs, op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes),
-             statusName(op.status)});
+             QString::fromStdString(CanonicalJson::serialize(op.plan.toJson())), nn(op.planDigest),
+             riskName(op.plan.risk),
+             op.approvalMode == ApprovalMode::Client ? QStringLiteral("client") : QStringLiteral("console"),
+             nn(op.rule), nn(op.traceparent), op.createdMs, op.expiresMs,
+             op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes), statusName(op.status)});
         if (!inserted)
             return failure(inserted.error());
         const char *event = op.status == Operation::Status::Pending ? "minted" : "settled-by-rule";
@@ -173,8 +177,9 @@ Result<int> AuditStore::pendingCount(const QString &principal)
 
 Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decision)
 {
-    static constexpr Operation::Status kDecidable[] = {Operation::Status::Approved, Operation::Status::Declined,
-                                                      Operation::Status::Expired, Operation::Status::Superseded};
+    static constexpr Operation::Status kDecidable[] = {
+        Operation::Status::Approved, Operation::Status::Declined, Operation::Status::Expired,
+        Operation::Status::Superseded};
     if (std::find(std::begin(kDecidable), std::end(kDecidable), decision.outcome) == std::end(kDecidable))
         return failure(QStringLiteral("not a decision: %1").arg(statusName(decision.outcome)));
     Status written = writeTransaction([&]() -> Status {
@@ -185,16 +190,19 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
             return failure(QStringLiteral("no operation %1").arg(nonce));
         if (op.value().value(15).toString() != QLatin1String("pending"))
             return success(); // decided before: the stored decision stands
-        auto inserted = m_db.exec(StoreSql::kDecisionInsert,
-                                  {nonce, statusName(decision.outcome), nn(decision.by), nn(decision.reason), decision.atMs});
+        auto inserted =
+            m_db.exec(StoreSql::kDecisionInsert, {nonce, statusName(decision.outcome), nn(decision.by),
+                                                  nn(decision.reason), decision.atMs});
         if (!inserted)
             return failure(inserted.error());
         if (inserted.value().numRowsAffected() != 1)
             return success();
-        if (auto updated = m_db.exec(StoreSql::kOperationSetStatus, {statusName(decision.outcome), nonce}); !updated)
+        if (auto updated = m_db.exec(StoreSql::kOperationSetStatus, {statusName(decision.outcome), nonce});
+            !updated)
             return failure(updated.error());
-        return append(statusName(decision.outcome).toLatin1().constData(), nonce,
-                      {{"by", text(decision.by)}, {"reason", text(decision.reason)}, {"decidedMs", decision.atMs}});
+        return append(
+            statusName(decision.outcome).toLatin1().constData(), nonce,
+            {{"by", text(decision.by)}, {"reason", text(decision.reason)}, {"decidedMs", decision.atMs}});
     });
     if (!written)
         return failure(written.error());
@@ -202,7 +210,8 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
     if (!stored)
         return failure(stored.error());
     if (!stored.value())
-        return failure(QStringLiteral("operation %1 was settled without a decision (%2)").arg(nonce, QStringLiteral("rule")));
+        return failure(QStringLiteral("operation %1 was settled without a decision (%2)")
+                           .arg(nonce, QStringLiteral("rule")));
     return *stored.value();
 }
 
@@ -289,8 +298,8 @@ Result<QList<AuditStore::Interrupted>> AuditStore::reportInterrupted()
         if (!q)
             return failure(q.error());
         while (q.value().next())
-            found.append({q.value().value(0).toString(), q.value().value(1).toString(), q.value().value(2).toString(),
-                          q.value().value(3).toLongLong()});
+            found.append({q.value().value(0).toString(), q.value().value(1).toString(),
+                          q.value().value(2).toString(), q.value().value(3).toLongLong()});
         for (const Interrupted &run : found) {
             if (auto a = append("interrupted", run.nonce, {{"claimedMs", run.claimedMs}}); !a)
                 return a;
@@ -320,7 +329,8 @@ Result<AuditStore::ChainReport> AuditStore::verifyChain()
             return report;
         };
         if (seq != expectedSeq)
-            return broken(QStringLiteral("row %1 follows row %2: rows are missing").arg(seq).arg(expectedSeq - 1));
+            return broken(
+                QStringLiteral("row %1 follows row %2: rows are missing").arg(seq).arg(expectedSeq - 1));
         if (row.value(5).toString() != prev)
             return broken(QStringLiteral("row %1 does not link to the hash of row %2").arg(seq).arg(seq - 1));
         const QByteArray detailText = row.value(4).toByteArray();
@@ -334,7 +344,8 @@ Result<AuditStore::ChainReport> AuditStore::verifyChain()
                              {"detail", detail}};
         const QString hash = hashLink(prev, fields);
         if (hash != row.value(6).toString())
-            return broken(QStringLiteral("row %1 was altered: its hash does not match its contents").arg(seq));
+            return broken(
+                QStringLiteral("row %1 was altered: its hash does not match its contents").arg(seq));
         prev = hash;
         ++expectedSeq;
     }

@@ -69,12 +69,12 @@ public:
     // reason, outcome; with full = true also the prompt, plan, arguments and stored result.
     Result<QList<nlohmann::json>> report(bool full);
 
-    static constexpr const char *kGenesisHash = "0000000000000000000000000000000000000000000000000000000000000000";
+    static constexpr const char *kGenesisHash =
+        "0000000000000000000000000000000000000000000000000000000000000000";
 
 private:
     Status append(const char *event, const QString &nonce, const nlohmann::json &detail);
-    template <typename Fn>
-    Status writeTransaction(Fn &&body);
+    template <typename Fn> Status writeTransaction(Fn &&body);
 
     Database &m_db;
     const Clock &m_clock;

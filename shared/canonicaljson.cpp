@@ -53,13 +53,27 @@ void appendString(std::string &out, const std::string &s)
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (c < 0x20) {
                 static const char hex[] = "0123456789abcdef";
@@ -98,12 +112,24 @@ void appendDouble(std::string &out, double d)
 void append(std::string &out, const nlohmann::json &v)
 {
     switch (v.type()) {
-    case nlohmann::json::value_t::null: out += "null"; break;
-    case nlohmann::json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
-    case nlohmann::json::value_t::number_integer: out += std::to_string(v.get<std::int64_t>()); break;
-    case nlohmann::json::value_t::number_unsigned: out += std::to_string(v.get<std::uint64_t>()); break;
-    case nlohmann::json::value_t::number_float: appendDouble(out, v.get<double>()); break;
-    case nlohmann::json::value_t::string: appendString(out, v.get_ref<const std::string &>()); break;
+    case nlohmann::json::value_t::null:
+        out += "null";
+        break;
+    case nlohmann::json::value_t::boolean:
+        out += v.get<bool>() ? "true" : "false";
+        break;
+    case nlohmann::json::value_t::number_integer:
+        out += std::to_string(v.get<std::int64_t>());
+        break;
+    case nlohmann::json::value_t::number_unsigned:
+        out += std::to_string(v.get<std::uint64_t>());
+        break;
+    case nlohmann::json::value_t::number_float:
+        appendDouble(out, v.get<double>());
+        break;
+    case nlohmann::json::value_t::string:
+        appendString(out, v.get_ref<const std::string &>());
+        break;
     case nlohmann::json::value_t::array: {
         out.push_back('[');
         bool first = true;
@@ -136,7 +162,9 @@ void append(std::string &out, const nlohmann::json &v)
         break;
     }
     case nlohmann::json::value_t::binary:
-    case nlohmann::json::value_t::discarded: out += "null"; break;
+    case nlohmann::json::value_t::discarded:
+        out += "null";
+        break;
     }
 }
 

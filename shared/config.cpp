@@ -47,9 +47,10 @@ Result<std::pair<QString, quint16>> Config::parseListen(const QString &text)
     if (!okPort || port > 65535)
         return failure(QStringLiteral("listen address \"%1\" has an invalid port").arg(text));
     if (host != QLatin1String("127.0.0.1") && host != QLatin1String("localhost"))
-        return failure(QStringLiteral("listen address \"%1\" is not on 127.0.0.1: Countersign only listens on the "
-                                      "loopback interface")
-                           .arg(text));
+        return failure(
+            QStringLiteral("listen address \"%1\" is not on 127.0.0.1: Countersign only listens on the "
+                           "loopback interface")
+                .arg(text));
     return std::pair{QStringLiteral("127.0.0.1"), static_cast<quint16>(port)};
 }
 
@@ -82,7 +83,8 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
         const json &value = it.value();
         if (key == "listen") {
             if (!value.is_string())
-                return fieldError(fileName, text, key, QStringLiteral("must be a string like \"127.0.0.1:7331\""));
+                return fieldError(fileName, text, key,
+                                  QStringLiteral("must be a string like \"127.0.0.1:7331\""));
             auto listen = parseListen(QString::fromStdString(value.get<std::string>()));
             if (!listen)
                 return fieldError(fileName, text, key, listen.error());
@@ -91,14 +93,17 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
         } else if (key == "ttlSeconds" || key == "pollWindowSeconds") {
             const int max = key == "ttlSeconds" ? 86400 : 300;
             if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > max)
-                return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to %1").arg(max));
+                return fieldError(fileName, text, key,
+                                  QStringLiteral("must be an integer from 1 to %1").arg(max));
             (key == "ttlSeconds" ? config.m_ttlSeconds : config.m_pollWindowSeconds) = value.get<int>();
         } else if (key == "workspaceRoots") {
             if (!value.is_array())
                 return fieldError(fileName, text, key, QStringLiteral("must be an array of absolute paths"));
             for (const json &root : value) {
-                if (!root.is_string() || !QFileInfo(QString::fromStdString(root.get<std::string>())).isAbsolute())
-                    return fieldError(fileName, text, key, QStringLiteral("every root must be an absolute path"));
+                if (!root.is_string() ||
+                    !QFileInfo(QString::fromStdString(root.get<std::string>())).isAbsolute())
+                    return fieldError(fileName, text, key,
+                                      QStringLiteral("every root must be an absolute path"));
                 config.m_workspaceRoots.append(QString::fromStdString(root.get<std::string>()));
             }
         } else if (key == "testFixtures") {
@@ -111,10 +116,14 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             for (size_t i = 0; i < value.size(); ++i) {
                 auto action = ActionSpec::fromJson(value[i], QStringLiteral("actions[%1]").arg(i));
                 if (!action) {
-                    const std::string anchor = value[i].is_object() && value[i].value("name", json()).is_string()
-                                                   ? value[i]["name"].get<std::string>()
-                                                   : key;
-                    return failure(QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, anchor)).arg(action.error()));
+                    const std::string anchor =
+                        value[i].is_object() && value[i].value("name", json()).is_string()
+                            ? value[i]["name"].get<std::string>()
+                            : key;
+                    return failure(QStringLiteral("%1:%2: %3")
+                                       .arg(fileName)
+                                       .arg(lineOfKey(text, anchor))
+                                       .arg(action.error()));
                 }
                 for (const ActionSpec &other : std::as_const(config.m_actions)) {
                     if (other.name == action.value().name)
@@ -138,7 +147,8 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
     auto policy = Policy::fromJson(doc.value("rules", json()), doc.value("approval", json()));
     if (!policy) {
         const std::string where = policy.error().startsWith(QLatin1String("approval")) ? "approval" : "rules";
-        return failure(QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, where)).arg(policy.error()));
+        return failure(
+            QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, where)).arg(policy.error()));
     }
     config.m_policy = std::move(policy).value();
     return config;

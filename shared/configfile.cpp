@@ -83,9 +83,11 @@ std::optional<Span> findTopLevel(const QByteArray &t, const QByteArray &key)
     }
     if (found && found->valueEnd >= 0) {
         // Trim the whitespace (not the comments) around the value.
-        while (found->valueStart < found->valueEnd && QByteArrayView(" \t\r\n").contains(t[found->valueStart]))
+        while (found->valueStart < found->valueEnd &&
+               QByteArrayView(" \t\r\n").contains(t[found->valueStart]))
             ++found->valueStart;
-        while (found->valueEnd > found->valueStart && QByteArrayView(" \t\r\n").contains(t[found->valueEnd - 1]))
+        while (found->valueEnd > found->valueStart &&
+               QByteArrayView(" \t\r\n").contains(t[found->valueEnd - 1]))
             --found->valueEnd;
         return found;
     }

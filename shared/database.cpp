@@ -82,11 +82,12 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
         const int current = database->schemaVersion();
         const int target = latestSchema();
         if (current != target)
-            return failure(QStringLiteral("cannot read %1: its schema is %2, this build reads %3 (open it once, "
-                                          "writable, with this version of Countersign to upgrade it)")
-                               .arg(path)
-                               .arg(current)
-                               .arg(target));
+            return failure(
+                QStringLiteral("cannot read %1: its schema is %2, this build reads %3 (open it once, "
+                               "writable, with this version of Countersign to upgrade it)")
+                    .arg(path)
+                    .arg(current)
+                    .arg(target));
         return database;
     }
     if (auto opened = addConnection(database->m_connectionName, path, busy, path); !opened)

@@ -30,12 +30,14 @@ Result<std::optional<QByteArray>> FileSecretStore::read(const QString &name)
     if (!file.exists())
         return std::optional<QByteArray>();
     if (file.permissions() & kOthers)
-        return failure(QStringLiteral("%1 can be read by other users; refusing to use it (chmod 600 it, or delete it "
-                                      "to make a new key)")
-                           .arg(path));
+        return failure(
+            QStringLiteral("%1 can be read by other users; refusing to use it (chmod 600 it, or delete it "
+                           "to make a new key)")
+                .arg(path));
     if (!file.open(QIODevice::ReadOnly))
         return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    const QByteArray decoded = QByteArray::fromBase64(file.readAll().trimmed(), QByteArray::AbortOnBase64DecodingErrors);
+    const QByteArray decoded =
+        QByteArray::fromBase64(file.readAll().trimmed(), QByteArray::AbortOnBase64DecodingErrors);
     if (decoded.isEmpty())
         return failure(QStringLiteral("%1 is not a key file (expected one base64 line)").arg(path));
     return std::optional<QByteArray>(decoded);
@@ -45,7 +47,8 @@ Status FileSecretStore::write(const QString &name, const QByteArray &secret)
 {
     if (!QDir().mkpath(m_directory))
         return failure(QStringLiteral("cannot create %1").arg(m_directory));
-    QFile::setPermissions(m_directory, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(m_directory,
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     const QString path = pathOf(name);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))

@@ -3,7 +3,8 @@
 namespace Countersign {
 
 namespace {
-constexpr const char *kStatusNames[] = {"pending", "approved", "declined", "expired", "superseded", "allowed", "denied"};
+constexpr const char *kStatusNames[] = {"pending",    "approved", "declined", "expired",
+                                        "superseded", "allowed",  "denied"};
 }
 
 QString statusName(Operation::Status status)

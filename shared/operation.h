@@ -18,7 +18,7 @@ struct Operation final
     // rule settles at once are allowed or denied.
     enum class Status { Pending, Approved, Declined, Expired, Superseded, Allowed, Denied };
 
-    QString nonce;     // the ticket's nonce: the operation's identity (also the card id in URLs)
+    QString nonce; // the ticket's nonce: the operation's identity (also the card id in URLs)
     QString tool;
     QString principal; // the connection (token name) that asked
     nlohmann::json clientInfo = nlohmann::json::object();
@@ -44,7 +44,7 @@ std::optional<Operation::Status> parseStatus(const QString &name);
 struct Decision final
 {
     Operation::Status outcome = Operation::Status::Declined; // Approved, Declined, Expired or Superseded
-    QString by;     // "console:<user>", "client:<connection>", "server" (expiry, supersession)
+    QString by; // "console:<user>", "client:<connection>", "server" (expiry, supersession)
     QString reason;
     qint64 atMs = 0;
 };
@@ -53,8 +53,8 @@ struct Decision final
 struct Claim final
 {
     qint64 claimedMs = 0;
-    qint64 finishedMs = 0;   // 0 while the run has not finished (or never did: outcome unknown)
-    nlohmann::json result;   // the complete tool result given to the first caller
+    qint64 finishedMs = 0; // 0 while the run has not finished (or never did: outcome unknown)
+    nlohmann::json result; // the complete tool result given to the first caller
 };
 
 } // namespace Countersign

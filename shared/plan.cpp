@@ -28,9 +28,9 @@ json Plan::toJson() const
     json targetList = json::array();
     for (const QString &target : targets)
         targetList.push_back(target.toStdString());
-    return {{"title", title.toStdString()},   {"prompt", prompt.toStdString()},
-            {"summary", summary.toStdString()}, {"diff", diff.toStdString()},
-            {"targets", std::move(targetList)}, {"blastRadius", blastRadius},
+    return {{"title", title.toStdString()},        {"prompt", prompt.toStdString()},
+            {"summary", summary.toStdString()},    {"diff", diff.toStdString()},
+            {"targets", std::move(targetList)},    {"blastRadius", blastRadius},
             {"risk", riskName(risk).toStdString()}};
 }
 

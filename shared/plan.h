@@ -20,11 +20,11 @@ std::optional<Risk> parseRisk(const QString &name);
 // The human approves exactly this; its digest is sealed into the ticket and recomputed on retry.
 struct Plan final
 {
-    QString title;         // one line: "Delete service web-1"
-    QString prompt;        // the verbatim text the human is asked to decide on
-    QString summary;       // what the plan command said in a sentence, if anything
-    QString diff;          // a unified diff or a rendered preview
-    QStringList targets;   // what is touched, by name
+    QString title;       // one line: "Delete service web-1"
+    QString prompt;      // the verbatim text the human is asked to decide on
+    QString summary;     // what the plan command said in a sentence, if anything
+    QString diff;        // a unified diff or a rendered preview
+    QStringList targets; // what is touched, by name
     nlohmann::json blastRadius = nlohmann::json::object(); // counts, bytes, irreversible
     Risk risk = Risk::High;
 

@@ -20,7 +20,8 @@ bool globMatch(const QString &pattern, const QString &text)
         else
             re += QRegularExpression::escape(QString(c));
     }
-    return QRegularExpression(QRegularExpression::anchoredPattern(re), QRegularExpression::DotMatchesEverythingOption)
+    return QRegularExpression(QRegularExpression::anchoredPattern(re),
+                              QRegularExpression::DotMatchesEverythingOption)
         .match(text)
         .hasMatch();
 }
@@ -40,9 +41,12 @@ std::optional<QString> textOf(const json &value)
 QString verdictName(Verdict verdict)
 {
     switch (verdict) {
-    case Verdict::Allow: return QStringLiteral("allow");
-    case Verdict::Ask: return QStringLiteral("ask");
-    case Verdict::Deny: return QStringLiteral("deny");
+    case Verdict::Allow:
+        return QStringLiteral("allow");
+    case Verdict::Ask:
+        return QStringLiteral("ask");
+    case Verdict::Deny:
+        return QStringLiteral("deny");
     }
     return {};
 }
@@ -65,7 +69,8 @@ bool Rule::matches(const QString &toolName, const json &args) const
             return false;
         for (qsizetype i = 0; i < argvPrefix.size(); ++i) {
             const json &element = (*argv)[static_cast<size_t>(i)];
-            if (!element.is_string() || !globMatch(argvPrefix[i], QString::fromStdString(element.get<std::string>())))
+            if (!element.is_string() ||
+                !globMatch(argvPrefix[i], QString::fromStdString(element.get<std::string>())))
                 return false;
         }
     }
@@ -113,14 +118,17 @@ Result<Policy> Policy::fromJson(const json &rules, const json &approval)
                     }
                 } else if (key == "argvPrefix") {
                     if (!v.is_array() || v.empty())
-                        return failure(at + QStringLiteral(".argvPrefix: must be a non-empty array of strings"));
+                        return failure(at +
+                                       QStringLiteral(".argvPrefix: must be a non-empty array of strings"));
                     for (const json &e : v) {
                         if (!e.is_string())
-                            return failure(at + QStringLiteral(".argvPrefix: must be a non-empty array of strings"));
+                            return failure(
+                                at + QStringLiteral(".argvPrefix: must be a non-empty array of strings"));
                         rule.argvPrefix.append(QString::fromStdString(e.get<std::string>()));
                     }
                 } else if (key == "decision") {
-                    const QString d = v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
+                    const QString d =
+                        v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
                     if (d == QLatin1String("allow"))
                         rule.verdict = Verdict::Allow;
                     else if (d == QLatin1String("ask"))
@@ -134,7 +142,8 @@ Result<Policy> Policy::fromJson(const json &rules, const json &approval)
                         return failure(at + QStringLiteral(".reason: must be a string"));
                     rule.reason = QString::fromStdString(v.get<std::string>());
                 } else {
-                    return failure(at + QStringLiteral(".%1: unknown rule key").arg(QString::fromStdString(key)));
+                    return failure(at +
+                                   QStringLiteral(".%1: unknown rule key").arg(QString::fromStdString(key)));
                 }
             }
             if (!r.contains("decision"))
@@ -168,8 +177,8 @@ PolicyDecision Policy::evaluate(const QString &toolName, const json &args, Verdi
     for (qsizetype i = 0; i < m_rules.size(); ++i) {
         const Rule &rule = m_rules[i];
         if (rule.matches(toolName, args))
-            return {rule.verdict, static_cast<int>(i), QStringLiteral("rules[%1]: %2").arg(i).arg(rule.describe()),
-                    rule.reason};
+            return {rule.verdict, static_cast<int>(i),
+                    QStringLiteral("rules[%1]: %2").arg(i).arg(rule.describe()), rule.reason};
     }
     return {fallback, -1, QStringLiteral("no rule matched: default %1").arg(verdictName(fallback)), {}};
 }
@@ -181,7 +190,8 @@ json Policy::toJson() const
         rules.push_back(rule.describe().toStdString());
     json approval = json::object();
     for (Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical})
-        approval[riskName(risk).toStdString()] = approvalFor(risk) == ApprovalMode::Client ? "client" : "console";
+        approval[riskName(risk).toStdString()] =
+            approvalFor(risk) == ApprovalMode::Client ? "client" : "console";
     return {{"rules", std::move(rules)}, {"approval", std::move(approval)}};
 }
 

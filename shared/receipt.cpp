@@ -34,9 +34,10 @@ json ReceiptSigner::sign(json body) const
     body["publicKey"] = m_publicKey.toBase64().toStdString();
     const std::string message = CanonicalJson::serialize(body);
     unsigned char signature[crypto_sign_BYTES];
-    crypto_sign_detached(signature, nullptr, reinterpret_cast<const unsigned char *>(message.data()), message.size(),
-                         reinterpret_cast<const unsigned char *>(m_secretKey.constData()));
-    body["signature"] = QByteArray(reinterpret_cast<const char *>(signature), crypto_sign_BYTES).toBase64().toStdString();
+    crypto_sign_detached(signature, nullptr, reinterpret_cast<const unsigned char *>(message.data()),
+                         message.size(), reinterpret_cast<const unsigned char *>(m_secretKey.constData()));
+    body["signature"] =
+        QByteArray(reinterpret_cast<const char *>(signature), crypto_sign_BYTES).toBase64().toStdString();
     return body;
 }
 
@@ -68,12 +69,14 @@ Status ReceiptSigner::verify(const json &receipt, const QByteArray &trustedKey)
     if (crypto_sign_verify_detached(reinterpret_cast<const unsigned char *>(signature.constData()),
                                     reinterpret_cast<const unsigned char *>(message.data()), message.size(),
                                     reinterpret_cast<const unsigned char *>(publicKey.constData())) != 0)
-        return failure(QStringLiteral("the signature does not match: the receipt was altered or not signed by its key"));
-    if (trustedKey.size() != crypto_sign_PUBLICKEYBYTES || sodium_memcmp(trustedKey.constData(), publicKey.constData(),
-                                                                         crypto_sign_PUBLICKEYBYTES) != 0)
-        return failure(QStringLiteral("the signature is valid, but the receipt was signed by key %1, which is not the "
-                                      "trusted key")
-                           .arg(QString::fromLatin1(*key)));
+        return failure(
+            QStringLiteral("the signature does not match: the receipt was altered or not signed by its key"));
+    if (trustedKey.size() != crypto_sign_PUBLICKEYBYTES ||
+        sodium_memcmp(trustedKey.constData(), publicKey.constData(), crypto_sign_PUBLICKEYBYTES) != 0)
+        return failure(
+            QStringLiteral("the signature is valid, but the receipt was signed by key %1, which is not the "
+                           "trusted key")
+                .arg(QString::fromLatin1(*key)));
     return success();
 }
 

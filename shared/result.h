@@ -14,8 +14,7 @@ struct Error final
 };
 
 // The one convention for synchronous calls that can fail: a value or an Error, never an exception.
-template <typename T>
-class [[nodiscard]] Result final
+template <typename T> class [[nodiscard]] Result final
 {
 public:
     Result(T value) : m_state(std::move(value)) {}
@@ -39,7 +38,13 @@ struct Done final
 };
 using Status = Result<Done>;
 
-inline Status success() { return Done{}; }
-inline Error failure(QString message) { return Error{std::move(message)}; }
+inline Status success()
+{
+    return Done{};
+}
+inline Error failure(QString message)
+{
+    return Error{std::move(message)};
+}
 
 } // namespace Countersign

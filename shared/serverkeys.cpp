@@ -17,7 +17,8 @@ Result<QByteArray> readOrCreate(SecretStore &store, const char *name, int size)
         return failure(stored.error());
     if (stored.value()) {
         if (stored.value()->size() != size)
-            return failure(QStringLiteral("the %1 in %2 has the wrong length").arg(QLatin1String(name), store.describe()));
+            return failure(QStringLiteral("the %1 in %2 has the wrong length")
+                               .arg(QLatin1String(name), store.describe()));
         return *stored.value();
     }
     QByteArray fresh(size, '\0');
@@ -66,8 +67,9 @@ Result<ServerKeys> ServerKeys::load(SecretStore &primary, SecretStore *fallback)
     auto second = loadFrom(*fallback);
     if (!second)
         return failure(QStringLiteral("%1; and %2").arg(keys.error(), second.error()));
-    second.value().warning = QStringLiteral("%1 is not available (%2). Keys are kept in %3, readable only by you.")
-                                 .arg(primary.describe(), keys.error(), fallback->describe());
+    second.value().warning =
+        QStringLiteral("%1 is not available (%2). Keys are kept in %3, readable only by you.")
+            .arg(primary.describe(), keys.error(), fallback->describe());
     return second;
 }
 

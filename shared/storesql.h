@@ -90,14 +90,17 @@ inline constexpr const char *kCommit = "COMMIT";
 inline constexpr const char *kRollback = "ROLLBACK";
 
 inline constexpr const char *kOperationInsert =
-    "INSERT INTO operations (nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
+    "INSERT INTO operations (nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, "
+    "risk, "
     "approval_mode, rule, traceparent, created_ms, expires_ms, supersedes, status) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 inline constexpr const char *kOperationByNonce =
-    "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, approval_mode, rule, "
+    "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
+    "approval_mode, rule, "
     "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE nonce = ?";
 inline constexpr const char *kOperationsPending =
-    "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, approval_mode, rule, "
+    "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
+    "approval_mode, rule, "
     "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE status = 'pending' "
     "ORDER BY created_ms DESC";
 inline constexpr const char *kOperationsPendingFor =
@@ -118,7 +121,8 @@ inline constexpr const char *kClaimsInterruptedUnreported =
     "SELECT c.nonce, o.tool, COALESCE(json_extract(o.plan, '$.targets[0]'), ''), c.claimed_ms "
     "FROM claims c JOIN operations o ON o.nonce = c.nonce WHERE c.finished_ms IS NULL AND NOT EXISTS "
     "(SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce AND a.event = 'interrupted') ORDER BY c.claimed_ms";
-inline constexpr const char *kClaimByNonce = "SELECT claimed_ms, finished_ms, result FROM claims WHERE nonce = ?";
+inline constexpr const char *kClaimByNonce =
+    "SELECT claimed_ms, finished_ms, result FROM claims WHERE nonce = ?";
 
 inline constexpr const char *kAuditLast = "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1";
 inline constexpr const char *kAuditInsert =
@@ -137,7 +141,8 @@ inline constexpr const char *kOperationsReport =
 // fragments below (constants, each with bound parameters) and the ORDER BY from kAuditOrder.
 inline constexpr const char *kAuditViewSelect =
     "SELECT o.created_ms, COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal), o.tool, "
-    "COALESCE(json_extract(o.plan, '$.targets[0]'), ''), o.status, COALESCE(d.decided_by, ''), COALESCE(d.reason, ''), "
+    "COALESCE(json_extract(o.plan, '$.targets[0]'), ''), o.status, COALESCE(d.decided_by, ''), "
+    "COALESCE(d.reason, ''), "
     "CASE WHEN c.nonce IS NULL THEN 'not run' WHEN c.finished_ms IS NULL THEN 'unknown' "
     "WHEN json_extract(c.result, '$.isError') THEN 'failed' ELSE 'succeeded' END, o.nonce "
     "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce";
@@ -157,8 +162,8 @@ inline constexpr const char *kAuditPerDaySelect =
     "SELECT o.created_ms / 86400000 AS day, SUM(o.status IN ('approved', 'allowed')), "
     "SUM(o.status IN ('declined', 'denied')) FROM operations o";
 inline constexpr const char *kAuditPerDayGroup = " GROUP BY day ORDER BY day";
-inline constexpr const char *kDistinctClients =
-    "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal) FROM operations ORDER BY 1";
+inline constexpr const char *kDistinctClients = "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, "
+                                                "'$.name'), ''), principal) FROM operations ORDER BY 1";
 inline constexpr const char *kDistinctTools = "SELECT DISTINCT tool FROM operations ORDER BY 1";
 
 } // namespace Countersign::StoreSql

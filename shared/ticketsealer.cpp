@@ -56,11 +56,11 @@ QString TicketSealer::seal(Ticket ticket) const
     auto *nonce = reinterpret_cast<unsigned char *>(out.data());
     randombytes_buf(nonce, crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
     unsigned long long cipherLength = 0;
-    crypto_aead_xchacha20poly1305_ietf_encrypt(nonce + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES, &cipherLength,
-                                               reinterpret_cast<const unsigned char *>(plain.data()), plain.size(),
-                                               reinterpret_cast<const unsigned char *>(ad.constData()),
-                                               static_cast<unsigned long long>(ad.size()), nullptr, nonce,
-                                               reinterpret_cast<const unsigned char *>(m_key.constData()));
+    crypto_aead_xchacha20poly1305_ietf_encrypt(
+        nonce + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES, &cipherLength,
+        reinterpret_cast<const unsigned char *>(plain.data()), plain.size(),
+        reinterpret_cast<const unsigned char *>(ad.constData()), static_cast<unsigned long long>(ad.size()),
+        nullptr, nonce, reinterpret_cast<const unsigned char *>(m_key.constData()));
     return QString::fromLatin1(ad + '.' +
                                out.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
@@ -73,11 +73,11 @@ Result<Ticket> TicketSealer::open(const QString &sealed) const
     const QByteArray ad = associatedData(m_kid);
     if (!bytes.startsWith(ad + '.'))
         return invalid();
-    const auto decoded = QByteArray::fromBase64Encoding(bytes.mid(ad.size() + 1),
-                                                        QByteArray::Base64UrlEncoding |
-                                                            QByteArray::OmitTrailingEquals |
-                                                            QByteArray::AbortOnBase64DecodingErrors);
-    const qsizetype overhead = crypto_aead_xchacha20poly1305_ietf_NPUBBYTES + crypto_aead_xchacha20poly1305_ietf_ABYTES;
+    const auto decoded = QByteArray::fromBase64Encoding(
+        bytes.mid(ad.size() + 1), QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals |
+                                      QByteArray::AbortOnBase64DecodingErrors);
+    const qsizetype overhead =
+        crypto_aead_xchacha20poly1305_ietf_NPUBBYTES + crypto_aead_xchacha20poly1305_ietf_ABYTES;
     if (!decoded || decoded.decoded.size() <= overhead)
         return invalid();
     const auto *nonce = reinterpret_cast<const unsigned char *>(decoded.decoded.constData());
@@ -86,11 +86,11 @@ Result<Ticket> TicketSealer::open(const QString &sealed) const
                                                               crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
     QByteArray plain(static_cast<qsizetype>(cipherLength), '\0');
     unsigned long long plainLength = 0;
-    if (crypto_aead_xchacha20poly1305_ietf_decrypt(reinterpret_cast<unsigned char *>(plain.data()), &plainLength,
-                                                   nullptr, cipher, cipherLength,
-                                                   reinterpret_cast<const unsigned char *>(ad.constData()),
-                                                   static_cast<unsigned long long>(ad.size()), nonce,
-                                                   reinterpret_cast<const unsigned char *>(m_key.constData())) != 0)
+    if (crypto_aead_xchacha20poly1305_ietf_decrypt(
+            reinterpret_cast<unsigned char *>(plain.data()), &plainLength, nullptr, cipher, cipherLength,
+            reinterpret_cast<const unsigned char *>(ad.constData()),
+            static_cast<unsigned long long>(ad.size()), nonce,
+            reinterpret_cast<const unsigned char *>(m_key.constData())) != 0)
         return invalid();
     plain.resize(static_cast<qsizetype>(plainLength));
     const nlohmann::json value = nlohmann::json::parse(plain.toStdString(), nullptr, false);

@@ -28,15 +28,16 @@ bool TokenStore::isValidName(const QString &name)
 Result<QString> TokenStore::add(const QString &name)
 {
     if (!isValidName(name))
-        return failure(QStringLiteral("invalid connection name \"%1\": use 1-64 letters, digits, '.', '_' or '-', "
-                                      "starting with a letter or digit")
-                           .arg(name));
+        return failure(
+            QStringLiteral("invalid connection name \"%1\": use 1-64 letters, digits, '.', '_' or '-', "
+                           "starting with a letter or digit")
+                .arg(name));
     unsigned char raw[kTokenBytes];
     randombytes_buf(raw, sizeof raw);
-    const QString token = QLatin1String(kTokenPrefix) +
-                          QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(raw), sizeof raw)
-                                                  .toBase64(QByteArray::Base64UrlEncoding |
-                                                            QByteArray::OmitTrailingEquals));
+    const QString token =
+        QLatin1String(kTokenPrefix) +
+        QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(raw), sizeof raw)
+                                .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
     sodium_memzero(raw, sizeof raw);
     const QString hash = QString::fromLatin1(CanonicalJson::sha256Hex(token.toLatin1()));
 
@@ -45,7 +46,8 @@ Result<QString> TokenStore::add(const QString &name)
         return failure(existing.error());
     if (existing.value().next()) {
         if (existing.value().value(1).isNull())
-            return failure(QStringLiteral("a connection named \"%1\" already exists; revoke it first").arg(name));
+            return failure(
+                QStringLiteral("a connection named \"%1\" already exists; revoke it first").arg(name));
         auto replaced = m_database.exec(StoreSql::kConnectionReplace, {hash, m_clock.nowMs(), name});
         if (!replaced)
             return failure(replaced.error());

@@ -39,7 +39,10 @@ private:
         op.expiresMs = op.createdMs + 300'000;
         return op;
     }
-    QString dbPath() const { return m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction())); }
+    QString dbPath() const
+    {
+        return m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction()));
+    }
 
 private Q_SLOTS:
     void init()
@@ -70,10 +73,12 @@ private Q_SLOTS:
     void decide_firstDecisionWins()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
-        auto first = m_store->decide(QStringLiteral("n1"), {Operation::Status::Declined, QStringLiteral("console:a"),
-                                                            QStringLiteral("no"), 1});
+        auto first =
+            m_store->decide(QStringLiteral("n1"), {Operation::Status::Declined, QStringLiteral("console:a"),
+                                                   QStringLiteral("no"), 1});
         QVERIFY(first.ok());
-        auto second = m_store->decide(QStringLiteral("n1"), {Operation::Status::Approved, QStringLiteral("console:b"), {}, 2});
+        auto second = m_store->decide(QStringLiteral("n1"),
+                                      {Operation::Status::Approved, QStringLiteral("console:b"), {}, 2});
         QVERIFY(second.ok());
         QCOMPARE(second.value().outcome, Operation::Status::Declined);
         QCOMPARE(second.value().by, QStringLiteral("console:a"));
@@ -96,14 +101,16 @@ private Q_SLOTS:
     {
         for (const char *n : {"n1", "n2", "n3"})
             QVERIFY(m_store->recordOperation(pending(QLatin1String(n))).ok());
-        QVERIFY(m_store->decide(QStringLiteral("n2"), {Operation::Status::Declined, QStringLiteral("console:a"),
-                                                       QStringLiteral("risky"), 1})
+        QVERIFY(m_store
+                    ->decide(QStringLiteral("n2"), {Operation::Status::Declined, QStringLiteral("console:a"),
+                                                    QStringLiteral("risky"), 1})
                     .ok());
         auto intact = m_store->verifyChain();
         QCOMPARE(intact.value().rows, 4);
         QCOMPARE(intact.value().firstBrokenSeq, 0);
         // Someone rewrites the decline as an approval, straight in SQLite.
-        QVERIFY(m_db->exec("UPDATE audit_log SET detail = replace(detail, 'risky', 'fine') WHERE seq = 4").ok());
+        QVERIFY(
+            m_db->exec("UPDATE audit_log SET detail = replace(detail, 'risky', 'fine') WHERE seq = 4").ok());
         auto broken = m_store->verifyChain();
         QCOMPARE(broken.value().firstBrokenSeq, 4);
         QVERIFY(broken.value().problem.contains(QLatin1String("altered")));
@@ -142,7 +149,8 @@ private Q_SLOTS:
         QCOMPARE(found.value().first().target, QStringLiteral("web-1"));
         QCOMPARE(found.value().first().claimedMs, m_clock.nowMs());
         QVERIFY(m_store->reportInterrupted().value().isEmpty()); // reported once
-        QCOMPARE(m_store->claimOf(QStringLiteral("cut")).value()->finishedMs, 0); // still unknown, not finished
+        QCOMPARE(m_store->claimOf(QStringLiteral("cut")).value()->finishedMs,
+                 0); // still unknown, not finished
         QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
     }
     void readOnlyOpen_readsTheLog_writesNothing()
@@ -153,7 +161,8 @@ private Q_SLOTS:
         AuditStore reader(*db.value(), m_clock);
         QCOMPARE(reader.report(false).value().size(), 1);
         QCOMPARE(reader.verifyChain().value().firstBrokenSeq, 0);
-        const auto refused = reader.decide(QStringLiteral("n1"), {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1});
+        const auto refused = reader.decide(QStringLiteral("n1"),
+                                           {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1});
         QVERIFY(!refused.ok());
         QVERIFY2(refused.error().contains(QLatin1String("readonly")), qPrintable(refused.error()));
         QVERIFY(!m_store->decision(QStringLiteral("n1")).value());
@@ -163,8 +172,10 @@ private Q_SLOTS:
         QVERIFY(m_db->exec("PRAGMA user_version = 2").ok());
         auto db = Database::open(dbPath(), Database::Access::ReadOnly);
         QVERIFY(!db.ok());
-        QVERIFY2(db.error().contains(QLatin1String("its schema is 2, this build reads")), qPrintable(db.error()));
-        QVERIFY(!Database::open(m_dir.filePath(QStringLiteral("missing.db")), Database::Access::ReadOnly).ok());
+        QVERIFY2(db.error().contains(QLatin1String("its schema is 2, this build reads")),
+                 qPrintable(db.error()));
+        QVERIFY(
+            !Database::open(m_dir.filePath(QStringLiteral("missing.db")), Database::Access::ReadOnly).ok());
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("missing.db")))); // not created
     }
     void twoConnections_appendOneChain()
@@ -198,21 +209,27 @@ private Q_SLOTS:
         Operation a = pending(QStringLiteral("n1"));
         a.clientInfo = {{"name", "=HYPERLINK(\"x\")"}};
         QVERIFY(m_store->recordOperation(a).ok());
-        QVERIFY(m_store->decide(QStringLiteral("n1"), {Operation::Status::Declined, QStringLiteral("console:a"),
-                                                       QStringLiteral("no, \"never\""), 5})
+        QVERIFY(m_store
+                    ->decide(QStringLiteral("n1"), {Operation::Status::Declined, QStringLiteral("console:a"),
+                                                    QStringLiteral("no, \"never\""), 5})
                     .ok());
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n2"))).ok());
-        QVERIFY(m_store->decide(QStringLiteral("n2"), {Operation::Status::Approved, QStringLiteral("console:a"), {}, 6}).ok());
+        QVERIFY(m_store
+                    ->decide(QStringLiteral("n2"),
+                             {Operation::Status::Approved, QStringLiteral("console:a"), {}, 6})
+                    .ok());
         QVERIFY(m_store->claim(QStringLiteral("n2")).value());
         auto rows = m_store->report(false);
         QCOMPARE(rows.value().size(), 2);
         QCOMPARE_JSON(rows.value()[0].at("decision"), json("declined"));
         QCOMPARE_JSON(rows.value()[0].at("outcome"), json("not run"));
-        QCOMPARE_JSON(rows.value()[1].at("outcome"), json("unknown (no end recorded: still running, or interrupted)"));
+        QCOMPARE_JSON(rows.value()[1].at("outcome"),
+                      json("unknown (no end recorded: still running, or interrupted)"));
         const QByteArray csv = AuditExport::csv(rows.value());
         const QList<QByteArray> lines = csv.split('\n');
         QVERIFY(lines[0].startsWith("time,id,connection,client,tool,targets"));
-        QVERIFY2(lines[1].contains(",\"'=HYPERLINK(\"\"x\"\")\",delete_service,web-1,"), lines[1].constData());
+        QVERIFY2(lines[1].contains(",\"'=HYPERLINK(\"\"x\"\")\",delete_service,web-1,"),
+                 lines[1].constData());
         QVERIFY2(lines[1].contains(",\"no, \"\"never\"\"\","), lines[1].constData());
         const json parsed = json::parse(AuditExport::json(rows.value()).toStdString());
         QCOMPARE(parsed.size(), 2u);

@@ -15,13 +15,20 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("input");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("keys sorted") << R"({"b":1,"a":2})" << R"({"a":2,"b":1})";
-        QTest::newRow("nested sorted") << R"({"z":{"y":1,"x":[3,{"d":1,"c":2}]}})" << R"({"z":{"x":[3,{"c":2,"d":1}],"y":1}})";
-        QTest::newRow("whitespace dropped") << "{ \"a\" : [ 1 , 2 ] }" << R"({"a":[1,2]})";
-        QTest::newRow("integral double") << R"({"n":1.0})" << R"({"n":1})";
-        QTest::newRow("fraction") << R"({"n":0.5})" << R"({"n":0.5})";
-        QTest::newRow("big exponent") << R"({"n":1e30})" << R"({"n":1e+30})";
-        QTest::newRow("negative zero") << R"({"n":-0.0})" << R"({"n":0})";
+        QTest::newRow("keys sorted") << R"({"b":1,"a":2})"
+                                     << R"({"a":2,"b":1})";
+        QTest::newRow("nested sorted") << R"({"z":{"y":1,"x":[3,{"d":1,"c":2}]}})"
+                                       << R"({"z":{"x":[3,{"c":2,"d":1}],"y":1}})";
+        QTest::newRow("whitespace dropped") << "{ \"a\" : [ 1 , 2 ] }"
+                                            << R"({"a":[1,2]})";
+        QTest::newRow("integral double") << R"({"n":1.0})"
+                                         << R"({"n":1})";
+        QTest::newRow("fraction") << R"({"n":0.5})"
+                                  << R"({"n":0.5})";
+        QTest::newRow("big exponent") << R"({"n":1e30})"
+                                      << R"({"n":1e+30})";
+        QTest::newRow("negative zero") << R"({"n":-0.0})"
+                                       << R"({"n":0})";
         const QString escaped = QStringLiteral("{\"s\":\"a\\\"b\\\\c\\n\\u0001\"}");
         QTest::newRow("escapes") << escaped << escaped;
         QTest::newRow("unicode kept") << R"({"s":"\u00e9"})" << QString::fromUtf8("{\"s\":\"\xC3\xA9\"}");
@@ -46,7 +53,8 @@ private Q_SLOTS:
     }
     void digest_differentValues_differ()
     {
-        QVERIFY(CanonicalJson::digest(json{{"serviceName", "x"}}) != CanonicalJson::digest(json{{"serviceName", "y"}}));
+        QVERIFY(CanonicalJson::digest(json{{"serviceName", "x"}}) !=
+                CanonicalJson::digest(json{{"serviceName", "y"}}));
     }
     void sha256Hex_knownVector()
     {

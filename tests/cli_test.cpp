@@ -2,12 +2,12 @@
 // --headless over real loopback HTTP, and --stdio.
 #include <nlohmann/json.hpp>
 
+#include "jsoncompare.h"
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTcpSocket>
 #include <QTemporaryDir>
-#include "jsoncompare.h"
 
 #include <QTest>
 
@@ -71,12 +71,15 @@ private Q_SLOTS:
         const Run added = run({QStringLiteral("token"), QStringLiteral("add"), QStringLiteral("vscode"),
                                QStringLiteral("--data-dir"), dataDir()});
         QCOMPARE(added.exitCode, 0);
-        QVERIFY(QRegularExpression(QStringLiteral("^cs_[A-Za-z0-9_-]{40,}\n$")).match(QString::fromLatin1(added.out)).hasMatch());
+        QVERIFY(QRegularExpression(QStringLiteral("^cs_[A-Za-z0-9_-]{40,}\n$"))
+                    .match(QString::fromLatin1(added.out))
+                    .hasMatch());
         const Run again = run({QStringLiteral("token"), QStringLiteral("add"), QStringLiteral("vscode"),
                                QStringLiteral("--data-dir"), dataDir()});
         QCOMPARE(again.exitCode, 1);
         QVERIFY(again.err.contains("already exists"));
-        const Run list = run({QStringLiteral("token"), QStringLiteral("list"), QStringLiteral("--data-dir"), dataDir()});
+        const Run list =
+            run({QStringLiteral("token"), QStringLiteral("list"), QStringLiteral("--data-dir"), dataDir()});
         QCOMPARE(list.exitCode, 0);
         QVERIFY(list.out.contains("vscode"));
         QVERIFY(list.out.contains("active"));
@@ -100,14 +103,15 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{\n  \"ttlSeconds\": -4\n}\n");
         f.close();
-        const Run r = run({QStringLiteral("--headless"), QStringLiteral("--config"), path, QStringLiteral("--data-dir"), dataDir()});
+        const Run r = run({QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                           QStringLiteral("--data-dir"), dataDir()});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains((path + QStringLiteral(":2: ttlSeconds")).toUtf8()), r.err.constData());
     }
     void listen_nonLoopback_isRefused()
     {
-        const Run r = run({QStringLiteral("--headless"), QStringLiteral("--listen"), QStringLiteral("0.0.0.0:7331"),
-                           QStringLiteral("--data-dir"), dataDir()});
+        const Run r = run({QStringLiteral("--headless"), QStringLiteral("--listen"),
+                           QStringLiteral("0.0.0.0:7331"), QStringLiteral("--data-dir"), dataDir()});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("loopback"));
     }
@@ -121,12 +125,15 @@ private Q_SLOTS:
         QProcess server;
         server.start(QStringLiteral(COUNTERSIGN_BINARY),
                      {QStringLiteral("--headless"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                      QStringLiteral("--data-dir"), dataDir(), QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.json"))});
+                      QStringLiteral("--data-dir"), dataDir(), QStringLiteral("--config"),
+                      m_dir.filePath(QStringLiteral("none.json"))});
         QVERIFY(server.waitForStarted());
         QByteArray err;
-        const QRegularExpression line(QStringLiteral("countersign: listening on http://127\\.0\\.0\\.1:(\\d+)/mcp\n"));
+        const QRegularExpression line(
+            QStringLiteral("countersign: listening on http://127\\.0\\.0\\.1:(\\d+)/mcp\n"));
         QRegularExpressionMatch m;
-        QTRY_VERIFY_WITH_TIMEOUT((err += server.readAllStandardError(), m = line.match(QString::fromUtf8(err))).hasMatch(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (err += server.readAllStandardError(), m = line.match(QString::fromUtf8(err))).hasMatch(), 10000);
         const quint16 port = m.captured(1).toUShort();
 
         auto post = [&](const QByteArray &auth) {
@@ -135,9 +142,10 @@ private Q_SLOTS:
             if (!s.waitForConnected(2000))
                 return QByteArray();
             const QByteArray body = rpc(1, "server/discover");
-            s.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nConnection: close\r\n" +
-                    auth + "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+            s.write(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nConnection: close\r\n" +
+                auth + "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
             QByteArray response;
             while (s.waitForReadyRead(3000))
                 response += s.readAll();
@@ -155,13 +163,15 @@ private Q_SLOTS:
     void stdio_answersLineByLine_andExitsOnEof()
     {
         QProcess p;
-        p.start(QStringLiteral(COUNTERSIGN_BINARY), {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(),
-                                                     QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.json"))});
+        p.start(QStringLiteral(COUNTERSIGN_BINARY),
+                {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(),
+                 QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.json"))});
         QVERIFY(p.waitForStarted());
         p.write(rpc(1, "server/discover") + "\n");
         p.write(rpc(2, "tools/list") + "\n");
         p.write("{not json\n");
-        p.write(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})" "\n");
+        p.write(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})"
+                "\n");
         p.write(rpc(3, "ping") + "\n");
         p.closeWriteChannel();
         QVERIFY(p.waitForFinished(10000));
@@ -193,8 +203,8 @@ private Q_SLOTS:
         };
         writeConfig(action("act_a"));
         QProcess p;
-        p.start(QStringLiteral(COUNTERSIGN_BINARY),
-                {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(), QStringLiteral("--config"), path});
+        p.start(QStringLiteral(COUNTERSIGN_BINARY), {QStringLiteral("--stdio"), QStringLiteral("--data-dir"),
+                                                     dataDir(), QStringLiteral("--config"), path});
         QVERIFY(p.waitForStarted());
         QByteArray out;
         int id = 10;
@@ -215,8 +225,10 @@ private Q_SLOTS:
         writeConfig("{\n  \"actions\": [{\"name\": \"act_c\"}]\n}");
         QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("configuration refused"), 10000);
-        QVERIFY2(err.contains("reload.json:2: actions[0].apply: is required; the previous configuration stays in force"),
-                 err.constData());
+        QVERIFY2(
+            err.contains(
+                "reload.json:2: actions[0].apply: is required; the previous configuration stays in force"),
+            err.constData());
         QVERIFY(listed("act_b"));
         p.closeWriteChannel();
         QVERIFY(p.waitForFinished(10000));

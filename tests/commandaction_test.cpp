@@ -51,7 +51,10 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString marker = dir.filePath(QStringLiteral("pwned"));
-        auto r = run({{"echo", QStringLiteral("$(touch %1)").arg(marker), "; touch " + marker}, dir.path(), 5000, 1024});
+        auto r = run({{"echo", QStringLiteral("$(touch %1)").arg(marker), "; touch " + marker},
+                      dir.path(),
+                      5000,
+                      1024});
         QVERIFY(r.ok());
         QVERIFY(!QFile::exists(marker));
         QVERIFY(r.value().stdOut.contains("$(touch"));
@@ -118,7 +121,8 @@ private Q_SLOTS:
     }
     void apply_reportsExitCodeAndOutput()
     {
-        CommandAction action(spec({"true"}, {"sh", "-c", "echo removed \"$0\"; exit 2", "{target}"}), m_runner);
+        CommandAction action(spec({"true"}, {"sh", "-c", "echo removed \"$0\"; exit 2", "{target}"}),
+                             m_runner);
         std::optional<json> out;
         action.apply({{"target", "web-1"}}, [&out](json r) { out = std::move(r); });
         QTRY_VERIFY(out.has_value());
@@ -133,7 +137,8 @@ private Q_SLOTS:
         action.apply({{"target", "-rf"}}, [&out](json r) { out = std::move(r); });
         QTRY_VERIFY(out.has_value());
         QCOMPARE_JSON(out->at("isError"), json(true));
-        QVERIFY(out->at("content").at(0).at("text").get<std::string>().find("may not start with '-'") != std::string::npos);
+        QVERIFY(out->at("content").at(0).at("text").get<std::string>().find("may not start with '-'") !=
+                std::string::npos);
     }
 };
 

@@ -42,14 +42,22 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("syntax") << QByteArray("{\n\"ttlSeconds\": 5,\n\"listen\" \"x\"\n}") << QStringLiteral("c.json:3: invalid JSON");
-        QTest::newRow("number overflow (fuzz_config)") << QByteArray("2E2182E22") << QStringLiteral("c.json: invalid JSON");
-        QTest::newRow("overflow in a value") << QByteArray("{\"ttlSeconds\": 1e999}") << QStringLiteral("c.json");
-        QTest::newRow("unknown key") << QByteArray("{\n\n\"tllSeconds\": 5}") << QStringLiteral("c.json:3: tllSeconds: unknown setting");
-        QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}") << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
-        QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}") << QStringLiteral("must be an integer from 1");
-        QTest::newRow("public listen") << QByteArray("{\"listen\": \"0.0.0.0:7331\"}") << QStringLiteral("not on 127.0.0.1");
-        QTest::newRow("relative root") << QByteArray("{\"workspaceRoots\": [\"src\"]}") << QStringLiteral("absolute path");
+        QTest::newRow("syntax") << QByteArray("{\n\"ttlSeconds\": 5,\n\"listen\" \"x\"\n}")
+                                << QStringLiteral("c.json:3: invalid JSON");
+        QTest::newRow("number overflow (fuzz_config)")
+            << QByteArray("2E2182E22") << QStringLiteral("c.json: invalid JSON");
+        QTest::newRow("overflow in a value")
+            << QByteArray("{\"ttlSeconds\": 1e999}") << QStringLiteral("c.json");
+        QTest::newRow("unknown key") << QByteArray("{\n\n\"tllSeconds\": 5}")
+                                     << QStringLiteral("c.json:3: tllSeconds: unknown setting");
+        QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}")
+                                  << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
+        QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}")
+                                  << QStringLiteral("must be an integer from 1");
+        QTest::newRow("public listen")
+            << QByteArray("{\"listen\": \"0.0.0.0:7331\"}") << QStringLiteral("not on 127.0.0.1");
+        QTest::newRow("relative root")
+            << QByteArray("{\"workspaceRoots\": [\"src\"]}") << QStringLiteral("absolute path");
         QTest::newRow("not object") << QByteArray("[]") << QStringLiteral("must be a JSON object");
     }
     void parse_bad_isRefusedWithLineAndReason()

@@ -18,20 +18,25 @@ private Q_SLOTS:
         QTest::addColumn<json>("value");
         QTest::addColumn<QByteArray>("expected");
         QTest::newRow("replace, comments kept")
-            << QByteArray("{\n  // how long a card waits\n  \"ttlSeconds\": 300, /* five minutes */\n  \"listen\": \"127.0.0.1:7331\"\n}\n")
+            << QByteArray("{\n  // how long a card waits\n  \"ttlSeconds\": 300, /* five minutes */\n  "
+                          "\"listen\": \"127.0.0.1:7331\"\n}\n")
             << "ttlSeconds" << json(600)
-            << QByteArray("{\n  // how long a card waits\n  \"ttlSeconds\": 600, /* five minutes */\n  \"listen\": \"127.0.0.1:7331\"\n}\n");
-        QTest::newRow("replace the last key") << QByteArray("{\"ttlSeconds\": 300, \"pollWindowSeconds\": 20 }")
-                                              << "pollWindowSeconds" << json(30)
-                                              << QByteArray("{\"ttlSeconds\": 300, \"pollWindowSeconds\": 30 }");
-        QTest::newRow("add to an empty file") << QByteArray() << "ttlSeconds" << json(60)
-                                              << QByteArray("{\n  \"ttlSeconds\": 60\n}\n");
-        QTest::newRow("add before other keys") << QByteArray("// mine\n{\"listen\": \"127.0.0.1:1\"}") << "ttlSeconds" << json(60)
-                                               << QByteArray("// mine\n{\n  \"ttlSeconds\": 60,\"listen\": \"127.0.0.1:1\"}");
+            << QByteArray("{\n  // how long a card waits\n  \"ttlSeconds\": 600, /* five minutes */\n  "
+                          "\"listen\": \"127.0.0.1:7331\"\n}\n");
+        QTest::newRow("replace the last key")
+            << QByteArray("{\"ttlSeconds\": 300, \"pollWindowSeconds\": 20 }") << "pollWindowSeconds"
+            << json(30) << QByteArray("{\"ttlSeconds\": 300, \"pollWindowSeconds\": 30 }");
+        QTest::newRow("add to an empty file")
+            << QByteArray() << "ttlSeconds" << json(60) << QByteArray("{\n  \"ttlSeconds\": 60\n}\n");
+        QTest::newRow("add before other keys")
+            << QByteArray("// mine\n{\"listen\": \"127.0.0.1:1\"}") << "ttlSeconds" << json(60)
+            << QByteArray("// mine\n{\n  \"ttlSeconds\": 60,\"listen\": \"127.0.0.1:1\"}");
         QTest::newRow("nested key of the same name untouched")
-            << QByteArray("{\"rules\": [{\"tool\": \"x\", \"decision\": \"ask\", \"reason\": \"ttlSeconds\"}], \"ttlSeconds\": 5}")
+            << QByteArray("{\"rules\": [{\"tool\": \"x\", \"decision\": \"ask\", \"reason\": "
+                          "\"ttlSeconds\"}], \"ttlSeconds\": 5}")
             << "ttlSeconds" << json(7)
-            << QByteArray("{\"rules\": [{\"tool\": \"x\", \"decision\": \"ask\", \"reason\": \"ttlSeconds\"}], \"ttlSeconds\": 7}");
+            << QByteArray("{\"rules\": [{\"tool\": \"x\", \"decision\": \"ask\", \"reason\": "
+                          "\"ttlSeconds\"}], \"ttlSeconds\": 7}");
         QTest::newRow("braces inside strings and comments")
             << QByteArray("{\"listen\": \"127.0.0.1:7331\" /* } , \"ttlSeconds\": 1 */, \"ttlSeconds\": 2}")
             << "ttlSeconds" << json(3)

@@ -33,14 +33,15 @@ public:
     QString name() const override { return QStringLiteral("echo"); }
     json descriptor() const override
     {
-        return {{"name", "echo"},
-                {"description", "echo"},
-                {"inputSchema",
-                 {{"type", "object"},
-                  {"properties", {{"text", {{"type", "string"}}}}},
-                  {"required", {"text"}},
-                  {"additionalProperties", false}}},
-                {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
+        return {
+            {"name", "echo"},
+            {"description", "echo"},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties", {{"text", {{"type", "string"}}}}},
+              {"required", {"text"}},
+              {"additionalProperties", false}}},
+            {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
     }
     ToolReply run(const ToolCall &call) override
     {
@@ -93,7 +94,8 @@ private Q_SLOTS:
         m_tools.add(std::make_unique<StatusTool>(QStringLiteral("9.9")));
         m_tools.add(std::make_unique<EchoTool>());
         m_dispatcher = std::make_unique<Dispatcher>(
-            m_tools, Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral("9.9"), QStringLiteral("hi")});
+            m_tools, Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral("9.9"),
+                                            QStringLiteral("hi")});
     }
 
     void discover_listsVersionCapabilitiesAndCacheHints()
@@ -102,7 +104,8 @@ private Q_SLOTS:
         QCOMPARE_JSON(r.at("resultType"), json("complete"));
         QCOMPARE_JSON(r.at("supportedVersions"), json::array({"2026-07-28"}));
         QVERIFY(r.at("capabilities").contains("tools"));
-        QVERIFY2(!r.at("capabilities").at("tools").contains("listChanged"), "listChanged without subscriptions/listen");
+        QVERIFY2(!r.at("capabilities").at("tools").contains("listChanged"),
+                 "listChanged without subscriptions/listen");
         QVERIFY(r.at("ttlMs").is_number_integer());
         QCOMPARE_JSON(r.at("cacheScope"), json("private"));
         QCOMPARE_JSON(r.at("_meta").at("io.modelcontextprotocol/serverInfo").at("name"), json("countersign"));
@@ -122,7 +125,8 @@ private Q_SLOTS:
     }
     void toolsCall_validArguments_runTheTool()
     {
-        const json r = verifyResult(send(request(7, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "hi"}}}})), 7);
+        const json r = verifyResult(
+            send(request(7, "tools/call", {{"name", "echo"}, {"arguments", {{"text", "hi"}}}})), 7);
         QCOMPARE_JSON(r.at("resultType"), json("complete"));
         QCOMPARE_JSON(r.at("content")[0].at("text"), json("hi"));
         QVERIFY(!r.value("isError", false));
@@ -135,9 +139,11 @@ private Q_SLOTS:
     }
     void toolsCall_invalidArguments_isErrorResultWithReason()
     {
-        const json r = verifyResult(send(request(9, "tools/call", {{"name", "echo"}, {"arguments", {{"text", 5}}}})), 9);
+        const json r =
+            verifyResult(send(request(9, "tools/call", {{"name", "echo"}, {"arguments", {{"text", 5}}}})), 9);
         QCOMPARE_JSON(r.at("isError"), json(true));
-        QVERIFY(r.at("content")[0].at("text").get<std::string>().find("data/text must be string") != std::string::npos);
+        QVERIFY(r.at("content")[0].at("text").get<std::string>().find("data/text must be string") !=
+                std::string::npos);
     }
     void toolsCall_unknownTool_isInvalidParamsInBand()
     {
@@ -145,8 +151,8 @@ private Q_SLOTS:
     }
     void toolsCall_argumentsNotObject_isInvalidParams()
     {
-        verifyError(send(request(11, "tools/call", {{"name", "echo"}, {"arguments", json::array()}})), 200, 11,
-                    JsonRpc::kInvalidParams);
+        verifyError(send(request(11, "tools/call", {{"name", "echo"}, {"arguments", json::array()}})), 200,
+                    11, JsonRpc::kInvalidParams);
     }
     void toolsCall_noName_isInvalidParams()
     {
@@ -164,25 +170,53 @@ private Q_SLOTS:
         QTest::addColumn<int>("status");
         QTest::addColumn<QString>("id"); // JSON text of the id expected in the error
         QTest::addColumn<int>("code");
-        const QString env = QStringLiteral(R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})");
-        QTest::newRow("unknown method") << QStringLiteral(R"({"jsonrpc":"2.0","id":1,"method":"nope","params":{%1}})").arg(env) << 404 << "1" << JsonRpc::kMethodNotFound;
-        QTest::newRow("ping removed") << QStringLiteral(R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{%1}})").arg(env) << 404 << "2" << JsonRpc::kMethodNotFound;
-        QTest::newRow("initialize with envelope") << QStringLiteral(R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{%1}})").arg(env) << 404 << "3" << JsonRpc::kMethodNotFound;
-        QTest::newRow("unsupported version") << R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}})" << 400 << "4" << JsonRpc::kUnsupportedProtocolVersion;
-        QTest::newRow("no capabilities") << R"({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})" << 400 << "5" << JsonRpc::kInvalidParams;
-        QTest::newRow("capabilities not object") << R"({"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}})" << 400 << "6" << JsonRpc::kInvalidParams;
-        QTest::newRow("version not string") << R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":5,"io.modelcontextprotocol/clientCapabilities":{}}}})" << 400 << "7" << JsonRpc::kInvalidParams;
-        QTest::newRow("legacy request") << R"({"jsonrpc":"2.0","id":8,"method":"tools/list"})" << 400 << "8" << JsonRpc::kUnsupportedProtocolVersion;
-        QTest::newRow("legacy initialize") << R"({"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})" << 400 << "9" << JsonRpc::kUnsupportedProtocolVersion;
-        QTest::newRow("batch") << QStringLiteral(R"([{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{%1}}])").arg(env) << 400 << "null" << JsonRpc::kInvalidRequest;
+        const QString env = QStringLiteral(
+            R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})");
+        QTest::newRow("unknown method")
+            << QStringLiteral(R"({"jsonrpc":"2.0","id":1,"method":"nope","params":{%1}})").arg(env) << 404
+            << "1" << JsonRpc::kMethodNotFound;
+        QTest::newRow("ping removed")
+            << QStringLiteral(R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{%1}})").arg(env) << 404
+            << "2" << JsonRpc::kMethodNotFound;
+        QTest::newRow("initialize with envelope")
+            << QStringLiteral(R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{%1}})").arg(env)
+            << 404 << "3" << JsonRpc::kMethodNotFound;
+        QTest::newRow("unsupported version")
+            << R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}})"
+            << 400 << "4" << JsonRpc::kUnsupportedProtocolVersion;
+        QTest::newRow("no capabilities")
+            << R"({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})"
+            << 400 << "5" << JsonRpc::kInvalidParams;
+        QTest::newRow("capabilities not object")
+            << R"({"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}})"
+            << 400 << "6" << JsonRpc::kInvalidParams;
+        QTest::newRow("version not string")
+            << R"({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":5,"io.modelcontextprotocol/clientCapabilities":{}}}})"
+            << 400 << "7" << JsonRpc::kInvalidParams;
+        QTest::newRow("legacy request") << R"({"jsonrpc":"2.0","id":8,"method":"tools/list"})" << 400 << "8"
+                                        << JsonRpc::kUnsupportedProtocolVersion;
+        QTest::newRow("legacy initialize")
+            << R"({"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})"
+            << 400 << "9" << JsonRpc::kUnsupportedProtocolVersion;
+        QTest::newRow("batch")
+            << QStringLiteral(R"([{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{%1}}])").arg(env)
+            << 400 << "null" << JsonRpc::kInvalidRequest;
         QTest::newRow("not an object") << "42" << 400 << "null" << JsonRpc::kInvalidRequest;
-        QTest::newRow("wrong jsonrpc") << R"({"jsonrpc":"1.0","id":10,"method":"tools/list"})" << 400 << "10" << JsonRpc::kInvalidRequest;
-        QTest::newRow("id null") << R"({"jsonrpc":"2.0","id":null,"method":"tools/list"})" << 400 << "null" << JsonRpc::kInvalidRequest;
-        QTest::newRow("id object") << R"({"jsonrpc":"2.0","id":{},"method":"tools/list"})" << 400 << "null" << JsonRpc::kInvalidRequest;
-        QTest::newRow("method not string") << R"({"jsonrpc":"2.0","id":11,"method":5})" << 400 << "11" << JsonRpc::kInvalidRequest;
-        QTest::newRow("params array") << R"({"jsonrpc":"2.0","id":12,"method":"tools/list","params":[]})" << 400 << "12" << JsonRpc::kInvalidRequest;
-        QTest::newRow("posted response") << R"({"jsonrpc":"2.0","id":13,"result":{}})" << 400 << "13" << JsonRpc::kInvalidRequest;
-        QTest::newRow("huge id") << R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"})" << 400 << "null" << JsonRpc::kInvalidRequest;
+        QTest::newRow("wrong jsonrpc") << R"({"jsonrpc":"1.0","id":10,"method":"tools/list"})" << 400 << "10"
+                                       << JsonRpc::kInvalidRequest;
+        QTest::newRow("id null") << R"({"jsonrpc":"2.0","id":null,"method":"tools/list"})" << 400 << "null"
+                                 << JsonRpc::kInvalidRequest;
+        QTest::newRow("id object") << R"({"jsonrpc":"2.0","id":{},"method":"tools/list"})" << 400 << "null"
+                                   << JsonRpc::kInvalidRequest;
+        QTest::newRow("method not string")
+            << R"({"jsonrpc":"2.0","id":11,"method":5})" << 400 << "11" << JsonRpc::kInvalidRequest;
+        QTest::newRow("params array") << R"({"jsonrpc":"2.0","id":12,"method":"tools/list","params":[]})"
+                                      << 400 << "12" << JsonRpc::kInvalidRequest;
+        QTest::newRow("posted response")
+            << R"({"jsonrpc":"2.0","id":13,"result":{}})" << 400 << "13" << JsonRpc::kInvalidRequest;
+        QTest::newRow("huge id")
+            << R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"})" << 400
+            << "null" << JsonRpc::kInvalidRequest;
     }
     void errors()
     {
@@ -202,14 +236,17 @@ private Q_SLOTS:
     }
     void classify_modernHeaderWithoutMeta_isEnvelopeError()
     {
-        auto c = m_dispatcher->classify(json{{"jsonrpc", "2.0"}, {"id", 14}, {"method", "tools/list"}}, QStringLiteral("2026-07-28"));
+        auto c = m_dispatcher->classify(json{{"jsonrpc", "2.0"}, {"id", 14}, {"method", "tools/list"}},
+                                        QStringLiteral("2026-07-28"));
         QVERIFY(std::holds_alternative<Reply>(c));
         verifyError(std::get<Reply>(c), 400, 14, JsonRpc::kInvalidParams);
-        QCOMPARE_JSON(std::get<Reply>(c).body->at("error").at("data").at("envelope").at("missing"), json::array({"_meta"}));
+        QCOMPARE_JSON(std::get<Reply>(c).body->at("error").at("data").at("envelope").at("missing"),
+                      json::array({"_meta"}));
     }
     void notification_isAcceptedWithoutBody()
     {
-        const Reply r = send(json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 1}}}});
+        const Reply r = send(
+            json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 1}}}});
         QCOMPARE(r.httpStatus, 202);
         QVERIFY(!r.body.has_value());
     }

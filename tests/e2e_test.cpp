@@ -40,8 +40,10 @@ private Q_SLOTS:
             {"actions",
              {{{"name", "delete_dir"},
                {"title", "Delete a directory"},
-               {"inputSchema", {{"type", "object"}, {"properties", {{"dir", {{"type", "string"}}}}}, {"required", {"dir"}}}},
-               {"plan", {"sh", "-c", "printf '{\"targets\":[\"%s\"],\"diff\":\"-%s\"}' \"$0\" \"$0\"", "{dir}"}},
+               {"inputSchema",
+                {{"type", "object"}, {"properties", {{"dir", {{"type", "string"}}}}}, {"required", {"dir"}}}},
+               {"plan",
+                {"sh", "-c", "printf '{\"targets\":[\"%s\"],\"diff\":\"-%s\"}' \"$0\" \"$0\"", "{dir}"}},
                {"apply", {"rm", "-r", "{dir}"}},
                {"workingDirectory", dir.filePath(QStringLiteral("work")).toStdString()},
                {"risk", "high"}}}}};
@@ -89,7 +91,8 @@ private Q_SLOTS:
 
         auto *approve = window->findChild<QPushButton *>(QStringLiteral("approveButton"));
         QVERIFY(!approve->isEnabled()); // high risk: the target must be typed
-        QTest::keyClicks(window->findChild<QLineEdit *>(QStringLiteral("confirmTarget")), QStringLiteral("victim"));
+        QTest::keyClicks(window->findChild<QLineEdit *>(QStringLiteral("confirmTarget")),
+                         QStringLiteral("victim"));
         QVERIFY(approve->isEnabled());
         QTest::mouseClick(approve, Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(list->count(), 0, 5000);
@@ -102,7 +105,8 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(marker.fileName()));
         QVERIFY(!QDir(dir.filePath(QStringLiteral("work/victim"))).exists());
         const json receipt = result.at("_meta").at("dev.countersign/receipt");
-        QCOMPARE(QString::fromStdString(receipt.at("approver").get<std::string>()), ApprovalQueue::consoleUser());
+        QCOMPARE(QString::fromStdString(receipt.at("approver").get<std::string>()),
+                 ApprovalQueue::consoleUser());
         QFile pub(QDir(cl.dataDir).filePath(QStringLiteral("receipt-public-key")));
         QVERIFY(pub.open(QIODevice::ReadOnly));
         QVERIFY(ReceiptSigner::verify(receipt, QByteArray::fromBase64(pub.readAll().trimmed())).ok());

@@ -39,7 +39,8 @@ public:
         ++planRuns;
         Plan plan;
         plan.title = QStringLiteral("Delete service");
-        plan.prompt = QStringLiteral("Delete service %1?").arg(QString::fromStdString(arguments.value("service", "")));
+        plan.prompt =
+            QStringLiteral("Delete service %1?").arg(QString::fromStdString(arguments.value("service", "")));
         plan.diff = diff;
         plan.targets = {QString::fromStdString(arguments.value("service", ""))};
         plan.risk = risk;
@@ -49,7 +50,8 @@ public:
     {
         ++applyRuns;
         QTimer::singleShot(applyDelayMs, [done, arguments] {
-            done({{"content", json::array({{{"type", "text"}, {"text", "deleted " + arguments.value("service", "")}}})}});
+            done({{"content", json::array({{{"type", "text"},
+                                            {"text", "deleted " + arguments.value("service", "")}}})}});
         });
     }
 };
@@ -79,8 +81,9 @@ private:
         auto policy = Policy::fromJson(rules, approval);
         QVERIFY2(policy.ok(), policy.ok() ? "" : qPrintable(policy.error()));
         m_policy = policy.value();
-        m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, m_policy,
-                                        Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
+        m_gate = std::make_unique<Gate>(
+            *m_store, m_clock, *m_sealer, *m_signer, m_policy,
+            Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
         m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
         connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
         connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
@@ -146,7 +149,8 @@ private Q_SLOTS:
     void init()
     {
         QVERIFY(m_dir.isValid());
-        auto db = Database::open(m_dir.filePath(QStringLiteral("gate-%1.db").arg(QTest::currentTestFunction())));
+        auto db =
+            Database::open(m_dir.filePath(QStringLiteral("gate-%1.db").arg(QTest::currentTestFunction())));
         QVERIFY(db.ok());
         m_db = std::move(db).value();
         m_store = std::make_unique<AuditStore>(*m_db, m_clock);
@@ -253,7 +257,8 @@ private Q_SLOTS:
         t.op = QStringLiteral("delete_service");
         t.nonce = QStringLiteral("00000000000000000000000000000000");
         t.exp = m_clock.nowMs() + 1000;
-        const ProtocolError e = protocolError(call(params({{"service", "web-1"}}, other.seal(t).toStdString())));
+        const ProtocolError e =
+            protocolError(call(params({{"service", "web-1"}}, other.seal(t).toStdString())));
         QCOMPARE(e.code, JsonRpc::kInvalidParams);
     }
     void expiry_isDecidedByTheInjectedClock()
@@ -291,8 +296,9 @@ private Q_SLOTS:
     void decline_withReason_namesWhoAndWhy()
     {
         const std::string state = firstPass();
-        QVERIFY(m_queue->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"),
-                                 QStringLiteral("wrong cluster"))
+        QVERIFY(m_queue
+                    ->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"),
+                              QStringLiteral("wrong cluster"))
                     .ok());
         const json r = result(call(params({{"service", "web-1"}}, state)));
         QVERIFY(r.value("isError", false));
@@ -400,7 +406,8 @@ private Q_SLOTS:
         m_gate->drain();
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok()); // wakes the held retry
         QTRY_VERIFY(out->has_value());
-        QVERIFY(QString::fromStdString(text(result(**out))).startsWith(QLatin1String("Countersign is quitting")));
+        QVERIFY(
+            QString::fromStdString(text(result(**out))).startsWith(QLatin1String("Countersign is quitting")));
         QCOMPARE(m_action.applyRuns, 0);
         QVERIFY(!m_store->claimOf(nonce).value());
         QCOMPARE(m_store->decision(nonce).value()->outcome, Operation::Status::Approved);
@@ -427,9 +434,12 @@ private Q_SLOTS:
     }
     void denyRule_refusesWithoutCard_allowRule_runsWithoutCard()
     {
-        makeGate(json::array({{{"tool", "delete_*"}, {"arguments", {{"service", "prod-*"}}}, {"decision", "deny"},
-                               {"reason", "production is off limits"}},
-                              {{"tool", "delete_service"}, {"arguments", {{"service", "tmp-*"}}}, {"decision", "allow"}}}));
+        makeGate(json::array(
+            {{{"tool", "delete_*"},
+              {"arguments", {{"service", "prod-*"}}},
+              {"decision", "deny"},
+              {"reason", "production is off limits"}},
+             {{"tool", "delete_service"}, {"arguments", {{"service", "tmp-*"}}}, {"decision", "allow"}}}));
         json r = result(call(params({{"service", "prod-db"}})));
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("production is off limits")));
@@ -463,8 +473,12 @@ private Q_SLOTS:
         retry["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-2"}}}}}};
         json r = result(call(retry));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
-        QVERIFY(r.at("inputRequests").at("confirm").at("params").at("message").get<std::string>().find("did not match") !=
-                std::string::npos);
+        QVERIFY(r.at("inputRequests")
+                    .at("confirm")
+                    .at("params")
+                    .at("message")
+                    .get<std::string>()
+                    .find("did not match") != std::string::npos);
         QCOMPARE(m_action.applyRuns, 0);
         retry["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
         r = result(call(retry));
@@ -476,7 +490,8 @@ private Q_SLOTS:
         m_caps = {{"elicitation", {{"url", json::object()}, {"form", json::object()}}}};
         const std::string state = firstPass();
         json retry = params({{"service", "web-1"}}, state);
-        retry["inputResponses"] = {{"approval", {{"action", "accept"}}}, {"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
+        retry["inputResponses"] = {{"approval", {{"action", "accept"}}},
+                                   {"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
         const json r = result(call(retry));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QCOMPARE(m_action.applyRuns, 0);
@@ -501,7 +516,8 @@ private Q_SLOTS:
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("approvals waiting")));
         const Principal other{2, QStringLiteral("other-agent")};
-        QCOMPARE_JSON(result(call(params({{"service", "x"}}), &other)).at("resultType"), json("input_required"));
+        QCOMPARE_JSON(result(call(params({{"service", "x"}}), &other)).at("resultType"),
+                      json("input_required"));
         m_clock.advance(300'001); // expired cards no longer count
         QCOMPARE_JSON(result(call(params({{"service", "y"}}))).at("resultType"), json("input_required"));
     }
@@ -517,7 +533,10 @@ private Q_SLOTS:
     void auditChain_holdsAfterTheFlow()
     {
         const std::string state = firstPass();
-        QVERIFY(m_queue->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"), QStringLiteral("no")).ok());
+        QVERIFY(m_queue
+                    ->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"),
+                              QStringLiteral("no"))
+                    .ok());
         firstPass({{"service", "web-2"}});
         auto report = m_store->verifyChain();
         QVERIFY(report.ok());

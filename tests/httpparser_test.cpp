@@ -62,22 +62,40 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<int>("status");
-        QTest::newRow("body over 1 MiB, refused from the header") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n") << 413;
-        QTest::newRow("chunked") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n") << 501;
-        QTest::newRow("CL and TE") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n") << 501;
-        QTest::newRow("two Content-Length") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n") << 400;
-        QTest::newRow("two Host") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\nContent-Length: 0\r\n\r\n") << 400;
-        QTest::newRow("two Mcp-Method") << QByteArray("POST /mcp HTTP/1.1\r\nMcp-Method: a\r\nMcp-Method: b\r\nContent-Length: 0\r\n\r\n") << 400;
-        QTest::newRow("signed length") << QByteArray("POST /mcp HTTP/1.1\r\nContent-Length: +2\r\n\r\n") << 400;
+        QTest::newRow("body over 1 MiB, refused from the header")
+            << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 1048577\r\n\r\n") << 413;
+        QTest::newRow("chunked") << QByteArray(
+                                        "POST /mcp HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
+                                 << 501;
+        QTest::newRow("CL and TE")
+            << QByteArray(
+                   "POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n")
+            << 501;
+        QTest::newRow("two Content-Length")
+            << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n")
+            << 400;
+        QTest::newRow("two Host")
+            << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\nContent-Length: 0\r\n\r\n") << 400;
+        QTest::newRow("two Mcp-Method")
+            << QByteArray("POST /mcp HTTP/1.1\r\nMcp-Method: a\r\nMcp-Method: b\r\nContent-Length: 0\r\n\r\n")
+            << 400;
+        QTest::newRow("signed length")
+            << QByteArray("POST /mcp HTTP/1.1\r\nContent-Length: +2\r\n\r\n") << 400;
         QTest::newRow("hex length") << QByteArray("POST /mcp HTTP/1.1\r\nContent-Length: 0x2\r\n\r\n") << 400;
         QTest::newRow("no length on POST") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\n\r\n") << 411;
-        QTest::newRow("folded header") << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\n b\r\nContent-Length: 0\r\n\r\n") << 400;
-        QTest::newRow("space before colon") << QByteArray("POST /mcp HTTP/1.1\r\nContent-Length : 0\r\n\r\n") << 400;
-        QTest::newRow("bare LF") << QByteArray("POST /mcp HTTP/1.1\nHost: a\r\nContent-Length: 0\r\n\r\n") << 400;
-        QTest::newRow("NUL in value") << (QByteArray("POST /mcp HTTP/1.1\r\nHost: a") + QByteArray(1, '\0') + "b\r\nContent-Length: 0\r\n\r\n") << 400;
+        QTest::newRow("folded header")
+            << QByteArray("POST /mcp HTTP/1.1\r\nHost: a\r\n b\r\nContent-Length: 0\r\n\r\n") << 400;
+        QTest::newRow("space before colon")
+            << QByteArray("POST /mcp HTTP/1.1\r\nContent-Length : 0\r\n\r\n") << 400;
+        QTest::newRow("bare LF") << QByteArray("POST /mcp HTTP/1.1\nHost: a\r\nContent-Length: 0\r\n\r\n")
+                                 << 400;
+        QTest::newRow("NUL in value") << (QByteArray("POST /mcp HTTP/1.1\r\nHost: a") + QByteArray(1, '\0') +
+                                          "b\r\nContent-Length: 0\r\n\r\n")
+                                      << 400;
         QTest::newRow("HTTP/2 preface") << QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") << 505;
         QTest::newRow("garbage line") << QByteArray("hello\r\n\r\n") << 400;
-        QTest::newRow("head too big") << (QByteArray("GET / HTTP/1.1\r\nX: ") + QByteArray(20000, 'a')) << 431;
+        QTest::newRow("head too big")
+            << (QByteArray("GET / HTTP/1.1\r\nX: ") + QByteArray(20000, 'a')) << 431;
         QByteArray many = "GET / HTTP/1.1\r\n";
         for (int i = 0; i < 70; ++i)
             many += "X-" + QByteArray::number(i) + ": 1\r\n";

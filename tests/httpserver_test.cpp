@@ -42,8 +42,8 @@ QList<QByteArray> readResponses(QTcpSocket &socket, int count, int timeoutMs = 5
 
 QByteArray request(const QByteArray &body, const QByteArray &extra = {})
 {
-    return "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "Content-Length: " + QByteArray::number(body.size()) +
-           "\r\n\r\n" + body;
+    return "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra +
+           "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
 }
 
 } // namespace
@@ -86,27 +86,32 @@ private Q_SLOTS:
             HttpConnection::Timeouts{300, 600});
         m_server->moveToThread(&m_thread);
         Countersign::Result<quint16> port = Countersign::failure(QString());
-        QMetaObject::invokeMethod(m_server, [&] { port = m_server->listen(QStringLiteral("127.0.0.1"), 0); },
-                                  Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_server, [&] { port = m_server->listen(QStringLiteral("127.0.0.1"), 0); },
+            Qt::BlockingQueuedConnection);
         QVERIFY(port.ok());
         m_port = port.value();
     }
     void cleanup()
     {
-        QMetaObject::invokeMethod(m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
         m_thread.quit();
         m_thread.wait();
     }
     int connectionCount() const
     {
         int n = 0;
-        QMetaObject::invokeMethod(m_server, [&] { n = m_server->connectionCount(); }, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(
+            m_server, [&] { n = m_server->connectionCount(); }, Qt::BlockingQueuedConnection);
         return n;
     }
 
     void listen_nonLoopback_isRefused()
     {
-        HttpServer other([](const HttpRequest &, const HttpConnection::Responder &respond) { respond(HttpResponse{}); }, {});
+        HttpServer other(
+            [](const HttpRequest &, const HttpConnection::Responder &respond) { respond(HttpResponse{}); },
+            {});
         auto r = other.listen(QStringLiteral("0.0.0.0"), 0);
         QVERIFY(!r.ok());
         QVERIFY(r.error().contains(QLatin1String("loopback")));
@@ -141,7 +146,8 @@ private Q_SLOTS:
         connectTo(socket);
         socket.write(request("hold:1") + request("b"));
         socket.flush();
-        QTest::qWait(400); // past the 300 ms request timeout: a held request is the server's time, not the client's
+        QTest::qWait(
+            400); // past the 300 ms request timeout: a held request is the server's time, not the client's
         socket.write(request("c"));
         const auto responses = readResponses(socket, 3);
         QCOMPARE(responses.size(), 3);

@@ -17,7 +17,8 @@ class KeychainTest : public QObject
 {
     Q_OBJECT
 private:
-    const QString m_service = QStringLiteral("Countersign test %1").arg(QUuid::createUuid().toString(QUuid::WithoutBraces));
+    const QString m_service =
+        QStringLiteral("Countersign test %1").arg(QUuid::createUuid().toString(QUuid::WithoutBraces));
 
 private Q_SLOTS:
     void secretService_roundTrip()
@@ -55,7 +56,8 @@ private Q_SLOTS:
         auto keys = ServerKeys::load(keychain, &files);
         QVERIFY(keys.ok());
         QVERIFY(timer.elapsed() < 5000);
-        QVERIFY2(keys.value().warning.contains(QLatin1String("not available")), qPrintable(keys.value().warning));
+        QVERIFY2(keys.value().warning.contains(QLatin1String("not available")),
+                 qPrintable(keys.value().warning));
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("ticket-key.key"))));
     }
 };

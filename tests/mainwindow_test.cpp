@@ -64,8 +64,7 @@ private:
         m_queue->park(op);
         return op;
     }
-    template <typename T>
-    T *find(const char *name) const
+    template <typename T> T *find(const char *name) const
     {
         T *w = m_window->findChild<T *>(QLatin1String(name));
         if (!w)
@@ -116,7 +115,10 @@ private Q_SLOTS:
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (1 pending)"));
         park(Risk::Low, QStringLiteral("scale"), QStringLiteral("api"));
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
-        QVERIFY(find<QListWidget>("pendingList")->item(0)->text().startsWith(QStringLiteral("scale — api"))); // newest first
+        QVERIFY(find<QListWidget>("pendingList")
+                    ->item(0)
+                    ->text()
+                    .startsWith(QStringLiteral("scale — api"))); // newest first
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (2 pending)"));
         Q_UNUSED(op)
     }
@@ -205,10 +207,14 @@ private Q_SLOTS:
     void auditModel_passesTheModelTester_andFilters()
     {
         for (int i = 0; i < 30; ++i) {
-            const Operation op = park(Risk::Low, i % 3 ? QStringLiteral("delete_service") : QStringLiteral("scale"),
-                                      QStringLiteral("t%1").arg(i), i % 2 ? "Cursor" : "Claude Code");
+            const Operation op =
+                park(Risk::Low, i % 3 ? QStringLiteral("delete_service") : QStringLiteral("scale"),
+                     QStringLiteral("t%1").arg(i), i % 2 ? "Cursor" : "Claude Code");
             if (i % 5 == 0)
-                QVERIFY(m_queue->decline(op.nonce, QStringLiteral("console:alice"), QStringLiteral("not now %1").arg(i)).ok());
+                QVERIFY(m_queue
+                            ->decline(op.nonce, QStringLiteral("console:alice"),
+                                      QStringLiteral("not now %1").arg(i))
+                            .ok());
             else
                 QVERIFY(m_queue->approve(op.nonce, QStringLiteral("console:alice")).ok());
         }
@@ -242,9 +248,11 @@ private Q_SLOTS:
     void auditView_exportsTheFilteredRows()
     {
         for (int i = 0; i < 4; ++i) {
-            const Operation op = park(Risk::Low, QStringLiteral("delete_service"), QStringLiteral("t%1").arg(i));
+            const Operation op =
+                park(Risk::Low, QStringLiteral("delete_service"), QStringLiteral("t%1").arg(i));
             if (i < 3)
-                QVERIFY(m_queue->decline(op.nonce, QStringLiteral("console:alice"), QStringLiteral("no")).ok());
+                QVERIFY(
+                    m_queue->decline(op.nonce, QStringLiteral("console:alice"), QStringLiteral("no")).ok());
         }
         AuditView *view = m_window->auditView();
         QLineEdit *search = view->findChild<QLineEdit *>(QStringLiteral("filterText"));
@@ -288,8 +296,10 @@ private Q_SLOTS:
         ConnectionsPage *page = m_window->connectionsPage();
         page->setEndpoint(QStringLiteral("http://127.0.0.1:7331/mcp"));
         QVERIFY(page->addConnection(QStringLiteral("cursor")));
-        const QString shown = page->findChild<QPlainTextEdit *>(QStringLiteral("connectionSnippets"))->toPlainText();
-        QVERIFY(shown.contains(QLatin1String("claude mcp add --transport http countersign http://127.0.0.1:7331/mcp")));
+        const QString shown =
+            page->findChild<QPlainTextEdit *>(QStringLiteral("connectionSnippets"))->toPlainText();
+        QVERIFY(shown.contains(
+            QLatin1String("claude mcp add --transport http countersign http://127.0.0.1:7331/mcp")));
         const QString token = shown.section(QLatin1Char('\n'), 1, 1);
         QVERIFY(token.startsWith(QLatin1String("cs_")));
         QVERIFY(m_tokens->authenticate(token.toLatin1()).has_value());

@@ -71,50 +71,97 @@ private Q_SLOTS:
     void initTestCase()
     {
         m_tools.add(std::make_unique<StatusTool>(QStringLiteral("1")));
-        m_dispatcher = std::make_unique<Dispatcher>(m_tools, Dispatcher::ServerInfo{QStringLiteral("cs"), QStringLiteral("1"), {}});
-        m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher, [](const QByteArray &token) -> std::optional<Principal> {
-            if (token == kToken)
-                return Principal{1, QStringLiteral("good")};
-            return std::nullopt;
-        });
+        m_dispatcher = std::make_unique<Dispatcher>(
+            m_tools, Dispatcher::ServerInfo{QStringLiteral("cs"), QStringLiteral("1"), {}});
+        m_endpoint = std::make_unique<McpHttpEndpoint>(
+            *m_dispatcher, [](const QByteArray &token) -> std::optional<Principal> {
+                if (token == kToken)
+                    return Principal{1, QStringLiteral("good")};
+                return std::nullopt;
+            });
     }
 
     void cases_data()
     {
-        QTest::addColumn<QByteArray>("header");    // header to change ("" for none)
-        QTest::addColumn<QByteArray>("value");     // new value ("<absent>" removes it)
-        QTest::addColumn<QByteArray>("method");    // JSON-RPC method of the body
-        QTest::addColumn<QByteArray>("payload");   // body; empty means body(method)
+        QTest::addColumn<QByteArray>("header");  // header to change ("" for none)
+        QTest::addColumn<QByteArray>("value");   // new value ("<absent>" removes it)
+        QTest::addColumn<QByteArray>("method");  // JSON-RPC method of the body
+        QTest::addColumn<QByteArray>("payload"); // body; empty means body(method)
         QTest::addColumn<int>("status");
-        QTest::addColumn<int>("code");             // 0: a result is expected
+        QTest::addColumn<int>("code"); // 0: a result is expected
         const QByteArray call = body("tools/call", {{"name", "countersign_status"}});
-        QTest::newRow("ok list") << QByteArray() << QByteArray() << QByteArray("tools/list") << QByteArray() << 200 << 0;
-        QTest::newRow("ok call") << QByteArray("mcp-name") << QByteArray("countersign_status") << QByteArray("tools/call") << call << 200 << 0;
-        QTest::newRow("base64 Mcp-Name") << QByteArray("mcp-name") << QByteArray("=?base64?Y291bnRlcnNpZ25fc3RhdHVz?=") << QByteArray("tools/call") << call << 200 << 0;
-        QTest::newRow("Mcp-Name missing") << QByteArray() << QByteArray() << QByteArray("tools/call") << call << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("Mcp-Name mismatch") << QByteArray("mcp-name") << QByteArray("other") << QByteArray("tools/call") << call << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("Mcp-Name bad base64") << QByteArray("mcp-name") << QByteArray("=?base64?***?=") << QByteArray("tools/call") << call << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("version header missing") << QByteArray("mcp-protocol-version") << QByteArray("<absent>") << QByteArray("tools/list") << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("version header differs") << QByteArray("mcp-protocol-version") << QByteArray("2025-11-25") << QByteArray("tools/list") << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("Mcp-Method missing") << QByteArray("mcp-method") << QByteArray("<absent>") << QByteArray("tools/list") << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("Mcp-Method differs") << QByteArray("mcp-method") << QByteArray("tools/call") << QByteArray("tools/list") << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
-        QTest::newRow("no token") << QByteArray("authorization") << QByteArray("<absent>") << QByteArray("tools/list") << QByteArray() << 401 << JsonRpc::kServerError;
-        QTest::newRow("bad token") << QByteArray("authorization") << QByteArray("Bearer cs_bad") << QByteArray("tools/list") << QByteArray() << 401 << JsonRpc::kServerError;
-        QTest::newRow("basic auth") << QByteArray("authorization") << QByteArray("Basic Y3NfZ29vZA==") << QByteArray("tools/list") << QByteArray() << 401 << JsonRpc::kServerError;
-        QTest::newRow("foreign Host") << QByteArray("host") << QByteArray("evil.example") << QByteArray("tools/list") << QByteArray() << 403 << JsonRpc::kServerError;
-        QTest::newRow("rebinding Host with port") << QByteArray("host") << QByteArray("evil.example:7331") << QByteArray("tools/list") << QByteArray() << 403 << JsonRpc::kServerError;
-        QTest::newRow("no Host") << QByteArray("host") << QByteArray("<absent>") << QByteArray("tools/list") << QByteArray() << 403 << JsonRpc::kServerError;
-        QTest::newRow("localhost Host") << QByteArray("host") << QByteArray("localhost:7331") << QByteArray("tools/list") << QByteArray() << 200 << 0;
-        QTest::newRow("foreign Origin") << QByteArray("origin") << QByteArray("http://evil.example") << QByteArray("tools/list") << QByteArray() << 403 << JsonRpc::kServerError;
-        QTest::newRow("null Origin") << QByteArray("origin") << QByteArray("null") << QByteArray("tools/list") << QByteArray() << 403 << JsonRpc::kServerError;
-        QTest::newRow("lookalike Origin") << QByteArray("origin") << QByteArray("http://localhost.evil.example") << QByteArray("tools/list") << QByteArray() << 403 << JsonRpc::kServerError;
-        QTest::newRow("localhost Origin") << QByteArray("origin") << QByteArray("http://localhost:5173") << QByteArray("tools/list") << QByteArray() << 200 << 0;
-        QTest::newRow("text/plain") << QByteArray("content-type") << QByteArray("text/plain") << QByteArray("tools/list") << QByteArray() << 415 << JsonRpc::kServerError;
-        QTest::newRow("json with charset") << QByteArray("content-type") << QByteArray("application/json; charset=utf-8") << QByteArray("tools/list") << QByteArray() << 200 << 0;
-        QTest::newRow("malformed JSON") << QByteArray() << QByteArray() << QByteArray("tools/list") << QByteArray("{\"jsonrpc\":") << 400 << JsonRpc::kParseError;
-        QTest::newRow("invalid UTF-8") << QByteArray() << QByteArray() << QByteArray("tools/list") << QByteArray("{\"a\":\"\xff\"}") << 400 << JsonRpc::kParseError;
-        QTest::newRow("duplicate keys") << QByteArray() << QByteArray() << QByteArray("tools/list") << QByteArray(R"({"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"})") << 400 << JsonRpc::kParseError;
-        QTest::newRow("deep nesting") << QByteArray() << QByteArray() << QByteArray("tools/list") << (QByteArray(100, '[') + QByteArray(100, ']')) << 400 << JsonRpc::kParseError;
+        QTest::newRow("ok list") << QByteArray() << QByteArray() << QByteArray("tools/list") << QByteArray()
+                                 << 200 << 0;
+        QTest::newRow("ok call") << QByteArray("mcp-name") << QByteArray("countersign_status")
+                                 << QByteArray("tools/call") << call << 200 << 0;
+        QTest::newRow("base64 Mcp-Name")
+            << QByteArray("mcp-name") << QByteArray("=?base64?Y291bnRlcnNpZ25fc3RhdHVz?=")
+            << QByteArray("tools/call") << call << 200 << 0;
+        QTest::newRow("Mcp-Name missing") << QByteArray() << QByteArray() << QByteArray("tools/call") << call
+                                          << 400 << JsonRpc::kHeaderMismatch;
+        QTest::newRow("Mcp-Name mismatch")
+            << QByteArray("mcp-name") << QByteArray("other") << QByteArray("tools/call") << call << 400
+            << JsonRpc::kHeaderMismatch;
+        QTest::newRow("Mcp-Name bad base64")
+            << QByteArray("mcp-name") << QByteArray("=?base64?***?=") << QByteArray("tools/call") << call
+            << 400 << JsonRpc::kHeaderMismatch;
+        QTest::newRow("version header missing")
+            << QByteArray("mcp-protocol-version") << QByteArray("<absent>") << QByteArray("tools/list")
+            << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
+        QTest::newRow("version header differs")
+            << QByteArray("mcp-protocol-version") << QByteArray("2025-11-25") << QByteArray("tools/list")
+            << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
+        QTest::newRow("Mcp-Method missing")
+            << QByteArray("mcp-method") << QByteArray("<absent>") << QByteArray("tools/list") << QByteArray()
+            << 400 << JsonRpc::kHeaderMismatch;
+        QTest::newRow("Mcp-Method differs")
+            << QByteArray("mcp-method") << QByteArray("tools/call") << QByteArray("tools/list")
+            << QByteArray() << 400 << JsonRpc::kHeaderMismatch;
+        QTest::newRow("no token") << QByteArray("authorization") << QByteArray("<absent>")
+                                  << QByteArray("tools/list") << QByteArray() << 401 << JsonRpc::kServerError;
+        QTest::newRow("bad token") << QByteArray("authorization") << QByteArray("Bearer cs_bad")
+                                   << QByteArray("tools/list") << QByteArray() << 401
+                                   << JsonRpc::kServerError;
+        QTest::newRow("basic auth") << QByteArray("authorization") << QByteArray("Basic Y3NfZ29vZA==")
+                                    << QByteArray("tools/list") << QByteArray() << 401
+                                    << JsonRpc::kServerError;
+        QTest::newRow("foreign Host")
+            << QByteArray("host") << QByteArray("evil.example") << QByteArray("tools/list") << QByteArray()
+            << 403 << JsonRpc::kServerError;
+        QTest::newRow("rebinding Host with port")
+            << QByteArray("host") << QByteArray("evil.example:7331") << QByteArray("tools/list")
+            << QByteArray() << 403 << JsonRpc::kServerError;
+        QTest::newRow("no Host") << QByteArray("host") << QByteArray("<absent>") << QByteArray("tools/list")
+                                 << QByteArray() << 403 << JsonRpc::kServerError;
+        QTest::newRow("localhost Host") << QByteArray("host") << QByteArray("localhost:7331")
+                                        << QByteArray("tools/list") << QByteArray() << 200 << 0;
+        QTest::newRow("foreign Origin")
+            << QByteArray("origin") << QByteArray("http://evil.example") << QByteArray("tools/list")
+            << QByteArray() << 403 << JsonRpc::kServerError;
+        QTest::newRow("null Origin") << QByteArray("origin") << QByteArray("null") << QByteArray("tools/list")
+                                     << QByteArray() << 403 << JsonRpc::kServerError;
+        QTest::newRow("lookalike Origin")
+            << QByteArray("origin") << QByteArray("http://localhost.evil.example") << QByteArray("tools/list")
+            << QByteArray() << 403 << JsonRpc::kServerError;
+        QTest::newRow("localhost Origin") << QByteArray("origin") << QByteArray("http://localhost:5173")
+                                          << QByteArray("tools/list") << QByteArray() << 200 << 0;
+        QTest::newRow("text/plain") << QByteArray("content-type") << QByteArray("text/plain")
+                                    << QByteArray("tools/list") << QByteArray() << 415
+                                    << JsonRpc::kServerError;
+        QTest::newRow("json with charset")
+            << QByteArray("content-type") << QByteArray("application/json; charset=utf-8")
+            << QByteArray("tools/list") << QByteArray() << 200 << 0;
+        QTest::newRow("malformed JSON") << QByteArray() << QByteArray() << QByteArray("tools/list")
+                                        << QByteArray("{\"jsonrpc\":") << 400 << JsonRpc::kParseError;
+        QTest::newRow("invalid UTF-8") << QByteArray() << QByteArray() << QByteArray("tools/list")
+                                       << QByteArray("{\"a\":\"\xff\"}") << 400 << JsonRpc::kParseError;
+        QTest::newRow("duplicate keys")
+            << QByteArray() << QByteArray() << QByteArray("tools/list")
+            << QByteArray(R"({"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"})") << 400
+            << JsonRpc::kParseError;
+        QTest::newRow("deep nesting")
+            << QByteArray() << QByteArray() << QByteArray("tools/list")
+            << (QByteArray(100, '[') + QByteArray(100, ']')) << 400 << JsonRpc::kParseError;
     }
     void cases()
     {
@@ -154,8 +201,9 @@ private Q_SLOTS:
     }
     void notification_is202WithoutBody()
     {
-        const HttpResponse response = serveNow(post(
-            "notifications/cancelled", R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})"));
+        const HttpResponse response = serveNow(
+            post("notifications/cancelled",
+                 R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})"));
         QCOMPARE(response.status, 202);
         QVERIFY(response.body.isEmpty());
     }

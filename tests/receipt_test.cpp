@@ -12,14 +12,12 @@ private:
     const ReceiptSigner m_signer{QByteArray(32, '\x01')};
     json signedReceipt() const
     {
-        return m_signer.sign({{"v", 1}, {"nonce", "abc"}, {"approver", "console:alice"}, {"decidedAt", 17}, {"tool", "x"}});
+        return m_signer.sign(
+            {{"v", 1}, {"nonce", "abc"}, {"approver", "console:alice"}, {"decidedAt", 17}, {"tool", "x"}});
     }
 
 private Q_SLOTS:
-    void signed_verifies()
-    {
-        QVERIFY(ReceiptSigner::verify(signedReceipt(), m_signer.publicKey()).ok());
-    }
+    void signed_verifies() { QVERIFY(ReceiptSigner::verify(signedReceipt(), m_signer.publicKey()).ok()); }
     void anyFieldChanged_fails_data()
     {
         QTest::addColumn<QString>("field");

@@ -13,8 +13,14 @@ class DeadKeychain final : public SecretStore
 {
 public:
     QString describe() const override { return QStringLiteral("the OS keychain"); }
-    Result<std::optional<QByteArray>> read(const QString &) override { return failure(QStringLiteral("error 7: no D-Bus")); }
-    Status write(const QString &, const QByteArray &) override { return failure(QStringLiteral("error 7: no D-Bus")); }
+    Result<std::optional<QByteArray>> read(const QString &) override
+    {
+        return failure(QStringLiteral("error 7: no D-Bus"));
+    }
+    Status write(const QString &, const QByteArray &) override
+    {
+        return failure(QStringLiteral("error 7: no D-Bus"));
+    }
 };
 class MemoryStore final : public SecretStore
 {

@@ -44,7 +44,8 @@ private Q_SLOTS:
         const QString a = sealer.seal(sample());
         QVERIFY(a != sealer.seal(sample()));
         QVERIFY(!a.contains(QLatin1String("delete_service")));
-        QVERIFY(!QByteArray::fromBase64(a.mid(7).toLatin1(), QByteArray::Base64UrlEncoding).contains("vscode"));
+        QVERIFY(
+            !QByteArray::fromBase64(a.mid(7).toLatin1(), QByteArray::Base64UrlEncoding).contains("vscode"));
     }
     void open_anyFlippedBit_isRejected()
     {

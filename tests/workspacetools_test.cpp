@@ -89,8 +89,9 @@ private:
         const CallContext context{Principal{1, QStringLiteral("agent")}, Transport::Http};
         const json arguments = params.value("arguments", json::object());
         std::optional<ToolReply> out;
-        m_tools.find(QLatin1String(tool))->call(ToolCall{arguments, request.params, request, context},
-                                                [&out](ToolReply r) { out = std::move(r); });
+        m_tools.find(QLatin1String(tool))
+            ->call(ToolCall{arguments, request.params, request, context},
+                   [&out](ToolReply r) { out = std::move(r); });
         if (!QTest::qWaitFor([&] { return out.has_value(); }, 10000))
             qFatal("no answer from %s", tool);
         return std::move(*out);
@@ -101,7 +102,10 @@ private:
             qFatal("protocol error: %s", qPrintable(std::get<ProtocolError>(r).message));
         return std::get<json>(r);
     }
-    static QString text(const json &r) { return QString::fromStdString(r.at("content").at(0).at("text").get<std::string>()); }
+    static QString text(const json &r)
+    {
+        return QString::fromStdString(r.at("content").at(0).at("text").get<std::string>());
+    }
     // First pass: must park a card; returns the card.
     Operation ask(const char *tool, const json &arguments, std::string *state)
     {
@@ -111,9 +115,11 @@ private:
         *state = r.at("requestState").get<std::string>();
         return m_queue->pending().first();
     }
-    json approveAndRetry(const char *tool, const json &arguments, const std::string &state, const Operation &card)
+    json approveAndRetry(const char *tool, const json &arguments, const std::string &state,
+                         const Operation &card)
     {
-        const auto approved = m_queue->approve(card.nonce, QStringLiteral("console:alice"), ApprovalQueue::confirmationText(card));
+        const auto approved = m_queue->approve(card.nonce, QStringLiteral("console:alice"),
+                                               ApprovalQueue::confirmationText(card));
         if (!approved)
             qFatal("approve failed: %s", qPrintable(approved.error()));
         return result(call(tool, {{"arguments", arguments}, {"requestState", state}}));
@@ -130,7 +136,8 @@ private:
 private Q_SLOTS:
     void init()
     {
-        m_root = QFileInfo(m_dir.filePath(QStringLiteral("ws-%1").arg(QTest::currentTestFunction()))).absoluteFilePath();
+        m_root = QFileInfo(m_dir.filePath(QStringLiteral("ws-%1").arg(QTest::currentTestFunction())))
+                     .absoluteFilePath();
         QDir().mkpath(m_root);
         m_root = QFileInfo(m_root).canonicalFilePath();
         write(QStringLiteral("src/app.txt"), "one\ntwo\nthree\n");
@@ -141,13 +148,15 @@ private Q_SLOTS:
         m_store = std::make_unique<AuditStore>(*m_db, m_clock);
         m_sealer = std::make_unique<TicketSealer>(TicketSealer::generateKey(), QStringLiteral("k"));
         m_signer = std::make_unique<ReceiptSigner>(QByteArray(32, '\x05'));
-        m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, Policy(), Gate::Settings{300'000, 200, {}});
+        m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, Policy(),
+                                        Gate::Settings{300'000, 200, {}});
         m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
         connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
         connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
         m_runner = std::make_unique<CommandRunner>();
         m_tools.clear();
-        WorkspaceTools::addTo(m_tools, std::make_shared<const Workspace>(QStringList{m_root}), *m_runner, *m_gate);
+        WorkspaceTools::addTo(m_tools, std::make_shared<const Workspace>(QStringList{m_root}), *m_runner,
+                              *m_gate);
     }
     void cleanup()
     {
@@ -186,7 +195,8 @@ private Q_SLOTS:
         std::string state;
         const json args = {{"path", "src/app.txt"}, {"edits", {{{"oldText", "two"}, {"newText", "TWO"}}}}};
         const Operation card = ask("edit_file", args, &state);
-        QVERIFY2(card.plan.diff.contains(QLatin1String("@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")), qPrintable(card.plan.diff));
+        QVERIFY2(card.plan.diff.contains(QLatin1String("@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")),
+                 qPrintable(card.plan.diff));
         QCOMPARE(card.plan.risk, Risk::Medium); // tracked and committed: git can bring it back
         QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
         const json r = approveAndRetry("edit_file", args, state, card);
@@ -196,8 +206,12 @@ private Q_SLOTS:
     void editFile_oldTextNotExactlyOnce_isRefusedBeforeAnyCard()
     {
         write(QStringLiteral("src/dup.txt"), "x\nx\n");
-        verifyRefused("edit_file", {{"path", "src/dup.txt"}, {"edits", {{{"oldText", "x"}, {"newText", "y"}}}}}, "matches 2 times");
-        verifyRefused("edit_file", {{"path", "src/app.txt"}, {"edits", {{{"oldText", "nine"}, {"newText", "y"}}}}}, "matches 0 times");
+        verifyRefused("edit_file",
+                      {{"path", "src/dup.txt"}, {"edits", {{{"oldText", "x"}, {"newText", "y"}}}}},
+                      "matches 2 times");
+        verifyRefused("edit_file",
+                      {{"path", "src/app.txt"}, {"edits", {{{"oldText", "nine"}, {"newText", "y"}}}}},
+                      "matches 0 times");
         QCOMPARE(read(QStringLiteral("src/dup.txt")), QByteArray("x\nx\n"));
     }
     void fileChangedBetweenCardAndRetry_failsClosed()
@@ -214,8 +228,8 @@ private Q_SLOTS:
     }
     void deletePath_listsWhatGoes_andWhatGitCannotBringBack()
     {
-        write(QStringLiteral("src/notes.txt"), "untracked\n");       // never committed
-        write(QStringLiteral("src/lib.txt"), "alpha\nchanged\n");    // uncommitted change
+        write(QStringLiteral("src/notes.txt"), "untracked\n");    // never committed
+        write(QStringLiteral("src/lib.txt"), "alpha\nchanged\n"); // uncommitted change
         std::string state;
         const json args = {{"path", "src"}, {"recursive", true}};
         const Operation card = ask("delete_path", args, &state);
@@ -224,7 +238,8 @@ private Q_SLOTS:
         QCOMPARE(card.plan.blastRadius.at("uncommitted").get<int>(), 1);
         QCOMPARE(card.plan.risk, Risk::High);
         QVERIFY(card.plan.diff.contains(QLatin1String("-src/notes.txt   (untracked: lost for good)")));
-        QVERIFY(card.plan.diff.contains(QLatin1String("-src/lib.txt   (uncommitted changes: lost for good)")));
+        QVERIFY(
+            card.plan.diff.contains(QLatin1String("-src/lib.txt   (uncommitted changes: lost for good)")));
         QVERIFY(QFile::exists(path(QStringLiteral("src/app.txt"))));
         const json r = approveAndRetry("delete_path", args, state, card);
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
@@ -279,17 +294,23 @@ private Q_SLOTS:
         QVERIFY(QFile::link(QStringLiteral("/dev/null"), path(QStringLiteral("null"))));
         verifyRefused("delete_path", {{"path", "../outside"}}, "\"..\" is not allowed");
         verifyRefused("delete_path", {{"path", "src/../../x"}}, "\"..\" is not allowed");
-        verifyRefused("write_file", {{"path", secret.fileName().toStdString()}, {"content", "x"}}, "outside the workspace");
-        verifyRefused("write_file", {{"path", "escape/secret.txt"}, {"content", "x"}}, "outside the workspace");
+        verifyRefused("write_file", {{"path", secret.fileName().toStdString()}, {"content", "x"}},
+                      "outside the workspace");
+        verifyRefused("write_file", {{"path", "escape/secret.txt"}, {"content", "x"}},
+                      "outside the workspace");
         verifyRefused("delete_path", {{"path", "escape"}, {"recursive", true}}, "outside the workspace");
-        verifyRefused("edit_file", {{"path", "null"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}}, "outside the workspace");
+        verifyRefused("edit_file", {{"path", "null"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}},
+                      "outside the workspace");
         verifyRefused("write_file", {{"path", std::string("src/a\0b", 7)}, {"content", "x"}}, "NUL byte");
-        verifyRefused("move_path", {{"from", "src/app.txt"}, {"to", "escape/app.txt"}}, "outside the workspace");
+        verifyRefused("move_path", {{"from", "src/app.txt"}, {"to", "escape/app.txt"}},
+                      "outside the workspace");
         verifyRefused("run_command", {{"argv", {"ls"}}, {"cwd", "escape"}}, "outside the workspace");
         QVERIFY(::mkfifo(QFile::encodeName(path(QStringLiteral("pipe"))).constData(), 0600) == 0);
         verifyRefused("write_file", {{"path", "pipe"}, {"content", "x"}}, "not a regular file or folder");
         verifyRefused("delete_path", {{"path", "pipe"}}, "not a regular file or folder");
-        QCOMPARE(result(call("read_file", {{"arguments", {{"path", "escape/secret.txt"}}}})).value("isError", false), true);
+        QCOMPARE(result(call("read_file", {{"arguments", {{"path", "escape/secret.txt"}}}}))
+                     .value("isError", false),
+                 true);
         QVERIFY(QFile::exists(secret.fileName()));
         QFile s(secret.fileName());
         QVERIFY(s.open(QIODevice::ReadOnly));
@@ -302,9 +323,11 @@ private Q_SLOTS:
         const Operation card = ask("write_file", {{"path", "img.bin"}, {"content", "text now"}}, &state);
         QCOMPARE(card.plan.diff, QStringLiteral("binary, 7 bytes → 8 bytes"));
         QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
-        verifyRefused("edit_file", {{"path", "img.bin"}, {"edits", {{{"oldText", "P"}, {"newText", "Q"}}}}}, "is binary");
+        verifyRefused("edit_file", {{"path", "img.bin"}, {"edits", {{{"oldText", "P"}, {"newText", "Q"}}}}},
+                      "is binary");
         write(QStringLiteral("big.txt"), QByteArray(5 * 1024 * 1024, 'a'));
-        verifyRefused("edit_file", {{"path", "big.txt"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}}, "over the");
+        verifyRefused("edit_file", {{"path", "big.txt"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}},
+                      "over the");
     }
 };
 

@@ -36,12 +36,14 @@ QString blastRadiusText(const nlohmann::json &blast)
         if (it.key() == "irreversible")
             continue;
         const nlohmann::json &v = it.value();
-        QString value = v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString::fromStdString(v.dump());
+        QString value =
+            v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString::fromStdString(v.dump());
         if (it.key() == "bytes" && v.is_number_integer())
             value = QLocale().formattedDataSize(v.get<qint64>());
         lines.append(QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()), value));
     }
-    return lines.isEmpty() ? QObject::tr("(nothing measured beyond the targets)") : lines.join(QLatin1Char('\n'));
+    return lines.isEmpty() ? QObject::tr("(nothing measured beyond the targets)")
+                           : lines.join(QLatin1Char('\n'));
 }
 
 } // namespace
@@ -121,13 +123,15 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     connect(m_approve, &QPushButton::clicked, this, &ApprovalCard::approve);
     connect(m_decline, &QPushButton::clicked, this, &ApprovalCard::decline);
     connect(m_confirm, &QLineEdit::textChanged, this, &ApprovalCard::updateApproveEnabled);
-    for (const QKeySequence &keys : {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
+    for (const QKeySequence &keys :
+         {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
         connect(new QShortcut(keys, this, nullptr, nullptr, Qt::WindowShortcut), &QShortcut::activated, this,
                 [this] {
                     if (m_approve->isEnabled())
                         approve();
                 });
-    connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr, Qt::WindowShortcut),
+    connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr,
+                          Qt::WindowShortcut),
             &QShortcut::activated, this, &ApprovalCard::decline);
     m_tick.setInterval(1000);
     connect(&m_tick, &QTimer::timeout, this, &ApprovalCard::updateCountdown);
@@ -141,8 +145,10 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_error->hide();
     const Plan &plan = operation.plan;
     m_title->setText(plan.title.isEmpty() ? operation.tool : plan.title);
-    const QString client = operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
-    m_client->setText(tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool));
+    const QString client =
+        operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
+    m_client->setText(
+        tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool));
     const bool irreversible = plan.blastRadius.value("irreversible", false);
     m_risk->setText(RiskStyle::words(plan.risk, irreversible));
     QPalette riskPalette = m_risk->palette();
@@ -163,7 +169,8 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_confirm->clear();
         m_reason->clear();
     }
-    m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve").arg(ApprovalQueue::confirmationText(operation).toHtmlEscaped()));
+    m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve")
+                                .arg(ApprovalQueue::confirmationText(operation).toHtmlEscaped()));
     updateCountdown();
     m_tick.start();
 }
@@ -177,7 +184,8 @@ void ApprovalCard::updateCountdown()
         m_tick.stop();
     } else {
         const qint64 seconds = (left + 999) / 1000;
-        m_countdown->setText(tr("Expires in %1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0')));
+        m_countdown->setText(
+            tr("Expires in %1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0')));
     }
     updateApproveEnabled();
 }

@@ -47,7 +47,8 @@ ApprovalsPage::ApprovalsPage(ApprovalQueue &queue, const Clock &clock, QWidget *
 
 void ApprovalsPage::rebuild()
 {
-    const QString selected = m_list->currentItem() ? m_list->currentItem()->data(kNonceRole).toString() : QString();
+    const QString selected =
+        m_list->currentItem() ? m_list->currentItem()->data(kNonceRole).toString() : QString();
     const QSignalBlocker blocker(m_list);
     m_list->clear();
     int row = 0;
@@ -56,7 +57,8 @@ void ApprovalsPage::rebuild()
         auto *item = new QListWidgetItem(
             QStringLiteral("%1%2\n%3 · %4")
                 .arg(op.tool, target.isEmpty() ? QString() : QStringLiteral(" — ") + target,
-                     op.clientName().isEmpty() ? op.principal : op.clientName(), RiskStyle::words(op.plan.risk, false)),
+                     op.clientName().isEmpty() ? op.principal : op.clientName(),
+                     RiskStyle::words(op.plan.risk, false)),
             m_list);
         item->setData(kNonceRole, op.nonce);
         item->setForeground(RiskStyle::colour(op.plan.risk));

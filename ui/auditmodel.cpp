@@ -117,7 +117,8 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         const QVariant raw = QSqlQueryModel::data(index, Qt::DisplayRole);
         if (index.column() == Time)
-            return QDateTime::fromMSecsSinceEpoch(raw.toLongLong()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+            return QDateTime::fromMSecsSinceEpoch(raw.toLongLong())
+                .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
         if (index.column() == Decision)
             return decisionWords(raw.toString());
         return raw;
@@ -132,16 +133,26 @@ QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QSqlQueryModel::headerData(section, orientation, role);
     switch (section) {
-    case Time: return tr("Time");
-    case Client: return tr("Client");
-    case Tool: return tr("Tool");
-    case Target: return tr("Target");
-    case Decision: return tr("Decision");
-    case Who: return tr("Who");
-    case Reason: return tr("Reason");
-    case Outcome: return tr("Outcome");
-    case Id: return tr("Id");
-    default: return {};
+    case Time:
+        return tr("Time");
+    case Client:
+        return tr("Client");
+    case Tool:
+        return tr("Tool");
+    case Target:
+        return tr("Target");
+    case Decision:
+        return tr("Decision");
+    case Who:
+        return tr("Who");
+    case Reason:
+        return tr("Reason");
+    case Outcome:
+        return tr("Outcome");
+    case Id:
+        return tr("Id");
+    default:
+        return {};
     }
 }
 
@@ -172,7 +183,8 @@ QList<AuditModel::DayCount> AuditModel::perDay() const
     QVariantList bindings;
     const QString where = whereClause(bindings);
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    query.prepare(QLatin1String(StoreSql::kAuditPerDaySelect) + where + QLatin1String(StoreSql::kAuditPerDayGroup));
+    query.prepare(QLatin1String(StoreSql::kAuditPerDaySelect) + where +
+                  QLatin1String(StoreSql::kAuditPerDayGroup));
     for (const QVariant &value : bindings)
         query.addBindValue(value);
     QList<DayCount> out;

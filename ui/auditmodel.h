@@ -9,7 +9,8 @@ namespace Countersign {
 // What the audit view shows: empty fields do not filter. Dates are UTC days, both ends included.
 struct AuditFilter final
 {
-    QString decision; // an Operation status name: approved, declined, expired, superseded, allowed, denied, pending
+    QString decision; // an Operation status name: approved, declined, expired, superseded, allowed, denied,
+                      // pending
     QString client;
     QString tool;
     QDate from;

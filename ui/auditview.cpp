@@ -41,7 +41,8 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_decision = new QComboBox(this);
     m_decision->setObjectName(QStringLiteral("filterDecision"));
     m_decision->addItem(tr("Any decision"), QString());
-    for (const char *status : {"approved", "declined", "expired", "superseded", "allowed", "denied", "pending"})
+    for (const char *status :
+         {"approved", "declined", "expired", "superseded", "allowed", "denied", "pending"})
         m_decision->addItem(AuditModel::decisionWords(QLatin1String(status)), QLatin1String(status));
     m_client = new QComboBox(this);
     m_client->setObjectName(QStringLiteral("filterClient"));
@@ -74,7 +75,9 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
-    m_table->setColumnWidth(AuditModel::Time, m_table->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-02 16:30:40")) + 16);
+    m_table->setColumnWidth(AuditModel::Time,
+                            m_table->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-02 16:30:40")) +
+                                16);
     m_table->setColumnWidth(AuditModel::Tool, 140);
     m_table->setColumnWidth(AuditModel::Decision, 120);
     m_table->setColumnWidth(AuditModel::Reason, 200);
@@ -174,13 +177,16 @@ void AuditView::showDetail()
     }
     const Operation &o = *op.value();
     QString page = QStringLiteral("<h3>%1</h3>").arg(html(o.plan.title.isEmpty() ? o.tool : o.plan.title));
-    page += QStringLiteral("<p><b>%1</b> %2<br><b>%3</b> %4<br><b>%5</b> %6</p>")
-                .arg(tr("Connection:"), html(o.principal), tr("Rule:"), html(o.rule), tr("Id:"), html(o.nonce));
+    page +=
+        QStringLiteral("<p><b>%1</b> %2<br><b>%3</b> %4<br><b>%5</b> %6</p>")
+            .arg(tr("Connection:"), html(o.principal), tr("Rule:"), html(o.rule), tr("Id:"), html(o.nonce));
     if (!o.plan.prompt.isEmpty())
         page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Prompt"), html(o.plan.prompt));
     if (!o.plan.diff.isEmpty())
-        page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Plan"), html(o.plan.diff.left(200'000)));
-    page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Arguments"), html(QString::fromStdString(o.arguments.dump(2))));
+        page +=
+            QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Plan"), html(o.plan.diff.left(200'000)));
+    page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
+                .arg(tr("Arguments"), html(QString::fromStdString(o.arguments.dump(2))));
     if (auto decision = m_store.decision(id); decision && decision.value()) {
         const Decision &d = *decision.value();
         page += QStringLiteral("<p><b>%1</b> %2 %3 %4 %5%6</p>")
@@ -191,18 +197,23 @@ void AuditView::showDetail()
     if (auto claim = m_store.claimOf(id); claim && claim.value()) {
         const Claim &c = *claim.value();
         if (!c.finishedMs) {
-            page += tr("<p><b>Outcome unknown:</b> the run was claimed at %1 and no end is recorded: it is still running, or "
-                           "Countersign stopped during it and it may or may not have run (it is never run again).</p>")
+            page += tr("<p><b>Outcome unknown:</b> the run was claimed at %1 and no end is recorded: it is "
+                       "still running, or "
+                       "Countersign stopped during it and it may or may not have run (it is never run "
+                       "again).</p>")
                         .arg(QDateTime::fromMSecsSinceEpoch(c.claimedMs).toString(Qt::ISODate));
         } else {
             const auto meta = c.result.value("_meta", nlohmann::json::object());
             if (meta.contains("dev.countersign/receipt"))
                 page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
-                            .arg(tr("Receipt"), html(QString::fromStdString(meta["dev.countersign/receipt"].dump(2))));
+                            .arg(tr("Receipt"),
+                                 html(QString::fromStdString(meta["dev.countersign/receipt"].dump(2))));
             const auto content = c.result.value("content", nlohmann::json::array());
             if (!content.empty() && content[0].is_object())
                 page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
-                            .arg(tr("Result"), html(QString::fromStdString(content[0].value("text", std::string())).left(20'000)));
+                            .arg(tr("Result"),
+                                 html(QString::fromStdString(content[0].value("text", std::string()))
+                                          .left(20'000)));
         }
     }
     m_detail->setHtml(page);

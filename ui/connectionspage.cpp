@@ -32,7 +32,8 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     m_snippets->setObjectName(QStringLiteral("connectionSnippets"));
     m_snippets->setReadOnly(true);
     m_snippets->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_snippets->setPlaceholderText(tr("Add a connection to see its token (shown once) and configuration to paste."));
+    m_snippets->setPlaceholderText(
+        tr("Add a connection to see its token (shown once) and configuration to paste."));
 
     auto *row = new QHBoxLayout;
     row->addWidget(m_name, 1);
@@ -58,7 +59,8 @@ QString ConnectionsPage::snippets(const QString &name, const QString &url, const
 {
     return tr("Token for \"%1\" (shown only now; Countersign keeps only its hash):\n%2\n\n"
               "VS Code (.vscode/mcp.json):\n"
-              "{\n  \"servers\": {\n    \"countersign\": {\n      \"type\": \"http\",\n      \"url\": \"%3\",\n"
+              "{\n  \"servers\": {\n    \"countersign\": {\n      \"type\": \"http\",\n      \"url\": "
+              "\"%3\",\n"
               "      \"headers\": { \"Authorization\": \"Bearer %2\" }\n    }\n  }\n}\n\n"
               "Claude Code:\n"
               "claude mcp add --transport http countersign %3 --header \"Authorization: Bearer %2\"\n\n"
@@ -107,10 +109,11 @@ void ConnectionsPage::reload()
         return;
     }
     for (const auto &c : list.value()) {
-        const QString created = QDateTime::fromMSecsSinceEpoch(c.createdMs).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
-        auto *item = new QListWidgetItem(
-            c.revokedMs ? tr("%1 — created %2, revoked").arg(c.name, created) : tr("%1 — created %2").arg(c.name, created),
-            m_list);
+        const QString created =
+            QDateTime::fromMSecsSinceEpoch(c.createdMs).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+        auto *item = new QListWidgetItem(c.revokedMs ? tr("%1 — created %2, revoked").arg(c.name, created)
+                                                     : tr("%1 — created %2").arg(c.name, created),
+                                         m_list);
         item->setData(Qt::UserRole, c.name);
         if (c.revokedMs)
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);

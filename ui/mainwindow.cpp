@@ -44,7 +44,8 @@ QIcon badgeIcon(int count)
         f.setBold(true);
         f.setPixelSize(count > 9 ? 15 : 20);
         p.setFont(f);
-        p.drawText(QRectF(32, 0, 32, 32), Qt::AlignCenter, count > 99 ? QStringLiteral("99+") : QString::number(count));
+        p.drawText(QRectF(32, 0, 32, 32), Qt::AlignCenter,
+                   count > 99 ? QStringLiteral("99+") : QString::number(count));
     }
     return QIcon(pixmap);
 }
@@ -70,7 +71,8 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     m_warnings = new QLabel(central);
     m_warnings->setObjectName(QStringLiteral("warnings"));
     m_warnings->setWordWrap(true);
-    m_warnings->setStyleSheet(QStringLiteral("background: #fff8c5; color: #3b2300; padding: 6px; border-radius: 4px"));
+    m_warnings->setStyleSheet(
+        QStringLiteral("background: #fff8c5; color: #3b2300; padding: 6px; border-radius: 4px"));
     m_warnings->hide();
     layout->addWidget(m_warnings);
     layout->addWidget(m_tabs, 1);
@@ -138,12 +140,12 @@ void MainWindow::onCardAdded(const Operation &operation)
     m_audit->refreshSoon();
     if (!isVisible() || isMinimized() || !isActiveWindow()) {
         if (m_tray->isVisible())
-            m_tray->showMessage(tr("Approval needed"),
-                                tr("%1 asks to run %2").arg(operation.clientName().isEmpty() ? operation.principal
-                                                                                              : operation.clientName(),
-                                                            operation.plan.title.isEmpty() ? operation.tool
-                                                                                           : operation.plan.title),
-                                QSystemTrayIcon::Warning, 10'000);
+            m_tray->showMessage(
+                tr("Approval needed"),
+                tr("%1 asks to run %2")
+                    .arg(operation.clientName().isEmpty() ? operation.principal : operation.clientName(),
+                         operation.plan.title.isEmpty() ? operation.tool : operation.plan.title),
+                QSystemTrayIcon::Warning, 10'000);
         QApplication::alert(this);
     }
 }
@@ -161,8 +163,8 @@ void MainWindow::reveal(const QString &nonce)
 
 void MainWindow::showTab(const QString &name)
 {
-    const QStringList names{QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("connections"),
-                            QStringLiteral("settings")};
+    const QStringList names{QStringLiteral("approvals"), QStringLiteral("audit"),
+                            QStringLiteral("connections"), QStringLiteral("settings")};
     if (const auto i = names.indexOf(name); i >= 0)
         m_tabs->setCurrentIndex(int(i));
 }

@@ -48,7 +48,8 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     layout->addLayout(form);
     layout->addWidget(save, 0, Qt::AlignLeft);
     layout->addWidget(m_message);
-    layout->addWidget(new QLabel(tr("Effective configuration and policy (actions and rules are edited in the file):"), this));
+    layout->addWidget(new QLabel(
+        tr("Effective configuration and policy (actions and rules are edited in the file):"), this));
     layout->addWidget(m_effective, 1);
     connect(save, &QPushButton::clicked, this, &SettingsPage::save);
 }
@@ -65,14 +66,17 @@ void SettingsPage::setConfig(const Config &config, const QString &configPath, co
 
 bool SettingsPage::save()
 {
-    const nlohmann::json changes = {{"ttlSeconds", m_ttl->value()},
-                                    {"pollWindowSeconds", m_poll->value()},
-                                    {"listen", QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString()}};
+    const nlohmann::json changes = {
+        {"ttlSeconds", m_ttl->value()},
+        {"pollWindowSeconds", m_poll->value()},
+        {"listen", QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString()}};
     if (auto saved = ConfigFile::update(m_path, changes); !saved) {
         m_message->setText(tr("Not saved: %1").arg(saved.error()));
         return false;
     }
-    m_message->setText(tr("Saved to %1. TTL and poll window apply to new calls now; the port at the next start.").arg(m_path));
+    m_message->setText(
+        tr("Saved to %1. TTL and poll window apply to new calls now; the port at the next start.")
+            .arg(m_path));
     return true;
 }
 

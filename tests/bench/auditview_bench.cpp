@@ -5,8 +5,8 @@
 #include "approvalcard.h"
 #include "approvalqueue.h"
 #include "auditmodel.h"
-#include "auditview.h"
 #include "auditstore.h"
+#include "auditview.h"
 #include "database.h"
 #include "storesql.h"
 #include "systemclock.h"
@@ -34,13 +34,15 @@ double timeMs(const std::function<void()> &fn)
 
 int main(int argc, char **argv)
 {
-    qputenv("QT_QPA_PLATFORM", qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
+    qputenv("QT_QPA_PLATFORM",
+            qgetenv("QT_QPA_PLATFORM").isEmpty() ? QByteArray("offscreen") : qgetenv("QT_QPA_PLATFORM"));
     QApplication app(argc, argv);
     const int rows = argc > 1 ? std::atoi(argv[1]) : 100'000;
     QTemporaryDir dir;
     auto db = Database::open(dir.filePath(QStringLiteral("bench.db"))).value();
     SystemClock clock;
-    const char *tools[] = {"delete_service", "terraform_apply", "kubectl_delete", "git_push_force", "drop_table"};
+    const char *tools[] = {"delete_service", "terraform_apply", "kubectl_delete", "git_push_force",
+                           "drop_table"};
     const char *clients[] = {"{\"name\":\"Claude Code\"}", "{\"name\":\"Cursor\"}", "{\"name\":\"VS Code\"}"};
     const char *statuses[] = {"approved", "declined", "expired", "superseded", "allowed", "denied"};
     const qint64 start = clock.nowMs() - 90LL * 24 * 3600 * 1000;
@@ -49,20 +51,24 @@ int main(int argc, char **argv)
         for (int i = 0; i < rows; ++i) {
             const QString nonce = QStringLiteral("%1").arg(i, 32, 16, QLatin1Char('0'));
             const QString status = QLatin1String(statuses[i % 6]);
-            const QString plan = QStringLiteral("{\"blastRadius\":{},\"diff\":\"-replicas: 3\",\"prompt\":\"Delete service "
-                                                "svc-%1?\",\"risk\":\"high\",\"summary\":\"\",\"targets\":[\"svc-%1\"],"
-                                                "\"title\":\"Delete svc-%1\"}")
-                                     .arg(i % 977);
+            const QString plan =
+                QStringLiteral("{\"blastRadius\":{},\"diff\":\"-replicas: 3\",\"prompt\":\"Delete service "
+                               "svc-%1?\",\"risk\":\"high\",\"summary\":\"\",\"targets\":[\"svc-%1\"],"
+                               "\"title\":\"Delete svc-%1\"}")
+                    .arg(i % 977);
             const qint64 created = start + qint64(i) * (90LL * 24 * 3600 * 1000 / rows);
             (void)db->exec(StoreSql::kOperationInsert,
                            {nonce, QLatin1String(tools[i % 5]), QStringLiteral("agent-%1").arg(i % 7),
-                            QLatin1String(clients[i % 3]), QStringLiteral("{\"service\":\"svc-%1\"}").arg(i % 977),
-                            QStringLiteral("ad"), plan, QStringLiteral("pd"), QStringLiteral("high"), QStringLiteral("console"),
-                            QStringLiteral("no rule matched"), QStringLiteral(""), created, created + 300000, QVariant(), status});
+                            QLatin1String(clients[i % 3]),
+                            QStringLiteral("{\"service\":\"svc-%1\"}").arg(i % 977), QStringLiteral("ad"),
+                            plan, QStringLiteral("pd"), QStringLiteral("high"), QStringLiteral("console"),
+                            QStringLiteral("no rule matched"), QStringLiteral(""), created, created + 300000,
+                            QVariant(), status});
             if (i % 6 < 4)
-                (void)db->exec(StoreSql::kDecisionInsert, {nonce, status, QStringLiteral("console:alice"),
-                                                           i % 6 == 1 ? QStringLiteral("not during the freeze") : QString(""),
-                                                           created + 5000});
+                (void)db->exec(StoreSql::kDecisionInsert,
+                               {nonce, status, QStringLiteral("console:alice"),
+                                i % 6 == 1 ? QStringLiteral("not during the freeze") : QString(""),
+                                created + 5000});
         }
         (void)db->exec(StoreSql::kCommit);
     });
@@ -79,8 +85,8 @@ int main(int argc, char **argv)
         QApplication::processEvents();
     });
     AuditModel *model = view->model();
-    std::printf("  open the view (model, first rows, chart, shown)   %8.1f ms  (%d rows fetched of %d)\n", open,
-                model->rowCount(), rows);
+    std::printf("  open the view (model, first rows, chart, shown)   %8.1f ms  (%d rows fetched of %d)\n",
+                open, model->rowCount(), rows);
     // Each filter figure includes the chart's per-day query, as in the view.
     const auto filtered = [&](const char *label, const AuditFilter &f) {
         const double ms = timeMs([&] {
@@ -91,7 +97,8 @@ int main(int argc, char **argv)
         std::printf("  %-48s %8.1f ms  (%d rows fetched)\n", label, ms, model->rowCount());
     };
     filtered("filter: decision = declined", {QStringLiteral("declined"), {}, {}, {}, {}, {}});
-    filtered("filter: client + tool", {{}, QStringLiteral("Cursor"), QStringLiteral("drop_table"), {}, {}, {}});
+    filtered("filter: client + tool",
+             {{}, QStringLiteral("Cursor"), QStringLiteral("drop_table"), {}, {}, {}});
     const QDate today = QDate::currentDate();
     filtered("filter: last 7 days", {{}, {}, {}, today.addDays(-7), today, {}});
     filtered("search: \"freeze\" in every text column", {{}, {}, {}, {}, {}, QStringLiteral("freeze")});
@@ -116,7 +123,8 @@ int main(int argc, char **argv)
         while (model->canFetchMore({}))
             model->fetchMore({});
     });
-    std::printf("  %-48s %8.1f ms  (%d rows)\n", "fetch every row (scroll to the end)", scrollMs, model->rowCount());
+    std::printf("  %-48s %8.1f ms  (%d rows)\n", "fetch every row (scroll to the end)", scrollMs,
+                model->rowCount());
     delete view;
 
     // A card with a 1 MiB plan (the plan command's output limit): set it and paint it.
@@ -131,7 +139,9 @@ int main(int argc, char **argv)
     op.expiresMs = clock.nowMs() + 300000;
     QString diff;
     for (int i = 0; diff.size() < 1024 * 1024; ++i)
-        diff += QStringLiteral("%1resource \"aws_instance\" \"web_%2\" { ami = \"ami-0abc\" }\n").arg(i % 3 ? '+' : '-').arg(i);
+        diff += QStringLiteral("%1resource \"aws_instance\" \"web_%2\" { ami = \"ami-0abc\" }\n")
+                    .arg(i % 3 ? '+' : '-')
+                    .arg(i);
     op.plan.diff = diff;
     const double cardMs = timeMs([&] {
         card.setOperation(op);

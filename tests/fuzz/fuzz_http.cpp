@@ -13,11 +13,12 @@ using namespace Countersign;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static McpHttpEndpoint endpoint(fuzzDispatcher(), [](const QByteArray &token) -> std::optional<Principal> {
-        if (token == "cs_fuzz")
-            return Principal{1, QStringLiteral("fuzz")};
-        return std::nullopt;
-    });
+    static McpHttpEndpoint endpoint(fuzzDispatcher(),
+                                    [](const QByteArray &token) -> std::optional<Principal> {
+                                        if (token == "cs_fuzz")
+                                            return Principal{1, QStringLiteral("fuzz")};
+                                        return std::nullopt;
+                                    });
     if (size == 0)
         return 0;
     const size_t step = 1 + data[0] % 64;

@@ -8,8 +8,10 @@
 inline const Countersign::Dispatcher &fuzzDispatcher()
 {
     static Countersign::ToolRegistry tools;
-    static const bool registered = tools.add(std::make_unique<Countersign::StatusTool>(QStringLiteral("fuzz")));
+    static const bool registered =
+        tools.add(std::make_unique<Countersign::StatusTool>(QStringLiteral("fuzz")));
     (void)registered;
-    static const Countersign::Dispatcher dispatcher(tools, {QStringLiteral("countersign"), QStringLiteral("fuzz"), {}});
+    static const Countersign::Dispatcher dispatcher(
+        tools, {QStringLiteral("countersign"), QStringLiteral("fuzz"), {}});
     return dispatcher;
 }

@@ -59,8 +59,9 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "%s\n", qPrintable(r.error()));
             return 1;
         }
-        card = nonce.isEmpty() ? (queue.pending().isEmpty() ? std::nullopt : std::optional(queue.pending().first()))
-                               : queue.find(nonce);
+        card = nonce.isEmpty()
+                   ? (queue.pending().isEmpty() ? std::nullopt : std::optional(queue.pending().first()))
+                   : queue.find(nonce);
         if (verb == QLatin1String("list") || card || waited.elapsed() > waitMs)
             break;
         QThread::msleep(50);
@@ -68,8 +69,10 @@ int main(int argc, char **argv)
     if (verb == QLatin1String("list")) {
         nlohmann::json cards = nlohmann::json::array();
         for (const Operation &op : queue.pending())
-            cards.push_back({{"nonce", op.nonce.toStdString()}, {"tool", op.tool.toStdString()},
-                             {"targets", op.plan.toJson()["targets"]}, {"diff", op.plan.diff.toStdString()}});
+            cards.push_back({{"nonce", op.nonce.toStdString()},
+                             {"tool", op.tool.toStdString()},
+                             {"targets", op.plan.toJson()["targets"]},
+                             {"diff", op.plan.diff.toStdString()}});
         std::printf("%s\n", cards.dump().c_str());
         return 0;
     }
@@ -77,9 +80,10 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "no pending card within %d ms\n", waitMs);
         return 1;
     }
-    const auto decided = verb == QLatin1String("approve")
-                             ? queue.approve(card->nonce, by, typed.isEmpty() ? ApprovalQueue::confirmationText(*card) : typed)
-                             : queue.decline(card->nonce, by, reason);
+    const auto decided =
+        verb == QLatin1String("approve")
+            ? queue.approve(card->nonce, by, typed.isEmpty() ? ApprovalQueue::confirmationText(*card) : typed)
+            : queue.decline(card->nonce, by, reason);
     if (!decided) {
         std::fprintf(stderr, "%s\n", qPrintable(decided.error()));
         return 1;
