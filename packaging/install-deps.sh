@@ -13,7 +13,7 @@ packages=(
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format) ;;
         --bench) packages+=(xvfb xauth) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac
