@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
 # is already there. Used by packaging/run.sh, tests/run.sh (which passes --tests for what only the
-# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets)
+# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets and clang-format for the format check)
 # and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
 set -euo pipefail
 
