@@ -187,8 +187,7 @@ void Console::finishRunningTools()
     loop.exec();
 }
 
-Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
-                                                const std::function<void(McpServer *)> &wireServer)
+Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hooks &hooks)
 {
     std::unique_ptr<Console> console(new Console);
     Parts &p = *console->m_parts;
@@ -241,12 +240,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
         std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
     });
 
+    const McpServer::Setup setup{config.value(), databasePath, p.keys, &p.clock, hooks.extraTools};
     if (cl.mode == CommandLine::Mode::Stdio) {
-        p.stdioServer = std::make_unique<McpServer>(config.value(), databasePath, p.keys);
+        p.stdioServer = std::make_unique<McpServer>(setup);
         connectQueue(p.stdioServer.get(), p.queue.get());
         followConfig(p.watcher.get(), p.stdioServer.get());
-        if (wireServer)
-            wireServer(p.stdioServer.get());
+        if (hooks.wireServer)
+            hooks.wireServer(p.stdioServer.get());
         if (auto started = p.stdioServer->start(false); !started)
             return failure(started.error());
         p.transport = std::make_unique<StdioTransport>(p.stdioServer->dispatcher(),
@@ -256,12 +256,12 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl,
         return console;
     }
 
-    p.server = std::make_unique<ServerThread>(config.value(), databasePath, p.keys);
-    auto port = p.server->start([&p, &wireServer](McpServer *s) {
+    p.server = std::make_unique<ServerThread>(setup);
+    auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());
         followConfig(p.watcher.get(), s);
-        if (wireServer)
-            wireServer(s);
+        if (hooks.wireServer)
+            hooks.wireServer(s);
     });
     if (!port)
         return failure(port.error());

@@ -12,6 +12,7 @@ namespace Countersign {
 class ApprovalQueue;
 class MainWindow;
 class McpServer;
+class ToolRegistry;
 struct CommandLine;
 
 // The running app for the window, --headless and --stdio modes: configuration (watched), keys,
@@ -20,11 +21,17 @@ struct CommandLine;
 class Console final
 {
 public:
-    // wireServer, if given, is called with the server before it listens (and before it moves to
-    // its thread), after the console has wired it: to observe it, as the crash tests' host does
-    // with McpServer::stepRecorded (a direct connection runs in the server thread).
-    static Result<std::unique_ptr<Console>> start(const CommandLine &cl,
-                                                  const std::function<void(McpServer *)> &wireServer = {});
+    // What a test host adds to the product's console; the app passes none.
+    struct Hooks final
+    {
+        // Called with the server before it listens (and before it moves to its thread), after the
+        // console has wired it: to observe it, as the crash tests' host does with
+        // McpServer::stepRecorded (a direct connection runs in the server thread).
+        std::function<void(McpServer *)> wireServer;
+        // More tools beside the built-in ones (McpServer::Setup::extraTools).
+        std::function<void(ToolRegistry &)> extraTools;
+    };
+    static Result<std::unique_ptr<Console>> start(const CommandLine &cl, const Hooks &hooks = {});
     ~Console();
     Q_DISABLE_COPY_MOVE(Console)
 

@@ -4,8 +4,7 @@
 
 namespace Countersign {
 
-ServerThread::ServerThread(Config config, QString databasePath, ServerKeys keys)
-    : m_config(std::move(config)), m_databasePath(std::move(databasePath)), m_keys(std::move(keys))
+ServerThread::ServerThread(McpServer::Setup setup) : m_setup(std::move(setup))
 {
     m_thread.setObjectName(QStringLiteral("countersign-server"));
 }
@@ -17,7 +16,7 @@ ServerThread::~ServerThread()
 
 Result<quint16> ServerThread::start(const std::function<void(McpServer *)> &wire)
 {
-    m_server = new McpServer(m_config, m_databasePath, m_keys);
+    m_server = new McpServer(m_setup);
     if (wire)
         wire(m_server);
     m_server->moveToThread(&m_thread);

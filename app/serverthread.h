@@ -1,8 +1,7 @@
 #pragma once
 
-#include "config.h"
+#include "mcpserver.h"
 #include "result.h"
-#include "serverkeys.h"
 
 #include <QThread>
 
@@ -10,13 +9,11 @@
 
 namespace Countersign {
 
-class McpServer;
-
 // Runs the McpServer in its own thread: start() blocks until it listens (or failed), stop() ends it.
 class ServerThread final
 {
 public:
-    ServerThread(Config config, QString databasePath, ServerKeys keys);
+    explicit ServerThread(McpServer::Setup setup);
     Q_DISABLE_COPY_MOVE(ServerThread)
     ~ServerThread();
 
@@ -28,9 +25,7 @@ public:
     McpServer *server() const { return m_server; }
 
 private:
-    Config m_config;
-    QString m_databasePath;
-    ServerKeys m_keys;
+    McpServer::Setup m_setup;
     QThread m_thread;
     McpServer *m_server = nullptr;
 };

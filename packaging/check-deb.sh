@@ -16,7 +16,11 @@ for f in usr/bin/countersign usr/share/applications/dev.countersign.Countersign.
          usr/share/icons/hicolor/scalable/apps/dev.countersign.Countersign.svg; do
     [[ -f $work/root/$f ]] || { echo "missing from the package: $f" >&2; exit 1; }
 done
-if dpkg-deb -c "$deb" | grep -q countersign-test-decide; then echo "a test tool is in the package" >&2; exit 1; fi
+if dpkg-deb -c "$deb" | grep -q countersign-test-; then echo "a test tool is in the package" >&2; exit 1; fi
+# The conformance fixture tools live in the test host only: not one of their names is in the binary.
+if grep -a -q -e test_simple_text -e test_input_required_result "$work/root/usr/bin/countersign"; then
+    echo "the packaged binary contains a conformance fixture tool" >&2; exit 1
+fi
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "depends: $depends"
 for lib in libqt6widgets6 libqt6network6 libsodium23 libqt6keychain1 libqt6sql6-sqlite; do

@@ -5,7 +5,6 @@
 #include "commandrunner.h"
 #include "database.h"
 #include "dispatcher.h"
-#include "fixturetools.h"
 #include "gate.h"
 #include "gatedtool.h"
 #include "headerchecks.h"
@@ -14,7 +13,6 @@
 #include "mcphttpendpoint.h"
 #include "receipt.h"
 #include "statustool.h"
-#include "systemclock.h"
 #include "ticketsealer.h"
 #include "tokenstore.h"
 #include "toolregistry.h"
@@ -25,10 +23,9 @@
 
 namespace Countersign {
 
-McpServer::McpServer(Config config, QString databasePath, ServerKeys keys, QObject *parent)
-    : QObject(parent), m_config(std::move(config)), m_databasePath(std::move(databasePath)),
-      m_keys(std::move(keys))
+McpServer::McpServer(Setup setup, QObject *parent) : QObject(parent), m_setup(std::move(setup))
 {
+    Q_ASSERT(m_setup.clock);
 }
 
 McpServer::~McpServer()
@@ -38,21 +35,21 @@ McpServer::~McpServer()
 
 Result<quint16> McpServer::start(bool listenHttp)
 {
-    auto db = Database::open(m_databasePath);
+    auto db = Database::open(m_setup.databasePath);
     if (!db)
         return failure(db.error());
     m_database = std::move(db).value();
-    m_clock = std::make_unique<SystemClock>();
-    m_tokens = std::make_unique<TokenStore>(*m_database, *m_clock);
-    m_audit = std::make_unique<AuditStore>(*m_database, *m_clock);
-    m_sealer = std::make_unique<TicketSealer>(m_keys.ticketKey, m_keys.kid);
+    const Clock &clock = *m_setup.clock;
+    m_tokens = std::make_unique<TokenStore>(*m_database, clock);
+    m_audit = std::make_unique<AuditStore>(*m_database, clock);
+    m_sealer = std::make_unique<TicketSealer>(m_setup.keys.ticketKey, m_setup.keys.kid);
     if (!m_sealer->isValid())
         return failure(QStringLiteral("the ticket key is unusable"));
-    m_signer = std::make_unique<ReceiptSigner>(m_keys.signingSeed);
+    m_signer = std::make_unique<ReceiptSigner>(m_setup.keys.signingSeed);
     m_runner = new CommandRunner(this);
     m_gate = new Gate(
-        *m_audit, *m_clock, *m_sealer, *m_signer, m_config.policy(),
-        Gate::Settings{m_config.ttlSeconds() * 1000LL, m_config.pollWindowSeconds() * 1000LL, {}}, this);
+        *m_audit, clock, *m_sealer, *m_signer, m_setup.config.policy(),
+        Gate::Settings{m_setup.config.ttlSeconds() * 1000LL, m_setup.config.pollWindowSeconds() * 1000LL, {}}, this);
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
@@ -73,8 +70,11 @@ Result<quint16> McpServer::start(bool listenHttp)
         *m_dispatcher, [this](const QByteArray &token) { return m_tokens->authenticate(token); });
     m_http = new HttpServer(
         [this](const HttpRequest &request, HttpConnection::Responder respond) { route(request, respond); },
+        [](int status, const QString &reason) {
+            return McpHttpEndpoint::refusal(status, JsonRpc::kServerError, reason);
+        },
         HttpConnection::Timeouts{}, this);
-    auto port = m_http->listen(m_config.listenHost(), m_config.listenPort());
+    auto port = m_http->listen(m_setup.config.listenHost(), m_setup.config.listenPort());
     if (port)
         m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1/approvals/").arg(port.value()));
     return port;
@@ -84,26 +84,26 @@ void McpServer::buildTools()
 {
     m_tools->clear();
     m_tools->add(std::make_unique<StatusTool>(QStringLiteral(COUNTERSIGN_VERSION)));
-    for (const ActionSpec &spec : m_config.actions())
+    for (const ActionSpec &spec : m_setup.config.actions())
         m_tools->add(std::make_unique<GatedTool>(std::make_shared<CommandAction>(spec, *m_runner), *m_gate));
-    auto workspace = std::make_shared<const Workspace>(m_config.workspaceRoots());
+    auto workspace = std::make_shared<const Workspace>(m_setup.config.workspaceRoots());
     if (!workspace->isEmpty())
         WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate);
-    if (m_config.testFixtures())
-        FixtureTools::addTo(*m_tools);
+    if (m_setup.extraTools)
+        m_setup.extraTools(*m_tools);
 }
 
 void McpServer::reconfigure(const Config &config)
 {
-    const QString host = m_config.listenHost();
-    const quint16 port = m_config.listenPort();
-    m_config = config;
-    m_config.overrideListen(host, port);
+    const QString host = m_setup.config.listenHost();
+    const quint16 port = m_setup.config.listenPort();
+    m_setup.config = config;
+    m_setup.config.overrideListen(host, port);
     if (!m_tools)
         return; // not started yet: start() uses it
     buildTools();
-    m_gate->reconfigure(m_config.policy(), m_config.ttlSeconds() * 1000LL,
-                        m_config.pollWindowSeconds() * 1000LL);
+    m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
+                        m_setup.config.pollWindowSeconds() * 1000LL);
 }
 
 void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)

@@ -8,32 +8,47 @@
 
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 namespace Countersign {
 
 class AuditStore;
+class Clock;
 class CommandRunner;
 class Database;
 class Dispatcher;
 class HttpServer;
 class McpHttpEndpoint;
 class ReceiptSigner;
-class SystemClock;
 class TicketSealer;
 class TokenStore;
 class ToolRegistry;
 struct HttpRequest;
 struct HttpResponse;
 
-// The server side composed: its own database connection, the gate, the tools, the dispatcher and
-// the HTTP listener. Lives in (and must be started from) the server thread. Talks to the approval
+// The server side composed from its rooms: its own database connection, the gate (server/gate), the
+// tools (server/tools), the dispatcher and /mcp endpoint (server/mcp) and the HTTP listener
+// (server/http). Lives in (and must be started from) the server thread. Talks to the approval
 // queue only through its signals and wake().
 class McpServer final : public QObject
 {
     Q_OBJECT
 public:
-    McpServer(Config config, QString databasePath, ServerKeys keys, QObject *parent = nullptr);
+    // What the server is made of. The database connection is opened in start(), in the server
+    // thread; the clock and any extra tools are injected.
+    struct Setup final
+    {
+        Config config;
+        QString databasePath;
+        ServerKeys keys;
+        const Clock *clock = nullptr; // required; must outlive the server (and be thread-safe)
+        // Called with the registry each time the tools are built (start, configuration reload),
+        // after the built-in ones: a test host adds its fixture tools here. Empty in the product.
+        std::function<void(ToolRegistry &)> extraTools;
+    };
+
+    explicit McpServer(Setup setup, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(McpServer)
     ~McpServer() override;
 
@@ -69,10 +84,7 @@ private:
     void buildTools();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
 
-    Config m_config;
-    QString m_databasePath;
-    ServerKeys m_keys;
-    std::unique_ptr<SystemClock> m_clock;
+    Setup m_setup;
     std::unique_ptr<Database> m_database;
     std::unique_ptr<TokenStore> m_tokens;
     std::unique_ptr<AuditStore> m_audit;

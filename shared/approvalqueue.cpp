@@ -41,16 +41,6 @@ std::optional<Operation> ApprovalQueue::find(const QString &nonce) const
     return std::nullopt;
 }
 
-bool ApprovalQueue::needsTypedConfirmation(const Operation &operation)
-{
-    return operation.plan.risk >= Risk::High;
-}
-
-QString ApprovalQueue::confirmationText(const Operation &operation)
-{
-    return operation.plan.targets.isEmpty() ? operation.tool : operation.plan.targets.first();
-}
-
 QString ApprovalQueue::consoleUser()
 {
     QString user = qEnvironmentVariable("USER");
@@ -64,9 +54,9 @@ Result<Decision> ApprovalQueue::approve(const QString &nonce, const QString &app
     const auto card = find(nonce);
     if (!card)
         return failure(QStringLiteral("no pending approval %1").arg(nonce));
-    if (needsTypedConfirmation(*card) && typed != confirmationText(*card))
+    if (card->needsTypedConfirmation() && typed != card->confirmationText())
         return failure(QStringLiteral("type \"%1\" to approve a %2-risk operation")
-                           .arg(confirmationText(*card), riskName(card->plan.risk)));
+                           .arg(card->confirmationText(), riskName(card->plan.risk)));
     return settle(nonce, Decision{Operation::Status::Approved, approver, {}, m_clock.nowMs()});
 }
 
@@ -80,7 +70,7 @@ Result<Decision> ApprovalQueue::decline(const QString &nonce, const QString &app
 Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
 {
     const auto card = find(nonce);
-    if (card && m_clock.nowMs() >= card->expiresMs)
+    if (card && card->isExpiredAt(m_clock.nowMs()))
         decision = Decision{Operation::Status::Expired, QStringLiteral("server"),
                             QStringLiteral("the ticket expired"), m_clock.nowMs()};
     auto stored = m_store.decide(nonce, decision);
@@ -104,7 +94,7 @@ void ApprovalQueue::expireDue()
     const qint64 now = m_clock.nowMs();
     const QList<Operation> cards = m_cards;
     for (const Operation &op : cards) {
-        if (now < op.expiresMs)
+        if (!op.isExpiredAt(now))
             continue;
         auto stored = m_store.decide(op.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
                                                         QStringLiteral("the ticket expired"), now});

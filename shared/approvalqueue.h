@@ -29,12 +29,8 @@ public:
     const QList<Operation> &pending() const { return m_cards; }
     std::optional<Operation> find(const QString &nonce) const;
 
-    // Whether approving needs the target's name typed (high and critical risk), and that name.
-    static bool needsTypedConfirmation(const Operation &operation);
-    static QString confirmationText(const Operation &operation);
-
     // approver names the human ("console:alice"). For high and critical risk, typed must equal
-    // confirmationText(). Refused for a card that is not pending or has expired.
+    // Operation::confirmationText(). Refused for a card that is not pending or has expired.
     Result<Decision> approve(const QString &nonce, const QString &approver, const QString &typed = {});
     Result<Decision> decline(const QString &nonce, const QString &approver, const QString &reason = {});
 

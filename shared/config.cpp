@@ -106,10 +106,6 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                                       QStringLiteral("every root must be an absolute path"));
                 config.m_workspaceRoots.append(QString::fromStdString(root.get<std::string>()));
             }
-        } else if (key == "testFixtures") {
-            if (!value.is_boolean())
-                return fieldError(fileName, text, key, QStringLiteral("must be true or false"));
-            config.m_testFixtures = value.get<bool>();
         } else if (key == "actions") {
             if (!value.is_array())
                 return fieldError(fileName, text, key, QStringLiteral("must be an array of actions"));

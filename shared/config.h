@@ -32,7 +32,6 @@ public:
     int pollWindowSeconds() const { return m_pollWindowSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
     // Serves the conformance suite's fixture tools; only test configurations set it.
-    bool testFixtures() const { return m_testFixtures; }
     const QList<ActionSpec> &actions() const { return m_actions; }
     const Policy &policy() const { return m_policy; }
     // "keychain" (default: the OS keychain, a key file if it does not answer) or "file".
@@ -47,7 +46,6 @@ private:
     int m_ttlSeconds = 300;
     int m_pollWindowSeconds = 20;
     QStringList m_workspaceRoots;
-    bool m_testFixtures = false;
     QList<ActionSpec> m_actions;
     Policy m_policy;
     bool m_keysInFile = false;

@@ -2,6 +2,15 @@
 
 namespace Countersign {
 
+QString Operation::clientName() const
+{
+    if (!clientInfo.is_object())
+        return {};
+    const auto name = clientInfo.find("name");
+    return name != clientInfo.end() && name->is_string() ? QString::fromStdString(name->get<std::string>())
+                                                          : QString();
+}
+
 namespace {
 constexpr const char *kStatusNames[] = {"pending",    "approved", "declined", "expired",
                                         "superseded", "allowed",  "denied"};

@@ -34,7 +34,15 @@ struct Operation final
     QString supersedes; // nonce of the card this one replaced after the plan changed
     Status status = Status::Pending;
 
-    QString clientName() const { return QString::fromStdString(clientInfo.value("name", std::string())); }
+    // clientInfo.name, empty when the client sent none (or, being the agent's text, not a string).
+    QString clientName() const;
+    // Whether approving needs a name typed (high and critical risk), and the name: the plan's
+    // first target, or the tool's name when it names none. The console's card and a client-mode
+    // form ask for the same text.
+    bool needsTypedConfirmation() const { return plan.risk >= Risk::High; }
+    QString confirmationText() const { return plan.targets.isEmpty() ? tool : plan.targets.first(); }
+    // A card can be decided until its ticket expires.
+    bool isExpiredAt(qint64 nowMs) const { return nowMs >= expiresMs; }
 };
 
 QString statusName(Operation::Status status);

@@ -23,6 +23,14 @@ std::optional<Risk> parseRisk(const QString &name)
     return std::nullopt;
 }
 
+Plan Plan::settledByRule(const QString &tool)
+{
+    Plan plan;
+    plan.title = tool;
+    plan.risk = Risk::Low;
+    return plan;
+}
+
 json Plan::toJson() const
 {
     json targetList = json::array();

@@ -16,7 +16,7 @@ enum class Risk { Low, Medium, High, Critical };
 QString riskName(Risk risk);
 std::optional<Risk> parseRisk(const QString &name);
 
-// What a gated call would do, computed by the server before anything runs (DESIGN.md, step 3).
+// What a gated call would do, computed by the server before anything runs (docs/design.md, step 3).
 // The human approves exactly this; its digest is sealed into the ticket and recomputed on retry.
 struct Plan final
 {
@@ -27,6 +27,9 @@ struct Plan final
     QStringList targets; // what is touched, by name
     nlohmann::json blastRadius = nlohmann::json::object(); // counts, bytes, irreversible
     Risk risk = Risk::High;
+
+    // The plan recorded for a call a rule allowed or denied at once: nothing was planned.
+    static Plan settledByRule(const QString &tool);
 
     nlohmann::json toJson() const;
     static Result<Plan> fromJson(const nlohmann::json &value);

@@ -8,7 +8,7 @@
 
 namespace Countersign {
 
-// Signed receipts (DESIGN.md, step 8): a JSON object whose "signature" is an Ed25519 signature
+// Signed receipts (docs/design.md, step 8): a JSON object whose "signature" is an Ed25519 signature
 // (base64) over the canonical JSON of every other member, "publicKey" (base64) included.
 class ReceiptSigner final
 {

@@ -8,7 +8,7 @@
 
 namespace Countersign {
 
-// The single-use approval ticket sealed into requestState (DESIGN.md, "The gate"): who may retry
+// The single-use approval ticket sealed into requestState (docs/design.md, "The gate"): who may retry
 // (sub, client), which call (op, argsDigest), which plan (planDigest), and when it expires.
 struct Ticket final
 {

@@ -18,8 +18,7 @@ private Q_SLOTS:
             /* approvals */
             "ttlSeconds": 60,
             "pollWindowSeconds": 5,
-            "workspaceRoots": ["/tmp/a"],
-            "testFixtures": true
+            "workspaceRoots": ["/tmp/a"]
         })";
         auto config = Config::parse(text, QStringLiteral("c.json"));
         QVERIFY2(config.ok(), qPrintable(config.ok() ? QString() : config.error()));
@@ -27,7 +26,6 @@ private Q_SLOTS:
         QCOMPARE(config.value().ttlSeconds(), 60);
         QCOMPARE(config.value().pollWindowSeconds(), 5);
         QCOMPARE(config.value().workspaceRoots(), QStringList{QStringLiteral("/tmp/a")});
-        QVERIFY(config.value().testFixtures());
     }
     void parse_emptyObject_givesDefaults()
     {
@@ -36,7 +34,6 @@ private Q_SLOTS:
         QCOMPARE(config.value().listenPort(), Config::kDefaultPort);
         QCOMPARE(config.value().ttlSeconds(), 300);
         QCOMPARE(config.value().pollWindowSeconds(), 20);
-        QVERIFY(!config.value().testFixtures());
     }
     void parse_bad_isRefusedWithLineAndReason_data()
     {
@@ -50,6 +47,9 @@ private Q_SLOTS:
             << QByteArray("{\"ttlSeconds\": 1e999}") << QStringLiteral("c.json");
         QTest::newRow("unknown key") << QByteArray("{\n\n\"tllSeconds\": 5}")
                                      << QStringLiteral("c.json:3: tllSeconds: unknown setting");
+        // The conformance fixtures live in the test host only; the product has no switch for them.
+        QTest::newRow("no fixture switch") << QByteArray("{\"testFixtures\": true}")
+                                           << QStringLiteral("c.json:1: testFixtures: unknown setting");
         QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}")
                                   << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
         QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}")

@@ -5,6 +5,7 @@
 #include "database.h"
 #include "fakeclock.h"
 #include "gate.h"
+#include "gatestack.h"
 #include "gatedaction.h"
 #include "jsoncompare.h"
 #include "jsonrpc.h"
@@ -63,14 +64,12 @@ class GateTest : public QObject
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::unique_ptr<Database> m_db;
     FakeClock m_clock;
-    std::unique_ptr<AuditStore> m_store;
-    std::unique_ptr<TicketSealer> m_sealer;
-    std::unique_ptr<ReceiptSigner> m_signer;
-    Policy m_policy;
-    std::unique_ptr<Gate> m_gate;
-    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<GateStack> m_stack;
+    AuditStore *m_store = nullptr;
+    const ReceiptSigner *m_signer = nullptr;
+    Gate *m_gate = nullptr;
+    ApprovalQueue *m_queue = nullptr;
     std::shared_ptr<FakeAction> m_actionPtr = std::make_shared<FakeAction>();
     FakeAction &m_action = *m_actionPtr;
     Principal m_principal{1, QStringLiteral("agent")};
@@ -80,14 +79,10 @@ private:
     {
         auto policy = Policy::fromJson(rules, approval);
         QVERIFY2(policy.ok(), policy.ok() ? "" : qPrintable(policy.error()));
-        m_policy = policy.value();
-        m_gate = std::make_unique<Gate>(
-            *m_store, m_clock, *m_sealer, *m_signer, m_policy,
-            Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
-        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
-        connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
-        connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
-        connect(m_queue.get(), &ApprovalQueue::decided, m_gate.get(), &Gate::wake);
+        m_stack->rebuildGate(policy.value(),
+                             Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
+        m_gate = &m_stack->gate();
+        m_queue = &m_stack->queue();
     }
 
     // Starts a call; the reply lands in *out when the gate answers.
@@ -112,6 +107,26 @@ private:
         start(params, out, principal);
         if (!QTest::qWaitFor([&] { return out->has_value(); }, timeoutMs))
             qFatal("the gate did not answer within %d ms", timeoutMs);
+        return std::move(**out);
+    }
+    // A retry of a pending ticket: held for the poll window (300 ms on the test's clock), which
+    // passes when the clock is moved, not by waiting.
+    ToolReply callHeld(const json &params)
+    {
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        start(params, out);
+        if (!QTest::qWaitFor([&] { return m_gate->heldCount() == 1; }, 5000))
+            qFatal("the retry was not held");
+        QTest::qWait(20);
+        if (out->has_value())
+            qFatal("the held retry answered before its window ended");
+        m_clock.advance(299);
+        QCoreApplication::processEvents();
+        if (out->has_value())
+            qFatal("the held retry answered 1 ms before its window ended");
+        m_clock.advance(1);
+        if (!QTest::qWaitFor([&] { return out->has_value(); }, 5000))
+            qFatal("the held retry did not answer once its window ended");
         return std::move(**out);
     }
     static json params(const json &arguments, const std::optional<std::string> &state = std::nullopt)
@@ -149,23 +164,19 @@ private Q_SLOTS:
     void init()
     {
         QVERIFY(m_dir.isValid());
-        auto db =
-            Database::open(m_dir.filePath(QStringLiteral("gate-%1.db").arg(QTest::currentTestFunction())));
-        QVERIFY(db.ok());
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
-        m_sealer = std::make_unique<TicketSealer>(TicketSealer::generateKey(), QStringLiteral("k1"));
-        m_signer = std::make_unique<ReceiptSigner>(QByteArray(32, '\x07'));
+        auto stack = GateStack::create(
+            m_clock, m_dir.filePath(QStringLiteral("gate-%1.db").arg(QTest::currentTestFunction())));
+        QVERIFY2(stack.ok(), qPrintable(stack.ok() ? QString() : stack.error()));
+        m_stack = std::move(stack).value();
+        m_store = &m_stack->store();
+        m_signer = &m_stack->signer();
         m_action = FakeAction();
         m_caps = json::object();
         makeGate();
     }
     void cleanup()
     {
-        m_queue.reset();
-        m_gate.reset();
-        m_store.reset();
-        m_db.reset();
+        m_stack.reset();
     }
 
     void firstPass_parksCard_andAsksWithSealedState()
@@ -309,10 +320,7 @@ private Q_SLOTS:
     void pending_isHeldForThePollWindow_thenAsksAgain()
     {
         const std::string state = firstPass();
-        QElapsedTimer timer;
-        timer.start();
-        const json r = result(call(params({{"service", "web-1"}}, state)));
-        QVERIFY(timer.elapsed() >= 250); // poll window 300 ms
+        const json r = result(callHeld(params({{"service", "web-1"}}, state)));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QCOMPARE_JSON(r.at("requestState"), json(state));
         QCOMPARE(m_action.applyRuns, 0);
@@ -381,7 +389,7 @@ private Q_SLOTS:
         auto out = std::make_shared<std::optional<ToolReply>>();
         start(params({{"service", "web-1"}}, state), out);
         QTRY_COMPARE(m_gate->runningCount(), 1);
-        QSignalSpy idle(m_gate.get(), &Gate::idle);
+        QSignalSpy idle(m_gate, &Gate::idle);
         m_gate->drain();
         QCOMPARE(idle.count(), 0); // a run is in flight
         const json refused = result(call(params({{"service", "web-3"}})));
@@ -414,7 +422,7 @@ private Q_SLOTS:
     }
     void drain_withNothingRunning_isIdleAtOnce()
     {
-        QSignalSpy idle(m_gate.get(), &Gate::idle);
+        QSignalSpy idle(m_gate, &Gate::idle);
         m_gate->drain();
         QCOMPARE(idle.count(), 1);
     }
@@ -492,7 +500,7 @@ private Q_SLOTS:
         json retry = params({{"service", "web-1"}}, state);
         retry["inputResponses"] = {{"approval", {{"action", "accept"}}},
                                    {"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
-        const json r = result(call(retry));
+        const json r = result(callHeld(retry));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QCOMPARE(m_action.applyRuns, 0);
     }

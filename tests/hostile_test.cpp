@@ -48,6 +48,7 @@ class HostileTest : public QObject
 private:
     QTemporaryDir m_dir;
     QThread m_thread;
+    SystemClock m_clock;
     McpServer *m_server = nullptr;
     quint16 m_port = 0;
     QByteArray m_token;
@@ -329,7 +330,7 @@ private Q_SLOTS:
         keys.signingSeed = QByteArray(32, '\x09');
         Config config;
         config.overrideListen(QStringLiteral("127.0.0.1"), 0);
-        m_server = new McpServer(config, dbPath, keys);
+        m_server = new McpServer(McpServer::Setup{config, dbPath, keys, &m_clock, {}});
         m_server->moveToThread(&m_thread);
         m_thread.start();
         Result<quint16> port = failure(QString());

@@ -83,6 +83,9 @@ private Q_SLOTS:
                 }
                 respond(HttpResponse::json(200, "echo:" + r.body));
             },
+            [](int status, const QString &reason) {
+                return HttpResponse::json(status, "refused:" + QByteArray::number(status) + ':' + reason.toUtf8());
+            },
             HttpConnection::Timeouts{300, 600});
         m_server->moveToThread(&m_thread);
         Countersign::Result<quint16> port = Countersign::failure(QString());
@@ -111,7 +114,7 @@ private Q_SLOTS:
     {
         HttpServer other(
             [](const HttpRequest &, const HttpConnection::Responder &respond) { respond(HttpResponse{}); },
-            {});
+            [](int status, const QString &) { return HttpResponse::json(status, {}); }, {});
         auto r = other.listen(QStringLiteral("0.0.0.0"), 0);
         QVERIFY(!r.ok());
         QVERIFY(r.error().contains(QLatin1String("loopback")));
@@ -195,6 +198,8 @@ private Q_SLOTS:
         const auto responses = readResponses(socket, 1, 3000);
         QCOMPARE(responses.size(), 1);
         QVERIFY(responses[0].startsWith("HTTP/1.1 408"));
+        // The body is the room above's refusal: HTTP itself knows no MCP.
+        QVERIFY(responses[0].endsWith("refused:408:Request Timeout"));
         QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
     }
     void idleConnection_isClosed()

@@ -6,6 +6,7 @@
 #include "commandrunner.h"
 #include "database.h"
 #include "fakeclock.h"
+#include "gatestack.h"
 #include "gate.h"
 #include "jsonrpc.h"
 #include "receipt.h"
@@ -33,12 +34,10 @@ private:
     QTemporaryDir m_dir;
     QString m_root;
     FakeClock m_clock;
-    std::unique_ptr<Database> m_db;
-    std::unique_ptr<AuditStore> m_store;
-    std::unique_ptr<TicketSealer> m_sealer;
-    std::unique_ptr<ReceiptSigner> m_signer;
-    std::unique_ptr<Gate> m_gate;
-    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<GateStack> m_stack;
+    AuditStore *m_store = nullptr;
+    Gate *m_gate = nullptr;
+    ApprovalQueue *m_queue = nullptr;
     std::unique_ptr<CommandRunner> m_runner;
     ToolRegistry m_tools;
 
@@ -119,7 +118,7 @@ private:
                          const Operation &card)
     {
         const auto approved = m_queue->approve(card.nonce, QStringLiteral("console:alice"),
-                                               ApprovalQueue::confirmationText(card));
+                                               card.confirmationText());
         if (!approved)
             qFatal("approve failed: %s", qPrintable(approved.error()));
         return result(call(tool, {{"arguments", arguments}, {"requestState", state}}));
@@ -143,16 +142,12 @@ private Q_SLOTS:
         write(QStringLiteral("src/app.txt"), "one\ntwo\nthree\n");
         write(QStringLiteral("src/lib.txt"), "alpha\nbeta\n");
         commitAll();
-        auto db = Database::open(QStringLiteral(":memory:"));
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
-        m_sealer = std::make_unique<TicketSealer>(TicketSealer::generateKey(), QStringLiteral("k"));
-        m_signer = std::make_unique<ReceiptSigner>(QByteArray(32, '\x05'));
-        m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, Policy(),
-                                        Gate::Settings{300'000, 200, {}});
-        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
-        connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
-        connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
+        auto stack = GateStack::create(m_clock, QStringLiteral(":memory:"), Policy(), Gate::Settings{300'000, 200, {}});
+        QVERIFY2(stack.ok(), qPrintable(stack.ok() ? QString() : stack.error()));
+        m_stack = std::move(stack).value();
+        m_store = &m_stack->store();
+        m_gate = &m_stack->gate();
+        m_queue = &m_stack->queue();
         m_runner = std::make_unique<CommandRunner>();
         m_tools.clear();
         WorkspaceTools::addTo(m_tools, std::make_shared<const Workspace>(QStringList{m_root}), *m_runner,
@@ -162,10 +157,7 @@ private Q_SLOTS:
     {
         m_tools.clear();
         m_runner.reset();
-        m_queue.reset();
-        m_gate.reset();
-        m_store.reset();
-        m_db.reset();
+        m_stack.reset();
     }
 
     void readAndList_areAllowedWithoutACard()

@@ -162,7 +162,7 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_blast->setText(blastRadiusText(plan.blastRadius));
     m_rule->setText(operation.rule.isEmpty() ? tr("(none)") : operation.rule);
     m_arguments->setPlainText(QString::fromStdString(operation.arguments.dump(2)));
-    const bool typed = ApprovalQueue::needsTypedConfirmation(operation);
+    const bool typed = operation.needsTypedConfirmation();
     m_confirmLabel->setVisible(typed);
     m_confirm->setVisible(typed);
     if (!same) {
@@ -170,15 +170,16 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_reason->clear();
     }
     m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve")
-                                .arg(ApprovalQueue::confirmationText(operation).toHtmlEscaped()));
+                                .arg(operation.confirmationText().toHtmlEscaped()));
     updateCountdown();
     m_tick.start();
 }
 
 void ApprovalCard::updateCountdown()
 {
-    const qint64 left = m_operation.expiresMs - m_clock.nowMs();
-    m_expired = left <= 0;
+    const qint64 now = m_clock.nowMs();
+    const qint64 left = m_operation.expiresMs - now;
+    m_expired = m_operation.isExpiredAt(now);
     if (m_expired) {
         m_countdown->setText(tr("Expired"));
         m_tick.stop();
@@ -192,8 +193,8 @@ void ApprovalCard::updateCountdown()
 
 void ApprovalCard::updateApproveEnabled()
 {
-    const bool typedOk = !ApprovalQueue::needsTypedConfirmation(m_operation) ||
-                         m_confirm->text() == ApprovalQueue::confirmationText(m_operation);
+    const bool typedOk = !m_operation.needsTypedConfirmation() ||
+                         m_confirm->text() == m_operation.confirmationText();
     m_approve->setEnabled(!m_operation.nonce.isEmpty() && !m_expired && typedOk);
     m_decline->setEnabled(!m_operation.nonce.isEmpty() && !m_expired);
 }

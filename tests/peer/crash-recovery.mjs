@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // kill -9 at each durable step of the gate, then a restart of the real binary on the same data
 // folder: no decision is lost, nothing runs twice, the audit chain verifies and the interrupted
-// operation's outcome is told as it is. The crashes come from countersign-test-crashhost (the
+// operation's outcome is told as it is. The crashes come from countersign-test-host (the
 // product's server that SIGKILLs itself right after the gate records COUNTERSIGN_CRASH_AT) or, for
 // decisions the console writes, from SIGKILL sent by this test once the decision is committed.
 // (A kill while the apply command runs is in gate-flow.mjs.)

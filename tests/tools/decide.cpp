@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     }
     const auto decided =
         verb == QLatin1String("approve")
-            ? queue.approve(card->nonce, by, typed.isEmpty() ? ApprovalQueue::confirmationText(*card) : typed)
+            ? queue.approve(card->nonce, by, typed.isEmpty() ? card->confirmationText() : typed)
             : queue.decline(card->nonce, by, reason);
     if (!decided) {
         std::fprintf(stderr, "%s\n", qPrintable(decided.error()));

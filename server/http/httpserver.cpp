@@ -5,8 +5,10 @@
 
 namespace Countersign {
 
-HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Timeouts timeouts, QObject *parent)
-    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router)), m_timeouts(timeouts)
+HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse,
+                       HttpConnection::Timeouts timeouts, QObject *parent)
+    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router)), m_refuse(std::move(refuse)),
+      m_timeouts(timeouts)
 {
     connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
 }
@@ -39,7 +41,7 @@ void HttpServer::onNewConnection()
             continue;
         }
         ++m_connections;
-        auto *connection = new HttpConnection(socket, m_router, m_timeouts, this);
+        auto *connection = new HttpConnection(socket, m_router, m_refuse, m_timeouts, this);
         connect(connection, &HttpConnection::closed, this, [this] { --m_connections; });
     }
 }

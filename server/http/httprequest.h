@@ -28,15 +28,5 @@ struct HttpRequest final
     }
 };
 
-struct HttpResponse final
-{
-    int status = 200;
-    QList<QPair<QByteArray, QByteArray>> headers;
-    QByteArray body;
-    bool close = false;
-
-    QByteArray serialize(bool keepAlive) const;
-    static HttpResponse json(int status, const QByteArray &body);
-};
 
 } // namespace Countersign

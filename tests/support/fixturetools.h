@@ -5,7 +5,7 @@ namespace Countersign {
 class ToolRegistry;
 
 // The fixture tools the official conformance suite calls (test_simple_text, …). They exist only
-// for a test configuration ("testFixtures": true) and are never served by the shipped default.
+// in the test host (countersign-test-host, tests/tools/testhost.cpp) and in no shipped binary.
 namespace FixtureTools {
 void addTo(ToolRegistry &registry);
 }

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "mcprequest.h"
+#include "gaterequest.h"
 #include "operation.h"
 #include "policy.h"
+#include "receiptbody.h"
 #include "tool.h"
 
 #include <QHash>
 #include <QObject>
 #include <QTimer>
 
-#include <map>
 #include <memory>
 
 namespace Countersign {
@@ -18,10 +18,11 @@ class AuditStore;
 class Clock;
 class GatedAction;
 class ReceiptSigner;
+class RetryHolder;
 class TicketSealer;
 struct Ticket;
 
-// The approval gate (DESIGN.md, "The gate, end to end"), in the server thread. A first call is
+// The approval gate (docs/design.md, "The gate, end to end"), in the server thread. A first call is
 // judged by the policy; "ask" plans, mints a sealed single-use ticket, stores the pending operation,
 // parks a card (parked()) and answers input_required. A retry must bring that ticket back for the
 // same tool, connection and arguments; it is held up to the poll window while the human decides,
@@ -50,7 +51,7 @@ public:
     void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs);
     void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
 
-    int heldCount() const { return static_cast<int>(m_waiters.size()); }
+    int heldCount() const;
     // Tools running now (approved or allowed by a rule), claimed and not yet recorded as ended.
     int runningCount() const { return m_applying; }
     // Quitting: from now on every new call is refused (nothing recorded, nothing run), and idle()
@@ -63,7 +64,7 @@ public:
     static constexpr int kMaxPendingPerConnection = 50;
 
     // _meta key of the receipt on a complete result.
-    static constexpr const char *kReceiptMetaKey = "dev.countersign/receipt";
+    static constexpr const char *kReceiptMetaKey = ReceiptBody::kMetaKey;
 
     // The durable steps of a gated call, each emitted by stepRecorded() right after it is in
     // SQLite and before the next one starts: Minted (pending operation stored, input_required not
@@ -87,38 +88,26 @@ Q_SIGNALS:
     void idle();
 
 private:
-    struct Request;
-    using RequestPtr = std::shared_ptr<const Request>;
-    struct Waiter final
-    {
-        QString nonce;
-        std::function<void()> resume;
-        QTimer *timer = nullptr;
-    };
+    using RequestPtr = GateRequestPtr;
 
-    // The record of a call a rule allowed or denied (no ticket, no card).
-    Operation settledByRule(const Request &request, const QString &rule, Operation::Status status) const;
+    // The steps of the flow, in the order a call meets them (gate.cpp reads top to bottom).
     void firstPass(const RequestPtr &request, ToolDone done);
     void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
     void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);
     void retry(const RequestPtr &request, ToolDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
-    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                     ToolDone done);
+    // A pending ticket's retry that brought the client's answer: true when it settled the card
+    // (evaluated again), false to go on waiting (notice set when the typed name did not match).
+    bool takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op, ToolDone &done,
+                          QString &notice);
+    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
-    // Calls resume once: when wake() names the nonce, or after ms.
-    void hold(const QString &nonce, qint64 ms, std::function<void()> resume);
-    void finishWaiter(quint64 id);
-    void pollDecisions();
-    nlohmann::json inputRequired(const Operation &operation, const QString &sealed, const Envelope &envelope,
-                                 bool firstRound, const QString &notice) const;
-    nlohmann::json receipt(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                           qint64 consumedMs, const nlohmann::json &result) const;
-    static ToolReply storeFailure(const QString &error);
-    static ToolReply quitting();
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.
     void recordEnd(const QString &nonce, const nlohmann::json &result);
     void applyEnded();
+    void pollDecisions();
+    // Logs a store failure and answers it: nothing runs without its record.
+    static ToolReply storeFailure(const QString &error);
 
     AuditStore &m_store;
     const Clock &m_clock;
@@ -126,8 +115,7 @@ private:
     const ReceiptSigner &m_signer;
     Policy m_policy;
     Settings m_settings;
-    std::map<quint64, Waiter> m_waiters;
-    quint64 m_nextWaiter = 0;
+    RetryHolder *m_holder = nullptr;
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
     int m_applying = 0;

@@ -1,15 +1,13 @@
 #include "httpconnection.h"
 
-#include "jsonrpc.h"
-#include "mcphttpendpoint.h"
-
 #include <QPointer>
 #include <QTcpSocket>
 
 namespace Countersign {
 
-HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Timeouts timeouts, QObject *parent)
-    : QObject(parent), m_socket(socket), m_router(std::move(router))
+HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts,
+                               QObject *parent)
+    : QObject(parent), m_socket(socket), m_router(std::move(router)), m_refuse(std::move(refuse))
 {
     m_socket->setParent(this);
     m_requestTimer.setSingleShot(true);
@@ -24,7 +22,7 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Timeouts timeo
         deleteLater();
     });
     connect(&m_requestTimer, &QTimer::timeout, this, [this] {
-        write(McpHttpEndpoint::refusal(408, JsonRpc::kServerError, QStringLiteral("Request Timeout")), false);
+        write(m_refuse(408, QStringLiteral("Request Timeout")), false);
     });
     connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
     m_idleTimer.start();
@@ -87,8 +85,7 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
             m_requestTimer.start();
     }
     if (state == HttpParser::State::Failed) {
-        write(McpHttpEndpoint::refusal(m_parser.errorStatus(), JsonRpc::kServerError, m_parser.errorText()),
-              false);
+        write(m_refuse(m_parser.errorStatus(), m_parser.errorText()), false);
         return;
     }
     if (m_parser.hasBufferedBytes() && !m_requestTimer.isActive())

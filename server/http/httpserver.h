@@ -16,7 +16,8 @@ class HttpServer final : public QObject
 public:
     static constexpr int kMaxConnections = 512;
 
-    HttpServer(HttpConnection::Router router, HttpConnection::Timeouts timeouts, QObject *parent = nullptr);
+    HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse, HttpConnection::Timeouts timeouts,
+               QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(HttpServer)
     ~HttpServer() override;
 
@@ -31,6 +32,7 @@ private:
 
     QTcpServer *m_server = nullptr;
     HttpConnection::Router m_router;
+    HttpConnection::Refusal m_refuse;
     HttpConnection::Timeouts m_timeouts;
     int m_connections = 0;
 };

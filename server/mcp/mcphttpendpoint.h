@@ -1,6 +1,7 @@
 #pragma once
 
 #include "httprequest.h"
+#include "httpresponse.h"
 #include "principal.h"
 
 #include <functional>

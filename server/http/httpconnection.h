@@ -1,6 +1,7 @@
 #pragma once
 
 #include "httpparser.h"
+#include "httpresponse.h"
 
 #include <QObject>
 #include <QTimer>
@@ -24,6 +25,9 @@ public:
     // Calls the responder exactly once, before or after returning. A responder called after the
     // connection is gone does nothing.
     using Router = std::function<void(const HttpRequest &, Responder)>;
+    // The reply to a request the connection refuses itself (malformed: its parser's status;
+    // too slow: 408). The protocol served above decides the body; HTTP knows none.
+    using Refusal = std::function<HttpResponse(int status, const QString &reason)>;
     // Bytes a client may pipeline behind a request that is still being answered.
     static constexpr qsizetype kMaxQueuedBytes = 2 * 1024 * 1024;
 
@@ -34,7 +38,7 @@ public:
         int idleMs = 30'000;
     };
 
-    HttpConnection(QTcpSocket *socket, Router router, Timeouts timeouts, QObject *parent);
+    HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts, QObject *parent);
     Q_DISABLE_COPY_MOVE(HttpConnection)
     ~HttpConnection() override;
 
@@ -49,6 +53,7 @@ private:
 
     QTcpSocket *m_socket = nullptr;
     Router m_router;
+    Refusal m_refuse;
     HttpParser m_parser;
     QTimer m_requestTimer;
     QTimer m_idleTimer;

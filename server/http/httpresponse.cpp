@@ -1,4 +1,4 @@
-#include "httprequest.h"
+#include "httpresponse.h"
 
 namespace Countersign {
 

@@ -1,0 +1,398 @@
+// The gate, end to end (docs/design.md): a call is judged by the policy, planned, minted into a
+// sealed ticket and parked as a card; its retry is checked, held for the human, and an approved
+// one re-planned, claimed and run exactly once with a signed receipt. The words the agent reads
+// are in gatereplies.cpp, the receipt in receiptbody.cpp, the holding in retryholder.cpp.
+#include "gate.h"
+
+#include "auditstore.h"
+#include "clock.h"
+#include "gatedaction.h"
+#include "gatereplies.h"
+#include "receipt.h"
+#include "retryholder.h"
+#include "ticketsealer.h"
+
+#include <QLoggingCategory>
+#include <QPointer>
+
+#include <sodium.h>
+
+Q_LOGGING_CATEGORY(lcGate, "countersign.gate")
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+QString randomNonce()
+{
+    unsigned char bytes[16];
+    randombytes_buf(bytes, sizeof bytes);
+    return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(bytes), sizeof bytes).toHex());
+}
+
+bool sameDigest(const QString &a, const QString &b)
+{
+    const QByteArray x = a.toLatin1(), y = b.toLatin1();
+    return x.size() == y.size() && sodium_memcmp(x.constData(), y.constData(), static_cast<size_t>(x.size())) == 0;
+}
+
+} // namespace
+
+Gate::Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
+           Policy policy, Settings settings, QObject *parent)
+    : QObject(parent), m_store(store), m_clock(clock), m_sealer(sealer), m_signer(signer),
+      m_policy(std::move(policy)), m_settings(std::move(settings)), m_holder(new RetryHolder(clock, this))
+{
+    m_poll.setInterval(200);
+    connect(&m_poll, &QTimer::timeout, this, &Gate::pollDecisions);
+}
+
+Gate::~Gate() = default;
+
+int Gate::heldCount() const
+{
+    return m_holder->count();
+}
+
+void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs)
+{
+    m_policy = std::move(policy);
+    m_settings.ttlMs = ttlMs;
+    m_settings.pollWindowMs = pollWindowMs;
+}
+
+void Gate::drain()
+{
+    m_draining = true;
+    if (m_applying == 0)
+        Q_EMIT idle();
+}
+
+ToolReply Gate::storeFailure(const QString &error)
+{
+    qCWarning(lcGate) << "store failure:" << error;
+    return GateReplies::storeFailure(error);
+}
+
+// 1. A tools/call arrives: a first call, or a retry bringing back its ticket.
+void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done)
+{
+    if (m_draining)
+        return done(GateReplies::quitting());
+    RequestPtr request = GateRequest::from(action, call);
+    if (request->isRetry())
+        retry(request, std::move(done));
+    else
+        firstPass(request, std::move(done));
+}
+
+// 2. Policy decides: allow runs now, deny answers now, ask goes on to 3. The plan.
+void Gate::firstPass(const RequestPtr &request, ToolDone done)
+{
+    const PolicyDecision verdict = m_policy.evaluate(request->action->name(), request->arguments,
+                                                     request->action->defaultVerdict(request->arguments));
+    if (verdict.verdict == Verdict::Allow)
+        return runAllowed(request, verdict.rule, std::move(done));
+    if (verdict.verdict == Verdict::Deny) {
+        const qint64 now = m_clock.nowMs();
+        const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()),
+                                                verdict.rule, now, now, Operation::Status::Denied);
+        if (auto stored = m_store.recordOperation(op); !stored)
+            return done(storeFailure(stored.error()));
+        return done(GateReplies::denied(verdict));
+    }
+    QPointer<Gate> self(this);
+    request->action->plan(request->arguments, [self, request, done = std::move(done)](Result<Plan> plan) {
+        if (!self)
+            return;
+        if (!plan)
+            return done(GateReplies::planFailed(plan.error()));
+        self->park(request, std::move(plan).value(), done, {});
+    });
+}
+
+// 4. Mint the ticket, store the pending operation, park the card, answer input_required.
+void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes)
+{
+    const ApprovalMode mode = m_policy.approvalFor(plan.risk);
+    if (mode == ApprovalMode::Client && !GateReplies::elicitationModes(request->envelope).form)
+        return done(GateReplies::formCapabilityMissing(request->action->name()));
+    auto waiting = m_store.pendingCount(request->principal.name);
+    if (!waiting)
+        return done(storeFailure(waiting.error()));
+    if (waiting.value() >= kMaxPendingPerConnection)
+        return done(GateReplies::tooManyPending(request->principal.name, waiting.value()));
+
+    const qint64 now = m_clock.nowMs();
+    const QString rule =
+        m_policy.evaluate(request->action->name(), request->arguments, request->action->defaultVerdict(request->arguments))
+            .rule;
+    Operation op = request->operation(randomNonce(), std::move(plan), rule, now, now + m_settings.ttlMs,
+                                      Operation::Status::Pending);
+    op.approvalMode = mode;
+    op.supersedes = supersedes;
+    Ticket ticket;
+    ticket.sub = op.principal;
+    ticket.client = request->clientName();
+    ticket.op = op.tool;
+    ticket.argsDigest = op.argsDigest;
+    ticket.planDigest = op.planDigest;
+    ticket.nonce = op.nonce;
+    ticket.iat = op.createdMs;
+    ticket.exp = op.expiresMs;
+    if (auto stored = m_store.recordOperation(op); !stored)
+        return done(storeFailure(stored.error()));
+    if (!supersedes.isEmpty()) {
+        if (auto s = m_store.supersede(supersedes, op.nonce); !s)
+            qCWarning(lcGate) << "cannot mark" << supersedes << "superseded:" << s.error();
+        Q_EMIT retired(supersedes);
+    }
+    qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
+    Q_EMIT stepRecorded(Step::Minted, op.nonce);
+    Q_EMIT parked(op);
+    done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, true,
+                                    supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(),
+                                    m_settings.approvalsUrlBase));
+}
+
+// A rule allowed it: recorded and claimed like an approved run, but with no ticket or card.
+void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone done)
+{
+    if (m_draining) // the plan ended after the quit began: start nothing new
+        return done(GateReplies::quitting());
+    const qint64 now = m_clock.nowMs();
+    const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()), rule, now,
+                                            now, Operation::Status::Allowed);
+    if (auto stored = m_store.recordOperation(op); !stored)
+        return done(storeFailure(stored.error()));
+    auto claimed = m_store.claim(op.nonce);
+    if (!claimed || !claimed.value())
+        return done(storeFailure(claimed ? QStringLiteral("claim refused") : claimed.error()));
+    Q_EMIT stepRecorded(Step::Claimed, op.nonce);
+    ++m_applying;
+    QPointer<Gate> self(this);
+    request->action->apply(request->arguments, [self, nonce = op.nonce, done = std::move(done)](json result) {
+        if (self)
+            self->recordEnd(nonce, result);
+        done(std::move(result));
+        if (self)
+            self->applyEnded();
+    });
+}
+
+// 6. The retry: the ticket opens, and names this tool, this connection and these arguments.
+void Gate::retry(const RequestPtr &request, ToolDone done)
+{
+    const auto state = request->params.find("requestState");
+    if (!state->is_string())
+        return done(GateReplies::invalidState(QStringLiteral("it must be a string")));
+    auto opened = m_sealer.open(QString::fromStdString(state->get<std::string>()));
+    if (!opened)
+        return done(GateReplies::invalidState(QStringLiteral("it is not a ticket this server issued")));
+    const Ticket &ticket = opened.value();
+    if (ticket.op != request->action->name())
+        return done(GateReplies::invalidState(QStringLiteral("it was issued for another tool (%1)").arg(ticket.op)));
+    if (ticket.sub != request->principal.name)
+        return done(GateReplies::invalidState(QStringLiteral("it was issued to another connection")));
+    if (!sameDigest(ticket.argsDigest, request->argsDigest))
+        return done(GateReplies::invalidState(QStringLiteral("the arguments differ from the ones it was issued for")));
+    evaluate(request, ticket, std::move(done), true);
+}
+
+// 6, then 7. Where the ticket stands: run already claimed (converge), expired, superseded,
+// decided (declined, approved), or pending (the client's answer, then held for the human).
+void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold)
+{
+    auto claim = m_store.claimOf(ticket.nonce);
+    if (!claim)
+        return done(storeFailure(claim.error()));
+    if (claim.value()) {
+        if (claim.value()->finishedMs)
+            return done(claim.value()->result);
+        if (auto running = m_running.find(ticket.nonce); running != m_running.end()) {
+            running->append(std::move(done));
+            return;
+        }
+        return done(GateReplies::outcomeUnknown(claim.value()->claimedMs));
+    }
+
+    auto stored = m_store.operation(ticket.nonce);
+    if (!stored)
+        return done(storeFailure(stored.error()));
+    if (!stored.value())
+        return done(GateReplies::invalidState(QStringLiteral("its operation is not in this server's records")));
+    const Operation &op = *stored.value();
+
+    auto decision = m_store.decision(ticket.nonce);
+    if (!decision)
+        return done(storeFailure(decision.error()));
+    const qint64 now = m_clock.nowMs();
+    if (!decision.value() && op.status == Operation::Status::Pending && now >= ticket.exp) {
+        auto expired = m_store.decide(ticket.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
+                                                            QStringLiteral("the ticket expired"), now});
+        if (!expired)
+            return done(storeFailure(expired.error()));
+        Q_EMIT retired(ticket.nonce);
+        decision = std::optional<Decision>(expired.value());
+    }
+    if (op.status == Operation::Status::Superseded)
+        return done(GateReplies::superseded());
+
+    if (decision.value()) {
+        const Decision &d = *decision.value();
+        if (d.outcome == Operation::Status::Declined)
+            return done(GateReplies::declined(d));
+        if (d.outcome == Operation::Status::Approved && now < ticket.exp) // the sealed expiry, not the row's
+            return runApproved(request, ticket, d, std::move(done));
+        return done(GateReplies::expired(d, m_settings.ttlMs));
+    }
+
+    QString notice;
+    if (takeClientAnswer(request, ticket, op, done, notice))
+        return;
+    const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
+    if (!mayHold || !notice.isEmpty())
+        return done(
+            GateReplies::inputRequired(op, sealed, request->envelope, false, notice, m_settings.approvalsUrlBase));
+    // Woken by a decision or at the end of the window, the retry is judged again, without holding.
+    m_holder->hold(ticket.nonce, std::min(m_settings.pollWindowMs, ticket.exp - now),
+                   [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
+                       if (self)
+                           self->evaluate(request, ticket, std::move(done), false);
+                   });
+    if (!m_poll.isActive())
+        m_poll.start();
+}
+
+// A client's answer can decline; only a client-mode tool's typed confirmation can approve
+// (docs/design.md: authority lives in the console).
+bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op, ToolDone &done,
+                            QString &notice)
+{
+    const bool clientMode = op.approvalMode == ApprovalMode::Client;
+    const auto answer =
+        GateReplies::inputResponse(request->params, clientMode ? GateReplies::kConfirmKey : GateReplies::kApprovalKey);
+    if (!answer)
+        return false;
+    const auto field = answer->find("action");
+    const std::string action = field != answer->end() && field->is_string() ? field->get<std::string>() : "";
+    const QString by = QStringLiteral("client:%1").arg(request->principal.name);
+    std::optional<Decision> decision;
+    if (action == "decline" || action == "cancel") {
+        decision = Decision{Operation::Status::Declined, by,
+                            action == "decline" ? QStringLiteral("declined in the client")
+                                                : QStringLiteral("cancelled in the client"),
+                            m_clock.nowMs()};
+    } else if (clientMode && action == "accept") {
+        const auto content = answer->find("content");
+        const json typed = content != answer->end() && content->is_object()
+                               ? content->value(GateReplies::kConfirmKey, json())
+                               : json();
+        if (!typed.is_string() || QString::fromStdString(typed.get<std::string>()) != op.confirmationText()) {
+            notice = GateReplies::mismatchNotice(op.confirmationText());
+            return false;
+        }
+        decision = Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
+    }
+    if (!decision)
+        return false;
+    if (auto d = m_store.decide(ticket.nonce, *decision); !d) {
+        done(storeFailure(d.error()));
+        return true;
+    }
+    Q_EMIT stepRecorded(Step::Decided, ticket.nonce);
+    Q_EMIT retired(ticket.nonce);
+    evaluate(request, ticket, std::move(done), false);
+    return true;
+}
+
+// 6. Approved: the world may have moved since the card was shown. Plan again; a different plan
+// supersedes the card and starts a fresh one, and only the plan approved runs.
+void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
+{
+    QPointer<Gate> self(this);
+    request->action->plan(request->arguments,
+                          [self, request, ticket, decision, done = std::move(done)](Result<Plan> plan) {
+                              if (!self)
+                                  return;
+                              if (!plan)
+                                  return done(GateReplies::replanFailed(plan.error()));
+                              if (plan.value().digest() != ticket.planDigest) {
+                                  qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
+                                  return self->park(request, std::move(plan).value(), done, ticket.nonce);
+                              }
+                              self->execute(request, ticket, decision, done);
+                          });
+}
+
+// 7. Claim before acting, then run once; 8. the result carries a signed receipt.
+void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
+{
+    // A held retry woken, or a re-plan ended, after the quit began: the approval stays for the
+    // next start; nothing new starts now.
+    if (m_draining)
+        return done(GateReplies::quitting());
+    auto claimed = m_store.claim(ticket.nonce);
+    if (!claimed)
+        return done(storeFailure(claimed.error()));
+    if (!claimed.value()) // another retry claimed it first: converge on its run
+        return evaluate(request, ticket, std::move(done), false);
+    const qint64 consumedMs = m_clock.nowMs();
+    m_running[ticket.nonce].append(std::move(done));
+    qCInfo(lcGate) << "running" << ticket.nonce << ticket.op;
+    Q_EMIT stepRecorded(Step::Claimed, ticket.nonce);
+    ++m_applying;
+    QPointer<Gate> self(this);
+    request->action->apply(request->arguments, [self, ticket, decision, consumedMs](json result) {
+        if (!self)
+            return;
+        const json body = ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result);
+        result = ReceiptBody::attach(std::move(result), self->m_signer.sign(body));
+        self->recordEnd(ticket.nonce, result);
+        const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
+        for (const ToolDone &d : waiting)
+            d(result);
+        self->applyEnded();
+    });
+}
+
+void Gate::recordEnd(const QString &nonce, const json &result)
+{
+    Q_EMIT stepRecorded(Step::Applied, nonce);
+    if (auto finished = m_store.finishClaim(nonce, result); !finished)
+        qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
+    else
+        Q_EMIT stepRecorded(Step::Finished, nonce);
+}
+
+void Gate::applyEnded()
+{
+    if (--m_applying == 0 && m_draining)
+        Q_EMIT idle();
+}
+
+void Gate::wake(const QString &nonce)
+{
+    m_holder->wake(nonce);
+}
+
+// Decisions stored by another process (the test host's decide tool, a second console) reach the
+// held retries through SQLite.
+void Gate::pollDecisions()
+{
+    if (m_holder->count() == 0) {
+        m_poll.stop();
+        return;
+    }
+    for (const QString &nonce : m_holder->nonces()) {
+        auto op = m_store.operation(nonce);
+        if (op && op.value() && op.value()->status != Operation::Status::Pending) {
+            Q_EMIT retired(nonce);
+            m_holder->wake(nonce);
+        }
+    }
+}
+
+} // namespace Countersign

@@ -1,0 +1,181 @@
+#include "gatereplies.h"
+
+#include "jsonrpc.h"
+
+#include <QDateTime>
+
+namespace Countersign::GateReplies {
+
+namespace {
+
+using json = nlohmann::json;
+
+json settled(const QString &text, const char *decision, const Decision &d)
+{
+    json result = textResult(text, true);
+    result["structuredContent"] = {{"decision", decision},
+                                   {"decidedBy", d.by.toStdString()},
+                                   {"reason", d.reason.toStdString()},
+                                   {"decidedAt", d.atMs}};
+    return result;
+}
+
+} // namespace
+
+ElicitationModes elicitationModes(const Envelope &envelope)
+{
+    const auto e = envelope.clientCapabilities.find("elicitation");
+    if (e == envelope.clientCapabilities.end() || !e->is_object())
+        return {};
+    const bool form = e->empty() || e->contains("form"); // a bare {} means form
+    return {form, e->contains("url")};
+}
+
+std::optional<json> inputResponse(const json &params, const char *key)
+{
+    const auto responses = params.find("inputResponses");
+    if (responses == params.end() || !responses->is_object())
+        return std::nullopt;
+    const auto r = responses->find(key);
+    if (r == responses->end() || !r->is_object() || r->contains("method") || r->contains("result"))
+        return std::nullopt; // absent, or wrapped (the SDK drops those too)
+    return *r;
+}
+
+json inputRequired(const Operation &op, const QString &sealed, const Envelope &envelope, bool firstRound,
+                   const QString &notice, const QString &approvalsUrlBase)
+{
+    json result = {{"resultType", "input_required"}, {"requestState", sealed.toStdString()}};
+    const QString lead = notice.isEmpty() ? QString() : notice + QLatin1Char(' ');
+    if (op.approvalMode == ApprovalMode::Client) {
+        const QString target = op.confirmationText();
+        result["inputRequests"][kConfirmKey] = {
+            {"method", "elicitation/create"},
+            {"params",
+             {{"mode", "form"},
+              {"message",
+               (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target)).toStdString()},
+              {"requestedSchema",
+               {{"type", "object"},
+                {"properties",
+                 {{kConfirmKey,
+                   {{"type", "string"},
+                    {"title", QStringLiteral("Type %1 to confirm").arg(target).toStdString()}}}}},
+                {"required", json::array({kConfirmKey})}}}}}};
+    } else if (firstRound && elicitationModes(envelope).url && !approvalsUrlBase.isEmpty()) {
+        result["inputRequests"][kApprovalKey] = {
+            {"method", "elicitation/create"},
+            {"params",
+             {{"mode", "url"},
+              {"message",
+               (lead + QStringLiteral("Approve or decline \"%1\" in the Countersign window.").arg(op.plan.title))
+                   .toStdString()},
+              {"url", (approvalsUrlBase + op.nonce).toStdString()}}}};
+    }
+    // Otherwise a requestState-only round: the client retries, and the retry is held for the human.
+    return result;
+}
+
+ProtocolError invalidState(const QString &why)
+{
+    // The same words and data as the SDK's own codec, plus the reason in our words.
+    return ProtocolError{JsonRpc::kInvalidParams, QStringLiteral("Invalid or expired requestState: %1").arg(why),
+                         {{"reason", "invalid_request_state"}}};
+}
+
+ProtocolError formCapabilityMissing(const QString &tool)
+{
+    return ProtocolError{JsonRpc::kMissingRequiredClientCapability,
+                         QStringLiteral("%1 needs a typed confirmation in the client's form: declare the "
+                                        "elicitation form capability")
+                             .arg(tool),
+                         {{"requiredCapabilities", {{"elicitation", {{"form", json::object()}}}}}}};
+}
+
+json denied(const PolicyDecision &verdict)
+{
+    return textResult(
+        QStringLiteral("Denied by Countersign policy (%1)%2. Nothing was run.")
+            .arg(verdict.rule, verdict.reason.isEmpty() ? QString() : QStringLiteral(": %1").arg(verdict.reason)),
+        true);
+}
+
+json declined(const Decision &d)
+{
+    return settled(d.reason.isEmpty() ? QStringLiteral("Declined by %1. Nothing was run.").arg(d.by)
+                                      : QStringLiteral("Declined by %1: %2. Nothing was run.").arg(d.by, d.reason),
+                   "declined", d);
+}
+
+json expired(const Decision &d, qint64 ttlMs)
+{
+    return settled(QStringLiteral("Approval expired: the ticket's %1 s passed before the call was approved and "
+                                  "retried. Nothing was run; call the tool again for a new approval card.")
+                       .arg(ttlMs / 1000),
+                   "expired", d);
+}
+
+json superseded()
+{
+    return textResult(QStringLiteral("This approval was superseded: the plan changed after the card was shown, "
+                                     "and a new card was made. Nothing was run with this ticket."),
+                      true);
+}
+
+json outcomeUnknown(qint64 claimedMs)
+{
+    return textResult(
+        QStringLiteral("Outcome unknown: this approved call was claimed to run at %1, but Countersign stopped "
+                       "before recording how it ended, so it may or may not have run. It was not run again. "
+                       "Check its target before asking for a new approval.")
+            .arg(QDateTime::fromMSecsSinceEpoch(claimedMs, Qt::UTC).toString(Qt::ISODateWithMs)),
+        true);
+}
+
+json tooManyPending(const QString &connection, int waiting)
+{
+    return textResult(QStringLiteral("Refused: connection \"%1\" already has %2 approvals waiting. Wait for the "
+                                     "human to work through them before asking for more.")
+                          .arg(connection)
+                          .arg(waiting),
+                      true);
+}
+
+json planFailed(const QString &error)
+{
+    return textResult(QStringLiteral("Countersign could not plan this call: %1. Nothing was run.").arg(error), true);
+}
+
+json replanFailed(const QString &error)
+{
+    return textResult(QStringLiteral("Approved, but Countersign could not check the plan again: %1. Nothing was "
+                                     "run; retry to try again.")
+                          .arg(error),
+                      true);
+}
+
+json storeFailure(const QString &error)
+{
+    return textResult(QStringLiteral("Countersign could not record this call (%1). Nothing was run.").arg(error),
+                      true);
+}
+
+json quitting()
+{
+    return textResult(QStringLiteral("Countersign is quitting: nothing was run for this call. Call again once "
+                                     "Countersign is running."),
+                      true);
+}
+
+QString supersededNotice()
+{
+    return QStringLiteral("The plan changed after it was approved, so that approval no longer holds. A new card "
+                          "waits for a decision.");
+}
+
+QString mismatchNotice(const QString &expected)
+{
+    return QStringLiteral("The name typed did not match \"%1\".").arg(expected);
+}
+
+} // namespace Countersign::GateReplies

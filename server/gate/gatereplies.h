@@ -1,0 +1,56 @@
+#pragma once
+
+#include "mcprequest.h"
+#include "operation.h"
+#include "policy.h"
+#include "tool.h"
+
+#include <optional>
+
+namespace Countersign {
+
+// Every answer the gate gives a client, in MCP's shapes: input_required rounds, settled results
+// (declined, expired, superseded, denied, outcome unknown) and the refusals. The words the agent
+// reads are here and nowhere else; the gate decides which one applies.
+namespace GateReplies {
+
+// inputRequests keys: the client-mode typed confirmation form, the URL-mode pointer to the card.
+inline constexpr const char *kConfirmKey = "confirm";
+inline constexpr const char *kApprovalKey = "approval";
+
+// The elicitation modes a request's envelope declares.
+struct ElicitationModes final
+{
+    bool form = false;
+    bool url = false;
+};
+ElicitationModes elicitationModes(const Envelope &envelope);
+// A client's bare ElicitResult in params.inputResponses[key]; nothing when absent or malformed.
+std::optional<nlohmann::json> inputResponse(const nlohmann::json &params, const char *key);
+
+// The round that asks the client to come back: requestState always, plus a URL elicitation to the
+// card (first round, URL mode declared) or the typed-confirmation form (client mode); notice, if
+// any, leads the message.
+nlohmann::json inputRequired(const Operation &operation, const QString &sealed, const Envelope &envelope,
+                             bool firstRound, const QString &notice, const QString &approvalsUrlBase);
+
+ProtocolError invalidState(const QString &why);
+ProtocolError formCapabilityMissing(const QString &tool);
+
+nlohmann::json denied(const PolicyDecision &verdict);
+nlohmann::json declined(const Decision &decision);
+nlohmann::json expired(const Decision &decision, qint64 ttlMs);
+nlohmann::json superseded();
+nlohmann::json outcomeUnknown(qint64 claimedMs);
+nlohmann::json tooManyPending(const QString &connection, int waiting);
+nlohmann::json planFailed(const QString &error);
+nlohmann::json replanFailed(const QString &error);
+nlohmann::json storeFailure(const QString &error);
+nlohmann::json quitting();
+
+QString supersededNotice();
+QString mismatchNotice(const QString &expected);
+
+} // namespace GateReplies
+
+} // namespace Countersign

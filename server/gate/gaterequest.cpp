@@ -1,0 +1,52 @@
+#include "gaterequest.h"
+
+#include "canonicaljson.h"
+#include "gatedaction.h"
+#include "tool.h"
+
+namespace Countersign {
+
+std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<GatedAction> &action,
+                                                     const ToolCall &call)
+{
+    auto request = std::make_shared<GateRequest>();
+    request->action = action;
+    request->arguments = call.arguments;
+    request->params = call.params;
+    request->principal = call.context.principal;
+    request->envelope = call.request.envelope;
+    request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
+    return request;
+}
+
+QString GateRequest::clientName() const
+{
+    // clientInfo comes from the agent: any of its fields may have any type.
+    if (!envelope.clientInfo.is_object())
+        return {};
+    const auto name = envelope.clientInfo.find("name");
+    return name != envelope.clientInfo.end() && name->is_string() ? QString::fromStdString(name->get<std::string>())
+                                                                   : QString();
+}
+
+Operation GateRequest::operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs,
+                                 qint64 expiresMs, Operation::Status status) const
+{
+    Operation op;
+    op.nonce = nonce;
+    op.tool = action->name();
+    op.principal = principal.name;
+    op.clientInfo = envelope.clientInfo.is_object() ? envelope.clientInfo : nlohmann::json::object();
+    op.arguments = arguments;
+    op.argsDigest = argsDigest;
+    op.planDigest = plan.digest();
+    op.plan = std::move(plan);
+    op.rule = rule;
+    op.traceparent = envelope.traceparent;
+    op.createdMs = createdMs;
+    op.expiresMs = expiresMs;
+    op.status = status;
+    return op;
+}
+
+} // namespace Countersign

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "mcprequest.h"
+#include "operation.h"
+
+#include <memory>
+
+namespace Countersign {
+
+class GatedAction;
+struct ToolCall;
+
+// One tools/call as the gate judges it, copied out of the request (a ToolCall's references do not
+// outlive Tool::call, and the gate answers later).
+struct GateRequest final
+{
+    std::shared_ptr<GatedAction> action;
+    nlohmann::json arguments;
+    nlohmann::json params;
+    Principal principal;
+    Envelope envelope;
+    QString argsDigest;
+
+    static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
+                                                   const ToolCall &call);
+
+    // A retry brings back the requestState of an earlier input_required.
+    bool isRetry() const { return params.contains("requestState"); }
+    // The client's self-declared name (clientInfo.name), empty when it sent none or not a string.
+    QString clientName() const;
+    // The record of this call with the given plan: who asked, for what, and where it stands. Every
+    // operation the gate stores is built here.
+    Operation operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs, qint64 expiresMs,
+                        Operation::Status status) const;
+};
+
+using GateRequestPtr = std::shared_ptr<const GateRequest>;
+
+} // namespace Countersign

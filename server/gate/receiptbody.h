@@ -1,0 +1,24 @@
+#pragma once
+
+#include "operation.h"
+#include "ticket.h"
+
+#include <nlohmann/json.hpp>
+
+namespace Countersign {
+
+// The receipt of an approved run (docs/design.md, step 8): what was approved by whom, which ticket it
+// consumed and when, and the digest of the result it produced. ReceiptSigner signs the body.
+namespace ReceiptBody {
+
+// _meta key of the signed receipt on a complete result.
+inline constexpr const char *kMetaKey = "dev.countersign/receipt";
+
+nlohmann::json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qint64 finishedMs,
+                    const nlohmann::json &result);
+// result with the signed receipt added under _meta[kMetaKey] (other _meta keys kept).
+nlohmann::json attach(nlohmann::json result, nlohmann::json signedReceipt);
+
+} // namespace ReceiptBody
+
+} // namespace Countersign

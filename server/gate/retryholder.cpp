@@ -1,0 +1,84 @@
+#include "retryholder.h"
+
+#include "clock.h"
+
+namespace Countersign {
+
+namespace {
+constexpr qint64 kMaxTimerMs = 24LL * 3600 * 1000;
+}
+
+RetryHolder::RetryHolder(const Clock &clock, QObject *parent) : QObject(parent), m_clock(clock)
+{
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &RetryHolder::resumeDue);
+    m_clock.onSet(this, [this] { resumeDue(); });
+}
+
+RetryHolder::~RetryHolder() = default;
+
+void RetryHolder::hold(const QString &nonce, qint64 ms, std::function<void()> resume)
+{
+    const qint64 deadline = m_clock.nowMs() + std::clamp<qint64>(ms, 0, kMaxTimerMs);
+    m_holds.emplace(++m_nextId, Hold{nonce, deadline, std::move(resume)});
+    rearm();
+}
+
+void RetryHolder::wake(const QString &nonce)
+{
+    QList<quint64> ids;
+    for (const auto &[id, h] : m_holds) {
+        if (h.nonce == nonce)
+            ids.append(id);
+    }
+    for (quint64 id : ids)
+        end(id);
+    rearm();
+}
+
+void RetryHolder::resumeDue()
+{
+    const qint64 now = m_clock.nowMs();
+    QList<quint64> ids;
+    for (const auto &[id, h] : m_holds) {
+        if (h.deadlineMs <= now)
+            ids.append(id);
+    }
+    for (quint64 id : ids)
+        end(id);
+    rearm();
+}
+
+QSet<QString> RetryHolder::nonces() const
+{
+    QSet<QString> out;
+    for (const auto &[id, h] : m_holds)
+        out.insert(h.nonce);
+    return out;
+}
+
+void RetryHolder::end(quint64 id)
+{
+    // Taken out before resuming: a resume may hold or wake again.
+    auto it = m_holds.find(id);
+    if (it == m_holds.end())
+        return;
+    std::function<void()> resume = std::move(it->second.resume);
+    m_holds.erase(it);
+    resume();
+}
+
+void RetryHolder::rearm()
+{
+    if (m_holds.empty()) {
+        m_timer.stop();
+        return;
+    }
+    qint64 earliest = std::numeric_limits<qint64>::max();
+    for (const auto &[id, h] : m_holds)
+        earliest = std::min(earliest, h.deadlineMs);
+    // A clock that stands still (a test's) re-arms for the same span; one that runs reaches it.
+    m_timer.start(static_cast<int>(std::clamp<qint64>(earliest - m_clock.nowMs(), 0, kMaxTimerMs)));
+}
+
+} // namespace Countersign
