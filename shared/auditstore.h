@@ -1,5 +1,7 @@
 #pragma once
 
+#include "auditchain.h"
+#include "claimrecords.h"
 #include "operation.h"
 #include "result.h"
 
@@ -7,21 +9,27 @@
 
 #include <QList>
 
+#include <memory>
 #include <optional>
 
 namespace Countersign {
 
 class Clock;
 class Database;
+class OperationRecords;
 
 // The gate's records in SQLite: operations, decisions (the first stored wins), claims (one run per
 // ticket) and the audit log, whose rows form a hash chain (each row's hash covers the previous
-// row's hash and its own fields). Every write and its audit row commit together. One instance per
-// thread, over that thread's Database.
+// row's hash and its own fields). Every write and its audit row commit together, in one
+// WriteTransaction. One instance per thread, over that thread's Database.
+//
+// A facade over OperationRecords (operations and decisions), ClaimRecords and AuditChain: the parts
+// read and write their tables, and this class decides which writes go together.
 class AuditStore final
 {
 public:
     AuditStore(Database &database, const Clock &clock);
+    ~AuditStore();
     Q_DISABLE_COPY_MOVE(AuditStore)
 
     // A new operation: pending (a card), or allowed/denied by a rule.
@@ -45,39 +53,30 @@ public:
     Result<std::optional<Claim>> claimOf(const QString &nonce);
 
     // A run claimed but with no recorded end, found at start-up: the process stopped during it.
-    struct Interrupted final
-    {
-        QString nonce;
-        QString tool;
-        QString target; // the plan's first target, if any
-        qint64 claimedMs = 0;
-    };
+    using Interrupted = ClaimRecords::Interrupted;
     // The interrupted runs not reported before, oldest first; each is now reported (an
     // "interrupted" row in the audit log), so the next start does not report it again. Call at
     // start-up, before this installation's server runs anything.
     Result<QList<Interrupted>> reportInterrupted();
 
-    struct ChainReport final
-    {
-        qint64 rows = 0;
-        qint64 firstBrokenSeq = 0; // 0: the chain holds
-        QString problem;
-    };
+    using ChainReport = AuditChain::Report;
     Result<ChainReport> verifyChain();
 
     // One JSON object per operation, oldest first: time, client, tool, targets, decision, who,
     // reason, outcome; with full = true also the prompt, plan, arguments and stored result.
     Result<QList<nlohmann::json>> report(bool full);
 
-    static constexpr const char *kGenesisHash =
-        "0000000000000000000000000000000000000000000000000000000000000000";
+    static constexpr const char *kGenesisHash = AuditChain::kGenesisHash;
 
 private:
-    Status append(const char *event, const QString &nonce, const nlohmann::json &detail);
-    template <typename Fn> Status writeTransaction(Fn &&body);
+    // The writes of decide(), in one transaction.
+    Status storeDecision(const QString &nonce, const Decision &decision);
 
     Database &m_db;
     const Clock &m_clock;
+    std::unique_ptr<OperationRecords> m_operations;
+    std::unique_ptr<ClaimRecords> m_claims;
+    std::unique_ptr<AuditChain> m_chain;
 };
 
 } // namespace Countersign

@@ -8,7 +8,7 @@ QString Operation::clientName() const
         return {};
     const auto name = clientInfo.find("name");
     return name != clientInfo.end() && name->is_string() ? QString::fromStdString(name->get<std::string>())
-                                                          : QString();
+                                                         : QString();
 }
 
 namespace {

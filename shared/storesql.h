@@ -85,10 +85,13 @@ inline constexpr const char *kConnectionRevoke =
 inline constexpr const char *kConnectionActiveHashes =
     "SELECT id, name, token_hash FROM connections WHERE revoked_ms IS NULL";
 
+// Transactions (WriteTransaction; Database::open probes writability with the first and last).
 inline constexpr const char *kBeginImmediate = "BEGIN IMMEDIATE";
 inline constexpr const char *kCommit = "COMMIT";
 inline constexpr const char *kRollback = "ROLLBACK";
 
+// OperationRecords: operations and their decisions. Rows are read by column name: every column that
+// is an expression, or comes from a join, has an alias.
 inline constexpr const char *kOperationInsert =
     "INSERT INTO operations (nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, "
     "risk, "
@@ -98,13 +101,15 @@ inline constexpr const char *kOperationByNonce =
     "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
     "approval_mode, rule, "
     "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE nonce = ?";
+inline constexpr const char *kOperationStatus = "SELECT status FROM operations WHERE nonce = ?";
 inline constexpr const char *kOperationsPending =
     "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
     "approval_mode, rule, "
     "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE status = 'pending' "
     "ORDER BY created_ms DESC";
 inline constexpr const char *kOperationsPendingFor =
-    "SELECT COUNT(*) FROM operations WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
+    "SELECT COUNT(*) AS pending FROM operations "
+    "WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
 inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
 inline constexpr const char *kOperationSupersede =
     "UPDATE operations SET status = 'superseded' WHERE nonce = ? AND status IN ('pending', 'approved')";
@@ -114,37 +119,47 @@ inline constexpr const char *kDecisionInsert =
 inline constexpr const char *kDecisionByNonce =
     "SELECT outcome, decided_by, reason, decided_ms FROM decisions WHERE nonce = ?";
 
+// One row per operation with its decision and run, for export.
+inline constexpr const char *kOperationsReport =
+    "SELECT o.created_ms AS created_ms, o.nonce AS nonce, o.principal AS principal, "
+    "o.client_info AS client_info, o.tool AS tool, o.plan AS plan, o.arguments AS arguments, o.risk AS risk, "
+    "o.rule AS rule, o.status AS status, d.decided_by AS decided_by, d.reason AS reason, "
+    "d.decided_ms AS decided_ms, c.claimed_ms AS claimed_ms, c.finished_ms AS finished_ms, "
+    "c.result AS result, o.supersedes AS supersedes "
+    "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce "
+    "ORDER BY o.created_ms, o.id";
+
+// ClaimRecords: the single run of each ticket.
 inline constexpr const char *kClaimInsert = "INSERT OR IGNORE INTO claims (nonce, claimed_ms) VALUES (?, ?)";
 inline constexpr const char *kClaimFinish =
     "UPDATE claims SET finished_ms = ?, result = ? WHERE nonce = ? AND finished_ms IS NULL";
 inline constexpr const char *kClaimsInterruptedUnreported =
-    "SELECT c.nonce, o.tool, COALESCE(json_extract(o.plan, '$.targets[0]'), ''), c.claimed_ms "
+    "SELECT c.nonce AS nonce, o.tool AS tool, COALESCE(json_extract(o.plan, '$.targets[0]'), '') AS target, "
+    "c.claimed_ms AS claimed_ms "
     "FROM claims c JOIN operations o ON o.nonce = c.nonce WHERE c.finished_ms IS NULL AND NOT EXISTS "
     "(SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce AND a.event = 'interrupted') ORDER BY c.claimed_ms";
 inline constexpr const char *kClaimByNonce =
     "SELECT claimed_ms, finished_ms, result FROM claims WHERE nonce = ?";
 
+// AuditChain: the hash-chained audit log.
 inline constexpr const char *kAuditLast = "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1";
 inline constexpr const char *kAuditInsert =
     "INSERT INTO audit_log (seq, at_ms, event, nonce, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)";
 inline constexpr const char *kAuditAll =
     "SELECT seq, at_ms, event, nonce, detail, prev_hash, hash FROM audit_log ORDER BY seq";
 
-// One row per operation with its decision and run, for export and the audit view.
-inline constexpr const char *kOperationsReport =
-    "SELECT o.created_ms, o.nonce, o.principal, o.client_info, o.tool, o.plan, o.arguments, o.risk, o.rule, "
-    "o.status, d.decided_by, d.reason, d.decided_ms, c.claimed_ms, c.finished_ms, c.result, o.supersedes "
-    "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce "
-    "ORDER BY o.created_ms, o.id";
-
-// The audit view: one row per operation. The WHERE clause is assembled from the kAuditWhere*
-// fragments below (constants, each with bound parameters) and the ORDER BY from kAuditOrder.
+// AuditQuery, the audit view: one row per operation. The result columns are in
+// AuditQuery::Column's order (a QSqlQueryModel shows them by position). The WHERE clause is assembled
+// from the kAuditWhere* fragments below (constants, each with bound parameters) and the ORDER BY
+// from kAuditOrder, indexed by AuditQuery::Column.
 inline constexpr const char *kAuditViewSelect =
-    "SELECT o.created_ms, COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal), o.tool, "
-    "COALESCE(json_extract(o.plan, '$.targets[0]'), ''), o.status, COALESCE(d.decided_by, ''), "
-    "COALESCE(d.reason, ''), "
+    "SELECT o.created_ms AS created_ms, "
+    "COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal) AS client, o.tool AS tool, "
+    "COALESCE(json_extract(o.plan, '$.targets[0]'), '') AS target, o.status AS status, "
+    "COALESCE(d.decided_by, '') AS decided_by, COALESCE(d.reason, '') AS reason, "
     "CASE WHEN c.nonce IS NULL THEN 'not run' WHEN c.finished_ms IS NULL THEN 'unknown' "
-    "WHEN json_extract(c.result, '$.isError') THEN 'failed' ELSE 'succeeded' END, o.nonce "
+    "WHEN json_extract(c.result, '$.isError') THEN 'failed' ELSE 'succeeded' END AS outcome, o.nonce AS "
+    "nonce "
     "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce";
 inline constexpr const char *kAuditWhereDecision = "o.status = ?";
 inline constexpr const char *kAuditWhereClient =
@@ -156,14 +171,17 @@ inline constexpr const char *kAuditWhereText =
     "(o.tool LIKE ? ESCAPE '\\' OR o.principal LIKE ? ESCAPE '\\' OR o.client_info LIKE ? ESCAPE '\\' OR "
     "o.plan LIKE ? ESCAPE '\\' OR o.arguments LIKE ? ESCAPE '\\' OR "
     "EXISTS (SELECT 1 FROM decisions r WHERE r.nonce = o.nonce AND r.reason LIKE ? ESCAPE '\\'))";
-inline constexpr const char *kAuditOrder[] = {"o.created_ms", "2", "o.tool", "4", "o.status", "6", "7", "8"};
+// The sort keys: a column of the table where an index serves it, else the select's alias.
+inline constexpr const char *kAuditOrder[] = {"o.created_ms", "client",     "o.tool", "target",
+                                              "o.status",     "decided_by", "reason", "outcome"};
 // Approvals and declines per day (UTC; day = days since the epoch) for the chart, same filter.
 inline constexpr const char *kAuditPerDaySelect =
-    "SELECT o.created_ms / 86400000 AS day, SUM(o.status IN ('approved', 'allowed')), "
-    "SUM(o.status IN ('declined', 'denied')) FROM operations o";
+    "SELECT o.created_ms / 86400000 AS day, SUM(o.status IN ('approved', 'allowed')) AS approved, "
+    "SUM(o.status IN ('declined', 'denied')) AS declined FROM operations o";
 inline constexpr const char *kAuditPerDayGroup = " GROUP BY day ORDER BY day";
-inline constexpr const char *kDistinctClients = "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, "
-                                                "'$.name'), ''), principal) FROM operations ORDER BY 1";
-inline constexpr const char *kDistinctTools = "SELECT DISTINCT tool FROM operations ORDER BY 1";
+inline constexpr const char *kDistinctClients =
+    "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal) AS client "
+    "FROM operations ORDER BY client";
+inline constexpr const char *kDistinctTools = "SELECT DISTINCT tool FROM operations ORDER BY tool";
 
 } // namespace Countersign::StoreSql

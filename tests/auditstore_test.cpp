@@ -1,8 +1,13 @@
+#include "auditchain.h"
 #include "auditexport.h"
 #include "auditstore.h"
+#include "claimrecords.h"
 #include "database.h"
 #include "fakeclock.h"
+#include "helperfailure.h"
 #include "jsoncompare.h"
+#include "operationrecords.h"
+#include "writetransaction.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -42,6 +47,18 @@ private:
     QString dbPath() const
     {
         return m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction()));
+    }
+    qint64 count(const char *sql)
+    {
+        auto q = m_db->exec(sql);
+        return q.ok() && q.value().next() ? q.value().value(0).toLongLong() : -1;
+    }
+    // Every insert into the audit log fails from now on, as it would on a full disk.
+    void refuseAuditRows()
+    {
+        QVERIFY(m_db->exec("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log "
+                           "BEGIN SELECT RAISE(ABORT, 'audit row refused'); END")
+                    .ok());
     }
 
 private Q_SLOTS:
@@ -185,14 +202,18 @@ private Q_SLOTS:
         QVERIFY(otherDb.ok());
         FakeClock otherClock;
         AuditStore other(*otherDb.value(), otherClock);
-        QThread *writer = QThread::create([this] {
+        QString writerError; // written by the writer thread, read after wait()
+        QThread *writer = QThread::create([this, &writerError] {
             auto db = Database::open(dbPath());
+            if (!db) {
+                writerError = db.error();
+                return;
+            }
             FakeClock clock;
             AuditStore store(*db.value(), clock);
-            for (int i = 0; i < 50; ++i) {
-                Operation op = pending(QStringLiteral("t%1").arg(i));
-                if (!store.recordOperation(op).ok())
-                    qFatal("writer thread failed");
+            for (int i = 0; i < 50 && writerError.isEmpty(); ++i) {
+                if (auto recorded = store.recordOperation(pending(QStringLiteral("t%1").arg(i))); !recorded)
+                    writerError = recorded.error();
             }
         });
         writer->start();
@@ -200,9 +221,230 @@ private Q_SLOTS:
             QVERIFY(other.recordOperation(pending(QStringLiteral("m%1").arg(i))).ok());
         writer->wait();
         delete writer;
+        QVERIFY2(writerError.isEmpty(), qPrintable(writerError));
         auto report = m_store->verifyChain();
         QCOMPARE(report.value().rows, 100);
         QCOMPARE(report.value().firstBrokenSeq, 0);
+    }
+    void writeTransaction_rollsBack_unlessCommitted()
+    {
+        {
+            WriteTransaction transaction(*m_db);
+            QVERIFY(transaction.begun().ok());
+            QVERIFY(transaction.isOpen());
+            QVERIFY(m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
+                        .ok());
+        }
+        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 0);
+        {
+            WriteTransaction transaction(*m_db);
+            QVERIFY(m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('b', 'h2', 1)")
+                        .ok());
+            QVERIFY(transaction.commit().ok());
+            QVERIFY(!transaction.isOpen());
+            QVERIFY(!transaction.commit().ok()); // once
+        }
+        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
+    }
+    void writeTransaction_thatDidNotBegin_leavesTheOpenOneAlone()
+    {
+        WriteTransaction outer(*m_db);
+        QVERIFY(outer.begun().ok());
+        QVERIFY(
+            m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)").ok());
+        {
+            WriteTransaction inner(*m_db); // SQLite does not nest transactions
+            QVERIFY(!inner.begun().ok());
+            QVERIFY2(inner.begun().error().contains(QLatin1String("within a transaction")),
+                     qPrintable(inner.begun().error()));
+            QVERIFY(!inner.isOpen());
+            QCOMPARE(inner.commit().error(), inner.begun().error());
+        } // must not roll back the outer transaction
+        QVERIFY(outer.commit().ok());
+        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
+    }
+    void writeTransaction_whoseCommitFails_isRolledBack()
+    {
+        {
+            WriteTransaction transaction(*m_db);
+            // A claim on no operation breaks a foreign key; deferred, that is found at COMMIT.
+            QVERIFY(m_db->exec("PRAGMA defer_foreign_keys = ON").ok());
+            QVERIFY(m_db->exec("INSERT INTO claims (nonce, claimed_ms) VALUES ('ghost', 1)").ok());
+            const Status committed = transaction.commit();
+            QVERIFY(!committed.ok());
+            QVERIFY2(committed.error().contains(QLatin1String("FOREIGN KEY")), qPrintable(committed.error()));
+            QVERIFY(transaction.isOpen());
+        }
+        QCOMPARE(count("SELECT COUNT(*) FROM claims"), 0);
+        WriteTransaction next(*m_db); // the failed one is over
+        QVERIFY(next.begun().ok());
+    }
+    void auditChain_linksEachRowToThePrevious()
+    {
+        AuditChain chain(*m_db, m_clock);
+        {
+            WriteTransaction transaction(*m_db);
+            QVERIFY(chain.append(transaction, QStringLiteral("one"), QStringLiteral("n1"), {{"k", 1}}).ok());
+            m_clock.advance(5);
+            QVERIFY(chain.append(transaction, QStringLiteral("two"), QString(), json::object()).ok());
+            QVERIFY(transaction.commit().ok());
+        }
+        auto rows =
+            m_db->exec("SELECT seq, at_ms, event, nonce, prev_hash, hash FROM audit_log ORDER BY seq");
+        QVERIFY(rows.ok());
+        QSqlQuery &q = rows.value();
+        QVERIFY(q.next());
+        QCOMPARE(q.value("prev_hash").toString(), QLatin1String(AuditChain::kGenesisHash));
+        const QString first = q.value("hash").toString();
+        QCOMPARE(first.size(), 64);
+        QVERIFY(q.next());
+        QCOMPARE(q.value("seq").toLongLong(), 2);
+        QCOMPARE(q.value("at_ms").toLongLong(), m_clock.nowMs());
+        QCOMPARE(q.value("event").toString(), QStringLiteral("two"));
+        QCOMPARE(q.value("nonce").toString(), QString("")); // a null nonce is stored as empty
+        QCOMPARE(q.value("prev_hash").toString(), first);
+        auto report = chain.verify();
+        QCOMPARE(report.value().rows, 2);
+        QCOMPARE(report.value().firstBrokenSeq, 0);
+    }
+    void auditChain_rowsOfARolledBackTransaction_leaveNoGap()
+    {
+        AuditChain chain(*m_db, m_clock);
+        {
+            WriteTransaction transaction(*m_db);
+            QVERIFY(chain.append(transaction, QStringLiteral("lost"), QStringLiteral("n1"), {}).ok());
+        }
+        {
+            WriteTransaction transaction(*m_db);
+            QVERIFY(chain.append(transaction, QStringLiteral("kept"), QStringLiteral("n2"), {}).ok());
+            QVERIFY(transaction.commit().ok());
+        }
+        QCOMPARE(count("SELECT MAX(seq) FROM audit_log"), 1);
+        QCOMPARE(chain.verify().value().firstBrokenSeq, 0);
+    }
+    void auditChain_detailThatIsNotJson_breaksTheChain()
+    {
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
+        QVERIFY(m_db->exec("UPDATE audit_log SET detail = '{not json' WHERE seq = 1").ok());
+        auto broken = AuditChain(*m_db, m_clock).verify();
+        QCOMPARE(broken.value().firstBrokenSeq, 1);
+        QVERIFY(broken.value().problem.contains(QLatin1String("not JSON")));
+    }
+    void operationRecords_pendingCount_countsUnexpiredCardsOfThatConnection()
+    {
+        Operation soon = pending(QStringLiteral("soon"));
+        soon.expiresMs = m_clock.nowMs() + 1000;
+        Operation other = pending(QStringLiteral("other"));
+        other.principal = QStringLiteral("someone-else");
+        for (const Operation &op : {pending(QStringLiteral("n1")), soon, other})
+            QVERIFY(m_store->recordOperation(op).ok());
+        QCOMPARE(m_store->pendingCount(QStringLiteral("agent")).value(), 2);
+        m_clock.advance(1000);
+        QCOMPARE(m_store->pendingCount(QStringLiteral("agent")).value(), 1);
+        OperationRecords records(*m_db);
+        QCOMPARE(records.pendingCount(QStringLiteral("agent"), m_clock.nowMs() - 1000).value(), 2);
+        QCOMPARE(records.isPending(QStringLiteral("n1")).value(), true);
+        QVERIFY(!records.isPending(QStringLiteral("ghost")).ok());
+        QCOMPARE(records.pending().value().size(), 3);
+    }
+    void operationRecords_readsEveryField()
+    {
+        Operation op = pending(QStringLiteral("n1"));
+        op.approvalMode = ApprovalMode::Client;
+        op.traceparent = QStringLiteral("00-trace-01");
+        op.supersedes = QStringLiteral("n0");
+        op.plan.risk = Risk::High;
+        QVERIFY(m_store->recordOperation(op).ok());
+        const Operation back = *OperationRecords(*m_db).find(QStringLiteral("n1")).value();
+        QCOMPARE(back.nonce, op.nonce);
+        QCOMPARE(back.tool, op.tool);
+        QCOMPARE(back.principal, op.principal);
+        QCOMPARE_JSON(back.clientInfo, op.clientInfo);
+        QCOMPARE(back.argsDigest, op.argsDigest);
+        QCOMPARE(back.planDigest, op.planDigest);
+        QCOMPARE(back.plan.risk, Risk::High);
+        QCOMPARE(back.approvalMode, ApprovalMode::Client);
+        QCOMPARE(back.rule, op.rule);
+        QCOMPARE(back.traceparent, op.traceparent);
+        QCOMPARE(back.createdMs, op.createdMs);
+        QCOMPARE(back.expiresMs, op.expiresMs);
+        QCOMPARE(back.supersedes, op.supersedes);
+        QCOMPARE(back.status, Operation::Status::Pending);
+        QVERIFY(m_db->exec("UPDATE operations SET status = 'lost' WHERE nonce = 'n1'").ok());
+        QVERIFY(!m_store->operation(QStringLiteral("n1")).ok());
+    }
+    void supersede_onlyPendingOrApproved_andAudited()
+    {
+        for (const char *n : {"n1", "n2"})
+            QVERIFY(m_store->recordOperation(pending(QLatin1String(n))).ok());
+        QVERIFY(m_store
+                    ->decide(QStringLiteral("n2"),
+                             {Operation::Status::Declined, QStringLiteral("console:a"), {}, 1})
+                    .ok());
+        QVERIFY(m_store->supersede(QStringLiteral("n1"), QStringLiteral("n3")).ok());
+        QVERIFY(m_store->supersede(QStringLiteral("n2"), QStringLiteral("n3")).ok()); // declined: stays so
+        QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Superseded);
+        QCOMPARE(m_store->operation(QStringLiteral("n2")).value()->status, Operation::Status::Declined);
+        QCOMPARE(count("SELECT COUNT(*) FROM audit_log WHERE event = 'superseded'"), 1);
+        QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
+    }
+    void claimRecords_finishOnce_andOnlyWhatWasClaimed()
+    {
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
+        ClaimRecords claims(*m_db);
+        WriteTransaction transaction(*m_db);
+        QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 7).value(), true);
+        QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 8).value(), false);
+        QCOMPARE(claims.finish(transaction, QStringLiteral("ghost"), 9, json::object()).value(), false);
+        QCOMPARE(claims.finish(transaction, QStringLiteral("n1"), 9, {{"isError", true}}).value(), true);
+        QCOMPARE(claims.finish(transaction, QStringLiteral("n1"), 10, json::object()).value(), false);
+        QVERIFY(transaction.commit().ok());
+        const Claim claim = *claims.find(QStringLiteral("n1")).value();
+        QCOMPARE(claim.claimedMs, 7);
+        QCOMPARE(claim.finishedMs, 9);
+        QCOMPARE_JSON(claim.result, json({{"isError", true}}));
+        QVERIFY(!claims.find(QStringLiteral("ghost")).value());
+        QVERIFY(claims.interruptedUnreported().value().isEmpty());
+    }
+    void everyWrite_whoseAuditRowFails_isRolledBack()
+    {
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n2"))).ok());
+        QVERIFY(m_store
+                    ->decide(QStringLiteral("n2"),
+                             {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1})
+                    .ok());
+        QVERIFY(m_store->claim(QStringLiteral("n2")).value());
+        refuseAuditRows();
+
+        const auto recorded = m_store->recordOperation(pending(QStringLiteral("n3")));
+        QVERIFY2(!recorded.ok() && recorded.error().contains(QLatin1String("audit row refused")),
+                 qPrintable(recorded.ok() ? QString() : recorded.error()));
+        QVERIFY(!m_store->operation(QStringLiteral("n3")).value());
+
+        QVERIFY(!m_store
+                     ->decide(QStringLiteral("n1"),
+                              {Operation::Status::Declined, QStringLiteral("console:a"), {}, 1})
+                     .ok());
+        QVERIFY(!m_store->decision(QStringLiteral("n1")).value());
+        QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
+
+        QVERIFY(!m_store->supersede(QStringLiteral("n1"), QStringLiteral("n4")).ok());
+        QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
+
+        QVERIFY(!m_store->claim(QStringLiteral("n1")).ok());
+        QVERIFY(!m_store->claimOf(QStringLiteral("n1")).value());
+
+        QVERIFY(!m_store->finishClaim(QStringLiteral("n2"), json::object()).ok());
+        QCOMPARE(m_store->claimOf(QStringLiteral("n2")).value()->finishedMs, 0);
+
+        QVERIFY(!m_store->reportInterrupted().ok());
+
+        QVERIFY(m_db->exec("DROP TRIGGER refuse_audit").ok());
+        QCOMPARE(m_store->reportInterrupted().value().size(), 1); // not reported by the failed call
+        QVERIFY(m_store->claim(QStringLiteral("n1")).value());
+        QCOMPARE(m_store->verifyChain().value().rows, 6);
+        QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
     }
     void report_andCsv_showDecisionsAndOutcomes()
     {

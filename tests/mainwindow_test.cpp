@@ -10,6 +10,7 @@
 #include "connectionspage.h"
 #include "database.h"
 #include "fakeclock.h"
+#include "helperfailure.h"
 #include "mainwindow.h"
 #include "tokenstore.h"
 
@@ -59,18 +60,28 @@ private:
         op.rule = QStringLiteral("no rule matched: default ask");
         op.createdMs = m_clock.nowMs() + m_next; // newest last
         op.expiresMs = m_clock.nowMs() + 300'000;
-        if (!m_store->recordOperation(op).ok())
-            qFatal("record failed");
+        if (auto recorded = m_store->recordOperation(op); !recorded)
+            helperFailed(QStringLiteral("record failed: %1").arg(recorded.error()));
         m_queue->park(op);
         return op;
     }
-    template <typename T> T *find(const char *name) const
+    // The window's widget of that name; a missing one fails the test and yields a stand-in that
+    // belongs to no window (for default-constructible widgets), so the test's next steps run on it
+    // harmlessly.
+    template <typename T> T *find(const char *name)
     {
-        T *w = m_window->findChild<T *>(QLatin1String(name));
-        if (!w)
-            qFatal("no widget %s", name);
-        return w;
+        if (T *w = m_window->findChild<T *>(QLatin1String(name)))
+            return w;
+        helperFailed(QStringLiteral("no widget %1").arg(QLatin1String(name)));
+        if constexpr (std::is_default_constructible_v<T>) {
+            auto *standIn = new T;
+            m_standIns.emplace_back(standIn);
+            return standIn;
+        } else {
+            return nullptr; // no stand-in for this type: the caller must check
+        }
     }
+    std::vector<std::unique_ptr<QObject>> m_standIns;
     std::optional<Decision> decisionOf(const QString &nonce) { return m_store->decision(nonce).value(); }
 
 private Q_SLOTS:
@@ -101,7 +112,9 @@ private Q_SLOTS:
         QVERIFY(find<QLabel>("emptyQueue")->isVisible());
         const Operation op = park();
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 1);
-        QVERIFY(find<ApprovalCard>("approvalCard")->isVisible());
+        const ApprovalCard *shownCard = find<ApprovalCard>("approvalCard");
+        QVERIFY(shownCard);
+        QVERIFY(shownCard->isVisible());
         QCOMPARE(find<QLabel>("cardTitle")->text(), QStringLiteral("Delete web-1"));
         QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("Claude Code")));
         QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("vscode")));
@@ -202,7 +215,9 @@ private Q_SLOTS:
         park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
         m_queue->reveal(first.nonce);
-        QTRY_COMPARE(find<ApprovalCard>("approvalCard")->nonce(), first.nonce);
+        const ApprovalCard *card = find<ApprovalCard>("approvalCard");
+        QVERIFY(card);
+        QTRY_COMPARE(card->nonce(), first.nonce);
     }
     void auditModel_passesTheModelTester_andFilters()
     {
@@ -240,7 +255,7 @@ private Q_SLOTS:
         QCOMPARE(model.data(model.index(0, AuditModel::Tool)).toString(), QStringLiteral("delete_service"));
         model.sort(AuditModel::Tool, Qt::DescendingOrder);
         QCOMPARE(model.data(model.index(0, AuditModel::Tool)).toString(), QStringLiteral("scale"));
-        const auto days = model.perDay();
+        const auto days = model.perDay().value();
         QCOMPARE(days.size(), 1);
         QCOMPARE(days[0].approved, 24);
         QCOMPARE(days[0].declined, 6);
@@ -270,6 +285,48 @@ private Q_SLOTS:
         QFile json(dir.filePath(QStringLiteral("rows.json")));
         QVERIFY(json.open(QIODevice::ReadOnly));
         QCOMPARE(nlohmann::json::parse(json.readAll().toStdString()).size(), 4u);
+    }
+    void auditView_whenItsQueryFails_showsTheError_untilAQuerySucceeds()
+    {
+        park();
+        m_window->showTab(QStringLiteral("audit"));
+        AuditView *view = m_window->auditView();
+        QAbstractItemModelTester tester(view->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        auto *error = find<QLabel>("auditError");
+        auto *table = find<QTableView>("auditTable");
+        QTRY_COMPARE(view->model()->rowCount(), 1);
+        QVERIFY(!error->isVisible());
+        // The table the view reads is gone, as in a damaged or foreign file.
+        QVERIFY(m_db->exec("ALTER TABLE operations RENAME TO operations_gone").ok());
+        view->refreshSoon();
+        QTRY_VERIFY(error->isVisible());
+        QVERIFY2(error->text().contains(QLatin1String("no such table: operations")),
+                 qPrintable(error->text()));
+        QCOMPARE(view->model()->rowCount(), 0);
+        QVERIFY(!view->model()->queryError().isEmpty());
+        QTemporaryDir dir;
+        QString exportError;
+        QVERIFY(!view->exportTo(dir.filePath(QStringLiteral("rows.csv")), &exportError));
+        QVERIFY2(exportError.contains(QLatin1String("no such table")), qPrintable(exportError));
+
+        QVERIFY(m_db->exec("ALTER TABLE operations_gone RENAME TO operations").ok());
+        view->refreshSoon();
+        QTRY_VERIFY(!error->isVisible());
+        QCOMPARE(view->model()->rowCount(), 1);
+        QVERIFY(table->isColumnHidden(AuditModel::Id)); // the columns are set up again
+    }
+    void auditView_whenASortFails_showsTheError()
+    {
+        park();
+        m_window->showTab(QStringLiteral("audit"));
+        auto *table = find<QTableView>("auditTable");
+        QVERIFY(m_db->exec("ALTER TABLE decisions RENAME TO decisions_gone").ok());
+        // The header's sort runs the model's query at once, with no refresh by the view.
+        table->sortByColumn(AuditModel::Who, Qt::AscendingOrder);
+        QVERIFY(find<QLabel>("auditError")->isVisible());
+        const QString shown = find<QLabel>("auditError")->text();
+        QVERIFY2(shown.contains(QLatin1String("no such table: decisions")), qPrintable(shown));
     }
     void settings_saveIntoTheFile_keepingItsComments()
     {

@@ -169,8 +169,8 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_confirm->clear();
         m_reason->clear();
     }
-    m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve")
-                                .arg(operation.confirmationText().toHtmlEscaped()));
+    m_confirmLabel->setText(
+        tr("Type <b>%1</b> to enable Approve").arg(operation.confirmationText().toHtmlEscaped()));
     updateCountdown();
     m_tick.start();
 }
@@ -193,8 +193,8 @@ void ApprovalCard::updateCountdown()
 
 void ApprovalCard::updateApproveEnabled()
 {
-    const bool typedOk = !m_operation.needsTypedConfirmation() ||
-                         m_confirm->text() == m_operation.confirmationText();
+    const bool typedOk =
+        !m_operation.needsTypedConfirmation() || m_confirm->text() == m_operation.confirmationText();
     m_approve->setEnabled(!m_operation.nonce.isEmpty() && !m_expired && typedOk);
     m_decline->setEnabled(!m_operation.nonce.isEmpty() && !m_expired);
 }

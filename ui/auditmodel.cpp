@@ -1,89 +1,31 @@
 #include "auditmodel.h"
 
-#include "storesql.h"
-
 #include <QDateTime>
-#include <QSqlError>
-#include <QSqlQuery>
-#include <QTimeZone>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcAuditView, "countersign.audit")
 
 namespace Countersign {
 
-namespace {
-
-qint64 dayStartMs(const QDate &day)
-{
-    return QDateTime(day, QTime(0, 0), Qt::UTC).toMSecsSinceEpoch();
-}
-
-QString likePattern(const QString &text)
-{
-    QString escaped = text;
-    escaped.replace(QLatin1String("\\"), QLatin1String("\\\\"));
-    escaped.replace(QLatin1String("%"), QLatin1String("\\%"));
-    escaped.replace(QLatin1String("_"), QLatin1String("\\_"));
-    return QLatin1Char('%') + escaped + QLatin1Char('%');
-}
-
-} // namespace
-
 AuditModel::AuditModel(QString connectionName, QObject *parent)
-    : QSqlQueryModel(parent), m_connectionName(std::move(connectionName))
+    : QSqlQueryModel(parent), m_query(std::move(connectionName))
 {
     refresh();
 }
 
-QString AuditModel::whereClause(QVariantList &bindings) const
-{
-    QStringList clauses;
-    if (!m_filter.decision.isEmpty()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereDecision));
-        bindings.append(m_filter.decision);
-    }
-    if (!m_filter.client.isEmpty()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereClient));
-        bindings.append(m_filter.client);
-    }
-    if (!m_filter.tool.isEmpty()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereTool));
-        bindings.append(m_filter.tool);
-    }
-    if (m_filter.from.isValid()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereFrom));
-        bindings.append(dayStartMs(m_filter.from));
-    }
-    if (m_filter.to.isValid()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereTo));
-        bindings.append(dayStartMs(m_filter.to.addDays(1)));
-    }
-    if (!m_filter.text.trimmed().isEmpty()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereText));
-        for (int i = 0; i < 6; ++i)
-            bindings.append(likePattern(m_filter.text.trimmed()));
-    }
-    return clauses.isEmpty() ? QString() : QStringLiteral(" WHERE ") + clauses.join(QStringLiteral(" AND "));
-}
-
-QString AuditModel::orderClause() const
-{
-    // The tie-breaker is the creation time, so the (status|tool, created_ms) indexes serve the sort.
-    return QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
-        .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(m_sortColumn, 0, int(Outcome))]),
-             m_sortOrder == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC"));
-}
-
 void AuditModel::refresh()
 {
-    QVariantList bindings;
-    const QString where = whereClause(bindings);
-    const QString order = orderClause();
-    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    query.setForwardOnly(false);
-    query.prepare(QLatin1String(StoreSql::kAuditViewSelect) + where + order);
-    for (const QVariant &value : bindings)
-        query.addBindValue(value);
-    query.exec();
-    setQuery(std::move(query));
+    auto rows = m_query.rows(m_filter, sortColumn(), m_sortOrder);
+    if (rows) {
+        m_queryError.clear();
+        setQuery(std::move(rows).value());
+    } else {
+        // Empty rather than the previous rows: a table that looks current but is not would mislead.
+        m_queryError = rows.error();
+        qCWarning(lcAuditView, "the audit view's query failed: %s", qPrintable(m_queryError));
+        clear();
+    }
+    Q_EMIT refreshed(m_queryError);
 }
 
 void AuditModel::setFilter(const AuditFilter &filter)
@@ -161,61 +103,24 @@ QString AuditModel::idAt(int row) const
     return QSqlQueryModel::data(index(row, Id)).toString();
 }
 
-QStringList AuditModel::filteredIds() const
+Result<QStringList> AuditModel::filteredIds() const
 {
-    QVariantList bindings;
-    const QString where = whereClause(bindings);
-    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    query.setForwardOnly(true);
-    query.prepare(QLatin1String(StoreSql::kAuditViewSelect) + where + orderClause());
-    for (const QVariant &value : bindings)
-        query.addBindValue(value);
-    QStringList ids;
-    if (query.exec()) {
-        while (query.next())
-            ids.append(query.value(Id).toString());
-    }
-    return ids;
+    return m_query.ids(m_filter, sortColumn(), m_sortOrder);
 }
 
-QList<AuditModel::DayCount> AuditModel::perDay() const
+Result<QList<AuditModel::DayCount>> AuditModel::perDay() const
 {
-    QVariantList bindings;
-    const QString where = whereClause(bindings);
-    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    query.prepare(QLatin1String(StoreSql::kAuditPerDaySelect) + where +
-                  QLatin1String(StoreSql::kAuditPerDayGroup));
-    for (const QVariant &value : bindings)
-        query.addBindValue(value);
-    QList<DayCount> out;
-    if (query.exec()) {
-        while (query.next())
-            out.append({QDate(1970, 1, 1).addDays(query.value(0).toLongLong()), query.value(1).toInt(),
-                        query.value(2).toInt()});
-    }
-    return out;
+    return m_query.perDay(m_filter);
 }
 
-QStringList AuditModel::distinctClients() const
+Result<QStringList> AuditModel::distinctClients() const
 {
-    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    QStringList out;
-    if (query.exec(QLatin1String(StoreSql::kDistinctClients))) {
-        while (query.next())
-            out.append(query.value(0).toString());
-    }
-    return out;
+    return m_query.distinctClients();
 }
 
-QStringList AuditModel::distinctTools() const
+Result<QStringList> AuditModel::distinctTools() const
 {
-    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    QStringList out;
-    if (query.exec(QLatin1String(StoreSql::kDistinctTools))) {
-        while (query.next())
-            out.append(query.value(0).toString());
-    }
-    return out;
+    return m_query.distinctTools();
 }
 
 } // namespace Countersign

@@ -70,20 +70,20 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_table->sortByColumn(AuditModel::Time, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setColumnHidden(AuditModel::Id, true);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
-    m_table->setColumnWidth(AuditModel::Time,
-                            m_table->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-02 16:30:40")) +
-                                16);
-    m_table->setColumnWidth(AuditModel::Tool, 140);
-    m_table->setColumnWidth(AuditModel::Decision, 120);
-    m_table->setColumnWidth(AuditModel::Reason, 200);
+    setUpColumns();
     m_detail = new QTextBrowser(this);
     m_detail->setObjectName(QStringLiteral("auditDetail"));
     m_chart = new DecisionChart(this);
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("auditError"));
+    m_error->setStyleSheet(QStringLiteral("color: #cf222e"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->hide();
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_decision);
@@ -102,6 +102,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     splitter->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(filters);
+    layout->addWidget(m_error);
     layout->addWidget(m_chart);
     layout->addWidget(splitter, 1);
 
@@ -111,7 +112,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     connect(m_refresh, &QTimer::timeout, this, [this] {
         reloadChoices();
         m_model->refresh();
-        m_chart->setCounts(m_model->perDay());
+        reloadChart();
     });
     for (QComboBox *box : {m_decision, m_client, m_tool})
         connect(box, &QComboBox::currentIndexChanged, this, &AuditView::applyFilter);
@@ -121,23 +122,75 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     connect(m_search, &QLineEdit::textChanged, this, &AuditView::applyFilter);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &AuditView::showDetail);
     connect(m_model, &QAbstractItemModel::modelReset, this, &AuditView::showDetail);
+    connect(m_model, &AuditModel::refreshed, this, &AuditView::showQueryErrors);
+    // A failed query leaves the model without columns, and the header forgets their widths and
+    // which are hidden: set them up again when the columns come back.
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionCountChanged, this,
+            [this](int oldCount, int newCount) {
+                if (oldCount == 0 && newCount > 0)
+                    setUpColumns();
+            });
     connect(exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
     reloadChoices();
-    m_chart->setCounts(m_model->perDay());
+    reloadChart();
+}
+
+void AuditView::setUpColumns()
+{
+    m_table->setColumnHidden(AuditModel::Id, true);
+    m_table->setColumnWidth(AuditModel::Time,
+                            m_table->fontMetrics().horizontalAdvance(QStringLiteral("2026-12-02 16:30:40")) +
+                                16);
+    m_table->setColumnWidth(AuditModel::Tool, 140);
+    m_table->setColumnWidth(AuditModel::Decision, 120);
+    m_table->setColumnWidth(AuditModel::Reason, 200);
+}
+
+void AuditView::showQueryErrors()
+{
+    // One message at a time: the first query to fail usually fails for the reason the others do.
+    QString error;
+    for (const QString &queryError : {m_model->queryError(), m_choicesError, m_chartError}) {
+        if (!queryError.isEmpty()) {
+            error = queryError;
+            break;
+        }
+    }
+    if (error.isEmpty()) {
+        m_error->hide();
+        m_error->clear();
+        return;
+    }
+    m_error->setText(tr("The audit log could not be read: %1").arg(error));
+    m_error->show();
+}
+
+void AuditView::reloadChart()
+{
+    auto counts = m_model->perDay();
+    m_chartError = counts ? QString() : counts.error();
+    m_chart->setCounts(counts ? std::move(counts).value() : QList<AuditQuery::DayCount>());
+    showQueryErrors();
 }
 
 void AuditView::reloadChoices()
 {
-    for (auto [box, values, any] : {std::tuple{m_client, m_model->distinctClients(), tr("Any client")},
-                                    std::tuple{m_tool, m_model->distinctTools(), tr("Any tool")}}) {
+    auto clients = m_model->distinctClients();
+    auto tools = m_model->distinctTools();
+    m_choicesError = !clients ? clients.error() : !tools ? tools.error() : QString();
+    for (auto [box, values, any] :
+         {std::tuple{m_client, &clients, tr("Any client")}, std::tuple{m_tool, &tools, tr("Any tool")}}) {
+        if (!*values)
+            continue; // keep the choices there were
         const QString current = box->currentData().toString();
         const QSignalBlocker blocker(box);
         box->clear();
         box->addItem(any, QString());
-        for (const QString &v : values)
+        for (const QString &v : values->value())
             box->addItem(v, v);
         box->setCurrentIndex(std::max(0, box->findData(current)));
     }
+    showQueryErrors();
 }
 
 void AuditView::applyFilter()
@@ -154,7 +207,7 @@ void AuditView::applyFilter()
     if (filter == m_model->filter())
         return;
     m_model->setFilter(filter);
-    m_chart->setCounts(m_model->perDay());
+    reloadChart();
 }
 
 void AuditView::refreshSoon()
@@ -221,8 +274,13 @@ void AuditView::showDetail()
 
 bool AuditView::exportTo(const QString &path, QString *error)
 {
-    const QStringList ids = m_model->filteredIds();
-    const QSet<QString> wanted(ids.cbegin(), ids.cend());
+    const auto ids = m_model->filteredIds();
+    if (!ids) {
+        if (error)
+            *error = ids.error();
+        return false;
+    }
+    const QSet<QString> wanted(ids.value().cbegin(), ids.value().cend());
     const bool asJson = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
     auto rows = m_store.report(asJson);
     if (!rows) {

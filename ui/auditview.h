@@ -5,6 +5,7 @@
 class QComboBox;
 class QDateEdit;
 class QCheckBox;
+class QLabel;
 class QLineEdit;
 class QTableView;
 class QTextBrowser;
@@ -17,7 +18,9 @@ class AuditStore;
 class DecisionChart;
 
 // The audit log as a table: sort by any column, filter by decision, client, tool, date range and
-// text, see the verbatim prompt, plan and receipt of the selected row, export what is shown.
+// text, see the verbatim prompt, plan and receipt of the selected row, export what is shown. When
+// the store cannot be read, the view says why above the table (objectName "auditError") until a
+// later query succeeds.
 class AuditView final : public QWidget
 {
     Q_OBJECT
@@ -38,6 +41,9 @@ private:
     void showDetail();
     void chooseExport();
     void reloadChoices();
+    void reloadChart();
+    void setUpColumns();
+    void showQueryErrors();
 
     AuditStore &m_store;
     AuditModel *m_model = nullptr;
@@ -52,6 +58,10 @@ private:
     QTextBrowser *m_detail = nullptr;
     DecisionChart *m_chart = nullptr;
     QTimer *m_refresh = nullptr;
+    QLabel *m_error = nullptr;
+    // The last error of the choices' and the chart's queries; the table's is the model's.
+    QString m_choicesError;
+    QString m_chartError;
 };
 
 } // namespace Countersign

@@ -11,7 +11,7 @@ DecisionChart::DecisionChart(QWidget *parent) : QWidget(parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
-void DecisionChart::setCounts(QList<AuditModel::DayCount> counts)
+void DecisionChart::setCounts(QList<AuditQuery::DayCount> counts)
 {
     // The last 60 days that have rows: enough to see a trend, few enough to read.
     if (counts.size() > 60)

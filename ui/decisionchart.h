@@ -1,6 +1,6 @@
 #pragma once
 
-#include "auditmodel.h"
+#include "auditquery.h"
 
 #include <QWidget>
 
@@ -12,14 +12,14 @@ class DecisionChart final : public QWidget
     Q_OBJECT
 public:
     explicit DecisionChart(QWidget *parent = nullptr);
-    void setCounts(QList<AuditModel::DayCount> counts);
-    const QList<AuditModel::DayCount> &counts() const { return m_counts; }
+    void setCounts(QList<AuditQuery::DayCount> counts);
+    const QList<AuditQuery::DayCount> &counts() const { return m_counts; }
 
 protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
-    QList<AuditModel::DayCount> m_counts;
+    QList<AuditQuery::DayCount> m_counts;
 };
 
 } // namespace Countersign

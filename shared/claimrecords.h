@@ -1,0 +1,48 @@
+#pragma once
+
+#include "operation.h"
+#include "result.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QList>
+
+#include <optional>
+
+namespace Countersign {
+
+class Database;
+class WriteTransaction;
+
+// The claims table: one run per ticket. A claim is stored when the run starts and finished with
+// the tool's result when it ends; a claim with no end is a run that is still going, or that the
+// process stopped during.
+class ClaimRecords final
+{
+public:
+    // A run claimed but with no recorded end, found at start-up: the process stopped during it.
+    struct Interrupted final
+    {
+        QString nonce;
+        QString tool;
+        QString target; // the plan's first target, if any
+        qint64 claimedMs = 0;
+    };
+
+    explicit ClaimRecords(Database &database);
+    Q_DISABLE_COPY_MOVE(ClaimRecords)
+
+    // true: the claim is the caller's; false: the nonce was claimed before, and nothing changed.
+    Result<bool> insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs);
+    // Records the end of a claimed run. false: there is no such claim, or it has finished already.
+    Result<bool> finish(const WriteTransaction &transaction, const QString &nonce, qint64 finishedMs,
+                        const nlohmann::json &result);
+    Result<std::optional<Claim>> find(const QString &nonce);
+    // The claims with no end and no "interrupted" row in the audit log, oldest first.
+    Result<QList<Interrupted>> interruptedUnreported();
+
+private:
+    Database &m_database;
+};
+
+} // namespace Countersign

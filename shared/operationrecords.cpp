@@ -1,0 +1,255 @@
+#include "operationrecords.h"
+
+#include "database.h"
+#include "storedvalue.h"
+#include "storesql.h"
+#include "writetransaction.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QSqlRecord>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+using StoredValue::column;
+
+std::string text(const QString &s)
+{
+    return s.toStdString();
+}
+
+// The positions of the operations columns in a result, looked up by name once per result.
+struct OperationColumns final
+{
+    explicit OperationColumns(const QSqlRecord &r)
+        : nonce(column(r, "nonce")), tool(column(r, "tool")), principal(column(r, "principal")),
+          clientInfo(column(r, "client_info")), arguments(column(r, "arguments")),
+          argsDigest(column(r, "args_digest")), plan(column(r, "plan")), planDigest(column(r, "plan_digest")),
+          approvalMode(column(r, "approval_mode")), rule(column(r, "rule")),
+          traceparent(column(r, "traceparent")), createdMs(column(r, "created_ms")),
+          expiresMs(column(r, "expires_ms")), supersedes(column(r, "supersedes")), status(column(r, "status"))
+    {
+    }
+    int nonce, tool, principal, clientInfo, arguments, argsDigest, plan, planDigest, approvalMode, rule,
+        traceparent, createdMs, expiresMs, supersedes, status;
+};
+
+Result<Operation> operationFromRow(const QSqlQuery &q, const OperationColumns &at)
+{
+    Operation op;
+    op.nonce = q.value(at.nonce).toString();
+    op.tool = q.value(at.tool).toString();
+    op.principal = q.value(at.principal).toString();
+    op.clientInfo = StoredValue::parseJson(q.value(at.clientInfo));
+    op.arguments = StoredValue::parseJson(q.value(at.arguments));
+    op.argsDigest = q.value(at.argsDigest).toString();
+    auto plan = Plan::fromJson(StoredValue::parseJson(q.value(at.plan)));
+    if (!plan)
+        return failure(QStringLiteral("operation %1: stored %2").arg(op.nonce, plan.error()));
+    op.plan = std::move(plan).value();
+    op.planDigest = q.value(at.planDigest).toString();
+    // The risk column repeats the plan's risk for SQL filters; the plan's own is the one read.
+    op.approvalMode = q.value(at.approvalMode).toString() == QLatin1String("client") ? ApprovalMode::Client
+                                                                                     : ApprovalMode::Console;
+    op.rule = q.value(at.rule).toString();
+    op.traceparent = q.value(at.traceparent).toString();
+    op.createdMs = q.value(at.createdMs).toLongLong();
+    op.expiresMs = q.value(at.expiresMs).toLongLong();
+    op.supersedes = q.value(at.supersedes).toString();
+    const QString statusText = q.value(at.status).toString();
+    const auto status = parseStatus(statusText);
+    if (!status)
+        return failure(QStringLiteral("operation %1: unknown status %2").arg(op.nonce, statusText));
+    op.status = *status;
+    return op;
+}
+
+} // namespace
+
+OperationRecords::OperationRecords(Database &database) : m_database(database) {}
+
+Status OperationRecords::insert(const WriteTransaction &transaction, const Operation &op)
+{
+    Q_ASSERT(transaction.isOpen());
+    using StoredValue::notNull;
+    auto inserted = m_database.exec(
+        StoreSql::kOperationInsert,
+        {notNull(op.nonce), notNull(op.tool), notNull(op.principal), StoredValue::jsonText(op.clientInfo),
+         StoredValue::jsonText(op.arguments), notNull(op.argsDigest), StoredValue::jsonText(op.plan.toJson()),
+         notNull(op.planDigest), riskName(op.plan.risk),
+         op.approvalMode == ApprovalMode::Client ? QStringLiteral("client") : QStringLiteral("console"),
+         notNull(op.rule), notNull(op.traceparent), op.createdMs, op.expiresMs,
+         op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes), statusName(op.status)});
+    if (!inserted)
+        return failure(inserted.error());
+    return success();
+}
+
+Result<std::optional<Operation>> OperationRecords::find(const QString &nonce)
+{
+    auto q = m_database.exec(StoreSql::kOperationByNonce, {nonce});
+    if (!q)
+        return failure(q.error());
+    if (!q.value().next())
+        return std::optional<Operation>();
+    auto op = operationFromRow(q.value(), OperationColumns(q.value().record()));
+    if (!op)
+        return failure(op.error());
+    return std::optional<Operation>(std::move(op).value());
+}
+
+Result<QList<Operation>> OperationRecords::pending()
+{
+    auto q = m_database.exec(StoreSql::kOperationsPending);
+    if (!q)
+        return failure(q.error());
+    const OperationColumns at(q.value().record());
+    QList<Operation> out;
+    while (q.value().next()) {
+        auto op = operationFromRow(q.value(), at);
+        if (!op)
+            return failure(op.error());
+        out.append(std::move(op).value());
+    }
+    return out;
+}
+
+Result<int> OperationRecords::pendingCount(const QString &principal, qint64 nowMs)
+{
+    auto q = m_database.exec(StoreSql::kOperationsPendingFor, {principal, nowMs});
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &row = q.value();
+    return row.next() ? row.value(column(row.record(), "pending")).toInt() : 0;
+}
+
+Result<bool> OperationRecords::isPending(const QString &nonce)
+{
+    auto q = m_database.exec(StoreSql::kOperationStatus, {nonce});
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &row = q.value();
+    if (!row.next())
+        return failure(QStringLiteral("no operation %1").arg(nonce));
+    return row.value(column(row.record(), "status")).toString() == QLatin1String("pending");
+}
+
+Status OperationRecords::setStatus(const WriteTransaction &transaction, const QString &nonce,
+                                   Operation::Status status)
+{
+    Q_ASSERT(transaction.isOpen());
+    if (auto updated = m_database.exec(StoreSql::kOperationSetStatus, {statusName(status), nonce}); !updated)
+        return failure(updated.error());
+    return success();
+}
+
+Result<bool> OperationRecords::supersede(const WriteTransaction &transaction, const QString &nonce)
+{
+    Q_ASSERT(transaction.isOpen());
+    auto updated = m_database.exec(StoreSql::kOperationSupersede, {nonce});
+    if (!updated)
+        return failure(updated.error());
+    return updated.value().numRowsAffected() == 1;
+}
+
+Result<bool> OperationRecords::insertDecision(const WriteTransaction &transaction, const QString &nonce,
+                                              const Decision &decision)
+{
+    Q_ASSERT(transaction.isOpen());
+    // INSERT OR IGNORE: the primary key on the nonce keeps the first decision, whoever stored it.
+    auto inserted = m_database.exec(StoreSql::kDecisionInsert,
+                                    {nonce, statusName(decision.outcome), StoredValue::notNull(decision.by),
+                                     StoredValue::notNull(decision.reason), decision.atMs});
+    if (!inserted)
+        return failure(inserted.error());
+    return inserted.value().numRowsAffected() == 1;
+}
+
+Result<std::optional<Decision>> OperationRecords::decision(const QString &nonce)
+{
+    auto q = m_database.exec(StoreSql::kDecisionByNonce, {nonce});
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &row = q.value();
+    if (!row.next())
+        return std::optional<Decision>();
+    const QSqlRecord record = row.record();
+    Decision d;
+    d.outcome =
+        parseStatus(row.value(column(record, "outcome")).toString()).value_or(Operation::Status::Declined);
+    d.by = row.value(column(record, "decided_by")).toString();
+    d.reason = row.value(column(record, "reason")).toString();
+    d.atMs = row.value(column(record, "decided_ms")).toLongLong();
+    return std::optional<Decision>(d);
+}
+
+Result<QList<json>> OperationRecords::report(bool full)
+{
+    auto q = m_database.exec(StoreSql::kOperationsReport);
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &r = q.value();
+    const QSqlRecord record = r.record();
+    const int createdMsAt = column(record, "created_ms");
+    const int nonceAt = column(record, "nonce");
+    const int principalAt = column(record, "principal");
+    const int clientInfoAt = column(record, "client_info");
+    const int toolAt = column(record, "tool");
+    const int planAt = column(record, "plan");
+    const int argumentsAt = column(record, "arguments");
+    const int riskAt = column(record, "risk");
+    const int ruleAt = column(record, "rule");
+    const int statusAt = column(record, "status");
+    const int decidedByAt = column(record, "decided_by");
+    const int reasonAt = column(record, "reason");
+    const int decidedMsAt = column(record, "decided_ms");
+    const int claimedMsAt = column(record, "claimed_ms");
+    const int finishedMsAt = column(record, "finished_ms");
+    const int resultAt = column(record, "result");
+    const int supersedesAt = column(record, "supersedes");
+
+    QList<json> rows;
+    while (r.next()) {
+        const json plan = StoredValue::parseJson(r.value(planAt));
+        const json client = StoredValue::parseJson(r.value(clientInfoAt));
+        const json result = StoredValue::parseJson(r.value(resultAt));
+        const bool claimed = !r.value(claimedMsAt).isNull();
+        const bool finished = !r.value(finishedMsAt).isNull();
+        QString outcome;
+        if (!claimed)
+            outcome = QStringLiteral("not run");
+        else if (!finished)
+            outcome = QStringLiteral("unknown (no end recorded: still running, or interrupted)");
+        else
+            outcome = result.value("isError", false) ? QStringLiteral("failed") : QStringLiteral("succeeded");
+        json targets = plan.value("targets", json::array());
+        json row = {
+            {"time", r.value(createdMsAt).toLongLong()},
+            {"id", text(r.value(nonceAt).toString())},
+            {"connection", text(r.value(principalAt).toString())},
+            {"client", client.is_object() ? client.value("name", std::string()) : std::string()},
+            {"tool", text(r.value(toolAt).toString())},
+            {"targets", targets},
+            {"risk", text(r.value(riskAt).toString())},
+            {"rule", text(r.value(ruleAt).toString())},
+            {"decision", text(r.value(statusAt).toString())},
+            {"decidedBy", text(r.value(decidedByAt).toString())},
+            {"reason", text(r.value(reasonAt).toString())},
+            {"decidedAt", r.value(decidedMsAt).isNull() ? json() : json(r.value(decidedMsAt).toLongLong())},
+            {"outcome", text(outcome)},
+            {"supersedes", text(r.value(supersedesAt).toString())}};
+        if (full) {
+            row["prompt"] = plan.value("prompt", std::string());
+            row["plan"] = plan;
+            row["arguments"] = StoredValue::parseJson(r.value(argumentsAt));
+            row["result"] = result;
+        }
+        rows.append(std::move(row));
+    }
+    return rows;
+}
+
+} // namespace Countersign

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "operation.h"
+#include "result.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QList>
+
+#include <optional>
+
+namespace Countersign {
+
+class Database;
+class WriteTransaction;
+
+// The operations table (one row per gated call) and the decisions on them (at most one each: the
+// first stored wins). Reads run on their own; writes take the WriteTransaction they belong to, in
+// which the caller also appends the audit row.
+class OperationRecords final
+{
+public:
+    explicit OperationRecords(Database &database);
+    Q_DISABLE_COPY_MOVE(OperationRecords)
+
+    // Fails when the nonce is stored already.
+    Status insert(const WriteTransaction &transaction, const Operation &operation);
+    Result<std::optional<Operation>> find(const QString &nonce);
+    // Pending operations, newest first.
+    Result<QList<Operation>> pending();
+    // How many of principal's pending operations expire after nowMs.
+    Result<int> pendingCount(const QString &principal, qint64 nowMs);
+    // Whether the operation still waits for a decision; fails when there is no such operation.
+    Result<bool> isPending(const QString &nonce);
+    Status setStatus(const WriteTransaction &transaction, const QString &nonce, Operation::Status status);
+    // Marks a pending or approved operation superseded. false: it was settled otherwise (or is
+    // missing), and nothing changed.
+    Result<bool> supersede(const WriteTransaction &transaction, const QString &nonce);
+
+    // Stores the decision unless the operation has one. false: it had one, which stands.
+    Result<bool> insertDecision(const WriteTransaction &transaction, const QString &nonce,
+                                const Decision &decision);
+    Result<std::optional<Decision>> decision(const QString &nonce);
+
+    // One JSON object per operation, oldest first, with its decision and run (see
+    // AuditStore::report).
+    Result<QList<nlohmann::json>> report(bool full);
+
+private:
+    Database &m_database;
+};
+
+} // namespace Countersign

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "result.h"
+
+namespace Countersign {
+
+class Database;
+
+// One write transaction on a Database, scoped: the constructor begins it (BEGIN IMMEDIATE, so it
+// holds SQLite's write lock from the start), commit() ends it, and the destructor rolls it back
+// unless it was committed. Check begun() before writing: a transaction that did not begin holds
+// nothing. The store's write calls take one as proof that they run inside it.
+class WriteTransaction final
+{
+public:
+    explicit WriteTransaction(Database &database);
+    ~WriteTransaction();
+    Q_DISABLE_COPY_MOVE(WriteTransaction)
+
+    // Success, or why BEGIN failed (the file is read-only, another writer held the lock past the
+    // busy timeout).
+    const Status &begun() const { return m_begun; }
+    // Begun, and neither committed nor rolled back yet.
+    bool isOpen() const { return m_open; }
+    // Makes every write since the constructor durable, or none of them: when COMMIT fails the
+    // transaction stays open and the destructor rolls it back. Fails on a transaction not open.
+    Status commit();
+
+private:
+    Database &m_database;
+    Status m_begun = success();
+    bool m_open = false;
+};
+
+} // namespace Countersign

@@ -1,0 +1,295 @@
+// The audit view's reads (AuditQuery) over a small store: every filter, every sort column, the
+// per-day counts, the distinct lists, and the errors when the store cannot be read.
+#include "auditfilter.h"
+#include "auditquery.h"
+#include "auditstore.h"
+#include "database.h"
+#include "systemclock.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDateTime>
+#include <QSqlRecord>
+#include <QTest>
+
+using namespace Countersign;
+
+Q_DECLARE_METATYPE(Countersign::AuditFilter)
+
+namespace {
+
+const QDate kDay0(2026, 3, 1);
+
+qint64 at(int day, int hour)
+{
+    return QDateTime(kDay0.addDays(day), QTime(hour, 0), Qt::UTC).toMSecsSinceEpoch();
+}
+
+QStringList split(const char *ids)
+{
+    return QString::fromLatin1(ids).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+} // namespace
+
+class AuditQueryTest : public QObject
+{
+    Q_OBJECT
+private:
+    SystemClock m_clock; // times that matter are the operations' own
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<AuditStore> m_store;
+
+    void add(const char *nonce, const char *tool, const char *client, const char *principal, qint64 createdMs,
+             const char *target, Operation::Status status = Operation::Status::Pending)
+    {
+        Operation op;
+        op.nonce = QLatin1String(nonce);
+        op.tool = QLatin1String(tool);
+        op.principal = QLatin1String(principal);
+        op.clientInfo = {{"name", client}};
+        op.arguments = {{"target", target}};
+        if (*target)
+            op.plan.targets = {QLatin1String(target)};
+        op.plan.title = QStringLiteral("%1 %2").arg(op.tool, QLatin1String(target));
+        op.planDigest = op.plan.digest();
+        op.createdMs = createdMs;
+        op.expiresMs = createdMs + 300'000;
+        op.status = status;
+        QVERIFY(m_store->recordOperation(op).ok());
+    }
+    void decide(const char *nonce, Operation::Status outcome, const char *by, const char *reason = "")
+    {
+        QVERIFY(m_store->decide(QLatin1String(nonce), {outcome, QLatin1String(by), QLatin1String(reason), 1})
+                    .ok());
+    }
+    void run(const char *nonce, std::optional<bool> failed)
+    {
+        QVERIFY(m_store->claim(QLatin1String(nonce)).value());
+        if (failed)
+            QVERIFY(m_store
+                        ->finishClaim(QLatin1String(nonce),
+                                      {{"content", nlohmann::json::array()}, {"isError", *failed}})
+                        .ok());
+    }
+    QStringList idsOf(QSqlQuery query)
+    {
+        QStringList ids;
+        while (query.next())
+            ids.append(query.value(AuditQuery::Id).toString());
+        return ids;
+    }
+    AuditQuery query() const { return AuditQuery(m_db->connectionName()); }
+
+private Q_SLOTS:
+    void init()
+    {
+        auto db = Database::open(QStringLiteral(":memory:"));
+        QVERIFY(db.ok());
+        m_db = std::move(db).value();
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
+        // Seven operations over three UTC days; "c" has no client name, so its connection shows.
+        add("a", "delete_service", "Claude Code", "vscode", at(0, 1), "web-1");
+        decide("a", Operation::Status::Approved, "console:alice");
+        run("a", false);
+        add("b", "scale", "Cursor", "cursor", at(0, 2), "api");
+        decide("b", Operation::Status::Declined, "console:bob", "not during the freeze");
+        add("c", "delete_service", "", "ci-bot", at(1, 1), "100%_off");
+        decide("c", Operation::Status::Declined, "console:alice", "50% sure");
+        add("d", "drop_table", "Cursor", "cursor", at(1, 2), "");
+        decide("d", Operation::Status::Approved, "client:vscode");
+        run("d", std::nullopt); // claimed, no end: unknown
+        add("e", "scale", "Claude Code", "vscode", at(2, 1), "api");
+        decide("e", Operation::Status::Approved, "console:alice");
+        run("e", true);
+        add("f", "scale", "Cursor", "cursor", at(2, 2), "web-2");
+        add("g", "delete_service", "Claude Code", "vscode", at(2, 3), "web-1", Operation::Status::Allowed);
+    }
+    void cleanup()
+    {
+        m_store.reset();
+        m_db.reset();
+    }
+
+    void rows_giveTheColumnsInColumnOrder()
+    {
+        auto rows = query().rows({}, AuditQuery::Time, Qt::AscendingOrder);
+        QVERIFY2(rows.ok(), rows.ok() ? "" : qPrintable(rows.error()));
+        QSqlQuery &q = rows.value();
+        QVERIFY(q.isActive());
+        QVERIFY(!q.isForwardOnly()); // QSqlQueryModel scrolls in it
+        QCOMPARE(q.at(), int(QSql::BeforeFirstRow));
+        const QSqlRecord record = q.record();
+        QCOMPARE(record.count(), int(AuditQuery::ColumnCount));
+        const char *names[] = {"created_ms", "client", "tool",    "target", "status",
+                               "decided_by", "reason", "outcome", "nonce"};
+        for (int column = 0; column < AuditQuery::ColumnCount; ++column)
+            QCOMPARE(record.fieldName(column), QLatin1String(names[column]));
+        QVERIFY(q.next());
+        QCOMPARE(q.value(AuditQuery::Time).toLongLong(), at(0, 1));
+        QCOMPARE(q.value(AuditQuery::Client).toString(), QStringLiteral("Claude Code"));
+        QCOMPARE(q.value(AuditQuery::Tool).toString(), QStringLiteral("delete_service"));
+        QCOMPARE(q.value(AuditQuery::Target).toString(), QStringLiteral("web-1"));
+        QCOMPARE(q.value(AuditQuery::Decision).toString(), QStringLiteral("approved"));
+        QCOMPARE(q.value(AuditQuery::Who).toString(), QStringLiteral("console:alice"));
+        QCOMPARE(q.value(AuditQuery::Reason).toString(), QString(""));
+        QCOMPARE(q.value(AuditQuery::Outcome).toString(), QStringLiteral("succeeded"));
+        QCOMPARE(q.value(AuditQuery::Id).toString(), QStringLiteral("a"));
+    }
+    void rows_filter_data()
+    {
+        QTest::addColumn<AuditFilter>("filter");
+        QTest::addColumn<QStringList>("ids"); // newest first
+        QTest::newRow("none") << AuditFilter{} << split("g f e d c b a");
+        QTest::newRow("declined") << AuditFilter{QStringLiteral("declined"), {}, {}, {}, {}, {}}
+                                  << split("c b");
+        QTest::newRow("allowed by rule")
+            << AuditFilter{QStringLiteral("allowed"), {}, {}, {}, {}, {}} << split("g");
+        QTest::newRow("pending") << AuditFilter{QStringLiteral("pending"), {}, {}, {}, {}, {}} << split("f");
+        QTest::newRow("client") << AuditFilter{{}, QStringLiteral("Cursor"), {}, {}, {}, {}}
+                                << split("f d b");
+        QTest::newRow("client without a name: its connection")
+            << AuditFilter{{}, QStringLiteral("ci-bot"), {}, {}, {}, {}} << split("c");
+        QTest::newRow("tool") << AuditFilter{{}, {}, QStringLiteral("scale"), {}, {}, {}} << split("f e b");
+        QTest::newRow("client and tool")
+            << AuditFilter{{}, QStringLiteral("Cursor"), QStringLiteral("scale"), {}, {}, {}} << split("f b");
+        QTest::newRow("one day") << AuditFilter{{}, {}, {}, kDay0.addDays(1), kDay0.addDays(1), {}}
+                                 << split("d c");
+        QTest::newRow("from a day on") << AuditFilter{{}, {}, {}, kDay0.addDays(2), {}, {}} << split("g f e");
+        QTest::newRow("up to a day") << AuditFilter{{}, {}, {}, {}, kDay0, {}} << split("b a");
+        QTest::newRow("days with no rows")
+            << AuditFilter{{}, {}, {}, kDay0.addDays(5), kDay0.addDays(9), {}} << QStringList();
+        QTest::newRow("text in a reason")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("freeze")} << split("b");
+        QTest::newRow("text in the plan")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("web-1")} << split("g a");
+        QTest::newRow("text in the connection")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("ci-bo")} << split("c");
+        QTest::newRow("text is trimmed")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("  freeze ")} << split("b");
+        QTest::newRow("LIKE wildcards are literal: matching")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("100%_")} << split("c");
+        QTest::newRow("LIKE wildcards are literal: not matching")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("ice%")} << QStringList();
+        QTest::newRow("the escape character is literal")
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("\\%")} << QStringList();
+        QTest::newRow("everything at once") << AuditFilter{QStringLiteral("declined"),
+                                                           QStringLiteral("Cursor"),
+                                                           QStringLiteral("scale"),
+                                                           kDay0,
+                                                           kDay0,
+                                                           QStringLiteral("freeze")}
+                                            << split("b");
+    }
+    void rows_filter()
+    {
+        QFETCH(AuditFilter, filter);
+        QFETCH(QStringList, ids);
+        auto rows = query().rows(filter, AuditQuery::Time, Qt::DescendingOrder);
+        QVERIFY2(rows.ok(), rows.ok() ? "" : qPrintable(rows.error()));
+        QCOMPARE(idsOf(std::move(rows).value()), ids);
+        auto listed = query().ids(filter, AuditQuery::Time, Qt::DescendingOrder);
+        QVERIFY(listed.ok());
+        QCOMPARE(listed.value(), ids);
+    }
+    void rows_sort_data()
+    {
+        QTest::addColumn<int>("column");
+        QTest::addColumn<Qt::SortOrder>("order");
+        QTest::addColumn<QStringList>("ids"); // ties by time, in the same order
+        QTest::newRow("time, ascending")
+            << int(AuditQuery::Time) << Qt::AscendingOrder << split("a b c d e f g");
+        QTest::newRow("client, ascending")
+            << int(AuditQuery::Client) << Qt::AscendingOrder << split("a e g b d f c");
+        QTest::newRow("tool, ascending")
+            << int(AuditQuery::Tool) << Qt::AscendingOrder << split("a c g d b e f");
+        QTest::newRow("tool, descending")
+            << int(AuditQuery::Tool) << Qt::DescendingOrder << split("f e b d g c a");
+        QTest::newRow("target, ascending")
+            << int(AuditQuery::Target) << Qt::AscendingOrder << split("d c b e a g f");
+        QTest::newRow("decision, ascending")
+            << int(AuditQuery::Decision) << Qt::AscendingOrder << split("g a d e b c f");
+        QTest::newRow("who, ascending")
+            << int(AuditQuery::Who) << Qt::AscendingOrder << split("f g d a c e b");
+        QTest::newRow("reason, ascending")
+            << int(AuditQuery::Reason) << Qt::AscendingOrder << split("a d e f g c b");
+        QTest::newRow("outcome, ascending")
+            << int(AuditQuery::Outcome) << Qt::AscendingOrder << split("e b c f g a d");
+        QTest::newRow("outcome, descending")
+            << int(AuditQuery::Outcome) << Qt::DescendingOrder << split("d a g f c b e");
+    }
+    void rows_sort()
+    {
+        QFETCH(int, column);
+        QFETCH(Qt::SortOrder, order);
+        QFETCH(QStringList, ids);
+        auto rows = query().rows({}, AuditQuery::Column(column), order);
+        QVERIFY2(rows.ok(), rows.ok() ? "" : qPrintable(rows.error()));
+        QCOMPARE(idsOf(std::move(rows).value()), ids);
+        QCOMPARE(query().ids({}, AuditQuery::Column(column), order).value(), ids);
+    }
+    void perDay_countsApprovalsAndDeclines_perUtcDay()
+    {
+        auto days = query().perDay({});
+        QVERIFY2(days.ok(), days.ok() ? "" : qPrintable(days.error()));
+        QCOMPARE(days.value().size(), 3);
+        const int expected[3][2] = {{1, 1}, {1, 1}, {2, 0}}; // day 2: approved "e", allowed "g", pending "f"
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(days.value()[i].day, kDay0.addDays(i));
+            QCOMPARE(days.value()[i].approved, expected[i][0]);
+            QCOMPARE(days.value()[i].declined, expected[i][1]);
+        }
+        auto cursor = query().perDay({{}, QStringLiteral("Cursor"), {}, {}, {}, {}});
+        QCOMPARE(cursor.value().size(), 3);
+        QCOMPARE(cursor.value()[0].declined, 1);
+        QCOMPARE(cursor.value()[1].approved, 1);
+        QCOMPARE(cursor.value()[2].approved + cursor.value()[2].declined, 0); // "f" is pending
+        QVERIFY(query().perDay({{}, {}, {}, kDay0.addDays(7), {}, {}}).value().isEmpty());
+    }
+    void distinctLists_areSorted()
+    {
+        auto clients = query().distinctClients();
+        QVERIFY2(clients.ok(), clients.ok() ? "" : qPrintable(clients.error()));
+        QCOMPARE(clients.value(), (QStringList{QStringLiteral("Claude Code"), QStringLiteral("Cursor"),
+                                               QStringLiteral("ci-bot")}));
+        auto tools = query().distinctTools();
+        QVERIFY(tools.ok());
+        QCOMPARE(tools.value(), (QStringList{QStringLiteral("delete_service"), QStringLiteral("drop_table"),
+                                             QStringLiteral("scale")}));
+    }
+    void everyRead_whenTheStoreCannotBeRead_failsWithSQLitesWords_data()
+    {
+        QTest::addColumn<QString>("read");
+        for (const char *read : {"rows", "ids", "perDay", "distinctClients", "distinctTools"})
+            QTest::newRow(read) << QString::fromLatin1(read);
+    }
+    void everyRead_whenTheStoreCannotBeRead_failsWithSQLitesWords()
+    {
+        QFETCH(QString, read);
+        QVERIFY(m_db->exec("ALTER TABLE operations RENAME TO operations_gone").ok());
+        const AuditQuery q = query();
+        QString error;
+        if (read == QLatin1String("rows"))
+            error = q.rows({}, AuditQuery::Time, Qt::DescendingOrder).error();
+        else if (read == QLatin1String("ids"))
+            error = q.ids({}, AuditQuery::Time, Qt::DescendingOrder).error();
+        else if (read == QLatin1String("perDay"))
+            error = q.perDay({}).error();
+        else if (read == QLatin1String("distinctClients"))
+            error = q.distinctClients().error();
+        else
+            error = q.distinctTools().error();
+        QVERIFY2(error.contains(QLatin1String("no such table: operations")), qPrintable(error));
+    }
+    void reads_onAConnectionThatIsNotOpen_fail()
+    {
+        const AuditQuery q(QStringLiteral("no-such-connection"));
+        for (int i = 0; i < 2; ++i)
+            QTest::ignoreMessage(QtWarningMsg, "QSqlQuery::prepare: database not open");
+        QVERIFY(!q.rows({}, AuditQuery::Time, Qt::DescendingOrder).ok());
+        QVERIFY(!q.distinctTools().ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(AuditQueryTest)
+#include "auditquery_test.moc"
