@@ -49,7 +49,8 @@ Result<quint16> McpServer::start(bool listenHttp)
     m_runner = new CommandRunner(this);
     m_gate = new Gate(
         *m_audit, clock, *m_sealer, *m_signer, m_setup.config.policy(),
-        Gate::Settings{m_setup.config.ttlSeconds() * 1000LL, m_setup.config.pollWindowSeconds() * 1000LL, {}}, this);
+        Gate::Settings{m_setup.config.ttlSeconds() * 1000LL, m_setup.config.pollWindowSeconds() * 1000LL, {}},
+        this);
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);

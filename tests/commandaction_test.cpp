@@ -2,6 +2,7 @@
 // read from the command's output.
 #include "commandaction.h"
 #include "commandrunner.h"
+#include "helperfailure.h"
 #include "jsoncompare.h"
 
 #include <QFile>
@@ -21,8 +22,10 @@ private:
     {
         std::optional<Result<CommandOutput>> out;
         m_runner.run(spec, [&out](Result<CommandOutput> r) { out = std::move(r); });
-        if (!QTest::qWaitFor([&] { return out.has_value(); }, 10000))
-            qFatal("command did not finish");
+        if (!QTest::qWaitFor([&] { return out.has_value(); }, 10000)) {
+            helperFailed(QStringLiteral("the command did not finish within 10 s"));
+            return failure(QStringLiteral("the command did not finish within 10 s"));
+        }
         return std::move(*out);
     }
     static ActionSpec spec(const QStringList &plan, const QStringList &apply)

@@ -1,4 +1,5 @@
 #include "dispatcher.h"
+#include "helperfailure.h"
 #include "jsonrpc.h"
 #include "statustool.h"
 #include "tool.h"
@@ -64,8 +65,10 @@ private:
     {
         std::optional<Reply> reply;
         m_dispatcher->dispatch(message, m_context, [&reply](Reply r) { reply = std::move(r); });
-        if (!reply)
-            qFatal("dispatch did not answer synchronously");
+        if (!reply) {
+            helperFailed(QStringLiteral("dispatch did not answer synchronously"));
+            return Reply{0, json::object()};
+        }
         return std::move(*reply);
     }
 
@@ -81,10 +84,14 @@ private:
     }
     static json verifyResult(const Reply &reply, const json &id)
     {
-        if (reply.httpStatus != 200 || !reply.body || !reply.body->contains("result"))
-            qFatal("not a result: %s", reply.body ? reply.body->dump().c_str() : "(none)");
+        if (reply.httpStatus != 200 || !reply.body || !reply.body->contains("result")) {
+            helperFailed(
+                QStringLiteral("not a result: %1")
+                    .arg(reply.body ? QString::fromStdString(reply.body->dump()) : QStringLiteral("(none)")));
+            return json::object();
+        }
         if (reply.body->at("id") != id)
-            qFatal("id not echoed");
+            helperFailed(QStringLiteral("id not echoed"));
         return reply.body->at("result");
     }
 

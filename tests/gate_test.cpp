@@ -5,8 +5,9 @@
 #include "database.h"
 #include "fakeclock.h"
 #include "gate.h"
-#include "gatestack.h"
 #include "gatedaction.h"
+#include "gatestack.h"
+#include "helperfailure.h"
 #include "jsoncompare.h"
 #include "jsonrpc.h"
 #include "receipt.h"
@@ -74,13 +75,14 @@ private:
     FakeAction &m_action = *m_actionPtr;
     Principal m_principal{1, QStringLiteral("agent")};
     json m_caps = json::object();
+    json m_clientInfo = {{"name", "test-client"}, {"version", "1"}};
 
     void makeGate(const json &rules = nullptr, const json &approval = nullptr, qint64 pollMs = 300)
     {
         auto policy = Policy::fromJson(rules, approval);
         QVERIFY2(policy.ok(), policy.ok() ? "" : qPrintable(policy.error()));
-        m_stack->rebuildGate(policy.value(),
-                             Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
+        m_stack->rebuildGate(
+            policy.value(), Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
         m_gate = &m_stack->gate();
         m_queue = &m_stack->queue();
     }
@@ -95,18 +97,20 @@ private:
         request.params = params;
         request.envelope.protocolVersion = QLatin1String(JsonRpc::kProtocolVersion);
         request.envelope.clientCapabilities = m_caps;
-        request.envelope.clientInfo = {{"name", "test-client"}, {"version", "1"}};
+        request.envelope.clientInfo = m_clientInfo;
         const CallContext context{principal ? *principal : m_principal, Transport::Http};
         const json arguments = params.value("arguments", json::object());
         m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
                      [out](ToolReply reply) { *out = std::move(reply); });
     }
+    // The gate's answer; a gate that does not answer in time is a protocol error with code 0.
     ToolReply call(const json &params, const Principal *principal = nullptr, int timeoutMs = 5000)
     {
         auto out = std::make_shared<std::optional<ToolReply>>();
         start(params, out, principal);
         if (!QTest::qWaitFor([&] { return out->has_value(); }, timeoutMs))
-            qFatal("the gate did not answer within %d ms", timeoutMs);
+            return ProtocolError{
+                0, QStringLiteral("the gate did not answer within %1 ms").arg(timeoutMs), {}};
         return std::move(**out);
     }
     // A retry of a pending ticket: held for the poll window (300 ms on the test's clock), which
@@ -115,18 +119,21 @@ private:
     {
         auto out = std::make_shared<std::optional<ToolReply>>();
         start(params, out);
+        const auto failed = [](const char *why) {
+            return ToolReply(ProtocolError{0, QString::fromLatin1(why), {}});
+        };
         if (!QTest::qWaitFor([&] { return m_gate->heldCount() == 1; }, 5000))
-            qFatal("the retry was not held");
+            return failed("the retry was not held");
         QTest::qWait(20);
         if (out->has_value())
-            qFatal("the held retry answered before its window ended");
+            return failed("the held retry answered before its window ended");
         m_clock.advance(299);
         QCoreApplication::processEvents();
         if (out->has_value())
-            qFatal("the held retry answered 1 ms before its window ended");
+            return failed("the held retry answered 1 ms before its window ended");
         m_clock.advance(1);
         if (!QTest::qWaitFor([&] { return out->has_value(); }, 5000))
-            qFatal("the held retry did not answer once its window ended");
+            return failed("the held retry did not answer once its window ended");
         return std::move(**out);
     }
     static json params(const json &arguments, const std::optional<std::string> &state = std::nullopt)
@@ -136,28 +143,57 @@ private:
             p["requestState"] = *state;
         return p;
     }
-    static json result(const ToolReply &reply)
+    // The reply as a result; a protocol error (or no answer) fails the test.
+    [[nodiscard]] static bool asResult(const ToolReply &reply, json &out)
     {
         if (!std::holds_alternative<json>(reply))
-            qFatal("expected a result, got protocol error %s",
-                   qPrintable(std::get<ProtocolError>(reply).message));
-        return std::get<json>(reply);
+            return helperFailed(QStringLiteral("expected a result, got protocol error %1")
+                                    .arg(std::get<ProtocolError>(reply).message));
+        out = std::get<json>(reply);
+        return true;
     }
-    static ProtocolError protocolError(const ToolReply &reply)
+    [[nodiscard]] static bool asProtocolError(const ToolReply &reply, ProtocolError &out)
     {
         if (!std::holds_alternative<ProtocolError>(reply))
-            qFatal("expected a protocol error, got %s", std::get<json>(reply).dump().c_str());
-        return std::get<ProtocolError>(reply);
+            return helperFailed(QStringLiteral("expected a protocol error, got %1")
+                                    .arg(QString::fromStdString(std::get<json>(reply).dump())));
+        out = std::get<ProtocolError>(reply);
+        if (out.code == 0)
+            return helperFailed(out.message);
+        return true;
     }
-    static std::string text(const json &r) { return r.at("content").at(0).at("text").get<std::string>(); }
-
-    // First pass: a card is parked and the state returned.
-    std::string firstPass(const json &arguments = {{"service", "web-1"}})
+    // The first text block, or a description of what came instead (never throws).
+    static std::string text(const json &r)
     {
-        const json r = result(call(params(arguments)));
-        if (r.value("resultType", "") != "input_required")
-            qFatal("first pass did not ask: %s", r.dump().c_str());
-        return r.at("requestState").get<std::string>();
+        const json t = r.is_object() && r.contains("content") && r["content"].is_array() &&
+                               !r["content"].empty() && r["content"][0].is_object()
+                           ? r["content"][0].value("text", json())
+                           : json();
+        return t.is_string() ? t.get<std::string>() : "(no text content in " + r.dump() + ")";
+    }
+    // The reply's first text block; a protocol error fails the test.
+    [[nodiscard]] static bool textOf(const ToolReply &reply, std::string &out)
+    {
+        json r;
+        if (!asResult(reply, r))
+            return false;
+        out = text(r);
+        return true;
+    }
+
+    // First pass: a card is parked and its requestState returned through state.
+    [[nodiscard]] bool firstPass(const json &arguments = {{"service", "web-1"}}, std::string *state = nullptr)
+    {
+        json r;
+        if (!asResult(call(params(arguments)), r))
+            return false;
+        if (r.value("resultType", "") != "input_required" || !r.contains("requestState") ||
+            !r["requestState"].is_string())
+            return helperFailed(
+                QStringLiteral("first pass did not ask: %1").arg(QString::fromStdString(r.dump())));
+        if (state)
+            *state = r["requestState"].get<std::string>();
+        return true;
     }
 
 private Q_SLOTS:
@@ -172,16 +208,15 @@ private Q_SLOTS:
         m_signer = &m_stack->signer();
         m_action = FakeAction();
         m_caps = json::object();
+        m_clientInfo = {{"name", "test-client"}, {"version", "1"}};
         makeGate();
     }
-    void cleanup()
-    {
-        m_stack.reset();
-    }
+    void cleanup() { m_stack.reset(); }
 
     void firstPass_parksCard_andAsksWithSealedState()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QCOMPARE(m_queue->pending().size(), 1);
         const Operation card = m_queue->pending().first();
         QCOMPARE(card.tool, QStringLiteral("delete_service"));
@@ -194,10 +229,11 @@ private Q_SLOTS:
     }
     void firstPass_withoutDeclaredUrlMode_embedsNoRequest_withUrlMode_pointsAtTheCard()
     {
-        json r = result(call(params({{"service", "a"}})));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "a"}})), r));
         QVERIFY(!r.contains("inputRequests"));
         m_caps = {{"elicitation", {{"url", json::object()}}}};
-        r = result(call(params({{"service", "b"}})));
+        QVERIFY(asResult(call(params({{"service", "b"}})), r));
         const json url = r.at("inputRequests").at("approval").at("params");
         QCOMPARE_JSON(url.at("mode"), json("url"));
         QCOMPARE(QString::fromStdString(url.at("url").get<std::string>()),
@@ -205,10 +241,12 @@ private Q_SLOTS:
     }
     void approved_runsOnce_withVerifiableReceipt()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         const QString nonce = m_queue->pending().first().nonce;
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
-        const json r = result(call(params({{"service", "web-1"}}, state)));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
         QCOMPARE(text(r), std::string("deleted web-1"));
         QCOMPARE(m_action.applyRuns, 1);
         const json receipt = r.at("_meta").at(Gate::kReceiptMetaKey);
@@ -220,42 +258,50 @@ private Q_SLOTS:
         forged["approver"] = "console:mallory";
         QVERIFY(!ReceiptSigner::verify(forged, m_signer->publicKey()).ok());
         // Every later retry converges on the stored result; nothing runs again.
-        const json again = result(call(params({{"service", "web-1"}}, state)));
+        json again;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), again));
         QCOMPARE_JSON(again, r);
         QCOMPARE(m_action.applyRuns, 1);
     }
     void tamperedState_everyBitFlip_isRejected()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
         // Flip each bit of a sample of positions across the whole sealed string.
         for (size_t i = 0; i < state.size(); i += 7) {
             for (int bit = 0; bit < 8; bit += 3) {
                 std::string bad = state;
                 bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
-                const ProtocolError e = protocolError(call(params({{"service", "web-1"}}, bad)));
+                ProtocolError e;
+                QVERIFY(asProtocolError(call(params({{"service", "web-1"}}, bad)), e));
                 QCOMPARE(e.code, JsonRpc::kInvalidParams);
             }
         }
-        QCOMPARE(protocolError(call(params({{"service", "web-1"}}, std::string("cs1.k1.AAAA")))).code,
-                 JsonRpc::kInvalidParams);
+        ProtocolError foreign;
+        QVERIFY(asProtocolError(call(params({{"service", "web-1"}}, std::string("cs1.k1.AAAA"))), foreign));
+        QCOMPARE(foreign.code, JsonRpc::kInvalidParams);
         QCOMPARE(m_action.applyRuns, 0);
     }
     void argsSwappedAfterApproval_isRejected()
     {
-        const std::string state = firstPass({{"service", "staging"}});
+        std::string state;
+        QVERIFY(firstPass({{"service", "staging"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
-        const ProtocolError e = protocolError(call(params({{"service", "production"}}, state)));
+        ProtocolError e;
+        QVERIFY(asProtocolError(call(params({{"service", "production"}}, state)), e));
         QCOMPARE(e.code, JsonRpc::kInvalidParams);
         QVERIFY(e.message.contains(QLatin1String("arguments differ")));
         QCOMPARE(m_action.applyRuns, 0);
     }
     void anotherPrincipalsTicket_isRejected()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
         const Principal other{2, QStringLiteral("other-agent")};
-        const ProtocolError e = protocolError(call(params({{"service", "web-1"}}, state), &other));
+        ProtocolError e;
+        QVERIFY(asProtocolError(call(params({{"service", "web-1"}}, state), &other), e));
         QCOMPARE(e.code, JsonRpc::kInvalidParams);
         QVERIFY(e.message.contains(QLatin1String("another connection")));
         QCOMPARE(m_action.applyRuns, 0);
@@ -268,16 +314,18 @@ private Q_SLOTS:
         t.op = QStringLiteral("delete_service");
         t.nonce = QStringLiteral("00000000000000000000000000000000");
         t.exp = m_clock.nowMs() + 1000;
-        const ProtocolError e =
-            protocolError(call(params({{"service", "web-1"}}, other.seal(t).toStdString())));
+        ProtocolError e;
+        QVERIFY(asProtocolError(call(params({{"service", "web-1"}}, other.seal(t).toStdString())), e));
         QCOMPARE(e.code, JsonRpc::kInvalidParams);
     }
     void expiry_isDecidedByTheInjectedClock()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         const QString nonce = m_queue->pending().first().nonce;
         m_clock.advance(300'001);
-        const json r = result(call(params({{"service", "web-1"}}, state)));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).startsWith(QLatin1String("Approval expired")));
         QCOMPARE(m_queue->pending().size(), 0); // the card left the queue
@@ -290,28 +338,32 @@ private Q_SLOTS:
     }
     void approvedThenRetriedAfterExpiry_isExpired()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
         m_clock.advance(300'001);
-        const json r = result(call(params({{"service", "web-1"}}, state)));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
         QVERIFY(QString::fromStdString(text(r)).startsWith(QLatin1String("Approval expired")));
         QCOMPARE(m_action.applyRuns, 0);
     }
     void queueSweep_expiresCardsWithoutAnyRetry()
     {
-        firstPass();
+        QVERIFY(firstPass());
         m_clock.advance(300'001);
         m_queue->expireDue();
         QCOMPARE(m_queue->pending().size(), 0);
     }
     void decline_withReason_namesWhoAndWhy()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue
                     ->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"),
                               QStringLiteral("wrong cluster"))
                     .ok());
-        const json r = result(call(params({{"service", "web-1"}}, state)));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
         QVERIFY(r.value("isError", false));
         QCOMPARE(text(r), std::string("Declined by console:alice: wrong cluster. Nothing was run."));
         QCOMPARE_JSON(r.at("structuredContent").at("reason"), json("wrong cluster"));
@@ -319,8 +371,10 @@ private Q_SLOTS:
     }
     void pending_isHeldForThePollWindow_thenAsksAgain()
     {
-        const std::string state = firstPass();
-        const json r = result(callHeld(params({{"service", "web-1"}}, state)));
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        json r;
+        QVERIFY(asResult(callHeld(params({{"service", "web-1"}}, state)), r));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QCOMPARE_JSON(r.at("requestState"), json(state));
         QCOMPARE(m_action.applyRuns, 0);
@@ -328,7 +382,8 @@ private Q_SLOTS:
     void heldRetry_isWokenByTheDecision()
     {
         makeGate(nullptr, nullptr, 10'000);
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         const QString nonce = m_queue->pending().first().nonce;
         auto out = std::make_shared<std::optional<ToolReply>>();
         start(params({{"service", "web-1"}}, state), out);
@@ -340,15 +395,19 @@ private Q_SLOTS:
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
         QTRY_VERIFY_WITH_TIMEOUT(out->has_value(), 2000);
         QVERIFY(timer.elapsed() < 1000); // woken, not timed out after 10 s
-        QCOMPARE(text(result(**out)), std::string("deleted web-1"));
+        std::string said;
+        QVERIFY(textOf(**out, said));
+        QCOMPARE(said, std::string("deleted web-1"));
     }
     void planDrift_supersedesTheCard_andStartsAFreshOne()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         const QString oldNonce = m_queue->pending().first().nonce;
         QVERIFY(m_queue->approve(oldNonce, QStringLiteral("console:alice")).ok());
         m_action.diff = QStringLiteral("-service web-1\n-volume data-7\n"); // the world moved
-        const json r = result(call(params({{"service", "web-1"}}, state)));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QVERIFY(r.at("requestState").get<std::string>() != state);
         QCOMPARE(m_action.applyRuns, 0);
@@ -359,14 +418,16 @@ private Q_SLOTS:
         auto old = m_store->operation(oldNonce);
         QCOMPARE(old.value()->status, Operation::Status::Superseded);
         // The old ticket stays dead.
-        const json stale = result(call(params({{"service", "web-1"}}, state)));
+        json stale;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), stale));
         QVERIFY(QString::fromStdString(text(stale)).contains(QLatin1String("superseded")));
         QCOMPARE(m_action.applyRuns, 0);
     }
     void twentyConcurrentRetries_runExactlyOnce()
     {
         m_action.applyDelayMs = 200;
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
         std::vector<std::shared_ptr<std::optional<ToolReply>>> outs;
         for (int i = 0; i < 20; ++i) {
@@ -376,37 +437,48 @@ private Q_SLOTS:
         for (const auto &out : outs)
             QTRY_VERIFY_WITH_TIMEOUT(out->has_value(), 5000);
         QCOMPARE(m_action.applyRuns, 1);
-        const json first = result(**outs.front());
-        for (const auto &out : outs)
-            QCOMPARE_JSON(result(**out), first);
+        json first;
+        QVERIFY(asResult(**outs.front(), first));
+        for (const auto &out : outs) {
+            json each;
+            QVERIFY(asResult(**out, each));
+            QCOMPARE_JSON(each, first);
+        }
     }
     void drain_refusesNewCalls_letsTheRunInFlightEnd_thenIsIdle()
     {
         m_action.applyDelayMs = 200;
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
-        const std::string other = firstPass({{"service", "web-2"}});
+        std::string other;
+        QVERIFY(firstPass({{"service", "web-2"}}, &other));
         auto out = std::make_shared<std::optional<ToolReply>>();
         start(params({{"service", "web-1"}}, state), out);
         QTRY_COMPARE(m_gate->runningCount(), 1);
         QSignalSpy idle(m_gate, &Gate::idle);
         m_gate->drain();
         QCOMPARE(idle.count(), 0); // a run is in flight
-        const json refused = result(call(params({{"service", "web-3"}})));
+        json refused;
+        QVERIFY(asResult(call(params({{"service", "web-3"}})), refused));
         QCOMPARE_JSON(refused.at("isError"), json(true));
         QVERIFY(QString::fromStdString(text(refused)).startsWith(QLatin1String("Countersign is quitting")));
-        const json retry = result(call(params({{"service", "web-2"}}, other)));
+        json retry;
+        QVERIFY(asResult(call(params({{"service", "web-2"}}, other)), retry));
         QCOMPARE_JSON(retry.at("isError"), json(true)); // retries too: nothing new starts
         QCOMPARE(m_queue->pending().size(), 1);
         QTRY_VERIFY(out->has_value());
-        QCOMPARE(text(result(**out)), std::string("deleted web-1"));
+        std::string said;
+        QVERIFY(textOf(**out, said));
+        QCOMPARE(said, std::string("deleted web-1"));
         QCOMPARE(idle.count(), 1);
         QCOMPARE(m_gate->runningCount(), 0);
         QCOMPARE(m_action.applyRuns, 1);
     }
     void drain_aHeldRetryApprovedDuringTheQuit_startsNothing_andTheApprovalStays()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         const QString nonce = m_queue->pending().first().nonce;
         auto out = std::make_shared<std::optional<ToolReply>>();
         start(params({{"service", "web-1"}}, state), out); // held, waiting for the human
@@ -414,8 +486,9 @@ private Q_SLOTS:
         m_gate->drain();
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok()); // wakes the held retry
         QTRY_VERIFY(out->has_value());
-        QVERIFY(
-            QString::fromStdString(text(result(**out))).startsWith(QLatin1String("Countersign is quitting")));
+        std::string said;
+        QVERIFY(textOf(**out, said));
+        QVERIFY(QString::fromStdString(said).startsWith(QLatin1String("Countersign is quitting")));
         QCOMPARE(m_action.applyRuns, 0);
         QVERIFY(!m_store->claimOf(nonce).value());
         QCOMPARE(m_store->decision(nonce).value()->outcome, Operation::Status::Approved);
@@ -428,14 +501,16 @@ private Q_SLOTS:
     }
     void claimWithoutFinish_afterCrash_isOutcomeUnknown_neverRerun()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         const QString nonce = m_queue->pending().first().nonce;
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
         // What a crash between claim and the end of the run leaves behind: a claim with no result,
         // and a fresh gate (a restarted process) that never saw the run.
         QVERIFY(m_store->claim(nonce).value());
         makeGate();
-        const json r = result(call(params({{"service", "web-1"}}, state)));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).startsWith(QLatin1String("Outcome unknown")));
         QCOMPARE(m_action.applyRuns, 0);
@@ -448,11 +523,12 @@ private Q_SLOTS:
               {"decision", "deny"},
               {"reason", "production is off limits"}},
              {{"tool", "delete_service"}, {"arguments", {{"service", "tmp-*"}}}, {"decision", "allow"}}}));
-        json r = result(call(params({{"service", "prod-db"}})));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "prod-db"}})), r));
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("production is off limits")));
         QCOMPARE(m_queue->pending().size(), 0);
-        r = result(call(params({{"service", "tmp-1"}})));
+        QVERIFY(asResult(call(params({{"service", "tmp-1"}})), r));
         QCOMPARE(text(r), std::string("deleted tmp-1"));
         QCOMPARE(m_action.applyRuns, 1);
         QCOMPARE(m_queue->pending().size(), 0);
@@ -465,7 +541,8 @@ private Q_SLOTS:
     void clientMode_withoutFormCapability_is32021()
     {
         makeGate(nullptr, json{{"medium", "client"}});
-        const ProtocolError e = protocolError(call(params({{"service", "web-1"}})));
+        ProtocolError e;
+        QVERIFY(asProtocolError(call(params({{"service", "web-1"}})), e));
         QCOMPARE(e.code, JsonRpc::kMissingRequiredClientCapability);
         QCOMPARE_JSON(e.data.at("requiredCapabilities"), json({{"elicitation", {{"form", json::object()}}}}));
         QCOMPARE(m_queue->pending().size(), 0);
@@ -474,12 +551,14 @@ private Q_SLOTS:
     {
         makeGate(nullptr, json{{"medium", "client"}});
         m_caps = {{"elicitation", {{"form", json::object()}}}};
-        const json first = result(call(params({{"service", "web-1"}})));
+        json first;
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), first));
         QCOMPARE_JSON(first.at("inputRequests").at("confirm").at("params").at("mode"), json("form"));
         const std::string state = first.at("requestState").get<std::string>();
         json retry = params({{"service", "web-1"}}, state);
         retry["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-2"}}}}}};
-        json r = result(call(retry));
+        json r;
+        QVERIFY(asResult(call(retry), r));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QVERIFY(r.at("inputRequests")
                     .at("confirm")
@@ -489,18 +568,20 @@ private Q_SLOTS:
                     .find("did not match") != std::string::npos);
         QCOMPARE(m_action.applyRuns, 0);
         retry["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
-        r = result(call(retry));
+        QVERIFY(asResult(call(retry), r));
         QCOMPARE(text(r), std::string("deleted web-1"));
         QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("approver"), json("client:agent"));
     }
     void consoleMode_clientAcceptAnswer_neverOpensTheGate()
     {
         m_caps = {{"elicitation", {{"url", json::object()}, {"form", json::object()}}}};
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         json retry = params({{"service", "web-1"}}, state);
         retry["inputResponses"] = {{"approval", {{"action", "accept"}}},
                                    {"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
-        const json r = result(callHeld(retry));
+        json r;
+        QVERIFY(asResult(callHeld(retry), r));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QCOMPARE(m_action.applyRuns, 0);
     }
@@ -508,44 +589,68 @@ private Q_SLOTS:
     {
         makeGate(nullptr, json{{"medium", "client"}});
         m_caps = {{"elicitation", json::object()}};
-        const json first = result(call(params({{"service", "web-1"}})));
+        json first;
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), first));
         QVERIFY(m_queue->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"), {}).ok());
         json retry = params({{"service", "web-1"}}, first.at("requestState").get<std::string>());
         retry["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
-        const json r = result(call(retry));
+        json r;
+        QVERIFY(asResult(call(retry), r));
         QCOMPARE(text(r), std::string("Declined by console:alice. Nothing was run."));
         QCOMPARE(m_action.applyRuns, 0);
     }
     void tooManyWaitingCards_fromOneConnection_areRefused()
     {
         for (int i = 0; i < Gate::kMaxPendingPerConnection; ++i)
-            firstPass({{"service", "s" + std::to_string(i)}});
-        const json r = result(call(params({{"service", "one-more"}})));
+            QVERIFY(firstPass({{"service", "s" + std::to_string(i)}}));
+        json r;
+        QVERIFY(asResult(call(params({{"service", "one-more"}})), r));
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("approvals waiting")));
         const Principal other{2, QStringLiteral("other-agent")};
-        QCOMPARE_JSON(result(call(params({{"service", "x"}}), &other)).at("resultType"),
-                      json("input_required"));
+        QVERIFY(asResult(call(params({{"service", "x"}}), &other), r));
+        QCOMPARE_JSON(r.value("resultType", json()), json("input_required"));
         m_clock.advance(300'001); // expired cards no longer count
-        QCOMPARE_JSON(result(call(params({{"service", "y"}}))).at("resultType"), json("input_required"));
+        QVERIFY(asResult(call(params({{"service", "y"}})), r));
+        QCOMPARE_JSON(r.value("resultType", json()), json("input_required"));
     }
     void highRisk_needsTheTargetTyped_atTheConsole()
     {
         m_action.risk = Risk::High;
-        firstPass();
+        QVERIFY(firstPass());
         const QString nonce = m_queue->pending().first().nonce;
         QVERIFY(!m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
         QVERIFY(!m_queue->approve(nonce, QStringLiteral("console:alice"), QStringLiteral("web-2")).ok());
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice"), QStringLiteral("web-1")).ok());
     }
+    // The agent's own words about itself may have any type: a card is still made, nothing throws.
+    void mistypedClientInfoAndAnswers_areReadAsAbsent()
+    {
+        m_clientInfo = {{"name", 42}, {"version", json::object()}};
+        m_caps = {{"elicitation", {{"form", json::object()}}}};
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        QCOMPARE(m_queue->pending().first().clientName(), QString());
+        json retry = params({{"service", "web-1"}}, state);
+        retry["inputResponses"] = {{"approval", {{"action", 5}}}, {"confirm", {{"action", json::array()}}}};
+        json held;
+        QVERIFY(asResult(callHeld(retry), held));
+        QCOMPARE_JSON(held.value("resultType", json()), json("input_required"));
+        QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
+        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("client"), json(""));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
     void auditChain_holdsAfterTheFlow()
     {
-        const std::string state = firstPass();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue
                     ->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"),
                               QStringLiteral("no"))
                     .ok());
-        firstPass({{"service", "web-2"}});
+        QVERIFY(firstPass({{"service", "web-2"}}));
         auto report = m_store->verifyChain();
         QVERIFY(report.ok());
         QCOMPARE(report.value().firstBrokenSeq, 0);

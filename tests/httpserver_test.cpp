@@ -84,7 +84,8 @@ private Q_SLOTS:
                 respond(HttpResponse::json(200, "echo:" + r.body));
             },
             [](int status, const QString &reason) {
-                return HttpResponse::json(status, "refused:" + QByteArray::number(status) + ':' + reason.toUtf8());
+                return HttpResponse::json(status,
+                                          "refused:" + QByteArray::number(status) + ':' + reason.toUtf8());
             },
             HttpConnection::Timeouts{300, 600});
         m_server->moveToThread(&m_thread);

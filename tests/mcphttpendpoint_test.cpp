@@ -1,4 +1,5 @@
 #include "dispatcher.h"
+#include "helperfailure.h"
 #include "jsonrpc.h"
 #include "mcphttpendpoint.h"
 #include "statustool.h"
@@ -62,8 +63,10 @@ private:
     {
         std::optional<HttpResponse> response;
         m_endpoint->serve(request, [&response](HttpResponse r) { response = std::move(r); });
-        if (!response)
-            qFatal("the endpoint did not answer synchronously");
+        if (!response) {
+            helperFailed(QStringLiteral("the endpoint did not answer synchronously"));
+            return HttpResponse{0, {}, {}, true};
+        }
         return std::move(*response);
     }
 

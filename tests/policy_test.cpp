@@ -1,3 +1,4 @@
+#include "helperfailure.h"
 #include "jsoncompare.h"
 #include "policy.h"
 
@@ -22,8 +23,10 @@ private:
             {"tool": "scale", "arguments": {"replicas": "0"}, "decision": "deny"}
         ])"),
                                   json::parse(R"({"low": "client", "critical": "console"})"));
-        if (!p)
-            qFatal("%s", qPrintable(p.error()));
+        if (!p) {
+            helperFailed(p.error());
+            return Policy();
+        }
         return p.value();
     }
 

@@ -1,25 +1,17 @@
-#include "clock.h"
 #include "database.h"
+#include "fakeclock.h"
 #include "tokenstore.h"
 
 #include <QTest>
 
 using namespace Countersign;
 
-namespace {
-class FixedClock final : public Clock
-{
-public:
-    qint64 nowMs() const override { return 1'700'000'000'000; }
-};
-} // namespace
-
 class TokenStoreTest : public QObject
 {
     Q_OBJECT
 private:
     std::unique_ptr<Database> m_db;
-    FixedClock m_clock;
+    FakeClock m_clock;
 
 private Q_SLOTS:
     void init()

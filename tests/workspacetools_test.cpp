@@ -6,8 +6,9 @@
 #include "commandrunner.h"
 #include "database.h"
 #include "fakeclock.h"
-#include "gatestack.h"
 #include "gate.h"
+#include "gatestack.h"
+#include "helperfailure.h"
 #include "jsonrpc.h"
 #include "receipt.h"
 #include "ticketsealer.h"
@@ -42,13 +43,13 @@ private:
     ToolRegistry m_tools;
 
     QString path(const QString &rel) const { return m_root + QLatin1Char('/') + rel; }
-    void write(const QString &rel, const QByteArray &bytes)
+    [[nodiscard]] bool write(const QString &rel, const QByteArray &bytes)
     {
         QDir().mkpath(QFileInfo(path(rel)).absolutePath());
         QFile f(path(rel));
-        if (!f.open(QIODevice::WriteOnly))
-            qFatal("cannot write %s", qPrintable(rel));
-        f.write(bytes);
+        if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size())
+            return helperFailed(QStringLiteral("cannot write %1: %2").arg(rel, f.errorString()));
+        return true;
     }
     QByteArray read(const QString &rel) const
     {
@@ -92,41 +93,56 @@ private:
             ->call(ToolCall{arguments, request.params, request, context},
                    [&out](ToolReply r) { out = std::move(r); });
         if (!QTest::qWaitFor([&] { return out.has_value(); }, 10000))
-            qFatal("no answer from %s", tool);
+            return ProtocolError{0, QStringLiteral("no answer from %1").arg(QLatin1String(tool)), {}};
         return std::move(*out);
     }
-    static json result(const ToolReply &r)
+    // The reply as a result; a protocol error (or no answer) fails the test.
+    [[nodiscard]] static bool asResult(const ToolReply &r, json &out)
     {
         if (!std::holds_alternative<json>(r))
-            qFatal("protocol error: %s", qPrintable(std::get<ProtocolError>(r).message));
-        return std::get<json>(r);
+            return helperFailed(QStringLiteral("protocol error: %1").arg(std::get<ProtocolError>(r).message));
+        out = std::get<json>(r);
+        return true;
     }
+    // The first text block, or a description of what came instead (never throws).
     static QString text(const json &r)
     {
-        return QString::fromStdString(r.at("content").at(0).at("text").get<std::string>());
+        const json t = r.is_object() && r.contains("content") && r["content"].is_array() &&
+                               !r["content"].empty() && r["content"][0].is_object()
+                           ? r["content"][0].value("text", json())
+                           : json();
+        return t.is_string()
+                   ? QString::fromStdString(t.get<std::string>())
+                   : QStringLiteral("(no text content in %1)").arg(QString::fromStdString(r.dump()));
     }
-    // First pass: must park a card; returns the card.
-    Operation ask(const char *tool, const json &arguments, std::string *state)
+    // First pass: must park a card; gives its requestState and the card.
+    [[nodiscard]] bool ask(const char *tool, const json &arguments, std::string *state, Operation *card)
     {
-        const json r = result(call(tool, {{"arguments", arguments}}));
-        if (r.value("resultType", "") != "input_required")
-            qFatal("%s did not ask: %s", tool, r.dump().c_str());
-        *state = r.at("requestState").get<std::string>();
-        return m_queue->pending().first();
+        json r;
+        if (!asResult(call(tool, {{"arguments", arguments}}), r))
+            return false;
+        if (r.value("resultType", "") != "input_required" || !r.contains("requestState") ||
+            !r["requestState"].is_string() || m_queue->pending().isEmpty())
+            return helperFailed(QStringLiteral("%1 did not ask: %2")
+                                    .arg(QLatin1String(tool), QString::fromStdString(r.dump())));
+        *state = r["requestState"].get<std::string>();
+        *card = m_queue->pending().first();
+        return true;
     }
-    json approveAndRetry(const char *tool, const json &arguments, const std::string &state,
-                         const Operation &card)
+    [[nodiscard]] bool approveAndRetry(const char *tool, const json &arguments, const std::string &state,
+                                       const Operation &card, json &out)
     {
-        const auto approved = m_queue->approve(card.nonce, QStringLiteral("console:alice"),
-                                               card.confirmationText());
+        const auto approved =
+            m_queue->approve(card.nonce, QStringLiteral("console:alice"), card.confirmationText());
         if (!approved)
-            qFatal("approve failed: %s", qPrintable(approved.error()));
-        return result(call(tool, {{"arguments", arguments}, {"requestState", state}}));
+            return helperFailed(QStringLiteral("approve failed: %1").arg(approved.error()));
+        return asResult(call(tool, {{"arguments", arguments}, {"requestState", state}}), out);
     }
     // A refusal before any card: isError, and the queue stays empty.
     void verifyRefused(const char *tool, const json &arguments, const char *why)
     {
-        const json r = result(call(tool, {{"arguments", arguments}}));
+        json r;
+        QVERIFY(asResult(call(tool, {{"arguments", arguments}}), r));
         QVERIFY2(r.value("isError", false), r.dump().c_str());
         QVERIFY2(text(r).contains(QLatin1String(why)), qPrintable(text(r)));
         QCOMPARE(m_queue->pending().size(), 0);
@@ -139,10 +155,11 @@ private Q_SLOTS:
                      .absoluteFilePath();
         QDir().mkpath(m_root);
         m_root = QFileInfo(m_root).canonicalFilePath();
-        write(QStringLiteral("src/app.txt"), "one\ntwo\nthree\n");
-        write(QStringLiteral("src/lib.txt"), "alpha\nbeta\n");
+        QVERIFY(write(QStringLiteral("src/app.txt"), "one\ntwo\nthree\n"));
+        QVERIFY(write(QStringLiteral("src/lib.txt"), "alpha\nbeta\n"));
         commitAll();
-        auto stack = GateStack::create(m_clock, QStringLiteral(":memory:"), Policy(), Gate::Settings{300'000, 200, {}});
+        auto stack = GateStack::create(m_clock, QStringLiteral(":memory:"), Policy(),
+                                       Gate::Settings{300'000, 200, {}});
         QVERIFY2(stack.ok(), qPrintable(stack.ok() ? QString() : stack.error()));
         m_stack = std::move(stack).value();
         m_store = &m_stack->store();
@@ -162,9 +179,10 @@ private Q_SLOTS:
 
     void readAndList_areAllowedWithoutACard()
     {
-        json r = result(call("read_file", {{"arguments", {{"path", "src/app.txt"}}}}));
+        json r;
+        QVERIFY(asResult(call("read_file", {{"arguments", {{"path", "src/app.txt"}}}}), r));
         QCOMPARE(text(r), QStringLiteral("one\ntwo\nthree\n"));
-        r = result(call("list_directory", {{"arguments", {{"path", "src"}}}}));
+        QVERIFY(asResult(call("list_directory", {{"arguments", {{"path", "src"}}}}), r));
         QVERIFY(text(r).contains(QLatin1String("app.txt  14 bytes")));
         QCOMPARE(m_queue->pending().size(), 0);
     }
@@ -172,13 +190,15 @@ private Q_SLOTS:
     {
         std::string state;
         const json args = {{"path", "src/new.txt"}, {"content", "hello\nworld\n"}};
-        const Operation card = ask("write_file", args, &state);
+        Operation card;
+        QVERIFY(ask("write_file", args, &state, &card));
         QVERIFY2(card.plan.diff.contains(QLatin1String("+++ b/src/new.txt")), qPrintable(card.plan.diff));
         QVERIFY(card.plan.diff.contains(QLatin1String("+hello\n+world")));
         QCOMPARE(card.plan.blastRadius.at("linesAdded").get<int>(), 2);
         QCOMPARE(card.plan.blastRadius.at("newFile").get<bool>(), true);
         QVERIFY(!QFile::exists(path(QStringLiteral("src/new.txt"))));
-        const json r = approveAndRetry("write_file", args, state, card);
+        json r;
+        QVERIFY(approveAndRetry("write_file", args, state, card, r));
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
         QCOMPARE(read(QStringLiteral("src/new.txt")), QByteArray("hello\nworld\n"));
     }
@@ -186,18 +206,20 @@ private Q_SLOTS:
     {
         std::string state;
         const json args = {{"path", "src/app.txt"}, {"edits", {{{"oldText", "two"}, {"newText", "TWO"}}}}};
-        const Operation card = ask("edit_file", args, &state);
+        Operation card;
+        QVERIFY(ask("edit_file", args, &state, &card));
         QVERIFY2(card.plan.diff.contains(QLatin1String("@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three")),
                  qPrintable(card.plan.diff));
         QCOMPARE(card.plan.risk, Risk::Medium); // tracked and committed: git can bring it back
         QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
-        const json r = approveAndRetry("edit_file", args, state, card);
+        json r;
+        QVERIFY(approveAndRetry("edit_file", args, state, card, r));
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
         QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\nTWO\nthree\n"));
     }
     void editFile_oldTextNotExactlyOnce_isRefusedBeforeAnyCard()
     {
-        write(QStringLiteral("src/dup.txt"), "x\nx\n");
+        QVERIFY(write(QStringLiteral("src/dup.txt"), "x\nx\n"));
         verifyRefused("edit_file",
                       {{"path", "src/dup.txt"}, {"edits", {{{"oldText", "x"}, {"newText", "y"}}}}},
                       "matches 2 times");
@@ -210,9 +232,11 @@ private Q_SLOTS:
     {
         std::string state;
         const json args = {{"path", "src/lib.txt"}, {"edits", {{{"oldText", "beta"}, {"newText", "BETA"}}}}};
-        const Operation card = ask("edit_file", args, &state);
-        write(QStringLiteral("src/lib.txt"), "alpha\nbeta\ngamma\n"); // someone else edits the file
-        const json r = approveAndRetry("edit_file", args, state, card);
+        Operation card;
+        QVERIFY(ask("edit_file", args, &state, &card));
+        QVERIFY(write(QStringLiteral("src/lib.txt"), "alpha\nbeta\ngamma\n")); // someone else edits the file
+        json r;
+        QVERIFY(approveAndRetry("edit_file", args, state, card, r));
         QCOMPARE(QString::fromStdString(r.value("resultType", "")), QStringLiteral("input_required"));
         QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("alpha\nbeta\ngamma\n"));
         QCOMPARE(m_queue->pending().size(), 1);
@@ -220,11 +244,12 @@ private Q_SLOTS:
     }
     void deletePath_listsWhatGoes_andWhatGitCannotBringBack()
     {
-        write(QStringLiteral("src/notes.txt"), "untracked\n");    // never committed
-        write(QStringLiteral("src/lib.txt"), "alpha\nchanged\n"); // uncommitted change
+        QVERIFY(write(QStringLiteral("src/notes.txt"), "untracked\n"));    // never committed
+        QVERIFY(write(QStringLiteral("src/lib.txt"), "alpha\nchanged\n")); // uncommitted change
         std::string state;
         const json args = {{"path", "src"}, {"recursive", true}};
-        const Operation card = ask("delete_path", args, &state);
+        Operation card;
+        QVERIFY(ask("delete_path", args, &state, &card));
         QCOMPARE(card.plan.blastRadius.at("files").get<int>(), 3);
         QCOMPARE(card.plan.blastRadius.at("untracked").get<int>(), 1);
         QCOMPARE(card.plan.blastRadius.at("uncommitted").get<int>(), 1);
@@ -233,14 +258,16 @@ private Q_SLOTS:
         QVERIFY(
             card.plan.diff.contains(QLatin1String("-src/lib.txt   (uncommitted changes: lost for good)")));
         QVERIFY(QFile::exists(path(QStringLiteral("src/app.txt"))));
-        const json r = approveAndRetry("delete_path", args, state, card);
+        json r;
+        QVERIFY(approveAndRetry("delete_path", args, state, card, r));
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
         QVERIFY(!QFileInfo::exists(path(QStringLiteral("src"))));
     }
     void deletePath_committedFile_isMediumRisk_folderNeedsRecursive()
     {
         std::string state;
-        const Operation card = ask("delete_path", {{"path", "src/app.txt"}}, &state);
+        Operation card;
+        QVERIFY(ask("delete_path", {{"path", "src/app.txt"}}, &state, &card));
         QCOMPARE(card.plan.risk, Risk::Medium);
         QCOMPARE(card.plan.blastRadius.at("bytes").get<int>(), 14);
         QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
@@ -251,27 +278,31 @@ private Q_SLOTS:
     {
         std::string state;
         const json args = {{"from", "src/app.txt"}, {"to", "src/lib.txt"}};
-        const Operation card = ask("move_path", args, &state);
+        Operation card;
+        QVERIFY(ask("move_path", args, &state, &card));
         QVERIFY(card.plan.diff.contains(QLatin1String("rename from src/app.txt\nrename to src/lib.txt")));
         QVERIFY(card.plan.diff.contains(QLatin1String("-src/lib.txt (11 bytes, overwritten)")));
         QCOMPARE(card.plan.blastRadius.at("overwrites").get<bool>(), true);
-        const json r = approveAndRetry("move_path", args, state, card);
+        json r;
+        QVERIFY(approveAndRetry("move_path", args, state, card, r));
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
         QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("one\ntwo\nthree\n"));
         QVERIFY(!QFile::exists(path(QStringLiteral("src/app.txt"))));
     }
     void runCommand_allowList_runsAtOnce_othersAsk_andReportExitCode()
     {
-        json r = result(call("run_command", {{"arguments", {{"argv", {"ls", "src"}}}}}));
+        json r;
+        QVERIFY(asResult(call("run_command", {{"arguments", {{"argv", {"ls", "src"}}}}}), r));
         QVERIFY(text(r).startsWith(QLatin1String("exit code 0")));
         QVERIFY(text(r).contains(QLatin1String("app.txt")));
         QCOMPARE(m_queue->pending().size(), 0);
         std::string state;
         const json args = {{"argv", {"sh", "-c", "echo made > made.txt; exit 3"}}, {"cwd", "src"}};
-        const Operation card = ask("run_command", args, &state);
+        Operation card;
+        QVERIFY(ask("run_command", args, &state, &card));
         QVERIFY(card.plan.diff.contains(QLatin1String("$ sh -c \"echo made > made.txt; exit 3\"")));
         QVERIFY(!QFile::exists(path(QStringLiteral("src/made.txt"))));
-        r = approveAndRetry("run_command", args, state, card);
+        QVERIFY(approveAndRetry("run_command", args, state, card, r));
         QCOMPARE(r.at("structuredContent").at("exitCode").get<int>(), 3);
         QCOMPARE(read(QStringLiteral("src/made.txt")), QByteArray("made\n"));
     }
@@ -300,9 +331,9 @@ private Q_SLOTS:
         QVERIFY(::mkfifo(QFile::encodeName(path(QStringLiteral("pipe"))).constData(), 0600) == 0);
         verifyRefused("write_file", {{"path", "pipe"}, {"content", "x"}}, "not a regular file or folder");
         verifyRefused("delete_path", {{"path", "pipe"}}, "not a regular file or folder");
-        QCOMPARE(result(call("read_file", {{"arguments", {{"path", "escape/secret.txt"}}}}))
-                     .value("isError", false),
-                 true);
+        json escaped;
+        QVERIFY(asResult(call("read_file", {{"arguments", {{"path", "escape/secret.txt"}}}}), escaped));
+        QCOMPARE(escaped.value("isError", false), true);
         QVERIFY(QFile::exists(secret.fileName()));
         QFile s(secret.fileName());
         QVERIFY(s.open(QIODevice::ReadOnly));
@@ -310,14 +341,15 @@ private Q_SLOTS:
     }
     void binaryAndOversizedFiles()
     {
-        write(QStringLiteral("img.bin"), QByteArray("\x89PNG\0\0\x01", 7));
+        QVERIFY(write(QStringLiteral("img.bin"), QByteArray("\x89PNG\0\0\x01", 7)));
         std::string state;
-        const Operation card = ask("write_file", {{"path", "img.bin"}, {"content", "text now"}}, &state);
+        Operation card;
+        QVERIFY(ask("write_file", {{"path", "img.bin"}, {"content", "text now"}}, &state, &card));
         QCOMPARE(card.plan.diff, QStringLiteral("binary, 7 bytes → 8 bytes"));
         QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
         verifyRefused("edit_file", {{"path", "img.bin"}, {"edits", {{{"oldText", "P"}, {"newText", "Q"}}}}},
                       "is binary");
-        write(QStringLiteral("big.txt"), QByteArray(5 * 1024 * 1024, 'a'));
+        QVERIFY(write(QStringLiteral("big.txt"), QByteArray(5 * 1024 * 1024, 'a')));
         verifyRefused("edit_file", {{"path", "big.txt"}, {"edits", {{{"oldText", "a"}, {"newText", "b"}}}}},
                       "over the");
     }

@@ -35,7 +35,8 @@ QString randomNonce()
 bool sameDigest(const QString &a, const QString &b)
 {
     const QByteArray x = a.toLatin1(), y = b.toLatin1();
-    return x.size() == y.size() && sodium_memcmp(x.constData(), y.constData(), static_cast<size_t>(x.size())) == 0;
+    return x.size() == y.size() &&
+           sodium_memcmp(x.constData(), y.constData(), static_cast<size_t>(x.size())) == 0;
 }
 
 } // namespace
@@ -126,9 +127,10 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
         return done(GateReplies::tooManyPending(request->principal.name, waiting.value()));
 
     const qint64 now = m_clock.nowMs();
-    const QString rule =
-        m_policy.evaluate(request->action->name(), request->arguments, request->action->defaultVerdict(request->arguments))
-            .rule;
+    const QString rule = m_policy
+                             .evaluate(request->action->name(), request->arguments,
+                                       request->action->defaultVerdict(request->arguments))
+                             .rule;
     Operation op = request->operation(randomNonce(), std::move(plan), rule, now, now + m_settings.ttlMs,
                                       Operation::Status::Pending);
     op.approvalMode = mode;
@@ -163,8 +165,8 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     if (m_draining) // the plan ended after the quit began: start nothing new
         return done(GateReplies::quitting());
     const qint64 now = m_clock.nowMs();
-    const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()), rule, now,
-                                            now, Operation::Status::Allowed);
+    const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()), rule,
+                                            now, now, Operation::Status::Allowed);
     if (auto stored = m_store.recordOperation(op); !stored)
         return done(storeFailure(stored.error()));
     auto claimed = m_store.claim(op.nonce);
@@ -193,11 +195,13 @@ void Gate::retry(const RequestPtr &request, ToolDone done)
         return done(GateReplies::invalidState(QStringLiteral("it is not a ticket this server issued")));
     const Ticket &ticket = opened.value();
     if (ticket.op != request->action->name())
-        return done(GateReplies::invalidState(QStringLiteral("it was issued for another tool (%1)").arg(ticket.op)));
+        return done(
+            GateReplies::invalidState(QStringLiteral("it was issued for another tool (%1)").arg(ticket.op)));
     if (ticket.sub != request->principal.name)
         return done(GateReplies::invalidState(QStringLiteral("it was issued to another connection")));
     if (!sameDigest(ticket.argsDigest, request->argsDigest))
-        return done(GateReplies::invalidState(QStringLiteral("the arguments differ from the ones it was issued for")));
+        return done(GateReplies::invalidState(
+            QStringLiteral("the arguments differ from the ones it was issued for")));
     evaluate(request, ticket, std::move(done), true);
 }
 
@@ -222,7 +226,8 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     if (!stored)
         return done(storeFailure(stored.error()));
     if (!stored.value())
-        return done(GateReplies::invalidState(QStringLiteral("its operation is not in this server's records")));
+        return done(
+            GateReplies::invalidState(QStringLiteral("its operation is not in this server's records")));
     const Operation &op = *stored.value();
 
     auto decision = m_store.decision(ticket.nonce);
@@ -230,8 +235,9 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(storeFailure(decision.error()));
     const qint64 now = m_clock.nowMs();
     if (!decision.value() && op.status == Operation::Status::Pending && now >= ticket.exp) {
-        auto expired = m_store.decide(ticket.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
-                                                            QStringLiteral("the ticket expired"), now});
+        auto expired =
+            m_store.decide(ticket.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
+                                                  QStringLiteral("the ticket expired"), now});
         if (!expired)
             return done(storeFailure(expired.error()));
         Q_EMIT retired(ticket.nonce);
@@ -254,8 +260,8 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return;
     const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
     if (!mayHold || !notice.isEmpty())
-        return done(
-            GateReplies::inputRequired(op, sealed, request->envelope, false, notice, m_settings.approvalsUrlBase));
+        return done(GateReplies::inputRequired(op, sealed, request->envelope, false, notice,
+                                               m_settings.approvalsUrlBase));
     // Woken by a decision or at the end of the window, the retry is judged again, without holding.
     m_holder->hold(ticket.nonce, std::min(m_settings.pollWindowMs, ticket.exp - now),
                    [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
@@ -268,12 +274,12 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
 
 // A client's answer can decline; only a client-mode tool's typed confirmation can approve
 // (docs/design.md: authority lives in the console).
-bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op, ToolDone &done,
-                            QString &notice)
+bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
+                            ToolDone &done, QString &notice)
 {
     const bool clientMode = op.approvalMode == ApprovalMode::Client;
-    const auto answer =
-        GateReplies::inputResponse(request->params, clientMode ? GateReplies::kConfirmKey : GateReplies::kApprovalKey);
+    const auto answer = GateReplies::inputResponse(request->params, clientMode ? GateReplies::kConfirmKey
+                                                                               : GateReplies::kApprovalKey);
     if (!answer)
         return false;
     const auto field = answer->find("action");
@@ -294,7 +300,8 @@ bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, con
             notice = GateReplies::mismatchNotice(op.confirmationText());
             return false;
         }
-        decision = Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
+        decision =
+            Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
     }
     if (!decision)
         return false;
@@ -310,7 +317,8 @@ bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, con
 
 // 6. Approved: the world may have moved since the card was shown. Plan again; a different plan
 // supersedes the card and starts a fresh one, and only the plan approved runs.
-void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
+void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                       ToolDone done)
 {
     QPointer<Gate> self(this);
     request->action->plan(request->arguments,

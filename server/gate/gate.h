@@ -98,9 +98,10 @@ private:
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
     // A pending ticket's retry that brought the client's answer: true when it settled the card
     // (evaluated again), false to go on waiting (notice set when the typed name did not match).
-    bool takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op, ToolDone &done,
-                          QString &notice);
-    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
+    bool takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
+                          ToolDone &done, QString &notice);
+    void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                     ToolDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.
     void recordEnd(const QString &nonce, const nlohmann::json &result);

@@ -53,8 +53,8 @@ json inputRequired(const Operation &op, const QString &sealed, const Envelope &e
             {"method", "elicitation/create"},
             {"params",
              {{"mode", "form"},
-              {"message",
-               (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target)).toStdString()},
+              {"message", (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target))
+                              .toStdString()},
               {"requestedSchema",
                {{"type", "object"},
                 {"properties",
@@ -68,7 +68,8 @@ json inputRequired(const Operation &op, const QString &sealed, const Envelope &e
             {"params",
              {{"mode", "url"},
               {"message",
-               (lead + QStringLiteral("Approve or decline \"%1\" in the Countersign window.").arg(op.plan.title))
+               (lead +
+                QStringLiteral("Approve or decline \"%1\" in the Countersign window.").arg(op.plan.title))
                    .toStdString()},
               {"url", (approvalsUrlBase + op.nonce).toStdString()}}}};
     }
@@ -79,7 +80,8 @@ json inputRequired(const Operation &op, const QString &sealed, const Envelope &e
 ProtocolError invalidState(const QString &why)
 {
     // The same words and data as the SDK's own codec, plus the reason in our words.
-    return ProtocolError{JsonRpc::kInvalidParams, QStringLiteral("Invalid or expired requestState: %1").arg(why),
+    return ProtocolError{JsonRpc::kInvalidParams,
+                         QStringLiteral("Invalid or expired requestState: %1").arg(why),
                          {{"reason", "invalid_request_state"}}};
 }
 
@@ -94,83 +96,93 @@ ProtocolError formCapabilityMissing(const QString &tool)
 
 json denied(const PolicyDecision &verdict)
 {
-    return textResult(
-        QStringLiteral("Denied by Countersign policy (%1)%2. Nothing was run.")
-            .arg(verdict.rule, verdict.reason.isEmpty() ? QString() : QStringLiteral(": %1").arg(verdict.reason)),
-        true);
+    return textResult(QStringLiteral("Denied by Countersign policy (%1)%2. Nothing was run.")
+                          .arg(verdict.rule, verdict.reason.isEmpty()
+                                                 ? QString()
+                                                 : QStringLiteral(": %1").arg(verdict.reason)),
+                      true);
 }
 
 json declined(const Decision &d)
 {
-    return settled(d.reason.isEmpty() ? QStringLiteral("Declined by %1. Nothing was run.").arg(d.by)
-                                      : QStringLiteral("Declined by %1: %2. Nothing was run.").arg(d.by, d.reason),
+    return settled(d.reason.isEmpty()
+                       ? QStringLiteral("Declined by %1. Nothing was run.").arg(d.by)
+                       : QStringLiteral("Declined by %1: %2. Nothing was run.").arg(d.by, d.reason),
                    "declined", d);
 }
 
 json expired(const Decision &d, qint64 ttlMs)
 {
-    return settled(QStringLiteral("Approval expired: the ticket's %1 s passed before the call was approved and "
-                                  "retried. Nothing was run; call the tool again for a new approval card.")
-                       .arg(ttlMs / 1000),
-                   "expired", d);
+    return settled(
+        QStringLiteral("Approval expired: the ticket's %1 s passed before the call was approved and "
+                       "retried. Nothing was run; call the tool again for a new approval card.")
+            .arg(ttlMs / 1000),
+        "expired", d);
 }
 
 json superseded()
 {
-    return textResult(QStringLiteral("This approval was superseded: the plan changed after the card was shown, "
-                                     "and a new card was made. Nothing was run with this ticket."),
-                      true);
+    return textResult(
+        QStringLiteral("This approval was superseded: the plan changed after the card was shown, "
+                       "and a new card was made. Nothing was run with this ticket."),
+        true);
 }
 
 json outcomeUnknown(qint64 claimedMs)
 {
     return textResult(
-        QStringLiteral("Outcome unknown: this approved call was claimed to run at %1, but Countersign stopped "
-                       "before recording how it ended, so it may or may not have run. It was not run again. "
-                       "Check its target before asking for a new approval.")
+        QStringLiteral(
+            "Outcome unknown: this approved call was claimed to run at %1, but Countersign stopped "
+            "before recording how it ended, so it may or may not have run. It was not run again. "
+            "Check its target before asking for a new approval.")
             .arg(QDateTime::fromMSecsSinceEpoch(claimedMs, Qt::UTC).toString(Qt::ISODateWithMs)),
         true);
 }
 
 json tooManyPending(const QString &connection, int waiting)
 {
-    return textResult(QStringLiteral("Refused: connection \"%1\" already has %2 approvals waiting. Wait for the "
-                                     "human to work through them before asking for more.")
-                          .arg(connection)
-                          .arg(waiting),
-                      true);
+    return textResult(
+        QStringLiteral("Refused: connection \"%1\" already has %2 approvals waiting. Wait for the "
+                       "human to work through them before asking for more.")
+            .arg(connection)
+            .arg(waiting),
+        true);
 }
 
 json planFailed(const QString &error)
 {
-    return textResult(QStringLiteral("Countersign could not plan this call: %1. Nothing was run.").arg(error), true);
+    return textResult(QStringLiteral("Countersign could not plan this call: %1. Nothing was run.").arg(error),
+                      true);
 }
 
 json replanFailed(const QString &error)
 {
-    return textResult(QStringLiteral("Approved, but Countersign could not check the plan again: %1. Nothing was "
-                                     "run; retry to try again.")
-                          .arg(error),
-                      true);
+    return textResult(
+        QStringLiteral("Approved, but Countersign could not check the plan again: %1. Nothing was "
+                       "run; retry to try again.")
+            .arg(error),
+        true);
 }
 
 json storeFailure(const QString &error)
 {
-    return textResult(QStringLiteral("Countersign could not record this call (%1). Nothing was run.").arg(error),
-                      true);
+    return textResult(
+        QStringLiteral("Countersign could not record this call (%1). Nothing was run.").arg(error), true);
 }
 
 json quitting()
 {
-    return textResult(QStringLiteral("Countersign is quitting: nothing was run for this call. Call again once "
-                                     "Countersign is running."),
-                      true);
+    return textResult(
+        QStringLiteral("Countersign is quitting: nothing was run for this call. Call again once "
+                       "Countersign is running."),
+        true);
 }
 
 QString supersededNotice()
 {
-    return QStringLiteral("The plan changed after it was approved, so that approval no longer holds. A new card "
-                          "waits for a decision.");
+    return QStringLiteral(
+        "The plan changed after it was approved, so that approval no longer holds. A new card "
+        "waits for a decision.");
 }
 
 QString mismatchNotice(const QString &expected)

@@ -25,8 +25,9 @@ QString GateRequest::clientName() const
     if (!envelope.clientInfo.is_object())
         return {};
     const auto name = envelope.clientInfo.find("name");
-    return name != envelope.clientInfo.end() && name->is_string() ? QString::fromStdString(name->get<std::string>())
-                                                                   : QString();
+    return name != envelope.clientInfo.end() && name->is_string()
+               ? QString::fromStdString(name->get<std::string>())
+               : QString();
 }
 
 Operation GateRequest::operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs,

@@ -30,8 +30,8 @@ struct GateRequest final
     QString clientName() const;
     // The record of this call with the given plan: who asked, for what, and where it stands. Every
     // operation the gate stores is built here.
-    Operation operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs, qint64 expiresMs,
-                        Operation::Status status) const;
+    Operation operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs,
+                        qint64 expiresMs, Operation::Status status) const;
 };
 
 using GateRequestPtr = std::shared_ptr<const GateRequest>;

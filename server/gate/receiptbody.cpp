@@ -24,8 +24,9 @@ json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qin
             {"expiresAt", ticket.exp},
             {"consumedAt", consumedMs},
             {"finishedAt", finishedMs},
-            {"outcome", result.is_object() && result.value("isError", json(false)) == json(true) ? "failed"
-                                                                                                : "succeeded"},
+            {"outcome", result.is_object() && result.value("isError", json(false)) == json(true)
+                            ? "failed"
+                            : "succeeded"},
             {"resultDigest", CanonicalJson::digest(result).toStdString()}};
 }
 

@@ -21,9 +21,8 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
         Q_EMIT closed();
         deleteLater();
     });
-    connect(&m_requestTimer, &QTimer::timeout, this, [this] {
-        write(m_refuse(408, QStringLiteral("Request Timeout")), false);
-    });
+    connect(&m_requestTimer, &QTimer::timeout, this,
+            [this] { write(m_refuse(408, QStringLiteral("Request Timeout")), false); });
     connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
     m_idleTimer.start();
 }

@@ -28,5 +28,4 @@ struct HttpRequest final
     }
 };
 
-
 } // namespace Countersign

@@ -7,8 +7,8 @@ namespace Countersign {
 
 HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse,
                        HttpConnection::Timeouts timeouts, QObject *parent)
-    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router)), m_refuse(std::move(refuse)),
-      m_timeouts(timeouts)
+    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router)),
+      m_refuse(std::move(refuse)), m_timeouts(timeouts)
 {
     connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
 }

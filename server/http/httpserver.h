@@ -16,8 +16,8 @@ class HttpServer final : public QObject
 public:
     static constexpr int kMaxConnections = 512;
 
-    HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse, HttpConnection::Timeouts timeouts,
-               QObject *parent = nullptr);
+    HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse,
+               HttpConnection::Timeouts timeouts, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(HttpServer)
     ~HttpServer() override;
 

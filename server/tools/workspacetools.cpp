@@ -4,9 +4,11 @@
 #include "gatedaction.h"
 #include "gatedtool.h"
 #include "git.h"
+#include "runcommand.h"
 #include "tool.h"
 #include "toolregistry.h"
 #include "workspace.h"
+#include "workspaceargs.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -19,44 +21,13 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
+using WorkspaceArgs::descriptor;
+using WorkspaceArgs::shown;
+using WorkspaceArgs::str;
 
 constexpr qsizetype kMaxEditBytes = 4 * 1024 * 1024; // files over this are refused for edit and write
 constexpr qsizetype kMaxReadBytes = 1024 * 1024;     // read_file returns at most this much
 constexpr int kMaxListed = 2000;                     // entries named in a plan or a listing
-
-json descriptor(const char *name, const char *title, const char *description, json properties, json required,
-                bool readOnly, bool destructive)
-{
-    return {{"name", name},
-            {"title", title},
-            {"description", std::string(description) +
-                                (readOnly ? "" : " Needs a human's approval in the Countersign window.")},
-            {"inputSchema",
-             {{"type", "object"},
-              {"properties", std::move(properties)},
-              {"required", std::move(required)},
-              {"additionalProperties", false}}},
-            {"annotations",
-             {{"title", title},
-              {"readOnlyHint", readOnly},
-              {"destructiveHint", destructive},
-              {"idempotentHint", readOnly},
-              {"openWorldHint", false}}}};
-}
-
-QString str(const json &args, const char *key)
-{
-    const auto it = args.find(key);
-    return it != args.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
-}
-
-// The path as the human reads it: relative to its root.
-QString shown(const Workspace &ws, const QString &resolved)
-{
-    const QString root = ws.rootOf(resolved);
-    const QString rel = QDir(root).relativeFilePath(resolved);
-    return rel == QLatin1String(".") ? root : rel;
-}
 
 Result<QByteArray> readLimited(const QString &path, qsizetype limit)
 {
@@ -138,9 +109,9 @@ public:
     QString name() const override { return QStringLiteral("read_file"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("read_file", "Read a file",
-                                       "Reads a text file inside the workspace roots.",
-                                       {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+        return WorkspaceArgs::descriptor("read_file", "Read a file",
+                                         "Reads a text file inside the workspace roots.",
+                                         {{"path", {{"type", "string"}}}}, {"path"}, true, false);
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
     Result<Plan> planNow(const json &args) const override
@@ -172,9 +143,9 @@ public:
     QString name() const override { return QStringLiteral("list_directory"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("list_directory", "List a folder",
-                                       "Lists a folder inside the workspace roots.",
-                                       {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+        return WorkspaceArgs::descriptor("list_directory", "List a folder",
+                                         "Lists a folder inside the workspace roots.",
+                                         {{"path", {{"type", "string"}}}}, {"path"}, true, false);
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
     Result<Plan> planNow(const json &args) const override
@@ -243,10 +214,10 @@ public:
     QString name() const override { return QStringLiteral("write_file"); }
     json descriptor() const override
     {
-        return Countersign::descriptor("write_file", "Write a file",
-                                       "Creates or replaces a file inside the workspace roots.",
-                                       {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}},
-                                       {"path", "content"}, false, true);
+        return WorkspaceArgs::descriptor("write_file", "Write a file",
+                                         "Creates or replaces a file inside the workspace roots.",
+                                         {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}},
+                                         {"path", "content"}, false, true);
     }
     Result<Plan> planNow(const json &args) const override
     {
@@ -310,11 +281,11 @@ public:
             {"properties", {{"oldText", {{"type", "string"}}}, {"newText", {{"type", "string"}}}}},
             {"required", {"oldText", "newText"}},
             {"additionalProperties", false}};
-        return Countersign::descriptor("edit_file", "Edit a file",
-                                       "Replaces text in a file; each oldText must occur exactly once.",
-                                       {{"path", {{"type", "string"}}},
-                                        {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
-                                       {"path", "edits"}, false, true);
+        return WorkspaceArgs::descriptor("edit_file", "Edit a file",
+                                         "Replaces text in a file; each oldText must occur exactly once.",
+                                         {{"path", {{"type", "string"}}},
+                                          {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
+                                         {"path", "edits"}, false, true);
     }
     Result<QByteArray> edited(const json &args, QString *resolved, QByteArray *before) const
     {
@@ -366,7 +337,7 @@ public:
     QString name() const override { return QStringLiteral("delete_path"); }
     json descriptor() const override
     {
-        return Countersign::descriptor(
+        return WorkspaceArgs::descriptor(
             "delete_path", "Delete a file or folder",
             "Deletes a file, or a folder with recursive: true, inside the workspace roots.",
             {{"path", {{"type", "string"}}}, {"recursive", {{"type", "boolean"}}}}, {"path"}, false, true);
@@ -457,7 +428,7 @@ public:
     QString name() const override { return QStringLiteral("move_path"); }
     json descriptor() const override
     {
-        return Countersign::descriptor(
+        return WorkspaceArgs::descriptor(
             "move_path", "Move or rename", "Moves a file or folder inside the workspace roots.",
             {{"from", {{"type", "string"}}}, {"to", {{"type", "string"}}}}, {"from", "to"}, false, true);
     }
@@ -509,113 +480,6 @@ public:
                               true);
         return textResult(QStringLiteral("moved %1 to %2").arg(str(args, "from"), str(args, "to")));
     }
-};
-
-// ---- run_command -----------------------------------------------------------------------------------
-
-class RunCommand final : public GatedAction
-{
-public:
-    RunCommand(std::shared_ptr<const Workspace> ws, CommandRunner &runner)
-        : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner), m_runner(runner)
-    {
-    }
-    QString name() const override { return QStringLiteral("run_command"); }
-    json descriptor() const override
-    {
-        return Countersign::descriptor(
-            "run_command", "Run a command",
-            "Runs a program with arguments (an argv array, never a shell) in a workspace folder; "
-            "returns its exit code and output.",
-            {{"argv", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}}},
-             {"cwd", {{"type", "string"}}}},
-            {"argv"}, false, true);
-    }
-    // A small read-only allow list; everything else asks (rules can change both).
-    Verdict defaultVerdict(const json &args) const override
-    {
-        static const QList<QStringList> kReadOnly = {{"git", "status"}, {"git", "diff"}, {"git", "log"},
-                                                     {"git", "show"},   {"ls"},          {"pwd"}};
-        const QStringList argv = argvOf(args);
-        for (const QStringList &prefix : kReadOnly) {
-            if (argv.mid(0, prefix.size()) == prefix)
-                return Verdict::Allow;
-        }
-        return Verdict::Ask;
-    }
-    void plan(const json &args, PlanDone done) override
-    {
-        auto cwd = cwdOf(args);
-        if (!cwd)
-            return done(failure(cwd.error()));
-        const QStringList argv = argvOf(args);
-        if (argv.isEmpty() || argv.first().isEmpty())
-            return done(failure(QStringLiteral("argv must name a program")));
-        for (const QString &a : argv) {
-            if (a.contains(QChar(0)))
-                return done(failure(QStringLiteral("an argument contains a NUL byte")));
-        }
-        Plan p;
-        p.title = QStringLiteral("Run %1").arg(argv.first());
-        p.diff = QStringLiteral("$ %1\n(in %2; no shell: each argument is passed as is)\n")
-                     .arg(quoted(argv), shown(m_ws, cwd.value()));
-        p.targets = {argv.first()}; // the program: what the human types to confirm
-        p.summary = QStringLiteral("argv %1 in %2").arg(quoted(argv), cwd.value());
-        p.prompt = QStringLiteral("Run %1?").arg(quoted(argv));
-        p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};
-        p.risk = Risk::High;
-        done(p);
-    }
-    void apply(const json &args, ApplyDone done) override
-    {
-        auto cwd = cwdOf(args);
-        if (!cwd)
-            return done(textResult(cwd.error(), true));
-        m_runner.run(
-            CommandSpec{argvOf(args), cwd.value(), 120'000, 256 * 1024}, [done](Result<CommandOutput> out) {
-                if (!out)
-                    return done(textResult(out.error(), true));
-                const CommandOutput &o = out.value();
-                QString text =
-                    QStringLiteral("exit code %1\n%2").arg(o.exitCode).arg(QString::fromUtf8(o.stdOut));
-                if (!o.stdErr.isEmpty())
-                    text += QStringLiteral("\nstderr:\n%1").arg(QString::fromUtf8(o.stdErr));
-                if (o.truncated)
-                    text += QStringLiteral("\n(output truncated at 256 KiB)");
-                json result = textResult(text, o.exitCode != 0);
-                result["structuredContent"] = {{"exitCode", o.exitCode}, {"truncated", o.truncated}};
-                done(std::move(result));
-            });
-    }
-
-private:
-    static QStringList argvOf(const json &args)
-    {
-        QStringList argv;
-        for (const json &a : args.value("argv", json::array()))
-            argv.append(a.is_string() ? QString::fromStdString(a.get<std::string>()) : QString());
-        return argv;
-    }
-    static QString quoted(const QStringList &argv)
-    {
-        QStringList parts;
-        for (const QString &a : argv)
-            parts.append(a.contains(QLatin1Char(' ')) || a.isEmpty() ? QLatin1Char('"') + a + QLatin1Char('"')
-                                                                     : a);
-        return parts.join(QLatin1Char(' '));
-    }
-    Result<QString> cwdOf(const json &args) const
-    {
-        const QString cwd = str(args, "cwd");
-        auto resolved = m_ws.resolve(cwd.isEmpty() ? m_ws.roots().value(0) : cwd, Workspace::Must::Exist);
-        if (resolved && !QFileInfo(resolved.value()).isDir())
-            return failure(QStringLiteral("cwd %1 is not a folder").arg(cwd));
-        return resolved;
-    }
-
-    std::shared_ptr<const Workspace> m_wsOwner;
-    const Workspace &m_ws;
-    CommandRunner &m_runner;
 };
 
 } // namespace

@@ -41,7 +41,8 @@ Result<std::unique_ptr<GateStack>> GateStack::create(const Clock &clock, const Q
 void GateStack::rebuildGate(Policy policy, Gate::Settings settings)
 {
     m_queue.reset();
-    m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, std::move(policy), std::move(settings));
+    m_gate = std::make_unique<Gate>(*m_store, m_clock, *m_sealer, *m_signer, std::move(policy),
+                                    std::move(settings));
     m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
     QObject::connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
     QObject::connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
