@@ -4,6 +4,7 @@
 #include "auditstore.h"
 #include "commandline.h"
 #include "database.h"
+#include "jsonrpc.h"
 #include "keyloader.h"
 #include "receipt.h"
 #include "systemclock.h"
@@ -18,6 +19,20 @@
 namespace Countersign {
 
 namespace {
+
+// A receipt is a few hundred bytes; a whole result holds at most the 256 KiB of a tool's output.
+constexpr qsizetype kMaxReceiptFileBytes = 4 * 1024 * 1024;
+
+// The dispatcher frames every result on its way out (resultType, _meta's serverInfo) after the gate
+// has digested it, so a whole result as a client received it is compared less that framing.
+nlohmann::json withoutFraming(nlohmann::json result)
+{
+    if (result.value("resultType", nlohmann::json()) == "complete")
+        result.erase("resultType");
+    if (const auto meta = result.find("_meta"); meta != result.end() && meta->is_object())
+        meta->erase(JsonRpc::kMetaServerInfo);
+    return result;
+}
 
 int fail(const QString &message)
 {
@@ -69,18 +84,35 @@ int runAuditCommand(const CommandLine &cl)
 
 int runReceiptCommand(const CommandLine &cl)
 {
+    // Exit 0: valid; 1: invalid (the signature, the key, or the result it was handed); 2: nothing
+    // that can be checked (no file, not JSON, no key to check against).
+    const auto unusable = [](const QString &message) {
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
+        return 2;
+    };
     const QString path = cl.command.value(2);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return fail(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    const QByteArray text = file.read(1024 * 1024);
-    nlohmann::json doc = nlohmann::json::parse(text.cbegin(), text.cend(), nullptr, false);
+        return unusable(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    const QByteArray text = file.read(kMaxReceiptFileBytes + 1);
+    if (text.size() > kMaxReceiptFileBytes)
+        return unusable(QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(kMaxReceiptFileBytes));
+    const nlohmann::json doc = nlohmann::json::parse(text.cbegin(), text.cend(), nullptr, false);
     if (doc.is_discarded())
-        return fail(QStringLiteral("%1 is not JSON").arg(path));
-    // A whole tool result is accepted too: the receipt is in its _meta.
-    if (doc.is_object() && doc.contains("_meta") && doc["_meta"].is_object() &&
-        doc["_meta"].contains("dev.countersign/receipt"))
-        doc = doc["_meta"]["dev.countersign/receipt"];
+        return unusable(QStringLiteral("%1 is not JSON").arg(path));
+    if (!doc.is_object())
+        return unusable(
+            QStringLiteral("%1 holds neither a receipt nor a tool result carrying one").arg(path));
+    // A whole tool result is accepted too: the receipt is in its _meta, and the result itself is
+    // then checked against the receipt's resultDigest.
+    const nlohmann::json *receipt = &doc;
+    bool wholeResult = false;
+    if (const auto meta = doc.find("_meta"); meta != doc.end() && meta->is_object()) {
+        if (const auto r = meta->find(ReceiptSigner::kResultMetaKey); r != meta->end()) {
+            receipt = &*r;
+            wholeResult = true;
+        }
+    }
 
     QByteArray trusted;
     if (!cl.publicKey.isEmpty()) {
@@ -88,22 +120,46 @@ int runReceiptCommand(const CommandLine &cl)
     } else {
         QFile key(receiptPublicKeyPath(cl.dataDir));
         if (!key.open(QIODevice::ReadOnly))
-            return fail(QStringLiteral("no local receipt key at %1: pass --public-key")
-                            .arg(receiptPublicKeyPath(cl.dataDir)));
+            return unusable(QStringLiteral("no local receipt key at %1: pass --public-key")
+                                .arg(receiptPublicKeyPath(cl.dataDir)));
         trusted = QByteArray::fromBase64(key.readAll().trimmed(), QByteArray::AbortOnBase64DecodingErrors);
     }
-    if (auto ok = ReceiptSigner::verify(doc, trusted); !ok) {
+    if (auto ok = ReceiptSigner::verify(*receipt, trusted); !ok) {
         std::printf("receipt INVALID: %s\n", qPrintable(ok.error()));
         return 1;
     }
-    const auto str = [&](const char *k) { return QString::fromStdString(doc.value(k, std::string())); };
-    const auto time = [&](const char *k) {
-        return QDateTime::fromMSecsSinceEpoch(doc.value(k, qint64(0)), Qt::UTC).toString(Qt::ISODateWithMs);
+    // The signature holds the receipt's words; only the digest ties them to this result.
+    if (wholeResult) {
+        const auto signedDigest = receipt->find("resultDigest");
+        if (signedDigest == receipt->end() || !signedDigest->is_string()) {
+            std::printf("receipt INVALID: it carries no resultDigest, so the result cannot be checked\n");
+            return 1;
+        }
+        const QString expected = QString::fromStdString(signedDigest->get<std::string>());
+        const QString actual = ReceiptSigner::resultDigest(withoutFraming(doc));
+        if (actual != expected && ReceiptSigner::resultDigest(doc) != expected) {
+            std::printf("receipt INVALID: the result differs from the one the receipt signed (resultDigest "
+                        "%s, this result's digest %s)\n",
+                        signedDigest->get<std::string>().c_str(), qPrintable(actual));
+            return 1;
+        }
+    }
+    const auto str = [&](const char *k) {
+        const auto it = receipt->find(k);
+        return it != receipt->end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                                       : QString();
     };
-    std::printf("receipt valid: %s (%s) for connection %s, approved by %s at %s, run at %s, nonce %s\n",
+    const auto time = [&](const char *k) {
+        const auto it = receipt->find(k);
+        const qint64 ms = it != receipt->end() && it->is_number_integer() ? it->get<qint64>() : 0;
+        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
+    };
+    std::printf("receipt valid: %s (%s) for connection %s, approved by %s at %s, run at %s, nonce %s %s\n",
                 qPrintable(str("tool")), qPrintable(str("outcome")), qPrintable(str("connection")),
                 qPrintable(str("approver")), qPrintable(time("decidedAt")), qPrintable(time("consumedAt")),
-                qPrintable(str("nonce")));
+                qPrintable(str("nonce")),
+                wholeResult ? "(the result matches its resultDigest)"
+                            : "(the result itself was not given, so it was not checked)");
     return 0;
 }
 

@@ -42,7 +42,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "  token add NAME      create a client connection; prints its bearer token once\n"
         "  token list          list client connections\n"
         "  token revoke NAME   revoke a client connection\n"
-        "  receipt verify FILE check a receipt's signature offline (exit 0 when valid)\n"
+        "  receipt verify FILE check a receipt offline, and a whole tool result against it (exit 0 when\n"
+        "                      valid, 1 when not, 2 when FILE cannot be checked)\n"
         "  audit verify        check the audit log's hash chain; reports the first broken link\n"
         "  audit export        write every operation (--format csv|json, --output FILE)"));
     parser.addHelpOption();
@@ -59,7 +60,9 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
     const QCommandLineOption headless(QStringLiteral("headless"),
                                       QStringLiteral("Run the server without a window."));
     const QCommandLineOption stdio(
-        QStringLiteral("stdio"), QStringLiteral("Serve MCP on stdin/stdout (for IDEs that spawn servers)."));
+        QStringLiteral("stdio"),
+        QStringLiteral("Serve MCP on stdin/stdout (for IDEs that spawn servers), as the connection whose "
+                       "token is in the environment variable COUNTERSIGN_TOKEN (see token add)."));
     const QCommandLineOption format(QStringLiteral("format"),
                                     QStringLiteral("audit export: csv (default) or json."),
                                     QStringLiteral("FORMAT"));

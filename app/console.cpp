@@ -24,10 +24,15 @@
 #include <QWindow>
 
 #include <cstdio>
+#include <optional>
 
 namespace Countersign {
 
 namespace {
+
+// --stdio reads its connection's token from this variable (a token on the command line would show
+// in the process list).
+constexpr char kStdioTokenVariable[] = "COUNTERSIGN_TOKEN";
 
 // Every decision is recorded in the data folder before anything runs, so a folder that cannot take
 // a write (read-only, full) is refused at start-up with the reason, rather than call by call.
@@ -115,6 +120,7 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
         {"listen", QStringLiteral("%1:%2").arg(config.listenHost()).arg(config.listenPort()).toStdString()},
         {"ttlSeconds", config.ttlSeconds()},
         {"pollWindowSeconds", config.pollWindowSeconds()},
+        {"cardMinimumSeconds", config.cardMinimumSeconds()},
         {"keys", keys.storedIn.toStdString()},
         {"actions", actions},
         {"policy", config.policy().toJson()}};
@@ -191,6 +197,17 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
 {
     std::unique_ptr<Console> console(new Console);
     Parts &p = *console->m_parts;
+    // --stdio: the connection's token comes from the environment. It is read once and removed at
+    // once, so the commands this process runs (plan and apply) never inherit it.
+    QByteArray stdioToken;
+    if (cl.mode == CommandLine::Mode::Stdio) {
+        stdioToken = qgetenv(kStdioTokenVariable).trimmed();
+        qunsetenv(kStdioTokenVariable);
+        if (stdioToken.isEmpty())
+            return failure(QStringLiteral("--stdio needs the connection's token in the environment variable "
+                                          "%1 (make one with `countersign token add NAME`)")
+                               .arg(QLatin1String(kStdioTokenVariable)));
+    }
     auto config = Config::load(cl.configPath);
     if (!config)
         return failure(config.error());
@@ -242,6 +259,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
 
     const McpServer::Setup setup{config.value(), databasePath, p.keys, &p.clock, hooks.extraTools};
     if (cl.mode == CommandLine::Mode::Stdio) {
+        p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
+        const std::optional<Principal> principal = p.tokens->authenticate(stdioToken);
+        if (!principal)
+            return failure(QStringLiteral("the token in %1 is unknown or revoked; --stdio serves only an "
+                                          "active connection (make one, or give a revoked one a new "
+                                          "token, with `countersign token add NAME`)")
+                               .arg(QLatin1String(kStdioTokenVariable)));
         p.stdioServer = std::make_unique<McpServer>(setup);
         connectQueue(p.stdioServer.get(), p.queue.get());
         followConfig(p.watcher.get(), p.stdioServer.get());
@@ -249,9 +273,23 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             hooks.wireServer(p.stdioServer.get());
         if (auto started = p.stdioServer->start(false); !started)
             return failure(started.error());
-        p.transport = std::make_unique<StdioTransport>(p.stdioServer->dispatcher(),
-                                                       Principal{0, QStringLiteral("stdio")});
+        // Checked again for every request: revoking the connection locks its agent out of a server
+        // that is already running, which then stops.
+        p.transport = std::make_unique<StdioTransport>(
+            p.stdioServer->dispatcher(),
+            [tokens = p.tokens.get(), token = stdioToken, id = principal->connectionId] {
+                auto now = tokens->authenticate(token);
+                return now && now->connectionId == id ? now : std::optional<Principal>();
+            });
         QObject::connect(p.transport.get(), &StdioTransport::finished, qApp, &QCoreApplication::quit);
+        QObject::connect(p.transport.get(), &StdioTransport::refused, qApp, [name = principal->name] {
+            std::fprintf(stderr,
+                         "countersign: the connection \"%s\" has been revoked (or its token replaced); "
+                         "this stdio server stops\n",
+                         qPrintable(name));
+            std::fflush(stderr);
+            QCoreApplication::exit(1);
+        });
         p.transport->start();
         return console;
     }

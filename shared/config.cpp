@@ -96,6 +96,11 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 return fieldError(fileName, text, key,
                                   QStringLiteral("must be an integer from 1 to %1").arg(max));
             (key == "ttlSeconds" ? config.m_ttlSeconds : config.m_pollWindowSeconds) = value.get<int>();
+        } else if (key == "cardMinimumSeconds") {
+            if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)
+                return fieldError(fileName, text, key,
+                                  QStringLiteral("must be a number of seconds from 0 to 30"));
+            config.m_cardMinimumSeconds = value.get<double>();
         } else if (key == "workspaceRoots") {
             if (!value.is_array())
                 return fieldError(fileName, text, key, QStringLiteral("must be an array of absolute paths"));

@@ -1,6 +1,6 @@
 #include "policy.h"
 
-#include <QRegularExpression>
+#include <algorithm>
 
 namespace Countersign {
 
@@ -8,22 +8,44 @@ namespace {
 
 using json = nlohmann::json;
 
-// '*' matches any run of characters ('/' included), '?' one character; everything else is literal.
+// Line breaks and control characters: C0, DEL, C1 (NEL among them) and the Unicode line and
+// paragraph separators.
+bool isControl(uint c)
+{
+    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029;
+}
+
+// '*' matches any run of characters ('/' included), '?' one character; everything else is literal,
+// and the pattern covers the whole text. No wildcard matches a control character or a line break,
+// and a text holding one matches no pattern: "tmp-*" must not allow "tmp-x\n; touch /tmp/injected".
+// Read without regular expressions, so no match limit can make a long value slip past a deny rule.
 bool globMatch(const QString &pattern, const QString &text)
 {
-    QString re;
-    for (const QChar c : pattern) {
-        if (c == QLatin1Char('*'))
-            re += QStringLiteral(".*");
-        else if (c == QLatin1Char('?'))
-            re += QLatin1Char('.');
-        else
-            re += QRegularExpression::escape(QString(c));
+    const auto p = pattern.toUcs4();
+    const auto t = text.toUcs4();
+    if (std::any_of(t.cbegin(), t.cend(), isControl))
+        return false;
+    qsizetype pi = 0;
+    qsizetype ti = 0;
+    qsizetype star = -1; // the last '*' seen, and where in the text its run would end
+    qsizetype resume = 0;
+    while (ti < t.size()) {
+        if (pi < p.size() && p[pi] == U'*') {
+            star = pi++;
+            resume = ti;
+        } else if (pi < p.size() && (p[pi] == U'?' || p[pi] == t[ti])) {
+            ++pi;
+            ++ti;
+        } else if (star >= 0) {
+            pi = star + 1;
+            ti = ++resume;
+        } else {
+            return false;
+        }
     }
-    return QRegularExpression(QRegularExpression::anchoredPattern(re),
-                              QRegularExpression::DotMatchesEverythingOption)
-        .match(text)
-        .hasMatch();
+    while (pi < p.size() && p[pi] == U'*')
+        ++pi;
+    return pi == p.size();
 }
 
 // Numbers and booleans match by their JSON text; strings by their value.

@@ -22,7 +22,8 @@ QString verdictName(Verdict verdict);
 
 // One rule of the "rules" list: a tool name pattern, optional argument patterns, optional argv
 // prefix (for run_command-like tools) and the verdict. Patterns are globs (* and ?), matched on
-// the whole value.
+// the whole value; a value holding a control character or a line break (U+0000-U+001F, U+007F-U+009F,
+// U+2028, U+2029) matches no pattern, so the rule does not apply to it.
 struct Rule final
 {
     QString tool = QStringLiteral("*");

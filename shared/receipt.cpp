@@ -80,4 +80,17 @@ Status ReceiptSigner::verify(const json &receipt, const QByteArray &trustedKey)
     return success();
 }
 
+QString ReceiptSigner::resultDigest(nlohmann::json result)
+{
+    if (result.is_object()) {
+        const auto meta = result.find("_meta");
+        if (meta != result.end() && meta->is_object()) {
+            meta->erase(kResultMetaKey);
+            if (meta->empty())
+                result.erase("_meta");
+        }
+    }
+    return QString::fromLatin1(CanonicalJson::digest(result));
+}
+
 } // namespace Countersign

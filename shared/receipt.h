@@ -18,6 +18,9 @@ public:
     ~ReceiptSigner();
     Q_DISABLE_COPY_MOVE(ReceiptSigner)
 
+    // Where a complete tool result carries its receipt: result._meta[kResultMetaKey].
+    static constexpr const char *kResultMetaKey = "dev.countersign/receipt";
+
     QByteArray publicKey() const { return m_publicKey; }
     // Adds "alg", "publicKey" and "signature" to body.
     nlohmann::json sign(nlohmann::json body) const;
@@ -25,6 +28,10 @@ public:
     // Checks the signature against the receipt's own publicKey, and that key against trustedKey
     // (raw 32 bytes). Reports what is wrong in words.
     static Status verify(const nlohmann::json &receipt, const QByteArray &trustedKey);
+    // The receipt's resultDigest of a tool result, with or without its receipt attached: hex
+    // SHA-256 of the canonical JSON of the result less _meta[kResultMetaKey] (and less _meta when
+    // nothing else is in it). A verifier recomputes it from the whole result it was handed.
+    static QString resultDigest(nlohmann::json result);
 
 private:
     QByteArray m_publicKey;

@@ -1,10 +1,11 @@
 // The real countersign binary, run as a user would: token commands, configuration errors,
-// --headless over real loopback HTTP, and --stdio.
+// --headless over real loopback HTTP, --stdio and its token, and receipt verify on a real result.
 #include <nlohmann/json.hpp>
 
 #include "jsoncompare.h"
 #include <QFile>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -22,18 +23,44 @@ struct Run
     QByteArray err;
 };
 
-Run run(const QStringList &args)
+Run run(const QStringList &args, const QByteArray &input = {},
+        const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(COUNTERSIGN_BINARY), args);
+    p.write(input);
     p.closeWriteChannel();
     if (!p.waitForFinished(20000))
         p.kill();
     return Run{p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
 }
 
+// The environment an IDE gives `countersign --stdio`: its connection's token in COUNTERSIGN_TOKEN.
+QProcessEnvironment withToken(const QByteArray &token)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("COUNTERSIGN_TOKEN"), QString::fromLatin1(token));
+    return env;
+}
+
 const char *kEnvelope =
     R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}})";
+
+json envelope()
+{
+    return {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+            {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", {{"form", json::object()}}}}}};
+}
+
+QByteArray toolCall(int id, const char *tool, const json &arguments, const json &more = json::object())
+{
+    json params = {{"name", tool}, {"arguments", arguments}, {"_meta", envelope()}};
+    params.update(more);
+    return QByteArray::fromStdString(
+               json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", params}}.dump()) +
+           '\n';
+}
 
 QByteArray rpc(int id, const char *method)
 {
@@ -51,6 +78,24 @@ class CliTest : public QObject
 private:
     QTemporaryDir m_dir;
     QString dataDir() const { return m_dir.filePath(QStringLiteral("data")); }
+    // A new connection in the data folder; its token.
+    QByteArray addToken(const QString &name) const
+    {
+        const Run added = run(
+            {QStringLiteral("token"), QStringLiteral("add"), name, QStringLiteral("--data-dir"), dataDir()});
+        return added.exitCode == 0 ? added.out.trimmed() : QByteArray();
+    }
+    QStringList stdioArgs(const QString &config = QStringLiteral("none.json")) const
+    {
+        return {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(),
+                QStringLiteral("--config"), m_dir.filePath(config)};
+    }
+    void writeFile(const QString &name, const QByteArray &text) const
+    {
+        QFile f(m_dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QCOMPARE(f.write(text), text.size());
+    }
 
 private Q_SLOTS:
     void version_isPrinted()
@@ -162,10 +207,11 @@ private Q_SLOTS:
     }
     void stdio_answersLineByLine_andExitsOnEof()
     {
+        const QByteArray token = addToken(QStringLiteral("stdio"));
+        QVERIFY(!token.isEmpty());
         QProcess p;
-        p.start(QStringLiteral(COUNTERSIGN_BINARY),
-                {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(),
-                 QStringLiteral("--config"), m_dir.filePath(QStringLiteral("none.json"))});
+        p.setProcessEnvironment(withToken(token));
+        p.start(QStringLiteral(COUNTERSIGN_BINARY), stdioArgs());
         QVERIFY(p.waitForStarted());
         p.write(rpc(1, "server/discover") + "\n");
         p.write(rpc(2, "tools/list") + "\n");
@@ -189,6 +235,183 @@ private Q_SLOTS:
         QCOMPARE_JSON(ping.at("id"), json(3));
         QCOMPARE_JSON(ping.at("error").at("code"), json(-32601));
     }
+    void stdio_withoutToken_isRefused()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("COUNTERSIGN_TOKEN"));
+        const Run r = run(stdioArgs(), rpc(1, "tools/list") + "\n", env);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("COUNTERSIGN_TOKEN") && r.err.contains("countersign token add NAME"),
+                 r.err.constData());
+    }
+    void stdio_unknownOrRevokedToken_isRefused_andNeverEchoed_data()
+    {
+        QTest::addColumn<bool>("revoked");
+        QTest::newRow("unknown") << false;
+        QTest::newRow("revoked") << true;
+    }
+    void stdio_unknownOrRevokedToken_isRefused_andNeverEchoed()
+    {
+        QFETCH(bool, revoked);
+        QByteArray token = "cs_not-a-token-of-this-installation-0123456789abcdef";
+        if (revoked) {
+            token = addToken(QStringLiteral("gone"));
+            QVERIFY(!token.isEmpty());
+            QCOMPARE(run({QStringLiteral("token"), QStringLiteral("revoke"), QStringLiteral("gone"),
+                          QStringLiteral("--data-dir"), dataDir()})
+                         .exitCode,
+                     0);
+        }
+        const Run r = run(stdioArgs(), rpc(1, "tools/list") + "\n", withToken(token));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("COUNTERSIGN_TOKEN") && r.err.contains("unknown or revoked"),
+                 r.err.constData());
+        QVERIFY2(!r.err.contains(token), "the token must never be echoed");
+    }
+    void stdio_tokenRevokedWhileRunning_refusesTheNextRequest_andExits()
+    {
+        const QByteArray token = addToken(QStringLiteral("live"));
+        QVERIFY(!token.isEmpty());
+        QProcess p;
+        p.setProcessEnvironment(withToken(token));
+        p.start(QStringLiteral(COUNTERSIGN_BINARY), stdioArgs());
+        QVERIFY(p.waitForStarted());
+        p.write(rpc(1, "tools/list") + "\n");
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput()).endsWith('\n'), 10000);
+        QCOMPARE_JSON(json::parse(out.toStdString()).at("id"), json(1));
+        QVERIFY(out.contains("countersign_status"));
+
+        QCOMPARE(run({QStringLiteral("token"), QStringLiteral("revoke"), QStringLiteral("live"),
+                      QStringLiteral("--data-dir"), dataDir()})
+                     .exitCode,
+                 0);
+        // stdin stays open: the server stops on its own, as an IDE that spawned it would see.
+        p.write(rpc(2, "tools/list") + "\n");
+        QVERIFY(p.waitForFinished(10000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        const json refused = json::parse(p.readAllStandardOutput().trimmed().toStdString());
+        QCOMPARE_JSON(refused.at("id"), json(2));
+        QCOMPARE_JSON(refused.at("error").at("code"), json(-32000));
+        QVERIFY(refused.at("error").at("message").get<std::string>().find("revoked") != std::string::npos);
+        QVERIFY(!refused.contains("result"));
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.contains("the connection \"live\" has been revoked"), err.constData());
+        QVERIFY2(!err.contains(token), "the token must never be echoed");
+    }
+    void stdio_commandsDoNotInheritTheToken()
+    {
+        writeFile(
+            QStringLiteral("env.json"),
+            R"({"keyStore": "file", "actions": [{"name": "show_env", "plan": ["true"], "apply": ["env"]}],
+                      "rules": [{"tool": "show_env", "decision": "allow"}]})");
+        const QByteArray token = addToken(QStringLiteral("env"));
+        QVERIFY(!token.isEmpty());
+        const Run r = run(stdioArgs(QStringLiteral("env.json")), toolCall(1, "show_env", json::object()),
+                          withToken(token));
+        QCOMPARE(r.exitCode, 0);
+        const json result = json::parse(r.out.toStdString()).at("result");
+        const std::string text = result.at("content")[0].at("text").get<std::string>();
+        QVERIFY2(text.find("PATH=") != std::string::npos, text.c_str()); // the command's environment
+        QVERIFY2(text.find("COUNTERSIGN_TOKEN") == std::string::npos, "the token reached a command");
+        QVERIFY(text.find(token.toStdString()) == std::string::npos);
+    }
+    // A real approved result, from the real binary over stdio (a client-mode action approved by its
+    // typed confirmation), then receipt verify on it, an edited copy and the receipt alone.
+    void receiptVerify_checksTheWholeResultAgainstItsResultDigest()
+    {
+        writeFile(QStringLiteral("gated.json"),
+                  R"({"keyStore": "file", "approval": {"low": "client"},
+                      "actions": [{"name": "echo_it", "risk": "low",
+                                   "inputSchema": {"type": "object", "properties": {"service": {"type": "string"}},
+                                                   "required": ["service"]},
+                                   "plan": ["echo", "would echo"], "apply": ["echo", "{service}"]}]})");
+        const QByteArray token = addToken(QStringLiteral("signed"));
+        QVERIFY(!token.isEmpty());
+        QProcess p;
+        p.setProcessEnvironment(withToken(token));
+        p.start(QStringLiteral(COUNTERSIGN_BINARY), stdioArgs(QStringLiteral("gated.json")));
+        QVERIFY(p.waitForStarted());
+        QByteArray out;
+        const auto answer = [&](const QByteArray &request) {
+            out.clear();
+            p.write(request);
+            QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput()).endsWith('\n'), 10000);
+        };
+        const json arguments = {{"service", "web-1"}};
+        answer(toolCall(1, "echo_it", arguments));
+        const json first = json::parse(out.toStdString()).at("result");
+        QCOMPARE_JSON(first.at("resultType"), json("input_required"));
+        answer(toolCall(2, "echo_it", arguments,
+                        {{"requestState", first.at("requestState")},
+                         {"inputResponses",
+                          {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}}}}));
+        const json result = json::parse(out.toStdString()).at("result");
+        p.closeWriteChannel();
+        QVERIFY(p.waitForFinished(10000));
+        QVERIFY2(result.at("_meta").contains("dev.countersign/receipt"), result.dump().c_str());
+        const std::string text = result.at("content")[0].at("text").get<std::string>();
+        QVERIFY2(text.find("web-1") != std::string::npos, text.c_str());
+
+        const auto verify = [&](const QString &name, const json &doc) {
+            writeFile(name, QByteArray::fromStdString(doc.dump()));
+            return run({QStringLiteral("receipt"), QStringLiteral("verify"), m_dir.filePath(name),
+                        QStringLiteral("--data-dir"), dataDir()});
+        };
+        const Run whole = verify(QStringLiteral("result.json"), result);
+        QCOMPARE(whole.exitCode, 0);
+        QVERIFY2(whole.out.startsWith("receipt valid: echo_it (succeeded) for connection signed"),
+                 whole.out.constData());
+        QVERIFY2(whole.out.contains("the result matches its resultDigest"), whole.out.constData());
+
+        json edited = result;
+        std::string changed = text;
+        changed[changed.find("web-1") + 4] = '2'; // one character of what the tool printed
+        edited["content"][0]["text"] = changed;
+        const Run tampered = verify(QStringLiteral("edited.json"), edited);
+        QCOMPARE(tampered.exitCode, 1);
+        QVERIFY2(
+            tampered.out.startsWith("receipt INVALID: the result differs from the one the receipt signed "
+                                    "(resultDigest"),
+            tampered.out.constData());
+
+        const Run alone =
+            verify(QStringLiteral("receipt.json"), result.at("_meta").at("dev.countersign/receipt"));
+        QCOMPARE(alone.exitCode, 0);
+        QVERIFY2(alone.out.startsWith("receipt valid:") &&
+                     alone.out.contains("(the result itself was not given, so it was not checked)"),
+                 alone.out.constData());
+
+        json forged = result;
+        forged["_meta"]["dev.countersign/receipt"]["approver"] = "console:mallory";
+        const Run badSignature = verify(QStringLiteral("forged.json"), forged);
+        QCOMPARE(badSignature.exitCode, 1);
+        QVERIFY2(badSignature.out.startsWith("receipt INVALID: the signature does not match"),
+                 badSignature.out.constData());
+    }
+    void receiptVerify_unusableInput_exits2_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QByteArray>("content");
+        QTest::newRow("missing") << QStringLiteral("missing.json") << QByteArray();
+        QTest::newRow("not JSON") << QStringLiteral("notjson.json") << QByteArray("{receipt");
+        QTest::newRow("not an object") << QStringLiteral("array.json") << QByteArray("[1, 2]");
+    }
+    void receiptVerify_unusableInput_exits2()
+    {
+        QFETCH(QString, file);
+        QFETCH(QByteArray, content);
+        if (!content.isEmpty())
+            writeFile(file, content);
+        const Run r =
+            run({QStringLiteral("receipt"), QStringLiteral("verify"), m_dir.filePath(file),
+                 QStringLiteral("--public-key"), QString::fromLatin1(QByteArray(32, 'k').toBase64())});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.startsWith("countersign: "));
+    }
     void configReload_followsTheFile_andKeepsTheLastGoodOne()
     {
         const QString path = m_dir.filePath(QStringLiteral("reload.json"));
@@ -202,7 +425,10 @@ private Q_SLOTS:
                    "\", \"plan\": [\"true\"], \"apply\": [\"true\"]}]}";
         };
         writeConfig(action("act_a"));
+        const QByteArray token = addToken(QStringLiteral("reload"));
+        QVERIFY(!token.isEmpty());
         QProcess p;
+        p.setProcessEnvironment(withToken(token));
         p.start(QStringLiteral(COUNTERSIGN_BINARY), {QStringLiteral("--stdio"), QStringLiteral("--data-dir"),
                                                      dataDir(), QStringLiteral("--config"), path});
         QVERIFY(p.waitForStarted());

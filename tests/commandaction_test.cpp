@@ -12,6 +12,8 @@
 using namespace Countersign;
 using json = nlohmann::json;
 
+Q_DECLARE_METATYPE(nlohmann::json)
+
 class CommandActionTest : public QObject
 {
     Q_OBJECT
@@ -142,6 +144,68 @@ private Q_SLOTS:
         QCOMPARE_JSON(out->at("isError"), json(true));
         QVERIFY(out->at("content").at(0).at("text").get<std::string>().find("may not start with '-'") !=
                 std::string::npos);
+    }
+    // Each row fills the last element of an apply command that, when it runs, leaves a marker and
+    // prints that element: a refused fill must leave no marker.
+    void apply_fill_refusedRunsNothing_data()
+    {
+        QTest::addColumn<QString>("element");
+        QTest::addColumn<json>("args");
+        QTest::addColumn<QString>("printed"); // empty: refused with error
+        QTest::addColumn<QString>("error");
+        QTest::newRow("two values") << "{a}{b}" << json{{"a", "x"}, {"b", "y"}} << "xy" << QString();
+        QTest::newRow("empty value then an option") << "{a}{b}" << json{{"a", ""}, {"b", "--x"}} << QString()
+                                                    << "Not run: argument \"b\" may not start with '-'";
+        QTest::newRow("empty value then a literal dash")
+            << "{a}-{b}" << json{{"a", ""}, {"b", "rf"}} << QString()
+            << "Not run: the command element \"{a}-{b}\" would start with '-' once filled";
+        QTest::newRow("value starting with a dash")
+            << "{a}" << json{{"a", "-rf"}} << QString() << "Not run: argument \"a\" may not start with '-'";
+        QTest::newRow("the author's option")
+            << "--name={a}" << json{{"a", "web"}} << "--name=web" << QString();
+        QTest::newRow("the author's option, value with a dash")
+            << "--name={a}" << json{{"a", "-x"}} << QString()
+            << "Not run: argument \"a\" may not start with '-'";
+        QTest::newRow("NUL byte") << "{a}" << json{{"a", std::string("x\0y", 3)}} << QString()
+                                  << "Not run: argument \"a\" contains a NUL byte";
+    }
+    void apply_fill_refusedRunsNothing()
+    {
+        QFETCH(QString, element);
+        QFETCH(json, args);
+        QFETCH(QString, printed);
+        QFETCH(QString, error);
+        QTemporaryDir dir;
+        ActionSpec s = spec({"true"}, {"sh", "-c", "touch ran; printf %s \"$1\"", "sh", element});
+        s.workingDirectory = dir.path();
+        CommandAction action(s, m_runner);
+        std::optional<json> out;
+        action.apply(args, [&out](json r) { out = std::move(r); });
+        QTRY_VERIFY(out.has_value());
+        const QString text = QString::fromStdString(out->at("content").at(0).at("text").get<std::string>());
+        if (error.isEmpty()) {
+            QVERIFY2(QFile::exists(dir.filePath(QStringLiteral("ran"))), qPrintable(text));
+            QCOMPARE_JSON(out->at("structuredContent").at("stdout"), json(printed.toStdString()));
+            return;
+        }
+        QCOMPARE_JSON(out->at("isError"), json(true));
+        QVERIFY2(text.startsWith(error), qPrintable(text));
+        QTest::qWait(200); // a process started by mistake would have touched the marker by now
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("ran"))));
+    }
+    void plan_refusedFill_runsNothing()
+    {
+        QTemporaryDir dir;
+        ActionSpec s = spec({"sh", "-c", "touch ran", "sh", "{a}-{b}"}, {"true"});
+        s.workingDirectory = dir.path();
+        CommandAction action(s, m_runner);
+        std::optional<Result<Plan>> out;
+        action.plan({{"a", ""}, {"b", "rf"}}, [&out](Result<Plan> p) { out = std::move(p); });
+        QTRY_VERIFY(out.has_value());
+        QVERIFY(!out->ok());
+        QVERIFY2(out->error().contains(QLatin1String("would start with '-'")), qPrintable(out->error()));
+        QTest::qWait(200);
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("ran"))));
     }
 };
 

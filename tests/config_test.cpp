@@ -34,6 +34,24 @@ private Q_SLOTS:
         QCOMPARE(config.value().listenPort(), Config::kDefaultPort);
         QCOMPARE(config.value().ttlSeconds(), 300);
         QCOMPARE(config.value().pollWindowSeconds(), 20);
+        QCOMPARE(config.value().cardMinimumSeconds(), 1.0);
+    }
+    void parse_cardMinimumSeconds_isRead_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<double>("seconds");
+        QTest::newRow("integer") << QByteArray("{\"cardMinimumSeconds\": 3}") << 3.0;
+        QTest::newRow("decimal") << QByteArray("{\"cardMinimumSeconds\": 0.25}") << 0.25;
+        QTest::newRow("zero") << QByteArray("{\"cardMinimumSeconds\": 0}") << 0.0;
+        QTest::newRow("thirty") << QByteArray("{\"cardMinimumSeconds\": 30.0}") << 30.0;
+    }
+    void parse_cardMinimumSeconds_isRead()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(double, seconds);
+        auto config = Config::parse(text, QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), qPrintable(config.ok() ? QString() : config.error()));
+        QCOMPARE(config.value().cardMinimumSeconds(), seconds);
     }
     void parse_bad_isRefusedWithLineAndReason_data()
     {
@@ -54,6 +72,18 @@ private Q_SLOTS:
                                   << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
         QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}")
                                   << QStringLiteral("must be an integer from 1");
+        QTest::newRow("card minimum negative")
+            << QByteArray("{\n\"ttlSeconds\": 5,\n\"cardMinimumSeconds\": -1}")
+            << QStringLiteral("c.json:3: cardMinimumSeconds: must be a number of seconds from 0 to 30");
+        QTest::newRow("card minimum too long")
+            << QByteArray("{\"cardMinimumSeconds\": 30.5}")
+            << QStringLiteral("c.json:1: cardMinimumSeconds: must be a number of seconds from 0 to 30");
+        QTest::newRow("card minimum string")
+            << QByteArray("{\"cardMinimumSeconds\": \"1\"}")
+            << QStringLiteral("c.json:1: cardMinimumSeconds: must be a number");
+        QTest::newRow("card minimum bool")
+            << QByteArray("{\"cardMinimumSeconds\": true}")
+            << QStringLiteral("c.json:1: cardMinimumSeconds: must be a number");
         QTest::newRow("public listen")
             << QByteArray("{\"listen\": \"0.0.0.0:7331\"}") << QStringLiteral("not on 127.0.0.1");
         QTest::newRow("relative root")

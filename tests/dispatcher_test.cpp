@@ -50,6 +50,25 @@ public:
     }
 };
 
+// A tool whose code trips over the agent's input: the nlohmann type_error that once ended the app.
+class ThrowingTool final : public SyncTool
+{
+public:
+    QString name() const override { return QStringLiteral("throws"); }
+    json descriptor() const override
+    {
+        return {
+            {"name", "throws"},
+            {"description", "throws"},
+            {"inputSchema", {{"type", "object"}}},
+            {"annotations", {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}}}};
+    }
+    ToolReply run(const ToolCall &call) override
+    {
+        return textResult(QString::fromStdString(call.arguments.value("n", std::string()))); // n: 42 throws
+    }
+};
+
 } // namespace
 
 class DispatcherTest : public QObject
@@ -100,6 +119,7 @@ private Q_SLOTS:
     {
         m_tools.add(std::make_unique<StatusTool>(QStringLiteral("9.9")));
         m_tools.add(std::make_unique<EchoTool>());
+        m_tools.add(std::make_unique<ThrowingTool>());
         m_dispatcher = std::make_unique<Dispatcher>(
             m_tools, Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral("9.9"),
                                             QStringLiteral("hi")});
@@ -122,7 +142,7 @@ private Q_SLOTS:
         const json r = verifyResult(send(request(0, "tools/list")), 0);
         QCOMPARE_JSON(r.at("resultType"), json("complete"));
         QVERIFY(r.contains("ttlMs") && r.contains("cacheScope"));
-        QCOMPARE(r.at("tools").size(), size_t(2));
+        QCOMPARE(r.at("tools").size(), size_t(3));
         QCOMPARE_JSON(r.at("tools")[0].at("name"), json("countersign_status")); // sorted by name
         for (const json &tool : r.at("tools")) {
             QCOMPARE_JSON(tool.at("inputSchema").at("type"), json("object"));
@@ -224,6 +244,47 @@ private Q_SLOTS:
         QTest::newRow("huge id")
             << R"({"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"})" << 400
             << "null" << JsonRpc::kInvalidRequest;
+        // Mistyped client fields are refused where they come in, never read as something else.
+        const auto withMeta = [](int id, const char *extraMeta, const char *method = "tools/list",
+                                 const char *extraParams = "") {
+            return QStringLiteral(
+                       R"({"jsonrpc":"2.0","id":%1,"method":"%2","params":{%3"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",%4}}})")
+                .arg(id)
+                .arg(QLatin1String(method), QLatin1String(extraParams), QLatin1String(extraMeta));
+        };
+        QTest::newRow("clientInfo name a number")
+            << withMeta(
+                   20,
+                   R"("io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":42,"version":"1"})")
+            << 400 << "20" << JsonRpc::kInvalidParams;
+        QTest::newRow("clientInfo version an object")
+            << withMeta(
+                   21,
+                   R"("io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":{}})")
+            << 400 << "21" << JsonRpc::kInvalidParams;
+        QTest::newRow("clientInfo a string")
+            << withMeta(
+                   22,
+                   R"("io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"x")")
+            << 400 << "22" << JsonRpc::kInvalidParams;
+        QTest::newRow("elicitation a string")
+            << withMeta(23, R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":"yes"})") << 400
+            << "23" << JsonRpc::kInvalidParams;
+        QTest::newRow("elicitation url a bool")
+            << withMeta(24, R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{"url":true}})")
+            << 400 << "24" << JsonRpc::kInvalidParams;
+        QTest::newRow("requestState a number")
+            << withMeta(25, R"("io.modelcontextprotocol/clientCapabilities":{})", "tools/call",
+                        R"("name":"countersign_status","requestState":5,)")
+            << 200 << "25" << JsonRpc::kInvalidParams;
+        QTest::newRow("inputResponses an array")
+            << withMeta(26, R"("io.modelcontextprotocol/clientCapabilities":{})", "tools/call",
+                        R"("name":"countersign_status","inputResponses":[],)")
+            << 200 << "26" << JsonRpc::kInvalidParams;
+        QTest::newRow("inputResponses entry a number")
+            << withMeta(27, R"("io.modelcontextprotocol/clientCapabilities":{})", "tools/call",
+                        R"("name":"countersign_status","inputResponses":{"approval":1},)")
+            << 200 << "27" << JsonRpc::kInvalidParams;
     }
     void errors()
     {
@@ -232,6 +293,16 @@ private Q_SLOTS:
         QFETCH(QString, id);
         QFETCH(int, code);
         verifyError(send(json::parse(message.toStdString())), status, json::parse(id.toStdString()), code);
+    }
+    void throwingTool_isInternalError_andTheNextRequestIsServed()
+    {
+        const Reply r = send(request(30, "tools/call", {{"name", "throws"}, {"arguments", {{"n", 42}}}}));
+        verifyError(r, 500, 30, JsonRpc::kInternalError);
+        QVERIFY(QString::fromStdString(r.body->at("error").at("message").get<std::string>())
+                    .contains(QLatin1String("nothing was run")));
+        const json ok = verifyResult(
+            send(request(31, "tools/call", {{"name", "throws"}, {"arguments", {{"n", "x"}}}})), 31);
+        QCOMPARE_JSON(ok.at("content").at(0).at("text"), json("x"));
     }
     void unsupportedVersion_namesSupportedAndRequested()
     {

@@ -93,7 +93,8 @@ private Q_SLOTS:
         QVERIFY(!approve->isEnabled()); // high risk: the target must be typed
         QTest::keyClicks(window->findChild<QLineEdit *>(QStringLiteral("confirmTarget")),
                          QStringLiteral("victim"));
-        QVERIFY(approve->isEnabled());
+        // Approve opens once the card has been on screen for its minimum time (1 s by default).
+        QTRY_VERIFY_WITH_TIMEOUT(approve->isEnabled(), 5000);
         QTest::mouseClick(approve, Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(list->count(), 0, 5000);
 

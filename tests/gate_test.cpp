@@ -96,8 +96,10 @@ private:
         request.method = QStringLiteral("tools/call");
         request.params = params;
         request.envelope.protocolVersion = QLatin1String(JsonRpc::kProtocolVersion);
-        request.envelope.clientCapabilities = m_caps;
-        request.envelope.clientInfo = m_clientInfo;
+        if (auto refused = request.envelope.readClient(m_caps, m_clientInfo)) {
+            *out = ProtocolError{JsonRpc::kInvalidParams, *refused, {}}; // as the dispatcher refuses it
+            return;
+        }
         const CallContext context{principal ? *principal : m_principal, Transport::Http};
         const json arguments = params.value("arguments", json::object());
         m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
@@ -623,14 +625,13 @@ private Q_SLOTS:
         QVERIFY(!m_queue->approve(nonce, QStringLiteral("console:alice"), QStringLiteral("web-2")).ok());
         QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice"), QStringLiteral("web-1")).ok());
     }
-    // The agent's own words about itself may have any type: a card is still made, nothing throws.
-    void mistypedClientInfoAndAnswers_areReadAsAbsent()
+    // The dispatcher types the envelope (a mistyped clientInfo never reaches the gate); the
+    // answers inside inputResponses are the gate's to read, whatever their fields hold.
+    void mistypedAnswers_areReadAsAbsent()
     {
-        m_clientInfo = {{"name", 42}, {"version", json::object()}};
         m_caps = {{"elicitation", {{"form", json::object()}}}};
         std::string state;
         QVERIFY(firstPass({{"service", "web-1"}}, &state));
-        QCOMPARE(m_queue->pending().first().clientName(), QString());
         json retry = params({{"service", "web-1"}}, state);
         retry["inputResponses"] = {{"approval", {{"action", 5}}}, {"confirm", {{"action", json::array()}}}};
         json held;
@@ -639,7 +640,7 @@ private Q_SLOTS:
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
         json r;
         QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
-        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("client"), json(""));
+        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("client"), json("test-client"));
         QCOMPARE(m_action.applyRuns, 1);
     }
     void auditChain_holdsAfterTheFlow()

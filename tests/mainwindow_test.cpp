@@ -1,5 +1,6 @@
 // The console's widgets under the offscreen platform: cards for parked approvals, Approve and
-// Decline by click and by shortcut, the typed-name gate, the audit model, filters and export.
+// Decline by click and by shortcut, the typed-name gate, the minimum time on screen, reveal,
+// agent text shown literally, the audit model, filters and export.
 #include "approvalcard.h"
 #include "approvalqueue.h"
 #include "approvalspage.h"
@@ -23,6 +24,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -82,6 +84,13 @@ private:
         }
     }
     std::vector<std::unique_ptr<QObject>> m_standIns;
+    // The shown card has been on screen for the default minimum time.
+    void readTheCard() { m_clock.advance(1000); }
+    QString shownNonce()
+    {
+        const ApprovalCard *card = find<ApprovalCard>("approvalCard");
+        return card ? card->nonce() : QString();
+    }
     std::optional<Decision> decisionOf(const QString &nonce) { return m_store->decision(nonce).value(); }
 
 private Q_SLOTS:
@@ -97,6 +106,9 @@ private Q_SLOTS:
             MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        // Activation restarts a card's minimum time: let it happen before the tests count.
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
     }
     void cleanup()
     {
@@ -138,6 +150,7 @@ private Q_SLOTS:
     void approve_whenTheDatabaseRefusesWrites_grantsNothing_andSaysWhy()
     {
         const Operation op = park();
+        readTheCard();
         QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
         QVERIFY(m_db->exec("PRAGMA query_only=ON").ok()); // every write now fails, as on a read-only file
         QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
@@ -155,6 +168,7 @@ private Q_SLOTS:
     void clickingApprove_decides_andTheCardLeaves()
     {
         const Operation op = park();
+        readTheCard();
         QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
         QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
         const auto d = decisionOf(op.nonce);
@@ -168,12 +182,12 @@ private Q_SLOTS:
     void ctrlReturn_approves()
     {
         const Operation op = park();
+        readTheCard();
         QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
-        m_window->activateWindow();
+        QVERIFY(find<QPushButton>("approveButton")->text().contains(QLatin1String("Ctrl+Return")));
         QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
         QTRY_VERIFY(decisionOf(op.nonce).has_value());
         QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
-        QVERIFY(find<QPushButton>("approveButton")->text().contains(QLatin1String("Ctrl+Return")));
     }
     void ctrlShiftD_declines_withTheReasonTyped()
     {
@@ -194,6 +208,7 @@ private Q_SLOTS:
         QVERIFY(!approve->isEnabled());
         QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier); // the shortcut cannot bypass it
         QVERIFY(!decisionOf(op.nonce).has_value());
+        readTheCard();
         QTest::keyClicks(find<QLineEdit>("confirmTarget"), QStringLiteral("order"));
         QVERIFY(!approve->isEnabled());
         QTest::keyClicks(find<QLineEdit>("confirmTarget"), QStringLiteral("s"));
@@ -209,15 +224,185 @@ private Q_SLOTS:
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0); // the queue's sweep
         QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Expired);
     }
-    void revealRequest_selectsTheCard()
+    void agentRichText_isShownLiterally()
+    {
+        const QString target = QStringLiteral("<span style=\"font-size:1px\">prod-</span>db");
+        const Operation op = park(Risk::Critical, QStringLiteral("drop_database"), target,
+                                  "<span style=\"font-size:1px\">x</span>Claude");
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        for (const char *name : {"cardTitle", "cardClient", "cardPrompt", "cardTargets"}) {
+            const QLabel *label = find<QLabel>(name);
+            QVERIFY2(label->text().contains(QLatin1String("<span")), name);
+            QVERIFY2(label->textFormat() == Qt::PlainText, name);
+        }
+        QCOMPARE(find<QLabel>("cardTargets")->text(), target);
+        for (const char *name : {"cardBlastRadius", "cardRule", "cardError"})
+            QVERIFY2(find<QLabel>(name)->textFormat() == Qt::PlainText, name);
+        // Our markup around the escaped target: it reads as typed, and it is what must be typed.
+        QVERIFY(find<QLabel>("confirmLabel")->text().contains(QLatin1String("&lt;span")));
+        QVERIFY(find<QListWidget>("pendingList")->item(0)->text().contains(QLatin1String("<span")));
+        readTheCard();
+        QTest::keyClicks(find<QLineEdit>("confirmTarget"), target);
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
+        // The audit table's tooltips render HTML unless they are given it escaped.
+        AuditModel model(m_db->connectionName());
+        QCOMPARE(model.rowCount(), 1);
+        const QString tip = model.data(model.index(0, AuditModel::Target), Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("&lt;span")) && !tip.contains(QLatin1String("<span")),
+                 qPrintable(tip));
+    }
+    void approve_beforeTheMinimum_isRefused_byButtonAndShortcut()
+    {
+        const Operation op = park();
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        auto *approve = find<QPushButton>("approveButton");
+        QVERIFY(!approve->isEnabled());
+        QVERIFY(approve->text().contains(QLatin1String("Read the card first")));
+        QVERIFY(!approve->toolTip().isEmpty());
+        QVERIFY(find<QPushButton>("declineButton")->isEnabled()); // declining needs no wait
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTest::mouseClick(approve, Qt::LeftButton);
+        find<ApprovalCard>("approvalCard")->approve();
+        QVERIFY(!decisionOf(op.nonce));
+        m_clock.advance(999);
+        QVERIFY(!approve->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY(!decisionOf(op.nonce));
+        m_clock.advance(1); // the clock's listeners re-check at once
+        QVERIFY(approve->isEnabled());
+        QVERIFY(approve->text().contains(QLatin1String("Ctrl+Return")));
+        QVERIFY(approve->toolTip().isEmpty());
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY(decisionOf(op.nonce).has_value());
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
+    }
+    void doubleKeypress_approvesOneCard_andTheNextWaitsTheMinimumAgain()
+    {
+        const Operation older = park(Risk::Low, QStringLiteral("a"), QStringLiteral("one"));
+        const Operation newer = park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
+        QCOMPARE(shownNonce(), older.nonce); // the card shown first stays shown
+        readTheCard();
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY(decisionOf(older.nonce).has_value());
+        QCOMPARE(decisionOf(older.nonce)->outcome, Operation::Status::Approved);
+        QCOMPARE(shownNonce(), newer.nonce); // the next card is shown...
+        QVERIFY(!decisionOf(newer.nonce));   // ...and the second keypress did not approve it
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+    }
+    void aNewCard_doesNotChangeTheShownOne_orItsTime()
     {
         const Operation first = park(Risk::Low, QStringLiteral("a"), QStringLiteral("one"));
+        QTRY_COMPARE(shownNonce(), first.nonce);
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
         park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
-        m_queue->reveal(first.nonce);
-        const ApprovalCard *card = find<ApprovalCard>("approvalCard");
-        QVERIFY(card);
-        QTRY_COMPARE(card->nonce(), first.nonce);
+        QCOMPARE(shownNonce(), first.nonce);
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+    }
+    void choosingACardInTheList_restartsTheMinimum()
+    {
+        const Operation first = park(Risk::Low, QStringLiteral("a"), QStringLiteral("one"));
+        const Operation second = park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
+        QCOMPARE(shownNonce(), first.nonce);
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+        find<QListWidget>("pendingList")->setCurrentRow(0); // newest first
+        QCOMPARE(shownNonce(), second.nonce);
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+    }
+    void showingOrActivatingAgain_restartsTheMinimum()
+    {
+        park();
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+        m_window->showTab(QStringLiteral("audit"));
+        m_window->showTab(QStringLiteral("approvals"));
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+        // The window brought to the front (as reveal does, maybe under a keypress meant elsewhere).
+        QEvent activate(QEvent::WindowActivate);
+        QApplication::sendEvent(m_window.get(), &activate);
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        readTheCard();
+        QVERIFY(find<QPushButton>("approveButton")->isEnabled());
+    }
+    void revealRequest_marksTheCard_withoutChangingTheShownOne()
+    {
+        const Operation first = park(Risk::Low, QStringLiteral("a"), QStringLiteral("one"));
+        const Operation second = park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 2);
+        QCOMPARE(shownNonce(), first.nonce);
+        readTheCard();
+        m_window->showTab(QStringLiteral("audit"));
+        m_queue->reveal(second.nonce); // GET /approvals/<id> needs no token
+        QCOMPARE(shownNonce(), first.nonce);
+        QCOMPARE(m_window->findChild<QTabWidget *>(QStringLiteral("tabs"))->currentWidget(),
+                 m_window->approvalsPage());
+        QVERIFY(list->item(0)->font().bold()); // newest first
+        QVERIFY(!list->item(0)->icon().isNull());
+        QVERIFY(!list->item(1)->font().bold());
+        // The page came back on screen: the shown card is read again before it can be approved.
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY(!decisionOf(first.nonce));
+        QVERIFY(!decisionOf(second.nonce));
+        park(Risk::Low, QStringLiteral("c"), QStringLiteral("three")); // the list is rebuilt
+        QTRY_COMPARE(list->count(), 3);
+        QCOMPARE(shownNonce(), first.nonce);
+        QVERIFY(list->item(1)->font().bold()); // the mark survives
+        list->setCurrentRow(1);                // the human chooses it
+        QCOMPARE(shownNonce(), second.nonce);
+        QVERIFY(!list->item(1)->font().bold());
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+    }
+    void revealRequest_ofTheShownCard_marksNothing()
+    {
+        const Operation op = park();
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        m_queue->reveal(op.nonce); // the shown card itself: nothing changes, nothing is marked
+        QCOMPARE(shownNonce(), op.nonce);
+        QVERIFY(!find<QListWidget>("pendingList")->item(0)->font().bold());
+    }
+    void cardMinimumSeconds_fromTheConfig_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<qint64>("minimumMs");
+        QTest::newRow("zero allows at once") << QByteArray("{\"cardMinimumSeconds\": 0}") << qint64(0);
+        QTest::newRow("decimals") << QByteArray("{\"cardMinimumSeconds\": 2.5}") << qint64(2500);
+    }
+    void cardMinimumSeconds_fromTheConfig()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(qint64, minimumMs);
+        auto config = Config::parse(text, QStringLiteral("c.json"));
+        QVERIFY(config.ok());
+        m_window->setConfig(config.value(), QStringLiteral("c.json"), QString());
+        const Operation op = park();
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        auto *approve = find<QPushButton>("approveButton");
+        if (minimumMs > 0) {
+            QVERIFY(!approve->isEnabled());
+            m_clock.advance(minimumMs - 1);
+            QVERIFY(!approve->isEnabled());
+            m_clock.advance(1);
+        }
+        QVERIFY(approve->isEnabled());
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY(decisionOf(op.nonce).has_value());
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
     }
     void auditModel_passesTheModelTester_andFilters()
     {

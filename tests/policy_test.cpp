@@ -20,7 +20,9 @@ private:
             {"tool": "run_command", "argvPrefix": ["git", "status"], "decision": "allow"},
             {"tool": "run_command", "argvPrefix": ["git", "push"], "decision": "ask"},
             {"tool": "read_*", "decision": "allow"},
-            {"tool": "scale", "arguments": {"replicas": "0"}, "decision": "deny"}
+            {"tool": "scale", "arguments": {"replicas": "0"}, "decision": "deny"},
+            {"tool": "delete_service", "arguments": {"service": "tmp-*"}, "decision": "allow"},
+            {"tool": "run_command", "argvPrefix": ["make", "test-?"], "decision": "allow"}
         ])"),
                                   json::parse(R"({"low": "client", "critical": "console"})"));
         if (!p) {
@@ -57,6 +59,98 @@ private Q_SLOTS:
         QTest::newRow("missing argument no match") << "scale" << json::object() << int(Verdict::Ask) << -1;
         QTest::newRow("object argument no match")
             << "delete_service" << json{{"service", {{"a", 1}}}} << int(Verdict::Ask) << -1;
+        QTest::newRow("tmp glob allows")
+            << "delete_service" << json{{"service", "tmp-x"}} << int(Verdict::Allow) << 5;
+        QTest::newRow("tmp glob with a newline falls to the default")
+            << "delete_service" << json{{"service", "tmp-x\n; touch /tmp/injected"}} << int(Verdict::Ask)
+            << -1;
+        QTest::newRow("deny glob with a newline falls to the next rule")
+            << "delete_service" << json{{"service", "prod-db\ntmp-x"}} << int(Verdict::Ask) << -1;
+        QTest::newRow("argv prefix glob allows")
+            << "run_command" << json{{"argv", {"make", "test-1"}}} << int(Verdict::Allow) << 6;
+        QTest::newRow("argv prefix glob with a newline")
+            << "run_command" << json{{"argv", {"make", "test\n"}}} << int(Verdict::Ask) << -1;
+        QTest::newRow("argv prefix literal with a control character")
+            << "run_command" << json{{"argv", {"git", "status\r"}}} << int(Verdict::Ask) << -1;
+    }
+    // Each pattern is tried as an argument glob and as an argvPrefix element.
+    void glob_data()
+    {
+        QTest::addColumn<QString>("pattern");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<bool>("matches");
+        QTest::newRow("tmp-* matches tmp-x") << "tmp-*"
+                                             << "tmp-x" << true;
+        QTest::newRow("tmp-* matches tmp-") << "tmp-*"
+                                            << "tmp-" << true;
+        QTest::newRow("shell text is one value to a glob") << "tmp-*"
+                                                           << "tmp-x; touch /tmp/injected; echo" << true;
+        QTest::newRow("newline") << "tmp-*"
+                                 << "tmp-x\ntouch /tmp/injected" << false;
+        QTest::newRow("trailing newline") << "tmp-*"
+                                          << "tmp-x\n"
+                                          << false;
+        QTest::newRow("carriage return") << "tmp-*"
+                                         << "tmp-x\r" << false;
+        QTest::newRow("tab") << "tmp-*"
+                             << "tmp-\tx" << false;
+        QTest::newRow("NUL") << "tmp-*" << QStringLiteral("tmp-x") + QChar(0) << false;
+        QTest::newRow("escape") << "tmp-*"
+                                << "tmp-\x1b[2Jx" << false;
+        QTest::newRow("DEL") << "tmp-*"
+                             << "tmp-\x7f" << false;
+        QTest::newRow("NEL") << "tmp-*" << QStringLiteral("tmp-x") + QChar(0x85) << false;
+        QTest::newRow("U+2028") << "tmp-*" << QStringLiteral("tmp-x") + QChar(0x2028) + "y" << false;
+        QTest::newRow("U+2029") << "tmp-*" << QStringLiteral("tmp-x") + QChar(0x2029) << false;
+        QTest::newRow("? does not match a newline") << "a?b"
+                                                    << "a\nb" << false;
+        QTest::newRow("* alone does not match a newline") << "*"
+                                                          << "\n"
+                                                          << false;
+        QTest::newRow("* matches empty") << "*"
+                                         << "" << true;
+        QTest::newRow("literal pattern with a newline") << "a\nb"
+                                                        << "a\nb" << false;
+        QTest::newRow("anchored at the start") << "tmp-*"
+                                               << "x-tmp-1" << false;
+        QTest::newRow("anchored at the end") << "*-db"
+                                             << "prod-db-backup" << false;
+        QTest::newRow("literal is whole-value") << "tmp"
+                                                << "tmp-x" << false;
+        QTest::newRow("literal is whole-value, prefix") << "tmp"
+                                                        << "my-tmp" << false;
+        QTest::newRow("? is one character") << "prod-?"
+                                            << "prod-ab" << false;
+        QTest::newRow("? matches one character") << "prod-?"
+                                                 << "prod-a" << true;
+        QTest::newRow("? matches one code point") << "?" << QString::fromUtf8("\xF0\x9F\x9A\x80") << true;
+        QTest::newRow("?? is two code points") << "??" << QString::fromUtf8("\xF0\x9F\x9A\x80") << false;
+        QTest::newRow("literal emoji")
+            << QString::fromUtf8("\xF0\x9F\x9A\x80-*") << QString::fromUtf8("\xF0\x9F\x9A\x80-x") << true;
+        QTest::newRow("regex characters are literal") << "a.b"
+                                                      << "axb" << false;
+        QTest::newRow("brackets are literal") << "[ab]"
+                                              << "[ab]" << true;
+        QTest::newRow("brackets are no class") << "[ab]"
+                                               << "a" << false;
+        QTest::newRow("stars backtrack") << "*a*b"
+                                         << "xxaxxbxxb" << true;
+        QTest::newRow("stars backtrack, no match") << "*a*b"
+                                                   << "xxaxxbxxc" << false;
+    }
+    void glob()
+    {
+        QFETCH(QString, pattern);
+        QFETCH(QString, value);
+        QFETCH(bool, matches);
+        const json argument = {
+            {"tool", "t"}, {"arguments", {{"v", pattern.toStdString()}}}, {"decision", "allow"}};
+        const json prefix = {{"tool", "t"}, {"argvPrefix", {pattern.toStdString()}}, {"decision", "allow"}};
+        auto p = Policy::fromJson(json{argument, prefix}, json());
+        QVERIFY2(p.ok(), p.ok() ? "" : qPrintable(p.error()));
+        const json args = {{"v", value.toStdString()}, {"argv", {value.toStdString()}}};
+        QCOMPARE(p.value().rules().at(0).matches(QStringLiteral("t"), args), matches);
+        QCOMPARE(p.value().rules().at(1).matches(QStringLiteral("t"), args), matches);
     }
     void evaluate()
     {

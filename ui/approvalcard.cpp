@@ -16,6 +16,8 @@
 #include <QShortcut>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace Countersign {
 
 namespace {
@@ -24,6 +26,9 @@ QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
 {
     auto *l = new QLabel(parent);
     l->setObjectName(QLatin1String(objectName));
+    // The agent writes most of what a card shows: AutoText would render anything that looks like
+    // HTML (a 1px span hid half of a target).
+    l->setTextFormat(Qt::PlainText);
     l->setWordWrap(wrap);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     return l;
@@ -83,6 +88,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_arguments->setMaximumHeight(90);
 
     m_confirmLabel = label(this, "confirmLabel");
+    m_confirmLabel->setTextFormat(Qt::RichText); // our markup around the escaped target
     m_confirm = new QLineEdit(this);
     m_confirm->setObjectName(QStringLiteral("confirmTarget"));
     m_reason = new QLineEdit(this);
@@ -90,6 +96,10 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_reason->setPlaceholderText(tr("Reason for declining (optional, shown to the agent)"));
     m_approve = new QPushButton(tr("Approve (Ctrl+Return)"), this);
     m_approve->setObjectName(QStringLiteral("approveButton"));
+    m_approve->setText(tr("Read the card first"));
+    const int waitingWidth = m_approve->sizeHint().width();
+    m_approve->setText(tr("Approve (Ctrl+Return)"));
+    m_approve->setMinimumWidth(std::max(waitingWidth, m_approve->sizeHint().width()));
     m_decline = new QPushButton(tr("Decline (Ctrl+Shift+D)"), this);
     m_decline->setObjectName(QStringLiteral("declineButton"));
     m_error = label(this, "cardError");
@@ -126,15 +136,62 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     for (const QKeySequence &keys :
          {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
         connect(new QShortcut(keys, this, nullptr, nullptr, Qt::WindowShortcut), &QShortcut::activated, this,
-                [this] {
-                    if (m_approve->isEnabled())
-                        approve();
-                });
+                &ApprovalCard::approve);
     connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr,
                           Qt::WindowShortcut),
             &QShortcut::activated, this, &ApprovalCard::decline);
     m_tick.setInterval(1000);
     connect(&m_tick, &QTimer::timeout, this, &ApprovalCard::updateCountdown);
+    m_shownTimer.setSingleShot(true);
+    m_shownTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_shownTimer, &QTimer::timeout, this, &ApprovalCard::updateApproveEnabled);
+    // A clock set to another time (a fake one in tests) is checked at once, not at the next tick.
+    m_clock.onSet(this, [this] {
+        if (!m_operation.nonce.isEmpty())
+            updateCountdown();
+    });
+}
+
+void ApprovalCard::setMinimumShownMs(qint64 ms)
+{
+    m_minimumShownMs = std::max<qint64>(0, ms);
+    updateApproveEnabled();
+}
+
+bool ApprovalCard::event(QEvent *event)
+{
+    // The window came to the front (perhaps raised by an agent's reveal, under a keypress meant
+    // for another window): what it shows has to be read again.
+    if (event->type() == QEvent::WindowActivate)
+        restartMinimum();
+    return QWidget::event(event);
+}
+
+void ApprovalCard::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    restartMinimum();
+}
+
+void ApprovalCard::restartMinimum()
+{
+    m_shownSinceMs = m_clock.nowMs();
+    updateApproveEnabled();
+}
+
+bool ApprovalCard::shownLongEnough()
+{
+    const qint64 now = m_clock.nowMs();
+    if (now < m_shownSinceMs)
+        m_shownSinceMs = now; // the clock was set back: count from now rather than for that long
+    const qint64 left = m_shownSinceMs + m_minimumShownMs - now;
+    if (left <= 0) {
+        m_shownTimer.stop();
+        return true;
+    }
+    // Checked again against the clock when it fires (a timer may fire early).
+    m_shownTimer.start(std::chrono::milliseconds(left));
+    return false;
 }
 
 void ApprovalCard::setOperation(const Operation &operation)
@@ -171,6 +228,8 @@ void ApprovalCard::setOperation(const Operation &operation)
     }
     m_confirmLabel->setText(
         tr("Type <b>%1</b> to enable Approve").arg(operation.confirmationText().toHtmlEscaped()));
+    if (!same)
+        m_shownSinceMs = m_clock.nowMs();
     updateCountdown();
     m_tick.start();
 }
@@ -195,13 +254,21 @@ void ApprovalCard::updateApproveEnabled()
 {
     const bool typedOk =
         !m_operation.needsTypedConfirmation() || m_confirm->text() == m_operation.confirmationText();
-    m_approve->setEnabled(!m_operation.nonce.isEmpty() && !m_expired && typedOk);
-    m_decline->setEnabled(!m_operation.nonce.isEmpty() && !m_expired);
+    const bool open = !m_operation.nonce.isEmpty() && !m_expired;
+    const bool shown = shownLongEnough();
+    m_approve->setEnabled(open && typedOk && shown);
+    m_approve->setText(open && !shown ? tr("Read the card first") : tr("Approve (Ctrl+Return)"));
+    m_approve->setToolTip(open && !shown ? tr("Approve is accepted once the card has been on screen for %1 s")
+                                               .arg(QLocale().toString(double(m_minimumShownMs) / 1000.0))
+                                         : QString());
+    m_decline->setEnabled(open);
 }
 
 void ApprovalCard::approve()
 {
-    if (m_operation.nonce.isEmpty())
+    // The shortcut and callers land here too: the same checks as the button's, made now.
+    updateApproveEnabled();
+    if (m_operation.nonce.isEmpty() || !isVisible() || !m_approve->isEnabled())
         return;
     auto r = m_queue.approve(m_operation.nonce, ApprovalQueue::consoleUser(), m_confirm->text());
     if (!r)

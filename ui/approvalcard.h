@@ -19,6 +19,11 @@ class Clock;
 // targets, the blast radius and risk, the arguments and a countdown to expiry. Approve
 // (Ctrl+Return) and Decline (Ctrl+Shift+D, with an optional reason) decide it through the queue;
 // high and critical risk need the target's name typed before Approve enables.
+//
+// Everything the agent supplied is shown as plain text. Approve (button, shortcut or approve())
+// is accepted only once the card has been on screen for the minimum time, counted on the clock
+// from the last time the shown card changed, the card was shown again or its window was
+// activated, so a card that appears under a keypress cannot be approved by it.
 class ApprovalCard final : public QWidget
 {
     Q_OBJECT
@@ -26,13 +31,23 @@ public:
     ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(ApprovalCard)
 
+    // Another nonce restarts the minimum time; the same one only refreshes what is shown.
     void setOperation(const Operation &operation);
     QString nonce() const { return m_operation.nonce; }
+    // The minimum time on screen before Approve is accepted (default 1 s; 0 accepts at once).
+    void setMinimumShownMs(qint64 ms);
 
     void approve();
     void decline();
 
+protected:
+    bool event(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+
 private:
+    void restartMinimum();
+    // Whether the minimum time has passed; otherwise arms m_shownTimer for the rest of it.
+    bool shownLongEnough();
     void updateCountdown();
     void updateApproveEnabled();
     void showError(const QString &message);
@@ -41,6 +56,9 @@ private:
     const Clock &m_clock;
     Operation m_operation;
     QTimer m_tick;
+    QTimer m_shownTimer;
+    qint64 m_minimumShownMs = 1000;
+    qint64 m_shownSinceMs = 0;
     QLabel *m_title = nullptr;
     QLabel *m_client = nullptr;
     QLabel *m_risk = nullptr;

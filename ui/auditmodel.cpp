@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QLoggingCategory>
+#include <QTextDocument>
 
 Q_LOGGING_CATEGORY(lcAuditView, "countersign.audit")
 
@@ -56,7 +57,12 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid())
         return {};
-    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+    if (role == Qt::ToolTipRole) {
+        // A tooltip renders anything that looks like HTML; these cells hold what agents sent.
+        const QString text = data(index, Qt::DisplayRole).toString();
+        return text.isEmpty() ? QVariant() : QVariant(Qt::convertFromPlainText(text, Qt::WhiteSpaceNormal));
+    }
+    if (role == Qt::DisplayRole) {
         const QVariant raw = QSqlQueryModel::data(index, Qt::DisplayRole);
         if (index.column() == Time)
             return QDateTime::fromMSecsSinceEpoch(raw.toLongLong())

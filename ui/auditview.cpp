@@ -82,6 +82,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_error->setObjectName(QStringLiteral("auditError"));
     m_error->setStyleSheet(QStringLiteral("color: #cf222e"));
     m_error->setWordWrap(true);
+    m_error->setTextFormat(Qt::PlainText);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->hide();
 

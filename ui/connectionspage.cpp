@@ -28,6 +28,7 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("connectionMessage"));
     m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);
     m_snippets = new QPlainTextEdit(this);
     m_snippets->setObjectName(QStringLiteral("connectionSnippets"));
     m_snippets->setReadOnly(true);

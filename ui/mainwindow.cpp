@@ -1,8 +1,10 @@
 #include "mainwindow.h"
 
+#include "approvalcard.h"
 #include "approvalqueue.h"
 #include "approvalspage.h"
 #include "auditview.h"
+#include "config.h"
 #include "connectionspage.h"
 #include "settingspage.h"
 
@@ -71,6 +73,7 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     m_warnings = new QLabel(central);
     m_warnings->setObjectName(QStringLiteral("warnings"));
     m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::PlainText); // store errors may quote what an agent sent
     m_warnings->setStyleSheet(
         QStringLiteral("background: #fff8c5; color: #3b2300; padding: 6px; border-radius: 4px"));
     m_warnings->hide();
@@ -80,6 +83,7 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
 
     m_status = new QLabel(tr("Starting the server…"), this);
     m_status->setObjectName(QStringLiteral("serverStatus"));
+    m_status->setTextFormat(Qt::PlainText);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_status, 1);
 
@@ -139,13 +143,14 @@ void MainWindow::onCardAdded(const Operation &operation)
     updateCount();
     m_audit->refreshSoon();
     if (!isVisible() || isMinimized() || !isActiveWindow()) {
+        // Only our own names: the connection (named by the human) and the tool (from the
+        // registry). Desktop notification servers render markup in the body, and Qt passes it
+        // through, so the agent's client name and plan title are left to the card.
         if (m_tray->isVisible())
-            m_tray->showMessage(
-                tr("Approval needed"),
-                tr("%1 asks to run %2")
-                    .arg(operation.clientName().isEmpty() ? operation.principal : operation.clientName(),
-                         operation.plan.title.isEmpty() ? operation.tool : operation.plan.title),
-                QSystemTrayIcon::Warning, 10'000);
+            m_tray->showMessage(tr("Approval needed"),
+                                tr("Connection \"%1\" asks to run %2. Open Countersign to read the card.")
+                                    .arg(operation.principal, operation.tool),
+                                QSystemTrayIcon::Warning, 10'000);
         QApplication::alert(this);
     }
 }
@@ -157,7 +162,7 @@ void MainWindow::reveal(const QString &nonce)
     activateWindow();
     if (!nonce.isEmpty()) {
         m_tabs->setCurrentWidget(m_approvals);
-        m_approvals->select(nonce);
+        m_approvals->reveal(nonce);
     }
 }
 
@@ -178,6 +183,7 @@ void MainWindow::setListenUrl(const QString &url)
 void MainWindow::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)
 {
     m_settings->setConfig(config, configPath, effectiveText);
+    m_approvals->card()->setMinimumShownMs(qRound64(config.cardMinimumSeconds() * 1000.0));
 }
 
 void MainWindow::addWarning(const QString &warning)

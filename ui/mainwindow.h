@@ -42,7 +42,8 @@ public:
     ~MainWindow() override;
 
     void setListenUrl(const QString &url);
-    // The Settings page: editable TTL, poll window and port, and the effective configuration.
+    // The Settings page: editable TTL, poll window and port, and the effective configuration; the
+    // cards' minimum time on screen before Approve.
     void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);
     // A warning to keep visible (keys in a file, a refused configuration).
     void addWarning(const QString &warning);
@@ -54,7 +55,8 @@ public:
 
     // Opens a tab by name: approvals, audit, connections, settings.
     void showTab(const QString &name);
-    // Shows the window at that card (URL-mode elicitation opened /approvals/<id>).
+    // Raises the window and marks that card in the list (URL-mode elicitation opened
+    // /approvals/<id>, which needs no token); the card being read stays shown.
     void reveal(const QString &nonce);
 
 protected:

@@ -34,6 +34,7 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("settingsMessage"));
     m_message->setWordWrap(true);
+    m_message->setTextFormat(Qt::PlainText);
     m_effective = new QPlainTextEdit(this);
     m_effective->setObjectName(QStringLiteral("effectiveSettings"));
     m_effective->setReadOnly(true);

@@ -118,7 +118,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
 void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes)
 {
     const ApprovalMode mode = m_policy.approvalFor(plan.risk);
-    if (mode == ApprovalMode::Client && !GateReplies::elicitationModes(request->envelope).form)
+    if (mode == ApprovalMode::Client && !request->envelope.elicitation.form)
         return done(GateReplies::formCapabilityMissing(request->action->name()));
     auto waiting = m_store.pendingCount(request->principal.name);
     if (!waiting)

@@ -22,15 +22,6 @@ json settled(const QString &text, const char *decision, const Decision &d)
 
 } // namespace
 
-ElicitationModes elicitationModes(const Envelope &envelope)
-{
-    const auto e = envelope.clientCapabilities.find("elicitation");
-    if (e == envelope.clientCapabilities.end() || !e->is_object())
-        return {};
-    const bool form = e->empty() || e->contains("form"); // a bare {} means form
-    return {form, e->contains("url")};
-}
-
 std::optional<json> inputResponse(const json &params, const char *key)
 {
     const auto responses = params.find("inputResponses");
@@ -62,7 +53,7 @@ json inputRequired(const Operation &op, const QString &sealed, const Envelope &e
                    {{"type", "string"},
                     {"title", QStringLiteral("Type %1 to confirm").arg(target).toStdString()}}}}},
                 {"required", json::array({kConfirmKey})}}}}}};
-    } else if (firstRound && elicitationModes(envelope).url && !approvalsUrlBase.isEmpty()) {
+    } else if (firstRound && envelope.elicitation.url && !approvalsUrlBase.isEmpty()) {
         result["inputRequests"][kApprovalKey] = {
             {"method", "elicitation/create"},
             {"params",

@@ -18,13 +18,6 @@ namespace GateReplies {
 inline constexpr const char *kConfirmKey = "confirm";
 inline constexpr const char *kApprovalKey = "approval";
 
-// The elicitation modes a request's envelope declares.
-struct ElicitationModes final
-{
-    bool form = false;
-    bool url = false;
-};
-ElicitationModes elicitationModes(const Envelope &envelope);
 // A client's bare ElicitResult in params.inputResponses[key]; nothing when absent or malformed.
 std::optional<nlohmann::json> inputResponse(const nlohmann::json &params, const char *key);
 

@@ -21,13 +21,7 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
 
 QString GateRequest::clientName() const
 {
-    // clientInfo comes from the agent: any of its fields may have any type.
-    if (!envelope.clientInfo.is_object())
-        return {};
-    const auto name = envelope.clientInfo.find("name");
-    return name != envelope.clientInfo.end() && name->is_string()
-               ? QString::fromStdString(name->get<std::string>())
-               : QString();
+    return envelope.clientName;
 }
 
 Operation GateRequest::operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs,

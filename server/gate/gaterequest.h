@@ -26,7 +26,7 @@ struct GateRequest final
 
     // A retry brings back the requestState of an earlier input_required.
     bool isRetry() const { return params.contains("requestState"); }
-    // The client's self-declared name (clientInfo.name), empty when it sent none or not a string.
+    // The client's self-declared name (clientInfo.name, typed by the dispatcher), empty when none.
     QString clientName() const;
     // The record of this call with the given plan: who asked, for what, and where it stands. Every
     // operation the gate stores is built here.

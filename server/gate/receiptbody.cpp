@@ -1,7 +1,5 @@
 #include "receiptbody.h"
 
-#include "canonicaljson.h"
-
 namespace Countersign::ReceiptBody {
 
 using json = nlohmann::json;
@@ -27,7 +25,7 @@ json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qin
             {"outcome", result.is_object() && result.value("isError", json(false)) == json(true)
                             ? "failed"
                             : "succeeded"},
-            {"resultDigest", CanonicalJson::digest(result).toStdString()}};
+            {"resultDigest", ReceiptSigner::resultDigest(result).toStdString()}};
 }
 
 json attach(json result, json signedReceipt)

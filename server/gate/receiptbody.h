@@ -1,6 +1,7 @@
 #pragma once
 
 #include "operation.h"
+#include "receipt.h"
 #include "ticket.h"
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,7 @@ namespace Countersign {
 namespace ReceiptBody {
 
 // _meta key of the signed receipt on a complete result.
-inline constexpr const char *kMetaKey = "dev.countersign/receipt";
+inline constexpr const char *kMetaKey = ReceiptSigner::kResultMetaKey;
 
 nlohmann::json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qint64 finishedMs,
                     const nlohmann::json &result);

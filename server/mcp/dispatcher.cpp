@@ -51,7 +51,51 @@ json Dispatcher::serverInfoMeta() const
              {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
 }
 
+// The last resort around classify() and handle(): whatever a request makes throw is answered as
+// its own -32603 and logged; the server goes on serving the others.
 std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const QString &headerVersion) const
+{
+    try {
+        return classifyChecked(message, headerVersion);
+    } catch (const std::exception &e) {
+        qCCritical(lcDispatch) << "internal error reading a request:" << e.what();
+    } catch (...) {
+        qCCritical(lcDispatch) << "internal error reading a request";
+    }
+    return internalError(message);
+}
+
+void Dispatcher::handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const
+{
+    // done is called at most once: a throw after the answer went out answers nothing more.
+    auto answered = std::make_shared<bool>(false);
+    ReplyHandler once = [answered, done = std::move(done)](Reply reply) {
+        if (!std::exchange(*answered, true))
+            done(std::move(reply));
+    };
+    try {
+        return handleChecked(request, context, once);
+    } catch (const std::exception &e) {
+        qCCritical(lcDispatch) << "internal error handling" << request.method << ":" << e.what();
+    } catch (...) {
+        qCCritical(lcDispatch) << "internal error handling" << request.method;
+    }
+    once(internalError(request.id));
+}
+
+Reply Dispatcher::internalError(const json &messageOrId)
+{
+    json id = messageOrId;
+    if (messageOrId.is_object()) {
+        const auto it = messageOrId.find("id");
+        id = it != messageOrId.end() && JsonRpc::isValidId(*it) ? *it : json();
+    }
+    return errorReply(500, JsonRpc::isValidId(id) ? id : json(), JsonRpc::kInternalError,
+                      QStringLiteral("Internal error: the request could not be handled; nothing was run"));
+}
+
+std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message,
+                                                            const QString &headerVersion) const
 {
     if (message.is_array())
         return errorReply(
@@ -153,15 +197,19 @@ std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const 
                           {{"envelope", {{"key", JsonRpc::kMetaClientCapabilities}, {"problem", problem}}}});
     }
     request.envelope.protocolVersion = QString::fromStdString(pv.get<std::string>());
-    request.envelope.clientCapabilities = *caps;
-    if (const auto info = meta->find(JsonRpc::kMetaClientInfo); info != meta->end() && info->is_object())
-        request.envelope.clientInfo = *info;
+    const auto info = meta->find(JsonRpc::kMetaClientInfo);
+    if (auto refused = request.envelope.readClient(*caps, info != meta->end() ? *info : json())) {
+        qCInfo(lcDispatch) << "refused a request with a mistyped envelope:" << *refused;
+        return errorReply(
+            400, id, JsonRpc::kInvalidParams,
+            QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: %1").arg(*refused));
+    }
     if (const auto tp = meta->find("traceparent"); tp != meta->end() && tp->is_string() && tp->size() <= 55)
         request.envelope.traceparent = QString::fromStdString(tp->get<std::string>());
     return request;
 }
 
-void Dispatcher::handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const
+void Dispatcher::handleChecked(const McpRequest &request, const CallContext &context, ReplyHandler done) const
 {
     if (request.envelope.protocolVersion != QLatin1String(JsonRpc::kProtocolVersion))
         return done(errorReply(
@@ -234,6 +282,21 @@ void Dispatcher::callTool(const McpRequest &request, const CallContext &context,
         return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
                                QStringLiteral("Invalid params: arguments must be an object")));
     const json &arguments = argsIt != request.params.end() && argsIt->is_object() ? *argsIt : kNoArguments;
+    if (const auto state = request.params.find("requestState");
+        state != request.params.end() && !state->is_string())
+        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                               QStringLiteral("Invalid params: requestState must be a string")));
+    if (const auto responses = request.params.find("inputResponses"); responses != request.params.end()) {
+        if (!responses->is_object())
+            return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                                   QStringLiteral("Invalid params: inputResponses must be an object")));
+        for (const auto &[key, answer] : responses->items()) {
+            if (!answer.is_object())
+                return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                                       QStringLiteral("Invalid params: inputResponses.%1 must be an object")
+                                           .arg(QString::fromStdString(key).left(64))));
+        }
+    }
     if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid)
         return done(
             result(request.id, textResult(QStringLiteral("Input validation error: Invalid arguments for tool "

@@ -35,7 +35,8 @@ public:
                                              const QString &headerVersion = {}) const;
 
     // Version support, method routing and the method itself. done receives the Reply once; for
-    // everything but a tool that waits (the gate) that happens before handle() returns.
+    // everything but a tool that waits (the gate) that happens before handle() returns. Both
+    // classify() and handle() answer anything that throws inside them with -32603.
     void handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
 
     void dispatch(const nlohmann::json &message, const CallContext &context, ReplyHandler done) const;
@@ -43,6 +44,11 @@ public:
     nlohmann::json serverInfoMeta() const;
 
 private:
+    std::variant<McpRequest, Reply> classifyChecked(const nlohmann::json &message,
+                                                    const QString &headerVersion) const;
+    void handleChecked(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
+    // -32603 for a request whose handling threw (messageOrId: the message, or its id).
+    static Reply internalError(const nlohmann::json &messageOrId);
     nlohmann::json discover() const;
     nlohmann::json listTools() const;
     void callTool(const McpRequest &request, const CallContext &context, ReplyHandler done) const;

@@ -11,13 +11,28 @@
 
 namespace Countersign {
 
-// The per-request envelope every 2026-07-28 request carries in params._meta.
+// The elicitation modes a client declares in its capabilities.
+struct ElicitationModes final
+{
+    bool form = false;
+    bool url = false;
+};
+
+// The per-request envelope every 2026-07-28 request carries in params._meta, checked and parsed
+// into typed values once, by the dispatcher (a mistyped field is refused there with -32602).
 struct Envelope final
 {
     QString protocolVersion;
-    nlohmann::json clientCapabilities = nlohmann::json::object();
-    nlohmann::json clientInfo; // null when the client sent none (it is optional)
+    nlohmann::json clientCapabilities = nlohmann::json::object(); // verbatim, for the record
+    nlohmann::json clientInfo; // verbatim (an object, or null when the client sent none)
+    QString clientName;        // clientInfo.name, empty when none
+    QString clientVersion;     // clientInfo.version, empty when none
+    ElicitationModes elicitation;
     QString traceparent;
+
+    // Sets clientCapabilities, clientInfo and the typed fields read from them. A field of the
+    // wrong type is not guessed at: the reason is returned and nothing is set.
+    std::optional<QString> readClient(const nlohmann::json &capabilities, const nlohmann::json &info);
 };
 
 // A JSON-RPC request that passed the shape and envelope checks.

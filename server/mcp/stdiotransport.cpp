@@ -6,27 +6,47 @@
 
 #include <QThread>
 
+#include <cerrno>
 #include <cstdio>
-#include <iostream>
 #include <string>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 namespace Countersign {
 
-StdioTransport::StdioTransport(const Dispatcher &dispatcher, Principal principal, QObject *parent)
-    : QObject(parent), m_dispatcher(dispatcher), m_principal(std::move(principal))
+namespace {
+
+const QString kRefusal = QStringLiteral(
+    "Unauthorized: this connection's token is unknown or has been revoked; the stdio server stops");
+
+} // namespace
+
+StdioTransport::StdioTransport(const Dispatcher &dispatcher, Authenticator authenticate, QObject *parent)
+    : QObject(parent), m_dispatcher(dispatcher), m_authenticate(std::move(authenticate))
 {
 }
 
 StdioTransport::~StdioTransport()
 {
+    // The reader may be waiting on a stdin that stays open (a revoked peer, a termination signal):
+    // it polls the wake pipe beside stdin, so it ends now instead of being destroyed while it runs.
     if (m_reader) {
-        m_reader->wait(100); // blocked in a read only if stdin is still open; the process is ending
+        const char stop = 1;
+        while (::write(m_wakeWrite, &stop, 1) < 0 && errno == EINTR) {
+        }
+        m_reader->wait();
+    }
+    for (const int fd : {m_wakeRead, m_wakeWrite}) {
+        if (fd >= 0)
+            ::close(fd);
     }
 }
 
-void StdioTransport::handleLine(const QByteArray &line, std::function<void(QByteArray)> write) const
+void StdioTransport::handleLine(const QByteArray &line, std::function<void(QByteArray)> write)
 {
-    if (line.trimmed().isEmpty())
+    if (m_refused || line.trimmed().isEmpty())
         return;
     const auto encode = [](const nlohmann::json &reply) {
         return QByteArray::fromStdString(
@@ -38,10 +58,24 @@ void StdioTransport::handleLine(const QByteArray &line, std::function<void(QByte
             encode(JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
                                   QStringLiteral("message larger than %1 bytes").arg(kMaxLineBytes))));
     auto parsed = JsonBody::parse(line);
+    // Asked for every line, so a token revoked while this process runs is refused from the next one.
+    const std::optional<Principal> principal = m_authenticate();
+    if (!principal) {
+        m_refused = true;
+        nlohmann::json id;
+        if (parsed && parsed.value().is_object()) {
+            const auto it = parsed.value().find("id");
+            if (it != parsed.value().end() && JsonRpc::isValidId(*it))
+                id = *it;
+        }
+        write(encode(JsonRpc::error(id, JsonRpc::kServerError, kRefusal)));
+        Q_EMIT refused(kRefusal);
+        return;
+    }
     if (!parsed)
         return write(encode(JsonRpc::error(nullptr, JsonRpc::kParseError,
                                            QStringLiteral("Parse error: %1").arg(parsed.error()))));
-    m_dispatcher.dispatch(parsed.value(), CallContext{m_principal, Transport::Stdio},
+    m_dispatcher.dispatch(parsed.value(), CallContext{*principal, Transport::Stdio},
                           [write = std::move(write), encode](Reply reply) {
                               if (reply.body)
                                   write(encode(*reply.body));
@@ -50,23 +84,17 @@ void StdioTransport::handleLine(const QByteArray &line, std::function<void(QByte
 
 void StdioTransport::start()
 {
-    m_reader = QThread::create([this] {
-        std::string line;
-        while (true) {
-            line.clear();
-            bool tooLong = false;
-            int c;
-            while ((c = std::getchar()) != EOF && c != '\n') {
-                if (static_cast<qsizetype>(line.size()) <= kMaxLineBytes)
-                    line.push_back(static_cast<char>(c));
-                else
-                    tooLong = true;
-            }
-            if (c == EOF && line.empty())
-                break;
-            QByteArray bytes = QByteArray::fromStdString(line);
-            if (tooLong)
-                bytes.append(QByteArray(1, ' ')); // keeps it over the limit so it is refused, not truncated
+    int wake[2];
+    if (::pipe2(wake, O_CLOEXEC) != 0) {
+        std::fprintf(stderr, "countersign: cannot make the stdio reader's pipe (errno %d)\n", errno);
+        QMetaObject::invokeMethod(
+            this, [this] { Q_EMIT finished(); }, Qt::QueuedConnection);
+        return;
+    }
+    m_wakeRead = wake[0];
+    m_wakeWrite = wake[1];
+    m_reader = QThread::create([this, wakeFd = m_wakeRead] {
+        const auto deliver = [this](QByteArray bytes) {
             QMetaObject::invokeMethod(
                 this,
                 [this, bytes] {
@@ -76,11 +104,52 @@ void StdioTransport::start()
                     });
                 },
                 Qt::QueuedConnection);
-            if (c == EOF)
+        };
+        std::string line;
+        bool tooLong = false;
+        const auto endLine = [&] {
+            QByteArray bytes = QByteArray::fromStdString(line);
+            if (tooLong)
+                bytes.append(' '); // keeps it over the limit so it is refused, not truncated
+            deliver(std::move(bytes));
+            line.clear();
+            tooLong = false;
+        };
+        char buffer[64 * 1024];
+        while (true) {
+            pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wakeFd, POLLIN, 0}};
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
                 break;
+            }
+            if (fds[1].revents != 0)
+                return; // the transport is going: nothing more is delivered
+            if (fds[0].revents == 0)
+                continue;
+            const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (got <= 0)
+                break; // EOF, or stdin unusable
+            for (ssize_t i = 0; i < got; ++i) {
+                if (buffer[i] == '\n')
+                    endLine();
+                else if (static_cast<qsizetype>(line.size()) <= kMaxLineBytes)
+                    line.push_back(buffer[i]);
+                else
+                    tooLong = true;
+            }
         }
+        if (!line.empty())
+            endLine();
         QMetaObject::invokeMethod(
-            this, [this] { Q_EMIT finished(); }, Qt::QueuedConnection);
+            this,
+            [this] {
+                if (!m_refused)
+                    Q_EMIT finished();
+            },
+            Qt::QueuedConnection);
     });
     m_reader->setParent(this);
     m_reader->start();
