@@ -4,7 +4,6 @@
 #include "auditstore.h"
 #include "commandline.h"
 #include "database.h"
-#include "jsonrpc.h"
 #include "keyloader.h"
 #include "receipt.h"
 #include "systemclock.h"
@@ -22,17 +21,6 @@ namespace {
 
 // A receipt is a few hundred bytes; a whole result holds at most the 256 KiB of a tool's output.
 constexpr qsizetype kMaxReceiptFileBytes = 4 * 1024 * 1024;
-
-// The dispatcher frames every result on its way out (resultType, _meta's serverInfo) after the gate
-// has digested it, so a whole result as a client received it is compared less that framing.
-nlohmann::json withoutFraming(nlohmann::json result)
-{
-    if (result.value("resultType", nlohmann::json()) == "complete")
-        result.erase("resultType");
-    if (const auto meta = result.find("_meta"); meta != result.end() && meta->is_object())
-        meta->erase(JsonRpc::kMetaServerInfo);
-    return result;
-}
 
 int fail(const QString &message)
 {
@@ -136,8 +124,8 @@ int runReceiptCommand(const CommandLine &cl)
             return 1;
         }
         const QString expected = QString::fromStdString(signedDigest->get<std::string>());
-        const QString actual = ReceiptSigner::resultDigest(withoutFraming(doc));
-        if (actual != expected && ReceiptSigner::resultDigest(doc) != expected) {
+        const QString actual = ReceiptSigner::resultDigest(doc);
+        if (actual != expected) {
             std::printf("receipt INVALID: the result differs from the one the receipt signed (resultDigest "
                         "%s, this result's digest %s)\n",
                         signedDigest->get<std::string>().c_str(), qPrintable(actual));

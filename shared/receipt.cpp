@@ -83,9 +83,12 @@ Status ReceiptSigner::verify(const json &receipt, const QByteArray &trustedKey)
 QString ReceiptSigner::resultDigest(nlohmann::json result)
 {
     if (result.is_object()) {
+        if (const auto type = result.find("resultType"); type != result.end() && *type == "complete")
+            result.erase(type);
         const auto meta = result.find("_meta");
         if (meta != result.end() && meta->is_object()) {
             meta->erase(kResultMetaKey);
+            meta->erase(kServerInfoMetaKey);
             if (meta->empty())
                 result.erase("_meta");
         }

@@ -20,6 +20,8 @@ public:
 
     // Where a complete tool result carries its receipt: result._meta[kResultMetaKey].
     static constexpr const char *kResultMetaKey = "dev.countersign/receipt";
+    // The dispatcher's _meta key for the server's name and version on every result.
+    static constexpr const char *kServerInfoMetaKey = "io.modelcontextprotocol/serverInfo";
 
     QByteArray publicKey() const { return m_publicKey; }
     // Adds "alg", "publicKey" and "signature" to body.
@@ -28,9 +30,11 @@ public:
     // Checks the signature against the receipt's own publicKey, and that key against trustedKey
     // (raw 32 bytes). Reports what is wrong in words.
     static Status verify(const nlohmann::json &receipt, const QByteArray &trustedKey);
-    // The receipt's resultDigest of a tool result, with or without its receipt attached: hex
-    // SHA-256 of the canonical JSON of the result less _meta[kResultMetaKey] (and less _meta when
-    // nothing else is in it). A verifier recomputes it from the whole result it was handed.
+    // The receipt's resultDigest of a tool result, as the tool produced it or as a client received
+    // it: hex SHA-256 of the canonical JSON of the result less its receipt (_meta[kResultMetaKey]),
+    // less the framing the dispatcher adds on the way out (resultType "complete",
+    // _meta[kServerInfoMetaKey]), and less _meta when nothing else is in it. The gate signs it and
+    // a verifier recomputes it from the whole result it was handed: one definition for both.
     static QString resultDigest(nlohmann::json result);
 
 private:

@@ -59,6 +59,21 @@ private Q_SLOTS:
         QFETCH(QByteArray, text);
         QVERIFY(!ReceiptSigner::verify(json::parse(text.toStdString()), m_signer.publicKey()).ok());
     }
+    void resultDigest_isTheSameWithTheReceiptAndTheDispatchersFraming_andChangesWithTheContent()
+    {
+        const json produced = {{"content", json::array({{{"type", "text"}, {"text", "deleted"}}})}};
+        json received = produced;
+        received["resultType"] = "complete";
+        received["_meta"] = {{ReceiptSigner::kResultMetaKey, {{"sig", "x"}}},
+                             {ReceiptSigner::kServerInfoMetaKey, {{"name", "countersign"}}}};
+        QCOMPARE(ReceiptSigner::resultDigest(received), ReceiptSigner::resultDigest(produced));
+        json edited = received;
+        edited["content"][0]["text"] = "deleteD";
+        QVERIFY(ReceiptSigner::resultDigest(edited) != ReceiptSigner::resultDigest(produced));
+        json inputRequired = received;
+        inputRequired["resultType"] = "input_required";
+        QVERIFY(ReceiptSigner::resultDigest(inputRequired) != ReceiptSigner::resultDigest(produced));
+    }
 };
 
 QTEST_GUILESS_MAIN(ReceiptTest)
