@@ -46,7 +46,7 @@ private:
 private Q_SLOTS:
     void runner_capturesOutputAndExitCode()
     {
-        auto r = run({{"sh", "-c", "echo out; echo err >&2; exit 3"}, {}, 5000, 1024});
+        auto r = run({{"sh", "-c", "echo out; echo err >&2; exit 3"}, {}, 5000, 1024, {}});
         QVERIFY(r.ok());
         QCOMPARE(r.value().exitCode, 3);
         QCOMPARE(r.value().stdOut, QByteArray("out\n"));
@@ -59,14 +59,15 @@ private Q_SLOTS:
         auto r = run({{"echo", QStringLiteral("$(touch %1)").arg(marker), "; touch " + marker},
                       dir.path(),
                       5000,
-                      1024});
+                      1024,
+                      {}});
         QVERIFY(r.ok());
         QVERIFY(!QFile::exists(marker));
         QVERIFY(r.value().stdOut.contains("$(touch"));
     }
     void runner_missingProgram_isAnError()
     {
-        auto r = run({{"countersign-no-such-program"}, {}, 5000, 1024});
+        auto r = run({{"countersign-no-such-program"}, {}, 5000, 1024, {}});
         QVERIFY(!r.ok());
         QVERIFY(r.error().contains(QLatin1String("cannot run")));
     }
@@ -74,14 +75,14 @@ private Q_SLOTS:
     {
         QElapsedTimer timer;
         timer.start();
-        auto r = run({{"sleep", "30"}, {}, 300, 1024});
+        auto r = run({{"sleep", "30"}, {}, 300, 1024, {}});
         QVERIFY(!r.ok());
         QVERIFY(r.error().contains(QLatin1String("ran longer")));
         QVERIFY(timer.elapsed() < 5000);
     }
     void runner_outputOverTheCap_isTruncatedAndFlagged()
     {
-        auto r = run({{"sh", "-c", "head -c 100000 /dev/zero"}, {}, 5000, 1000});
+        auto r = run({{"sh", "-c", "head -c 100000 /dev/zero"}, {}, 5000, 1000, {}});
         QVERIFY(r.ok());
         QCOMPARE(r.value().stdOut.size(), 1000);
         QVERIFY(r.value().truncated);

@@ -117,7 +117,7 @@ void CommandAction::plan(const json &arguments, PlanDone done)
     if (!argv)
         return done(failure(argv.error()));
     m_runner.run(
-        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxPlanBytes},
+        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxPlanBytes, {}},
         [spec = m_spec, arguments, done = std::move(done)](Result<CommandOutput> out) {
             if (!out)
                 return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
@@ -138,7 +138,7 @@ void CommandAction::apply(const json &arguments, ApplyDone done)
     if (!argv)
         return done(textResult(QStringLiteral("Not run: %1").arg(argv.error()), true));
     m_runner.run(
-        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxResultBytes},
+        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxResultBytes, {}},
         [done = std::move(done)](Result<CommandOutput> out) {
             if (!out)
                 return done(

@@ -19,6 +19,8 @@ public:
         m_process.setArguments(spec.argv.mid(1));
         if (!spec.workingDirectory.isEmpty())
             m_process.setWorkingDirectory(spec.workingDirectory);
+        if (spec.environment)
+            m_process.setProcessEnvironment(*spec.environment);
         m_process.setStandardInputFile(QProcess::nullDevice());
         connect(&m_process, &QProcess::readyReadStandardOutput, this,
                 [this] { take(m_process.readAllStandardOutput(), m_output.stdOut); });

@@ -4,9 +4,11 @@
 
 #include <QByteArray>
 #include <QObject>
+#include <QProcessEnvironment>
 #include <QStringList>
 
 #include <functional>
+#include <optional>
 
 namespace Countersign {
 
@@ -24,7 +26,8 @@ struct CommandSpec final
     QStringList argv; // argv[0] is the program, found on PATH; never run through a shell
     QString workingDirectory;
     int timeoutMs = 120'000;
-    qsizetype maxOutputBytes = 1024 * 1024; // per stream
+    qsizetype maxOutputBytes = 1024 * 1024;         // per stream
+    std::optional<QProcessEnvironment> environment; // the whole environment; the server's when unset
 };
 
 // Runs commands as child processes without blocking the thread: done is called once from the event

@@ -85,4 +85,91 @@ LossReport lossReport(const QStringList &absoluteFiles)
     return report;
 }
 
+namespace {
+
+// Keys read from the repository's own configuration (the runs ignore system and global files).
+bool risky(const QString &key)
+{
+    static const QStringList kPrefixes = {
+        QStringLiteral("filter."),     QStringLiteral("include."), QStringLiteral("includeif."),
+        QStringLiteral("gpg."),        QStringLiteral("pager."),   QStringLiteral("credential."),
+        QStringLiteral("uploadpack."),
+    };
+    static const QStringList kExact = {
+        QStringLiteral("core.worktree"),
+        QStringLiteral("core.fsmonitor"),
+        QStringLiteral("core.hookspath"),
+        QStringLiteral("core.pager"),
+        QStringLiteral("core.sshcommand"),
+        QStringLiteral("core.gitproxy"),
+        QStringLiteral("core.askpass"),
+        QStringLiteral("core.attributesfile"),
+        QStringLiteral("log.showsignature"),
+        QStringLiteral("diff.external"),
+        QStringLiteral("extensions.worktreeconfig"), // config.worktree: a file libgit2 does not read
+    };
+    const QString k = key.toLower();
+    for (const QString &prefix : kPrefixes) {
+        if (k.startsWith(prefix))
+            return true;
+    }
+    if (kExact.contains(k))
+        return true;
+    // diff.<driver>.command / .textconv, remote.<name>.uploadpack / .receivepack / .proxy
+    return (k.startsWith(QLatin1String("diff.")) &&
+            (k.endsWith(QLatin1String(".command")) || k.endsWith(QLatin1String(".textconv")))) ||
+           (k.startsWith(QLatin1String("remote.")) &&
+            (k.endsWith(QLatin1String(".uploadpack")) || k.endsWith(QLatin1String(".receivepack")) ||
+             k.endsWith(QLatin1String(".proxy"))));
+}
+
+QString lastError()
+{
+    return QString::fromUtf8(git_error_last() ? git_error_last()->message : "libgit2 error");
+}
+
+} // namespace
+
+RepositoryCheck inspectRepository(const QString &folder, const QStringList &ceilings)
+{
+    ensureInit();
+    RepositoryCheck check;
+    git_repository *raw = nullptr;
+    const QByteArray start = QFile::encodeName(folder);
+    const QByteArray ceiling = QFile::encodeName(ceilings.join(QLatin1Char(GIT_PATH_LIST_SEPARATOR)));
+    const int opened = git_repository_open_ext(&raw, start.constData(), 0, ceiling.constData());
+    if (opened == GIT_ENOTFOUND)
+        return check;
+    check.found = true;
+    if (opened != 0) {
+        check.error = lastError();
+        return check;
+    }
+    Repo repo(raw);
+    for (const char *path : {git_repository_path(repo.get()), git_repository_commondir(repo.get()),
+                             git_repository_workdir(repo.get())}) {
+        if (path)
+            check.folders.append(QString::fromUtf8(path));
+    }
+    git_config *config = nullptr;
+    if (git_repository_config_snapshot(&config, repo.get()) != 0) {
+        check.error = lastError();
+        return check;
+    }
+    git_config_iterator *it = nullptr;
+    if (git_config_iterator_new(&it, config) != 0) {
+        check.error = lastError();
+        git_config_free(config);
+        return check;
+    }
+    git_config_entry *entry = nullptr;
+    while (git_config_next(&entry, it) == 0) {
+        if (entry->level >= GIT_CONFIG_LEVEL_LOCAL && risky(QString::fromUtf8(entry->name)))
+            check.riskyKeys.append(QString::fromUtf8(entry->name));
+    }
+    git_config_iterator_free(it);
+    git_config_free(config);
+    return check;
+}
+
 } // namespace Countersign::Git

@@ -24,6 +24,20 @@ struct LossReport final
 };
 LossReport lossReport(const QStringList &absoluteFiles);
 
+// The repository a git command started in a folder would use, found the way git finds it but
+// never above the ceiling folders, and the repository-level configuration keys that could make a
+// read-only git command run a program or read outside the repository (filter drivers, includes,
+// core.worktree, gpg, external diff and textconv commands, ...). When found is false, no
+// repository holds the folder; error is set when one may, but cannot be read.
+struct RepositoryCheck final
+{
+    bool found = false;
+    QStringList folders; // the git dir, the common dir and the work tree (when there is one)
+    QStringList riskyKeys;
+    QString error;
+};
+RepositoryCheck inspectRepository(const QString &folder, const QStringList &ceilings);
+
 // True when the first 8000 bytes hold a NUL byte (git's own test for binary content).
 bool looksBinary(const QByteArray &bytes);
 

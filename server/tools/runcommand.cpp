@@ -1,11 +1,19 @@
 #include "runcommand.h"
 
 #include "commandrunner.h"
+#include "readonlycommand.h"
 #include "tool.h"
 #include "workspace.h"
 #include "workspaceargs.h"
 
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QLoggingCategory>
+#include <QStandardPaths>
+
+Q_LOGGING_CATEGORY(lcRunCommand, "countersign.runcommand")
 
 namespace Countersign {
 
@@ -29,14 +37,50 @@ json RunCommand::descriptor() const
 
 Verdict RunCommand::defaultVerdict(const json &args) const
 {
-    static const QList<QStringList> kReadOnly = {{"git", "status"}, {"git", "diff"}, {"git", "log"},
-                                                 {"git", "show"},   {"ls"},          {"pwd"}};
-    const QStringList argv = argvOf(args);
-    for (const QStringList &prefix : kReadOnly) {
-        if (argv.mid(0, prefix.size()) == prefix)
-            return Verdict::Allow;
+    auto cwd = cwdOf(args);
+    if (!cwd)
+        return Verdict::Ask;
+    const QString why = ReadOnlyCommand::refusal(argvOf(args), cwd.value(), m_ws);
+    if (!why.isEmpty()) {
+        qCDebug(lcRunCommand) << "asks:" << why;
+        return Verdict::Ask;
     }
-    return Verdict::Ask;
+    return Verdict::Allow;
+}
+
+// The files inside the roots that argv names (the program, each argument, an option's value after
+// '='), with the SHA-256 of their content: what the human approves is what runs.
+QList<RunCommand::Pin> RunCommand::pins(const QStringList &argv, const QString &cwd) const
+{
+    QStringList candidates;
+    const QString program = argv.first();
+    if (!program.contains(QLatin1Char('/')))
+        candidates.append(QStandardPaths::findExecutable(program)); // a PATH entry may be inside a root
+    for (const QString &arg : argv) {
+        candidates.append(arg);
+        if (arg.startsWith(QLatin1Char('-')) && arg.contains(QLatin1Char('=')))
+            candidates.append(arg.mid(arg.indexOf(QLatin1Char('=')) + 1));
+    }
+    QList<Pin> pinned;
+    QStringList seen;
+    for (const QString &candidate : candidates) {
+        if (candidate.isEmpty() || candidate.contains(QChar(0)))
+            continue;
+        const QString absolute =
+            QDir::isAbsolutePath(candidate) ? candidate : cwd + QLatin1Char('/') + candidate;
+        const QFileInfo info(absolute);
+        const QString canonical = info.canonicalFilePath();
+        if (canonical.isEmpty() || !QFileInfo(canonical).isFile() || !m_ws.confines(canonical) ||
+            seen.contains(canonical))
+            continue;
+        seen.append(canonical);
+        QFile file(canonical);
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        const bool read = file.open(QIODevice::ReadOnly) && hash.addData(&file);
+        pinned.append(Pin{canonical, read ? QString::fromLatin1(hash.result().toHex())
+                                          : QStringLiteral("unreadable: %1").arg(file.errorString())});
+    }
+    return pinned;
 }
 
 void RunCommand::plan(const json &args, PlanDone done)
@@ -59,6 +103,18 @@ void RunCommand::plan(const json &args, PlanDone done)
     p.summary = QStringLiteral("argv %1 in %2").arg(quoted(argv), cwd.value());
     p.prompt = QStringLiteral("Run %1?").arg(quoted(argv));
     p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};
+    const QList<Pin> pinned = pins(argv, cwd.value());
+    if (!pinned.isEmpty()) {
+        p.diff +=
+            QStringLiteral("\nContent pinned by this approval (a change before the run makes a new card):\n");
+        json byPath = json::object();
+        for (const Pin &pin : pinned) {
+            p.diff +=
+                QStringLiteral("  %1  sha256:%2\n").arg(WorkspaceArgs::shown(m_ws, pin.path), pin.sha256);
+            byPath[WorkspaceArgs::shown(m_ws, pin.path).toStdString()] = pin.sha256.toStdString();
+        }
+        p.blastRadius["pinnedFiles"] = std::move(byPath);
+    }
     p.risk = Risk::High;
     done(p);
 }
@@ -68,21 +124,21 @@ void RunCommand::apply(const json &args, ApplyDone done)
     auto cwd = cwdOf(args);
     if (!cwd)
         return done(textResult(cwd.error(), true));
-    m_runner.run(CommandSpec{argvOf(args), cwd.value(), 120'000, 256 * 1024},
-                 [done](Result<CommandOutput> out) {
-                     if (!out)
-                         return done(textResult(out.error(), true));
-                     const CommandOutput &o = out.value();
-                     QString text =
-                         QStringLiteral("exit code %1\n%2").arg(o.exitCode).arg(QString::fromUtf8(o.stdOut));
-                     if (!o.stdErr.isEmpty())
-                         text += QStringLiteral("\nstderr:\n%1").arg(QString::fromUtf8(o.stdErr));
-                     if (o.truncated)
-                         text += QStringLiteral("\n(output truncated at 256 KiB)");
-                     json result = textResult(text, o.exitCode != 0);
-                     result["structuredContent"] = {{"exitCode", o.exitCode}, {"truncated", o.truncated}};
-                     done(std::move(result));
-                 });
+    const QStringList argv = argvOf(args);
+    // git's reading commands run hardened (no configuration, hooks or helpers) whoever allowed them.
+    m_runner.run(ReadOnlyCommand::spec(argv, cwd.value(), m_ws), [done](Result<CommandOutput> out) {
+        if (!out)
+            return done(textResult(out.error(), true));
+        const CommandOutput &o = out.value();
+        QString text = QStringLiteral("exit code %1\n%2").arg(o.exitCode).arg(QString::fromUtf8(o.stdOut));
+        if (!o.stdErr.isEmpty())
+            text += QStringLiteral("\nstderr:\n%1").arg(QString::fromUtf8(o.stdErr));
+        if (o.truncated)
+            text += QStringLiteral("\n(output truncated at 256 KiB)");
+        json result = textResult(text, o.exitCode != 0);
+        result["structuredContent"] = {{"exitCode", o.exitCode}, {"truncated", o.truncated}};
+        done(std::move(result));
+    });
 }
 
 QStringList RunCommand::argvOf(const json &args)

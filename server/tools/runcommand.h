@@ -10,7 +10,9 @@ class CommandRunner;
 class Workspace;
 
 // run_command: a program and its arguments (an argv array, never a shell) in a workspace folder.
-// A small read-only allow list runs without a card; everything else asks (rules change both).
+// The read-only forms (readonlycommand.h) run without a card; everything else asks (rules change
+// both). A card's plan pins the SHA-256 of every file inside the roots that argv names, so a script
+// edited after approval re-plans into a new card instead of running.
 class RunCommand final : public GatedAction
 {
 public:
@@ -23,6 +25,12 @@ public:
     void apply(const nlohmann::json &args, ApplyDone done) override;
 
 private:
+    struct Pin final
+    {
+        QString path;
+        QString sha256;
+    };
+    QList<Pin> pins(const QStringList &argv, const QString &cwd) const;
     static QStringList argvOf(const nlohmann::json &args);
     static QString quoted(const QStringList &argv);
     Result<QString> cwdOf(const nlohmann::json &args) const;

@@ -34,6 +34,24 @@ QString Workspace::rootOf(const QString &resolved) const
     return {};
 }
 
+bool Workspace::confines(const QString &absolutePath) const
+{
+    if (!QDir::isAbsolutePath(absolutePath) || absolutePath.contains(QChar(0)) ||
+        absolutePath.split(QLatin1Char('/')).contains(QStringLiteral("..")))
+        return false;
+    QString existing = QDir::cleanPath(absolutePath);
+    QString rest;
+    while (!QFileInfo::exists(existing) && !QFileInfo(existing).isSymLink()) {
+        const qsizetype slash = existing.lastIndexOf(QLatin1Char('/'));
+        if (slash <= 0)
+            return false;
+        rest = existing.mid(slash) + rest;
+        existing = existing.left(slash);
+    }
+    const QString canonical = QFileInfo(existing).canonicalFilePath();
+    return !canonical.isEmpty() && inside(canonical + rest);
+}
+
 Result<QString> Workspace::resolve(const QString &path, Must must) const
 {
     if (m_roots.isEmpty())

@@ -22,6 +22,9 @@ public:
     enum class Must { Exist, MayBeNew };
     // The absolute, symlink-free path, or why it is refused. A new path's parent folder must exist.
     Result<QString> resolve(const QString &path, Must must) const;
+    // True when an absolute path, whether or not it exists, would land inside a root once its
+    // existing part is resolved (symbolic links followed). ".." components and NUL bytes never do.
+    bool confines(const QString &absolutePath) const;
     // The root that holds an already resolved path.
     QString rootOf(const QString &resolved) const;
 

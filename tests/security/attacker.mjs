@@ -1,0 +1,37 @@
+// What the security tests share: the attacker's only means, raw MCP over HTTP with a connection
+// token (2026-07-28 wire format), against the real binary on a fresh data folder; and the test
+// host's hand on the approval queue (countersign-test-decide) where a human would decide.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+export { startCountersign } from '../peer/countersign-process.mjs';
+export { check, exitWithSummary } from '../peer/checks.mjs';
+
+const run = promisify(execFile);
+const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+// One tools/call; resolves with the parsed JSON-RPC response. `extra` is merged into params
+// (requestState, inputResponses, a hostile _meta).
+export async function callTool(server, name, args, extra = {}, id = 1) {
+    const params = { name, arguments: args, _meta: meta, ...extra };
+    const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+            Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json',
+            'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+    });
+    return response.json();
+}
+
+// The first text block of a result ('' when there is none).
+export const textOf = (response) => response?.result?.content?.[0]?.text ?? '';
+
+// Decides the oldest pending card (or --nonce N) as the window would; resolves with
+// {nonce, tool, outcome}.
+export async function decide(server, decideBinary, verb, ...args) {
+    const { stdout } = await run(decideBinary, [server.dataDir, verb, ...args]);
+    return JSON.parse(stdout);
+}
+
+export const pendingCards = (server, decideBinary) => decide(server, decideBinary, 'list', '--wait-ms', '0');
