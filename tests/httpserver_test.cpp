@@ -58,6 +58,8 @@ private:
     HttpServer *m_server = nullptr;
     quint16 m_port = 0;
     std::atomic<int> m_served = 0;
+    HttpConnection::Responder m_parked;
+    std::atomic<bool> m_isParked = false;
 
     void connectTo(QTcpSocket &socket) const
     {
@@ -75,6 +77,11 @@ private Q_SLOTS:
                 ++m_served;
                 // "hold:" answers from the event loop later, as the gate's poll window does, and
                 // longer than both timeouts below.
+                if (r.body.startsWith("park:")) {
+                    m_parked = respond;
+                    m_isParked = true;
+                    return;
+                }
                 if (r.body.startsWith("hold:")) {
                     QTimer::singleShot(800, m_server, [respond, body = r.body] {
                         respond(HttpResponse::json(200, "held:" + body));
@@ -98,8 +105,12 @@ private Q_SLOTS:
     }
     void cleanup()
     {
-        QMetaObject::invokeMethod(
-            m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        if (m_server)
+            QMetaObject::invokeMethod(
+                m_server, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        m_server = nullptr;
+        m_parked = {};
+        m_isParked = false;
         m_thread.quit();
         m_thread.wait();
     }
@@ -119,6 +130,26 @@ private Q_SLOTS:
         auto r = other.listen(QStringLiteral("0.0.0.0"), 0);
         QVERIFY(!r.ok());
         QVERIFY(r.error().contains(QLatin1String("loopback")));
+    }
+    // As when quitting: the last run ends, its answer is written and the server goes at once,
+    // before its thread's event loop turns again.
+    void answerWrittenJustBeforeTheServerGoes_isDelivered()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write(request("park:x"));
+        QTRY_VERIFY(m_isParked.load());
+        QMetaObject::invokeMethod(
+            m_server,
+            [this] {
+                m_parked(HttpResponse::json(200, "late"));
+                delete m_server;
+                m_server = nullptr;
+            },
+            Qt::BlockingQueuedConnection);
+        const auto responses = readResponses(socket, 1);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].endsWith("late"));
     }
     void keepAlive_servesSeveralRequestsOnOneConnection()
     {

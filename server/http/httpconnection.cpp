@@ -3,6 +3,8 @@
 #include <QPointer>
 #include <QTcpSocket>
 
+#include <algorithm>
+
 namespace Countersign {
 
 HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts,
@@ -33,6 +35,16 @@ HttpConnection::~HttpConnection()
     // signal must not reach them then.
     m_socket->disconnect(this);
     delete m_socket;
+}
+
+void HttpConnection::flushWritten(QDeadlineTimer deadline)
+{
+    // QTcpSocket only buffers a write; its event loop sends it. Here there may be no next turn.
+    while (m_socket->bytesToWrite() > 0 && m_socket->state() != QAbstractSocket::UnconnectedState &&
+           !deadline.hasExpired()) {
+        if (!m_socket->waitForBytesWritten(int(std::max<qint64>(deadline.remainingTime(), 1))))
+            return;
+    }
 }
 
 void HttpConnection::onReadyRead()

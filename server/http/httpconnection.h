@@ -3,6 +3,7 @@
 #include "httpparser.h"
 #include "httpresponse.h"
 
+#include <QDeadlineTimer>
 #include <QObject>
 #include <QTimer>
 
@@ -41,6 +42,11 @@ public:
     HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts, QObject *parent);
     Q_DISABLE_COPY_MOVE(HttpConnection)
     ~HttpConnection() override;
+
+    // Sends what is already written but still buffered (an answer given just before the server
+    // goes) while the client reads it, until the deadline at most. Deleting the connection
+    // discards whatever is still buffered.
+    void flushWritten(QDeadlineTimer deadline);
 
 Q_SIGNALS:
     void closed();

@@ -13,7 +13,15 @@ HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Refusal re
     connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
 }
 
-HttpServer::~HttpServer() = default;
+HttpServer::~HttpServer()
+{
+    // A tool run that ends while quitting answers, and the app deletes the server at once (from
+    // another thread): that answer is only in the socket's buffer until this thread's event loop
+    // turns again, and deleting the socket would drop it.
+    const QDeadlineTimer deadline(kFlushOnCloseMs);
+    for (HttpConnection *connection : findChildren<HttpConnection *>(Qt::FindDirectChildrenOnly))
+        connection->flushWritten(deadline);
+}
 
 void HttpServer::stopListening()
 {

@@ -9,12 +9,15 @@ class QTcpServer;
 
 namespace Countersign {
 
-// Accepts loopback TCP connections and serves HTTP/1.1 through a router.
+// Accepts loopback TCP connections and serves HTTP/1.1 through a router. Deleting it closes every
+// connection: a held request goes unanswered, but an answer already given still goes out first.
 class HttpServer final : public QObject
 {
     Q_OBJECT
 public:
     static constexpr int kMaxConnections = 512;
+    // How long deleting the server waits, in all, for clients to take the answers already given.
+    static constexpr int kFlushOnCloseMs = 2000;
 
     HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse,
                HttpConnection::Timeouts timeouts, QObject *parent = nullptr);
