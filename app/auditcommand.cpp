@@ -28,6 +28,76 @@ int fail(const QString &message)
     return 1;
 }
 
+// The key receipts and checkpoints are checked with: --public-key, or the one this installation
+// published next to its database.
+Result<QByteArray> trustedKey(const CommandLine &cl)
+{
+    if (!cl.publicKey.isEmpty())
+        return QByteArray::fromBase64(cl.publicKey.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
+    QFile key(receiptPublicKeyPath(cl.dataDir));
+    if (!key.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("no local receipt key at %1: pass --public-key")
+                           .arg(receiptPublicKeyPath(cl.dataDir)));
+    return QByteArray::fromBase64(key.readAll().trimmed(), QByteArray::AbortOnBase64DecodingErrors);
+}
+
+// A file's receipt: the file itself, or the one a whole tool result carries in its _meta.
+Result<nlohmann::json> readReceipt(const QString &path, bool *wholeResult)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    const QByteArray text = file.read(kMaxReceiptFileBytes + 1);
+    if (text.size() > kMaxReceiptFileBytes)
+        return failure(QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(kMaxReceiptFileBytes));
+    const nlohmann::json doc = nlohmann::json::parse(text.cbegin(), text.cend(), nullptr, false);
+    if (doc.is_discarded())
+        return failure(QStringLiteral("%1 is not JSON").arg(path));
+    if (!doc.is_object())
+        return failure(QStringLiteral("%1 holds neither a receipt nor a tool result carrying one").arg(path));
+    *wholeResult = false;
+    if (const auto meta = doc.find("_meta"); meta != doc.end() && meta->is_object()) {
+        if (const auto r = meta->find(ReceiptSigner::kResultMetaKey); r != meta->end()) {
+            *wholeResult = true;
+            return doc;
+        }
+    }
+    return doc;
+}
+
+const nlohmann::json &receiptIn(const nlohmann::json &doc, bool wholeResult)
+{
+    return wholeResult ? doc.at("_meta").at(ReceiptSigner::kResultMetaKey) : doc;
+}
+
+// The receipt is signed with the trusted key, and the log still holds the row it names as its
+// head, with the same hash.
+Status checkReceiptHead(AuditStore &store, const QString &path, const QByteArray &trusted)
+{
+    bool wholeResult = false;
+    auto doc = readReceipt(path, &wholeResult);
+    if (!doc)
+        return failure(doc.error());
+    const nlohmann::json &receipt = receiptIn(doc.value(), wholeResult);
+    if (auto ok = ReceiptSigner::verify(receipt, trusted); !ok)
+        return failure(QStringLiteral("receipt %1 is not valid: %2").arg(path, ok.error()));
+    const nlohmann::json head = receipt.value("auditHead", nlohmann::json());
+    if (!head.is_object() || !head.value("seq", nlohmann::json()).is_number_integer() ||
+        !head.value("hash", nlohmann::json()).is_string())
+        return failure(QStringLiteral("receipt %1 carries no audit head").arg(path));
+    const qint64 seq = head.at("seq").get<qint64>();
+    auto hash = store.hashAt(seq);
+    if (!hash)
+        return failure(hash.error());
+    if (hash.value().isEmpty())
+        return failure(
+            QStringLiteral("row %1, the head of receipt %2, is gone: the log was cut").arg(seq).arg(path));
+    if (hash.value() != QString::fromStdString(head.at("hash").get<std::string>()))
+        return failure(
+            QStringLiteral("rows up to %1, the head of receipt %2, were rewritten").arg(seq).arg(path));
+    return success();
+}
+
 } // namespace
 
 int runAuditCommand(const CommandLine &cl)
@@ -40,17 +110,38 @@ int runAuditCommand(const CommandLine &cl)
     if (!db)
         return fail(db.error());
     SystemClock clock;
-    AuditStore store(*db.value(), clock);
+    AuditStore store(*db.value(), clock, nullptr); // a reader: it records nothing
     if (cl.command.value(1) == QLatin1String("verify")) {
-        auto report = store.verifyChain();
+        // No key (a log that has never been served from): the links and tables still verify, and
+        // any signed checkpoint found is reported as one that cannot be checked.
+        auto trusted = trustedKey(cl);
+        const QByteArray key = trusted ? trusted.value() : QByteArray();
+        auto report = store.verifyChain(key);
         if (!report)
             return fail(report.error());
-        if (report.value().firstBrokenSeq) {
-            std::printf("audit log BROKEN at row %lld: %s\n", report.value().firstBrokenSeq,
-                        qPrintable(report.value().problem));
+        if (!report.value().problem.isEmpty()) {
+            if (report.value().firstBrokenSeq)
+                std::printf("audit log BROKEN at row %lld: %s\n", report.value().firstBrokenSeq,
+                            qPrintable(report.value().problem));
+            else
+                std::printf("audit log BROKEN: %s\n", qPrintable(report.value().problem));
             return 1;
         }
-        std::printf("audit log intact: %lld rows, every link verified\n", report.value().rows);
+        // A receipt held elsewhere proves the log up to its head: a log cut or rewritten below it
+        // (checkpoints and all) no longer holds that row with that hash.
+        for (const QString &receiptPath : cl.receipts) {
+            auto held = checkReceiptHead(store, receiptPath, key);
+            if (!held) {
+                std::printf("audit log BROKEN: %s\n", qPrintable(held.error()));
+                return 1;
+            }
+        }
+        std::printf("audit log intact: %lld rows, every link verified, %lld signed checkpoints, operations, "
+                    "decisions and runs match it%s\n",
+                    report.value().rows, report.value().checkpoints,
+                    cl.receipts.isEmpty()
+                        ? ""
+                        : qPrintable(QStringLiteral(", %1 receipts' heads held").arg(cl.receipts.size())));
         return 0;
     }
     auto rows = store.report(cl.format == QLatin1String("json"));
@@ -79,39 +170,15 @@ int runReceiptCommand(const CommandLine &cl)
         return 2;
     };
     const QString path = cl.command.value(2);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return unusable(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    const QByteArray text = file.read(kMaxReceiptFileBytes + 1);
-    if (text.size() > kMaxReceiptFileBytes)
-        return unusable(QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(kMaxReceiptFileBytes));
-    const nlohmann::json doc = nlohmann::json::parse(text.cbegin(), text.cend(), nullptr, false);
-    if (doc.is_discarded())
-        return unusable(QStringLiteral("%1 is not JSON").arg(path));
-    if (!doc.is_object())
-        return unusable(
-            QStringLiteral("%1 holds neither a receipt nor a tool result carrying one").arg(path));
-    // A whole tool result is accepted too: the receipt is in its _meta, and the result itself is
-    // then checked against the receipt's resultDigest.
-    const nlohmann::json *receipt = &doc;
     bool wholeResult = false;
-    if (const auto meta = doc.find("_meta"); meta != doc.end() && meta->is_object()) {
-        if (const auto r = meta->find(ReceiptSigner::kResultMetaKey); r != meta->end()) {
-            receipt = &*r;
-            wholeResult = true;
-        }
-    }
-
-    QByteArray trusted;
-    if (!cl.publicKey.isEmpty()) {
-        trusted = QByteArray::fromBase64(cl.publicKey.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
-    } else {
-        QFile key(receiptPublicKeyPath(cl.dataDir));
-        if (!key.open(QIODevice::ReadOnly))
-            return unusable(QStringLiteral("no local receipt key at %1: pass --public-key")
-                                .arg(receiptPublicKeyPath(cl.dataDir)));
-        trusted = QByteArray::fromBase64(key.readAll().trimmed(), QByteArray::AbortOnBase64DecodingErrors);
-    }
+    auto doc = readReceipt(path, &wholeResult);
+    if (!doc)
+        return unusable(doc.error());
+    const nlohmann::json *receipt = &receiptIn(doc.value(), wholeResult);
+    auto key = trustedKey(cl);
+    if (!key)
+        return unusable(key.error());
+    const QByteArray trusted = key.value();
     if (auto ok = ReceiptSigner::verify(*receipt, trusted); !ok) {
         std::printf("receipt INVALID: %s\n", qPrintable(ok.error()));
         return 1;
@@ -124,7 +191,7 @@ int runReceiptCommand(const CommandLine &cl)
             return 1;
         }
         const QString expected = QString::fromStdString(signedDigest->get<std::string>());
-        const QString actual = ReceiptSigner::resultDigest(doc);
+        const QString actual = ReceiptSigner::resultDigest(doc.value());
         if (actual != expected) {
             std::printf("receipt INVALID: the result differs from the one the receipt signed (resultDigest "
                         "%s, this result's digest %s)\n",

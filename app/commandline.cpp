@@ -44,7 +44,9 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "  token revoke NAME   revoke a client connection\n"
         "  receipt verify FILE check a receipt offline, and a whole tool result against it (exit 0 when\n"
         "                      valid, 1 when not, 2 when FILE cannot be checked)\n"
-        "  audit verify        check the audit log's hash chain; reports the first broken link\n"
+        "  audit verify        check the audit log's hash chain, its signed checkpoints and the\n"
+        "                      tables against it (--receipt FILE: and that the log still holds the\n"
+        "                      receipt's signed head); reports the first problem\n"
         "  audit export        write every operation (--format csv|json, --output FILE)"));
     parser.addHelpOption();
     parser.addVersionOption();
@@ -70,14 +72,19 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                                     QStringLiteral("FILE"));
     const QCommandLineOption publicKey(
         QStringLiteral("public-key"),
-        QStringLiteral("receipt verify: the signer's public key (base64); default: "
+        QStringLiteral("receipt verify, audit verify: the signer's public key (base64); default: "
                        "this installation's key."),
         QStringLiteral("KEY"));
+    const QCommandLineOption receipt(
+        QStringLiteral("receipt"),
+        QStringLiteral("audit verify: a receipt (or a whole tool result) whose signed audit head the log "
+                       "must still hold; repeatable."),
+        QStringLiteral("FILE"));
     const QCommandLineOption show(
         QStringLiteral("show"),
         QStringLiteral("Open the window on a tab: approvals (default), audit, connections, settings."),
         QStringLiteral("TAB"));
-    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, show});
+    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show});
     parser.addPositionalArgument(
         QStringLiteral("command"),
         QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
@@ -126,6 +133,7 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         }
         cl.output = parser.value(output);
         cl.publicKey = parser.value(publicKey);
+        cl.receipts = parser.values(receipt);
     } else if (!cl.show.isEmpty() &&
                !QStringList{"approvals", "audit", "connections", "settings"}.contains(cl.show)) {
         usageError(QStringLiteral("--show must be approvals, audit, connections or settings"));

@@ -23,8 +23,9 @@ struct CommandLine final
     QStringList command;
     QString format = QStringLiteral("csv"); // audit export
     QString output;                         // audit export: a file instead of stdout
-    QString publicKey; // receipt verify: trust this key (base64) instead of the local one
-    QString show;      // window: the tab to open on (approvals, audit, connections, settings)
+    QString publicKey;    // receipt verify, audit verify: trust this key (base64) instead of the local one
+    QStringList receipts; // audit verify: receipts whose signed head the log must hold
+    QString show;         // window: the tab to open on (approvals, audit, connections, settings)
 
     // Which kind of application object the mode needs, decided before one exists.
     static bool needsWidgets(int argc, char **argv);

@@ -18,6 +18,7 @@ public:
     ConfigWatcher(QString path, Config current, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(ConfigWatcher)
 
+    // The last configuration read from the file; ConfigGuard decides whether it is in force.
     const Config &current() const { return m_current; }
 
 Q_SIGNALS:

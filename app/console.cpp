@@ -4,6 +4,7 @@
 #include "auditstore.h"
 #include "commandline.h"
 #include "config.h"
+#include "configguard.h"
 #include "configwatcher.h"
 #include "database.h"
 #include "keyloader.h"
@@ -95,13 +96,57 @@ void connectQueue(McpServer *server, ApprovalQueue *queue)
     QObject::connect(queue, &ApprovalQueue::decided, server, &McpServer::wake);
 }
 
-// Hands a reloaded configuration to the server, in the server's thread.
-void followConfig(ConfigWatcher *watcher, McpServer *server)
+// Hands the configuration the guard lets through to the server, in the server's thread.
+void followConfig(ConfigGuard *guard, McpServer *server)
 {
-    QObject::connect(watcher, &ConfigWatcher::reloaded, server, [server](const Config &reloaded) {
-        server->reconfigure(reloaded);
+    QObject::connect(guard, &ConfigGuard::applied, server, &McpServer::reconfigure);
+}
+
+// One line for stderr: the file's text may hold line breaks and control characters.
+QString oneLine(QString text)
+{
+    for (QChar &c : text) {
+        if (c.category() == QChar::Other_Control || c == QChar::LineSeparator ||
+            c == QChar::ParagraphSeparator)
+            c = QLatin1Char('?');
+    }
+    return text;
+}
+
+// What the console says on stderr as configurations are read and judged.
+void reportConfigChanges(ConfigGuard *guard)
+{
+    QObject::connect(guard, &ConfigGuard::applied, guard, [](const Config &applied) {
         std::fprintf(stderr, "countersign: configuration reloaded from %s\n",
-                     qPrintable(reloaded.sourcePath()));
+                     qPrintable(applied.sourcePath()));
+        std::fflush(stderr);
+    });
+    QObject::connect(guard, &ConfigGuard::pendingChanged, guard, [guard] {
+        if (!guard->hasPending())
+            return;
+        std::fprintf(stderr,
+                     "countersign: the configuration in %s widens what runs without you; it waits for you "
+                     "to accept it in the window, the previous configuration stays in force\n",
+                     qPrintable(oneLine(guard->pendingSource())));
+        std::fflush(stderr);
+    });
+    QObject::connect(guard, &ConfigGuard::waitingForRestart, guard,
+                     [](const PolicyChange &change, const QString &sourcePath) {
+                         QStringList items;
+                         for (const PolicyChangeItem &item : change.widening())
+                             items.append(item.text());
+                         std::fprintf(
+                             stderr,
+                             "countersign: the configuration in %s widens what runs without a human "
+                             "(%s); with no window to accept it in, it takes effect only at the next "
+                             "start, and the previous configuration stays in force\n",
+                             qPrintable(oneLine(sourcePath)),
+                             qPrintable(oneLine(items.join(QStringLiteral("; ")))));
+                         std::fflush(stderr);
+                     });
+    QObject::connect(guard, &ConfigGuard::storeError, guard, [](const QString &error) {
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(oneLine(error)));
+        std::fflush(stderr);
     });
 }
 
@@ -140,8 +185,10 @@ struct Console::Parts
     std::unique_ptr<ConfigWatcher> watcher;
     std::unique_ptr<Database> db;
     SystemClock clock;
+    std::unique_ptr<ReceiptSigner> signer; // checkpoints the audit chain at each decision
     std::unique_ptr<AuditStore> store;
     std::unique_ptr<ApprovalQueue> queue;
+    std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<TokenStore> tokens;
     std::unique_ptr<McpServer> stdioServer;
     std::unique_ptr<StdioTransport> transport;
@@ -241,7 +288,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     if (!db)
         return failure(db.error());
     p.db = std::move(db).value();
-    p.store = std::make_unique<AuditStore>(*p.db, p.clock);
+    p.signer = std::make_unique<ReceiptSigner>(p.keys.signingSeed);
+    p.store = std::make_unique<AuditStore>(*p.db, p.clock, p.signer.get());
     p.queue = std::make_unique<ApprovalQueue>(*p.store, p.clock);
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
@@ -256,6 +304,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
     });
+    // A reloaded configuration passes the guard: what widens the policy waits for the human.
+    p.guard = std::make_unique<ConfigGuard>(config.value(), *p.store,
+                                            cl.mode == CommandLine::Mode::Window
+                                                ? ConfigGuard::Widening::AskInWindow
+                                                : ConfigGuard::Widening::WaitForRestart);
+    QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, p.guard.get(), &ConfigGuard::offer);
+    reportConfigChanges(p.guard.get());
 
     const McpServer::Setup setup{config.value(), databasePath, p.keys, &p.clock, hooks.extraTools};
     if (cl.mode == CommandLine::Mode::Stdio) {
@@ -268,7 +323,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                                .arg(QLatin1String(kStdioTokenVariable)));
         p.stdioServer = std::make_unique<McpServer>(setup);
         connectQueue(p.stdioServer.get(), p.queue.get());
-        followConfig(p.watcher.get(), p.stdioServer.get());
+        followConfig(p.guard.get(), p.stdioServer.get());
         if (hooks.wireServer)
             hooks.wireServer(p.stdioServer.get());
         if (auto started = p.stdioServer->start(false); !started)
@@ -297,7 +352,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.server = std::make_unique<ServerThread>(setup);
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());
-        followConfig(p.watcher.get(), s);
+        followConfig(p.guard.get(), s);
         if (hooks.wireServer)
             hooks.wireServer(s);
     });
@@ -312,18 +367,17 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         p.window = std::make_unique<MainWindow>(
             MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
         p.window->setListenUrl(p.url);
-        p.window->setConfig(p.watcher->current(), cl.configPath,
-                            settingsText(p.watcher->current(), cl, p.keys));
+        p.window->setConfig(p.guard->inForce(), cl.configPath, settingsText(p.guard->inForce(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
             p.window->addWarning(interruptedText);
         MainWindow *w = p.window.get();
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
-        QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w,
-                         [w, cl, keys = p.keys](const Config &c) {
-                             w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
-                         });
+        QObject::connect(p.guard.get(), &ConfigGuard::applied, w, [w, cl, keys = p.keys](const Config &c) {
+            w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
+        });
+        w->followConfigChanges(*p.guard);
         w->showTab(cl.show);
         (void)w->winId(); // creates the native window now, so the announcer sees its first expose
         w->windowHandle()->installEventFilter(new ShownAnnouncer(w));

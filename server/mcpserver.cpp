@@ -41,11 +41,11 @@ Result<quint16> McpServer::start(bool listenHttp)
     m_database = std::move(db).value();
     const Clock &clock = *m_setup.clock;
     m_tokens = std::make_unique<TokenStore>(*m_database, clock);
-    m_audit = std::make_unique<AuditStore>(*m_database, clock);
+    m_signer = std::make_unique<ReceiptSigner>(m_setup.keys.signingSeed);
+    m_audit = std::make_unique<AuditStore>(*m_database, clock, m_signer.get());
     m_sealer = std::make_unique<TicketSealer>(m_setup.keys.ticketKey, m_setup.keys.kid);
     if (!m_sealer->isValid())
         return failure(QStringLiteral("the ticket key is unusable"));
-    m_signer = std::make_unique<ReceiptSigner>(m_setup.keys.signingSeed);
     m_runner = new CommandRunner(this);
     m_gate = new Gate(
         *m_audit, clock, *m_sealer, *m_signer, m_setup.config.policy(),

@@ -3,12 +3,15 @@
 #include "canonicaljson.h"
 #include "clock.h"
 #include "database.h"
+#include "receipt.h"
 #include "storedvalue.h"
 #include "storesql.h"
 #include "writetransaction.h"
 
 #include <nlohmann/json.hpp>
 
+#include <QHash>
+#include <QMap>
 #include <QSqlRecord>
 
 namespace Countersign {
@@ -60,7 +63,122 @@ Status AuditChain::append(const WriteTransaction &transaction, const QString &ev
     return success();
 }
 
-Result<AuditChain::Report> AuditChain::verify()
+json AuditChain::headBody(const Head &head)
+{
+    return {{"kind", "countersign/audit-head"}, {"seq", head.seq}, {"hash", head.hash.toStdString()}};
+}
+
+Result<AuditChain::Head> AuditChain::head()
+{
+    auto last = m_database.exec(StoreSql::kAuditLast);
+    if (!last)
+        return failure(last.error());
+    Head head;
+    if (QSqlQuery &q = last.value(); q.next()) {
+        head.seq = q.value(StoredValue::column(q.record(), "seq")).toLongLong();
+        head.hash = q.value(StoredValue::column(q.record(), "hash")).toString();
+    }
+    return head;
+}
+
+Result<QString> AuditChain::hashAt(qint64 seq)
+{
+    auto q = m_database.exec(StoreSql::kAuditHashAt, {seq});
+    if (!q)
+        return failure(q.error());
+    return q.value().next() ? q.value().value(0).toString() : QString();
+}
+
+Status AuditChain::checkpoint(const WriteTransaction &transaction, const ReceiptSigner &signer)
+{
+    Q_ASSERT(transaction.isOpen());
+    auto current = head();
+    if (!current)
+        return failure(current.error());
+    const json signedHead = signer.sign(headBody(current.value()));
+    auto inserted = m_database.exec(StoreSql::kCheckpointInsert,
+                                    {current.value().seq, StoredValue::jsonText(signedHead)});
+    if (!inserted)
+        return failure(inserted.error());
+    return success();
+}
+
+namespace {
+
+// A checkpoint row's signed head, when it is one signed with publicKey for seq; or why not.
+Result<QString> checkpointHash(qint64 seq, const QByteArray &signedText, const QByteArray &publicKey)
+{
+    const json signedHead = json::parse(signedText.cbegin(), signedText.cend(), nullptr, false);
+    if (!signedHead.is_object())
+        return failure(QStringLiteral("checkpoint %1 is not JSON").arg(seq));
+    if (auto ok = ReceiptSigner::verify(signedHead, publicKey); !ok)
+        return failure(QStringLiteral("checkpoint %1: %2").arg(seq).arg(ok.error()));
+    const json seqField = signedHead.value("seq", json());
+    const json hashField = signedHead.value("hash", json());
+    if (signedHead.value("kind", json()) != "countersign/audit-head" || !seqField.is_number_integer() ||
+        seqField.get<qint64>() != seq || !hashField.is_string())
+        return failure(QStringLiteral("checkpoint %1 signs another row").arg(seq));
+    return QString::fromStdString(hashField.get<std::string>());
+}
+
+} // namespace
+
+Status AuditChain::certify(const QString &nonce, const QString &event, const json &expected,
+                           const QByteArray &publicKey)
+{
+    auto first = m_database.exec(StoreSql::kAuditFirstOf, {nonce, event});
+    if (!first)
+        return failure(first.error());
+    if (!first.value().next())
+        return failure(QStringLiteral("no %1 row for %2 in the audit log").arg(event, nonce));
+    const qint64 seq = first.value().value(0).toLongLong();
+    auto covering = m_database.exec(StoreSql::kCheckpointCovering, {seq});
+    if (!covering)
+        return failure(covering.error());
+    if (!covering.value().next())
+        return failure(QStringLiteral("no signed checkpoint covers audit row %1").arg(seq));
+    const qint64 checkpointSeq = covering.value().value(0).toLongLong();
+    auto signedHash = checkpointHash(checkpointSeq, covering.value().value(1).toByteArray(), publicKey);
+    if (!signedHash)
+        return failure(signedHash.error());
+    auto rows = m_database.exec(StoreSql::kAuditFrom, {seq, checkpointSeq});
+    if (!rows)
+        return failure(rows.error());
+    QSqlQuery &row = rows.value();
+    const QSqlRecord record = row.record();
+    qint64 expectedSeq = seq;
+    QString prev;
+    while (row.next()) {
+        const qint64 at = row.value(StoredValue::column(record, "seq")).toLongLong();
+        const QString prevHash = row.value(StoredValue::column(record, "prev_hash")).toString();
+        const QByteArray detailText = row.value(StoredValue::column(record, "detail")).toByteArray();
+        const json detail = json::parse(detailText.cbegin(), detailText.cend(), nullptr, false);
+        if (at != expectedSeq || (!prev.isEmpty() && prevHash != prev) || detail.is_discarded())
+            return failure(QStringLiteral("audit row %1 does not link").arg(at));
+        const QString hash = hashLink(
+            prevHash, hashedFields(at, row.value(StoredValue::column(record, "at_ms")).toLongLong(),
+                                   row.value(StoredValue::column(record, "event")).toString(),
+                                   row.value(StoredValue::column(record, "nonce")).toString(), detail));
+        if (hash != row.value(StoredValue::column(record, "hash")).toString())
+            return failure(QStringLiteral("audit row %1 was altered").arg(at));
+        if (at == seq) {
+            for (const auto &[key, value] : expected.items()) {
+                if (detail.value(key, json()) != value)
+                    return failure(QStringLiteral("audit row %1 records another %2")
+                                       .arg(at)
+                                       .arg(QString::fromStdString(key)));
+            }
+        }
+        prev = hash;
+        ++expectedSeq;
+    }
+    if (expectedSeq != checkpointSeq + 1 || prev != signedHash.value())
+        return failure(
+            QStringLiteral("the signed checkpoint %1 does not match the audit log").arg(checkpointSeq));
+    return success();
+}
+
+Result<AuditChain::Report> AuditChain::verify(const QByteArray &publicKey)
 {
     auto q = m_database.exec(StoreSql::kAuditAll);
     if (!q)
@@ -77,6 +195,16 @@ Result<AuditChain::Report> AuditChain::verify()
     const int hashAt = StoredValue::column(record, "hash");
 
     Report report;
+    // The checkpoints first, so that only the hashes of their rows are kept during the walk.
+    QMap<qint64, QByteArray> checkpoints;
+    {
+        auto all = m_database.exec(StoreSql::kCheckpointAll);
+        if (!all)
+            return failure(all.error());
+        while (all.value().next())
+            checkpoints.insert(all.value().value(0).toLongLong(), all.value().value(1).toByteArray());
+    }
+    QHash<qint64, QString> hashes;
     QString prev = QLatin1String(kGenesisHash);
     qint64 expectedSeq = 1;
     while (row.next()) {
@@ -103,7 +231,38 @@ Result<AuditChain::Report> AuditChain::verify()
             return broken(
                 QStringLiteral("row %1 was altered: its hash does not match its contents").arg(seq));
         prev = hash;
+        if (checkpoints.contains(seq))
+            hashes.insert(seq, hash);
         ++expectedSeq;
+    }
+    if (publicKey.isEmpty() && !checkpoints.isEmpty()) {
+        report.firstBrokenSeq = checkpoints.firstKey();
+        report.problem =
+            QStringLiteral("the log holds %1 signed checkpoints and there is no key to check them "
+                           "with (pass --public-key)")
+                .arg(checkpoints.size());
+        return report;
+    }
+    for (auto it = checkpoints.cbegin(); it != checkpoints.cend(); ++it) {
+        const qint64 seq = it.key();
+        ++report.checkpoints;
+        auto signedHash = checkpointHash(seq, it.value(), publicKey);
+        QString problem;
+        if (!signedHash)
+            problem = signedHash.error();
+        else if (!hashes.contains(seq))
+            problem =
+                QStringLiteral("the signed checkpoint at row %1 names a row that is gone: the log was cut "
+                               "after it")
+                    .arg(seq);
+        else if (hashes.value(seq) != signedHash.value())
+            problem = QStringLiteral("rows up to %1 were rewritten: the signed checkpoint holds another hash")
+                          .arg(seq);
+        if (!problem.isEmpty()) {
+            report.firstBrokenSeq = seq;
+            report.problem = problem;
+            return report;
+        }
     }
     return report;
 }

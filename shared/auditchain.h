@@ -10,6 +10,7 @@ namespace Countersign {
 
 class Clock;
 class Database;
+class ReceiptSigner;
 class WriteTransaction;
 
 // The audit log: one row per event (minted, approved, claimed, ...), each row's hash covering the
@@ -21,6 +22,7 @@ public:
     struct Report final
     {
         qint64 rows = 0;
+        qint64 checkpoints = 0;
         qint64 firstBrokenSeq = 0; // 0: the chain holds
         QString problem;
     };
@@ -39,7 +41,27 @@ public:
                   const nlohmann::json &detail);
     // Walks every row from the first and stops at the first that does not hold: a gap in seq, a
     // link to another hash, a detail that is not JSON, or a hash that does not match the row.
-    Result<Report> verify();
+    // Then every signed checkpoint: signed with publicKey, naming a row that exists with that hash.
+    Result<Report> verify(const QByteArray &publicKey);
+
+    struct Head final
+    {
+        qint64 seq = 0;
+        QString hash = QLatin1String(kGenesisHash);
+    };
+    Result<Head> head();
+    // The hash of row seq; empty when there is no such row.
+    Result<QString> hashAt(qint64 seq);
+    // Signs the head as it stands inside transaction (Ed25519, the receipt key) and stores it as
+    // a checkpoint: rows up to it cannot be rewritten, nor the log cut below it, without the key.
+    Status checkpoint(const WriteTransaction &transaction, const ReceiptSigner &signer);
+    // Succeeds when the first row recording event for nonce holds every member of expected in
+    // its detail and is covered by a checkpoint signed with publicKey through links that verify;
+    // otherwise says why not.
+    Status certify(const QString &nonce, const QString &event, const nlohmann::json &expected,
+                   const QByteArray &publicKey);
+    // The signed body of a checkpoint: {"kind", "seq", "hash"}.
+    static nlohmann::json headBody(const Head &head);
 
 private:
     Database &m_database;

@@ -1,9 +1,11 @@
 #include "auditstore.h"
 
+#include "auditcrosscheck.h"
 #include "canonicaljson.h"
 #include "clock.h"
 #include "database.h"
 #include "operationrecords.h"
+#include "receipt.h"
 #include "writetransaction.h"
 
 #include <algorithm>
@@ -20,10 +22,25 @@ std::string text(const QString &s)
     return s.toStdString();
 }
 
+// What the chain records of a new operation (audit verify compares the table with it).
+json mintedDetail(const Operation &op)
+{
+    return {{"tool", text(op.tool)},
+            {"principal", text(op.principal)},
+            {"client", op.clientInfo},
+            {"argsDigest", text(op.argsDigest)},
+            {"planDigest", text(op.planDigest)},
+            {"status", text(statusName(op.status))},
+            {"rule", text(op.rule)},
+            {"expiresMs", op.expiresMs},
+            {"supersedes", text(op.supersedes)}};
+}
+
 } // namespace
 
-AuditStore::AuditStore(Database &database, const Clock &clock)
-    : m_db(database), m_clock(clock), m_operations(std::make_unique<OperationRecords>(database)),
+AuditStore::AuditStore(Database &database, const Clock &clock, const ReceiptSigner *signer)
+    : m_db(database), m_clock(clock), m_signer(signer),
+      m_operations(std::make_unique<OperationRecords>(database)),
       m_claims(std::make_unique<ClaimRecords>(database)),
       m_chain(std::make_unique<AuditChain>(database, clock))
 {
@@ -44,17 +61,7 @@ Status AuditStore::recordOperation(const Operation &op)
         return inserted;
     const QString event = op.status == Operation::Status::Pending ? QStringLiteral("minted")
                                                                   : QStringLiteral("settled-by-rule");
-    if (auto appended = m_chain->append(transaction, event, op.nonce,
-                                        {{"tool", text(op.tool)},
-                                         {"principal", text(op.principal)},
-                                         {"client", op.clientInfo},
-                                         {"argsDigest", text(op.argsDigest)},
-                                         {"planDigest", text(op.planDigest)},
-                                         {"status", text(statusName(op.status))},
-                                         {"rule", text(op.rule)},
-                                         {"expiresMs", op.expiresMs},
-                                         {"supersedes", text(op.supersedes)}});
-        !appended)
+    if (auto appended = m_chain->append(transaction, event, op.nonce, mintedDetail(op)); !appended)
         return appended;
     return transaction.commit();
 }
@@ -95,6 +102,8 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
 
 Status AuditStore::storeDecision(const QString &nonce, const Decision &decision)
 {
+    if (!m_signer)
+        return failure(QStringLiteral("this store holds no signing key: it cannot record a decision"));
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
         return transaction.begun();
@@ -117,6 +126,8 @@ Status AuditStore::storeDecision(const QString &nonce, const Decision &decision)
             {{"by", text(decision.by)}, {"reason", text(decision.reason)}, {"decidedMs", decision.atMs}});
         !appended)
         return appended;
+    if (auto signedHead = m_chain->checkpoint(transaction, *m_signer); !signedHead)
+        return signedHead;
     return transaction.commit();
 }
 
@@ -125,21 +136,64 @@ Result<std::optional<Decision>> AuditStore::decision(const QString &nonce)
     return m_operations->decision(nonce);
 }
 
-Status AuditStore::supersede(const QString &nonce, const QString &byNonce)
+Result<std::optional<Decision>> AuditStore::verifiedDecision(const QString &nonce)
+{
+    auto stored = m_operations->decision(nonce);
+    if (!stored || !stored.value())
+        return stored;
+    if (!m_signer)
+        return failure(QStringLiteral("this store holds no key to check decisions with"));
+    const Decision &d = *stored.value();
+    if (auto certified = m_chain->certify(
+            nonce, statusName(d.outcome),
+            {{"by", text(d.by)}, {"reason", text(d.reason)}, {"decidedMs", d.atMs}}, m_signer->publicKey());
+        !certified)
+        return failure(QStringLiteral("the decision on %1 is not in the verified audit log (%2)")
+                           .arg(nonce, certified.error()));
+    return stored;
+}
+
+Result<bool> AuditStore::replace(const Operation &replacement)
 {
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
-        return transaction.begun();
-    auto superseded = m_operations->supersede(transaction, nonce);
+        return failure(transaction.begun().error());
+    // Under the write lock: the claim check, the "not replaced before" check and the update hold
+    // together, so racing retries make at most one replacement and never reopen a run.
+    auto earlier = m_operations->replacementOf(replacement.supersedes);
+    if (!earlier)
+        return failure(earlier.error());
+    if (!earlier.value().isEmpty())
+        return false;
+    auto superseded = m_operations->supersede(transaction, replacement.supersedes);
     if (!superseded)
         return failure(superseded.error());
     if (!superseded.value())
-        return transaction.commit(); // settled otherwise already
-    if (auto appended = m_chain->append(transaction, QStringLiteral("superseded"), nonce,
-                                        {{"by", text(byNonce)}, {"reason", "the plan changed"}});
+        return false;
+    if (auto inserted = m_operations->insert(transaction, replacement); !inserted)
+        return failure(inserted.error());
+    if (auto appended = m_chain->append(transaction, QStringLiteral("superseded"), replacement.supersedes,
+                                        {{"by", text(replacement.nonce)}, {"reason", "the plan changed"}});
         !appended)
-        return appended;
-    return transaction.commit();
+        return failure(appended.error());
+    if (auto appended = m_chain->append(transaction, QStringLiteral("minted"), replacement.nonce,
+                                        mintedDetail(replacement));
+        !appended)
+        return failure(appended.error());
+    if (auto committed = transaction.commit(); !committed)
+        return failure(committed.error());
+    return true;
+}
+
+Result<QString> AuditStore::replacementOf(const QString &nonce)
+{
+    return m_operations->replacementOf(nonce);
+}
+
+Result<QString> AuditStore::pendingLike(const QString &principal, const QString &tool,
+                                        const QString &argsDigest)
+{
+    return m_operations->pendingLike(principal, tool, argsDigest, m_clock.nowMs());
 }
 
 Result<bool> AuditStore::claim(const QString &nonce)
@@ -205,9 +259,36 @@ Result<QList<AuditStore::Interrupted>> AuditStore::reportInterrupted()
     return found;
 }
 
-Result<AuditStore::ChainReport> AuditStore::verifyChain()
+Status AuditStore::recordEvent(const QString &event, const json &detail)
 {
-    return m_chain->verify();
+    WriteTransaction transaction(m_db);
+    if (!transaction.begun())
+        return transaction.begun();
+    if (auto appended = m_chain->append(transaction, event, QString(), detail); !appended)
+        return appended;
+    return transaction.commit();
+}
+
+Result<AuditStore::ChainReport> AuditStore::verifyChain(const QByteArray &publicKey)
+{
+    auto report = m_chain->verify(publicKey);
+    if (!report || !report.value().problem.isEmpty())
+        return report;
+    if (auto problem = AuditCrossCheck::firstProblem(m_db); !problem)
+        return failure(problem.error());
+    else if (!problem.value().isEmpty())
+        report.value().problem = problem.value();
+    return report;
+}
+
+Result<AuditStore::Head> AuditStore::head()
+{
+    return m_chain->head();
+}
+
+Result<QString> AuditStore::hashAt(qint64 seq)
+{
+    return m_chain->hashAt(seq);
 }
 
 Result<QList<json>> AuditStore::report(bool full)

@@ -17,6 +17,7 @@ namespace Countersign {
 class Clock;
 class Database;
 class OperationRecords;
+class ReceiptSigner;
 
 // The gate's records in SQLite: operations, decisions (the first stored wins), claims (one run per
 // ticket) and the audit log, whose rows form a hash chain (each row's hash covers the previous
@@ -28,7 +29,9 @@ class OperationRecords;
 class AuditStore final
 {
 public:
-    AuditStore(Database &database, const Clock &clock);
+    // signer checkpoints the chain at each decision and is the key decisions are checked with;
+    // without one (a reader: audit verify, export) the store can record no decision.
+    AuditStore(Database &database, const Clock &clock, const ReceiptSigner *signer);
     ~AuditStore();
     Q_DISABLE_COPY_MOVE(AuditStore)
 
@@ -44,8 +47,19 @@ public:
     // caller's, or the earlier one that won. Only a pending operation can be decided.
     Result<Decision> decide(const QString &nonce, const Decision &decision);
     Result<std::optional<Decision>> decision(const QString &nonce);
-    // The plan changed after the card was shown: the old operation is superseded by a new one.
-    Status supersede(const QString &nonce, const QString &byNonce);
+    // The decision, only when its row in the audit chain records it and a checkpoint signed with
+    // this store's key covers that row; a decision that is not in the verified chain is an error
+    // (a row written around the store), never a decision in force.
+    Result<std::optional<Decision>> verifiedDecision(const QString &nonce);
+    // The plan changed after the card was shown: replacement (a pending operation whose supersedes
+    // names the old one) is stored and the old one superseded, in one transaction, only when the
+    // old one is still pending or approved, unclaimed and not replaced before. false: it was not
+    // (another retry ran or replaced it first), and nothing was stored.
+    Result<bool> replace(const Operation &replacement);
+    // The operation that replaced nonce; empty when none did.
+    Result<QString> replacementOf(const QString &nonce);
+    // principal's newest unexpired pending card for this tool and these arguments; empty when none.
+    Result<QString> pendingLike(const QString &principal, const QString &tool, const QString &argsDigest);
 
     // Claims the single run of a ticket. true: this caller must run it; false: it was claimed before.
     Result<bool> claim(const QString &nonce);
@@ -59,8 +73,19 @@ public:
     // start-up, before this installation's server runs anything.
     Result<QList<Interrupted>> reportInterrupted();
 
+    // An event that is not about one operation (a policy change accepted or applied, ...), in the
+    // hash chain with its detail.
+    Status recordEvent(const QString &event, const nlohmann::json &detail);
+
     using ChainReport = AuditChain::Report;
-    Result<ChainReport> verifyChain();
+    // The chain (every link, every checkpoint signed with publicKey), then the tables against it:
+    // every operation, decision and claim has the chain row that records it, and every decision
+    // is covered by a checkpoint.
+    Result<ChainReport> verifyChain(const QByteArray &publicKey);
+    using Head = AuditChain::Head;
+    Result<Head> head();
+    // The hash of row seq; empty when there is no such row.
+    Result<QString> hashAt(qint64 seq);
 
     // One JSON object per operation, oldest first: time, client, tool, targets, decision, who,
     // reason, outcome; with full = true also the prompt, plan, arguments and stored result.
@@ -74,6 +99,7 @@ private:
 
     Database &m_db;
     const Clock &m_clock;
+    const ReceiptSigner *m_signer;
     std::unique_ptr<OperationRecords> m_operations;
     std::unique_ptr<ClaimRecords> m_claims;
     std::unique_ptr<AuditChain> m_chain;

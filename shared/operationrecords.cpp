@@ -101,6 +101,29 @@ Result<std::optional<Operation>> OperationRecords::find(const QString &nonce)
     return std::optional<Operation>(std::move(op).value());
 }
 
+namespace {
+
+Result<QString> firstNonce(Database &database, const char *sql, const QVariantList &bindings)
+{
+    auto q = database.exec(sql, bindings);
+    if (!q)
+        return failure(q.error());
+    return q.value().next() ? q.value().value(0).toString() : QString();
+}
+
+} // namespace
+
+Result<QString> OperationRecords::replacementOf(const QString &nonce)
+{
+    return firstNonce(m_database, StoreSql::kOperationReplacement, {nonce});
+}
+
+Result<QString> OperationRecords::pendingLike(const QString &principal, const QString &tool,
+                                              const QString &argsDigest, qint64 nowMs)
+{
+    return firstNonce(m_database, StoreSql::kOperationPendingSame, {principal, tool, argsDigest, nowMs});
+}
+
 Result<QList<Operation>> OperationRecords::pending()
 {
     auto q = m_database.exec(StoreSql::kOperationsPending);

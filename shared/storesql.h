@@ -69,6 +69,13 @@ inline constexpr Migration kMigrations[] = {
     {3, "CREATE INDEX operations_tool ON operations (tool, created_ms)"},
     {3, "CREATE INDEX operations_client ON operations "
         "(COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal), created_ms)"},
+    // 4: signed checkpoints of the audit chain's head (one at each decision), and the chain's rows
+    // by operation (the gate finds a decision's row before acting on it)
+    {4, R"(CREATE TABLE audit_checkpoints (
+         seq INTEGER PRIMARY KEY,
+         signed TEXT NOT NULL
+       ))"},
+    {4, "CREATE INDEX audit_log_nonce ON audit_log (nonce, event)"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -111,8 +118,16 @@ inline constexpr const char *kOperationsPendingFor =
     "SELECT COUNT(*) AS pending FROM operations "
     "WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
 inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
+// Only a card whose run was never claimed can be superseded: the claim check and the update are
+// one statement inside the caller's write transaction.
 inline constexpr const char *kOperationSupersede =
-    "UPDATE operations SET status = 'superseded' WHERE nonce = ? AND status IN ('pending', 'approved')";
+    "UPDATE operations SET status = 'superseded' WHERE nonce = ? AND status IN ('pending', 'approved') "
+    "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.nonce = operations.nonce)";
+inline constexpr const char *kOperationReplacement =
+    "SELECT nonce FROM operations WHERE supersedes = ? ORDER BY created_ms LIMIT 1";
+inline constexpr const char *kOperationPendingSame = "SELECT nonce FROM operations WHERE principal = ? AND "
+                                                     "tool = ? AND args_digest = ? AND status = 'pending' "
+                                                     "AND expires_ms > ? ORDER BY created_ms DESC LIMIT 1";
 
 inline constexpr const char *kDecisionInsert =
     "INSERT OR IGNORE INTO decisions (nonce, outcome, decided_by, reason, decided_ms) VALUES (?, ?, ?, ?, ?)";
@@ -147,6 +162,53 @@ inline constexpr const char *kAuditInsert =
     "INSERT INTO audit_log (seq, at_ms, event, nonce, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)";
 inline constexpr const char *kAuditAll =
     "SELECT seq, at_ms, event, nonce, detail, prev_hash, hash FROM audit_log ORDER BY seq";
+inline constexpr const char *kAuditFrom =
+    "SELECT seq, at_ms, event, nonce, detail, prev_hash, hash FROM audit_log WHERE seq >= ? AND seq <= ? "
+    "ORDER BY seq";
+inline constexpr const char *kAuditHashAt = "SELECT hash FROM audit_log WHERE seq = ?";
+inline constexpr const char *kAuditFirstOf =
+    "SELECT seq FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq LIMIT 1";
+inline constexpr const char *kCheckpointInsert =
+    "INSERT OR REPLACE INTO audit_checkpoints (seq, signed) VALUES (?, ?)";
+inline constexpr const char *kCheckpointCovering =
+    "SELECT seq, signed FROM audit_checkpoints WHERE seq >= ? ORDER BY seq LIMIT 1";
+inline constexpr const char *kCheckpointAll = "SELECT seq, signed FROM audit_checkpoints ORDER BY seq";
+
+// AuditCrossCheck: each returns the nonce of the first row that the chain does not account for.
+inline constexpr const char *kCrossDecisionUnrecorded =
+    "SELECT d.nonce FROM decisions d WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = d.nonce "
+    "AND a.event = d.outcome AND json_extract(a.detail, '$.by') = d.decided_by "
+    "AND json_extract(a.detail, '$.reason') = d.reason AND json_extract(a.detail, '$.decidedMs') = "
+    "d.decided_ms) "
+    "LIMIT 1";
+inline constexpr const char *kCrossDecisionUnsigned =
+    "SELECT d.nonce FROM decisions d JOIN audit_log a ON a.nonce = d.nonce AND a.event = d.outcome "
+    "WHERE a.seq > COALESCE((SELECT MAX(seq) FROM audit_checkpoints), 0) LIMIT 1";
+inline constexpr const char *kCrossDecisionRemoved =
+    "SELECT a.nonce FROM audit_log a WHERE a.event IN ('approved', 'declined', 'expired') "
+    "AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.nonce = a.nonce) LIMIT 1";
+inline constexpr const char *kCrossOperationUnrecorded =
+    "SELECT o.nonce FROM operations o WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = o.nonce "
+    "AND a.event IN ('minted', 'settled-by-rule') AND json_extract(a.detail, '$.tool') = o.tool "
+    "AND json_extract(a.detail, '$.principal') = o.principal "
+    "AND json_extract(a.detail, '$.argsDigest') = o.args_digest "
+    "AND json_extract(a.detail, '$.planDigest') = o.plan_digest) LIMIT 1";
+inline constexpr const char *kCrossStatusUndecided =
+    "SELECT o.nonce FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce "
+    "WHERE (o.status IN ('approved', 'declined', 'expired') AND d.nonce IS NULL) "
+    "OR (d.nonce IS NOT NULL AND o.status <> d.outcome AND NOT (o.status = 'superseded' AND d.outcome = "
+    "'approved')) "
+    "LIMIT 1";
+inline constexpr const char *kCrossClaimUnrecorded =
+    "SELECT c.nonce FROM claims c WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce "
+    "AND a.event = 'claimed') LIMIT 1";
+inline constexpr const char *kCrossClaimUnauthorised =
+    "SELECT c.nonce FROM claims c JOIN operations o ON o.nonce = c.nonce "
+    "WHERE o.status NOT IN ('approved', 'allowed') LIMIT 1";
+inline constexpr const char *kCrossFinishedClaims =
+    "SELECT c.nonce AS nonce, c.result AS result, "
+    "(SELECT json_extract(a.detail, '$.resultDigest') FROM audit_log a WHERE a.nonce = c.nonce "
+    "AND a.event IN ('run-succeeded', 'run-failed')) AS digest FROM claims c WHERE c.finished_ms IS NOT NULL";
 
 // AuditQuery, the audit view: one row per operation. The result columns are in
 // AuditQuery::Column's order (a QSqlQueryModel shows them by position). The WHERE clause is assembled

@@ -4,6 +4,7 @@
 #include "auditquery.h"
 #include "auditstore.h"
 #include "database.h"
+#include "receipt.h"
 #include "systemclock.h"
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,7 @@ class AuditQueryTest : public QObject
 private:
     SystemClock m_clock; // times that matter are the operations' own
     std::unique_ptr<Database> m_db;
+    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
     std::unique_ptr<AuditStore> m_store;
 
     void add(const char *nonce, const char *tool, const char *client, const char *principal, qint64 createdMs,
@@ -87,7 +89,7 @@ private Q_SLOTS:
         auto db = Database::open(QStringLiteral(":memory:"));
         QVERIFY(db.ok());
         m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
         // Seven operations over three UTC days; "c" has no client name, so its connection shows.
         add("a", "delete_service", "Claude Code", "vscode", at(0, 1), "web-1");
         decide("a", Operation::Status::Approved, "console:alice");

@@ -7,6 +7,7 @@
 #include "helperfailure.h"
 #include "jsoncompare.h"
 #include "operationrecords.h"
+#include "receipt.h"
 #include "writetransaction.h"
 
 #include <QFile>
@@ -23,6 +24,7 @@ class AuditStoreTest : public QObject
 private:
     QTemporaryDir m_dir;
     FakeClock m_clock;
+    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
     std::unique_ptr<Database> m_db;
     std::unique_ptr<AuditStore> m_store;
 
@@ -67,7 +69,7 @@ private Q_SLOTS:
         auto db = Database::open(dbPath());
         QVERIFY(db.ok());
         m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
     }
     void cleanup()
     {
@@ -122,13 +124,13 @@ private Q_SLOTS:
                     ->decide(QStringLiteral("n2"), {Operation::Status::Declined, QStringLiteral("console:a"),
                                                     QStringLiteral("risky"), 1})
                     .ok());
-        auto intact = m_store->verifyChain();
+        auto intact = m_store->verifyChain(m_signer.publicKey());
         QCOMPARE(intact.value().rows, 4);
         QCOMPARE(intact.value().firstBrokenSeq, 0);
         // Someone rewrites the decline as an approval, straight in SQLite.
         QVERIFY(
             m_db->exec("UPDATE audit_log SET detail = replace(detail, 'risky', 'fine') WHERE seq = 4").ok());
-        auto broken = m_store->verifyChain();
+        auto broken = m_store->verifyChain(m_signer.publicKey());
         QCOMPARE(broken.value().firstBrokenSeq, 4);
         QVERIFY(broken.value().problem.contains(QLatin1String("altered")));
     }
@@ -137,7 +139,7 @@ private Q_SLOTS:
         for (const char *n : {"n1", "n2", "n3"})
             QVERIFY(m_store->recordOperation(pending(QLatin1String(n))).ok());
         QVERIFY(m_db->exec("DELETE FROM audit_log WHERE seq = 2").ok());
-        auto broken = m_store->verifyChain();
+        auto broken = m_store->verifyChain(m_signer.publicKey());
         QCOMPARE(broken.value().firstBrokenSeq, 3);
         QVERIFY(broken.value().problem.contains(QLatin1String("missing")));
     }
@@ -147,7 +149,7 @@ private Q_SLOTS:
             QVERIFY(m_store->recordOperation(pending(QLatin1String(n))).ok());
         // Recomputing the altered row's own hash does not help: the next row links to the old one.
         QVERIFY(m_db->exec("UPDATE audit_log SET hash = 'ab' WHERE seq = 1").ok());
-        auto broken = m_store->verifyChain();
+        auto broken = m_store->verifyChain(m_signer.publicKey());
         QCOMPARE(broken.value().firstBrokenSeq, 1);
     }
     void interruptedRuns_areReportedOnce_andTheChainHolds()
@@ -168,16 +170,16 @@ private Q_SLOTS:
         QVERIFY(m_store->reportInterrupted().value().isEmpty()); // reported once
         QCOMPARE(m_store->claimOf(QStringLiteral("cut")).value()->finishedMs,
                  0); // still unknown, not finished
-        QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
+        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().firstBrokenSeq, 0);
     }
     void readOnlyOpen_readsTheLog_writesNothing()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
         auto db = Database::open(dbPath(), Database::Access::ReadOnly);
         QVERIFY2(db.ok(), db.ok() ? "" : qPrintable(db.error()));
-        AuditStore reader(*db.value(), m_clock);
+        AuditStore reader(*db.value(), m_clock, &m_signer); // a key, so only the file can refuse
         QCOMPARE(reader.report(false).value().size(), 1);
-        QCOMPARE(reader.verifyChain().value().firstBrokenSeq, 0);
+        QCOMPARE(reader.verifyChain(m_signer.publicKey()).value().firstBrokenSeq, 0);
         const auto refused = reader.decide(QStringLiteral("n1"),
                                            {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1});
         QVERIFY(!refused.ok());
@@ -201,7 +203,7 @@ private Q_SLOTS:
         auto otherDb = Database::open(dbPath());
         QVERIFY(otherDb.ok());
         FakeClock otherClock;
-        AuditStore other(*otherDb.value(), otherClock);
+        AuditStore other(*otherDb.value(), otherClock, &m_signer);
         QString writerError; // written by the writer thread, read after wait()
         QThread *writer = QThread::create([this, &writerError] {
             auto db = Database::open(dbPath());
@@ -210,7 +212,7 @@ private Q_SLOTS:
                 return;
             }
             FakeClock clock;
-            AuditStore store(*db.value(), clock);
+            AuditStore store(*db.value(), clock, &m_signer);
             for (int i = 0; i < 50 && writerError.isEmpty(); ++i) {
                 if (auto recorded = store.recordOperation(pending(QStringLiteral("t%1").arg(i))); !recorded)
                     writerError = recorded.error();
@@ -222,7 +224,7 @@ private Q_SLOTS:
         writer->wait();
         delete writer;
         QVERIFY2(writerError.isEmpty(), qPrintable(writerError));
-        auto report = m_store->verifyChain();
+        auto report = m_store->verifyChain(m_signer.publicKey());
         QCOMPARE(report.value().rows, 100);
         QCOMPARE(report.value().firstBrokenSeq, 0);
     }
@@ -303,7 +305,7 @@ private Q_SLOTS:
         QCOMPARE(q.value("event").toString(), QStringLiteral("two"));
         QCOMPARE(q.value("nonce").toString(), QString("")); // a null nonce is stored as empty
         QCOMPARE(q.value("prev_hash").toString(), first);
-        auto report = chain.verify();
+        auto report = chain.verify(m_signer.publicKey());
         QCOMPARE(report.value().rows, 2);
         QCOMPARE(report.value().firstBrokenSeq, 0);
     }
@@ -320,13 +322,13 @@ private Q_SLOTS:
             QVERIFY(transaction.commit().ok());
         }
         QCOMPARE(count("SELECT MAX(seq) FROM audit_log"), 1);
-        QCOMPARE(chain.verify().value().firstBrokenSeq, 0);
+        QCOMPARE(chain.verify(m_signer.publicKey()).value().firstBrokenSeq, 0);
     }
     void auditChain_detailThatIsNotJson_breaksTheChain()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
         QVERIFY(m_db->exec("UPDATE audit_log SET detail = '{not json' WHERE seq = 1").ok());
-        auto broken = AuditChain(*m_db, m_clock).verify();
+        auto broken = AuditChain(*m_db, m_clock).verify(m_signer.publicKey());
         QCOMPARE(broken.value().firstBrokenSeq, 1);
         QVERIFY(broken.value().problem.contains(QLatin1String("not JSON")));
     }
@@ -373,20 +375,36 @@ private Q_SLOTS:
         QVERIFY(m_db->exec("UPDATE operations SET status = 'lost' WHERE nonce = 'n1'").ok());
         QVERIFY(!m_store->operation(QStringLiteral("n1")).ok());
     }
-    void supersede_onlyPendingOrApproved_andAudited()
+    void replace_onlyUnclaimedPendingOrApproved_once_andAudited()
     {
-        for (const char *n : {"n1", "n2"})
+        for (const char *n : {"n1", "n2", "n5"})
             QVERIFY(m_store->recordOperation(pending(QLatin1String(n))).ok());
         QVERIFY(m_store
                     ->decide(QStringLiteral("n2"),
                              {Operation::Status::Declined, QStringLiteral("console:a"), {}, 1})
                     .ok());
-        QVERIFY(m_store->supersede(QStringLiteral("n1"), QStringLiteral("n3")).ok());
-        QVERIFY(m_store->supersede(QStringLiteral("n2"), QStringLiteral("n3")).ok()); // declined: stays so
+        QVERIFY(m_store
+                    ->decide(QStringLiteral("n5"),
+                             {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1})
+                    .ok());
+        QVERIFY(m_store->claim(QStringLiteral("n5")).value());
+        const auto replacement = [this](const char *nonce, const char *of) {
+            Operation op = pending(QLatin1String(nonce));
+            op.supersedes = QLatin1String(of);
+            return op;
+        };
+        QCOMPARE(m_store->replace(replacement("n3", "n1")).value(), true);
+        QCOMPARE(m_store->replace(replacement("n4", "n1")).value(), false); // replaced once only
+        QCOMPARE(m_store->replace(replacement("n6", "n2")).value(), false); // declined: stays so
+        QCOMPARE(m_store->replace(replacement("n7", "n5")).value(), false); // claimed: its run stands
         QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Superseded);
         QCOMPARE(m_store->operation(QStringLiteral("n2")).value()->status, Operation::Status::Declined);
+        QCOMPARE(m_store->operation(QStringLiteral("n5")).value()->status, Operation::Status::Approved);
+        for (const char *never : {"n4", "n6", "n7"})
+            QVERIFY(!m_store->operation(QLatin1String(never)).value());
+        QCOMPARE(m_store->replacementOf(QStringLiteral("n1")).value(), QStringLiteral("n3"));
         QCOMPARE(count("SELECT COUNT(*) FROM audit_log WHERE event = 'superseded'"), 1);
-        QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
+        QVERIFY(m_store->verifyChain(m_signer.publicKey()).value().problem.isEmpty());
     }
     void claimRecords_finishOnce_andOnlyWhatWasClaimed()
     {
@@ -429,7 +447,9 @@ private Q_SLOTS:
         QVERIFY(!m_store->decision(QStringLiteral("n1")).value());
         QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
 
-        QVERIFY(!m_store->supersede(QStringLiteral("n1"), QStringLiteral("n4")).ok());
+        Operation replacing = pending(QStringLiteral("n4"));
+        replacing.supersedes = QStringLiteral("n1");
+        QVERIFY(!m_store->replace(replacing).ok());
         QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
 
         QVERIFY(!m_store->claim(QStringLiteral("n1")).ok());
@@ -443,8 +463,8 @@ private Q_SLOTS:
         QVERIFY(m_db->exec("DROP TRIGGER refuse_audit").ok());
         QCOMPARE(m_store->reportInterrupted().value().size(), 1); // not reported by the failed call
         QVERIFY(m_store->claim(QStringLiteral("n1")).value());
-        QCOMPARE(m_store->verifyChain().value().rows, 6);
-        QCOMPARE(m_store->verifyChain().value().firstBrokenSeq, 0);
+        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().rows, 6);
+        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().firstBrokenSeq, 0);
     }
     void report_andCsv_showDecisionsAndOutcomes()
     {

@@ -412,7 +412,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.startsWith("countersign: "));
     }
-    void configReload_followsTheFile_andKeepsTheLastGoodOne()
+    void configReload_narrowingFollowsTheFile_wideningWaitsForRestart_badEditIsRefused()
     {
         const QString path = m_dir.filePath(QStringLiteral("reload.json"));
         const auto writeConfig = [&](const QByteArray &text) {
@@ -420,11 +420,14 @@ private Q_SLOTS:
             QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
             f.write(text);
         };
-        const auto action = [](const char *name) {
-            return QByteArray("{\"keyStore\": \"file\", \"actions\": [{\"name\": \"") + name +
-                   "\", \"plan\": [\"true\"], \"apply\": [\"true\"]}]}";
+        const auto actions = [](std::initializer_list<const char *> names) {
+            QByteArrayList list;
+            for (const char *name : names)
+                list.append(QByteArray("{\"name\": \"") + name +
+                            "\", \"plan\": [\"true\"], \"apply\": [\"true\"]}");
+            return "{\"keyStore\": \"file\", \"actions\": [" + list.join(", ") + "]}";
         };
-        writeConfig(action("act_a"));
+        writeConfig(actions({"act_a", "act_b"}));
         const QByteArray token = addToken(QStringLiteral("reload"));
         QVERIFY(!token.isEmpty());
         QProcess p;
@@ -434,22 +437,38 @@ private Q_SLOTS:
         QVERIFY(p.waitForStarted());
         QByteArray out;
         int id = 10;
-        // Asks for tools/list until the answer names the tool (the reload is asynchronous).
-        const auto listed = [&](const char *name) {
+        // Asks for tools/list and keeps the answer.
+        const auto list = [&] {
             p.write(rpc(++id, "tools/list") + "\n");
             if (!p.waitForReadyRead(3000))
                 return false;
             QTest::qWait(50);
             out = p.readAllStandardOutput();
-            return out.contains(QByteArray("\"name\":\"") + name + "\"");
+            return true;
+        };
+        const auto listed = [&](const char *name) {
+            return list() && out.contains(QByteArray("\"name\":\"") + name + "\"");
         };
         QVERIFY(listed("act_a"));
         QTest::qWait(300);
-        writeConfig(action("act_b"));
-        QTRY_VERIFY_WITH_TIMEOUT(listed("act_b"), 10000);
-        QVERIFY(!out.contains("act_a"));
-        writeConfig("{\n  \"actions\": [{\"name\": \"act_c\"}]\n}");
+        // Narrowing (an action removed) applies at once.
+        writeConfig(actions({"act_b"}));
+        QTRY_VERIFY_WITH_TIMEOUT(list() && !out.contains("act_a"), 10000);
+        QVERIFY(out.contains("\"name\":\"act_b\""));
         QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("configuration reloaded"), 10000);
+        // Widening (a new action) waits for the next start: no window to accept it in.
+        writeConfig(actions({"act_b", "act_c"}));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (err += p.readAllStandardError()).contains("widens what runs without a human"), 10000);
+        QVERIFY2(err.contains("reload.json widens what runs without a human (action act_c: none → plan "
+                              "[\"true\"], apply [\"true\"], risk high); with no window to accept it in, it "
+                              "takes effect only at the next start, and the previous configuration stays in "
+                              "force\n"),
+                 err.constData());
+        QVERIFY(listed("act_b"));
+        QVERIFY(!out.contains("act_c"));
+        writeConfig("{\n  \"actions\": [{\"name\": \"act_d\"}]\n}");
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("configuration refused"), 10000);
         QVERIFY2(
             err.contains(

@@ -419,10 +419,12 @@ private Q_SLOTS:
         QCOMPARE(fresh.plan.diff, m_action.diff);
         auto old = m_store->operation(oldNonce);
         QCOMPARE(old.value()->status, Operation::Status::Superseded);
-        // The old ticket stays dead.
+        // The old ticket stays dead: a retry of it is handed the one replacement card.
         json stale;
         QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), stale));
-        QVERIFY(QString::fromStdString(text(stale)).contains(QLatin1String("superseded")));
+        QCOMPARE_JSON(stale.at("resultType"), json("input_required"));
+        QVERIFY(stale.at("requestState").get<std::string>() != state); // a ticket for the replacement
+        QCOMPARE(m_queue->pending().size(), 1);
         QCOMPARE(m_action.applyRuns, 0);
     }
     void twentyConcurrentRetries_runExactlyOnce()
@@ -652,7 +654,7 @@ private Q_SLOTS:
                               QStringLiteral("no"))
                     .ok());
         QVERIFY(firstPass({{"service", "web-2"}}));
-        auto report = m_store->verifyChain();
+        auto report = m_store->verifyChain(m_stack->signer().publicKey());
         QVERIFY(report.ok());
         QCOMPARE(report.value().firstBrokenSeq, 0);
         QCOMPARE(report.value().rows, 3); // minted, declined, minted

@@ -13,6 +13,7 @@
 #include "fakeclock.h"
 #include "helperfailure.h"
 #include "mainwindow.h"
+#include "receipt.h"
 #include "tokenstore.h"
 
 #include <QAbstractItemModelTester>
@@ -37,6 +38,7 @@ class MainWindowTest : public QObject
 private:
     FakeClock m_clock;
     std::unique_ptr<Database> m_db;
+    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
     std::unique_ptr<AuditStore> m_store;
     std::unique_ptr<TokenStore> m_tokens;
     std::unique_ptr<ApprovalQueue> m_queue;
@@ -99,7 +101,7 @@ private Q_SLOTS:
         auto db = Database::open(QStringLiteral(":memory:"));
         QVERIFY(db.ok());
         m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock);
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
         m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
         m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
         m_window = std::make_unique<MainWindow>(

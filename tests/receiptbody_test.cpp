@@ -32,7 +32,9 @@ private Q_SLOTS:
     {
         const json result = {{"content", json::array({{{"type", "text"}, {"text", "done"}}})}};
         const Decision d{Operation::Status::Approved, QStringLiteral("console:alice"), {}, 1500};
-        const json body = ReceiptBody::make(ticket(), d, 1600, 1700, result);
+        const json head = {{"seq", 42}, {"hash", "cafe"}};
+        const json body = ReceiptBody::make(ticket(), d, 1600, 1700, result, head);
+        QCOMPARE_JSON(body.at("auditHead"), head);
         QCOMPARE_JSON(body.at("nonce"), json("0123456789abcdef0123456789abcdef"));
         QCOMPARE_JSON(body.at("connection"), json("agent"));
         QCOMPARE_JSON(body.at("approver"), json("console:alice"));
@@ -59,7 +61,8 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, result);
         QFETCH(QString, outcome);
-        const json body = ReceiptBody::make(ticket(), Decision{}, 0, 0, json::parse(result.toStdString()));
+        const json body =
+            ReceiptBody::make(ticket(), Decision{}, 0, 0, json::parse(result.toStdString()), json());
         QCOMPARE(QString::fromStdString(body.at("outcome").get<std::string>()), outcome);
     }
     void attach_keepsOtherMetaKeys()

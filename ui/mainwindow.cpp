@@ -5,7 +5,9 @@
 #include "approvalspage.h"
 #include "auditview.h"
 #include "config.h"
+#include "configguard.h"
 #include "connectionspage.h"
+#include "policychangebanner.h"
 #include "settingspage.h"
 
 #include <QApplication>
@@ -78,6 +80,9 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
         QStringLiteral("background: #fff8c5; color: #3b2300; padding: 6px; border-radius: 4px"));
     m_warnings->hide();
     layout->addWidget(m_warnings);
+    m_policyChange = new PolicyChangeBanner(central);
+    m_policyChange->hide();
+    layout->addWidget(m_policyChange);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -191,6 +196,31 @@ void MainWindow::addWarning(const QString &warning)
     const QString existing = m_warnings->text();
     m_warnings->setText(existing.isEmpty() ? warning : existing + QLatin1Char('\n') + warning);
     m_warnings->show();
+}
+
+void MainWindow::followConfigChanges(ConfigGuard &guard)
+{
+    const auto showPending = [this, &guard] {
+        if (!guard.hasPending()) {
+            m_policyChange->hide();
+            return;
+        }
+        m_policyChange->setChange(guard.pendingChange(), guard.pendingSource());
+        m_policyChange->show();
+        if (!isVisible() || isMinimized() || !isActiveWindow()) {
+            if (m_tray->isVisible())
+                m_tray->showMessage(tr("Configuration change waiting"),
+                                    tr("The configuration file changed and widens what runs without you. "
+                                       "Open Countersign to accept it or keep the current one."),
+                                    QSystemTrayIcon::Warning, 10'000);
+            QApplication::alert(this);
+        }
+    };
+    connect(&guard, &ConfigGuard::pendingChanged, this, showPending);
+    connect(&guard, &ConfigGuard::storeError, this, &MainWindow::addWarning);
+    connect(m_policyChange, &PolicyChangeBanner::acceptClicked, &guard, &ConfigGuard::accept);
+    connect(m_policyChange, &PolicyChangeBanner::keepCurrentClicked, &guard, &ConfigGuard::keepCurrent);
+    showPending();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

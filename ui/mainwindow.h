@@ -15,7 +15,9 @@ class AuditStore;
 class AuditView;
 class Clock;
 class Config;
+class ConfigGuard;
 class ConnectionsPage;
+class PolicyChangeBanner;
 class SettingsPage;
 class TokenStore;
 struct Operation;
@@ -47,11 +49,15 @@ public:
     void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);
     // A warning to keep visible (keys in a file, a refused configuration).
     void addWarning(const QString &warning);
+    // Shows the configuration change that waits in guard (it widens what runs without the human)
+    // in a banner above the tabs, whose Accept and Keep current buttons decide it.
+    void followConfigChanges(ConfigGuard &guard);
 
     ApprovalsPage *approvalsPage() const { return m_approvals; }
     AuditView *auditView() const { return m_audit; }
     ConnectionsPage *connectionsPage() const { return m_connections; }
     SettingsPage *settingsPage() const { return m_settings; }
+    PolicyChangeBanner *policyChangeBanner() const { return m_policyChange; }
 
     // Opens a tab by name: approvals, audit, connections, settings.
     void showTab(const QString &name);
@@ -75,6 +81,7 @@ private:
     SettingsPage *m_settings = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_warnings = nullptr;
+    PolicyChangeBanner *m_policyChange = nullptr;
     QSystemTrayIcon *m_tray = nullptr;
 };
 

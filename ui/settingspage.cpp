@@ -76,7 +76,8 @@ bool SettingsPage::save()
         return false;
     }
     m_message->setText(
-        tr("Saved to %1. TTL and poll window apply to new calls now; the port at the next start.")
+        tr("Saved to %1. The poll window and a shorter TTL apply to new calls now, a longer TTL once you "
+           "accept it; the port at the next start.")
             .arg(m_path));
     return true;
 }

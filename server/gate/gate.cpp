@@ -104,6 +104,13 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
             return done(storeFailure(stored.error()));
         return done(GateReplies::denied(verdict));
     }
+    // The same call again while its card waits (an agent retrying without the ticket): it joins
+    // that card and gets a ticket for it, instead of stacking a second card.
+    auto same = m_store.pendingLike(request->principal.name, request->action->name(), request->argsDigest);
+    if (!same)
+        return done(storeFailure(same.error()));
+    if (!same.value().isEmpty())
+        return join(request, same.value(), QString(), std::move(done));
     QPointer<Gate> self(this);
     request->action->plan(request->arguments, [self, request, done = std::move(done)](Result<Plan> plan) {
         if (!self)
@@ -112,6 +119,34 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
             return done(GateReplies::planFailed(plan.error()));
         self->park(request, std::move(plan).value(), done, {});
     });
+}
+
+// A ticket for a card that is already parked (same connection, tool and arguments).
+void Gate::join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done)
+{
+    auto stored = m_store.operation(nonce);
+    if (!stored)
+        return done(storeFailure(stored.error()));
+    if (!stored.value() || stored.value()->status != Operation::Status::Pending)
+        return done(GateReplies::superseded());
+    const Operation &op = *stored.value();
+    qCInfo(lcGate) << "joined card" << op.nonce << op.tool << "for" << op.principal;
+    done(GateReplies::inputRequired(op, m_sealer.seal(ticketFor(op, request->clientName())),
+                                    request->envelope, true, notice, m_settings.approvalsUrlBase));
+}
+
+Ticket Gate::ticketFor(const Operation &op, const QString &client)
+{
+    Ticket ticket;
+    ticket.sub = op.principal;
+    ticket.client = client;
+    ticket.op = op.tool;
+    ticket.argsDigest = op.argsDigest;
+    ticket.planDigest = op.planDigest;
+    ticket.nonce = op.nonce;
+    ticket.iat = op.createdMs;
+    ticket.exp = op.expiresMs;
+    return ticket;
 }
 
 // 4. Mint the ticket, store the pending operation, park the card, answer input_required.
@@ -135,28 +170,41 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
                                       Operation::Status::Pending);
     op.approvalMode = mode;
     op.supersedes = supersedes;
-    Ticket ticket;
-    ticket.sub = op.principal;
-    ticket.client = request->clientName();
-    ticket.op = op.tool;
-    ticket.argsDigest = op.argsDigest;
-    ticket.planDigest = op.planDigest;
-    ticket.nonce = op.nonce;
-    ticket.iat = op.createdMs;
-    ticket.exp = op.expiresMs;
-    if (auto stored = m_store.recordOperation(op); !stored)
-        return done(storeFailure(stored.error()));
-    if (!supersedes.isEmpty()) {
-        if (auto s = m_store.supersede(supersedes, op.nonce); !s)
-            qCWarning(lcGate) << "cannot mark" << supersedes << "superseded:" << s.error();
+    if (supersedes.isEmpty()) {
+        if (auto stored = m_store.recordOperation(op); !stored)
+            return done(storeFailure(stored.error()));
+    } else {
+        auto replaced = m_store.replace(op);
+        if (!replaced)
+            return done(storeFailure(replaced.error()));
+        if (!replaced.value()) // another retry ran it or replaced it first: converge on that
+            return joinReplacement(request, supersedes, std::move(done));
         Q_EMIT retired(supersedes);
     }
     qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
     Q_EMIT stepRecorded(Step::Minted, op.nonce);
     Q_EMIT parked(op);
-    done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, true,
-                                    supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(),
-                                    m_settings.approvalsUrlBase));
+    done(GateReplies::inputRequired(
+        op, m_sealer.seal(ticketFor(op, request->clientName())), request->envelope, true,
+        supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(), m_settings.approvalsUrlBase));
+}
+
+// A card superseded by a re-plan: a retry of its ticket is handed the replacement card (one per
+// ticket, however many retries race), or told it was superseded when that one is settled too.
+void Gate::joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done)
+{
+    auto claim = m_store.claimOf(nonce);
+    if (!claim)
+        return done(storeFailure(claim.error()));
+    if (claim.value()) // claimed by another retry between its re-plan and ours: its run stands
+        return done(claim.value()->finishedMs ? claim.value()->result
+                                              : GateReplies::outcomeUnknown(claim.value()->claimedMs));
+    auto replacement = m_store.replacementOf(nonce);
+    if (!replacement)
+        return done(storeFailure(replacement.error()));
+    if (replacement.value().isEmpty())
+        return done(GateReplies::superseded());
+    join(request, replacement.value(), GateReplies::supersededNotice(), std::move(done));
 }
 
 // A rule allowed it: recorded and claimed like an approved run, but with no ticket or card.
@@ -230,9 +278,13 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             GateReplies::invalidState(QStringLiteral("its operation is not in this server's records")));
     const Operation &op = *stored.value();
 
-    auto decision = m_store.decision(ticket.nonce);
-    if (!decision)
+    // Only a decision the audit chain holds under a signed checkpoint counts: a row written around
+    // the store (another process) is refused, and nothing runs on it.
+    auto decision = m_store.verifiedDecision(ticket.nonce);
+    if (!decision) {
+        qCCritical(lcGate) << "refusing" << ticket.nonce << ":" << decision.error();
         return done(storeFailure(decision.error()));
+    }
     const qint64 now = m_clock.nowMs();
     if (!decision.value() && op.status == Operation::Status::Pending && now >= ticket.exp) {
         auto expired =
@@ -244,7 +296,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         decision = std::optional<Decision>(expired.value());
     }
     if (op.status == Operation::Status::Superseded)
-        return done(GateReplies::superseded());
+        return joinReplacement(request, ticket.nonce, std::move(done));
 
     if (decision.value()) {
         const Decision &d = *decision.value();
@@ -348,15 +400,19 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     if (!claimed.value()) // another retry claimed it first: converge on its run
         return evaluate(request, ticket, std::move(done), false);
     const qint64 consumedMs = m_clock.nowMs();
+    auto head = m_store.head();
+    const json auditHead =
+        head ? json{{"seq", head.value().seq}, {"hash", head.value().hash.toStdString()}} : json();
     m_running[ticket.nonce].append(std::move(done));
     qCInfo(lcGate) << "running" << ticket.nonce << ticket.op;
     Q_EMIT stepRecorded(Step::Claimed, ticket.nonce);
     ++m_applying;
     QPointer<Gate> self(this);
-    request->action->apply(request->arguments, [self, ticket, decision, consumedMs](json result) {
+    request->action->apply(request->arguments, [self, ticket, decision, consumedMs, auditHead](json result) {
         if (!self)
             return;
-        const json body = ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result);
+        const json body =
+            ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result, auditHead);
         result = ReceiptBody::attach(std::move(result), self->m_signer.sign(body));
         self->recordEnd(ticket.nonce, result);
         const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);

@@ -94,6 +94,9 @@ private:
     void firstPass(const RequestPtr &request, ToolDone done);
     void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
     void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);
+    void join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done);
+    void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
+    static Ticket ticketFor(const Operation &op, const QString &client);
     void retry(const RequestPtr &request, ToolDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
     // A pending ticket's retry that brought the client's answer: true when it settled the card

@@ -13,7 +13,7 @@ static_assert(std::string_view(JsonRpc::kMetaServerInfo) ==
 using json = nlohmann::json;
 
 json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qint64 finishedMs,
-          const json &result)
+          const json &result, const json &auditHead)
 {
     return {{"v", 1},
             {"type", "countersign.receipt"},
@@ -33,7 +33,8 @@ json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qin
             {"outcome", result.is_object() && result.value("isError", json(false)) == json(true)
                             ? "failed"
                             : "succeeded"},
-            {"resultDigest", ReceiptSigner::resultDigest(result).toStdString()}};
+            {"resultDigest", ReceiptSigner::resultDigest(result).toStdString()},
+            {"auditHead", auditHead}};
 }
 
 json attach(json result, json signedReceipt)

@@ -15,8 +15,10 @@ namespace ReceiptBody {
 // _meta key of the signed receipt on a complete result.
 inline constexpr const char *kMetaKey = ReceiptSigner::kResultMetaKey;
 
+// auditHead: the audit chain's head when the run was claimed ({"seq", "hash"}); signed with the
+// receipt, it proves the log up to that row, and a log cut or rewritten below it fails audit verify.
 nlohmann::json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qint64 finishedMs,
-                    const nlohmann::json &result);
+                    const nlohmann::json &result, const nlohmann::json &auditHead);
 // result with the signed receipt added under _meta[kMetaKey] (other _meta keys kept).
 nlohmann::json attach(nlohmann::json result, nlohmann::json signedReceipt);
 

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     });
     std::printf("Audit view benchmark, %d operations (fixture written in %.0f ms)\n", rows, fill);
 
-    AuditStore store(*db, clock);
+    AuditStore store(*db, clock, nullptr); // reads only
     AuditView *view = nullptr;
     QTableView *table = nullptr;
     const double open = timeMs([&] {

@@ -79,9 +79,9 @@ struct Stack final
     FixedClock clock;
     std::unique_ptr<Countersign::Database> db =
         std::move(Countersign::Database::open(QStringLiteral(":memory:"))).value();
-    Countersign::AuditStore store{*db, clock};
-    Countersign::TicketSealer sealer{Countersign::TicketSealer::generateKey(), QStringLiteral("fuzz")};
     Countersign::ReceiptSigner signer{QByteArray(32, '\x01')};
+    Countersign::AuditStore store{*db, clock, &signer};
+    Countersign::TicketSealer sealer{Countersign::TicketSealer::generateKey(), QStringLiteral("fuzz")};
     Countersign::Gate gate{
         store, clock, sealer, signer, Countersign::Policy(), Countersign::Gate::Settings{300'000, 0, {}}};
     Countersign::CommandRunner runner;

@@ -29,11 +29,11 @@ Result<std::unique_ptr<GateStack>> GateStack::create(const Clock &clock, const Q
     if (!db)
         return failure(db.error());
     stack->m_db = std::move(db).value();
-    stack->m_store = std::make_unique<AuditStore>(*stack->m_db, clock);
-    stack->m_sealer = std::make_unique<TicketSealer>(TicketSealer::generateKey(), QStringLiteral("k1"));
     QByteArray seed(32, '\0');
     randombytes_buf(seed.data(), static_cast<size_t>(seed.size()));
     stack->m_signer = std::make_unique<ReceiptSigner>(seed);
+    stack->m_store = std::make_unique<AuditStore>(*stack->m_db, clock, stack->m_signer.get());
+    stack->m_sealer = std::make_unique<TicketSealer>(TicketSealer::generateKey(), QStringLiteral("k1"));
     stack->rebuildGate(std::move(policy), std::move(settings));
     return stack;
 }

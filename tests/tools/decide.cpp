@@ -8,6 +8,9 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "database.h"
+#include "filesecretstore.h"
+#include "receipt.h"
+#include "serverkeys.h"
 #include "systemclock.h"
 
 #include <QCoreApplication>
@@ -49,7 +52,16 @@ int main(int argc, char **argv)
         return 1;
     }
     SystemClock clock;
-    AuditStore store(*db.value(), clock);
+    // The console's key (the tests' servers keep it in the data folder's key file): a decision is
+    // checkpointed with it, or the gate does not act on it.
+    FileSecretStore files(QDir(dataDir).filePath(QStringLiteral("keys")));
+    auto keys = ServerKeys::load(files, nullptr);
+    if (!keys) {
+        std::fprintf(stderr, "%s\n", qPrintable(keys.error()));
+        return 1;
+    }
+    const ReceiptSigner signer(keys.value().signingSeed);
+    AuditStore store(*db.value(), clock, &signer);
     ApprovalQueue queue(store, clock);
     QElapsedTimer waited;
     waited.start();

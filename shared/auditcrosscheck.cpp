@@ -1,0 +1,57 @@
+#include "auditcrosscheck.h"
+
+#include "canonicaljson.h"
+#include "database.h"
+#include "storedvalue.h"
+#include "storesql.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QSqlRecord>
+
+namespace Countersign::AuditCrossCheck {
+
+Result<QString> firstProblem(Database &database)
+{
+    struct Check
+    {
+        const char *sql;
+        const char *problem; // %1: the operation's nonce
+    };
+    static constexpr Check kChecks[] = {
+        {StoreSql::kCrossOperationUnrecorded, "operation %1 is not recorded in the audit chain as stored"},
+        {StoreSql::kCrossDecisionUnrecorded, "the decision on %1 is not the one the audit chain records"},
+        {StoreSql::kCrossDecisionRemoved,
+         "the audit chain records a decision on %1 that the decisions table lacks"},
+        {StoreSql::kCrossDecisionUnsigned, "the decision on %1 is not covered by a signed checkpoint"},
+        {StoreSql::kCrossStatusUndecided, "operation %1 has a status its decision does not give it"},
+        {StoreSql::kCrossClaimUnrecorded, "the run of %1 is not recorded in the audit chain"},
+        {StoreSql::kCrossClaimUnauthorised, "%1 was run without an approval or a rule allowing it"},
+    };
+    for (const Check &check : kChecks) {
+        auto q = database.exec(check.sql);
+        if (!q)
+            return failure(q.error());
+        if (q.value().next())
+            return QString::fromLatin1(check.problem).arg(q.value().value(0).toString());
+    }
+    auto finished = database.exec(StoreSql::kCrossFinishedClaims);
+    if (!finished)
+        return failure(finished.error());
+    QSqlQuery &row = finished.value();
+    const QSqlRecord record = row.record();
+    const int nonceAt = StoredValue::column(record, "nonce");
+    const int resultAt = StoredValue::column(record, "result");
+    const int digestAt = StoredValue::column(record, "digest");
+    while (row.next()) {
+        const QByteArray text = row.value(resultAt).toByteArray();
+        const nlohmann::json result = nlohmann::json::parse(text.cbegin(), text.cend(), nullptr, false);
+        if (result.is_discarded() ||
+            QString::fromLatin1(CanonicalJson::digest(result)) != row.value(digestAt).toString())
+            return QStringLiteral("the stored result of %1 is not the one its run recorded")
+                .arg(row.value(nonceAt).toString());
+    }
+    return QString();
+}
+
+} // namespace Countersign::AuditCrossCheck

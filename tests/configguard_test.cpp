@@ -1,0 +1,386 @@
+// ConfigGuard with the real window (offscreen) and a real McpServer behind it, wired as the console
+// wires them: a configuration that widens what runs without a human reaches the server only when
+// Accept is clicked in the window, Keep current leaves the old one in force, a narrowing one
+// applies at once, and each leaves its event in the audit log. Without a window, a widening
+// configuration waits for the next start.
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "config.h"
+#include "configguard.h"
+#include "database.h"
+#include "dispatcher.h"
+#include "fakeclock.h"
+#include "helperfailure.h"
+#include "mainwindow.h"
+#include "mcpserver.h"
+#include "policychangebanner.h"
+#include "receipt.h"
+#include "serverkeys.h"
+#include "ticketsealer.h"
+#include "tokenstore.h"
+
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Countersign;
+using json = nlohmann::json;
+
+namespace {
+
+json action(const char *name)
+{
+    return {{"name", name},
+            {"inputSchema",
+             {{"type", "object"},
+              {"properties", {{"service", {{"type", "string"}}}}},
+              {"required", json::array({"service"})}}},
+            {"plan", json::array({"true"})},
+            {"apply", json::array({"true"})},
+            {"risk", "high"}};
+}
+
+const json kDenyProd = {
+    {"tool", "delete_service"}, {"arguments", {{"service", "prod-*"}}}, {"decision", "deny"}};
+const json kDenyStaging = {
+    {"tool", "delete_service"}, {"arguments", {{"service", "staging-*"}}}, {"decision", "deny"}};
+
+// What the server starts with: two actions, and production denied.
+json baseDocument()
+{
+    return {{"actions", json::array({action("delete_service"), action("restart_service")})},
+            {"rules", json::array({kDenyProd})}};
+}
+
+} // namespace
+
+class ConfigGuardTest : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    FakeClock m_clock;
+    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<AuditStore> m_store;
+    std::unique_ptr<TokenStore> m_tokens;
+    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<McpServer> m_server;
+    std::unique_ptr<ConfigGuard> m_guard;
+    std::unique_ptr<MainWindow> m_window;
+    Principal m_principal;
+    int m_applied = 0;
+    int m_test = 0;
+
+    Config configOf(const json &document)
+    {
+        auto config =
+            Config::parse(QByteArray::fromStdString(document.dump()), QStringLiteral("config.json"));
+        if (!config) {
+            helperFailed(QStringLiteral("bad test configuration: %1").arg(config.error()));
+            return {};
+        }
+        return std::move(config).value();
+    }
+    // Builds the console's side (store, queue, guard, window unless headless) and a server started
+    // with the base configuration, connected to the guard as Console connects them.
+    bool build(ConfigGuard::Widening widening)
+    {
+        const QString dbPath = m_dir.filePath(QStringLiteral("test%1.db").arg(++m_test));
+        auto db = Database::open(dbPath);
+        if (!db)
+            return helperFailed(db.error());
+        m_db = std::move(db).value();
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
+        m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
+        auto token = m_tokens->add(QStringLiteral("tester"));
+        if (!token)
+            return helperFailed(token.error());
+        m_principal = m_tokens->authenticate(token.value().toLatin1()).value_or(Principal{});
+        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
+
+        const Config base = configOf(baseDocument());
+        ServerKeys keys;
+        keys.ticketKey = TicketSealer::generateKey();
+        keys.kid = QStringLiteral("guard");
+        keys.signingSeed = QByteArray(32, '\x07');
+        m_server = std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}});
+        if (auto started = m_server->start(false); !started)
+            return helperFailed(started.error());
+
+        m_guard = std::make_unique<ConfigGuard>(base, *m_store, widening);
+        connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
+        connect(m_guard.get(), &ConfigGuard::applied, this, [this] { ++m_applied; });
+        if (widening == ConfigGuard::Widening::AskInWindow) {
+            m_window = std::make_unique<MainWindow>(
+                MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
+            m_window->followConfigChanges(*m_guard);
+            m_window->show();
+            if (!QTest::qWaitForWindowExposed(m_window.get()))
+                return helperFailed(QStringLiteral("the window was not shown"));
+        }
+        return true;
+    }
+    template <typename T> T *find(const char *name)
+    {
+        T *w = m_window ? m_window->findChild<T *>(QLatin1String(name)) : nullptr;
+        if (!w)
+            helperFailed(QStringLiteral("no widget %1").arg(QLatin1String(name)));
+        return w;
+    }
+    bool bannerShown()
+    {
+        const auto *banner = find<PolicyChangeBanner>("policyChangeBanner");
+        return banner && banner->isVisible();
+    }
+    bool click(const char *button)
+    {
+        auto *b = find<QPushButton>(button);
+        if (!b)
+            return false;
+        QTest::mouseClick(b, Qt::LeftButton);
+        return true;
+    }
+
+    json send(const char *method, json params = json::object())
+    {
+        params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                           {"io.modelcontextprotocol/clientCapabilities", json::object()},
+                           {"io.modelcontextprotocol/clientInfo", {{"name", "test"}, {"version", "1"}}}};
+        const json message = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
+        std::optional<Reply> reply;
+        m_server->dispatcher().dispatch(message, CallContext{m_principal, Transport::Http},
+                                        [&reply](Reply r) { reply = std::move(r); });
+        if (!reply || !reply->body) {
+            helperFailed(QStringLiteral("%1 was not answered at once").arg(QLatin1String(method)));
+            return json::object();
+        }
+        return *reply->body;
+    }
+    // The tools the server lists now.
+    QStringList toolNames()
+    {
+        QStringList names;
+        for (const json &tool :
+             send("tools/list").value("result", json::object()).value("tools", json::array()))
+            names.append(QString::fromStdString(tool.value("name", std::string())));
+        return names;
+    }
+    // Only for calls the policy denies: those are answered at once, and nothing runs.
+    QString deniedText(const char *service)
+    {
+        const json reply =
+            send("tools/call", {{"name", "delete_service"}, {"arguments", {{"service", service}}}});
+        return QString::fromStdString(
+            reply.value(json::json_pointer("/result/content/0/text"), std::string()));
+    }
+    // The policy events in the audit log, oldest first.
+    QStringList policyEvents(json *lastDetail = nullptr)
+    {
+        QSqlQuery query(QSqlDatabase::database(m_db->connectionName()));
+        if (!query.exec(QStringLiteral(
+                "SELECT event, detail FROM audit_log WHERE event LIKE 'policy-%' ORDER BY seq"))) {
+            helperFailed(QStringLiteral("audit_log: %1").arg(query.lastError().text()));
+            return {};
+        }
+        QStringList events;
+        while (query.next()) {
+            events.append(query.value(0).toString());
+            if (lastDetail)
+                *lastDetail = json::parse(query.value(1).toString().toStdString(), nullptr, false);
+        }
+        return events;
+    }
+    static bool mentions(const json &items, const char *subject)
+    {
+        return std::any_of(items.cbegin(), items.cend(), [subject](const json &item) {
+            return item.value("subject", std::string()) == subject;
+        });
+    }
+
+private Q_SLOTS:
+    void cleanup()
+    {
+        m_window.reset();
+        m_guard.reset();
+        m_server.reset();
+        m_queue.reset();
+        m_tokens.reset();
+        m_store.reset();
+        m_db.reset();
+        m_applied = 0;
+    }
+
+    void widening_reachesTheServerOnlyWhenAccepted()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        QVERIFY(!bannerShown());
+        json widened = baseDocument();
+        widened["rules"] = json::array();
+        widened["actions"].push_back(action("scale_service"));
+        m_guard->offer(configOf(widened));
+
+        QTRY_VERIFY(bannerShown());
+        QVERIFY(find<QLabel>("policyChangeTitle")
+                    ->text()
+                    .contains(QLatin1String("widens what runs without you")));
+        const QString shown = find<QPlainTextEdit>("policyChangeText")->toPlainText();
+        QVERIFY2(shown.contains(QStringLiteral("action scale_service: none → plan")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("rule tool delete_service, service=prod-*: deny → none")),
+                 qPrintable(shown));
+        // Not in force: the server lists no new tool and still denies production.
+        QVERIFY(!toolNames().contains(QLatin1String("scale_service")));
+        QVERIFY(deniedText("prod-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        QCOMPARE(m_applied, 0);
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 1);
+        QCOMPARE(policyEvents(), QStringList());
+
+        QVERIFY(click("acceptPolicyChange"));
+        QTRY_VERIFY(!bannerShown());
+        QCOMPARE(m_applied, 1);
+        QVERIFY(toolNames().contains(QLatin1String("scale_service")));
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 0);
+        json detail;
+        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-widened-accepted")});
+        QVERIFY2(mentions(detail["widening"], "action scale_service"), detail.dump().c_str());
+        QVERIFY(detail.contains("by"));
+        QCOMPARE(QString::fromStdString(detail.value("file", std::string())), QStringLiteral("config.json"));
+    }
+
+    void keepCurrent_recordsTheRefusal_andTheOldConfigurationStays()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        json widened = baseDocument();
+        widened["rules"] = json::array({json{{"tool", "*"}, {"decision", "allow"}}, kDenyProd});
+        m_guard->offer(configOf(widened));
+        QTRY_VERIFY(bannerShown());
+        QVERIFY(find<QPlainTextEdit>("policyChangeText")
+                    ->toPlainText()
+                    .contains(QStringLiteral("rule tool *: none → allow")));
+
+        QVERIFY(click("keepCurrentPolicy"));
+        QTRY_VERIFY(!bannerShown());
+        QCOMPARE(m_applied, 0);
+        QVERIFY(deniedText("prod-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 1);
+        QCOMPARE(policyEvents(), QStringList{QStringLiteral("policy-widened-rejected")});
+
+        // The file changed again: asked again.
+        m_guard->offer(configOf(widened));
+        QTRY_VERIFY(bannerShown());
+    }
+
+    void narrowing_appliesAtOnce()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        json narrowed = baseDocument();
+        narrowed["rules"].push_back(kDenyStaging);
+        narrowed["actions"].erase(1); // restart_service
+        m_guard->offer(configOf(narrowed));
+
+        QCOMPARE(m_applied, 1);
+        QVERIFY(!bannerShown());
+        QVERIFY(!toolNames().contains(QLatin1String("restart_service")));
+        QVERIFY(deniedText("staging-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        json detail;
+        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-narrowed")});
+        QVERIFY2(mentions(detail["narrowing"], "action restart_service"), detail.dump().c_str());
+        QVERIFY2(mentions(detail["narrowing"], "rule tool delete_service, service=staging-*"),
+                 detail.dump().c_str());
+        QVERIFY(detail["widening"].empty());
+    }
+
+    void wideningAndNarrowingTogether_waitWhole_untilAccepted()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        json mixed = baseDocument();
+        mixed["rules"].push_back(kDenyStaging);
+        mixed["actions"].push_back(action("scale_service"));
+        m_guard->offer(configOf(mixed));
+
+        QTRY_VERIFY(bannerShown());
+        QVERIFY(find<QPlainTextEdit>("policyChangeText")
+                    ->toPlainText()
+                    .contains(QLatin1String("Narrows, applied with it")));
+        // The narrowing half waits too.
+        QCOMPARE(m_applied, 0);
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 1);
+        QVERIFY(!toolNames().contains(QLatin1String("scale_service")));
+
+        QVERIFY(click("acceptPolicyChange"));
+        QTRY_COMPARE(m_applied, 1);
+        QVERIFY(toolNames().contains(QLatin1String("scale_service")));
+        QVERIFY(deniedText("staging-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        json detail;
+        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-widened-accepted")});
+        QVERIFY(mentions(detail["narrowing"], "rule tool delete_service, service=staging-*"));
+    }
+
+    void aNarrowingEdit_replacesTheWideningOneWaiting()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        json widened = baseDocument();
+        widened["ttlSeconds"] = 3600;
+        m_guard->offer(configOf(widened));
+        QTRY_VERIFY(bannerShown());
+        json narrowed = baseDocument();
+        narrowed["ttlSeconds"] = 60;
+        m_guard->offer(configOf(narrowed));
+        QTRY_VERIFY(!bannerShown());
+        QCOMPARE(m_applied, 1);
+        QCOMPARE(m_guard->inForce().ttlSeconds(), 60);
+        QVERIFY(click("acceptPolicyChange")); // nothing waits: nothing happens
+        QCOMPARE(m_guard->inForce().ttlSeconds(), 60);
+        QCOMPARE(policyEvents(), QStringList{QStringLiteral("policy-narrowed")});
+    }
+
+    void aChangeOutsideThePolicy_appliesAtOnce_unrecorded()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        json changed = baseDocument();
+        changed["pollWindowSeconds"] = 60;
+        m_guard->offer(configOf(changed));
+        QCOMPARE(m_applied, 1);
+        QCOMPARE(m_guard->inForce().pollWindowSeconds(), 60);
+        QVERIFY(!bannerShown());
+        QCOMPARE(policyEvents(), QStringList());
+    }
+
+    void headless_wideningWaitsForTheNextStart_andIsRecorded()
+    {
+        QVERIFY(build(ConfigGuard::Widening::WaitForRestart));
+        int waiting = 0;
+        connect(m_guard.get(), &ConfigGuard::waitingForRestart, this,
+                [&waiting](const PolicyChange &change, const QString &source) {
+                    ++waiting;
+                    QVERIFY(change.widens());
+                    QCOMPARE(source, QStringLiteral("config.json"));
+                });
+        json widened = baseDocument();
+        widened["approval"] = {{"low", "client"}};
+        m_guard->offer(configOf(widened));
+        QCOMPARE(waiting, 1);
+        QCOMPARE(m_applied, 0);
+        QVERIFY(!m_guard->hasPending());
+        QCOMPARE(m_guard->inForce().policy().approvalFor(Risk::Low), ApprovalMode::Console);
+        json detail;
+        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-widening-waiting")});
+        QVERIFY(mentions(detail["widening"], "approval for low risk"));
+
+        // A narrowing edit still applies at once.
+        json narrowed = baseDocument();
+        narrowed["rules"].push_back(kDenyStaging);
+        m_guard->offer(configOf(narrowed));
+        QCOMPARE(m_applied, 1);
+        QVERIFY(deniedText("staging-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        QCOMPARE(policyEvents(),
+                 (QStringList{QStringLiteral("policy-widening-waiting"), QStringLiteral("policy-narrowed")}));
+    }
+};
+
+QTEST_MAIN(ConfigGuardTest)
+#include "configguard_test.moc"

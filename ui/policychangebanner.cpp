@@ -1,0 +1,77 @@
+#include "policychangebanner.h"
+
+#include "policychange.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace Countersign {
+
+namespace {
+
+QString bulleted(const QList<PolicyChangeItem> &items)
+{
+    QStringList lines;
+    for (const PolicyChangeItem &item : items)
+        lines.append(QStringLiteral("  • ") + item.text());
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+PolicyChangeBanner::PolicyChangeBanner(QWidget *parent) : QFrame(parent)
+{
+    setObjectName(QStringLiteral("policyChangeBanner"));
+    setFrameShape(QFrame::StyledPanel);
+    setStyleSheet(QStringLiteral("#policyChangeBanner { background: #ffebe9; border: 1px solid #cf222e; "
+                                 "border-radius: 4px }"));
+    m_title = new QLabel(this);
+    m_title->setObjectName(QStringLiteral("policyChangeTitle"));
+    m_title->setTextFormat(Qt::PlainText); // names the file, which the agent may have chosen
+    m_title->setWordWrap(true);
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    m_changes = new QPlainTextEdit(this);
+    m_changes->setObjectName(QStringLiteral("policyChangeText"));
+    m_changes->setReadOnly(true);
+    m_changes->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_changes->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_changes->setMaximumHeight(160);
+    // Neither button is a default one: Enter typed elsewhere must not accept a wider policy.
+    m_accept = new QPushButton(tr("Accept"), this);
+    m_accept->setObjectName(QStringLiteral("acceptPolicyChange"));
+    m_accept->setAutoDefault(false);
+    m_keep = new QPushButton(tr("Keep current"), this);
+    m_keep->setObjectName(QStringLiteral("keepCurrentPolicy"));
+    m_keep->setAutoDefault(false);
+
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_keep);
+    buttons->addWidget(m_accept);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_title);
+    layout->addWidget(m_changes);
+    layout->addLayout(buttons);
+    connect(m_accept, &QPushButton::clicked, this, &PolicyChangeBanner::acceptClicked);
+    connect(m_keep, &QPushButton::clicked, this, &PolicyChangeBanner::keepCurrentClicked);
+}
+
+void PolicyChangeBanner::setChange(const PolicyChange &change, const QString &sourcePath)
+{
+    m_title->setText(tr("The configuration in %1 widens what runs without you. Nothing of it applies "
+                        "until you accept it; Keep current leaves the configuration in force as it is.")
+                         .arg(sourcePath));
+    QString text = tr("Widens (before → after):") + QLatin1Char('\n') + bulleted(change.widening());
+    if (change.narrows())
+        text += QLatin1String("\n\n") + tr("Narrows, applied with it (before → after):") + QLatin1Char('\n') +
+                bulleted(change.narrowing());
+    m_changes->setPlainText(text);
+}
+
+} // namespace Countersign

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QFrame>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace Countersign {
+
+class PolicyChange;
+
+// "The configuration widens what runs without you": shown above the tabs while a reloaded
+// configuration waits for the human, with what it widens and narrows (each before → after) and
+// two buttons. Everything from the file is shown as plain text.
+class PolicyChangeBanner final : public QFrame
+{
+    Q_OBJECT
+public:
+    explicit PolicyChangeBanner(QWidget *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(PolicyChangeBanner)
+
+    void setChange(const PolicyChange &change, const QString &sourcePath);
+
+Q_SIGNALS:
+    void acceptClicked();
+    void keepCurrentClicked();
+
+private:
+    QLabel *m_title = nullptr;
+    QPlainTextEdit *m_changes = nullptr;
+    QPushButton *m_accept = nullptr;
+    QPushButton *m_keep = nullptr;
+};
+
+} // namespace Countersign
