@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
 # is already there. Used by packaging/run.sh, tests/run.sh (which passes --tests for what only the
-# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets and clang-format for the format check)
+# tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets, clang-format for
+# the format check, git and sqlite3 for the security tests: real repositories, and rows written around the store)
 # and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
 set -euo pipefail
 
@@ -13,7 +14,7 @@ packages=(
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3) ;;
         --bench) packages+=(xvfb xauth) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac
