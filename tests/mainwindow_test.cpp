@@ -255,6 +255,23 @@ private Q_SLOTS:
         QVERIFY2(tip.contains(QLatin1String("&lt;span")) && !tip.contains(QLatin1String("<span")),
                  qPrintable(tip));
     }
+    void invisibleAndReorderingCharacters_areShownAsMarks_andCannotBeTyped()
+    {
+        // A right-to-left override makes "gpj.exe" read as "exe.jpg"; a zero-width space splits
+        // a name that looks whole; a newline-like separator starts a line of the agent's choosing.
+        const QString target = QStringLiteral("prod\u200B-db\u202Egpj.exe\u2028approved by admin");
+        const Operation op = park(Risk::Critical, QStringLiteral("drop_database"), target, "Claude\u2066");
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        const QString shown = find<QLabel>("cardTargets")->text();
+        for (const char *mark : {"U+200B", "U+202E", "U+2028"})
+            QVERIFY2(shown.contains(QLatin1String(mark)), qPrintable(shown));
+        QVERIFY(!shown.contains(QChar(0x202E)) && !shown.contains(QChar(0x200B)));
+        QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("U+2066")));
+        QVERIFY(find<QLabel>("confirmLabel")->text().contains(QLatin1String("U+202E")));
+        readTheCard();
+        find<QLineEdit>("confirmTarget")->setText(shown); // what the human sees, pasted
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+    }
     void approve_beforeTheMinimum_isRefused_byButtonAndShortcut()
     {
         const Operation op = park();

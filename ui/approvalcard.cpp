@@ -34,6 +34,28 @@ QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
     return l;
 }
 
+// Agent text as a human must read it: characters that are invisible or reorder what follows
+// (bidirectional overrides and isolates, zero-width characters, controls other than line breaks and
+// tabs) are shown as a visible mark, so "rm -rf /tmp/x" cannot hide a reversed "/" or a second line
+// of words. Typing a target that holds one never matches, so such a card cannot be approved by
+// typing what is shown, which is the point.
+QString visible(const QString &text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (const QChar c : text) {
+        const QChar::Category category = c.category();
+        const bool hidden =
+            (category == QChar::Other_Control && c != QLatin1Char('\n') && c != QLatin1Char('\t')) ||
+            category == QChar::Other_Format || c == QChar::LineSeparator || c == QChar::ParagraphSeparator;
+        if (hidden)
+            out += QStringLiteral("\u27e6U+%1\u27e7").arg(c.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+        else
+            out += c;
+    }
+    return out;
+}
+
 QString blastRadiusText(const nlohmann::json &blast)
 {
     QStringList lines;
@@ -201,24 +223,27 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_expired = false;
     m_error->hide();
     const Plan &plan = operation.plan;
-    m_title->setText(plan.title.isEmpty() ? operation.tool : plan.title);
+    m_title->setText(visible(plan.title.isEmpty() ? operation.tool : plan.title));
     const QString client =
         operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
-    m_client->setText(
-        tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool));
+    m_client->setText(visible(
+        tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool)));
     const bool irreversible = plan.blastRadius.value("irreversible", false);
     m_risk->setText(RiskStyle::words(plan.risk, irreversible));
     QPalette riskPalette = m_risk->palette();
     riskPalette.setColor(QPalette::Window, RiskStyle::colour(plan.risk));
     riskPalette.setColor(QPalette::WindowText, Qt::white);
     m_risk->setPalette(riskPalette);
-    m_prompt->setText(plan.summary.isEmpty() ? plan.prompt : plan.prompt + QLatin1Char('\n') + plan.summary);
+    m_prompt->setText(
+        visible(plan.summary.isEmpty() ? plan.prompt : plan.prompt + QLatin1Char('\n') + plan.summary));
     if (!same)
-        m_diff->setPlainText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff);
-    m_targets->setText(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n')));
-    m_blast->setText(blastRadiusText(plan.blastRadius));
-    m_rule->setText(operation.rule.isEmpty() ? tr("(none)") : operation.rule);
-    m_arguments->setPlainText(QString::fromStdString(operation.arguments.dump(2)));
+        m_diff->setPlainText(
+            visible(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
+    m_targets->setText(
+        visible(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n'))));
+    m_blast->setText(visible(blastRadiusText(plan.blastRadius)));
+    m_rule->setText(visible(operation.rule.isEmpty() ? tr("(none)") : operation.rule));
+    m_arguments->setPlainText(visible(QString::fromStdString(operation.arguments.dump(2))));
     const bool typed = operation.needsTypedConfirmation();
     m_confirmLabel->setVisible(typed);
     m_confirm->setVisible(typed);
@@ -227,7 +252,7 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_reason->clear();
     }
     m_confirmLabel->setText(
-        tr("Type <b>%1</b> to enable Approve").arg(operation.confirmationText().toHtmlEscaped()));
+        tr("Type <b>%1</b> to enable Approve").arg(visible(operation.confirmationText()).toHtmlEscaped()));
     if (!same)
         m_shownSinceMs = m_clock.nowMs();
     updateCountdown();
