@@ -113,6 +113,18 @@ QString oneLine(QString text)
     return text;
 }
 
+// A widening that took effect with this start, in words (stderr and the window).
+QString widenedAtStartText(const PolicyChange &change, const QString &sourcePath)
+{
+    QStringList items;
+    for (const PolicyChangeItem &item : change.widening())
+        items.append(item.text());
+    return QStringLiteral(
+               "%1 was changed while Countersign was stopped and now lets more run without you: %2. "
+               "The change is recorded in the audit log.")
+        .arg(sourcePath, items.join(QStringLiteral("; ")));
+}
+
 // What the console says on stderr as configurations are read and judged.
 void reportConfigChanges(ConfigGuard *guard)
 {
@@ -142,6 +154,12 @@ void reportConfigChanges(ConfigGuard *guard)
                              "start, and the previous configuration stays in force\n",
                              qPrintable(oneLine(sourcePath)),
                              qPrintable(oneLine(items.join(QStringLiteral("; ")))));
+                         std::fflush(stderr);
+                     });
+    QObject::connect(guard, &ConfigGuard::widenedWhileStopped, guard,
+                     [](const PolicyChange &change, const QString &sourcePath) {
+                         std::fprintf(stderr, "countersign: warning: %s\n",
+                                      qPrintable(oneLine(widenedAtStartText(change, sourcePath))));
                          std::fflush(stderr);
                      });
     QObject::connect(guard, &ConfigGuard::storeError, guard, [](const QString &error) {
@@ -311,6 +329,14 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                                                 : ConfigGuard::Widening::WaitForRestart);
     QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, p.guard.get(), &ConfigGuard::offer);
     reportConfigChanges(p.guard.get());
+    QString widenedAtStart; // for the window, made below
+    const QMetaObject::Connection atStart =
+        QObject::connect(p.guard.get(), &ConfigGuard::widenedWhileStopped, p.guard.get(),
+                         [&widenedAtStart](const PolicyChange &change, const QString &sourcePath) {
+                             widenedAtStart = widenedAtStartText(change, sourcePath);
+                         });
+    p.guard->recordStart();
+    QObject::disconnect(atStart);
 
     const McpServer::Setup setup{config.value(), databasePath, p.keys, &p.clock, hooks.extraTools};
     if (cl.mode == CommandLine::Mode::Stdio) {
@@ -372,6 +398,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
             p.window->addWarning(interruptedText);
+        if (!widenedAtStart.isEmpty())
+            p.window->addWarning(oneLine(widenedAtStart));
         MainWindow *w = p.window.get();
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
         QObject::connect(p.guard.get(), &ConfigGuard::applied, w, [w, cl, keys = p.keys](const Config &c) {

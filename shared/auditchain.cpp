@@ -81,6 +81,17 @@ Result<AuditChain::Head> AuditChain::head()
     return head;
 }
 
+Result<json> AuditChain::lastEvent(const QString &event)
+{
+    auto q = m_database.exec(StoreSql::kAuditLastEvent, {event});
+    if (!q)
+        return failure(q.error());
+    if (!q.value().next())
+        return json();
+    const QByteArray text = q.value().value(0).toByteArray();
+    return json::parse(text.cbegin(), text.cend(), nullptr, false);
+}
+
 Result<QString> AuditChain::hashAt(qint64 seq)
 {
     auto q = m_database.exec(StoreSql::kAuditHashAt, {seq});

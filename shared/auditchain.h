@@ -52,6 +52,8 @@ public:
     Result<Head> head();
     // The hash of row seq; empty when there is no such row.
     Result<QString> hashAt(qint64 seq);
+    // The detail of the last row of event recorded for no operation; null when there is none.
+    Result<nlohmann::json> lastEvent(const QString &event);
     // Signs the head as it stands inside transaction (Ed25519, the receipt key) and stores it as
     // a checkpoint: rows up to it cannot be rewritten, nor the log cut below it, without the key.
     Status checkpoint(const WriteTransaction &transaction, const ReceiptSigner &signer);

@@ -66,6 +66,27 @@ Status AuditStore::recordOperation(const Operation &op)
     return transaction.commit();
 }
 
+Result<QString> AuditStore::recordCard(const Operation &card)
+{
+    WriteTransaction transaction(m_db);
+    if (!transaction.begun())
+        return failure(transaction.begun().error());
+    auto earlier = m_operations->pendingLike(card.principal, card.tool, card.argsDigest, m_clock.nowMs());
+    if (!earlier)
+        return failure(earlier.error());
+    if (!earlier.value().isEmpty())
+        return earlier.value();
+    if (auto inserted = m_operations->insert(transaction, card); !inserted)
+        return failure(inserted.error());
+    if (auto appended =
+            m_chain->append(transaction, QStringLiteral("minted"), card.nonce, mintedDetail(card));
+        !appended)
+        return failure(appended.error());
+    if (auto committed = transaction.commit(); !committed)
+        return failure(committed.error());
+    return card.nonce;
+}
+
 Result<std::optional<Operation>> AuditStore::operation(const QString &nonce)
 {
     return m_operations->find(nonce);
@@ -267,6 +288,11 @@ Status AuditStore::recordEvent(const QString &event, const json &detail)
     if (auto appended = m_chain->append(transaction, event, QString(), detail); !appended)
         return appended;
     return transaction.commit();
+}
+
+Result<json> AuditStore::lastEvent(const QString &event)
+{
+    return m_chain->lastEvent(event);
 }
 
 Result<AuditStore::ChainReport> AuditStore::verifyChain(const QByteArray &publicKey)

@@ -37,6 +37,11 @@ public:
 
     // A new operation: pending (a card), or allowed/denied by a rule.
     Status recordOperation(const Operation &operation);
+    // A new card, unless its connection already has an unexpired pending card for the same tool
+    // and arguments (an identical call planned at the same time): the check and the insert hold
+    // one write lock. The nonce of the card in force: card's, or the earlier one's (then nothing
+    // was stored).
+    Result<QString> recordCard(const Operation &card);
     Result<std::optional<Operation>> operation(const QString &nonce);
     // Pending operations, newest first (what the queue shows after a restart).
     Result<QList<Operation>> pendingOperations();
@@ -76,6 +81,8 @@ public:
     // An event that is not about one operation (a policy change accepted or applied, ...), in the
     // hash chain with its detail.
     Status recordEvent(const QString &event, const nlohmann::json &detail);
+    // The detail of the last such event, or null when there is none.
+    Result<nlohmann::json> lastEvent(const QString &event);
 
     using ChainReport = AuditChain::Report;
     // The chain (every link, every checkpoint signed with publicKey), then the tables against it:

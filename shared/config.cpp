@@ -78,6 +78,7 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
 
     Config config;
     config.m_sourcePath = fileName;
+    config.m_sourceText = text;
     for (auto it = doc.begin(); it != doc.end(); ++it) {
         const std::string &key = it.key();
         const json &value = it.value();

@@ -39,6 +39,8 @@ public:
     // "keychain" (default: the OS keychain, a key file if it does not answer) or "file".
     bool keysInFile() const { return m_keysInFile; }
     QString sourcePath() const { return m_sourcePath; }
+    // The text it was parsed from (empty for the defaults): what the audit log keeps of a policy.
+    QByteArray sourceText() const { return m_sourceText; }
 
     void overrideListen(const QString &host, quint16 port);
 
@@ -53,6 +55,7 @@ private:
     Policy m_policy;
     bool m_keysInFile = false;
     QString m_sourcePath;
+    QByteArray m_sourceText;
 };
 
 } // namespace Countersign

@@ -9,6 +9,8 @@ Q_LOGGING_CATEGORY(lcConfigGuard, "countersign.config")
 
 namespace Countersign {
 
+using json = nlohmann::json;
+
 ConfigGuard::ConfigGuard(Config inForce, AuditStore &audit, Widening widening, QObject *parent)
     : QObject(parent), m_inForce(std::move(inForce)), m_audit(audit), m_widening(widening)
 {
@@ -87,7 +89,44 @@ bool ConfigGuard::record(const QString &event, const PolicyChange &change, const
 void ConfigGuard::apply(Config config)
 {
     m_inForce = std::move(config);
+    recordInForce();
     Q_EMIT applied(m_inForce);
+}
+
+void ConfigGuard::recordInForce()
+{
+    const std::string text = m_inForce.sourceText().toStdString();
+    auto last = m_audit.lastEvent(QStringLiteral("policy-in-force"));
+    if (last && last.value().is_object() && last.value().value("text", json()) == text)
+        return;
+    if (auto recorded = m_audit.recordEvent(QStringLiteral("policy-in-force"),
+                                            {{"file", m_inForce.sourcePath().toStdString()}, {"text", text}});
+        !recorded)
+        Q_EMIT storeError(tr("The configuration in force could not be recorded in the audit log: %1")
+                              .arg(recorded.error()));
+}
+
+void ConfigGuard::recordStart()
+{
+    auto last = m_audit.lastEvent(QStringLiteral("policy-in-force"));
+    if (!last) {
+        Q_EMIT storeError(tr("The last recorded configuration cannot be read: %1").arg(last.error()));
+        return;
+    }
+    const json text = last.value().is_object() ? last.value().value("text", json()) : json();
+    if (text.is_string()) {
+        const QByteArray before = QByteArray::fromStdString(text.get<std::string>());
+        auto previous = Config::parse(before, m_inForce.sourcePath());
+        const PolicyChange change =
+            previous ? PolicyChange::compare(previous.value(), m_inForce) : PolicyChange();
+        if (previous && change.widens()) {
+            record(QStringLiteral("policy-widened-at-start"), change, m_inForce.sourcePath(), false);
+            Q_EMIT widenedWhileStopped(change, m_inForce.sourcePath());
+        } else if (previous && change.narrows()) {
+            record(QStringLiteral("policy-narrowed"), change, m_inForce.sourcePath(), false);
+        }
+    }
+    recordInForce();
 }
 
 } // namespace Countersign

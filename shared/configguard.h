@@ -47,6 +47,11 @@ public Q_SLOTS:
     // Records the refusal and drops the pending configuration: the one in force stays until the
     // file changes again.
     void keepCurrent();
+    // At start: compares the configuration in force with the last one the audit log holds
+    // ("policy-in-force", written whenever the configuration in force changes). A widening made
+    // while Countersign was stopped is recorded ("policy-widened-at-start") and reported through
+    // widenedWhileStopped; it is in force, as the file says.
+    void recordStart();
 
 Q_SIGNALS:
     // The configuration now in force: for the server and the settings page.
@@ -56,11 +61,13 @@ Q_SIGNALS:
     // No window to ask in: a widening configuration was set aside until the next start.
     void waitingForRestart(const Countersign::PolicyChange &change, const QString &sourcePath);
     void storeError(const QString &message);
+    void widenedWhileStopped(const Countersign::PolicyChange &change, const QString &sourcePath);
 
 private:
     bool record(const QString &event, const PolicyChange &change, const QString &sourcePath,
                 bool withDecider);
     void apply(Config config);
+    void recordInForce();
 
     Config m_inForce;
     AuditStore &m_audit;

@@ -165,6 +165,8 @@ inline constexpr const char *kAuditAll =
 inline constexpr const char *kAuditFrom =
     "SELECT seq, at_ms, event, nonce, detail, prev_hash, hash FROM audit_log WHERE seq >= ? AND seq <= ? "
     "ORDER BY seq";
+inline constexpr const char *kAuditLastEvent =
+    "SELECT detail FROM audit_log WHERE nonce = '' AND event = ? ORDER BY seq DESC LIMIT 1";
 inline constexpr const char *kAuditHashAt = "SELECT hash FROM audit_log WHERE seq = ?";
 inline constexpr const char *kAuditFirstOf =
     "SELECT seq FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq LIMIT 1";

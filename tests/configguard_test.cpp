@@ -182,8 +182,9 @@ private:
     QStringList policyEvents(json *lastDetail = nullptr)
     {
         QSqlQuery query(QSqlDatabase::database(m_db->connectionName()));
-        if (!query.exec(QStringLiteral(
-                "SELECT event, detail FROM audit_log WHERE event LIKE 'policy-%' ORDER BY seq"))) {
+        if (!query.exec(QStringLiteral("SELECT event, detail FROM audit_log WHERE event LIKE 'policy-%' AND "
+                                       "event <> 'policy-in-force' "
+                                       "ORDER BY seq"))) {
             helperFailed(QStringLiteral("audit_log: %1").arg(query.lastError().text()));
             return {};
         }
@@ -350,6 +351,33 @@ private Q_SLOTS:
         QCOMPARE(policyEvents(), QStringList());
     }
 
+    void aWideningMadeWhileStopped_isRecordedAndReported_atTheNextStart()
+    {
+        QVERIFY(build(ConfigGuard::Widening::WaitForRestart));
+        m_guard->recordStart(); // the first start: the configuration in force is recorded
+        QCOMPARE(policyEvents(), QStringList());
+        // Stopped, the file gets an approval mode for low risk; the next start reads it.
+        json widened = baseDocument();
+        widened["approval"] = {{"low", "client"}};
+        ConfigGuard next(configOf(widened), *m_store, ConfigGuard::Widening::WaitForRestart);
+        int reported = 0;
+        connect(&next, &ConfigGuard::widenedWhileStopped, this,
+                [&reported](const PolicyChange &change, const QString &) {
+                    ++reported;
+                    QVERIFY(change.widens());
+                });
+        next.recordStart();
+        QCOMPARE(reported, 1);
+        json detail;
+        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-widened-at-start")});
+        QVERIFY(mentions(detail["widening"], "approval for low risk"));
+        // Started again on the same file: nothing new to report.
+        ConfigGuard again(configOf(widened), *m_store, ConfigGuard::Widening::WaitForRestart);
+        connect(&again, &ConfigGuard::widenedWhileStopped, this, [&reported] { ++reported; });
+        again.recordStart();
+        QCOMPARE(reported, 1);
+        QCOMPARE(policyEvents().size(), 1);
+    }
     void headless_wideningWaitsForTheNextStart_andIsRecorded()
     {
         QVERIFY(build(ConfigGuard::Widening::WaitForRestart));

@@ -285,6 +285,15 @@ private Q_SLOTS:
             << withMeta(27, R"("io.modelcontextprotocol/clientCapabilities":{})", "tools/call",
                         R"("name":"countersign_status","inputResponses":{"approval":1},)")
             << 200 << "27" << JsonRpc::kInvalidParams;
+        QTest::newRow("progressToken an object")
+            << withMeta(28, R"("io.modelcontextprotocol/clientCapabilities":{},"progressToken":{})") << 400
+            << "28" << JsonRpc::kInvalidParams;
+        QTest::newRow("progressToken a fraction")
+            << withMeta(29, R"("io.modelcontextprotocol/clientCapabilities":{},"progressToken":1.5)") << 400
+            << "29" << JsonRpc::kInvalidParams;
+        QTest::newRow("progressToken null")
+            << withMeta(30, R"("io.modelcontextprotocol/clientCapabilities":{},"progressToken":null)") << 400
+            << "30" << JsonRpc::kInvalidParams;
     }
     void errors()
     {

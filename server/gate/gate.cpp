@@ -171,8 +171,11 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     op.approvalMode = mode;
     op.supersedes = supersedes;
     if (supersedes.isEmpty()) {
-        if (auto stored = m_store.recordOperation(op); !stored)
+        auto stored = m_store.recordCard(op);
+        if (!stored)
             return done(storeFailure(stored.error()));
+        if (stored.value() != op.nonce) // an identical call parked first while this one planned
+            return join(request, stored.value(), QString(), std::move(done));
     } else {
         auto replaced = m_store.replace(op);
         if (!replaced)

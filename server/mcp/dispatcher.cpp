@@ -204,6 +204,15 @@ std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message,
             400, id, JsonRpc::kInvalidParams,
             QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: %1").arg(*refused));
     }
+    if (const auto token = meta->find("progressToken"); token != meta->end()) {
+        if (!token->is_string() && !token->is_number_integer()) {
+            qCInfo(lcDispatch) << "refused a request with a mistyped progress token";
+            return errorReply(
+                400, id, JsonRpc::kInvalidParams,
+                QStringLiteral("Invalid _meta.progressToken: it must be a string or an integer"));
+        }
+        request.envelope.progressToken = *token;
+    }
     if (const auto tp = meta->find("traceparent"); tp != meta->end() && tp->is_string() && tp->size() <= 55)
         request.envelope.traceparent = QString::fromStdString(tp->get<std::string>());
     return request;

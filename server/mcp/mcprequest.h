@@ -28,6 +28,7 @@ struct Envelope final
     QString clientName;        // clientInfo.name, empty when none
     QString clientVersion;     // clientInfo.version, empty when none
     ElicitationModes elicitation;
+    nlohmann::json progressToken; // _meta.progressToken: a string or an integer; null when none
     QString traceparent;
 
     // Sets clientCapabilities, clientInfo and the typed fields read from them. A field of the
