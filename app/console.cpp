@@ -93,6 +93,8 @@ void connectQueue(McpServer *server, ApprovalQueue *queue)
     QObject::connect(server, &McpServer::parked, queue, &ApprovalQueue::park);
     QObject::connect(server, &McpServer::retired, queue, &ApprovalQueue::retire);
     QObject::connect(server, &McpServer::revealRequested, queue, &ApprovalQueue::reveal);
+    // Shown where the queue's store errors show: stderr and the top of the window.
+    QObject::connect(server, &McpServer::untrustedDecision, queue, &ApprovalQueue::storeError);
     QObject::connect(queue, &ApprovalQueue::decided, server, &McpServer::wake);
 }
 
@@ -319,6 +321,18 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         interrupted.value().isEmpty() ? QString() : interruptedWarning(interrupted.value());
     if (!interruptedText.isEmpty())
         std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(interruptedText));
+    // The log is checked at every start (links, signed checkpoints, tables against the chain):
+    // tampering by another process shows here, on stderr and at the top of the window.
+    QString tamperText;
+    if (auto chain = p.store->verifyChain(p.signer->publicKey()); !chain)
+        tamperText = QStringLiteral("the audit log cannot be verified: %1").arg(chain.error());
+    else if (!chain.value().problem.isEmpty())
+        tamperText =
+            QStringLiteral("the audit log was altered outside Countersign: %1 (see countersign audit "
+                           "verify)")
+                .arg(chain.value().problem);
+    if (!tamperText.isEmpty())
+        std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(tamperText));
     QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
     });
@@ -398,6 +412,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
             p.window->addWarning(interruptedText);
+        if (!tamperText.isEmpty())
+            p.window->addWarning(oneLine(tamperText));
         if (!widenedAtStart.isEmpty())
             p.window->addWarning(oneLine(widenedAtStart));
         MainWindow *w = p.window.get();

@@ -55,6 +55,7 @@ Result<quint16> McpServer::start(bool listenHttp)
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
     connect(m_gate, &Gate::idle, this, &McpServer::drained);
+    connect(m_gate, &Gate::untrustedDecision, this, &McpServer::untrustedDecision);
 
     m_tools = std::make_unique<ToolRegistry>();
     buildTools();

@@ -77,6 +77,7 @@ Q_SIGNALS:
     // Someone opened http://127.0.0.1:PORT/approvals/<nonce> (URL-mode elicitation).
     void revealRequested(const QString &nonce);
     void drained();
+    void untrustedDecision(const QString &message);
     // The gate's durable steps (Gate::Step), emitted in the server thread.
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
 

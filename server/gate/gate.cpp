@@ -286,6 +286,8 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     auto decision = m_store.verifiedDecision(ticket.nonce);
     if (!decision) {
         qCCritical(lcGate) << "refusing" << ticket.nonce << ":" << decision.error();
+        Q_EMIT untrustedDecision(
+            QStringLiteral("Nothing was run for %1: %2").arg(request->action->name(), decision.error()));
         return done(storeFailure(decision.error()));
     }
     const qint64 now = m_clock.nowMs();

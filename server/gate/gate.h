@@ -86,6 +86,9 @@ Q_SIGNALS:
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
     // Draining, and no tool runs any more.
     void idle();
+    // A decision in the database that the audit chain does not hold (written around the store):
+    // nothing ran on it; the words are for the window.
+    void untrustedDecision(const QString &message);
 
 private:
     using RequestPtr = GateRequestPtr;

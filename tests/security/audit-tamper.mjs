@@ -91,6 +91,12 @@ try {
         const verified = await verify(server.dataDir);
         assert.equal(verified.code, 1, JSON.stringify(verified));
         assert.match(verified.stdout, /BROKEN/);
+        // Shown, not only refused: the console says so at once, and again at the next start.
+        assert.match(server.stderr(), /Nothing was run for delete_dir: the decision on .* is not in the verified audit log/);
+        await server.stop({ keepFiles: true });
+        const restarted = await startCountersign(binary, { restartOf: server });
+        servers.push(restarted);
+        assert.match(restarted.stderr(), /warning: the audit log was altered outside Countersign/);
     });
 
     const server = await startCountersign(binary, { config, tokenName: 'agent' });
