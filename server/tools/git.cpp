@@ -87,40 +87,46 @@ LossReport lossReport(const QStringList &absoluteFiles)
 
 namespace {
 
-// Keys read from the repository's own configuration (the runs ignore system and global files).
+// The repository-level keys a read-only git command may meet: layout, identity, where remotes
+// are and which branches track them. Anything else (filter drivers, include, core.worktree,
+// extensions such as partialClone, a promisor remote, protocol.*, gpg.*, ...) could make a reading
+// command run a program, fetch, or read outside the repository: it asks.
 bool risky(const QString &key)
 {
-    static const QStringList kPrefixes = {
-        QStringLiteral("filter."),     QStringLiteral("include."), QStringLiteral("includeif."),
-        QStringLiteral("gpg."),        QStringLiteral("pager."),   QStringLiteral("credential."),
-        QStringLiteral("uploadpack."),
-    };
     static const QStringList kExact = {
-        QStringLiteral("core.worktree"),
-        QStringLiteral("core.fsmonitor"),
-        QStringLiteral("core.hookspath"),
-        QStringLiteral("core.pager"),
-        QStringLiteral("core.sshcommand"),
-        QStringLiteral("core.gitproxy"),
-        QStringLiteral("core.askpass"),
-        QStringLiteral("core.attributesfile"),
-        QStringLiteral("log.showsignature"),
-        QStringLiteral("diff.external"),
-        QStringLiteral("extensions.worktreeconfig"), // config.worktree: a file libgit2 does not read
+        QStringLiteral("core.repositoryformatversion"),
+        QStringLiteral("core.filemode"),
+        QStringLiteral("core.bare"),
+        QStringLiteral("core.logallrefupdates"),
+        QStringLiteral("core.ignorecase"),
+        QStringLiteral("core.precomposeunicode"),
+        QStringLiteral("core.symlinks"),
+        QStringLiteral("core.autocrlf"),
+        QStringLiteral("core.eol"),
+        QStringLiteral("core.safecrlf"),
+        QStringLiteral("user.name"),
+        QStringLiteral("user.email"),
+        QStringLiteral("init.defaultbranch"),
+        QStringLiteral("pull.rebase"),
+        QStringLiteral("pull.ff"),
+        QStringLiteral("push.default"),
+        QStringLiteral("fetch.prune"),
     };
     const QString k = key.toLower();
-    for (const QString &prefix : kPrefixes) {
-        if (k.startsWith(prefix))
-            return true;
-    }
     if (kExact.contains(k))
+        return false;
+    const QStringList parts = k.split(QLatin1Char('.'));
+    if (parts.size() < 3)
         return true;
-    // diff.<driver>.command / .textconv, remote.<name>.uploadpack / .receivepack / .proxy
-    return (k.startsWith(QLatin1String("diff.")) &&
-            (k.endsWith(QLatin1String(".command")) || k.endsWith(QLatin1String(".textconv")))) ||
-           (k.startsWith(QLatin1String("remote.")) &&
-            (k.endsWith(QLatin1String(".uploadpack")) || k.endsWith(QLatin1String(".receivepack")) ||
-             k.endsWith(QLatin1String(".proxy"))));
+    const QString section = parts.first();
+    const QString field = parts.last();
+    if (section == QLatin1String("remote"))
+        return !QStringList{QStringLiteral("url"), QStringLiteral("fetch"), QStringLiteral("pushurl")}
+                    .contains(field);
+    if (section == QLatin1String("branch"))
+        return !QStringList{QStringLiteral("remote"), QStringLiteral("merge"), QStringLiteral("rebase")}
+                    .contains(field);
+    return true;
 }
 
 QString lastError()
@@ -151,6 +157,17 @@ RepositoryCheck inspectRepository(const QString &folder, const QStringList &ceil
         if (path)
             check.folders.append(QString::fromUtf8(path));
     }
+    const QDir common(QString::fromUtf8(git_repository_commondir(repo.get())));
+    const QDir own(QString::fromUtf8(git_repository_path(repo.get())));
+    for (const QString &inside :
+         {common.filePath(QStringLiteral("objects")), common.filePath(QStringLiteral("refs")),
+          common.filePath(QStringLiteral("packed-refs")), own.filePath(QStringLiteral("HEAD"))}) {
+        const QFileInfo info(inside);
+        if (info.exists() || info.isSymLink())
+            check.folders.append(info.canonicalFilePath().isEmpty() ? inside : info.canonicalFilePath());
+    }
+    check.borrowsObjects = QFileInfo::exists(common.filePath(QStringLiteral("objects/info/alternates"))) ||
+                           QFileInfo::exists(common.filePath(QStringLiteral("objects/info/http-alternates")));
     git_config *config = nullptr;
     if (git_repository_config_snapshot(&config, repo.get()) != 0) {
         check.error = lastError();

@@ -25,15 +25,19 @@ struct LossReport final
 LossReport lossReport(const QStringList &absoluteFiles);
 
 // The repository a git command started in a folder would use, found the way git finds it but
-// never above the ceiling folders, and the repository-level configuration keys that could make a
-// read-only git command run a program or read outside the repository (filter drivers, includes,
-// core.worktree, gpg, external diff and textconv commands, ...). When found is false, no
-// repository holds the folder; error is set when one may, but cannot be read.
+// never above the ceiling folders; every repository-level configuration key outside a short list of
+// harmless ones (layout, identity, remotes' URLs, tracking branches), since the others could make a
+// read-only git command run a program, fetch or read outside the repository; and whether objects are
+// borrowed from elsewhere (alternates). When found is false, no repository holds the folder; error
+// is set when one may, but cannot be read.
 struct RepositoryCheck final
 {
     bool found = false;
-    QStringList folders; // the git dir, the common dir and the work tree (when there is one)
+    // Where git reads from: the git dir, the common dir, the work tree, and the object store, refs,
+    // packed refs and HEAD (each of which may be a symbolic link).
+    QStringList folders;
     QStringList riskyKeys;
+    bool borrowsObjects = false; // objects/info/alternates or http-alternates
     QString error;
 };
 RepositoryCheck inspectRepository(const QString &folder, const QStringList &ceilings);

@@ -200,6 +200,8 @@ QString gitRefusal(const QString &cwd, const Workspace &ws)
         if (!ws.confines(QDir::cleanPath(folder)))
             return QStringLiteral("the repository folder %1 is outside the workspace roots").arg(folder);
     }
+    if (repo.borrowsObjects)
+        return QStringLiteral("the repository borrows objects from elsewhere (objects/info/alternates)");
     if (!repo.riskyKeys.isEmpty())
         return QStringLiteral("the repository's configuration sets %1")
             .arg(repo.riskyKeys.join(QStringLiteral(", ")));
@@ -265,6 +267,9 @@ CommandSpec spec(const QStringList &argv, const QString &cwd, const Workspace &w
     QStringList settings = {QStringLiteral("core.fsmonitor=false"),
                             QStringLiteral("core.hooksPath=/dev/null"), QStringLiteral("core.pager=cat"),
                             QStringLiteral("protocol.allow=never")};
+    // protocol.<name>.allow in the repository would beat protocol.allow: each one is named too.
+    for (const char *protocol : {"ext", "file", "git", "http", "https", "ssh", "fd"})
+        settings.append(QStringLiteral("protocol.%1.allow=never").arg(QLatin1String(protocol)));
     // A filter driver in the repository's configuration (a rule allowed the run anyway): emptied.
     const Git::RepositoryCheck repo = Git::inspectRepository(cwd, gitCeilings(ws));
     for (const QString &key : repo.riskyKeys) {
@@ -280,6 +285,8 @@ CommandSpec spec(const QStringList &argv, const QString &cwd, const Workspace &w
     for (const QString &setting : settings)
         hardened << QStringLiteral("-c") << setting;
     hardened << argv.at(1);
+    // A submodule is another repository with its own configuration: never entered.
+    hardened << QStringLiteral("--ignore-submodules=all");
     if (argv.at(1) != QLatin1String("status"))
         hardened << QStringLiteral("--no-ext-diff") << QStringLiteral("--no-textconv");
     spec.argv = hardened + argv.mid(2);
@@ -292,6 +299,9 @@ CommandSpec spec(const QStringList &argv, const QString &cwd, const Workspace &w
     env.insert(QStringLiteral("GIT_CONFIG_GLOBAL"), QStringLiteral("/dev/null"));
     env.insert(QStringLiteral("GIT_CEILING_DIRECTORIES"), gitCeilings(ws).join(QLatin1Char(':')));
     env.insert(QStringLiteral("GIT_TERMINAL_PROMPT"), QStringLiteral("0"));
+    env.insert(QStringLiteral("GIT_NO_LAZY_FETCH"),
+               QStringLiteral("1")); // git 2.44+; older: the switches above
+    env.insert(QStringLiteral("GIT_PROTOCOL_FROM_USER"), QStringLiteral("0"));
     env.insert(QStringLiteral("GIT_PAGER"), QStringLiteral("cat"));
     env.insert(QStringLiteral("PAGER"), QStringLiteral("cat"));
     spec.environment = env;

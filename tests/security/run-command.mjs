@@ -37,7 +37,8 @@ execFileSync('sh', ['-c', 'git init -q && git -c user.name=t -c user.email=t@exa
 const config = {
     pollWindowSeconds: 1,
     workspaceRoots: [ws, path.join(work, 'outer', 'inner')],
-    rules: [{ tool: 'run_command', argvPrefix: ['git', 'status', '--porcelain'], decision: 'allow' }],
+    rules: [{ tool: 'run_command', argvPrefix: ['git', 'status', '--porcelain'], decision: 'allow' },
+        { tool: 'run_command', argvPrefix: ['git', 'show', '--stat'], decision: 'allow' }],
 };
 const server = await startCountersign(binary, { config, tokenName: 'agent' });
 const run = (argv, cwd, extra) => callTool(server, 'run_command', cwd ? { argv, cwd } : { argv }, extra);
@@ -124,6 +125,60 @@ try {
             writeFileSync(configFile, original);
             rmSync(path.join(ws, 'repo', '.gitattributes'));
         }
+    });
+
+    await check('a partial clone whose promisor remote is an ext:: command (lazy fetch): git show asks; allowed by a rule, nothing is fetched or run', async () => {
+        const marker = path.join(outside, 'lazy-fetch-ran');
+        const configFile = path.join(ws, 'repo', '.git', 'config');
+        const original = readFileSync(configFile, 'utf8');
+        writeFileSync(configFile, `${original}[extensions]\n\tpartialClone = origin\n[remote "origin"]\n\turl = "ext::sh -c touch% ${marker}"\n\tpromisor = true\n[protocol "ext"]\n\tallow = always\n`);
+        const missing = '1234567890123456789012345678901234567890';
+        try {
+            const r = await run(['git', 'show', missing], 'repo');
+            assert.ok(asked(r), JSON.stringify(r));
+            await decide(server, decideBinary, 'decline', '--reason', 'no');
+            const allowed = await run(['git', 'show', '--stat', missing], 'repo');
+            assert.equal(allowed.result?.resultType, 'complete', JSON.stringify(allowed));
+            assert.ok(!existsSync(marker), 'the ext:: remote did not run');
+        } finally {
+            writeFileSync(configFile, original);
+        }
+    });
+
+    await check('a submodule whose own config has a clean filter: git status runs without a card and never enters it', async () => {
+        const top = path.join(ws, 'withsub');
+        const marker = path.join(outside, 'submodule-filter-ran');
+        const g = (cwd, ...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args],
+            { cwd, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+        mkdirSync(path.join(top, 'sub'), { recursive: true });
+        g(top, 'init', '-q');
+        g(path.join(top, 'sub'), 'init', '-q');
+        writeFileSync(path.join(top, 'sub', 'f.txt'), 'one\n');
+        g(path.join(top, 'sub'), 'add', '-A');
+        g(path.join(top, 'sub'), 'commit', '-q', '-m', 's');
+        g(top, 'add', 'sub');
+        g(top, 'commit', '-q', '-m', 't');
+        writeFileSync(path.join(top, 'sub', '.git', 'config'), `${readFileSync(path.join(top, 'sub', '.git', 'config'), 'utf8')}[filter "evil"]\n\tclean = "touch ${marker}; cat"\n`);
+        mkdirSync(path.join(top, 'sub', '.git', 'info'), { recursive: true });
+        writeFileSync(path.join(top, 'sub', '.git', 'info', 'attributes'), '* filter=evil\n');
+        writeFileSync(path.join(top, 'sub', 'f.txt'), 'two\n');
+        for (const argv of [['git', 'status'], ['git', 'diff']]) {
+            const r = await run(argv, 'withsub');
+            assert.ok(ranWithoutCard(r), `${argv.join(' ')}: ${JSON.stringify(r)}`);
+        }
+        assert.ok(!existsSync(marker), 'the submodule\'s filter did not run');
+    });
+
+    await check('objects borrowed from a repository outside the roots (alternates): git show asks, the outside blob is not returned', async () => {
+        const borrower = path.join(ws, 'borrower');
+        mkdirSync(borrower, { recursive: true });
+        execFileSync('git', ['init', '-q'], { cwd: borrower });
+        const blob = execFileSync('git', ['hash-object', '-w', path.join(work, 'outer', 'outer-secret.txt')], { cwd: path.join(work, 'outer') }).toString().trim();
+        writeFileSync(path.join(borrower, '.git', 'objects', 'info', 'alternates'), `${path.join(work, 'outer', '.git', 'objects')}\n`);
+        const r = await run(['git', 'show', blob], 'borrower');
+        assert.ok(asked(r), JSON.stringify(r));
+        assert.doesNotMatch(JSON.stringify(r), /OUTER-SECRET/);
+        await decide(server, decideBinary, 'decline', '--reason', 'no');
     });
 
     await check('a .git file pointing at a repository outside the roots: asks', async () => {
