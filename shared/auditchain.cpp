@@ -68,6 +68,27 @@ json AuditChain::headBody(const Head &head)
     return {{"kind", "countersign/audit-head"}, {"seq", head.seq}, {"hash", head.hash.toStdString()}};
 }
 
+json AuditChain::decisionBody(const QString &nonce, const QString &outcome, const QString &by,
+                              const QString &reason, qint64 decidedMs)
+{
+    return {{"kind", "countersign/decision"},   {"nonce", nonce.toStdString()},
+            {"outcome", outcome.toStdString()}, {"by", by.toStdString()},
+            {"reason", reason.toStdString()},   {"decidedMs", decidedMs}};
+}
+
+Status AuditChain::signHead(const WriteTransaction &transaction, const ReceiptSigner &signer)
+{
+    Q_ASSERT(transaction.isOpen());
+    auto current = head();
+    if (!current)
+        return failure(current.error());
+    auto updated =
+        m_database.exec(StoreSql::kHeadSet, {StoredValue::jsonText(signer.sign(headBody(current.value())))});
+    if (!updated)
+        return failure(updated.error());
+    return success();
+}
+
 Result<AuditChain::Head> AuditChain::head()
 {
     auto last = m_database.exec(StoreSql::kAuditLast);
@@ -116,20 +137,58 @@ Status AuditChain::checkpoint(const WriteTransaction &transaction, const Receipt
 
 namespace {
 
+} // namespace
+
+// A signed head (a checkpoint, or the log's head) signed with publicKey; or why not.
+Result<AuditChain::Head> AuditChain::signedHead(const QByteArray &signedText, const QByteArray &publicKey)
+{
+    const json signedBody = json::parse(signedText.cbegin(), signedText.cend(), nullptr, false);
+    if (!signedBody.is_object())
+        return failure(QStringLiteral("not JSON"));
+    if (auto ok = ReceiptSigner::verify(signedBody, publicKey); !ok)
+        return failure(ok.error());
+    const json seqField = signedBody.value("seq", json());
+    const json hashField = signedBody.value("hash", json());
+    if (signedBody.value("kind", json()) != "countersign/audit-head" || !seqField.is_number_integer() ||
+        !hashField.is_string())
+        return failure(QStringLiteral("it signs something else than a head"));
+    return Head{seqField.get<qint64>(), QString::fromStdString(hashField.get<std::string>())};
+}
+
+namespace {
+
 // A checkpoint row's signed head, when it is one signed with publicKey for seq; or why not.
 Result<QString> checkpointHash(qint64 seq, const QByteArray &signedText, const QByteArray &publicKey)
 {
-    const json signedHead = json::parse(signedText.cbegin(), signedText.cend(), nullptr, false);
-    if (!signedHead.is_object())
-        return failure(QStringLiteral("checkpoint %1 is not JSON").arg(seq));
-    if (auto ok = ReceiptSigner::verify(signedHead, publicKey); !ok)
-        return failure(QStringLiteral("checkpoint %1: %2").arg(seq).arg(ok.error()));
-    const json seqField = signedHead.value("seq", json());
-    const json hashField = signedHead.value("hash", json());
-    if (signedHead.value("kind", json()) != "countersign/audit-head" || !seqField.is_number_integer() ||
-        seqField.get<qint64>() != seq || !hashField.is_string())
+    auto head = AuditChain::signedHead(signedText, publicKey);
+    if (!head)
+        return failure(QStringLiteral("checkpoint %1: %2").arg(seq).arg(head.error()));
+    if (head.value().seq != seq)
         return failure(QStringLiteral("checkpoint %1 signs another row").arg(seq));
-    return QString::fromStdString(hashField.get<std::string>());
+    return head.value().hash;
+}
+
+// A decision row's own signature: made with publicKey over this row's nonce, outcome, by, reason
+// and time; or why not.
+Status decisionSigned(const QString &nonce, const QString &event, const json &detail,
+                      const QByteArray &publicKey)
+{
+    const json signedDecision = detail.is_object() ? detail.value("signed", json()) : json();
+    if (!signedDecision.is_object())
+        return failure(QStringLiteral("the %1 row for %2 carries no signature").arg(event, nonce));
+    if (auto ok = ReceiptSigner::verify(signedDecision, publicKey); !ok)
+        return failure(QStringLiteral("the %1 row for %2: %3").arg(event, nonce, ok.error()));
+    const auto field = [&](const char *key) { return detail.value(key, json()); };
+    const json expected = AuditChain::decisionBody(
+        nonce, event, QString::fromStdString(field("by").is_string() ? field("by").get<std::string>() : ""),
+        QString::fromStdString(field("reason").is_string() ? field("reason").get<std::string>() : ""),
+        field("decidedMs").is_number_integer() ? field("decidedMs").get<qint64>() : -1);
+    for (const auto &[key, value] : expected.items()) {
+        if (signedDecision.value(key, json()) != value)
+            return failure(QStringLiteral("the %1 row for %2 is not the decision its signature signs")
+                               .arg(event, nonce));
+    }
+    return success();
 }
 
 } // namespace
@@ -173,6 +232,8 @@ Status AuditChain::certify(const QString &nonce, const QString &event, const jso
         if (hash != row.value(StoredValue::column(record, "hash")).toString())
             return failure(QStringLiteral("audit row %1 was altered").arg(at));
         if (at == seq) {
+            if (auto signedRow = decisionSigned(nonce, event, detail, publicKey); !signedRow)
+                return signedRow;
             for (const auto &[key, value] : expected.items()) {
                 if (detail.value(key, json()) != value)
                     return failure(QStringLiteral("audit row %1 records another %2")
@@ -275,7 +336,63 @@ Result<AuditChain::Report> AuditChain::verify(const QByteArray &publicKey)
             return report;
         }
     }
+    if (auto problem = checkHead(expectedSeq - 1, prev, publicKey); !problem) {
+        return failure(problem.error());
+    } else if (!problem.value().isEmpty()) {
+        report.firstBrokenSeq = expectedSeq - 1;
+        report.problem = problem.value();
+        return report;
+    }
+    // Every decision since signing began carries its own signature.
+    auto decisions = m_database.exec(StoreSql::kAuditDecisionRows);
+    if (!decisions)
+        return failure(decisions.error());
+    while (decisions.value().next()) {
+        const QSqlQuery &d = decisions.value();
+        const QByteArray detailText = d.value(3).toByteArray();
+        const json detail = json::parse(detailText.cbegin(), detailText.cend(), nullptr, false);
+        if (auto ok = decisionSigned(d.value(1).toString(), d.value(2).toString(), detail, publicKey); !ok) {
+            report.firstBrokenSeq = d.value(0).toLongLong();
+            report.problem = ok.error();
+            return report;
+        }
+    }
     return report;
+}
+
+// The signed head after the last write: it must name the last row, with its hash.
+Result<QString> AuditChain::checkHead(qint64 lastSeq, const QString &lastHash, const QByteArray &publicKey)
+{
+    auto q = m_database.exec(StoreSql::kHeadGet);
+    if (!q)
+        return failure(q.error());
+    if (!q.value().next())
+        return QStringLiteral("the log's signed head is missing");
+    const qint64 unsignedUntil = q.value().value(0).toLongLong();
+    if (q.value().value(1).isNull())
+        return lastSeq > unsignedUntil
+                   ? QStringLiteral("rows after %1 were written, and the log's head was never signed")
+                         .arg(unsignedUntil)
+                   : QString();
+    if (publicKey.isEmpty())
+        return QStringLiteral(
+            "the log's head is signed and there is no key to check it with (pass --public-key)");
+    auto head = signedHead(q.value().value(1).toByteArray(), publicKey);
+    if (!head)
+        return QStringLiteral("the log's head: %1").arg(head.error());
+    if (head.value().seq > lastSeq)
+        return QStringLiteral("the log was cut after row %1: its signed head is row %2")
+            .arg(lastSeq)
+            .arg(head.value().seq);
+    if (head.value().seq < lastSeq)
+        return QStringLiteral("rows %1 to %2 were written around Countersign: its signed head is row %3")
+            .arg(head.value().seq + 1)
+            .arg(lastSeq)
+            .arg(head.value().seq);
+    if (head.value().hash != lastHash)
+        return QStringLiteral("the log was rewritten: its signed head holds another hash for row %1")
+            .arg(lastSeq);
+    return QString();
 }
 
 } // namespace Countersign

@@ -64,8 +64,19 @@ public:
                    const QByteArray &publicKey);
     // The signed body of a checkpoint: {"kind", "seq", "hash"}.
     static nlohmann::json headBody(const Head &head);
+    // Signs the head as it stands inside transaction as the log's current head (audit_head): a
+    // row appended around the store, or the log cut, no longer matches it.
+    Status signHead(const WriteTransaction &transaction, const ReceiptSigner &signer);
+    // The signed body of a decision, carried in its chain row's detail as "signed".
+    static nlohmann::json decisionBody(const QString &nonce, const QString &outcome, const QString &by,
+                                       const QString &reason, qint64 decidedMs);
+    // A signed head (a checkpoint, or the log's head) signed with publicKey; or why not.
+    static Result<Head> signedHead(const QByteArray &signedText, const QByteArray &publicKey);
 
 private:
+    // Why the log's signed head does not name the last row (lastSeq, lastHash); empty when it does.
+    Result<QString> checkHead(qint64 lastSeq, const QString &lastHash, const QByteArray &publicKey);
+
     Database &m_database;
     const Clock &m_clock;
 };

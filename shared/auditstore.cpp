@@ -52,6 +52,17 @@ AuditStore::~AuditStore() = default;
 // write, commit. Any failure returns before commit(), and the transaction's destructor rolls the
 // write back with its audit row: the log never misses a write, nor records one that did not happen.
 
+// Every write ends here: the chain's new head is signed in the same transaction (by a store with a
+// key), so rows appended or cut around the store no longer match it.
+Status AuditStore::commitSigned(WriteTransaction &transaction)
+{
+    if (m_signer) {
+        if (auto signedHead = m_chain->signHead(transaction, *m_signer); !signedHead)
+            return signedHead;
+    }
+    return transaction.commit();
+}
+
 Status AuditStore::recordOperation(const Operation &op)
 {
     WriteTransaction transaction(m_db);
@@ -63,7 +74,7 @@ Status AuditStore::recordOperation(const Operation &op)
                                                                   : QStringLiteral("settled-by-rule");
     if (auto appended = m_chain->append(transaction, event, op.nonce, mintedDetail(op)); !appended)
         return appended;
-    return transaction.commit();
+    return commitSigned(transaction);
 }
 
 Result<QString> AuditStore::recordCard(const Operation &card)
@@ -82,7 +93,7 @@ Result<QString> AuditStore::recordCard(const Operation &card)
             m_chain->append(transaction, QStringLiteral("minted"), card.nonce, mintedDetail(card));
         !appended)
         return failure(appended.error());
-    if (auto committed = transaction.commit(); !committed)
+    if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return card.nonce;
 }
@@ -142,14 +153,20 @@ Status AuditStore::storeDecision(const QString &nonce, const Decision &decision)
         return transaction.commit();
     if (auto updated = m_operations->setStatus(transaction, nonce, decision.outcome); !updated)
         return updated;
-    if (auto appended = m_chain->append(
-            transaction, statusName(decision.outcome), nonce,
-            {{"by", text(decision.by)}, {"reason", text(decision.reason)}, {"decidedMs", decision.atMs}});
+    // The decision row carries its own signature: a row forged around the store (even one a later
+    // checkpoint would cover) has none that verifies.
+    const json signedDecision = m_signer->sign(AuditChain::decisionBody(
+        nonce, statusName(decision.outcome), decision.by, decision.reason, decision.atMs));
+    if (auto appended = m_chain->append(transaction, statusName(decision.outcome), nonce,
+                                        {{"by", text(decision.by)},
+                                         {"reason", text(decision.reason)},
+                                         {"decidedMs", decision.atMs},
+                                         {"signed", signedDecision}});
         !appended)
         return appended;
     if (auto signedHead = m_chain->checkpoint(transaction, *m_signer); !signedHead)
         return signedHead;
-    return transaction.commit();
+    return commitSigned(transaction);
 }
 
 Result<std::optional<Decision>> AuditStore::decision(const QString &nonce)
@@ -201,7 +218,7 @@ Result<bool> AuditStore::replace(const Operation &replacement)
                                         mintedDetail(replacement));
         !appended)
         return failure(appended.error());
-    if (auto committed = transaction.commit(); !committed)
+    if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return true;
 }
@@ -230,7 +247,7 @@ Result<bool> AuditStore::claim(const QString &nonce)
             !appended)
             return failure(appended.error());
     }
-    if (auto committed = transaction.commit(); !committed)
+    if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return claimed.value();
 }
@@ -251,7 +268,7 @@ Status AuditStore::finishClaim(const QString &nonce, const json &result)
             {{"resultDigest", CanonicalJson::digest(result).toStdString()}});
         !appended)
         return appended;
-    return transaction.commit();
+    return commitSigned(transaction);
 }
 
 Result<std::optional<Claim>> AuditStore::claimOf(const QString &nonce)
@@ -275,7 +292,7 @@ Result<QList<AuditStore::Interrupted>> AuditStore::reportInterrupted()
             !appended)
             return failure(appended.error());
     }
-    if (auto committed = transaction.commit(); !committed)
+    if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return found;
 }
@@ -287,7 +304,7 @@ Status AuditStore::recordEvent(const QString &event, const json &detail)
         return transaction.begun();
     if (auto appended = m_chain->append(transaction, event, QString(), detail); !appended)
         return appended;
-    return transaction.commit();
+    return commitSigned(transaction);
 }
 
 Result<json> AuditStore::lastEvent(const QString &event)

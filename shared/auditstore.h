@@ -18,6 +18,7 @@ class Clock;
 class Database;
 class OperationRecords;
 class ReceiptSigner;
+class WriteTransaction;
 
 // The gate's records in SQLite: operations, decisions (the first stored wins), claims (one run per
 // ticket) and the audit log, whose rows form a hash chain (each row's hash covers the previous
@@ -101,6 +102,7 @@ public:
     static constexpr const char *kGenesisHash = AuditChain::kGenesisHash;
 
 private:
+    Status commitSigned(WriteTransaction &transaction);
     // The writes of decide(), in one transaction.
     Status storeDecision(const QString &nonce, const Decision &decision);
 

@@ -18,8 +18,9 @@ ClaimRecords::ClaimRecords(Database &database) : m_database(database) {}
 Result<bool> ClaimRecords::insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs)
 {
     Q_ASSERT(transaction.isOpen());
-    // INSERT OR IGNORE: the primary key on the nonce lets exactly one caller claim the run.
-    auto inserted = m_database.exec(StoreSql::kClaimInsert, {nonce, claimedMs});
+    // INSERT OR IGNORE: the primary key on the nonce lets exactly one caller claim the run, and
+    // only while the operation is approved or allowed.
+    auto inserted = m_database.exec(StoreSql::kClaimInsert, {nonce, claimedMs, nonce});
     if (!inserted)
         return failure(inserted.error());
     return inserted.value().numRowsAffected() == 1;

@@ -32,7 +32,8 @@ public:
     explicit ClaimRecords(Database &database);
     Q_DISABLE_COPY_MOVE(ClaimRecords)
 
-    // true: the claim is the caller's; false: the nonce was claimed before, and nothing changed.
+    // true: the claim is the caller's; false: the nonce was claimed before, or its operation is not
+    // approved or allowed (a superseded card), and nothing changed.
     Result<bool> insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs);
     // Records the end of a claimed run. false: there is no such claim, or it has finished already.
     Result<bool> finish(const WriteTransaction &transaction, const QString &nonce, qint64 finishedMs,

@@ -76,6 +76,14 @@ inline constexpr Migration kMigrations[] = {
          signed TEXT NOT NULL
        ))"},
     {4, "CREATE INDEX audit_log_nonce ON audit_log (nonce, event)"},
+    // The signed head after the last write (one row); rows up to unsigned_until were written before
+    // this schema and carry no signatures.
+    {4, R"(CREATE TABLE audit_head (
+         id INTEGER PRIMARY KEY CHECK (id = 1),
+         unsigned_until INTEGER NOT NULL,
+         signed TEXT
+       ))"},
+    {4, "INSERT INTO audit_head (id, unsigned_until) SELECT 1, COALESCE(MAX(seq), 0) FROM audit_log"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -145,7 +153,10 @@ inline constexpr const char *kOperationsReport =
     "ORDER BY o.created_ms, o.id";
 
 // ClaimRecords: the single run of each ticket.
-inline constexpr const char *kClaimInsert = "INSERT OR IGNORE INTO claims (nonce, claimed_ms) VALUES (?, ?)";
+// Only an approved or rule-allowed operation can be claimed (a superseded card's late retry cannot).
+inline constexpr const char *kClaimInsert =
+    "INSERT OR IGNORE INTO claims (nonce, claimed_ms) SELECT ?, ? WHERE EXISTS "
+    "(SELECT 1 FROM operations WHERE nonce = ? AND status IN ('approved', 'allowed'))";
 inline constexpr const char *kClaimFinish =
     "UPDATE claims SET finished_ms = ?, result = ? WHERE nonce = ? AND finished_ms IS NULL";
 inline constexpr const char *kClaimsInterruptedUnreported =
@@ -175,6 +186,11 @@ inline constexpr const char *kCheckpointInsert =
 inline constexpr const char *kCheckpointCovering =
     "SELECT seq, signed FROM audit_checkpoints WHERE seq >= ? ORDER BY seq LIMIT 1";
 inline constexpr const char *kCheckpointAll = "SELECT seq, signed FROM audit_checkpoints ORDER BY seq";
+inline constexpr const char *kHeadGet = "SELECT unsigned_until, signed FROM audit_head WHERE id = 1";
+inline constexpr const char *kHeadSet = "UPDATE audit_head SET signed = ? WHERE id = 1";
+inline constexpr const char *kAuditDecisionRows =
+    "SELECT seq, nonce, event, detail FROM audit_log WHERE event IN ('approved', 'declined', 'expired') "
+    "AND seq > (SELECT unsigned_until FROM audit_head WHERE id = 1) ORDER BY seq";
 
 // AuditCrossCheck: each returns the nonce of the first row that the chain does not account for.
 inline constexpr const char *kCrossDecisionUnrecorded =

@@ -46,6 +46,17 @@ private:
         op.expiresMs = op.createdMs + 300'000;
         return op;
     }
+    // A recorded operation the console approved (what a claim needs).
+    [[nodiscard]] bool approved(const QString &nonce)
+    {
+        if (auto recorded = m_store->recordOperation(pending(nonce)); !recorded)
+            return helperFailed(recorded.error());
+        if (auto decided =
+                m_store->decide(nonce, {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1});
+            !decided)
+            return helperFailed(decided.error());
+        return true;
+    }
     QString dbPath() const
     {
         return m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction()));
@@ -107,7 +118,10 @@ private Q_SLOTS:
     }
     void claim_isUnique_andKeepsTheResult()
     {
-        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("waiting"))).ok());
+        QCOMPARE(m_store->claim(QStringLiteral("waiting")).value(), false); // no approval: no run
+        QVERIFY(!m_store->claimOf(QStringLiteral("waiting")).value());
+        QVERIFY(approved(QStringLiteral("n1")));
         QCOMPARE(m_store->claim(QStringLiteral("n1")).value(), true);
         QCOMPARE(m_store->claim(QStringLiteral("n1")).value(), false);
         QCOMPARE(m_store->claimOf(QStringLiteral("n1")).value()->finishedMs, 0);
@@ -155,7 +169,7 @@ private Q_SLOTS:
     void interruptedRuns_areReportedOnce_andTheChainHolds()
     {
         for (const char *nonce : {"done", "cut", "notrun"})
-            QVERIFY(m_store->recordOperation(pending(QString::fromLatin1(nonce))).ok());
+            QVERIFY(approved(QString::fromLatin1(nonce)));
         QVERIFY(m_store->claim(QStringLiteral("done")).value());
         QVERIFY(m_store->finishClaim(QStringLiteral("done"), {{"content", json::array()}}).ok());
         m_clock.advance(1000);
@@ -289,6 +303,7 @@ private Q_SLOTS:
             QVERIFY(chain.append(transaction, QStringLiteral("one"), QStringLiteral("n1"), {{"k", 1}}).ok());
             m_clock.advance(5);
             QVERIFY(chain.append(transaction, QStringLiteral("two"), QString(), json::object()).ok());
+            QVERIFY(chain.signHead(transaction, m_signer).ok());
             QVERIFY(transaction.commit().ok());
         }
         auto rows =
@@ -319,6 +334,7 @@ private Q_SLOTS:
         {
             WriteTransaction transaction(*m_db);
             QVERIFY(chain.append(transaction, QStringLiteral("kept"), QStringLiteral("n2"), {}).ok());
+            QVERIFY(chain.signHead(transaction, m_signer).ok());
             QVERIFY(transaction.commit().ok());
         }
         QCOMPARE(count("SELECT MAX(seq) FROM audit_log"), 1);
@@ -408,7 +424,7 @@ private Q_SLOTS:
     }
     void claimRecords_finishOnce_andOnlyWhatWasClaimed()
     {
-        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
+        QVERIFY(approved(QStringLiteral("n1")));
         ClaimRecords claims(*m_db);
         WriteTransaction transaction(*m_db);
         QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 7).value(), true);
@@ -433,6 +449,7 @@ private Q_SLOTS:
                              {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1})
                     .ok());
         QVERIFY(m_store->claim(QStringLiteral("n2")).value());
+        QVERIFY(approved(QStringLiteral("n5"))); // approved, not yet claimed
         refuseAuditRows();
 
         const auto recorded = m_store->recordOperation(pending(QStringLiteral("n3")));
@@ -452,8 +469,8 @@ private Q_SLOTS:
         QVERIFY(!m_store->replace(replacing).ok());
         QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
 
-        QVERIFY(!m_store->claim(QStringLiteral("n1")).ok());
-        QVERIFY(!m_store->claimOf(QStringLiteral("n1")).value());
+        QVERIFY(!m_store->claim(QStringLiteral("n5")).ok());
+        QVERIFY(!m_store->claimOf(QStringLiteral("n5")).value());
 
         QVERIFY(!m_store->finishClaim(QStringLiteral("n2"), json::object()).ok());
         QCOMPARE(m_store->claimOf(QStringLiteral("n2")).value()->finishedMs, 0);
@@ -462,8 +479,8 @@ private Q_SLOTS:
 
         QVERIFY(m_db->exec("DROP TRIGGER refuse_audit").ok());
         QCOMPARE(m_store->reportInterrupted().value().size(), 1); // not reported by the failed call
-        QVERIFY(m_store->claim(QStringLiteral("n1")).value());
-        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().rows, 6);
+        QVERIFY(m_store->claim(QStringLiteral("n5")).value());
+        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().rows, 8);
         QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().firstBrokenSeq, 0);
     }
     void report_andCsv_showDecisionsAndOutcomes()

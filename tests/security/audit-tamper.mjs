@@ -99,6 +99,33 @@ try {
         assert.match(restarted.stderr(), /warning: the audit log was altered outside Countersign/);
     });
 
+    await check('a forged decision with its chain row appended (hash recomputed) and a later legitimate decision checkpointing the head over it: the retry runs nothing, verify exits 1 (the row carries no signature)', async () => {
+        const server = await startCountersign(binary, { config, tokenName: 'agent' });
+        servers.push(server);
+        makeVictim('forged2');
+        const first = await callTool(server, 'delete_dir', { dir: 'forged2' });
+        const [{ nonce }] = await decide(server, decideBinary, 'list');
+        const [lastRow] = rows(server.dataDir, 'SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+        const row = { seq: lastRow.seq + 1, at_ms: Date.now(), event: 'approved', nonce };
+        const detail = { by: 'console:test-host', reason: '', decidedMs: row.at_ms };
+        const hash = hashLink(lastRow.hash, row, detail);
+        sql(server.dataDir, `BEGIN; INSERT INTO decisions VALUES ('${nonce}', 'approved', 'console:test-host', '', ${row.at_ms});
+            UPDATE operations SET status = 'approved' WHERE nonce = '${nonce}';
+            INSERT INTO audit_log VALUES (${row.seq}, ${row.at_ms}, 'approved', '${nonce}', '${JSON.stringify(detail)}', '${lastRow.hash}', '${hash}'); COMMIT;`);
+        makeVictim('other');
+        await callTool(server, 'delete_dir', { dir: 'other' });
+        // A legitimate decision: the server checkpoints (signs) the chain's head over the forged row.
+        const other = (await decide(server, decideBinary, 'list')).find((c) => c.nonce !== nonce);
+        await decide(server, decideBinary, 'decline', '--nonce', other.nonce, '--reason', 'no');
+        const retried = await callTool(server, 'delete_dir', { dir: 'forged2' }, { requestState: first.result.requestState });
+        assert.ok(retried.error || retried.result?.isError === true, `an error, not a run: ${JSON.stringify(retried)}`);
+        assert.match(retried.error?.message ?? textOf(retried), /carries no signature/, JSON.stringify(retried));
+        assert.ok(!applied('forged2'), 'the apply command never ran');
+        const verified = await verify(server.dataDir);
+        assert.equal(verified.code, 1, JSON.stringify(verified));
+        assert.match(verified.stdout, /carries no signature|not the one the audit chain records/, verified.stdout);
+    });
+
     const server = await startCountersign(binary, { config, tokenName: 'agent' });
     servers.push(server);
     const publicKey = readFileSync(path.join(server.dataDir, 'receipt-public-key'), 'utf8').trim();
@@ -169,15 +196,29 @@ try {
         assert.match(verified.stdout, /BROKEN/);
     });
 
-    await check('the log cut after a seq (rows, checkpoints and the run\'s rows all gone): verify --receipt RESULT exits 1 naming the receipt\'s head', async () => {
+    await check('the log cut, its signed head left as it was: verify exits 1 naming the cut', async () => {
+        const copy = tampered((c) => sql(c, 'DELETE FROM audit_log WHERE seq = (SELECT MAX(seq) FROM audit_log);'));
+        const verified = await verifyCopy(copy);
+        assert.equal(verified.code, 1, JSON.stringify(verified));
+        assert.match(verified.stdout, /the log was cut after row \d+: its signed head is row \d+/);
+    });
+
+    await check('the log cut back to an earlier signed checkpoint, consistently (tables and head too): verify alone cannot tell, --receipt RESULT exits 1 naming the receipt\'s head', async () => {
         const head = last.result._meta['dev.countersign/receipt'].auditHead;
         const copy = tampered((c) => {
             const [{ seq }] = rows(c, `SELECT MIN(seq) AS seq FROM audit_log WHERE nonce = '${last.nonce}'`);
             assert.ok(seq <= head.seq, 'the cut is below the receipt\'s head');
-            sql(c, `BEGIN; DELETE FROM audit_log WHERE seq >= ${seq}; DELETE FROM audit_checkpoints WHERE seq >= ${seq};
-                DELETE FROM claims WHERE nonce = '${last.nonce}'; DELETE FROM decisions WHERE nonce = '${last.nonce}';
-                DELETE FROM operations WHERE nonce = '${last.nonce}'; COMMIT;`);
+            const [{ cut }] = rows(c, `SELECT MAX(seq) AS cut FROM audit_checkpoints WHERE seq < ${seq}`);
+            // Everything after that checkpoint goes, the tables are made to agree, and the old
+            // checkpoint's signed head becomes the log's head: a truncation no key was needed for.
+            sql(c, `BEGIN; DELETE FROM audit_log WHERE seq > ${cut}; DELETE FROM audit_checkpoints WHERE seq > ${cut};
+                DELETE FROM claims WHERE nonce NOT IN (SELECT nonce FROM audit_log WHERE event = 'claimed');
+                DELETE FROM decisions WHERE nonce NOT IN (SELECT nonce FROM audit_log WHERE event IN ('approved', 'declined', 'expired'));
+                DELETE FROM operations WHERE nonce NOT IN (SELECT nonce FROM audit_log WHERE event IN ('minted', 'settled-by-rule'));
+                UPDATE audit_head SET signed = (SELECT signed FROM audit_checkpoints WHERE seq = ${cut}); COMMIT;`);
         });
+        const alone = await verifyCopy(copy);
+        assert.equal(alone.code, 0, `a consistent cut back to a signed head is what only a receipt can show: ${JSON.stringify(alone)}`);
         const verified = await verifyCopy(copy, '--receipt', resultFile);
         assert.equal(verified.code, 1, JSON.stringify(verified));
         assert.match(verified.stdout, new RegExp(`BROKEN: row ${head.seq}, the head of receipt .*result\\.json, is gone`), verified.stdout);
