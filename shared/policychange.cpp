@@ -226,6 +226,10 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
         if (!newRoots.contains(root))
             add(false, QStringLiteral("workspace root"), root, kNone);
     }
+    // Relative paths and run_command's default folder are taken from the first root: a rule for
+    // "docs/*" or ["./test.sh"] now reaches another folder.
+    if (!oldRoots.isEmpty() && !newRoots.isEmpty() && oldRoots.first() != newRoots.first())
+        add(true, QStringLiteral("first workspace root"), oldRoots.first(), newRoots.first());
     return change;
 }
 

@@ -142,6 +142,9 @@ private:
         auto *b = find<QPushButton>(button);
         if (!b)
             return false;
+        // Accept is enabled a moment after the banner's text last changed.
+        if (!QTest::qWaitFor([b] { return b->isEnabled(); }, 5000))
+            return helperFailed(QStringLiteral("%1 stayed disabled").arg(QLatin1String(button)));
         QTest::mouseClick(b, Qt::LeftButton);
         return true;
     }
@@ -226,6 +229,8 @@ private Q_SLOTS:
         m_guard->offer(configOf(widened));
 
         QTRY_VERIFY(bannerShown());
+        // Not at once: a click meant for what was on screen before cannot accept this unread.
+        QVERIFY(!find<QPushButton>("acceptPolicyChange")->isEnabled());
         QVERIFY(find<QLabel>("policyChangeTitle")
                     ->text()
                     .contains(QLatin1String("widens what runs without you")));

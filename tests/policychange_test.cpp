@@ -193,6 +193,14 @@ private Q_SLOTS:
             << base << QByteArray(R"({"actions": []})") << QStringList()
             << list({"action delete_service: plan [\"paasctl\",\"describe\",\"{service}\"], apply "
                      "[\"paasctl\",\"delete\",\"{service}\"], risk high → none"});
+        QTest::newRow("widens: the first root changed (relative paths move)")
+            << QByteArray(R"({"workspaceRoots": ["/tmp/a", "/tmp/b"]})")
+            << QByteArray(R"({"workspaceRoots": ["/tmp/b", "/tmp/a"]})")
+            << list({"first workspace root: /tmp/a → /tmp/b"}) << QStringList();
+        QTest::newRow("widens and narrows: the first root removed")
+            << QByteArray(R"({"workspaceRoots": ["/tmp/a", "/tmp/b"]})")
+            << QByteArray(R"({"workspaceRoots": ["/tmp/b"]})")
+            << list({"first workspace root: /tmp/a → /tmp/b"}) << list({"workspace root: /tmp/a → none"});
         QTest::newRow("narrows: a workspace root removed")
             << base << QByteArray(R"({"workspaceRoots": []})") << QStringList()
             << list({"workspace root: /tmp/ws → none"});

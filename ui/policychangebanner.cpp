@@ -58,6 +58,12 @@ PolicyChangeBanner::PolicyChangeBanner(QWidget *parent) : QFrame(parent)
     layout->addWidget(m_title);
     layout->addWidget(m_changes);
     layout->addLayout(buttons);
+    // The file can change again while the human reads: Accept waits a moment after every change of
+    // the text, so a click meant for one change never accepts another, unread.
+    m_settle = new QTimer(this);
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(kSettleMs);
+    connect(m_settle, &QTimer::timeout, m_accept, [this] { m_accept->setEnabled(true); });
     connect(m_accept, &QPushButton::clicked, this, &PolicyChangeBanner::acceptClicked);
     connect(m_keep, &QPushButton::clicked, this, &PolicyChangeBanner::keepCurrentClicked);
 }
@@ -71,6 +77,10 @@ void PolicyChangeBanner::setChange(const PolicyChange &change, const QString &so
     if (change.narrows())
         text += QLatin1String("\n\n") + tr("Narrows, applied with it (before → after):") + QLatin1Char('\n') +
                 bulleted(change.narrowing());
+    if (m_changes->toPlainText() != text || !m_accept->isEnabled()) {
+        m_accept->setEnabled(false);
+        m_settle->start();
+    }
     m_changes->setPlainText(text);
 }
 

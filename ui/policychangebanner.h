@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QFrame>
+#include <QTimer>
 
 class QLabel;
 class QPlainTextEdit;
@@ -17,6 +18,7 @@ class PolicyChangeBanner final : public QFrame
 {
     Q_OBJECT
 public:
+    static constexpr int kSettleMs = 1000;
     explicit PolicyChangeBanner(QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(PolicyChangeBanner)
 
@@ -30,6 +32,7 @@ private:
     QLabel *m_title = nullptr;
     QPlainTextEdit *m_changes = nullptr;
     QPushButton *m_accept = nullptr;
+    QTimer *m_settle = nullptr; // Accept waits this long after the text last changed
     QPushButton *m_keep = nullptr;
 };
 
