@@ -21,7 +21,9 @@
 #include <QEvent>
 #include <QEventLoop>
 #include <QFile>
+#include <QPointer>
 #include <QTemporaryFile>
+#include <QThread>
 #include <QWindow>
 
 #include <cstdio>
@@ -197,6 +199,58 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
 
 } // namespace
 
+// A thread that is waited for before it is deleted.
+struct JoinedThread
+{
+    void operator()(QThread *thread) const
+    {
+        thread->wait();
+        delete thread;
+    }
+};
+
+// The log is checked at every start (links, signatures, tables against the chain) in a thread of
+// its own, over its own read-only connection: a log of 100,000 operations takes seconds, and the
+// window must not wait for it. Tampering by another process shows on stderr and at the top of the
+// window (when there is one; context outlives the thread's report).
+QThread *verifyLogInBackground(const QString &databasePath, const QByteArray &publicKey, MainWindow *window,
+                               QObject *context)
+{
+    QPointer<MainWindow> shown(window);
+    QThread *thread = QThread::create([databasePath, publicKey, shown, context] {
+        QString problem;
+        {
+            auto db = Database::open(databasePath, Database::Access::ReadOnly);
+            SystemClock clock;
+            if (!db) {
+                problem = QStringLiteral("the audit log cannot be verified: %1").arg(db.error());
+            } else {
+                AuditStore reader(*db.value(), clock, nullptr);
+                auto chain = reader.verifyChain(publicKey);
+                if (!chain)
+                    problem = QStringLiteral("the audit log cannot be verified: %1").arg(chain.error());
+                else if (!chain.value().problem.isEmpty())
+                    problem = QStringLiteral("the audit log was altered outside Countersign: %1 (see "
+                                             "countersign audit verify)")
+                                  .arg(chain.value().problem);
+            }
+        }
+        if (problem.isEmpty())
+            return;
+        QMetaObject::invokeMethod(
+            context,
+            [problem, shown] {
+                std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(oneLine(problem)));
+                std::fflush(stderr);
+                if (shown)
+                    shown->addWarning(oneLine(problem));
+            },
+            Qt::QueuedConnection);
+    });
+    thread->start();
+    return thread;
+}
+
 // Declared in the order they are built; destroyed in reverse (the window first, the database last).
 struct Console::Parts
 {
@@ -214,6 +268,7 @@ struct Console::Parts
     std::unique_ptr<StdioTransport> transport;
     std::unique_ptr<ServerThread> server;
     std::unique_ptr<MainWindow> window;
+    std::unique_ptr<QThread, JoinedThread> verifier; // the start's log check; waited for first
 };
 
 Console::Console() : m_parts(std::make_unique<Parts>()) {}
@@ -321,18 +376,6 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         interrupted.value().isEmpty() ? QString() : interruptedWarning(interrupted.value());
     if (!interruptedText.isEmpty())
         std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(interruptedText));
-    // The log is checked at every start (links, signed checkpoints, tables against the chain):
-    // tampering by another process shows here, on stderr and at the top of the window.
-    QString tamperText;
-    if (auto chain = p.store->verifyChain(p.signer->publicKey()); !chain)
-        tamperText = QStringLiteral("the audit log cannot be verified: %1").arg(chain.error());
-    else if (!chain.value().problem.isEmpty())
-        tamperText =
-            QStringLiteral("the audit log was altered outside Countersign: %1 (see countersign audit "
-                           "verify)")
-                .arg(chain.value().problem);
-    if (!tamperText.isEmpty())
-        std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(tamperText));
     QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
     });
@@ -386,6 +429,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             QCoreApplication::exit(1);
         });
         p.transport->start();
+        p.verifier.reset(verifyLogInBackground(databasePath, p.signer->publicKey(), nullptr, p.queue.get()));
         return console;
     }
 
@@ -412,8 +456,6 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
             p.window->addWarning(interruptedText);
-        if (!tamperText.isEmpty())
-            p.window->addWarning(oneLine(tamperText));
         if (!widenedAtStart.isEmpty())
             p.window->addWarning(oneLine(widenedAtStart));
         MainWindow *w = p.window.get();
@@ -427,6 +469,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         w->windowHandle()->installEventFilter(new ShownAnnouncer(w));
         w->show();
     }
+    p.verifier.reset(
+        verifyLogInBackground(databasePath, p.signer->publicKey(), p.window.get(), p.queue.get()));
     return console;
 }
 
