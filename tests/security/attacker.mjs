@@ -35,3 +35,12 @@ export async function decide(server, decideBinary, verb, ...args) {
 }
 
 export const pendingCards = (server, decideBinary) => decide(server, decideBinary, 'list', '--wait-ms', '0');
+
+// A configured action over one directory name (a strict pattern): its plan lists the directory's
+// files, so a file added changes the plan; apply is the caller's argv, with the name as "$1".
+export const dirAction = (work, name, title, applyScript) => ({
+    name, title, risk: 'medium', workingDirectory: work,
+    inputSchema: { type: 'object', properties: { dir: { type: 'string', pattern: '^[a-z0-9-]+$' } }, required: ['dir'], additionalProperties: false },
+    plan: ['sh', '-c', `printf '{"summary":"${name} %s","targets":["%s"],"diff":"%s"}' "$1" "$1" "$(find "$1" -type f | sort | tr "\\n" " ")"`, 'plan', '{dir}'],
+    apply: ['sh', '-c', applyScript, 'apply', '{dir}'],
+});

@@ -11,7 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { callTool, check, decide, exitWithSummary, startCountersign, textOf } from './attacker.mjs';
+import { callTool, check, decide, dirAction, exitWithSummary, startCountersign, textOf } from './attacker.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: audit-tamper.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -22,12 +22,7 @@ const applied = (dir) => existsSync(path.join(work, `applied-${dir}`));
 const makeVictim = (name) => { mkdirSync(path.join(work, name), { recursive: true }); writeFileSync(path.join(work, name, 'f.txt'), 'x'); };
 const config = {
     pollWindowSeconds: 1,
-    actions: [{
-        name: 'delete_dir', title: 'Delete a directory', risk: 'medium', workingDirectory: work,
-        inputSchema: { type: 'object', properties: { dir: { type: 'string', pattern: '^[a-z0-9-]+$' } }, required: ['dir'], additionalProperties: false },
-        plan: ['sh', '-c', 'printf \'{"summary":"delete %s","targets":["%s"],"diff":"%s"}\' "$1" "$1" "$(find "$1" -type f | sort | tr "\\n" " ")"', 'plan', '{dir}'],
-        apply: ['sh', '-c', 'touch "applied-$1"; rm -r "$1"', 'apply', '{dir}'],
-    }],
+    actions: [dirAction(work, 'delete_dir', 'Delete a directory', 'touch "applied-$1"; rm -r "$1"')],
 };
 
 const dbOf = (dataDir) => path.join(dataDir, 'countersign.db');

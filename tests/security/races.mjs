@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { callTool, check, decide, exitWithSummary, pendingCards, startCountersign } from './attacker.mjs';
+import { callTool, check, decide, dirAction, exitWithSummary, pendingCards, startCountersign } from './attacker.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: races.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -22,12 +22,7 @@ const addFile = (dir, name) => { mkdirSync(path.join(work, dir), { recursive: tr
 // takes a while, so that retries overlap it. It deletes nothing: the plan stays what it was.
 const config = {
     pollWindowSeconds: 1,
-    actions: [{
-        name: 'purge_dir', title: 'Purge a directory', risk: 'medium', workingDirectory: work,
-        inputSchema: { type: 'object', properties: { dir: { type: 'string', pattern: '^[a-z0-9-]+$' } }, required: ['dir'], additionalProperties: false },
-        plan: ['sh', '-c', 'printf \'{"summary":"purge %s","targets":["%s"],"diff":"%s"}\' "$1" "$1" "$(find "$1" -type f | sort | tr "\\n" " ")"', 'plan', '{dir}'],
-        apply: ['sh', '-c', 'echo "$1" >> runs; sleep 0.5; echo purged "$1"', 'apply', '{dir}'],
-    }],
+    actions: [dirAction(work, 'purge_dir', 'Purge a directory', 'echo "$1" >> runs; sleep 0.5; echo purged "$1"')],
 };
 
 const server = await startCountersign(binary, { config, tokenName: 'agent' });
