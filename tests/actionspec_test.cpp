@@ -130,6 +130,19 @@ private Q_SLOTS:
                "positional "
                "argument instead: [\"sh\", \"-ec\", \"echo \\\"$1\\\" \\\"$1\\\" x\\\"$1\\\"\", \"sh\", "
                "\"{dir}\"]";
+        QTest::newRow("ssh after the host")
+            << "apply" << json{"ssh", "-p", "2222", "deploy@web", "systemctl", "restart", "{dir}"}
+            << "actions[0].apply: ssh joins the words after the host";
+        QTest::newRow("ssh behind sudo, -- then host")
+            << "apply" << json{"sudo", "ssh", "-tt", "--", "web", "rm {dir}"}
+            << "actions[0].apply: ssh joins the words after the host";
+        QTest::newRow("watch without --exec") << "apply" << json{"watch", "-n", "5", "ls", "{dir}"}
+                                              << "actions[0].apply: watch runs its words through sh -c";
+        QTest::newRow("su -c") << "apply" << json{"su", "-", "deploy", "-c", "rm -rf {dir}"}
+                               << "actions[0].apply: su runs the -c command through the user's shell";
+        QTest::newRow("runuser --command=")
+            << "apply" << json{"runuser", "-u", "deploy", "--command=ls {dir}"}
+            << "actions[0].apply: runuser runs the -c command";
         QTest::newRow("sh -o pipefail -c") << "apply" << json{"sh", "-o", "pipefail", "-c", "ls {dir}"}
                                            << "actions[0].apply: a placeholder inside the sh -c script";
         QTest::newRow("env sh -c")
@@ -247,6 +260,11 @@ private Q_SLOTS:
         QTest::newRow("braces that are no placeholder")
             << json{"sh", "-c", "printf '{\"a\": \"%s\"}' \"$0\"", "{dir}"};
         QTest::newRow("shell name as data") << json{"apt-get", "install", "python3", "{dir}"};
+        QTest::newRow("ssh host from a value") << json{"ssh", "{dir}", "uptime"};
+        QTest::newRow("ssh -i key, host from a value") << json{"ssh", "-i", "/k", "{dir}", "uptime"};
+        QTest::newRow("watch -x") << json{"watch", "-x", "ls", "{dir}"};
+        QTest::newRow("watch --exec") << json{"watch", "--exec", "ls", "{dir}"};
+        QTest::newRow("su with a literal command") << json{"su", "{dir}", "-c", "whoami"};
     }
     void scriptPlaceholder_safeForms_areAccepted()
     {
