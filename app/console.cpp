@@ -274,6 +274,15 @@ struct Console::Parts
 Console::Console() : m_parts(std::make_unique<Parts>()) {}
 Console::~Console() = default;
 
+void Console::showWindow()
+{
+    if (MainWindow *w = m_parts->window.get()) {
+        w->showNormal();
+        w->raise();
+        w->activateWindow();
+    }
+}
+
 QString Console::url() const
 {
     return m_parts->url;

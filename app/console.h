@@ -46,6 +46,8 @@ public:
     ApprovalQueue &queue();
     // Null without a window.
     MainWindow *window() const;
+    // Shows, raises and activates the window (another start asked for it); nothing headless.
+    void showWindow();
 
 private:
     Console();

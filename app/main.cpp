@@ -3,6 +3,7 @@
 #include "auditcommand.h"
 #include "commandline.h"
 #include "console.h"
+#include "consoleinstance.h"
 #include "tokencommand.h"
 #include "unixsignals.h"
 
@@ -31,12 +32,33 @@ int main(int argc, char **argv)
         return runReceiptCommand(cl);
     }
 
+    // One console per data folder (a stdio server still runs on its own).
+    std::unique_ptr<ConsoleInstance> instance;
+    QString lockProblem; // a folder that cannot be locked: the start below says why, or runs unlocked
+    if (cl.mode != CommandLine::Mode::Stdio) {
+        QString elsewhere;
+        auto claimed = ConsoleInstance::claim(cl.dataDir, &elsewhere);
+        if (claimed && !claimed.value()) {
+            std::fprintf(stderr, "countersign: %s\n", qPrintable(elsewhere));
+            return 0;
+        }
+        if (claimed)
+            instance = std::move(claimed).value();
+        else
+            lockProblem = claimed.error();
+    }
     quitOnTerminationSignals(app.get());
     auto console = Console::start(cl);
     if (!console) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(console.error()));
         return 1;
     }
+    if (!lockProblem.isEmpty())
+        std::fprintf(stderr, "countersign: warning: %s; a second console could start on this folder\n",
+                     qPrintable(lockProblem));
+    if (instance)
+        QObject::connect(instance.get(), &ConsoleInstance::raiseRequested, app.get(),
+                         [c = console.value().get()] { c->showWindow(); });
     const int code = app->exec();
     console.value()->finishRunningTools();
     console.value().reset(); // the window, the server thread, then the databases

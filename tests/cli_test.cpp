@@ -202,8 +202,34 @@ private Q_SLOTS:
         QVERIFY(post({}).startsWith("HTTP/1.1 401"));
         QVERIFY(post("Authorization: Bearer cs_wrong\r\n").startsWith("HTTP/1.1 401"));
 
-        server.terminate();
+        // One console per data folder: a second start asks the first to show itself and exits.
+        const QStringList again = {QStringLiteral("--headless"),
+                                   QStringLiteral("--listen"),
+                                   QStringLiteral("127.0.0.1:0"),
+                                   QStringLiteral("--data-dir"),
+                                   dataDir(),
+                                   QStringLiteral("--config"),
+                                   m_dir.filePath(QStringLiteral("none.json"))};
+        const Run second = run(again);
+        QCOMPARE(second.exitCode, 0);
+        QVERIFY2(second.err.contains("is already running (pid " + QByteArray::number(server.processId()) +
+                                     "); it was asked to show its window"),
+                 second.err.constData());
+        QVERIFY(!second.err.contains("listening on"));
+        QVERIFY(post("Authorization: Bearer " + token + "\r\n")
+                    .startsWith("HTTP/1.1 200")); // the first serves on
+
+        // A console killed outright leaves its lock and socket behind: the next start takes them over.
+        server.kill();
         QVERIFY(server.waitForFinished(5000));
+        QProcess next;
+        next.start(QStringLiteral(COUNTERSIGN_BINARY), again);
+        QVERIFY(next.waitForStarted());
+        QByteArray nextErr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (nextErr += next.readAllStandardError()).contains("countersign: listening on"), 10000);
+        next.terminate();
+        QVERIFY(next.waitForFinished(5000));
     }
     void stdio_answersLineByLine_andExitsOnEof()
     {

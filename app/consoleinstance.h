@@ -1,0 +1,45 @@
+#pragma once
+
+#include "result.h"
+
+#include <QLockFile>
+#include <QObject>
+
+#include <memory>
+
+class QLocalServer;
+
+namespace Countersign {
+
+// One console per data folder. The first start holds a lock file in the folder (console.lock; a
+// lock left by a process that died is taken over) and listens on a local socket that only its user
+// can open ($XDG_RUNTIME_DIR, or the data folder when there is none). A later start finds the lock
+// held, asks the running console over that socket to show its window, and exits: two consoles on
+// one database would both serve, and a card would show in only one of them.
+class ConsoleInstance final : public QObject
+{
+    Q_OBJECT
+public:
+    ~ConsoleInstance() override;
+    Q_DISABLE_COPY_MOVE(ConsoleInstance)
+
+    // This process becomes the data folder's console (keep the object alive while it serves), or,
+    // when another console holds the folder, nothing: *elsewhere then says which and what it was
+    // asked. Fails when the folder cannot be locked at all.
+    static Result<std::unique_ptr<ConsoleInstance>> claim(const QString &dataDir, QString *elsewhere);
+
+    // The local socket's path for a data folder.
+    static QString socketPath(const QString &dataDir);
+
+Q_SIGNALS:
+    // A later start asked for the window.
+    void raiseRequested();
+
+private:
+    explicit ConsoleInstance(const QString &lockPath);
+
+    QLockFile m_lock;
+    QLocalServer *m_server = nullptr;
+};
+
+} // namespace Countersign
