@@ -187,6 +187,7 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
         {"listen", QStringLiteral("%1:%2").arg(config.listenHost()).arg(config.listenPort()).toStdString()},
         {"ttlSeconds", config.ttlSeconds()},
         {"pollWindowSeconds", config.pollWindowSeconds()},
+        {"legacyHoldSeconds", config.legacyHoldSeconds()},
         {"cardMinimumSeconds", config.cardMinimumSeconds()},
         {"keys", keys.storedIn.toStdString()},
         {"actions", actions},

@@ -47,10 +47,12 @@ Result<quint16> McpServer::start(bool listenHttp)
     if (!m_sealer->isValid())
         return failure(QStringLiteral("the ticket key is unusable"));
     m_runner = new CommandRunner(this);
-    m_gate = new Gate(
-        *m_audit, clock, *m_sealer, *m_signer, m_setup.config.policy(),
-        Gate::Settings{m_setup.config.ttlSeconds() * 1000LL, m_setup.config.pollWindowSeconds() * 1000LL, {}},
-        this);
+    m_gate = new Gate(*m_audit, clock, *m_sealer, *m_signer, m_setup.config.policy(),
+                      Gate::Settings{m_setup.config.ttlSeconds() * 1000LL,
+                                     m_setup.config.pollWindowSeconds() * 1000LL,
+                                     {},
+                                     m_setup.config.legacyHoldSeconds() * 1000LL},
+                      this);
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
@@ -105,7 +107,8 @@ void McpServer::reconfigure(const Config &config)
         return; // not started yet: start() uses it
     buildTools();
     m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
-                        m_setup.config.pollWindowSeconds() * 1000LL);
+                        m_setup.config.pollWindowSeconds() * 1000LL,
+                        m_setup.config.legacyHoldSeconds() * 1000LL);
 }
 
 void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)

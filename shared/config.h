@@ -30,6 +30,8 @@ public:
     quint16 listenPort() const { return m_listenPort; }
     int ttlSeconds() const { return m_ttlSeconds; }
     int pollWindowSeconds() const { return m_pollWindowSeconds; }
+    // How long a 2025-era client's gated call waits for the human before "still pending".
+    int legacyHoldSeconds() const { return m_legacyHoldSeconds; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -49,6 +51,7 @@ private:
     quint16 m_listenPort = kDefaultPort;
     int m_ttlSeconds = 300;
     int m_pollWindowSeconds = 20;
+    int m_legacyHoldSeconds = 50;
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;

@@ -82,7 +82,8 @@ private:
         auto policy = Policy::fromJson(rules, approval);
         QVERIFY2(policy.ok(), policy.ok() ? "" : qPrintable(policy.error()));
         m_stack->rebuildGate(
-            policy.value(), Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/")});
+            policy.value(),
+            Gate::Settings{300'000, pollMs, QStringLiteral("http://127.0.0.1:9/approvals/"), 50'000});
         m_gate = &m_stack->gate();
         m_queue = &m_stack->queue();
     }

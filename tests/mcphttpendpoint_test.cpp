@@ -200,7 +200,7 @@ private Q_SLOTS:
         request.method = "GET";
         const HttpResponse response = serveNow(request);
         QCOMPARE(response.status, 405);
-        QVERIFY(response.headers.contains(qMakePair(QByteArray("Allow"), QByteArray("POST"))));
+        QVERIFY(response.headers.contains(qMakePair(QByteArray("Allow"), QByteArray("POST, DELETE"))));
     }
     void notification_is202WithoutBody()
     {

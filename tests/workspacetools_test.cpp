@@ -159,7 +159,7 @@ private Q_SLOTS:
         QVERIFY(write(QStringLiteral("src/lib.txt"), "alpha\nbeta\n"));
         commitAll();
         auto stack = GateStack::create(m_clock, QStringLiteral(":memory:"), Policy(),
-                                       Gate::Settings{300'000, 200, {}});
+                                       Gate::Settings{300'000, 200, {}, 50'000});
         QVERIFY2(stack.ok(), qPrintable(stack.ok() ? QString() : stack.error()));
         m_stack = std::move(stack).value();
         m_store = &m_stack->store();

@@ -57,11 +57,12 @@ int Gate::heldCount() const
     return m_holder->count();
 }
 
-void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs)
+void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs)
 {
     m_policy = std::move(policy);
     m_settings.ttlMs = ttlMs;
     m_settings.pollWindowMs = pollWindowMs;
+    m_settings.legacyHoldMs = legacyHoldMs;
 }
 
 void Gate::drain()
@@ -131,6 +132,8 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
         return done(GateReplies::superseded());
     const Operation &op = *stored.value();
     qCInfo(lcGate) << "joined card" << op.nonce << op.tool << "for" << op.principal;
+    if (request->envelope.legacy) // a 2025-era call waits for the human on this request
+        return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
     done(GateReplies::inputRequired(op, m_sealer.seal(ticketFor(op, request->clientName())),
                                     request->envelope, true, notice, m_settings.approvalsUrlBase));
 }
@@ -187,6 +190,8 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
     Q_EMIT stepRecorded(Step::Minted, op.nonce);
     Q_EMIT parked(op);
+    if (request->envelope.legacy) // a 2025-era call has no ticket to bring back: it waits here
+        return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
     done(GateReplies::inputRequired(
         op, m_sealer.seal(ticketFor(op, request->clientName())), request->envelope, true,
         supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(), m_settings.approvalsUrlBase));
@@ -315,6 +320,18 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     QString notice;
     if (takeClientAnswer(request, ticket, op, done, notice))
         return;
+    if (request->envelope.legacy) {
+        if (!mayHold)
+            return done(GateReplies::legacyPending(op));
+        m_holder->hold(ticket.nonce, std::min(m_settings.legacyHoldMs, ticket.exp - now),
+                       [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
+                           if (self)
+                               self->evaluate(request, ticket, std::move(done), false);
+                       });
+        if (!m_poll.isActive())
+            m_poll.start();
+        return;
+    }
     const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
     if (!mayHold || !notice.isEmpty())
         return done(GateReplies::inputRequired(op, sealed, request->envelope, false, notice,

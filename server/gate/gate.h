@@ -38,6 +38,9 @@ public:
         qint64 ttlMs = 300'000;
         qint64 pollWindowMs = 20'000;
         QString approvalsUrlBase; // "http://127.0.0.1:PORT/approvals/" once the server listens
+        // How long a 2025-era call is held for the human before it is answered "still pending"
+        // (under the common 60 s client timeouts).
+        qint64 legacyHoldMs = 50'000;
     };
 
     Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
@@ -48,7 +51,7 @@ public:
     void setApprovalsUrlBase(const QString &base) { m_settings.approvalsUrlBase = base; }
     // A configuration reload: new calls follow the new policy and times; tickets already issued
     // keep their expiry.
-    void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs);
+    void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs);
     void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
 
     int heldCount() const;

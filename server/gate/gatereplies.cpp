@@ -119,6 +119,16 @@ json superseded()
         true);
 }
 
+json legacyPending(const Operation &op)
+{
+    return textResult(
+        QStringLiteral("Waiting for a human to approve \"%1\" in the Countersign window; nothing has "
+                       "run yet. Call %2 again with the same arguments to keep waiting: the same "
+                       "approval card is kept, and the call returns the result once it is approved.")
+            .arg(op.plan.title, op.tool),
+        true);
+}
+
 json outcomeUnknown(qint64 claimedMs)
 {
     return textResult(

@@ -34,6 +34,9 @@ nlohmann::json denied(const PolicyDecision &verdict);
 nlohmann::json declined(const Decision &decision);
 nlohmann::json expired(const Decision &decision, qint64 ttlMs);
 nlohmann::json superseded();
+// A 2025-era call held until the hold limit with the card still undecided: nothing ran; calling the
+// same tool with the same arguments again joins the same card.
+nlohmann::json legacyPending(const Operation &operation);
 nlohmann::json outcomeUnknown(qint64 claimedMs);
 nlohmann::json tooManyPending(const QString &connection, int waiting);
 nlohmann::json planFailed(const QString &error);

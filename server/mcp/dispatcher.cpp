@@ -53,10 +53,11 @@ json Dispatcher::serverInfoMeta() const
 
 // The last resort around classify() and handle(): whatever a request makes throw is answered as
 // its own -32603 and logged; the server goes on serving the others.
-std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const QString &headerVersion) const
+std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const QString &headerVersion,
+                                                     bool allowLegacy) const
 {
     try {
-        return classifyChecked(message, headerVersion);
+        return classifyChecked(message, headerVersion, allowLegacy);
     } catch (const std::exception &e) {
         qCCritical(lcDispatch) << "internal error reading a request:" << e.what();
     } catch (...) {
@@ -94,8 +95,8 @@ Reply Dispatcher::internalError(const json &messageOrId)
                       QStringLiteral("Internal error: the request could not be handled; nothing was run"));
 }
 
-std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message,
-                                                            const QString &headerVersion) const
+std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message, const QString &headerVersion,
+                                                            bool allowLegacy) const
 {
     if (message.is_array())
         return errorReply(
@@ -144,6 +145,30 @@ std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message,
     if (const auto m = request.params.find("_meta"); m != request.params.end() && m->is_object())
         meta = &*m;
     const bool claimsEnvelope = meta && meta->contains(JsonRpc::kMetaProtocolVersion);
+    if (!claimsEnvelope && allowLegacy &&
+        (headerVersion.isEmpty() || JsonRpc::isLegacyVersion(headerVersion))) {
+        // A 2025-era request: the handshake, or one the transport matches to its session.
+        request.envelope.legacy = true;
+        request.envelope.protocolVersion = headerVersion;
+        if (request.method == QLatin1String("initialize")) {
+            const json asked = request.params.value("protocolVersion", json());
+            const QString askedVersion =
+                asked.is_string() ? QString::fromStdString(asked.get<std::string>()) : QString();
+            // A version this server does not speak gets its newest 2025 one as the counter-offer.
+            request.envelope.protocolVersion = JsonRpc::isLegacyVersion(askedVersion)
+                                                   ? askedVersion
+                                                   : QLatin1String(JsonRpc::kLegacyVersions[0]);
+            const json capabilities = request.params.value("capabilities", json::object());
+            if (!capabilities.is_object())
+                return errorReply(400, id, JsonRpc::kInvalidParams,
+                                  QStringLiteral("Invalid params: capabilities must be an object"));
+            if (auto refused =
+                    request.envelope.readClient(capabilities, request.params.value("clientInfo", json())))
+                return errorReply(400, id, JsonRpc::kInvalidParams,
+                                  QStringLiteral("Invalid params: %1").arg(*refused));
+        }
+        return request;
+    }
     if (!claimsEnvelope) {
         // A 2025-11-25 (legacy) request. This server speaks only 2026-07-28.
         if (headerVersion == QLatin1String(JsonRpc::kProtocolVersion) &&
@@ -220,6 +245,8 @@ std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message,
 
 void Dispatcher::handleChecked(const McpRequest &request, const CallContext &context, ReplyHandler done) const
 {
+    if (request.envelope.legacy)
+        return handleLegacy(request, context, std::move(done));
     if (request.envelope.protocolVersion != QLatin1String(JsonRpc::kProtocolVersion))
         return done(errorReply(
             400, request.id, JsonRpc::kUnsupportedProtocolVersion,
@@ -233,6 +260,38 @@ void Dispatcher::handleChecked(const McpRequest &request, const CallContext &con
     if (request.method == QLatin1String("tools/call"))
         return callTool(request, context, std::move(done));
     done(errorReply(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
+}
+
+// 2025-11-25 and 2025-06-18: the handshake's answer, ping, the tool list and tool calls, in the
+// 2025 shapes. The transport has matched the request to its session already.
+void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &context, ReplyHandler done) const
+{
+    if (request.method == QLatin1String("initialize")) {
+        json body = {
+            {"protocolVersion", request.envelope.protocolVersion.toStdString()},
+            {"capabilities", {{"tools", {{"listChanged", false}}}}},
+            {"serverInfo", {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
+        if (!m_info.instructions.isEmpty())
+            body["instructions"] = m_info.instructions.toStdString();
+        return done(legacyResult(request.id, std::move(body)));
+    }
+    if (request.method == QLatin1String("ping"))
+        return done(legacyResult(request.id, json::object()));
+    if (request.method == QLatin1String("tools/list")) {
+        json body = listTools();
+        body.erase("ttlMs");
+        body.erase("cacheScope");
+        return done(legacyResult(request.id, std::move(body)));
+    }
+    if (request.method == QLatin1String("tools/call"))
+        return callTool(request, context, std::move(done));
+    done(errorReply(200, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
+}
+
+Reply Dispatcher::legacyResult(const json &id, json body) const
+{
+    body.erase("resultType");
+    return Reply{200, JsonRpc::response(id, std::move(body))};
 }
 
 void Dispatcher::dispatch(const json &message, const CallContext &context, ReplyHandler done) const
@@ -306,20 +365,23 @@ void Dispatcher::callTool(const McpRequest &request, const CallContext &context,
                                            .arg(QString::fromStdString(key).left(64))));
         }
     }
-    if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid)
-        return done(
-            result(request.id, textResult(QStringLiteral("Input validation error: Invalid arguments for tool "
-                                                         "%1: %2")
-                                              .arg(name, valid.error()),
-                                          true)));
+    if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid) {
+        json refused = textResult(QStringLiteral("Input validation error: Invalid arguments for tool %1: %2")
+                                      .arg(name, valid.error()),
+                                  true);
+        return done(request.envelope.legacy ? legacyResult(request.id, std::move(refused))
+                                            : result(request.id, std::move(refused)));
+    }
 
-    tool->call(ToolCall{arguments, request.params, request, context},
-               [this, id = request.id, done = std::move(done)](ToolReply reply) {
-                   if (auto *err = std::get_if<ProtocolError>(&reply))
-                       return done(
-                           errorReply(httpStatusFor(err->code), id, err->code, err->message, err->data));
-                   done(result(id, std::move(std::get<json>(reply))));
-               });
+    tool->call(
+        ToolCall{arguments, request.params, request, context},
+        [this, id = request.id, legacy = request.envelope.legacy, done = std::move(done)](ToolReply reply) {
+            if (auto *err = std::get_if<ProtocolError>(&reply))
+                return done(errorReply(legacy ? 200 : httpStatusFor(err->code), id, err->code, err->message,
+                                       err->data));
+            json body = std::move(std::get<json>(reply));
+            done(legacy ? legacyResult(id, std::move(body)) : result(id, std::move(body)));
+        });
 }
 
 } // namespace Countersign

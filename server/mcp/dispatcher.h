@@ -30,9 +30,11 @@ public:
 
     // Checks JSON-RPC shape and the _meta envelope. A Reply means the message is answered already
     // (an error, or 202 for a notification). headerVersion is the MCP-Protocol-Version header, if
-    // the transport has one, used only to word the legacy-request errors as the SDK does.
-    std::variant<McpRequest, Reply> classify(const nlohmann::json &message,
-                                             const QString &headerVersion = {}) const;
+    // the transport has one. With allowLegacy (HTTP, which keeps sessions), a request without the
+    // envelope is a 2025-era one (envelope.legacy): an initialize, or a request the transport must
+    // match to its session; without it such a request is refused with the supported versions.
+    std::variant<McpRequest, Reply> classify(const nlohmann::json &message, const QString &headerVersion = {},
+                                             bool allowLegacy = false) const;
 
     // Version support, method routing and the method itself. done receives the Reply once; for
     // everything but a tool that waits (the gate) that happens before handle() returns. Both
@@ -45,7 +47,8 @@ public:
 
 private:
     std::variant<McpRequest, Reply> classifyChecked(const nlohmann::json &message,
-                                                    const QString &headerVersion) const;
+                                                    const QString &headerVersion, bool allowLegacy) const;
+    void handleLegacy(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
     void handleChecked(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
     // -32603 for a request whose handling threw (messageOrId: the message, or its id).
     static Reply internalError(const nlohmann::json &messageOrId);
@@ -53,6 +56,8 @@ private:
     nlohmann::json listTools() const;
     void callTool(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
     Reply result(const nlohmann::json &id, nlohmann::json body) const;
+    // A 2025-era result: no resultType, no caching hints.
+    Reply legacyResult(const nlohmann::json &id, nlohmann::json body) const;
 
     const ToolRegistry &m_tools;
     ServerInfo m_info;

@@ -17,6 +17,16 @@ inline constexpr int kMissingRequiredClientCapability = -32021;
 inline constexpr int kUnsupportedProtocolVersion = -32022;
 
 inline constexpr char kProtocolVersion[] = "2026-07-28";
+// The 2025 revisions served beside it over HTTP sessions (initialize, Mcp-Session-Id), newest first.
+inline constexpr const char *kLegacyVersions[] = {"2025-11-25", "2025-06-18"};
+inline bool isLegacyVersion(const QString &version)
+{
+    for (const char *v : kLegacyVersions) {
+        if (version == QLatin1String(v))
+            return true;
+    }
+    return false;
+}
 inline constexpr char kMetaProtocolVersion[] = "io.modelcontextprotocol/protocolVersion";
 inline constexpr char kMetaClientCapabilities[] = "io.modelcontextprotocol/clientCapabilities";
 inline constexpr char kMetaClientInfo[] = "io.modelcontextprotocol/clientInfo";

@@ -5,6 +5,7 @@
 #include "jsonbody.h"
 #include "jsonrpc.h"
 
+#include <QDateTime>
 #include <QLoggingCategory>
 
 Q_LOGGING_CATEGORY(lcHttp, "countersign.http")
@@ -42,10 +43,10 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
                                         const McpHttpEndpoint::Authenticator &authenticate,
                                         std::optional<Principal> &principal)
 {
-    if (request.method != "POST") {
+    if (request.method != "POST" && request.method != "DELETE") {
         HttpResponse r =
             McpHttpEndpoint::refusal(405, JsonRpc::kServerError, QStringLiteral("Method not allowed."));
-        r.headers.append(qMakePair(QByteArray("Allow"), QByteArray("POST")));
+        r.headers.append(qMakePair(QByteArray("Allow"), QByteArray("POST, DELETE")));
         return r;
     }
     const auto host = request.header("host");
@@ -73,6 +74,8 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
         return r;
     }
 
+    if (request.method == "DELETE")
+        return std::nullopt; // ends a 2025-era session: no body
     const QByteArray contentType = request.header("content-type").value_or(QByteArray()).toLower();
     const QByteArray mediaType = contentType.split(';').first().trimmed();
     if (mediaType != "application/json")
@@ -89,6 +92,18 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
     std::optional<Principal> principal;
     if (auto refused = refuseEarly(request, m_authenticate, principal))
         return respond(std::move(*refused));
+    if (request.method == "DELETE") {
+        const QByteArray id = request.header("mcp-session-id").value_or(QByteArray());
+        if (id.isEmpty())
+            return respond(
+                refusal(400, JsonRpc::kInvalidRequest,
+                        QStringLiteral("Bad Request: DELETE ends a session; send its Mcp-Session-Id")));
+        if (!m_sessions.close(id, *principal))
+            return respond(refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found")));
+        HttpResponse ended;
+        ended.status = 204;
+        return respond(ended);
+    }
 
     auto parsed = JsonBody::parse(request.body);
     if (!parsed)
@@ -100,13 +115,68 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
 
     const QString headerVersion =
         QString::fromLatin1(request.header("mcp-protocol-version").value_or(QByteArray()));
-    auto classified = m_dispatcher.classify(parsed.value(), headerVersion);
+    auto classified = m_dispatcher.classify(parsed.value(), headerVersion, true);
     if (auto *early = std::get_if<Reply>(&classified))
         return respond(toHttp(*early));
     const McpRequest &mcp = std::get<McpRequest>(classified);
+    if (mcp.envelope.legacy)
+        return serveLegacy(mcp, request, *principal, std::move(respond));
     if (auto headerError = HeaderChecks::check(mcp, request))
         return respond(toHttp(*headerError));
     m_dispatcher.handle(mcp, CallContext{*principal, Transport::Http},
+                        [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
+}
+
+// A 2025-era request: initialize opens a session; every other request must name a live one of this
+// connection, whose envelope (version, clientInfo, capabilities) it then carries.
+void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, const Principal &principal,
+                                  Responder respond) const
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (request.method == QLatin1String("initialize")) {
+        const QByteArray session = m_sessions.open(principal, request.envelope, now);
+        return m_dispatcher.handle(request, CallContext{principal, Transport::Http},
+                                   [session, respond = std::move(respond)](Reply reply) {
+                                       HttpResponse r = toHttp(reply);
+                                       r.headers.append(qMakePair(QByteArray("Mcp-Session-Id"), session));
+                                       respond(std::move(r));
+                                   });
+    }
+    const QByteArray id = http.header("mcp-session-id").value_or(QByteArray());
+    if (id.isEmpty()) {
+        // No envelope and no session: neither era's request. Name both ways in.
+        return respond(toHttp(Reply{
+            400,
+            JsonRpc::error(
+                request.id, JsonRpc::kUnsupportedProtocolVersion,
+                QStringLiteral("Unsupported protocol version: send the 2026-07-28 _meta envelope, "
+                               "or initialize a 2025-11-25 session first"),
+                {{"supported",
+                  {JsonRpc::kProtocolVersion, JsonRpc::kLegacyVersions[0], JsonRpc::kLegacyVersions[1]}}})}));
+    }
+    auto envelope = m_sessions.find(id, principal, now);
+    if (!envelope)
+        return respond(
+            refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found: initialize again")));
+    if (!request.envelope.protocolVersion.isEmpty() &&
+        request.envelope.protocolVersion != envelope->protocolVersion)
+        return respond(toHttp(Reply{
+            400, JsonRpc::error(request.id, JsonRpc::kHeaderMismatch,
+                                QStringLiteral("Bad Request: MCP-Protocol-Version %1 is not the session's %2")
+                                    .arg(request.envelope.protocolVersion, envelope->protocolVersion))}));
+    request.envelope = *envelope;
+    request.envelope.legacy = true;
+    if (const auto meta = request.params.find("_meta"); meta != request.params.end() && meta->is_object()) {
+        if (const auto token = meta->find("progressToken"); token != meta->end()) {
+            if (!token->is_string() && !token->is_number_integer())
+                return respond(
+                    toHttp(Reply{200, JsonRpc::error(request.id, JsonRpc::kInvalidParams,
+                                                     QStringLiteral("Invalid _meta.progressToken: it "
+                                                                    "must be a string or an integer"))}));
+            request.envelope.progressToken = *token;
+        }
+    }
+    m_dispatcher.handle(request, CallContext{principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
 }
 

@@ -2,6 +2,7 @@
 
 #include "httprequest.h"
 #include "httpresponse.h"
+#include "legacysessions.h"
 #include "principal.h"
 
 #include <functional>
@@ -13,7 +14,9 @@ class Dispatcher;
 
 // The /mcp endpoint without sockets: one HttpRequest in, one HttpResponse out. In order: method
 // (405), Host and Origin (403), bearer token (401), Content-Type (415), JSON (400), the dispatcher's
-// envelope checks, the MCP header checks, then the method.
+// envelope checks, the MCP header checks, then the method. Both eras share it: a 2026-07-28 request
+// carries its envelope; a 2025-era client initializes, gets an Mcp-Session-Id, sends it with every
+// later request (an unknown one: 404, initialize again) and ends it with DELETE.
 class McpHttpEndpoint final
 {
 public:
@@ -32,8 +35,12 @@ public:
     static HttpResponse refusal(int status, int code, const QString &message);
 
 private:
+    void serveLegacy(McpRequest request, const HttpRequest &http, const Principal &principal,
+                     Responder respond) const;
+
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
+    mutable LegacySessions m_sessions; // the endpoint lives in the server's thread only
 };
 
 } // namespace Countersign

@@ -30,6 +30,9 @@ struct Envelope final
     ElicitationModes elicitation;
     nlohmann::json progressToken; // _meta.progressToken: a string or an integer; null when none
     QString traceparent;
+    // A 2025-era request (initialize, then a session): protocolVersion is the session's, clientInfo
+    // and capabilities are those given at initialize.
+    bool legacy = false;
 
     // Sets clientCapabilities, clientInfo and the typed fields read from them. A field of the
     // wrong type is not guessed at: the reason is returned and nothing is set.

@@ -83,7 +83,7 @@ struct Stack final
     Countersign::AuditStore store{*db, clock, &signer};
     Countersign::TicketSealer sealer{Countersign::TicketSealer::generateKey(), QStringLiteral("fuzz")};
     Countersign::Gate gate{
-        store, clock, sealer, signer, Countersign::Policy(), Countersign::Gate::Settings{300'000, 0, {}}};
+        store, clock, sealer, signer, Countersign::Policy(), Countersign::Gate::Settings{300'000, 0, {}, 0}};
     Countersign::CommandRunner runner;
     Countersign::ToolRegistry tools;
     Countersign::Dispatcher dispatcher{tools, {QStringLiteral("countersign"), QStringLiteral("fuzz"), {}}};
