@@ -79,6 +79,17 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
                            keepAlive = request.keepAlive](HttpResponse response) {
             if (!self || !self->m_inFlight)
                 return;
+            if (response.stream == HttpResponse::Stream::Open ||
+                response.stream == HttpResponse::Stream::More) {
+                self->m_socket->write(response.serialize(false)); // still in flight: more follows
+                return;
+            }
+            if (response.stream == HttpResponse::Stream::End) {
+                self->m_inFlight = false;
+                self->m_socket->write(response.serialize(false));
+                self->closeAfterWrite();
+                return;
+            }
             self->m_inFlight = false;
             if (self->m_inRouter) {
                 self->write(response, keepAlive); // the loop below goes on with the next request

@@ -23,8 +23,8 @@ class HttpConnection final : public QObject
     Q_OBJECT
 public:
     using Responder = std::function<void(HttpResponse)>;
-    // Calls the responder exactly once, before or after returning. A responder called after the
-    // connection is gone does nothing.
+    // Calls the responder exactly once, before or after returning (a stream: Open, More..., then
+    // End; see HttpResponse::stream). A responder called after the connection is gone does nothing.
     using Router = std::function<void(const HttpRequest &, Responder)>;
     // The reply to a request the connection refuses itself (malformed: its parser's status;
     // too slow: 408). The protocol served above decides the body; HTTP knows none.

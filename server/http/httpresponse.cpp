@@ -46,6 +46,15 @@ const char *reasonPhrase(int status)
 
 QByteArray HttpResponse::serialize(bool keepAlive) const
 {
+    if (stream == Stream::More || stream == Stream::End)
+        return body;
+    if (stream == Stream::Open) {
+        QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+        for (const auto &[name, value] : headers)
+            head += name + ": " + value + "\r\n";
+        head += "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
+        return head + body;
+    }
     QByteArray out;
     out.reserve(body.size() + 256);
     out += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";

@@ -14,6 +14,11 @@ struct HttpResponse final
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray body;
     bool close = false;
+    // A response written in parts (a server-sent event stream): Open writes the head (no
+    // Content-Length; the connection closes at the end) and body, More writes body, End writes body
+    // and closes. The responder may be called again until End.
+    enum class Stream { None, Open, More, End };
+    Stream stream = Stream::None;
 
     QByteArray serialize(bool keepAlive) const;
     static HttpResponse json(int status, const QByteArray &body);

@@ -7,6 +7,7 @@
 
 #include <QDateTime>
 #include <QLoggingCategory>
+#include <QTimer>
 
 Q_LOGGING_CATEGORY(lcHttp, "countersign.http")
 
@@ -176,8 +177,64 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
             request.envelope.progressToken = *token;
         }
     }
+    if (request.method == QLatin1String("tools/call") && !request.envelope.progressToken.is_null() &&
+        http.header("accept").value_or(QByteArray()).contains("text/event-stream"))
+        return callWithProgress(request, principal, std::move(respond));
     m_dispatcher.handle(request, CallContext{principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
+}
+
+// A 2025-era call that may wait for the human, from a client that sent a progress token: if it is
+// still unanswered after kProgressEveryMs, the answer becomes an event stream with
+// notifications/progress every kProgressEveryMs (clients that reset their timeout on progress keep
+// waiting), and the result as its last event.
+void McpHttpEndpoint::callWithProgress(const McpRequest &request, const Principal &principal,
+                                       Responder respond) const
+{
+    struct Progress
+    {
+        bool streaming = false;
+        bool answered = false;
+        int sent = 0;
+    };
+    const auto event = [](const nlohmann::json &message) {
+        return "event: message\ndata: " +
+               QByteArray::fromStdString(
+                   message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+               "\n\n";
+    };
+    auto state = std::make_shared<Progress>();
+    auto timer = std::make_shared<QTimer>();
+    timer->setInterval(kProgressEveryMs);
+    QObject::connect(
+        timer.get(), &QTimer::timeout, [state, respond, event, token = request.envelope.progressToken] {
+            if (state->answered)
+                return;
+            HttpResponse part;
+            part.stream = state->streaming ? HttpResponse::Stream::More : HttpResponse::Stream::Open;
+            if (!state->streaming)
+                part.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
+            state->streaming = true;
+            part.body = event({{"jsonrpc", "2.0"},
+                               {"method", "notifications/progress"},
+                               {"params",
+                                {{"progressToken", token},
+                                 {"progress", ++state->sent},
+                                 {"message", "waiting for a human in the Countersign window"}}}});
+            respond(std::move(part));
+        });
+    timer->start();
+    m_dispatcher.handle(request, CallContext{principal, Transport::Http},
+                        [state, timer, respond, event](Reply reply) {
+                            state->answered = true;
+                            timer->stop();
+                            if (!state->streaming || !reply.body)
+                                return respond(toHttp(reply));
+                            HttpResponse last;
+                            last.stream = HttpResponse::Stream::End;
+                            last.body = event(*reply.body);
+                            respond(std::move(last));
+                        });
 }
 
 } // namespace Countersign

@@ -26,6 +26,7 @@ public:
     Q_DISABLE_COPY_MOVE(McpHttpEndpoint)
 
     using Responder = std::function<void(HttpResponse)>;
+    static constexpr int kProgressEveryMs = 10'000;
 
     // Answers through respond exactly once; a tool that waits (the gate's poll window) answers
     // after serve() has returned.
@@ -37,6 +38,7 @@ public:
 private:
     void serveLegacy(McpRequest request, const HttpRequest &http, const Principal &principal,
                      Responder respond) const;
+    void callWithProgress(const McpRequest &request, const Principal &principal, Responder respond) const;
 
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;

@@ -111,6 +111,32 @@ try {
         await client.close();
     });
 
+    await check('SDK v1 client with a progress token: a call still waiting after 10 s gets notifications/progress on an event stream (its timeout reset each time), then its result there', async () => {
+        const patient = await startCountersign(binary, { config: { ...config, legacyHoldSeconds: 40 }, tokenName: 'patient' });
+        try {
+            makeVictim('slow');
+            const { client } = await connect(patient);
+            const progress = [];
+            // 12 s would end the call before the human decides, but each progress note resets it.
+            const pending = client.callTool({ name: 'delete_dir', arguments: { dir: 'slow' } }, undefined,
+                { onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true, timeout: 12000 });
+            const started = Date.now();
+            while (progress.length < 2 && Date.now() - started < 30000) await new Promise((r) => setTimeout(r, 200));
+            assert.ok(progress.length >= 2, `progress notes: ${JSON.stringify(progress)}`);
+            assert.equal(progress[0].progress, 1);
+            assert.match(progress[0].message, /waiting for a human/);
+            assert.ok(existsSync(path.join(work, 'slow')), 'nothing ran while it waited');
+            await decide(patient, 'approve');
+            const r = await pending;
+            assert.notEqual(r.isError, true, JSON.stringify(r));
+            assert.ok(!existsSync(path.join(work, 'slow')));
+            assert.ok(r._meta['dev.countersign/receipt']);
+            await client.close();
+        } finally {
+            await patient.stop();
+        }
+    });
+
     await check('sessions: DELETE ends one (204, then 404); an unknown one is 404; another connection cannot use it; no envelope and no session is 400 naming both eras', async () => {
         const init = await initialize(server);
         assert.equal(init.status, 200);
