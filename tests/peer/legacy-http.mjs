@@ -165,8 +165,15 @@ try {
         const june = await post(server, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
         assert.equal((await june.json()).result.protocolVersion, '2025-06-18');
     });
+    await check('the server quits cleanly with 2025-era sessions still open (exit 0; under ASan, no leak)', async () => {
+        const { client } = await connect(server); // left open
+        assert.ok(client);
+        const how = await server.stop({ keepFiles: true });
+        assert.deepEqual(how, { code: 0, signal: null });
+    });
 } finally {
-    await server.stop();
+    if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+    rmSync(server.dir, { recursive: true, force: true });
     rmSync(work, { recursive: true, force: true });
 }
 exitWithSummary();
