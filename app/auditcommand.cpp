@@ -55,13 +55,8 @@ Result<nlohmann::json> readReceipt(const QString &path, bool *wholeResult)
         return failure(QStringLiteral("%1 is not JSON").arg(path));
     if (!doc.is_object())
         return failure(QStringLiteral("%1 holds neither a receipt nor a tool result carrying one").arg(path));
-    *wholeResult = false;
-    if (const auto meta = doc.find("_meta"); meta != doc.end() && meta->is_object()) {
-        if (const auto r = meta->find(ReceiptSigner::kResultMetaKey); r != meta->end()) {
-            *wholeResult = true;
-            return doc;
-        }
-    }
+    const auto meta = doc.find("_meta");
+    *wholeResult = meta != doc.end() && meta->is_object() && meta->contains(ReceiptSigner::kResultMetaKey);
     return doc;
 }
 

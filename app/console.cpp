@@ -117,16 +117,22 @@ QString oneLine(QString text)
     return text;
 }
 
-// A widening that took effect with this start, in words (stderr and the window).
-QString widenedAtStartText(const PolicyChange &change, const QString &sourcePath)
+// What a change widens, on one line.
+QString wideningText(const PolicyChange &change)
 {
     QStringList items;
     for (const PolicyChangeItem &item : change.widening())
         items.append(item.text());
+    return items.join(QStringLiteral("; "));
+}
+
+// A widening that took effect with this start, in words (stderr and the window).
+QString widenedAtStartText(const PolicyChange &change, const QString &sourcePath)
+{
     return QStringLiteral(
                "%1 was changed while Countersign was stopped and now lets more run without you: %2. "
                "The change is recorded in the audit log.")
-        .arg(sourcePath, items.join(QStringLiteral("; ")));
+        .arg(sourcePath, wideningText(change));
 }
 
 // What the console says on stderr as configurations are read and judged.
@@ -148,16 +154,12 @@ void reportConfigChanges(ConfigGuard *guard)
     });
     QObject::connect(guard, &ConfigGuard::waitingForRestart, guard,
                      [](const PolicyChange &change, const QString &sourcePath) {
-                         QStringList items;
-                         for (const PolicyChangeItem &item : change.widening())
-                             items.append(item.text());
                          std::fprintf(
                              stderr,
                              "countersign: the configuration in %s widens what runs without a human "
                              "(%s); with no window to accept it in, it takes effect only at the next "
                              "start, and the previous configuration stays in force\n",
-                             qPrintable(oneLine(sourcePath)),
-                             qPrintable(oneLine(items.join(QStringLiteral("; ")))));
+                             qPrintable(oneLine(sourcePath)), qPrintable(oneLine(wideningText(change))));
                          std::fflush(stderr);
                      });
     QObject::connect(guard, &ConfigGuard::widenedWhileStopped, guard,

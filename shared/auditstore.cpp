@@ -63,17 +63,23 @@ Status AuditStore::commitSigned(WriteTransaction &transaction)
     return transaction.commit();
 }
 
+// A new operation and the chain row that records it ("minted" for a card, "settled-by-rule").
+Status AuditStore::insertRecorded(const WriteTransaction &transaction, const Operation &op)
+{
+    if (auto inserted = m_operations->insert(transaction, op); !inserted)
+        return inserted;
+    const QString event = op.status == Operation::Status::Pending ? QStringLiteral("minted")
+                                                                  : QStringLiteral("settled-by-rule");
+    return m_chain->append(transaction, event, op.nonce, mintedDetail(op));
+}
+
 Status AuditStore::recordOperation(const Operation &op)
 {
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
         return transaction.begun();
-    if (auto inserted = m_operations->insert(transaction, op); !inserted)
-        return inserted;
-    const QString event = op.status == Operation::Status::Pending ? QStringLiteral("minted")
-                                                                  : QStringLiteral("settled-by-rule");
-    if (auto appended = m_chain->append(transaction, event, op.nonce, mintedDetail(op)); !appended)
-        return appended;
+    if (auto recorded = insertRecorded(transaction, op); !recorded)
+        return recorded;
     return commitSigned(transaction);
 }
 
@@ -87,12 +93,8 @@ Result<QString> AuditStore::recordCard(const Operation &card)
         return failure(earlier.error());
     if (!earlier.value().isEmpty())
         return earlier.value();
-    if (auto inserted = m_operations->insert(transaction, card); !inserted)
-        return failure(inserted.error());
-    if (auto appended =
-            m_chain->append(transaction, QStringLiteral("minted"), card.nonce, mintedDetail(card));
-        !appended)
-        return failure(appended.error());
+    if (auto recorded = insertRecorded(transaction, card); !recorded)
+        return failure(recorded.error());
     if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return card.nonce;
@@ -208,16 +210,12 @@ Result<bool> AuditStore::replace(const Operation &replacement)
         return failure(superseded.error());
     if (!superseded.value())
         return false;
-    if (auto inserted = m_operations->insert(transaction, replacement); !inserted)
-        return failure(inserted.error());
     if (auto appended = m_chain->append(transaction, QStringLiteral("superseded"), replacement.supersedes,
                                         {{"by", text(replacement.nonce)}, {"reason", "the plan changed"}});
         !appended)
         return failure(appended.error());
-    if (auto appended = m_chain->append(transaction, QStringLiteral("minted"), replacement.nonce,
-                                        mintedDetail(replacement));
-        !appended)
-        return failure(appended.error());
+    if (auto recorded = insertRecorded(transaction, replacement); !recorded)
+        return failure(recorded.error());
     if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return true;

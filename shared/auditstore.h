@@ -102,6 +102,7 @@ public:
     static constexpr const char *kGenesisHash = AuditChain::kGenesisHash;
 
 private:
+    Status insertRecorded(const WriteTransaction &transaction, const Operation &operation);
     Status commitSigned(WriteTransaction &transaction);
     // The writes of decide(), in one transaction.
     Status storeDecision(const QString &nonce, const Decision &decision);

@@ -132,10 +132,18 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
         return done(GateReplies::superseded());
     const Operation &op = *stored.value();
     qCInfo(lcGate) << "joined card" << op.nonce << op.tool << "for" << op.principal;
-    if (request->envelope.legacy) // a 2025-era call waits for the human on this request
-        return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
-    done(GateReplies::inputRequired(op, m_sealer.seal(ticketFor(op, request->clientName())),
-                                    request->envelope, true, notice, m_settings.approvalsUrlBase));
+    answerCard(request, op, notice, std::move(done));
+}
+
+// The answer to a call whose card waits: input_required with a ticket for the card; a 2025-era
+// call has no ticket to bring back, so it waits for the human on its own request.
+void Gate::answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done)
+{
+    const Ticket ticket = ticketFor(op, request->clientName());
+    if (request->envelope.legacy)
+        return evaluate(request, ticket, std::move(done), true);
+    done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, true, notice,
+                                    m_settings.approvalsUrlBase));
 }
 
 Ticket Gate::ticketFor(const Operation &op, const QString &client)
@@ -190,11 +198,8 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
     Q_EMIT stepRecorded(Step::Minted, op.nonce);
     Q_EMIT parked(op);
-    if (request->envelope.legacy) // a 2025-era call has no ticket to bring back: it waits here
-        return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
-    done(GateReplies::inputRequired(
-        op, m_sealer.seal(ticketFor(op, request->clientName())), request->envelope, true,
-        supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(), m_settings.approvalsUrlBase));
+    answerCard(request, op, supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(),
+               std::move(done));
 }
 
 // A card superseded by a re-plan: a retry of its ticket is handed the replacement card (one per
@@ -323,21 +328,19 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     if (request->envelope.legacy) {
         if (!mayHold)
             return done(GateReplies::legacyPending(op));
-        m_holder->hold(ticket.nonce, std::min(m_settings.legacyHoldMs, ticket.exp - now),
-                       [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
-                           if (self)
-                               self->evaluate(request, ticket, std::move(done), false);
-                       });
-        if (!m_poll.isActive())
-            m_poll.start();
-        return;
+        return hold(request, ticket, std::min(m_settings.legacyHoldMs, ticket.exp - now), std::move(done));
     }
     const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
     if (!mayHold || !notice.isEmpty())
         return done(GateReplies::inputRequired(op, sealed, request->envelope, false, notice,
                                                m_settings.approvalsUrlBase));
-    // Woken by a decision or at the end of the window, the retry is judged again, without holding.
-    m_holder->hold(ticket.nonce, std::min(m_settings.pollWindowMs, ticket.exp - now),
+    hold(request, ticket, std::min(m_settings.pollWindowMs, ticket.exp - now), std::move(done));
+}
+
+// Woken by a decision or at the end of the window, the call is judged again, without holding.
+void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done)
+{
+    m_holder->hold(ticket.nonce, windowMs,
                    [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
                        if (self)
                            self->evaluate(request, ticket, std::move(done), false);

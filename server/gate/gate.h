@@ -101,6 +101,8 @@ private:
     void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
     void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);
     void join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done);
+    void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done);
+    void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done);
     void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
     void retry(const RequestPtr &request, ToolDone done);
