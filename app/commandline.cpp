@@ -3,6 +3,7 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -39,7 +40,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "main",
         "Countersign: an approval console for the destructive tool calls of coding agents (MCP 2026-07-28).\n"
         "\nCommands:\n"
-        "  token add NAME      create a client connection; prints its bearer token once\n"
+        "  token add NAME      create a client connection; prints its bearer token once (--setup: and\n"
+        "                      how to point each client at it, over HTTP and over stdio)\n"
         "  token list          list client connections\n"
         "  token revoke NAME   revoke a client connection\n"
         "  receipt verify FILE check a receipt offline, and a whole tool result against it (exit 0 when\n"
@@ -84,7 +86,12 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         QStringLiteral("show"),
         QStringLiteral("Open the window on a tab: approvals (default), audit, connections, settings."),
         QStringLiteral("TAB"));
-    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show});
+    const QCommandLineOption setup(
+        QStringLiteral("setup"),
+        QStringLiteral("token add: also print how to point each client at Countersign (HTTP and stdio), "
+                       "as the Connections tab shows it."));
+    parser.addOptions(
+        {config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show, setup});
     parser.addPositionalArgument(
         QStringLiteral("command"),
         QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
@@ -100,6 +107,11 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                                        : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     if (parser.isSet(listen))
         cl.listen = parser.value(listen);
+    cl.stdioArguments = QStringList{QStringLiteral("--stdio")};
+    if (parser.isSet(config))
+        cl.stdioArguments << QStringLiteral("--config") << QFileInfo(cl.configPath).absoluteFilePath();
+    if (parser.isSet(dataDir))
+        cl.stdioArguments << QStringLiteral("--data-dir") << QDir(cl.dataDir).absolutePath();
     cl.show = parser.value(show);
     const QStringList positional = parser.positionalArguments();
     auto usageError = [&](const QString &message) {
@@ -134,6 +146,9 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         cl.output = parser.value(output);
         cl.publicKey = parser.value(publicKey);
         cl.receipts = parser.values(receipt);
+        cl.setup = parser.isSet(setup);
+        if (cl.setup && !(noun == QLatin1String("token") && verb == QLatin1String("add")))
+            usageError(QStringLiteral("--setup goes with token add NAME"));
     } else if (!cl.show.isEmpty() &&
                !QStringList{"approvals", "audit", "connections", "settings"}.contains(cl.show)) {
         usageError(QStringLiteral("--show must be approvals, audit, connections or settings"));

@@ -18,7 +18,8 @@ struct CommandLine final
     QString configPath;
     QString dataDir;
     std::optional<QString> listen;
-    // For Mode::Command: ["token", "add", NAME] | ["token", "list"] | ["token", "revoke", NAME] |
+    // For Mode::Command: ["token", "add", NAME] (with setup: and each client's setup) | ["token", "list"] |
+    // ["token", "revoke", NAME] |
     // ["receipt", "verify", FILE] | ["audit", "verify"] | ["audit", "export"]
     QStringList command;
     QString format = QStringLiteral("csv"); // audit export
@@ -26,6 +27,10 @@ struct CommandLine final
     QString publicKey;    // receipt verify, audit verify: trust this key (base64) instead of the local one
     QStringList receipts; // audit verify: receipts whose signed head the log must hold
     QString show;         // window: the tab to open on (approvals, audit, connections, settings)
+    bool setup = false;   // token add: print every client's setup as well
+    // What `countersign --stdio` needs to reach this console: the folders given on this command
+    // line (absolute), without the program.
+    QStringList stdioArguments;
 
     // Which kind of application object the mode needs, decided before one exists.
     static bool needsWidgets(int argc, char **argv);

@@ -6,12 +6,12 @@
 #include "config.h"
 #include "configguard.h"
 #include "configwatcher.h"
+#include "consoleinstance.h"
 #include "database.h"
 #include "keyloader.h"
 #include "mainwindow.h"
 #include "mcpserver.h"
 #include "serverthread.h"
-#include "stdiotransport.h"
 #include "systemclock.h"
 #include "tokenstore.h"
 
@@ -32,10 +32,6 @@
 namespace Countersign {
 
 namespace {
-
-// --stdio reads its connection's token from this variable (a token on the command line would show
-// in the process list).
-constexpr char kStdioTokenVariable[] = "COUNTERSIGN_TOKEN";
 
 // Every decision is recorded in the data folder before anything runs, so a folder that cannot take
 // a write (read-only, full) is refused at start-up with the reason, rather than call by call.
@@ -267,8 +263,6 @@ struct Console::Parts
     std::unique_ptr<ApprovalQueue> queue;
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<TokenStore> tokens;
-    std::unique_ptr<McpServer> stdioServer;
-    std::unique_ptr<StdioTransport> transport;
     std::unique_ptr<ServerThread> server;
     std::unique_ptr<MainWindow> window;
     std::unique_ptr<QThread, JoinedThread> verifier; // the start's log check; waited for first
@@ -304,15 +298,14 @@ MainWindow *Console::window() const
 void Console::finishRunningTools()
 {
     Parts &p = *m_parts;
-    McpServer *server = p.stdioServer ? p.stdioServer.get() : p.server ? p.server->server() : nullptr;
+    McpServer *server = p.server ? p.server->server() : nullptr;
     if (!server)
         return;
     QEventLoop loop;
     QObject::connect(server, &McpServer::drained, &loop, &QEventLoop::quit);
     int running = 0;
     QMetaObject::invokeMethod(
-        server, [&running, server] { running = server->drain(); },
-        p.stdioServer ? Qt::DirectConnection : Qt::BlockingQueuedConnection);
+        server, [&running, server] { running = server->drain(); }, Qt::BlockingQueuedConnection);
     if (running == 0)
         return;
     std::fprintf(
@@ -331,17 +324,6 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
 {
     std::unique_ptr<Console> console(new Console);
     Parts &p = *console->m_parts;
-    // --stdio: the connection's token comes from the environment. It is read once and removed at
-    // once, so the commands this process runs (plan and apply) never inherit it.
-    QByteArray stdioToken;
-    if (cl.mode == CommandLine::Mode::Stdio) {
-        stdioToken = qgetenv(kStdioTokenVariable).trimmed();
-        qunsetenv(kStdioTokenVariable);
-        if (stdioToken.isEmpty())
-            return failure(QStringLiteral("--stdio needs the connection's token in the environment variable "
-                                          "%1 (make one with `countersign token add NAME`)")
-                               .arg(QLatin1String(kStdioTokenVariable)));
-    }
     auto config = Config::load(cl.configPath);
     if (!config)
         return failure(config.error());
@@ -407,44 +389,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.guard->recordStart();
     QObject::disconnect(atStart);
 
-    const McpServer::Setup setup{config.value(), databasePath, p.keys, &p.clock, hooks.extraTools};
-    if (cl.mode == CommandLine::Mode::Stdio) {
-        p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
-        const std::optional<Principal> principal = p.tokens->authenticate(stdioToken);
-        if (!principal)
-            return failure(QStringLiteral("the token in %1 is unknown or revoked; --stdio serves only an "
-                                          "active connection (make one, or give a revoked one a new "
-                                          "token, with `countersign token add NAME`)")
-                               .arg(QLatin1String(kStdioTokenVariable)));
-        p.stdioServer = std::make_unique<McpServer>(setup);
-        connectQueue(p.stdioServer.get(), p.queue.get());
-        followConfig(p.guard.get(), p.stdioServer.get());
-        if (hooks.wireServer)
-            hooks.wireServer(p.stdioServer.get());
-        if (auto started = p.stdioServer->start(false); !started)
-            return failure(started.error());
-        // Checked again for every request: revoking the connection locks its agent out of a server
-        // that is already running, which then stops.
-        p.transport = std::make_unique<StdioTransport>(
-            p.stdioServer->dispatcher(),
-            [tokens = p.tokens.get(), token = stdioToken, id = principal->connectionId] {
-                auto now = tokens->authenticate(token);
-                return now && now->connectionId == id ? now : std::optional<Principal>();
-            });
-        QObject::connect(p.transport.get(), &StdioTransport::finished, qApp, &QCoreApplication::quit);
-        QObject::connect(p.transport.get(), &StdioTransport::refused, qApp, [name = principal->name] {
-            std::fprintf(stderr,
-                         "countersign: the connection \"%s\" has been revoked (or its token replaced); "
-                         "this stdio server stops\n",
-                         qPrintable(name));
-            std::fflush(stderr);
-            QCoreApplication::exit(1);
-        });
-        p.transport->start();
-        p.verifier.reset(verifyLogInBackground(databasePath, p.signer->publicKey(), nullptr, p.queue.get()));
-        return console;
-    }
-
+    // Bridges (`countersign --stdio`) reach this console's server over a local socket.
+    const McpServer::Setup setup{config.value(), databasePath,     p.keys,
+                                 &p.clock,       hooks.extraTools, ConsoleInstance::bridgePath(cl.dataDir)};
     p.server = std::make_unique<ServerThread>(setup);
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());
@@ -462,7 +409,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
         p.window = std::make_unique<MainWindow>(
             MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
-        p.window->setListenUrl(p.url);
+        p.window->setListenUrl(p.url,
+                               QStringList{QCoreApplication::applicationFilePath()} + cl.stdioArguments);
         p.window->setConfig(p.guard->inForce(), cl.configPath, settingsText(p.guard->inForce(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);

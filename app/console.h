@@ -15,9 +15,10 @@ class McpServer;
 class ToolRegistry;
 struct CommandLine;
 
-// The running app for the window, --headless and --stdio modes: configuration (watched), keys,
-// the console's database connection and approval queue, the server (in its own thread, or on
-// stdio) and the window. Built by start(), torn down in the right order by the destructor.
+// The running app for the window and --headless modes: configuration (watched), keys, the
+// console's database connection and approval queue, the server in its own thread (HTTP, and the
+// local socket `countersign --stdio` bridges reach) and the window. Built by start(), torn down
+// in the right order by the destructor.
 class Console final
 {
 public:
@@ -35,13 +36,13 @@ public:
     ~Console();
     Q_DISABLE_COPY_MOVE(Console)
 
-    // Call when the event loop has ended (Quit, a termination signal, stdin closed), before the
+    // Call when the event loop has ended (Quit, a termination signal), before the
     // Console goes: new calls are refused, and the tools still running are let end and be recorded,
     // so that their outcome is known instead of "unknown" after the next start. A second Quit or
     // signal stops waiting (what still runs is then killed, its outcome unknown).
     void finishRunningTools();
 
-    // The /mcp URL (empty on stdio).
+    // The /mcp URL.
     QString url() const;
     ApprovalQueue &queue();
     // Null without a window.

@@ -15,6 +15,22 @@ constexpr int kAskTimeoutMs = 2000;
 // One line each way: what the later start asks, and what the console answers.
 constexpr char kRaise[] = "raise\n";
 constexpr char kRaised[] = "raised\n";
+constexpr char kUrl[] = "url\n"; // answered with the /mcp URL and a newline
+
+// A data folder's id in socket names.
+QString folderId(const QString &dataDir)
+{
+    const QString absolute = QDir(dataDir).absolutePath();
+    return QString::fromLatin1(
+        QCryptographicHash::hash(absolute.toUtf8(), QCryptographicHash::Sha256).toHex().left(16));
+}
+
+// $XDG_RUNTIME_DIR (only its user can enter it), or the data folder when there is none.
+QString socketFolder(const QString &dataDir)
+{
+    const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
+    return !runtime.isEmpty() && QFileInfo(runtime).isDir() ? runtime : QDir(dataDir).absolutePath();
+}
 
 } // namespace
 
@@ -31,12 +47,29 @@ ConsoleInstance::~ConsoleInstance()
 
 QString ConsoleInstance::socketPath(const QString &dataDir)
 {
-    const QString absolute = QDir(dataDir).absolutePath();
-    const QByteArray id =
-        QCryptographicHash::hash(absolute.toUtf8(), QCryptographicHash::Sha256).toHex().left(16);
-    const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
-    const QString folder = !runtime.isEmpty() && QFileInfo(runtime).isDir() ? runtime : absolute;
-    return QDir(folder).filePath(QStringLiteral("countersign-%1.sock").arg(QString::fromLatin1(id)));
+    return QDir(socketFolder(dataDir)).filePath(QStringLiteral("countersign-%1.sock").arg(folderId(dataDir)));
+}
+
+QString ConsoleInstance::bridgePath(const QString &dataDir)
+{
+    return QDir(socketFolder(dataDir))
+        .filePath(QStringLiteral("countersign-%1-mcp.sock").arg(folderId(dataDir)));
+}
+
+QString ConsoleInstance::runningUrl(const QString &dataDir)
+{
+    QLocalSocket socket;
+    socket.connectToServer(socketPath(dataDir));
+    if (!socket.waitForConnected(kAskTimeoutMs))
+        return {};
+    socket.write(kUrl);
+    if (!socket.waitForBytesWritten(kAskTimeoutMs))
+        return {};
+    while (!socket.canReadLine()) {
+        if (!socket.waitForReadyRead(kAskTimeoutMs) && !socket.canReadLine())
+            return {};
+    }
+    return QString::fromUtf8(socket.readLine()).trimmed();
 }
 
 Result<std::unique_ptr<ConsoleInstance>> ConsoleInstance::claim(const QString &dataDir, QString *elsewhere)
@@ -84,11 +117,14 @@ Result<std::unique_ptr<ConsoleInstance>> ConsoleInstance::claim(const QString &d
                         peer->abort(); // not a line this console knows
                     return;
                 }
-                if (peer->readLine(65) == kRaise) {
+                const QByteArray asked = peer->readLine(65);
+                if (asked == kRaise) {
                     Q_EMIT self->raiseRequested();
                     peer->write(kRaised);
-                    peer->flush();
+                } else if (asked == kUrl) {
+                    peer->write(self->m_url.toUtf8() + '\n');
                 }
+                peer->flush();
                 peer->disconnectFromServer();
             });
         }

@@ -28,8 +28,15 @@ public:
     // asked. Fails when the folder cannot be locked at all.
     static Result<std::unique_ptr<ConsoleInstance>> claim(const QString &dataDir, QString *elsewhere);
 
-    // The local socket's path for a data folder.
+    // The local socket's path for a data folder (for a later start, and for `token add --setup`).
     static QString socketPath(const QString &dataDir);
+    // Where the console listens for `countersign --stdio` bridges (LocalEndpoint).
+    static QString bridgePath(const QString &dataDir);
+    // The running console's /mcp URL, asked over its socket; empty when none answers.
+    static QString runningUrl(const QString &dataDir);
+
+    // What runningUrl() answers, once the server listens.
+    void setUrl(const QString &url) { m_url = url; }
 
 Q_SIGNALS:
     // A later start asked for the window.
@@ -40,6 +47,7 @@ private:
 
     QLockFile m_lock;
     QLocalServer *m_server = nullptr;
+    QString m_url;
 };
 
 } // namespace Countersign

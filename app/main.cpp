@@ -4,6 +4,7 @@
 #include "commandline.h"
 #include "console.h"
 #include "consoleinstance.h"
+#include "stdiobridge.h"
 #include "tokencommand.h"
 #include "unixsignals.h"
 
@@ -26,27 +27,28 @@ int main(int argc, char **argv)
     if (cl.mode == CommandLine::Mode::Command) {
         const QString noun = cl.command.first();
         if (noun == QLatin1String("token"))
-            return runTokenCommand(cl.dataDir, cl.command);
+            return runTokenCommand(cl);
         if (noun == QLatin1String("audit"))
             return runAuditCommand(cl);
         return runReceiptCommand(cl);
     }
 
-    // One console per data folder (a stdio server still runs on its own).
+    if (cl.mode == CommandLine::Mode::Stdio)
+        return runStdioBridge(cl);
+
+    // One console per data folder.
     std::unique_ptr<ConsoleInstance> instance;
     QString lockProblem; // a folder that cannot be locked: the start below says why, or runs unlocked
-    if (cl.mode != CommandLine::Mode::Stdio) {
-        QString elsewhere;
-        auto claimed = ConsoleInstance::claim(cl.dataDir, &elsewhere);
-        if (claimed && !claimed.value()) {
-            std::fprintf(stderr, "countersign: %s\n", qPrintable(elsewhere));
-            return 0;
-        }
-        if (claimed)
-            instance = std::move(claimed).value();
-        else
-            lockProblem = claimed.error();
+    QString elsewhere;
+    auto claimed = ConsoleInstance::claim(cl.dataDir, &elsewhere);
+    if (claimed && !claimed.value()) {
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(elsewhere));
+        return 0;
     }
+    if (claimed)
+        instance = std::move(claimed).value();
+    else
+        lockProblem = claimed.error();
     quitOnTerminationSignals(app.get());
     auto console = Console::start(cl);
     if (!console) {
@@ -56,9 +58,11 @@ int main(int argc, char **argv)
     if (!lockProblem.isEmpty())
         std::fprintf(stderr, "countersign: warning: %s; a second console could start on this folder\n",
                      qPrintable(lockProblem));
-    if (instance)
+    if (instance) {
+        instance->setUrl(console.value()->url());
         QObject::connect(instance.get(), &ConsoleInstance::raiseRequested, app.get(),
                          [c = console.value().get()] { c->showWindow(); });
+    }
     const int code = app->exec();
     console.value()->finishRunningTools();
     console.value().reset(); // the window, the server thread, then the databases

@@ -1,9 +1,14 @@
 #include "tokencommand.h"
 
+#include "clientsetup.h"
+#include "commandline.h"
+#include "config.h"
+#include "consoleinstance.h"
 #include "database.h"
 #include "systemclock.h"
 #include "tokenstore.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 
@@ -12,15 +17,36 @@
 namespace Countersign {
 
 namespace {
+// The running console's URL; without one, the address it would listen on.
+QString consoleUrl(const CommandLine &cl)
+{
+    if (const QString running = ConsoleInstance::runningUrl(cl.dataDir); !running.isEmpty())
+        return running;
+    QString host = QStringLiteral("127.0.0.1");
+    quint16 port = Config::kDefaultPort;
+    if (auto config = Config::load(cl.configPath)) {
+        host = config.value().listenHost();
+        port = config.value().listenPort();
+    }
+    if (cl.listen) {
+        if (auto listen = Config::parseListen(*cl.listen)) {
+            host = listen.value().first;
+            port = listen.value().second;
+        }
+    }
+    return QStringLiteral("http://%1:%2/mcp").arg(host).arg(port);
+}
+
 QString isoTime(qint64 ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms).toString(Qt::ISODate);
 }
 } // namespace
 
-int runTokenCommand(const QString &dataDir, const QStringList &tokenCommand)
+int runTokenCommand(const CommandLine &cl)
 {
-    const QStringList command = tokenCommand.mid(1); // after "token"
+    const QString &dataDir = cl.dataDir;
+    const QStringList command = cl.command.mid(1); // after "token"
     if (!QDir().mkpath(dataDir)) {
         std::fprintf(stderr, "countersign: cannot create %s\n", qPrintable(dataDir));
         return 1;
@@ -39,7 +65,12 @@ int runTokenCommand(const QString &dataDir, const QStringList &tokenCommand)
             std::fprintf(stderr, "countersign: %s\n", qPrintable(token.error()));
             return 1;
         }
-        std::printf("%s\n", qPrintable(token.value()));
+        if (cl.setup)
+            std::printf("%s", qPrintable(ClientSetup::document(
+                                  command.value(1), consoleUrl(cl), token.value(),
+                                  QStringList{QCoreApplication::applicationFilePath()} + cl.stdioArguments)));
+        else
+            std::printf("%s\n", qPrintable(token.value()));
         std::fprintf(stderr, "countersign: connection \"%s\" created; the token above is shown only once.\n",
                      qPrintable(command.value(1)));
         return 0;

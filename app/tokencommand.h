@@ -1,11 +1,11 @@
 #pragma once
 
-#include <QStringList>
-
 namespace Countersign {
 
-// countersign token add|list|revoke: runs against the database in dataDir; returns the exit code.
-// command is the whole command, "token" first.
-int runTokenCommand(const QString &dataDir, const QStringList &command);
+struct CommandLine;
+
+// countersign token add|list|revoke: runs against the database in the data folder; returns the
+// exit code. With --setup, token add prints each client's setup (ClientSetup) after the token.
+int runTokenCommand(const CommandLine &cl);
 
 } // namespace Countersign

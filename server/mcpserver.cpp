@@ -10,6 +10,7 @@
 #include "headerchecks.h"
 #include "httpserver.h"
 #include "jsonrpc.h"
+#include "localendpoint.h"
 #include "mcphttpendpoint.h"
 #include "receipt.h"
 #include "statustool.h"
@@ -33,7 +34,7 @@ McpServer::~McpServer()
     stop();
 }
 
-Result<quint16> McpServer::start(bool listenHttp)
+Result<quint16> McpServer::start()
 {
     auto db = Database::open(m_setup.databasePath);
     if (!db)
@@ -68,10 +69,13 @@ Result<quint16> McpServer::start(bool listenHttp)
                                               "approval in its desktop window. A gated tool answers "
                                               "input_required until the human decides; keep retrying "
                                               "with the requestState it returns.")});
-    if (!listenHttp)
-        return quint16(0);
-    m_endpoint = std::make_unique<McpHttpEndpoint>(
-        *m_dispatcher, [this](const QByteArray &token) { return m_tokens->authenticate(token); });
+    const auto authenticate = [this](const QByteArray &token) { return m_tokens->authenticate(token); };
+    if (!m_setup.bridgeSocketPath.isEmpty()) {
+        m_bridges = new LocalEndpoint(*m_dispatcher, authenticate, this);
+        if (auto listening = m_bridges->listen(m_setup.bridgeSocketPath); !listening)
+            return failure(listening.error());
+    }
+    m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher, authenticate);
     m_http = new HttpServer(
         [this](const HttpRequest &request, HttpConnection::Responder respond) { route(request, respond); },
         [](int status, const QString &reason) {
@@ -145,6 +149,8 @@ int McpServer::drain()
 {
     if (m_http)
         m_http->stopListening();
+    if (m_bridges)
+        m_bridges->stopListening();
     if (!m_gate) {
         Q_EMIT drained();
         return 0;
@@ -158,6 +164,8 @@ void McpServer::stop()
 {
     delete m_http; // closes connections; held requests are dropped with them
     m_http = nullptr;
+    delete m_bridges;
+    m_bridges = nullptr;
     m_endpoint.reset();
     m_dispatcher.reset();
     m_tools.reset();

@@ -19,6 +19,7 @@ class CommandRunner;
 class Database;
 class Dispatcher;
 class HttpServer;
+class LocalEndpoint;
 class McpHttpEndpoint;
 class ReceiptSigner;
 class TicketSealer;
@@ -46,15 +47,17 @@ public:
         // Called with the registry each time the tools are built (start, configuration reload),
         // after the built-in ones: a test host adds its fixture tools here. Empty in the product.
         std::function<void(ToolRegistry &)> extraTools;
+        // Where `countersign --stdio` bridges connect (a local socket); none when empty.
+        QString bridgeSocketPath;
     };
 
     explicit McpServer(Setup setup, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(McpServer)
     ~McpServer() override;
 
-    // Opens the database, builds the tools and, unless listenHttp is false (stdio), listens.
-    // Returns the bound port (0 without HTTP).
-    Result<quint16> start(bool listenHttp = true);
+    // Opens the database, builds the tools and listens (HTTP, and the bridges' socket when the
+    // setup names one). Returns the bound port.
+    Result<quint16> start();
     // Stops listening, drops held requests and closes the database (call in the server thread).
     void stop();
     // Before stop(), when quitting: accepts no new connection, refuses new calls, and lets the
@@ -97,6 +100,7 @@ private:
     std::unique_ptr<Dispatcher> m_dispatcher;
     std::unique_ptr<McpHttpEndpoint> m_endpoint;
     HttpServer *m_http = nullptr;
+    LocalEndpoint *m_bridges = nullptr;
 };
 
 } // namespace Countersign

@@ -3,7 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "jsoncompare.h"
+#include <QCryptographicHash>
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
+#include <QLocalSocket>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -11,6 +16,10 @@
 #include <QTemporaryDir>
 
 #include <QTest>
+
+#include <csignal>
+
+#include <signal.h>
 
 using json = nlohmann::json;
 
@@ -77,7 +86,10 @@ class CliTest : public QObject
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    QString dataDir() const { return m_dir.filePath(QStringLiteral("data")); }
+    int m_test = 0;
+    QString m_dataDir;
+    // Each test (and each row) has a data folder of its own, so each stdio test has its console.
+    QString dataDir() const { return m_dataDir; }
     // A new connection in the data folder; its token.
     QByteArray addToken(const QString &name) const
     {
@@ -87,8 +99,18 @@ private:
     }
     QStringList stdioArgs(const QString &config = QStringLiteral("none.json")) const
     {
-        return {QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir(),
-                QStringLiteral("--config"), m_dir.filePath(config)};
+        return {QStringLiteral("--stdio"),    QStringLiteral("--data-dir"), dataDir(),
+                QStringLiteral("--config"),   m_dir.filePath(config),       QStringLiteral("--listen"),
+                QStringLiteral("127.0.0.1:0")};
+    }
+    // The pid of the console that holds the data folder (its lock file's first line); 0 when none.
+    qint64 consolePid() const
+    {
+        QFile lock(QDir(dataDir()).filePath(QStringLiteral("console.lock")));
+        if (!lock.open(QIODevice::ReadOnly))
+            return 0;
+        const qint64 pid = lock.readLine().trimmed().toLongLong();
+        return pid > 0 && ::kill(pid_t(pid), 0) == 0 ? pid : 0;
     }
     void writeFile(const QString &name, const QByteArray &text) const
     {
@@ -98,6 +120,15 @@ private:
     }
 
 private Q_SLOTS:
+    void init() { m_dataDir = m_dir.filePath(QStringLiteral("data-%1").arg(++m_test)); }
+    // A console a stdio bridge started outlives the bridge, as it does for a user: stopped here.
+    void cleanup()
+    {
+        if (const qint64 pid = consolePid()) {
+            ::kill(pid_t(pid), SIGTERM);
+            QTRY_VERIFY_WITH_TIMEOUT(::kill(pid_t(pid), 0) != 0, 10000);
+        }
+    }
     void version_isPrinted()
     {
         const Run r = run({QStringLiteral("--version")});
@@ -260,6 +291,123 @@ private Q_SLOTS:
         const json ping = json::parse(lines[3].toStdString());
         QCOMPARE_JSON(ping.at("id"), json(3));
         QCOMPARE_JSON(ping.at("error").at("code"), json(-32601));
+    }
+    // No console runs: the bridge starts one (headless here: no display), which outlives it and
+    // serves the next bridge; the connection is a 2025-era session once it initializes.
+    void stdio_bridge_startsTheConsole_andServesBothEras()
+    {
+        const QByteArray token = addToken(QStringLiteral("bridge"));
+        QVERIFY(!token.isEmpty());
+        QVERIFY(consolePid() == 0);
+        QProcessEnvironment env = withToken(token);
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        const QByteArray legacyList = R"({"jsonrpc":"2.0","id":"l","method":"tools/list"})";
+        const QByteArray initialize =
+            R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+            R"("capabilities":{},"clientInfo":{"name":"ide","version":"1"}}})";
+        const Run first = run(stdioArgs(),
+                              legacyList + "\n" + initialize + "\n" +
+                                  R"({"jsonrpc":"2.0","method":"notifications/initialized"})" + "\n" +
+                                  legacyList + "\n" + rpc(7, "server/discover") + "\n",
+                              env);
+        QCOMPARE(first.exitCode, 0);
+        const QList<QByteArray> lines = first.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        const json before = json::parse(lines[0].toStdString()); // no session yet: both ways in named
+        QCOMPARE_JSON(before.at("error").at("code"), json(-32022));
+        QCOMPARE_JSON(before.at("error").at("data").at("supported"),
+                      json::array({"2026-07-28", "2025-11-25", "2025-06-18"}));
+        const json init = json::parse(lines[1].toStdString());
+        QCOMPARE_JSON(init.at("result").at("protocolVersion"), json("2025-11-25"));
+        QCOMPARE_JSON(init.at("result").at("serverInfo").at("name"), json("countersign"));
+        const json listed = json::parse(lines[2].toStdString());
+        QCOMPARE_JSON(listed.at("id"), json("l"));
+        QVERIFY(!listed.at("result").contains("resultType")); // the 2025 shape
+        QCOMPARE_JSON(listed.at("result").at("tools")[0].at("name"), json("countersign_status"));
+        QCOMPARE_JSON(json::parse(lines[3].toStdString()).at("result").at("resultType"), json("complete"));
+
+        const QRegularExpression started(QStringLiteral("started one \\(pid (\\d+), headless"));
+        const auto m = started.match(QString::fromUtf8(first.err));
+        QVERIFY2(m.hasMatch(), first.err.constData());
+        QCOMPARE(consolePid(), m.captured(1).toLongLong()); // it holds the folder, and runs on
+        QFile log(QDir(dataDir()).filePath(QStringLiteral("console.log")));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QVERIFY(log.readAll().contains("listening on http://127.0.0.1:"));
+
+        const Run second = run(stdioArgs(), rpc(1, "tools/list") + "\n", env);
+        QCOMPARE(second.exitCode, 0);
+        QVERIFY(second.out.contains("countersign_status"));
+        QVERIFY2(!second.err.contains("started one"), second.err.constData());
+        QCOMPARE(consolePid(), m.captured(1).toLongLong());
+    }
+    // The console the bridge started fails (here: a broken configuration): the bridge says why
+    // at once instead of waiting out its 10 s.
+    void stdio_bridge_consoleThatCannotStart_isExplained()
+    {
+        writeFile(QStringLiteral("broken.json"), "{\"ttlSeconds\": \"soon\"}");
+        const QByteArray token = addToken(QStringLiteral("broken"));
+        QVERIFY(!token.isEmpty());
+        QElapsedTimer took;
+        took.start();
+        const Run r =
+            run(stdioArgs(QStringLiteral("broken.json")), rpc(1, "tools/list") + "\n", withToken(token));
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("the console it started exited: ") && r.err.contains("ttlSeconds"),
+                 r.err.constData());
+        QVERIFY2(took.elapsed() < 8000, "it waited out the start instead of noticing the exit");
+    }
+    // The console's socket, as a hostile local process would use it: only its user may open it;
+    // a hello without a valid token is refused; an oversized line is refused whole and the
+    // connection serves on.
+    void stdio_bridgeSocket_refusesBadHellos_andOversizedLines()
+    {
+        const QByteArray token = addToken(QStringLiteral("raw"));
+        QVERIFY(!token.isEmpty());
+        QCOMPARE(run(stdioArgs(), rpc(1, "tools/list") + "\n", withToken(token)).exitCode, 0); // starts it
+        const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
+        const QString folder =
+            !runtime.isEmpty() && QFileInfo(runtime).isDir() ? runtime : QDir(dataDir()).absolutePath();
+        const QString id = QString::fromLatin1(
+            QCryptographicHash::hash(QDir(dataDir()).absolutePath().toUtf8(), QCryptographicHash::Sha256)
+                .toHex()
+                .left(16));
+        const QString path = QDir(folder).filePath(QStringLiteral("countersign-%1-mcp.sock").arg(id));
+        QVERIFY2(QFileInfo::exists(path), qPrintable(path));
+        const QFile::Permissions perms = QFileInfo(path).permissions();
+        QVERIFY(!(perms & (QFile::ReadGroup | QFile::WriteGroup | QFile::ReadOther | QFile::WriteOther)));
+
+        const auto hello = [&](const QByteArray &line, QLocalSocket &s) {
+            s.connectToServer(path);
+            if (!s.waitForConnected(2000))
+                return json();
+            s.write(line + "\n");
+            while (!s.canReadLine() && s.waitForReadyRead(3000)) {
+            }
+            return json::parse(s.readLine().toStdString(), nullptr, false);
+        };
+        const auto line = [](const json &j) { return QByteArray::fromStdString(j.dump()); };
+        const std::string tokenText = token.toStdString();
+        for (const QByteArray &bad : {QByteArray("not json"), line({{"countersign", "bridge/1"}}),
+                                      line({{"countersign", "bridge/9"}, {"token", tokenText}}),
+                                      line({{"countersign", "bridge/1"}, {"token", "cs_wrong"}}),
+                                      line({{"countersign", "bridge/1"}, {"token", 42}})}) {
+            QLocalSocket s;
+            const json answer = hello(bad, s);
+            QVERIFY2(answer.is_object() && answer.value("ok", true) == false, bad.constData());
+            QVERIFY(answer.at("error").is_string());
+            QTRY_VERIFY_WITH_TIMEOUT(s.state() == QLocalSocket::UnconnectedState, 5000);
+        }
+        QLocalSocket s;
+        const json ok = hello(line({{"countersign", "bridge/1"}, {"token", tokenText}}), s);
+        QCOMPARE_JSON(ok, json({{"ok", true}, {"connection", "raw"}}));
+        s.write(QByteArray(2 * 1024 * 1024, 'x') + "\n" + rpc(2, "tools/list") + "\n");
+        QByteArray got;
+        QTRY_VERIFY_WITH_TIMEOUT((got += s.readAll()).count('\n') >= 2, 10000);
+        const QList<QByteArray> lines = got.trimmed().split('\n');
+        QCOMPARE_JSON(json::parse(lines[0].toStdString()).at("error").at("code"), json(-32600));
+        QCOMPARE_JSON(json::parse(lines[1].toStdString()).at("id"), json(2));
     }
     void stdio_withoutToken_isRefused()
     {
@@ -456,21 +604,22 @@ private Q_SLOTS:
         writeConfig(actions({"act_a", "act_b"}));
         const QByteArray token = addToken(QStringLiteral("reload"));
         QVERIFY(!token.isEmpty());
+        // The headless console (its stderr read here) and a stdio bridge for each listing.
         QProcess p;
-        p.setProcessEnvironment(withToken(token));
-        p.start(QStringLiteral(COUNTERSIGN_BINARY), {QStringLiteral("--stdio"), QStringLiteral("--data-dir"),
-                                                     dataDir(), QStringLiteral("--config"), path});
+        p.start(QStringLiteral(COUNTERSIGN_BINARY),
+                {QStringLiteral("--headless"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                 QStringLiteral("--data-dir"), dataDir(), QStringLiteral("--config"), path});
         QVERIFY(p.waitForStarted());
+        QByteArray err;
+        QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("listening on"), 10000);
         QByteArray out;
         int id = 10;
         // Asks for tools/list and keeps the answer.
         const auto list = [&] {
-            p.write(rpc(++id, "tools/list") + "\n");
-            if (!p.waitForReadyRead(3000))
-                return false;
-            QTest::qWait(50);
-            out = p.readAllStandardOutput();
-            return true;
+            const Run r = run({QStringLiteral("--stdio"), QStringLiteral("--data-dir"), dataDir()},
+                              rpc(++id, "tools/list") + "\n", withToken(token));
+            out = r.out;
+            return r.exitCode == 0;
         };
         const auto listed = [&](const char *name) {
             return list() && out.contains(QByteArray("\"name\":\"") + name + "\"");
@@ -481,7 +630,6 @@ private Q_SLOTS:
         writeConfig(actions({"act_b"}));
         QTRY_VERIFY_WITH_TIMEOUT(list() && !out.contains("act_a"), 10000);
         QVERIFY(out.contains("\"name\":\"act_b\""));
-        QByteArray err;
         QTRY_VERIFY_WITH_TIMEOUT((err += p.readAllStandardError()).contains("configuration reloaded"), 10000);
         // Widening (a new action) waits for the next start: no window to accept it in.
         writeConfig(actions({"act_b", "act_c"}));
@@ -501,7 +649,7 @@ private Q_SLOTS:
                 "reload.json:2: actions[0].apply: is required; the previous configuration stays in force"),
             err.constData());
         QVERIFY(listed("act_b"));
-        p.closeWriteChannel();
+        p.terminate();
         QVERIFY(p.waitForFinished(10000));
     }
 };

@@ -103,13 +103,14 @@ private:
         m_principal = m_tokens->authenticate(token.value().toLatin1()).value_or(Principal{});
         m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
 
-        const Config base = configOf(baseDocument());
+        Config base = configOf(baseDocument());
+        base.overrideListen(QStringLiteral("127.0.0.1"), 0);
         ServerKeys keys;
         keys.ticketKey = TicketSealer::generateKey();
         keys.kid = QStringLiteral("guard");
         keys.signingSeed = QByteArray(32, '\x07');
-        m_server = std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}});
-        if (auto started = m_server->start(false); !started)
+        m_server = std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}});
+        if (auto started = m_server->start(); !started)
             return helperFailed(started.error());
 
         m_guard = std::make_unique<ConfigGuard>(base, *m_store, widening);

@@ -555,14 +555,31 @@ private Q_SLOTS:
     void connections_addShowsTheTokenOnce_andRevokes()
     {
         ConnectionsPage *page = m_window->connectionsPage();
-        page->setEndpoint(QStringLiteral("http://127.0.0.1:7331/mcp"));
+        page->setEndpoint(QStringLiteral("http://127.0.0.1:7331/mcp"),
+                          {QStringLiteral("/opt/count ersign"), QStringLiteral("--stdio"),
+                           QStringLiteral("--data-dir"), QStringLiteral("/home/me/my \"data\"")});
         QVERIFY(page->addConnection(QStringLiteral("cursor")));
         const QString shown =
             page->findChild<QPlainTextEdit *>(QStringLiteral("connectionSnippets"))->toPlainText();
+        QVERIFY(shown.contains(QLatin1String(
+            "claude mcp add --scope user --transport http countersign http://127.0.0.1:7331/mcp")));
+        // Every client over both transports; paths with spaces and quotes stay one argument.
+        for (const char *header :
+             {"== Claude Code, HTTP ==", "== Claude Code, stdio ==", "== Claude Desktop, stdio",
+              "== VS Code, HTTP", "== VS Code, stdio", "== Cursor, HTTP", "== Cursor, stdio",
+              "== Gemini CLI, HTTP", "== Gemini CLI, stdio", "== Codex, HTTP", "== Codex, stdio"})
+            QVERIFY2(shown.contains(QLatin1String(header)), header);
         QVERIFY(shown.contains(
-            QLatin1String("claude mcp add --transport http countersign http://127.0.0.1:7331/mcp")));
+            QLatin1String("-- '/opt/count ersign' --stdio --data-dir '/home/me/my \"data\"'")));
+        QVERIFY(shown.contains(QLatin1String("\"command\": \"/opt/count ersign\"")));
+        QVERIFY(shown.contains(QLatin1String("\"/home/me/my \\\"data\\\"\"")));
+        // The VS Code file may be committed: the token stays out of it.
+        const QString vsCode =
+            shown.section(QStringLiteral("== VS Code, stdio"), 1).section(QStringLiteral("\n=="), 0, 0);
+        QVERIFY(vsCode.contains(QLatin1String("${input:countersign-token}")));
         const QString token = shown.section(QLatin1Char('\n'), 1, 1);
         QVERIFY(token.startsWith(QLatin1String("cs_")));
+        QVERIFY(!vsCode.contains(token));
         QVERIFY(m_tokens->authenticate(token.toLatin1()).has_value());
         QVERIFY(!page->addConnection(QStringLiteral("cursor"))); // an active name is refused
         auto *list = page->findChild<QListWidget *>(QStringLiteral("connectionList"));

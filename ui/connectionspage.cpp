@@ -1,5 +1,7 @@
 #include "connectionspage.h"
 
+#include "clientsetup.h"
+
 #include "tokenstore.h"
 
 #include <QDateTime>
@@ -51,34 +53,10 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     reload();
 }
 
-void ConnectionsPage::setEndpoint(const QString &url)
+void ConnectionsPage::setEndpoint(const QString &url, const QStringList &stdioCommand)
 {
     m_url = url;
-}
-
-QString ConnectionsPage::snippets(const QString &name, const QString &url, const QString &token)
-{
-    // Each in the format that client reads today; where the file may be committed or shared, the
-    // token stays out of it (a prompt, or an environment variable).
-    return tr("Token for \"%1\" (shown only now; Countersign keeps only its hash):\n%2\n\n"
-              "Claude Code:\n"
-              "claude mcp add --transport http countersign %3 --header \"Authorization: Bearer %2\"\n\n"
-              "VS Code (.vscode/mcp.json; VS Code asks for the token once and keeps it out of the file):\n"
-              "{\n  \"inputs\": [{ \"type\": \"promptString\", \"id\": \"countersign-token\", "
-              "\"description\": \"Countersign token\", \"password\": true }],\n"
-              "  \"servers\": {\n    \"countersign\": {\n      \"type\": \"http\",\n      \"url\": \"%3\",\n"
-              "      \"headers\": { \"Authorization\": \"Bearer ${input:countersign-token}\" }\n    }\n  "
-              "}\n}\n\n"
-              "Cursor (~/.cursor/mcp.json, with COUNTERSIGN_TOKEN set in Cursor's environment):\n"
-              "{\n  \"mcpServers\": {\n    \"countersign\": {\n      \"url\": \"%3\",\n"
-              "      \"headers\": { \"Authorization\": \"Bearer ${env:COUNTERSIGN_TOKEN}\" }\n    }\n  "
-              "}\n}\n\n"
-              "Gemini CLI (~/.gemini/settings.json):\n"
-              "{\n  \"mcpServers\": {\n    \"countersign\": {\n      \"httpUrl\": \"%3\",\n"
-              "      \"headers\": { \"Authorization\": \"Bearer %2\" }\n    }\n  }\n}\n\n"
-              "Codex (~/.codex/config.toml, with COUNTERSIGN_TOKEN exported):\n"
-              "[mcp_servers.countersign]\nurl = \"%3\"\nbearer_token_env_var = \"COUNTERSIGN_TOKEN\"\n")
-        .arg(name, token, url);
+    m_stdioCommand = stdioCommand;
 }
 
 bool ConnectionsPage::addConnection(const QString &name)
@@ -89,7 +67,7 @@ bool ConnectionsPage::addConnection(const QString &name)
         return false;
     }
     m_message->setText(tr("Connection \"%1\" added.").arg(name));
-    m_snippets->setPlainText(snippets(name, m_url, token.value()));
+    m_snippets->setPlainText(ClientSetup::document(name, m_url, token.value(), m_stdioCommand));
     m_name->clear();
     reload();
     return true;

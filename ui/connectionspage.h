@@ -20,19 +20,18 @@ public:
     ConnectionsPage(TokenStore &tokens, QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(ConnectionsPage)
 
-    void setEndpoint(const QString &url);
+    // The /mcp URL and the command that starts a stdio bridge to this console, for the setups.
+    void setEndpoint(const QString &url, const QStringList &stdioCommand);
     // Creates the connection; returns false and shows why when refused.
     bool addConnection(const QString &name);
     bool revokeSelected();
-
-    // The snippets shown after adding a connection (public for tests).
-    static QString snippets(const QString &name, const QString &url, const QString &token);
 
 private:
     void reload();
 
     TokenStore &m_tokens;
     QString m_url = QStringLiteral("http://127.0.0.1:7331/mcp");
+    QStringList m_stdioCommand{QStringLiteral("countersign"), QStringLiteral("--stdio")};
     QLineEdit *m_name = nullptr;
     QListWidget *m_list = nullptr;
     QPlainTextEdit *m_snippets = nullptr;

@@ -179,10 +179,10 @@ void MainWindow::showTab(const QString &name)
         m_tabs->setCurrentIndex(int(i));
 }
 
-void MainWindow::setListenUrl(const QString &url)
+void MainWindow::setListenUrl(const QString &url, const QStringList &stdioCommand)
 {
     m_status->setText(tr("Listening on %1").arg(url));
-    m_connections->setEndpoint(url);
+    m_connections->setEndpoint(url, stdioCommand);
 }
 
 void MainWindow::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)

@@ -43,7 +43,8 @@ public:
     Q_DISABLE_COPY_MOVE(MainWindow)
     ~MainWindow() override;
 
-    void setListenUrl(const QString &url);
+    // The /mcp URL, and the command that starts a stdio bridge to this console.
+    void setListenUrl(const QString &url, const QStringList &stdioCommand);
     // The Settings page: editable TTL, poll window and port, and the effective configuration; the
     // cards' minimum time on screen before Approve.
     void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);

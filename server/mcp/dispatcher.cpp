@@ -294,6 +294,33 @@ Reply Dispatcher::legacyResult(const json &id, json body) const
     return Reply{200, JsonRpc::response(id, std::move(body))};
 }
 
+std::optional<Reply> Dispatcher::joinSession(McpRequest &request, const Envelope &session)
+{
+    request.envelope = session;
+    request.envelope.legacy = true;
+    const auto meta = request.params.find("_meta");
+    if (meta == request.params.end() || !meta->is_object())
+        return std::nullopt;
+    const auto token = meta->find("progressToken");
+    if (token == meta->end())
+        return std::nullopt;
+    if (!token->is_string() && !token->is_number_integer())
+        return errorReply(200, request.id, JsonRpc::kInvalidParams,
+                          QStringLiteral("Invalid _meta.progressToken: it must be a string or an integer"));
+    request.envelope.progressToken = *token;
+    return std::nullopt;
+}
+
+Reply Dispatcher::noSession(const json &id)
+{
+    return errorReply(
+        400, id, JsonRpc::kUnsupportedProtocolVersion,
+        QStringLiteral("Unsupported protocol version: send the 2026-07-28 _meta envelope, "
+                       "or initialize a 2025-11-25 session first"),
+        {{"supported",
+          {JsonRpc::kProtocolVersion, JsonRpc::kLegacyVersions[0], JsonRpc::kLegacyVersions[1]}}});
+}
+
 void Dispatcher::dispatch(const json &message, const CallContext &context, ReplyHandler done) const
 {
     auto classified = classify(message);

@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <optional>
 #include <variant>
 
 namespace Countersign {
@@ -44,6 +45,12 @@ public:
     void dispatch(const nlohmann::json &message, const CallContext &context, ReplyHandler done) const;
 
     nlohmann::json serverInfoMeta() const;
+
+    // A 2025-era request after initialize takes its session's envelope (version, clientInfo,
+    // capabilities) and its own progress token; a mistyped token is answered here.
+    static std::optional<Reply> joinSession(McpRequest &request, const Envelope &session);
+    // The answer to a request with neither the 2026-07-28 envelope nor a 2025-era session.
+    static Reply noSession(const nlohmann::json &id);
 
 private:
     std::variant<McpRequest, Reply> classifyChecked(const nlohmann::json &message,

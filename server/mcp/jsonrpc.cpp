@@ -15,6 +15,16 @@ nlohmann::json response(const nlohmann::json &id, nlohmann::json result)
     return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
+nlohmann::json waitingProgress(const nlohmann::json &progressToken, int progress)
+{
+    return {{"jsonrpc", "2.0"},
+            {"method", "notifications/progress"},
+            {"params",
+             {{"progressToken", progressToken},
+              {"progress", progress},
+              {"message", "waiting for a human in the Countersign window"}}}};
+}
+
 bool isValidId(const nlohmann::json &id)
 {
     return id.is_string() || id.is_number_integer() || id.is_number_unsigned();

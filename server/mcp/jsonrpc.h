@@ -17,7 +17,8 @@ inline constexpr int kMissingRequiredClientCapability = -32021;
 inline constexpr int kUnsupportedProtocolVersion = -32022;
 
 inline constexpr char kProtocolVersion[] = "2026-07-28";
-// The 2025 revisions served beside it over HTTP sessions (initialize, Mcp-Session-Id), newest first.
+// The 2025 revisions served beside it (initialize, then a session: Mcp-Session-Id over HTTP, the
+// connection itself over stdio), newest first.
 inline constexpr const char *kLegacyVersions[] = {"2025-11-25", "2025-06-18"};
 inline bool isLegacyVersion(const QString &version)
 {
@@ -36,6 +37,11 @@ inline constexpr char kMetaServerInfo[] = "io.modelcontextprotocol/serverInfo";
 nlohmann::json error(const nlohmann::json &id, int code, const QString &message,
                      const nlohmann::json &data = nlohmann::json());
 nlohmann::json response(const nlohmann::json &id, nlohmann::json result);
+
+// A 2025-era call that waits for the human hears notifications/progress this often, when it sent
+// a progress token (clients that reset their timeout on progress keep waiting).
+inline constexpr int kProgressEveryMs = 10'000;
+nlohmann::json waitingProgress(const nlohmann::json &progressToken, int progress);
 
 // A request id is a string or an integer; never null, a float, a bool or a structure.
 bool isValidId(const nlohmann::json &id);

@@ -144,17 +144,8 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
                                    });
     }
     const QByteArray id = http.header("mcp-session-id").value_or(QByteArray());
-    if (id.isEmpty()) {
-        // No envelope and no session: neither era's request. Name both ways in.
-        return respond(toHttp(Reply{
-            400,
-            JsonRpc::error(
-                request.id, JsonRpc::kUnsupportedProtocolVersion,
-                QStringLiteral("Unsupported protocol version: send the 2026-07-28 _meta envelope, "
-                               "or initialize a 2025-11-25 session first"),
-                {{"supported",
-                  {JsonRpc::kProtocolVersion, JsonRpc::kLegacyVersions[0], JsonRpc::kLegacyVersions[1]}}})}));
-    }
+    if (id.isEmpty()) // no envelope and no session: neither era's request
+        return respond(toHttp(Dispatcher::noSession(request.id)));
     auto envelope = m_sessions.find(id, principal, now);
     if (!envelope)
         return respond(
@@ -165,18 +156,8 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
             400, JsonRpc::error(request.id, JsonRpc::kHeaderMismatch,
                                 QStringLiteral("Bad Request: MCP-Protocol-Version %1 is not the session's %2")
                                     .arg(request.envelope.protocolVersion, envelope->protocolVersion))}));
-    request.envelope = *envelope;
-    request.envelope.legacy = true;
-    if (const auto meta = request.params.find("_meta"); meta != request.params.end() && meta->is_object()) {
-        if (const auto token = meta->find("progressToken"); token != meta->end()) {
-            if (!token->is_string() && !token->is_number_integer())
-                return respond(
-                    toHttp(Reply{200, JsonRpc::error(request.id, JsonRpc::kInvalidParams,
-                                                     QStringLiteral("Invalid _meta.progressToken: it "
-                                                                    "must be a string or an integer"))}));
-            request.envelope.progressToken = *token;
-        }
-    }
+    if (auto refused = Dispatcher::joinSession(request, *envelope))
+        return respond(toHttp(*refused));
     if (request.method == QLatin1String("tools/call") && !request.envelope.progressToken.is_null() &&
         http.header("accept").value_or(QByteArray()).contains("text/event-stream"))
         return callWithProgress(request, principal, std::move(respond));
@@ -215,12 +196,7 @@ void McpHttpEndpoint::callWithProgress(const McpRequest &request, const Principa
             if (!state->streaming)
                 part.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
             state->streaming = true;
-            part.body = event({{"jsonrpc", "2.0"},
-                               {"method", "notifications/progress"},
-                               {"params",
-                                {{"progressToken", token},
-                                 {"progress", ++state->sent},
-                                 {"message", "waiting for a human in the Countersign window"}}}});
+            part.body = event(JsonRpc::waitingProgress(token, ++state->sent));
             respond(std::move(part));
         });
     timer->start();

@@ -2,6 +2,7 @@
 
 #include "httprequest.h"
 #include "httpresponse.h"
+#include "jsonrpc.h"
 #include "legacysessions.h"
 #include "principal.h"
 
@@ -26,7 +27,7 @@ public:
     Q_DISABLE_COPY_MOVE(McpHttpEndpoint)
 
     using Responder = std::function<void(HttpResponse)>;
-    static constexpr int kProgressEveryMs = 10'000;
+    static constexpr int kProgressEveryMs = JsonRpc::kProgressEveryMs;
 
     // Answers through respond exactly once; a tool that waits (the gate's poll window) answers
     // after serve() has returned.

@@ -2,7 +2,7 @@
 // made with `countersign token add`, `--headless --listen 127.0.0.1:0`, and the URL read from the
 // line it prints on stderr.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -59,4 +59,16 @@ export async function waitForListening(child) {
         child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
     });
     return { url, stderr: () => stderr };
+}
+
+// The console a `countersign --stdio` bridge started for dataDir (it outlives the bridge, as it
+// does for a user) is stopped with SIGTERM; resolves once it is gone. Its pid is the first line of
+// the folder's console.lock.
+export async function stopConsoleOf(dataDir) {
+    let pid = 0;
+    try { pid = Number(readFileSync(path.join(dataDir, 'console.lock'), 'utf8').split('\n')[0]); } catch { return; }
+    const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    if (!pid || !alive()) return;
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && alive(); ++i) await new Promise((r) => setTimeout(r, 100));
 }

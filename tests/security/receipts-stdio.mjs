@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { callTool, check, decide, exitWithSummary, startCountersign, textOf } from './attacker.mjs';
+import { stopConsoleOf } from '../peer/countersign-process.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: receipts-stdio.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -50,7 +51,7 @@ const envWith = (token) => {
 // `countersign --stdio` with `token` (undefined: none); send() writes a line and resolves with the
 // next answer line parsed; exited resolves with { code, out, err }.
 function startStdio(token) {
-    const child = spawn(binary, ['--stdio', '--data-dir', stdioData, '--config', stdioConfig], { env: envWith(token), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(binary, ['--stdio', '--data-dir', stdioData, '--config', stdioConfig, '--listen', '127.0.0.1:0'], { env: envWith(token), stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let waiting = null;
@@ -147,6 +148,7 @@ try {
         assert.ok(!err.includes(token), 'the token is not echoed');
     });
 } finally {
+    await stopConsoleOf(stdioData);
     await server.stop();
     rmSync(work, { recursive: true, force: true });
 }

@@ -1,0 +1,333 @@
+#include "stdiobridge.h"
+
+#include "commandline.h"
+#include "consoleinstance.h"
+#include "linesession.h"
+#include "localendpoint.h"
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QLocalSocket>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QThread>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace Countersign {
+
+namespace {
+
+constexpr char kTokenVariable[] = "COUNTERSIGN_TOKEN";
+constexpr int kRefusedCode = -32000; // what a LineSession answers once the token no longer works
+
+void say(const QString &message)
+{
+    std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
+    std::fflush(stderr);
+}
+
+bool hasDisplay()
+{
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+QString consoleLog(const CommandLine &cl)
+{
+    return QDir(cl.dataDir).absoluteFilePath(QStringLiteral("console.log"));
+}
+
+// The last line the console wrote to its log.
+QString lastLogLine(const CommandLine &cl)
+{
+    QFile log(consoleLog(cl));
+    if (!log.open(QIODevice::ReadOnly))
+        return {};
+    const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
+    return QString::fromUtf8(lines.last()).remove(QRegularExpression(QStringLiteral("^countersign: ")));
+}
+
+// The data folder's console, started detached (it outlives this bridge, in a session of its own),
+// with its output appended to console.log; its pid.
+Result<qint64> startConsole(const CommandLine &cl)
+{
+    if (!QDir().mkpath(cl.dataDir))
+        return failure(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
+    QStringList arguments;
+    if (!hasDisplay())
+        arguments << QStringLiteral("--headless");
+    arguments << QStringLiteral("--data-dir") << QDir(cl.dataDir).absolutePath() << QStringLiteral("--config")
+              << QFileInfo(cl.configPath).absoluteFilePath();
+    if (cl.listen)
+        arguments << QStringLiteral("--listen") << *cl.listen;
+    QProcess console;
+    console.setProgram(QCoreApplication::applicationFilePath());
+    console.setArguments(arguments);
+    console.setStandardInputFile(QProcess::nullDevice());
+    console.setStandardOutputFile(consoleLog(cl), QIODevice::Append);
+    console.setStandardErrorFile(consoleLog(cl), QIODevice::Append);
+    qint64 pid = 0;
+    if (!console.startDetached(&pid))
+        return failure(QStringLiteral("cannot start a console: %1").arg(console.errorString()));
+    return pid;
+}
+
+// A connection to the folder's console; one is started when none answers.
+Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl)
+{
+    const QString path = ConsoleInstance::bridgePath(cl.dataDir);
+    auto socket = std::make_unique<QLocalSocket>();
+    socket->connectToServer(path);
+    if (socket->waitForConnected(1000))
+        return socket;
+    auto started = startConsole(cl);
+    if (!started)
+        return failure(started.error());
+    say(QStringLiteral("no console was running for %1; started one (pid %2, %3, its log in %4)")
+            .arg(QDir(cl.dataDir).absolutePath())
+            .arg(started.value())
+            .arg(hasDisplay() ? QStringLiteral("with its window") : QStringLiteral("headless"),
+                 consoleLog(cl)));
+    QElapsedTimer waited;
+    waited.start();
+    while (waited.elapsed() < kStartWaitMs) {
+        QThread::msleep(100);
+        socket->connectToServer(path);
+        if (socket->waitForConnected(500))
+            return socket;
+        // The console it started is gone: unless it found another one starting, it failed.
+        if (::kill(pid_t(started.value()), 0) != 0 && errno == ESRCH &&
+            !lastLogLine(cl).contains(QLatin1String("already running")))
+            return failure(QStringLiteral("the console it started exited: %1").arg(lastLogLine(cl)));
+    }
+    return failure(QStringLiteral("no console answered on %1 within %2 s (its log: %3)")
+                       .arg(path)
+                       .arg(kStartWaitMs / 1000)
+                       .arg(consoleLog(cl)));
+}
+
+// The hello: the console names the connection, or says why it will not serve it.
+Result<QString> greet(QLocalSocket &socket, const QByteArray &token)
+{
+    const nlohmann::json hello = {{"countersign", LocalEndpoint::kHelloVersion},
+                                  {"token", token.toStdString()}};
+    socket.write(QByteArray::fromStdString(hello.dump()) + '\n');
+    QElapsedTimer waited;
+    waited.start();
+    while (!socket.canReadLine()) {
+        const qint64 left = kStartWaitMs - waited.elapsed();
+        if ((left <= 0 || !socket.waitForReadyRead(int(left))) && !socket.canReadLine())
+            return failure(QStringLiteral("the console did not answer this bridge's hello"));
+    }
+    const auto answer = nlohmann::json::parse(socket.readLine().toStdString(), nullptr, false);
+    if (answer.is_object() && answer.value("ok", false) == true)
+        return QString::fromStdString(answer.value("connection", std::string()));
+    const std::string why = answer.is_object() && answer.contains("error") && answer["error"].is_string()
+                                ? answer["error"].get<std::string>()
+                                : std::string("an answer it does not understand");
+    if (why == "the token is unknown or revoked")
+        return failure(QStringLiteral("the token in %1 is unknown or revoked; --stdio serves only an active "
+                                      "connection (make one, or give a revoked one a new token, with "
+                                      "`countersign token add NAME`)")
+                           .arg(QLatin1String(kTokenVariable)));
+    return failure(QStringLiteral("the console refused this bridge: %1").arg(QString::fromStdString(why)));
+}
+
+// Relays lines both ways and knows which requests still wait for their answer.
+class Relay final : public QObject
+{
+public:
+    Relay(std::unique_ptr<QLocalSocket> socket, QString connection)
+        : m_socket(std::move(socket)), m_connection(std::move(connection))
+    {
+        connect(m_socket.get(), &QLocalSocket::readyRead, this, &Relay::fromConsole);
+        connect(m_socket.get(), &QLocalSocket::disconnected, this, &Relay::consoleGone);
+    }
+    ~Relay() override
+    {
+        if (m_reader) {
+            const char stop = 1;
+            while (::write(m_wakeWrite, &stop, 1) < 0 && errno == EINTR) {
+            }
+            m_reader->wait(); // it polls the wake pipe beside stdin, so it ends now
+        }
+        for (const int fd : {m_wakeRead, m_wakeWrite}) {
+            if (fd >= 0)
+                ::close(fd);
+        }
+    }
+    Q_DISABLE_COPY_MOVE(Relay)
+
+    Status start()
+    {
+        int wake[2];
+        if (::pipe2(wake, O_CLOEXEC) != 0)
+            return failure(QStringLiteral("cannot make the stdin reader's pipe (errno %1)").arg(errno));
+        m_wakeRead = wake[0];
+        m_wakeWrite = wake[1];
+        m_reader.reset(QThread::create([this, wakeFd = m_wakeRead] { readStdin(wakeFd); }));
+        m_reader->start();
+        return success();
+    }
+
+private:
+    // On the reader thread: each line of stdin (one longer than the limit is cut one byte over it,
+    // so that the console refuses it whole), then the end.
+    void readStdin(int wakeFd)
+    {
+        std::string line;
+        const auto deliver = [this](QByteArray bytes, bool end) {
+            QMetaObject::invokeMethod(
+                this, [this, bytes, end] { end ? stdinEnded() : toConsole(bytes); }, Qt::QueuedConnection);
+        };
+        char buffer[64 * 1024];
+        while (true) {
+            pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wakeFd, POLLIN, 0}};
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                break;
+            }
+            if (fds[1].revents != 0)
+                return; // the bridge is going
+            if (fds[0].revents == 0)
+                continue;
+            const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            if (got <= 0)
+                break;
+            for (ssize_t i = 0; i < got; ++i) {
+                if (buffer[i] == '\n') {
+                    deliver(QByteArray::fromStdString(line), false);
+                    line.clear();
+                } else if (static_cast<qsizetype>(line.size()) <= LineSession::kMaxLineBytes) {
+                    line.push_back(buffer[i]);
+                }
+            }
+        }
+        if (!line.empty())
+            deliver(QByteArray::fromStdString(line), false);
+        deliver({}, true);
+    }
+
+    // An id as a key ("1" and 1 are different requests).
+    static QByteArray idKey(const nlohmann::json &id) { return QByteArray::fromStdString(id.dump()); }
+
+    // Each line goes on; a request is owed its answer (by id), and a line that is no message at all
+    // is owed the console's error for it (id null).
+    void toConsole(const QByteArray &line)
+    {
+        if (line.trimmed().isEmpty())
+            return;
+        const auto message = nlohmann::json::parse(line.toStdString(), nullptr, false);
+        if (!message.is_object() || !message.contains("id"))
+            m_unreadable += message.is_object() && message.contains("method") ? 0 : 1;
+        else
+            m_waiting.insert(idKey(message["id"]));
+        m_socket->write(line + '\n');
+    }
+
+    void fromConsole()
+    {
+        while (m_socket->canReadLine()) {
+            const QByteArray line = m_socket->readLine();
+            std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
+            std::fflush(stdout);
+            const auto message = nlohmann::json::parse(line.toStdString(), nullptr, false);
+            if (!message.is_object() || message.contains("method") || !message.contains("id"))
+                continue; // a notification (progress)
+            if (const auto error = message.find("error");
+                error != message.end() && error->is_object() && error->value("code", 0) == kRefusedCode)
+                m_refused = true;
+            if (message["id"].is_null())
+                m_unreadable = std::max(0, m_unreadable - 1);
+            else
+                m_waiting.remove(idKey(message["id"]));
+        }
+        finishIfDone();
+    }
+
+    void stdinEnded()
+    {
+        m_stdinEnded = true;
+        finishIfDone();
+    }
+
+    void finishIfDone()
+    {
+        if (m_stdinEnded && m_waiting.isEmpty() && m_unreadable == 0)
+            QCoreApplication::exit(0);
+    }
+
+    void consoleGone()
+    {
+        fromConsole(); // what arrived before the end
+        if (m_stdinEnded && m_waiting.isEmpty() && m_unreadable == 0)
+            return QCoreApplication::exit(0);
+        say(m_refused ? QStringLiteral("the connection \"%1\" has been revoked (or its token replaced); this "
+                                       "stdio bridge stops")
+                            .arg(m_connection)
+                      : QStringLiteral("the console for this data folder quit; this stdio bridge stops"));
+        QCoreApplication::exit(1);
+    }
+
+    std::unique_ptr<QLocalSocket> m_socket;
+    QString m_connection;
+    bool m_refused = false; // the console answered -32000: the token no longer works
+    std::unique_ptr<QThread> m_reader;
+    int m_wakeRead = -1;
+    int m_wakeWrite = -1;
+    QSet<QByteArray> m_waiting; // ids of requests not answered yet
+    int m_unreadable = 0;       // lines sent that no id names, not answered yet
+    bool m_stdinEnded = false;
+};
+
+} // namespace
+
+int runStdioBridge(const CommandLine &cl)
+{
+    // Read once and removed at once: a console this bridge starts never inherits it.
+    const QByteArray token = qgetenv(kTokenVariable).trimmed();
+    qunsetenv(kTokenVariable);
+    if (token.isEmpty()) {
+        say(QStringLiteral("--stdio needs the connection's token in the environment variable %1 (make one "
+                           "with `countersign token add NAME`)")
+                .arg(QLatin1String(kTokenVariable)));
+        return 1;
+    }
+    auto socket = reachConsole(cl);
+    if (!socket) {
+        say(socket.error());
+        return 1;
+    }
+    auto greeted = greet(*socket.value(), token);
+    if (!greeted) {
+        say(greeted.error());
+        return 1;
+    }
+    Relay relay(std::move(socket).value(), greeted.value());
+    if (auto started = relay.start(); !started) {
+        say(started.error());
+        return 1;
+    }
+    return QCoreApplication::exec();
+}
+
+} // namespace Countersign

@@ -1,0 +1,112 @@
+#include "linesession.h"
+
+#include "dispatcher.h"
+#include "jsonbody.h"
+#include "jsonrpc.h"
+
+#include <QPointer>
+#include <QTimer>
+
+namespace Countersign {
+
+namespace {
+
+const QString kRefusal = QStringLiteral(
+    "Unauthorized: this connection's token is unknown or has been revoked; the stdio connection ends");
+
+} // namespace
+
+LineSession::LineSession(const Dispatcher &dispatcher, Authenticator authenticate, Writer write,
+                         QObject *parent)
+    : QObject(parent), m_dispatcher(dispatcher), m_authenticate(std::move(authenticate)),
+      m_write(std::move(write))
+{
+}
+
+void LineSession::send(const nlohmann::json &message)
+{
+    // error_handler::replace: a tool's output is never allowed to break the line's encoding.
+    m_write(
+        QByteArray::fromStdString(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+        '\n');
+}
+
+void LineSession::handleLine(const QByteArray &line)
+{
+    if (m_refused || line.trimmed().isEmpty())
+        return;
+    if (line.size() > kMaxLineBytes)
+        return send(JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
+                                   QStringLiteral("message larger than %1 bytes").arg(kMaxLineBytes)));
+    auto parsed = JsonBody::parse(line);
+    // Asked for every line, so a token revoked while the connection lasts is refused from the next one.
+    const std::optional<Principal> principal = m_authenticate();
+    if (!principal) {
+        m_refused = true;
+        nlohmann::json id;
+        if (parsed && parsed.value().is_object()) {
+            const auto it = parsed.value().find("id");
+            if (it != parsed.value().end() && JsonRpc::isValidId(*it))
+                id = *it;
+        }
+        send(JsonRpc::error(id, JsonRpc::kServerError, kRefusal));
+        Q_EMIT refused(kRefusal);
+        return;
+    }
+    if (!parsed)
+        return send(JsonRpc::error(nullptr, JsonRpc::kParseError,
+                                   QStringLiteral("Parse error: %1").arg(parsed.error())));
+    auto classified = m_dispatcher.classify(parsed.value(), QString(), true);
+    if (auto *early = std::get_if<Reply>(&classified)) {
+        if (early->body)
+            send(*early->body);
+        return;
+    }
+    McpRequest &request = std::get<McpRequest>(classified);
+    if (request.envelope.legacy)
+        return handleLegacy(std::move(request), *principal);
+    handleNow(request, *principal);
+}
+
+// A 2025-era request: initialize makes this connection the client's session (a second one starts
+// it over); anything else needs one.
+void LineSession::handleLegacy(McpRequest request, const Principal &principal)
+{
+    if (request.method == QLatin1String("initialize")) {
+        m_session = request.envelope;
+        return handleNow(request, principal);
+    }
+    if (!m_session)
+        return send(*Dispatcher::noSession(request.id).body);
+    if (auto refused = Dispatcher::joinSession(request, *m_session))
+        return send(*refused->body);
+    if (request.method != QLatin1String("tools/call") || request.envelope.progressToken.is_null())
+        return handleNow(request, principal);
+    // While it waits for the human: progress, so that clients that reset their timeout keep waiting.
+    auto *progress = new QTimer(this);
+    progress->setInterval(JsonRpc::kProgressEveryMs);
+    connect(progress, &QTimer::timeout, this,
+            [this, token = request.envelope.progressToken, sent = 0]() mutable {
+                send(JsonRpc::waitingProgress(token, ++sent));
+            });
+    progress->start();
+    m_dispatcher.handle(
+        request, CallContext{principal, Transport::Stdio},
+        [self = QPointer<LineSession>(this), progress = QPointer<QTimer>(progress)](Reply reply) {
+            if (progress)
+                progress->deleteLater();
+            if (self && !self->m_refused && reply.body)
+                self->send(*reply.body);
+        });
+}
+
+void LineSession::handleNow(const McpRequest &request, const Principal &principal)
+{
+    m_dispatcher.handle(request, CallContext{principal, Transport::Stdio},
+                        [self = QPointer<LineSession>(this)](Reply reply) {
+                            if (self && !self->m_refused && reply.body)
+                                self->send(*reply.body);
+                        });
+}
+
+} // namespace Countersign

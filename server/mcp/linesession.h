@@ -1,0 +1,61 @@
+#pragma once
+
+#include "mcprequest.h"
+#include "principal.h"
+
+#include <QByteArray>
+#include <QObject>
+
+#include <functional>
+#include <optional>
+
+namespace Countersign {
+
+class Dispatcher;
+
+// One MCP connection of newline-delimited JSON-RPC (what `countersign --stdio` relays from its
+// IDE), in either era. A 2026-07-28 request carries its envelope; a 2025-era client sends
+// initialize once and the connection is its session from then on (its version, clientInfo and
+// capabilities go with every later request). A 2025-era call that waits for the human hears
+// notifications/progress every JsonRpc::kProgressEveryMs when it sent a progress token.
+//
+// Every line is served as the principal the authenticator names when it is handled. When it names
+// none (the connection's token was revoked), that line is answered with -32000, nothing more is
+// dispatched and refused() is emitted.
+class LineSession final : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr qsizetype kMaxLineBytes = 1024 * 1024;
+
+    // Who the peer is now; asked again for every line. Nothing when its token is unknown or revoked.
+    using Authenticator = std::function<std::optional<Principal>()>;
+    // Receives each message to send, as one line with its newline; may be called after the line
+    // that caused it was handled (a held call), never after this session is gone.
+    using Writer = std::function<void(const QByteArray &)>;
+
+    LineSession(const Dispatcher &dispatcher, Authenticator authenticate, Writer write,
+                QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(LineSession)
+
+    // One line as read (without its newline; a line longer than kMaxLineBytes is refused whole).
+    void handleLine(const QByteArray &line);
+    bool isRefused() const { return m_refused; }
+
+Q_SIGNALS:
+    // The authenticator named no principal; reason is what the peer was answered.
+    void refused(const QString &reason);
+
+private:
+    void send(const nlohmann::json &message);
+    void handleLegacy(McpRequest request, const Principal &principal);
+    void handleNow(const McpRequest &request, const Principal &principal);
+
+    const Dispatcher &m_dispatcher;
+    Authenticator m_authenticate;
+    Writer m_write;
+    bool m_refused = false;
+    std::optional<Envelope> m_session; // a 2025-era client's, from its initialize
+};
+
+} // namespace Countersign

@@ -1,0 +1,152 @@
+#include "localendpoint.h"
+
+#include "jsonbody.h"
+#include "linesession.h"
+
+#include <QLocalServer>
+#include <QLocalSocket>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QTimer>
+
+#include <memory>
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcLocal, "countersign.local")
+
+namespace Countersign {
+
+namespace {
+
+// What a bridge's connection holds between reads.
+struct Bridge final
+{
+    QPointer<LineSession> session; // after the hello
+    QByteArray pending;            // the start of a line not yet ended
+    bool skipping = false;         // dropping the rest of a line refused as too long
+};
+
+QByteArray line(const nlohmann::json &message)
+{
+    return QByteArray::fromStdString(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+           '\n';
+}
+
+// The hello's token, or why there is none.
+Result<QByteArray> helloToken(const QByteArray &hello)
+{
+    auto parsed = JsonBody::parse(hello);
+    if (!parsed || !parsed.value().is_object())
+        return failure(QStringLiteral("the first line must be the bridge's hello (a JSON object)"));
+    const nlohmann::json &h = parsed.value();
+    const auto version = h.find("countersign");
+    if (version == h.end() || *version != LocalEndpoint::kHelloVersion)
+        return failure(QStringLiteral("this console speaks %1; update countersign --stdio to this console's "
+                                      "version")
+                           .arg(QLatin1String(LocalEndpoint::kHelloVersion)));
+    const auto token = h.find("token");
+    if (token == h.end() || !token->is_string() || token->get_ref<const std::string &>().empty())
+        return failure(QStringLiteral("the hello carries no token"));
+    return QByteArray::fromStdString(token->get<std::string>());
+}
+
+} // namespace
+
+LocalEndpoint::LocalEndpoint(const Dispatcher &dispatcher, Authenticator authenticate, QObject *parent)
+    : QObject(parent), m_dispatcher(dispatcher), m_authenticate(std::move(authenticate))
+{
+}
+
+LocalEndpoint::~LocalEndpoint()
+{
+    stopListening();
+}
+
+Status LocalEndpoint::listen(const QString &path)
+{
+    QLocalServer::removeServer(path);
+    m_server = new QLocalServer(this);
+    m_server->setSocketOptions(QLocalServer::UserAccessOption);
+    if (!m_server->listen(path))
+        return failure(QStringLiteral("cannot listen on %1: %2").arg(path, m_server->errorString()));
+    connect(m_server, &QLocalServer::newConnection, this, &LocalEndpoint::accept);
+    qCInfo(lcLocal) << "bridges connect at" << path;
+    return success();
+}
+
+void LocalEndpoint::stopListening()
+{
+    if (m_server)
+        m_server->close();
+}
+
+// A bridge's hello: its session, or the refusal sent and the connection ended (null).
+LineSession *LocalEndpoint::open(QLocalSocket *peer, const QByteArray &hello)
+{
+    auto token = helloToken(hello);
+    const std::optional<Principal> principal =
+        token ? m_authenticate(token.value()) : std::optional<Principal>();
+    if (!principal) {
+        const QString why = token ? QStringLiteral("the token is unknown or revoked") : token.error();
+        peer->write(line({{"ok", false}, {"error", why.toStdString()}}));
+        peer->disconnectFromServer();
+        return nullptr;
+    }
+    qCInfo(lcLocal) << "stdio bridge for" << principal->name;
+    auto *session = new LineSession(
+        m_dispatcher,
+        [this, token = token.value(), id = principal->connectionId] {
+            auto now = m_authenticate(token);
+            return now && now->connectionId == id ? now : std::optional<Principal>();
+        },
+        [socket = QPointer<QLocalSocket>(peer)](const QByteArray &out) {
+            if (socket && socket->state() == QLocalSocket::ConnectedState)
+                socket->write(out);
+        },
+        peer);
+    peer->write(line({{"ok", true}, {"connection", principal->name.toStdString()}}));
+    return session;
+}
+
+// Each bridge: its hello within kHelloTimeoutMs, then its lines, each handed to its LineSession.
+void LocalEndpoint::accept()
+{
+    while (QLocalSocket *peer = m_server->nextPendingConnection()) {
+        connect(peer, &QLocalSocket::disconnected, peer, &QObject::deleteLater);
+        auto *helloTimer = new QTimer(peer);
+        helloTimer->setSingleShot(true);
+        connect(helloTimer, &QTimer::timeout, peer, [peer] { peer->abort(); });
+        helloTimer->start(kHelloTimeoutMs);
+        auto bridge = std::make_shared<Bridge>();
+        connect(peer, &QLocalSocket::readyRead, peer, [this, peer, helloTimer, bridge] {
+            bridge->pending += peer->readAll();
+            qsizetype end;
+            while ((end = bridge->pending.indexOf('\n')) >= 0) {
+                const QByteArray message = bridge->pending.left(end);
+                bridge->pending.remove(0, end + 1);
+                if (std::exchange(bridge->skipping, false))
+                    continue; // the end of a line refused as too long
+                if (!bridge->session) {
+                    helloTimer->stop();
+                    if (!(bridge->session = open(peer, message)))
+                        return;
+                    continue;
+                }
+                bridge->session->handleLine(message);
+                if (bridge->session->isRefused())
+                    return peer->disconnectFromServer();
+            }
+            if (bridge->pending.size() > LineSession::kMaxLineBytes && !bridge->skipping) {
+                // Refused whole, never cut: the rest of the line is dropped as it arrives.
+                if (!bridge->session)
+                    return peer->abort();
+                bridge->session->handleLine(bridge->pending);
+                bridge->skipping = true;
+            }
+            if (bridge->skipping)
+                bridge->pending.clear();
+        });
+    }
+}
+
+} // namespace Countersign
