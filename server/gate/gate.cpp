@@ -328,6 +328,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     if (request->envelope.legacy) {
         if (!mayHold)
             return done(GateReplies::legacyPending(op));
+        askInClient(request, ticket, op, QString(), 1);
         return hold(request, ticket, std::min(m_settings.legacyHoldMs, ticket.exp - now), std::move(done));
     }
     const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
@@ -349,47 +350,99 @@ void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs
         m_poll.start();
 }
 
-// A client's answer can decline; only a client-mode tool's typed confirmation can approve
-// (docs/design.md: authority lives in the console).
+// A client's answer (an ElicitResult) as a decision: decline or cancel declines; only a client-mode
+// tool's typed confirmation can approve (docs/design.md: authority lives in the console). A
+// confirmation typed wrong decides nothing and sets notice; anything else decides nothing.
+std::optional<Decision> Gate::clientDecision(const Operation &op, const json &answer,
+                                             const QString &connection, QString &notice) const
+{
+    const auto field = answer.find("action");
+    const std::string action = field != answer.end() && field->is_string() ? field->get<std::string>() : "";
+    const QString by = QStringLiteral("client:%1").arg(connection);
+    if (action == "decline" || action == "cancel")
+        return Decision{Operation::Status::Declined, by,
+                        action == "decline" ? QStringLiteral("declined in the client")
+                                            : QStringLiteral("cancelled in the client"),
+                        m_clock.nowMs()};
+    if (op.approvalMode != ApprovalMode::Client || action != "accept")
+        return std::nullopt;
+    const auto content = answer.find("content");
+    const json typed = content != answer.end() && content->is_object()
+                           ? content->value(GateReplies::kConfirmKey, json())
+                           : json();
+    if (!typed.is_string() || QString::fromStdString(typed.get<std::string>()) != op.confirmationText()) {
+        notice = GateReplies::mismatchNotice(op.confirmationText());
+        return std::nullopt;
+    }
+    return Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
+}
+
+Status Gate::recordClientDecision(const QString &nonce, const Decision &decision)
+{
+    if (auto d = m_store.decide(nonce, decision); !d)
+        return failure(d.error());
+    Q_EMIT stepRecorded(Step::Decided, nonce);
+    Q_EMIT retired(nonce);
+    return success();
+}
+
+// A retry's inputResponses: a decision is recorded and the retry judged again.
 bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
                             ToolDone &done, QString &notice)
 {
-    const bool clientMode = op.approvalMode == ApprovalMode::Client;
-    const auto answer = GateReplies::inputResponse(request->params, clientMode ? GateReplies::kConfirmKey
-                                                                               : GateReplies::kApprovalKey);
+    const auto answer = GateReplies::inputResponse(request->params, op.approvalMode == ApprovalMode::Client
+                                                                        ? GateReplies::kConfirmKey
+                                                                        : GateReplies::kApprovalKey);
     if (!answer)
         return false;
-    const auto field = answer->find("action");
-    const std::string action = field != answer->end() && field->is_string() ? field->get<std::string>() : "";
-    const QString by = QStringLiteral("client:%1").arg(request->principal.name);
-    std::optional<Decision> decision;
-    if (action == "decline" || action == "cancel") {
-        decision = Decision{Operation::Status::Declined, by,
-                            action == "decline" ? QStringLiteral("declined in the client")
-                                                : QStringLiteral("cancelled in the client"),
-                            m_clock.nowMs()};
-    } else if (clientMode && action == "accept") {
-        const auto content = answer->find("content");
-        const json typed = content != answer->end() && content->is_object()
-                               ? content->value(GateReplies::kConfirmKey, json())
-                               : json();
-        if (!typed.is_string() || QString::fromStdString(typed.get<std::string>()) != op.confirmationText()) {
-            notice = GateReplies::mismatchNotice(op.confirmationText());
-            return false;
-        }
-        decision =
-            Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
-    }
+    const std::optional<Decision> decision = clientDecision(op, *answer, request->principal.name, notice);
     if (!decision)
         return false;
-    if (auto d = m_store.decide(ticket.nonce, *decision); !d) {
-        done(storeFailure(d.error()));
+    if (auto recorded = recordClientDecision(ticket.nonce, *decision); !recorded) {
+        done(storeFailure(recorded.error()));
         return true;
     }
-    Q_EMIT stepRecorded(Step::Decided, ticket.nonce);
-    Q_EMIT retired(ticket.nonce);
     evaluate(request, ticket, std::move(done), false);
     return true;
+}
+
+// A 2025-era call brings no retry to carry the client's answer. Where its transport can ask the
+// client (elicitation/create on the call's stream or connection), the typed-confirmation form
+// (client mode, form declared) or the card's URL (console mode, URL declared) is asked while the
+// call is held; an answer that decides is recorded like a retry's and wakes the held call. A
+// confirmation typed wrong is asked again, up to kConfirmRounds times per call.
+void Gate::askInClient(const RequestPtr &request, const Ticket &ticket, const Operation &op,
+                       const QString &notice, int round)
+{
+    if (!request->elicit)
+        return;
+    json params;
+    if (op.approvalMode == ApprovalMode::Client && request->envelope.elicitation.form)
+        params = GateReplies::confirmationRequest(op, notice);
+    else if (op.approvalMode != ApprovalMode::Client && request->envelope.elicitation.url &&
+             !m_settings.approvalsUrlBase.isEmpty())
+        params = GateReplies::approvalUrlRequest(op, notice, m_settings.approvalsUrlBase);
+    else
+        return;
+    qCInfo(lcGate) << "asking the client about" << op.nonce << "in" << params.value("mode", "").c_str()
+                   << "mode";
+    request->elicit(params,
+                    [self = QPointer<Gate>(this), request, ticket, op, round](std::optional<json> answer) {
+                        if (!self || !answer || !answer->is_object())
+                            return; // an error answer decides nothing: the card waits in the window
+                        QString mismatch;
+                        const std::optional<Decision> decision =
+                            self->clientDecision(op, *answer, request->principal.name, mismatch);
+                        if (!decision) {
+                            if (!mismatch.isEmpty() && round < kConfirmRounds)
+                                self->askInClient(request, ticket, op, mismatch, round + 1);
+                            return;
+                        }
+                        if (auto recorded = self->recordClientDecision(ticket.nonce, *decision); !recorded)
+                            qCWarning(lcGate) << "the client's answer for" << ticket.nonce
+                                              << "was not recorded:" << recorded.error();
+                        self->wake(ticket.nonce);
+                    });
 }
 
 // 6. Approved: the world may have moved since the card was shown. Plan again; a different plan

@@ -65,6 +65,8 @@ public:
     // More waiting cards than this from one connection and its next call is refused: an agent in
     // a loop must not bury the human in cards.
     static constexpr int kMaxPendingPerConnection = 50;
+    // How many times a 2025-era call is asked for a typed confirmation that keeps coming back wrong.
+    static constexpr int kConfirmRounds = 3;
 
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = ReceiptBody::kMetaKey;
@@ -103,6 +105,11 @@ private:
     void join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done);
     void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done);
     void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done);
+    std::optional<Decision> clientDecision(const Operation &op, const nlohmann::json &answer,
+                                           const QString &connection, QString &notice) const;
+    Status recordClientDecision(const QString &nonce, const Decision &decision);
+    void askInClient(const RequestPtr &request, const Ticket &ticket, const Operation &op,
+                     const QString &notice, int round);
     void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
     void retry(const RequestPtr &request, ToolDone done);

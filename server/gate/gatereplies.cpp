@@ -33,36 +33,47 @@ std::optional<json> inputResponse(const json &params, const char *key)
     return *r;
 }
 
+json confirmationRequest(const Operation &op, const QString &notice)
+{
+    const QString lead = notice.isEmpty() ? QString() : notice + QLatin1Char(' ');
+    const QString target = op.confirmationText();
+    return {
+        {"mode", "form"},
+        {"message",
+         (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target)).toStdString()},
+        {"requestedSchema",
+         {{"type", "object"},
+          {"properties",
+           {{kConfirmKey,
+             {{"type", "string"},
+              {"title", QStringLiteral("Type %1 to confirm").arg(target).toStdString()}}}}},
+          {"required", json::array({kConfirmKey})}}}};
+}
+
+json approvalUrlRequest(const Operation &op, const QString &notice, const QString &approvalsUrlBase)
+{
+    const QString lead = notice.isEmpty() ? QString() : notice + QLatin1Char(' ');
+    return {
+        {"mode", "url"},
+        {"message",
+         (lead + QStringLiteral("Approve or decline \"%1\" in the Countersign window.").arg(op.plan.title))
+             .toStdString()},
+        {"url", (approvalsUrlBase + op.nonce).toStdString()},
+        {"elicitationId", op.nonce.toStdString()}};
+}
+
 json inputRequired(const Operation &op, const QString &sealed, const Envelope &envelope, bool firstRound,
                    const QString &notice, const QString &approvalsUrlBase)
 {
     json result = {{"resultType", "input_required"}, {"requestState", sealed.toStdString()}};
-    const QString lead = notice.isEmpty() ? QString() : notice + QLatin1Char(' ');
     if (op.approvalMode == ApprovalMode::Client) {
-        const QString target = op.confirmationText();
-        result["inputRequests"][kConfirmKey] = {
-            {"method", "elicitation/create"},
-            {"params",
-             {{"mode", "form"},
-              {"message", (lead + QStringLiteral("%1\nType \"%2\" to confirm.").arg(op.plan.prompt, target))
-                              .toStdString()},
-              {"requestedSchema",
-               {{"type", "object"},
-                {"properties",
-                 {{kConfirmKey,
-                   {{"type", "string"},
-                    {"title", QStringLiteral("Type %1 to confirm").arg(target).toStdString()}}}}},
-                {"required", json::array({kConfirmKey})}}}}}};
+        result["inputRequests"][kConfirmKey] = {{"method", "elicitation/create"},
+                                                {"params", confirmationRequest(op, notice)}};
     } else if (firstRound && envelope.elicitation.url && !approvalsUrlBase.isEmpty()) {
-        result["inputRequests"][kApprovalKey] = {
-            {"method", "elicitation/create"},
-            {"params",
-             {{"mode", "url"},
-              {"message",
-               (lead +
-                QStringLiteral("Approve or decline \"%1\" in the Countersign window.").arg(op.plan.title))
-                   .toStdString()},
-              {"url", (approvalsUrlBase + op.nonce).toStdString()}}}};
+        json params = approvalUrlRequest(op, notice, approvalsUrlBase);
+        params.erase("elicitationId"); // the 2026-07-28 shape has none
+        result["inputRequests"][kApprovalKey] = {{"method", "elicitation/create"},
+                                                 {"params", std::move(params)}};
     }
     // Otherwise a requestState-only round: the client retries, and the retry is held for the human.
     return result;

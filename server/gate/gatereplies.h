@@ -21,6 +21,12 @@ inline constexpr const char *kApprovalKey = "approval";
 // A client's bare ElicitResult in params.inputResponses[key]; nothing when absent or malformed.
 std::optional<nlohmann::json> inputResponse(const nlohmann::json &params, const char *key);
 
+// The elicitation/create params of the typed-confirmation form (client mode) and of the URL that
+// shows the card (console mode, elicitationId the card's nonce); notice, if any, leads the message.
+nlohmann::json confirmationRequest(const Operation &operation, const QString &notice);
+nlohmann::json approvalUrlRequest(const Operation &operation, const QString &notice,
+                                  const QString &approvalsUrlBase);
+
 // The round that asks the client to come back: requestState always, plus a URL elicitation to the
 // card (first round, URL mode declared) or the typed-confirmation form (client mode); notice, if
 // any, leads the message.

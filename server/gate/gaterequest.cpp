@@ -15,6 +15,8 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->params = call.params;
     request->principal = call.context.principal;
     request->envelope = call.request.envelope;
+    if (request->envelope.legacy)
+        request->elicit = call.context.elicit;
     request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
     return request;
 }

@@ -20,6 +20,7 @@ struct GateRequest final
     Principal principal;
     Envelope envelope;
     QString argsDigest;
+    Elicitor elicit; // a 2025-era call's way to ask its client (CallContext::elicit); may be empty
 
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
                                                    const ToolCall &call);

@@ -56,6 +56,8 @@ void LineSession::handleLine(const QByteArray &line)
     if (!parsed)
         return send(JsonRpc::error(nullptr, JsonRpc::kParseError,
                                    QStringLiteral("Parse error: %1").arg(parsed.error())));
+    if (takeAnswer(parsed.value()))
+        return;
     auto classified = m_dispatcher.classify(parsed.value(), QString(), true);
     if (auto *early = std::get_if<Reply>(&classified)) {
         if (early->body)
@@ -80,24 +82,54 @@ void LineSession::handleLegacy(McpRequest request, const Principal &principal)
         return send(*Dispatcher::noSession(request.id).body);
     if (auto refused = Dispatcher::joinSession(request, *m_session))
         return send(*refused->body);
-    if (request.method != QLatin1String("tools/call") || request.envelope.progressToken.is_null())
+    if (request.method != QLatin1String("tools/call"))
         return handleNow(request, principal);
     // While it waits for the human: progress, so that clients that reset their timeout keep waiting.
-    auto *progress = new QTimer(this);
-    progress->setInterval(JsonRpc::kProgressEveryMs);
-    connect(progress, &QTimer::timeout, this,
-            [this, token = request.envelope.progressToken, sent = 0]() mutable {
-                send(JsonRpc::waitingProgress(token, ++sent));
-            });
-    progress->start();
-    m_dispatcher.handle(
-        request, CallContext{principal, Transport::Stdio},
-        [self = QPointer<LineSession>(this), progress = QPointer<QTimer>(progress)](Reply reply) {
-            if (progress)
-                progress->deleteLater();
-            if (self && !self->m_refused && reply.body)
-                self->send(*reply.body);
-        });
+    QPointer<QTimer> progress;
+    if (!request.envelope.progressToken.is_null()) {
+        progress = new QTimer(this);
+        progress->setInterval(JsonRpc::kProgressEveryMs);
+        connect(progress, &QTimer::timeout, this,
+                [this, token = request.envelope.progressToken, sent = 0]() mutable {
+                    send(JsonRpc::waitingProgress(token, ++sent));
+                });
+        progress->start();
+    }
+    m_dispatcher.handle(request, CallContext{principal, Transport::Stdio, elicitor()},
+                        [self = QPointer<LineSession>(this), progress](Reply reply) {
+                            if (progress)
+                                progress->deleteLater();
+                            if (self && !self->m_refused && reply.body)
+                                self->send(*reply.body);
+                        });
+}
+
+// A response line: the client's answer to something this connection asked it. True when the line
+// was one (answered or not: a response is never dispatched).
+bool LineSession::takeAnswer(const nlohmann::json &message)
+{
+    if (!message.is_object() || message.contains("method") || !message.contains("id") ||
+        !(message.contains("result") || message.contains("error")))
+        return false;
+    const auto asked = m_asked.take(QByteArray::fromStdString(message.at("id").dump()));
+    if (!asked)
+        return true; // nothing waits for it
+    const auto result = message.find("result");
+    asked(result != message.end() ? std::optional<nlohmann::json>(*result) : std::nullopt);
+    return true;
+}
+
+// How a 2025-era call on this connection asks its client: elicitation/create with an id of ours.
+Elicitor LineSession::elicitor()
+{
+    return [self = QPointer<LineSession>(this)](const nlohmann::json &params,
+                                                std::function<void(std::optional<nlohmann::json>)> answered) {
+        if (!self || self->m_refused || self->m_asked.size() >= kMaxAsked)
+            return;
+        const nlohmann::json id = "countersign-" + std::to_string(++self->m_lastAsked);
+        self->m_asked.insert(QByteArray::fromStdString(id.dump()), std::move(answered));
+        self->send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", params}});
+    };
 }
 
 void LineSession::handleNow(const McpRequest &request, const Principal &principal)

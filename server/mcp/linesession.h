@@ -4,6 +4,7 @@
 #include "principal.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QObject>
 
 #include <functional>
@@ -17,7 +18,8 @@ class Dispatcher;
 // IDE), in either era. A 2026-07-28 request carries its envelope; a 2025-era client sends
 // initialize once and the connection is its session from then on (its version, clientInfo and
 // capabilities go with every later request). A 2025-era call that waits for the human hears
-// notifications/progress every JsonRpc::kProgressEveryMs when it sent a progress token.
+// notifications/progress every JsonRpc::kProgressEveryMs when it sent a progress token, and the gate
+// may ask its client (elicitation/create; the client's response comes back as a line).
 //
 // Every line is served as the principal the authenticator names when it is handled. When it names
 // none (the connection's token was revoked), that line is answered with -32000, nothing more is
@@ -27,6 +29,8 @@ class LineSession final : public QObject
     Q_OBJECT
 public:
     static constexpr qsizetype kMaxLineBytes = 1024 * 1024;
+    // Questions to the client left unanswered at once; past this, no more are asked.
+    static constexpr int kMaxAsked = 64;
 
     // Who the peer is now; asked again for every line. Nothing when its token is unknown or revoked.
     using Authenticator = std::function<std::optional<Principal>()>;
@@ -48,6 +52,8 @@ Q_SIGNALS:
 
 private:
     void send(const nlohmann::json &message);
+    bool takeAnswer(const nlohmann::json &message);
+    Elicitor elicitor();
     void handleLegacy(McpRequest request, const Principal &principal);
     void handleNow(const McpRequest &request, const Principal &principal);
 
@@ -56,6 +62,9 @@ private:
     Writer m_write;
     bool m_refused = false;
     std::optional<Envelope> m_session; // a 2025-era client's, from its initialize
+    // What this connection asked its client (elicitation/create) and waits to hear, by request id.
+    QHash<QByteArray, std::function<void(std::optional<nlohmann::json>)>> m_asked;
+    int m_lastAsked = 0;
 };
 
 } // namespace Countersign

@@ -101,6 +101,7 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
                         QStringLiteral("Bad Request: DELETE ends a session; send its Mcp-Session-Id")));
         if (!m_sessions.close(id, *principal))
             return respond(refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found")));
+        m_asked->bySession.remove(id); // what it was asked is no longer answered
         HttpResponse ended;
         ended.status = 204;
         return respond(ended);
@@ -114,6 +115,8 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
                                                      QStringLiteral("Parse error: %1").arg(parsed.error()))
                                           .dump())));
 
+    if (auto answered = takeAnswer(parsed.value(), request, *principal))
+        return respond(std::move(*answered));
     const QString headerVersion =
         QString::fromLatin1(request.header("mcp-protocol-version").value_or(QByteArray()));
     auto classified = m_dispatcher.classify(parsed.value(), headerVersion, true);
@@ -158,25 +161,50 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
                                     .arg(request.envelope.protocolVersion, envelope->protocolVersion))}));
     if (auto refused = Dispatcher::joinSession(request, *envelope))
         return respond(toHttp(*refused));
-    if (request.method == QLatin1String("tools/call") && !request.envelope.progressToken.is_null() &&
+    if (request.method == QLatin1String("tools/call") &&
         http.header("accept").value_or(QByteArray()).contains("text/event-stream"))
-        return callWithProgress(request, principal, std::move(respond));
+        return callOnStream(request, principal, id, std::move(respond));
     m_dispatcher.handle(request, CallContext{principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
 }
 
-// A 2025-era call that may wait for the human, from a client that sent a progress token: if it is
-// still unanswered after kProgressEveryMs, the answer becomes an event stream with
-// notifications/progress every kProgressEveryMs (clients that reset their timeout on progress keep
-// waiting), and the result as its last event.
-void McpHttpEndpoint::callWithProgress(const McpRequest &request, const Principal &principal,
-                                       Responder respond) const
+// A client's POSTed response to something it was asked (elicitation/create) in its session: handed
+// to what waits for it and answered 202. Nothing when the message is no response; a response
+// outside a live session of this connection, or to nothing asked, is refused.
+std::optional<HttpResponse> McpHttpEndpoint::takeAnswer(const nlohmann::json &message,
+                                                        const HttpRequest &http,
+                                                        const Principal &principal) const
 {
-    struct Progress
+    if (!message.is_object() || message.contains("method") || !message.contains("id") ||
+        !(message.contains("result") || message.contains("error")))
+        return std::nullopt;
+    const QByteArray session = http.header("mcp-session-id").value_or(QByteArray());
+    if (session.isEmpty() || !m_sessions.find(session, principal, QDateTime::currentMSecsSinceEpoch()))
+        return refusal(400, JsonRpc::kInvalidRequest,
+                       QStringLiteral("Invalid Request: clients may not post responses outside a session"));
+    const auto asked = m_asked->bySession[session].take(QByteArray::fromStdString(message.at("id").dump()));
+    if (!asked)
+        return refusal(400, JsonRpc::kInvalidRequest,
+                       QStringLiteral("Invalid Request: this session was asked nothing with that id"));
+    const auto result = message.find("result");
+    asked(result != message.end() ? std::optional<nlohmann::json>(*result) : std::nullopt);
+    HttpResponse accepted;
+    accepted.status = 202;
+    return accepted;
+}
+
+// A 2025-era tools/call from a client that accepts an event stream. While it is unanswered the
+// answer may become one: elicitation/create when the gate asks the client (the client POSTs its
+// answer in the session), and notifications/progress every kProgressEveryMs when the client sent
+// a progress token (clients that reset their timeout on progress keep waiting); the result is the
+// stream's last event. A call answered before either is a plain JSON response.
+void McpHttpEndpoint::callOnStream(const McpRequest &request, const Principal &principal,
+                                   const QByteArray &session, Responder respond) const
+{
+    struct Stream
     {
-        bool streaming = false;
+        bool open = false;
         bool answered = false;
-        int sent = 0;
     };
     const auto event = [](const nlohmann::json &message) {
         return "event: message\ndata: " +
@@ -184,27 +212,48 @@ void McpHttpEndpoint::callWithProgress(const McpRequest &request, const Principa
                    message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
                "\n\n";
     };
-    auto state = std::make_shared<Progress>();
-    auto timer = std::make_shared<QTimer>();
-    timer->setInterval(kProgressEveryMs);
-    QObject::connect(
-        timer.get(), &QTimer::timeout, [state, respond, event, token = request.envelope.progressToken] {
-            if (state->answered)
-                return;
-            HttpResponse part;
-            part.stream = state->streaming ? HttpResponse::Stream::More : HttpResponse::Stream::Open;
-            if (!state->streaming)
-                part.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
-            state->streaming = true;
-            part.body = event(JsonRpc::waitingProgress(token, ++state->sent));
-            respond(std::move(part));
-        });
-    timer->start();
-    m_dispatcher.handle(request, CallContext{principal, Transport::Http},
+    auto state = std::make_shared<Stream>();
+    // One more message on the stream (opening it first); false once the call is answered.
+    const auto send = [state, respond, event](const nlohmann::json &message) {
+        if (state->answered)
+            return false;
+        HttpResponse part;
+        part.stream = state->open ? HttpResponse::Stream::More : HttpResponse::Stream::Open;
+        if (!state->open)
+            part.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
+        state->open = true;
+        part.body = event(message);
+        respond(std::move(part));
+        return true;
+    };
+    std::shared_ptr<QTimer> timer;
+    if (!request.envelope.progressToken.is_null()) {
+        timer = std::make_shared<QTimer>();
+        timer->setInterval(kProgressEveryMs);
+        QObject::connect(timer.get(), &QTimer::timeout,
+                         [send, token = request.envelope.progressToken, sent = 0]() mutable {
+                             send(JsonRpc::waitingProgress(token, ++sent));
+                         });
+        timer->start();
+    }
+    const Elicitor ask = [asked = std::weak_ptr<Asked>(m_asked), session,
+                          send](const nlohmann::json &params,
+                                std::function<void(std::optional<nlohmann::json>)> answered) {
+        const auto shared = asked.lock();
+        if (!shared || shared->bySession.value(session).size() >= kMaxAskedPerSession)
+            return;
+        const nlohmann::json id = "countersign-" + std::to_string(++shared->last);
+        const QByteArray key = QByteArray::fromStdString(id.dump());
+        shared->bySession[session].insert(key, std::move(answered));
+        if (!send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", params}}))
+            shared->bySession[session].remove(key);
+    };
+    m_dispatcher.handle(request, CallContext{principal, Transport::Http, ask},
                         [state, timer, respond, event](Reply reply) {
                             state->answered = true;
-                            timer->stop();
-                            if (!state->streaming || !reply.body)
+                            if (timer)
+                                timer->stop();
+                            if (!state->open || !reply.body)
                                 return respond(toHttp(reply));
                             HttpResponse last;
                             last.stream = HttpResponse::Stream::End;

@@ -6,7 +6,10 @@
 #include "legacysessions.h"
 #include "principal.h"
 
+#include <QHash>
+
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace Countersign {
@@ -28,6 +31,8 @@ public:
 
     using Responder = std::function<void(HttpResponse)>;
     static constexpr int kProgressEveryMs = JsonRpc::kProgressEveryMs;
+    // Questions to one session's client left unanswered at once; past this, no more are asked.
+    static constexpr int kMaxAskedPerSession = 64;
 
     // Answers through respond exactly once; a tool that waits (the gate's poll window) answers
     // after serve() has returned.
@@ -39,11 +44,23 @@ public:
 private:
     void serveLegacy(McpRequest request, const HttpRequest &http, const Principal &principal,
                      Responder respond) const;
-    void callWithProgress(const McpRequest &request, const Principal &principal, Responder respond) const;
+    void callOnStream(const McpRequest &request, const Principal &principal, const QByteArray &session,
+                      Responder respond) const;
+    std::optional<HttpResponse> takeAnswer(const nlohmann::json &message, const HttpRequest &http,
+                                           const Principal &principal) const;
+
+    // What the endpoint asked 2025-era clients (elicitation/create on a call's event stream) and
+    // waits to hear, by session and request id; shared with the askers, which may outlive a call.
+    struct Asked final
+    {
+        QHash<QByteArray, QHash<QByteArray, std::function<void(std::optional<nlohmann::json>)>>> bySession;
+        int last = 0;
+    };
 
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
     mutable LegacySessions m_sessions; // the endpoint lives in the server's thread only
+    std::shared_ptr<Asked> m_asked = std::make_shared<Asked>();
 };
 
 } // namespace Countersign

@@ -61,11 +61,26 @@ using ReplyHandler = std::function<void(Reply)>;
 
 enum class Transport { Http, Stdio };
 
+// Asks the client something in the middle of a call: sends elicitation/create with params on the
+// call's channel (a 2025-era call's event stream, or its stdio connection) and hands answered the
+// client's result, or nothing when the client answered with an error. answered may never be
+// called (the client went away); it may be called after the call itself was answered.
+using Elicitor = std::function<void(const nlohmann::json &params,
+                                    std::function<void(std::optional<nlohmann::json> result)> answered)>;
+
 // Who sent a request and how; every request is judged on its own.
 struct CallContext final
 {
+    CallContext(Principal who, Transport how, Elicitor ask = {})
+        : principal(std::move(who)), transport(how), elicit(std::move(ask))
+    {
+    }
+
     Principal principal;
     Transport transport = Transport::Http;
+    // Empty where the transport cannot ask the client (every 2026-07-28 request: those ask with
+    // input_required instead).
+    Elicitor elicit;
 };
 
 } // namespace Countersign
