@@ -80,6 +80,78 @@ async function measure(server, label) {
     return out;
 }
 
+// The same two requests (tools/list, an allowed call) in each era and over each transport, on
+// Countersign alone: 2026-07-28 over HTTP, a 2025-11-25 HTTP session, and both eras through a
+// `countersign --stdio` bridge (one line at a time; the bridge relays to the console's socket).
+async function measureEras(server) {
+    const legacyHeaders = (session) => ({ Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(session ? { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' } : {}) });
+    const init = await fetch(server.url, { method: 'POST', headers: legacyHeaders(), body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) });
+    const session = init.headers.get('mcp-session-id');
+    await init.json();
+    const legacy = async (method, params) => {
+        const r = await fetch(server.url, { method: 'POST', headers: legacyHeaders(session), body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }) });
+        const body = await r.json();
+        if (!body.result || body.result.isError) throw new Error(`${method}: ${JSON.stringify(body)}`);
+        return body.result;
+    };
+    const modern = async (method, params) => {
+        const r = await fetch(server.url, { method: 'POST', headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(params.name ? { 'Mcp-Name': params.name } : {}) }, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope } }) });
+        const body = await r.json();
+        if (!body.result || body.result.isError) throw new Error(`${method}: ${JSON.stringify(body)}`);
+        return body.result;
+    };
+    const bridge = spawn(binary, ['--stdio', '--data-dir', server.dataDir], { env: { ...process.env, COUNTERSIGN_TOKEN: server.token }, stdio: ['pipe', 'pipe', 'ignore'] });
+    let buffered = '';
+    const waiting = new Map();
+    bridge.stdout.on('data', (chunk) => {
+        buffered += chunk;
+        let at;
+        while ((at = buffered.indexOf('\n')) >= 0) {
+            const message = JSON.parse(buffered.slice(0, at));
+            buffered = buffered.slice(at + 1);
+            waiting.get(message.id)?.(message);
+            waiting.delete(message.id);
+        }
+    });
+    const line = (method, params) => new Promise((resolve, reject) => {
+        const id = nextId++;
+        waiting.set(id, (m) => (m.result && !m.result.isError ? resolve(m.result) : reject(new Error(`${method}: ${JSON.stringify(m)}`))));
+        bridge.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+    await line('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    const allowed = { name: 'bench_allowed', arguments: { target: 'x' } };
+    const paths = [
+        ['2026-07-28, HTTP', (m, p) => modern(m, p), true],
+        ['2025-11-25, HTTP session', (m, p) => legacy(m, p), true],
+        ['2026-07-28, stdio bridge', (m, p) => line(m, { ...p, _meta: envelope }), false],
+        ['2025-11-25, stdio bridge', (m, p) => line(m, p), false],
+    ];
+    const rows = [];
+    try {
+        for (const [label, send, concurrent] of paths) {
+            for (let i = 0; i < 20; i++) await send('tools/list', {}); // warm-up
+            const row = { label };
+            for (const [key, method, params] of [['list', 'tools/list', {}], ['allowed', 'tools/call', allowed]]) {
+                const seq = [];
+                for (let i = 0; i < N; i++) seq.push((await timed(() => send(method, params)))[0]);
+                row[key] = { seq };
+                if (!concurrent) continue;
+                const total = N * 4;
+                let issued = 0;
+                const t0 = process.hrtime.bigint();
+                await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+                    while (issued < total) { issued++; await send(method, params); }
+                }));
+                row[key].rate = total / (Number(process.hrtime.bigint() - t0) / 1e9);
+            }
+            rows.push(row);
+        }
+    } finally {
+        bridge.stdin.end();
+    }
+    return rows;
+}
+
 const rss = (pid) => { const s = readFileSync(`/proc/${pid}/status`, 'utf8'); return `${Math.round(Number(/VmHWM:\s+(\d+)/.exec(s)[1]) / 1024)} MB peak RSS`; };
 try {
     const ours = await measure({ ...countersign, statusTool: 'countersign_status' }, 'countersign');
@@ -95,6 +167,13 @@ try {
         console.log(`  read-only tool (no process), one at a time          ${fmt(r.status.seq)}`);
         console.log(`  read-only tool (no process), ${String(CONCURRENCY).padStart(2)} clients at once    ${fmt(r.status.lat)}  ${r.status.rate.toFixed(0).padStart(6)} calls/s`);
         console.log(`  memory: ${rss(r.label === 'countersign' ? countersign.child.pid : sdkChild.pid)}`);
+    }
+    console.log(`\nCountersign by protocol era and transport: tools/list and an allowed gated call (plan/apply /bin/true),`);
+    console.log(`${N} one at a time; over HTTP also ${N * 4} at concurrency ${CONCURRENCY}`);
+    for (const row of await measureEras(countersign)) {
+        const rate = (x) => (x.rate ? `  ${x.rate.toFixed(0).padStart(6)} calls/s` : '');
+        console.log(`  ${row.label.padEnd(26)} tools/list ${fmt(row.list.seq)}${rate(row.list)}`);
+        console.log(`  ${''.padEnd(26)} allowed    ${fmt(row.allowed.seq)}${rate(row.allowed)}`);
     }
 } finally {
     sdkChild.kill('SIGTERM');

@@ -2,7 +2,8 @@
 # Every benchmark figure in one command (prints figures; asserts nothing about speed): installs what
 # they need, builds the CI configuration (RelWithDebInfo), then prints
 #   1. the app's start-up time to a shown window and its idle memory (under Xvfb),
-#   2. the gate against the official TypeScript SDK 2.4.0 server, side by side in one run,
+#   2. the gate against the official TypeScript SDK 2.4.0 server, side by side in one run, then
+#      Countersign by protocol era (2026-07-28, 2025-11-25) and transport (HTTP, the stdio bridge),
 #   3. with --audit-view, the audit view over 100,000 operations as well.
 # Other arguments go to the gate benchmark (for example --n 300 --concurrency 16).
 set -euo pipefail
