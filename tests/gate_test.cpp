@@ -106,6 +106,33 @@ private:
         m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
                      [out](ToolReply reply) { *out = std::move(reply); });
     }
+    // What a 2025-era call asked its client (CallContext::elicit), and how to answer each.
+    struct Asked
+    {
+        json params;
+        std::function<void(std::optional<json>)> answer;
+    };
+    // Starts a 2025-era call (a session's envelope, no requestState), whose transport can ask its
+    // client: each question lands in *asked.
+    void startLegacy(const json &params, std::shared_ptr<std::optional<ToolReply>> out,
+                     std::shared_ptr<QList<Asked>> asked)
+    {
+        McpRequest request;
+        request.id = 1;
+        request.method = QStringLiteral("tools/call");
+        request.params = params;
+        request.envelope.protocolVersion = QStringLiteral("2025-11-25");
+        request.envelope.legacy = true;
+        QVERIFY(!request.envelope.readClient(m_caps, m_clientInfo));
+        const CallContext context{
+            m_principal, Transport::Stdio,
+            [asked](const json &question, std::function<void(std::optional<json>)> answered) {
+                asked->append(Asked{question, std::move(answered)});
+            }};
+        const json arguments = params.value("arguments", json::object());
+        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
+                     [out](ToolReply reply) { *out = std::move(reply); });
+    }
     // The gate's answer; a gate that does not answer in time is a protocol error with code 0.
     ToolReply call(const json &params, const Principal *principal = nullptr, int timeoutMs = 5000)
     {
@@ -589,6 +616,107 @@ private Q_SLOTS:
         QVERIFY(asResult(callHeld(retry), r));
         QCOMPARE_JSON(r.at("resultType"), json("input_required"));
         QCOMPARE(m_action.applyRuns, 0);
+    }
+    // A 2025-era call of a client-mode tool: the form is asked on the held call; a wrong name is
+    // asked again with the notice, the right one approves and the held call returns the result.
+    void legacy_clientMode_formIsAsked_wrongNameAskedAgain_rightNameRunsOnce()
+    {
+        makeGate(nullptr, json{{"medium", "client"}});
+        m_caps = {{"elicitation", {{"form", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_COMPARE(asked->size(), 1);
+        QCOMPARE_JSON(asked->at(0).params.at("mode"), json("form"));
+        QVERIFY(asked->at(0).params.at("message").get<std::string>().find("Type \"web-1\"") !=
+                std::string::npos);
+        QCOMPARE(m_gate->heldCount(), 1);
+        asked->at(0).answer(json{{"action", "accept"}, {"content", {{"confirm", "web-2"}}}});
+        QTRY_COMPARE(asked->size(), 2);
+        QVERIFY(asked->at(1).params.at("message").get<std::string>().find("did not match") !=
+                std::string::npos);
+        QVERIFY(!out->has_value());
+        QCOMPARE(m_action.applyRuns, 0);
+        asked->at(1).answer(json{{"action", "accept"}, {"content", {{"confirm", "web-1"}}}});
+        QTRY_VERIFY(out->has_value());
+        json r;
+        QVERIFY(asResult(std::move(**out), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("approver"), json("client:agent"));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // Typed wrong three times: asked no more; the card still waits for the window.
+    void legacy_clientMode_threeWrongNames_stopAsking()
+    {
+        makeGate(nullptr, json{{"medium", "client"}});
+        m_caps = {{"elicitation", {{"form", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        for (int round = 0; round < Gate::kConfirmRounds; ++round) {
+            QTRY_COMPARE(asked->size(), round + 1);
+            asked->at(round).answer(json{{"action", "accept"}, {"content", {{"confirm", "nope"}}}});
+        }
+        QTest::qWait(50);
+        QCOMPARE(asked->size(), Gate::kConfirmRounds);
+        QCOMPARE(m_queue->pending().size(), 1);
+        QVERIFY(!out->has_value());
+        QCOMPARE(m_action.applyRuns, 0);
+    }
+    // A console-mode tool: the card's URL is asked; the client's accept decides nothing (the human
+    // decides in the window), an error answer neither; the window's approval then runs it once.
+    void legacy_consoleMode_urlIsAsked_acceptDecidesNothing()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}, {"form", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_COMPARE(asked->size(), 1);
+        const QString nonce = m_queue->pending().first().nonce;
+        QCOMPARE_JSON(asked->at(0).params.at("mode"), json("url"));
+        QCOMPARE_JSON(asked->at(0).params.at("url"),
+                      json("http://127.0.0.1:9/approvals/" + nonce.toStdString()));
+        QCOMPARE_JSON(asked->at(0).params.at("elicitationId"), json(nonce.toStdString()));
+        asked->at(0).answer(json{{"action", "accept"}, {"content", {{"confirm", "web-1"}}}});
+        asked->at(0).answer(std::nullopt);
+        QTest::qWait(50);
+        QVERIFY(!out->has_value());
+        QCOMPARE(m_queue->pending().size(), 1);
+        QCOMPARE(m_action.applyRuns, 0);
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+        QTRY_VERIFY(out->has_value());
+        json r;
+        QVERIFY(asResult(std::move(**out), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // The client's decline (or cancel) declines the card and answers the held call.
+    void legacy_consoleMode_clientDecline_declinesTheCard()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_COMPARE(asked->size(), 1);
+        asked->at(0).answer(json{{"action", "decline"}});
+        QTRY_VERIFY(out->has_value());
+        json r;
+        QVERIFY(asResult(std::move(**out), r));
+        QCOMPARE(text(r), std::string("Declined by client:agent: declined in the client. Nothing was run."));
+        QCOMPARE(m_queue->pending().size(), 0);
+        QCOMPARE(m_action.applyRuns, 0);
+    }
+    // Without the capability (or with only form for a console-mode tool) nothing is asked: the call
+    // is held for the window alone.
+    void legacy_withoutTheMode_asksNothing()
+    {
+        m_caps = {{"elicitation", {{"form", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        QCOMPARE(asked->size(), 0);
+        QVERIFY(!out->has_value());
     }
     void consoleVeto_beforeClientConfirmation_wins()
     {
