@@ -21,6 +21,7 @@
 #include <QEvent>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QPointer>
 #include <QTemporaryFile>
 #include <QThread>
@@ -344,7 +345,10 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         return failure(QStringLiteral("cannot load the server keys: %1").arg(keys.error()));
     p.keys = keys.value();
     if (!p.keys.warning.isEmpty())
-        std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(p.keys.warning));
+        std::fprintf(stderr, "countersign: warning: %s%s\n", qPrintable(p.keys.warning),
+                     p.keys.warningDetail.isEmpty()
+                         ? ""
+                         : qPrintable(QStringLiteral(" (%1)").arg(p.keys.warningDetail)));
 
     p.watcher = std::make_unique<ConfigWatcher>(cl.configPath, config.value());
     QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, p.watcher.get(), [](const QString &reason) {
@@ -419,7 +423,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         if (!widenedAtStart.isEmpty())
             p.window->addWarning(oneLine(widenedAtStart));
         MainWindow *w = p.window.get();
-        QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::addWarning);
+        QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::setConfigProblem);
+        QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, &MainWindow::clearConfigProblem);
+        w->setPaths(QFileInfo(cl.configPath).absoluteFilePath(), QDir(cl.dataDir).absolutePath());
         QObject::connect(p.guard.get(), &ConfigGuard::applied, w, [w, cl, keys = p.keys](const Config &c) {
             w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
         });

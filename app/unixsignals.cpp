@@ -24,11 +24,12 @@ void quitOnTerminationSignals(QCoreApplication *app)
     if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFds) != 0)
         return;
     auto *notifier = new QSocketNotifier(g_signalFds[1], QSocketNotifier::Read, app);
-    // Every signal quits: the first the event loop, a second the wait for running tools.
-    QObject::connect(notifier, &QSocketNotifier::activated, app, [app] {
+    // Every signal quits: the first the event loop, a second the wait for running tools. exit(),
+    // not quit(): a window's close handler (hide to the tray) must not cancel a termination.
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
         char byte;
         [[maybe_unused]] const ssize_t n = ::read(g_signalFds[1], &byte, 1);
-        app->quit();
+        QCoreApplication::exit(0);
     });
     struct sigaction action = {};
     action.sa_handler = onSignal;

@@ -5,6 +5,9 @@
 
 #include <QLoggingCategory>
 
+#include <pwd.h>
+#include <unistd.h>
+
 Q_LOGGING_CATEGORY(lcQueue, "countersign.queue")
 
 namespace Countersign {
@@ -25,8 +28,10 @@ Status ApprovalQueue::restore()
     if (!pending)
         return failure(pending.error());
     for (const Operation &op : pending.value()) {
-        if (!find(op.nonce))
+        if (!find(op.nonce)) {
+            m_restored.insert(op.nonce);
             park(op);
+        }
     }
     expireDue();
     return success();
@@ -43,9 +48,12 @@ std::optional<Operation> ApprovalQueue::find(const QString &nonce) const
 
 QString ApprovalQueue::consoleUser()
 {
-    QString user = qEnvironmentVariable("USER");
+    // The account, not $USER: a desktop session or service manager may start the app without it.
+    QString user;
+    if (const passwd *account = ::getpwuid(::getuid()); account && account->pw_name)
+        user = QString::fromLocal8Bit(account->pw_name);
     if (user.isEmpty())
-        user = qEnvironmentVariable("USERNAME", QStringLiteral("user"));
+        user = qEnvironmentVariable("USER", QStringLiteral("uid-%1").arg(::getuid()));
     return QStringLiteral("console:%1").arg(user);
 }
 
@@ -137,11 +145,15 @@ void ApprovalQueue::reveal(const QString &nonce)
 
 void ApprovalQueue::removeCard(const QString &nonce, Operation::Status status)
 {
-    const auto removed = m_cards.removeIf([&](const Operation &op) { return op.nonce == nonce; });
-    if (removed) {
-        qCInfo(lcQueue) << "card" << nonce << statusName(status);
-        Q_EMIT cardRemoved(nonce, status);
-    }
+    const std::optional<Operation> card = find(nonce);
+    if (!card)
+        return;
+    m_cards.removeIf([&](const Operation &op) { return op.nonce == nonce; });
+    m_restored.remove(nonce);
+    qCInfo(lcQueue) << "card" << nonce << statusName(status);
+    Q_EMIT cardRemoved(nonce, status);
+    if (status == Operation::Status::Expired)
+        Q_EMIT cardExpired(*card);
 }
 
 } // namespace Countersign

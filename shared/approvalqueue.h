@@ -5,6 +5,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 namespace Countersign {
@@ -25,6 +26,9 @@ public:
 
     // Loads the cards still pending in the store (after a restart of the app).
     Status restore();
+    // A card restore() brought back: made before this start, so the agent that asked may no longer
+    // be waiting for it (an approval then runs nothing until that agent calls again).
+    bool isFromBeforeRestart(const QString &nonce) const { return m_restored.contains(nonce); }
     // Newest first.
     const QList<Operation> &pending() const { return m_cards; }
     std::optional<Operation> find(const QString &nonce) const;
@@ -37,7 +41,7 @@ public:
     // Marks every card whose ticket has expired as expired (the sweep timer calls it each second).
     void expireDue();
 
-    // The human at this console, as decisions name them.
+    // The human at this console, as decisions name them: console:<the OS account's login name>.
     static QString consoleUser();
 
 public Q_SLOTS:
@@ -51,6 +55,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void cardAdded(const Countersign::Operation &operation);
     void cardRemoved(const QString &nonce, Countersign::Operation::Status status);
+    // A card left the queue because its ticket expired undecided (after cardRemoved).
+    void cardExpired(const Countersign::Operation &operation);
     // A decision was stored; the server wakes the retries waiting for it.
     void decided(const QString &nonce);
     void revealRequested(const QString &nonce);
@@ -63,6 +69,7 @@ private:
     AuditStore &m_store;
     const Clock &m_clock;
     QList<Operation> m_cards;
+    QSet<QString> m_restored;
     QTimer m_sweep;
 };
 

@@ -68,8 +68,10 @@ Result<ServerKeys> ServerKeys::load(SecretStore &primary, SecretStore *fallback)
     if (!second)
         return failure(QStringLiteral("%1; and %2").arg(keys.error(), second.error()));
     second.value().warning =
-        QStringLiteral("%1 is not available (%2). Keys are kept in %3, readable only by you.")
-            .arg(primary.describe(), keys.error(), fallback->describe());
+        QStringLiteral(
+            "No keychain answered in this session, so the keys are kept in %1, readable only by you.")
+            .arg(fallback->describe());
+    second.value().warningDetail = QStringLiteral("%1: %2").arg(primary.describe(), keys.error());
     return second;
 }
 

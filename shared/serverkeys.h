@@ -21,6 +21,7 @@ struct ServerKeys final
     QByteArray signingSeed; // 32 bytes
     QString storedIn;       // SecretStore::describe() of where they live
     QString warning;        // set when the fallback store had to be used, for the window and the log
+    QString warningDetail;  // the underlying error, for stderr (the window shows only warning)
 
     // Reads (or makes and stores) both keys in primary; when primary cannot answer, uses fallback
     // and says so in warning. Fails when neither store works or a stored key is malformed.

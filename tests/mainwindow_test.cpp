@@ -17,20 +17,42 @@
 #include "tokenstore.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDesktopServices>
 #include <QFile>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
+
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace Countersign;
+
+// Stands in for the desktop's opener of file URLs (QDesktopServices::setUrlHandler).
+class UrlCatcher final : public QObject
+{
+    Q_OBJECT
+public:
+    QUrl opened;
+public Q_SLOTS:
+    void open(const QUrl &url) { opened = url; }
+};
 
 class MainWindowTest : public QObject
 {
@@ -46,12 +68,13 @@ private:
     int m_next = 0;
 
     Operation park(Risk risk = Risk::Medium, const QString &tool = QStringLiteral("delete_service"),
-                   const QString &target = QStringLiteral("web-1"), const char *client = "Claude Code")
+                   const QString &target = QStringLiteral("web-1"), const char *client = "Claude Code",
+                   const QString &principal = QStringLiteral("vscode"), bool intoQueue = true)
     {
         Operation op;
         op.nonce = QStringLiteral("%1").arg(++m_next, 32, 10, QLatin1Char('0'));
         op.tool = tool;
-        op.principal = QStringLiteral("vscode");
+        op.principal = principal;
         op.clientInfo = {{"name", client}};
         op.arguments = {{"service", target.toStdString()}};
         op.plan.title = QStringLiteral("Delete %1").arg(target);
@@ -66,7 +89,8 @@ private:
         op.expiresMs = m_clock.nowMs() + 300'000;
         if (auto recorded = m_store->recordOperation(op); !recorded)
             helperFailed(QStringLiteral("record failed: %1").arg(recorded.error()));
-        m_queue->park(op);
+        if (intoQueue)
+            m_queue->park(op);
         return op;
     }
     // The window's widget of that name; a missing one fails the test and yields a stand-in that
@@ -552,6 +576,277 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(file.readAll().contains("// my approvals"));
     }
+    // Issue 14: quitting asks while cards wait, closing without a tray is quitting, Cancel keeps.
+    void quit_withCardsWaiting_asksFirst()
+    {
+        QSignalSpy quitting(m_window.get(), &MainWindow::quitting);
+        park();
+        find<QAction>("quitAction")->trigger();
+        QTRY_VERIFY(find<QMessageBox>("quitConfirmation")->isVisible());
+        QVERIFY(find<QMessageBox>("quitConfirmation")->text().contains(QLatin1String("1 approval card")));
+        QTest::mouseClick(find<QPushButton>("cancelQuit"), Qt::LeftButton);
+        QTest::qWait(20);
+        QCOMPARE(quitting.count(), 0);
+        QVERIFY(m_window->isVisible());
+        m_window->close(); // no tray offscreen: closing is quitting, so it asks too
+        QTRY_VERIFY(find<QMessageBox>("quitConfirmation")->isVisible());
+        QVERIFY(m_window->isVisible());
+        QTest::mouseClick(find<QPushButton>("confirmQuit"), Qt::LeftButton);
+        QTRY_COMPARE(quitting.count(), 1);
+    }
+    void quit_withNothingWaiting_quitsAtOnce()
+    {
+        QSignalSpy quitting(m_window.get(), &MainWindow::quitting);
+        QTest::keyClick(m_window.get(), Qt::Key_Q, Qt::ControlModifier);
+        QTRY_COMPARE(quitting.count(), 1);
+        QVERIFY(!m_window->findChild<QMessageBox *>(QStringLiteral("quitConfirmation")));
+    }
+    // Cards brought back by a restart are marked; new ones are not.
+    void cardsFromBeforeARestart_areMarked()
+    {
+        const Operation old = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("old-1"),
+                                   "Claude Code", QStringLiteral("vscode"), false);
+        QVERIFY(m_queue->restore().ok());
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 1);
+        QVERIFY(find<QListWidget>("pendingList")
+                    ->item(0)
+                    ->text()
+                    .contains(QLatin1String("from before the restart")));
+        QVERIFY(find<QLabel>("cardStale")->isVisible());
+        QVERIFY(find<QLabel>("cardStale")->text().contains(QLatin1String("may no longer be waiting")));
+        park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("new-1"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
+        find<QListWidget>("pendingList")->setCurrentRow(0); // newest first: the new one
+        QCOMPARE(shownNonce().isEmpty(), false);
+        QVERIFY(shownNonce() != old.nonce);
+        QVERIFY(!find<QLabel>("cardStale")->isVisible());
+        QVERIFY(
+            !find<QListWidget>("pendingList")->item(0)->text().contains(QLatin1String("before the restart")));
+    }
+    // Several selected cards are declined at once, after a confirmation, with one reason.
+    void declineSelected_asksThenDeclinesEach()
+    {
+        const Operation a = park(Risk::Low, QStringLiteral("scale"), QStringLiteral("a"));
+        const Operation b = park(Risk::Low, QStringLiteral("scale"), QStringLiteral("b"));
+        const Operation c = park(Risk::Low, QStringLiteral("scale"), QStringLiteral("c"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 3);
+        QVERIFY(!find<QPushButton>("declineSelected")->isEnabled() || list->selectedItems().size() == 1);
+        list->clearSelection();
+        list->item(0)->setSelected(true); // c
+        list->item(2)->setSelected(true); // a
+        QCOMPARE(find<QPushButton>("declineSelected")->text(), QStringLiteral("Decline selected (2)…"));
+        QTest::mouseClick(find<QPushButton>("declineSelected"), Qt::LeftButton);
+        auto *dialog = find<QInputDialog>("bulkDeclineDialog");
+        QTRY_VERIFY(dialog->isVisible());
+        QVERIFY2(dialog->labelText().contains(QLatin1String("the 2 selected cards")),
+                 qPrintable(dialog->labelText()));
+        QVERIFY(!decisionOf(a.nonce));
+        dialog->setTextValue(QStringLiteral("cleaning up"));
+        dialog->accept();
+        QTRY_COMPARE(list->count(), 1);
+        QCOMPARE(decisionOf(a.nonce)->outcome, Operation::Status::Declined);
+        QCOMPARE(decisionOf(a.nonce)->reason, QStringLiteral("cleaning up"));
+        QCOMPARE(decisionOf(c.nonce)->outcome, Operation::Status::Declined);
+        QVERIFY(!decisionOf(b.nonce));
+    }
+    void declineConnection_declinesOnlyThatConnectionsCards_afterAsking()
+    {
+        const Operation mine1 = park(Risk::Low, QStringLiteral("scale"), QStringLiteral("a"));
+        const Operation other =
+            park(Risk::Low, QStringLiteral("scale"), QStringLiteral("b"), "Cursor", QStringLiteral("cursor"));
+        const Operation mine2 = park(Risk::Low, QStringLiteral("scale"), QStringLiteral("c"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 3);
+        list->setCurrentRow(0); // mine2, from vscode
+        QCOMPARE(find<QPushButton>("declineConnection")->text(),
+                 QStringLiteral("Decline all 2 from \"vscode\"…"));
+        QTest::mouseClick(find<QPushButton>("declineConnection"), Qt::LeftButton);
+        auto *dialog = find<QInputDialog>("bulkDeclineDialog");
+        QTRY_VERIFY(dialog->isVisible());
+        dialog->reject(); // Cancel: nothing declined
+        QTest::qWait(20);
+        QCOMPARE(list->count(), 3);
+        QTest::mouseClick(find<QPushButton>("declineConnection"), Qt::LeftButton);
+        dialog = find<QInputDialog>("bulkDeclineDialog");
+        QTRY_VERIFY(dialog->isVisible());
+        dialog->accept();
+        QTRY_COMPARE(list->count(), 1);
+        QCOMPARE(decisionOf(mine1.nonce)->outcome, Operation::Status::Declined);
+        QCOMPARE(decisionOf(mine2.nonce)->outcome, Operation::Status::Declined);
+        QVERIFY(!decisionOf(other.nonce));
+    }
+    void cardList_sortsByRiskAndAge()
+    {
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("low"));
+        park(Risk::Critical, QStringLiteral("drop"), QStringLiteral("crit"));
+        park(Risk::Medium, QStringLiteral("restart"), QStringLiteral("med"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 3);
+        QVERIFY(list->item(0)->text().startsWith(QLatin1String("restart"))); // newest first
+        auto *sort = find<QComboBox>("cardSort");
+        sort->setCurrentIndex(sort->findText(QStringLiteral("Highest risk first")));
+        QVERIFY(list->item(0)->text().startsWith(QLatin1String("drop")));
+        QVERIFY(list->item(2)->text().startsWith(QLatin1String("scale")));
+        sort->setCurrentIndex(sort->findText(QStringLiteral("Oldest first")));
+        QVERIFY(list->item(0)->text().startsWith(QLatin1String("scale")));
+    }
+    // The countdown turns amber in the last minute and red in the last 15 s; an expired card
+    // leaves with a notice in the status bar.
+    void countdown_warnsNearTheEnd_andExpiryIsSaid()
+    {
+        park();
+        auto *countdown = find<QLabel>("cardCountdown");
+        QTRY_COMPARE(countdown->text(), QStringLiteral("Expires in 5:00"));
+        QCOMPARE(countdown->property("urgency").toString(), QString());
+        m_clock.advance(241'000);
+        QCOMPARE(countdown->property("urgency").toString(), QStringLiteral("soon"));
+        QVERIFY(countdown->styleSheet().contains(QLatin1String("#9a6700")));
+        m_clock.advance(45'000);
+        QCOMPARE(countdown->property("urgency").toString(), QStringLiteral("now"));
+        QVERIFY(countdown->styleSheet().contains(QLatin1String("#cf222e")));
+        m_clock.advance(15'000);
+        m_queue->expireDue();
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
+        QVERIFY2(
+            m_window->statusBar()->currentMessage().contains(QLatin1String("expired without a decision")),
+            qPrintable(m_window->statusBar()->currentMessage()));
+    }
+    // Alt+1 puts the keyboard in the list (the arrows move at once), Alt+R in the reason; Tab
+    // does not stop in the diff or the arguments; a new card takes the keyboard when nothing is typed.
+    void keyboard_listAfterAlt1_reasonAfterAltR_tabSkipsTheText()
+    {
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("a"));
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("b"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 2);
+        QTRY_VERIFY(list->hasFocus()); // the new card took the keyboard
+        find<QAction>("aboutAction");  // exists
+        QTest::keyClick(m_window.get(), Qt::Key_3, Qt::AltModifier);
+        QVERIFY(!list->hasFocus());
+        QTest::keyClick(m_window.get(), Qt::Key_1, Qt::AltModifier);
+        QTRY_VERIFY(list->hasFocus());
+        QCOMPARE(list->currentRow(), 1); // a, shown first, stays shown when b arrives above it
+        QCOMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("a"));
+        QTest::keyClick(list, Qt::Key_Up);
+        QCOMPARE(list->currentRow(), 0);
+        QCOMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("b"));
+        QTest::keyClick(m_window.get(), Qt::Key_R, Qt::AltModifier);
+        QTRY_VERIFY(find<QLineEdit>("declineReason")->hasFocus());
+        QCOMPARE(find<QPlainTextEdit>("cardDiff")->focusPolicy(), Qt::ClickFocus);
+        QCOMPARE(find<QPlainTextEdit>("cardArguments")->focusPolicy(), Qt::ClickFocus);
+        // Typing in the reason: a new card does not take the keyboard away.
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("c"));
+        QTRY_COMPARE(list->count(), 3);
+        QVERIFY(find<QLineEdit>("declineReason")->hasFocus());
+    }
+    // The first start (no connection): the empty page points to Connections.
+    void firstStart_pointsToConnections()
+    {
+        auto *open = find<QPushButton>("openConnections");
+        QVERIFY(open->isVisible());
+        QVERIFY(find<QLabel>("emptyQueue")->text().contains(QLatin1String("No agent is connected yet")));
+        QTest::mouseClick(open, Qt::LeftButton);
+        QCOMPARE(find<QTabWidget>("tabs")->currentWidget(), m_window->connectionsPage());
+        QVERIFY(m_window->connectionsPage()->addConnection(QStringLiteral("ide")));
+        QVERIFY(!open->isVisibleTo(m_window.get()));
+        QVERIFY(find<QLabel>("emptyQueue")->text().startsWith(QLatin1String("No pending approvals")));
+    }
+    // Revoke asks first and names the connection; Cancel keeps it; another connection's new token
+    // stays on screen; Copy buttons; the setup can be shown again, without the token.
+    void connections_revokeAsks_copyAndShowSetupAgain()
+    {
+        ConnectionsPage *page = m_window->connectionsPage();
+        QVERIFY(page->addConnection(QStringLiteral("old")));
+        QVERIFY(page->addConnection(QStringLiteral("new")));
+        auto *snippets = find<QPlainTextEdit>("connectionSnippets");
+        const QString newToken = snippets->toPlainText().section(QLatin1Char('\n'), 1, 1);
+        QVERIFY(newToken.startsWith(QLatin1String("cs_")));
+        QTest::mouseClick(find<QPushButton>("copyToken"), Qt::LeftButton);
+        QCOMPARE(QGuiApplication::clipboard()->text(), newToken);
+        QTest::mouseClick(find<QPushButton>("copySetup"), Qt::LeftButton);
+        QVERIFY(QGuiApplication::clipboard()->text().contains(QLatin1String("== Claude Code, stdio ==")));
+        auto *list = find<QListWidget>("connectionList");
+        const auto rowOf = [list](const QString &name) {
+            for (int i = 0; i < list->count(); ++i) {
+                if (list->item(i)->data(Qt::UserRole).toString() == name)
+                    return i;
+            }
+            return -1;
+        };
+        list->setCurrentRow(rowOf(QStringLiteral("old")));
+        QVERIFY(page->revokeSelected());
+        auto *box = find<QMessageBox>("revokeConfirmation");
+        QTRY_VERIFY(box->isVisible());
+        QVERIFY(box->text().contains(QLatin1String("\"old\"")));
+        QTest::mouseClick(find<QPushButton>("cancelRevoke"), Qt::LeftButton);
+        QTest::qWait(20);
+        QCOMPARE(page->activeCount(), 2);
+        list->setCurrentRow(rowOf(QStringLiteral("old")));
+        QVERIFY(page->revokeSelected());
+        QTRY_VERIFY(find<QMessageBox>("revokeConfirmation")->isVisible());
+        QTest::mouseClick(find<QPushButton>("confirmRevoke"), Qt::LeftButton);
+        QTRY_COMPARE(page->activeCount(), 1);
+        QVERIFY(snippets->toPlainText().contains(newToken)); // not wiped by revoking another
+        list->setCurrentRow(rowOf(QStringLiteral("new")));
+        QTest::mouseClick(find<QPushButton>("showSetup"), Qt::LeftButton);
+        QVERIFY(snippets->toPlainText().contains(QLatin1String("<the token shown when \"new\" was added>")));
+        QVERIFY(!snippets->toPlainText().contains(newToken));
+        QVERIFY(!find<QPushButton>("copyToken")->isEnabled());
+    }
+    // Warnings can be dismissed; a refused configuration's banner goes once the file is read again.
+    void warnings_dismissable_configProblemClearsWhenFixed()
+    {
+        m_window->addWarning(QStringLiteral("keys in a file"));
+        QVERIFY(find<QWidget>("warningBar")->isVisible());
+        QTest::mouseClick(find<QPushButton>("dismissWarnings"), Qt::LeftButton);
+        QVERIFY(!find<QWidget>("warningBar")->isVisible());
+        m_window->setConfigProblem(QStringLiteral("config.json:3: ttlSeconds: must be a number"));
+        QVERIFY(find<QWidget>("warningBar")->isVisible());
+        QVERIFY(find<QLabel>("warnings")->text().contains(QLatin1String("ttlSeconds")));
+        m_window->clearConfigProblem();
+        QVERIFY(!find<QWidget>("warningBar")->isVisible());
+    }
+    void about_showsVersionAndPaths()
+    {
+        m_window->setPaths(QStringLiteral("/home/me/.config/countersign/config.json"),
+                           QStringLiteral("/home/me/.local/share/countersign"));
+        find<QAction>("aboutAction")->trigger();
+        auto *box = find<QMessageBox>("aboutDialog");
+        QTRY_VERIFY(box->isVisible());
+        QVERIFY(box->text().contains(QCoreApplication::applicationVersion()));
+        QVERIFY(box->informativeText().contains(QLatin1String("/home/me/.config/countersign/config.json")));
+        QVERIFY(box->informativeText().contains(QLatin1String("/home/me/.local/share/countersign")));
+    }
+    // Settings opens the configuration file (made, as an empty object, when missing).
+    void settings_opensTheConfigFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sub/config.json"));
+        m_window->setConfig(Config(), path, QString());
+        UrlCatcher catcher;
+        QDesktopServices::setUrlHandler(QStringLiteral("file"), &catcher, "open");
+        QTest::mouseClick(find<QPushButton>("openConfigFile"), Qt::LeftButton);
+        QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+        QCOMPARE(catcher.opened, QUrl::fromLocalFile(path));
+        QFile made(path);
+        QVERIFY(made.open(QIODevice::ReadOnly));
+        QCOMPARE(made.readAll(), QByteArray("{\n}\n"));
+    }
+    // Decisions name the person at the console (the OS account), and a summary equal to the prompt
+    // is shown once.
+    void approver_isTheOsAccount_summaryNotTwice()
+    {
+        const passwd *account = ::getpwuid(::getuid());
+        QVERIFY(account);
+        QCOMPARE(ApprovalQueue::consoleUser(),
+                 QStringLiteral("console:") + QString::fromLocal8Bit(account->pw_name));
+        Operation op = park(Risk::Low, QStringLiteral("write_file"), QStringLiteral("notes.md"),
+                            "Claude Code", QStringLiteral("vscode"), false);
+        op.plan.summary = op.plan.prompt;
+        m_queue->park(op);
+        QTRY_COMPARE(find<QLabel>("cardPrompt")->text(), op.plan.prompt);
+    }
     void connections_addShowsTheTokenOnce_andRevokes()
     {
         ConnectionsPage *page = m_window->connectionsPage();
@@ -585,7 +880,9 @@ private Q_SLOTS:
         auto *list = page->findChild<QListWidget *>(QStringLiteral("connectionList"));
         list->setCurrentRow(0);
         QVERIFY(page->revokeSelected());
-        QVERIFY(!m_tokens->authenticate(token.toLatin1()).has_value());
+        QTRY_VERIFY(find<QMessageBox>("revokeConfirmation")->isVisible());
+        QTest::mouseClick(find<QPushButton>("confirmRevoke"), Qt::LeftButton);
+        QTRY_VERIFY(!m_tokens->authenticate(token.toLatin1()).has_value());
     }
 };
 

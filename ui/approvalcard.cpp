@@ -22,6 +22,10 @@ namespace Countersign {
 
 namespace {
 
+// The countdown turns amber in the card's last minute and red in its last 15 s.
+constexpr qint64 kSoonMs = 60'000;
+constexpr qint64 kNowMs = 15'000;
+
 QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
 {
     auto *l = new QLabel(parent);
@@ -91,6 +95,13 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_risk->setAutoFillBackground(true);
     m_risk->setMargin(4);
     m_countdown = label(this, "cardCountdown", false);
+    m_stale = label(this, "cardStale");
+    m_stale->setText(tr("Made before Countersign restarted: the agent that asked may no longer be waiting. "
+                        "Approving it runs nothing until that agent calls again; decline it if it is no "
+                        "longer wanted."));
+    m_stale->setStyleSheet(
+        QStringLiteral("background: #fff8c5; color: #3b2300; padding: 4px; border-radius: 4px"));
+    m_stale->hide();
     m_prompt = label(this, "cardPrompt");
     m_diff = new QPlainTextEdit(this);
     m_diff->setObjectName(QStringLiteral("cardDiff"));
@@ -98,6 +109,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_diff->setFont(mono);
     m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_diff->setMinimumHeight(160);
+    m_diff->setFocusPolicy(Qt::ClickFocus); // Tab goes from the list to what decides, not through text
     const bool dark = palette().color(QPalette::Window).lightness() < 128;
     new DiffHighlighter(m_diff->document(), dark);
     m_targets = label(this, "cardTargets");
@@ -108,6 +120,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_arguments->setReadOnly(true);
     m_arguments->setFont(mono);
     m_arguments->setMaximumHeight(90);
+    m_arguments->setFocusPolicy(Qt::ClickFocus);
 
     m_confirmLabel = label(this, "confirmLabel");
     m_confirmLabel->setTextFormat(Qt::RichText); // our markup around the escaped target
@@ -137,12 +150,16 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     details->addRow(tr("Blast radius"), m_blast);
     details->addRow(tr("Rule"), m_rule);
     details->addRow(tr("Arguments"), m_arguments);
+    auto *reasonLabel = new QLabel(tr("&Reason:"), this);
+    reasonLabel->setBuddy(m_reason); // Alt+R
     auto *buttons = new QHBoxLayout;
+    buttons->addWidget(reasonLabel);
     buttons->addWidget(m_reason, 1);
     buttons->addWidget(m_decline);
     buttons->addWidget(m_approve);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
+    layout->addWidget(m_stale);
     layout->addWidget(m_client);
     layout->addWidget(m_prompt);
     layout->addWidget(m_diff, 1);
@@ -234,8 +251,10 @@ void ApprovalCard::setOperation(const Operation &operation)
     riskPalette.setColor(QPalette::Window, RiskStyle::colour(plan.risk));
     riskPalette.setColor(QPalette::WindowText, Qt::white);
     m_risk->setPalette(riskPalette);
-    m_prompt->setText(
-        visible(plan.summary.isEmpty() ? plan.prompt : plan.prompt + QLatin1Char('\n') + plan.summary));
+    // The summary only when it says more than the prompt (workspace tools make both the same).
+    const bool summaryAdds = !plan.summary.isEmpty() && !plan.prompt.contains(plan.summary);
+    m_prompt->setText(visible(summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt));
+    m_stale->setVisible(m_queue.isFromBeforeRestart(operation.nonce));
     if (!same)
         m_diff->setPlainText(
             visible(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
@@ -264,6 +283,14 @@ void ApprovalCard::updateCountdown()
     const qint64 now = m_clock.nowMs();
     const qint64 left = m_operation.expiresMs - now;
     m_expired = m_operation.isExpiredAt(now);
+    const char *urgency = m_expired ? "now" : left <= kNowMs ? "now" : left <= kSoonMs ? "soon" : "";
+    if (m_countdown->property("urgency").toString() != QLatin1String(urgency)) {
+        m_countdown->setProperty("urgency", QLatin1String(urgency));
+        m_countdown->setStyleSheet(*urgency == 0 ? QString()
+                                   : QLatin1String(urgency) == QLatin1String("soon")
+                                       ? QStringLiteral("color: #9a6700; font-weight: bold")
+                                       : QStringLiteral("color: #cf222e; font-weight: bold"));
+    }
     if (m_expired) {
         m_countdown->setText(tr("Expired"));
         m_tick.stop();

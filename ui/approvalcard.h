@@ -16,9 +16,11 @@ class ApprovalQueue;
 class Clock;
 
 // One pending approval, in full: who asks, the verbatim prompt, the plan as a coloured diff, the
-// targets, the blast radius and risk, the arguments and a countdown to expiry. Approve
-// (Ctrl+Return) and Decline (Ctrl+Shift+D, with an optional reason) decide it through the queue;
-// high and critical risk need the target's name typed before Approve enables.
+// targets, the blast radius and risk, the arguments and a countdown to expiry (amber in its last
+// minute, red in its last 15 s: property "urgency" is "", "soon" or "now"). Approve (Ctrl+Return)
+// and Decline (Ctrl+Shift+D, with an optional reason: Alt+R) decide it through the queue; high and
+// critical risk need the target's name typed before Approve enables. A card made before a restart
+// says that its agent may no longer be waiting.
 //
 // Everything the agent supplied is shown as plain text. Approve (button, shortcut or approve())
 // is accepted only once the card has been on screen for the minimum time, counted on the clock
@@ -63,6 +65,7 @@ private:
     QLabel *m_client = nullptr;
     QLabel *m_risk = nullptr;
     QLabel *m_countdown = nullptr;
+    QLabel *m_stale = nullptr;
     QLabel *m_prompt = nullptr;
     QPlainTextEdit *m_diff = nullptr;
     QLabel *m_targets = nullptr;

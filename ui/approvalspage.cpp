@@ -4,12 +4,20 @@
 #include "approvalqueue.h"
 #include "riskstyle.h"
 
+#include <QApplication>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyle>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace Countersign {
 
@@ -28,55 +36,148 @@ QString oneLine(QString text)
     return text;
 }
 
+QList<Operation> ordered(QList<Operation> cards, ApprovalsPage::Order order)
+{
+    using Order = ApprovalsPage::Order;
+    std::stable_sort(cards.begin(), cards.end(), [order](const Operation &a, const Operation &b) {
+        switch (order) {
+        case Order::Oldest:
+            return a.createdMs < b.createdMs;
+        case Order::Risk:
+            return a.plan.risk != b.plan.risk ? a.plan.risk > b.plan.risk : a.createdMs > b.createdMs;
+        case Order::Expiring:
+            return a.expiresMs < b.expiresMs;
+        case Order::Newest:
+            break;
+        }
+        return a.createdMs > b.createdMs;
+    });
+    return cards;
+}
+
 } // namespace
 
 ApprovalsPage::ApprovalsPage(ApprovalQueue &queue, const Clock &clock, QWidget *parent)
     : QWidget(parent), m_queue(queue)
 {
+    m_sort = new QComboBox(this);
+    m_sort->setObjectName(QStringLiteral("cardSort"));
+    m_sort->addItem(tr("Newest first"), int(Order::Newest));
+    m_sort->addItem(tr("Oldest first"), int(Order::Oldest));
+    m_sort->addItem(tr("Highest risk first"), int(Order::Risk));
+    m_sort->addItem(tr("Expiring first"), int(Order::Expiring));
+    m_declineSelected = new QPushButton(this);
+    m_declineSelected->setObjectName(QStringLiteral("declineSelected"));
+    m_declineConnection = new QPushButton(this);
+    m_declineConnection->setObjectName(QStringLiteral("declineConnection"));
+
     m_list = new QListWidget(this);
     m_list->setObjectName(QStringLiteral("pendingList"));
-    m_list->setMinimumWidth(220);
+    m_list->setMinimumWidth(240);
+    m_list->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_stack = new QStackedWidget(this);
-    auto *empty = new QLabel(tr("No pending approvals.\nCards appear here when an agent asks for something "
-                                "that needs your decision."),
-                             m_stack);
-    empty->setObjectName(QStringLiteral("emptyQueue"));
-    empty->setAlignment(Qt::AlignCenter);
+    auto *emptyPage = new QWidget(m_stack);
+    m_empty = new QLabel(emptyPage);
+    m_empty->setObjectName(QStringLiteral("emptyQueue"));
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_openConnections = new QPushButton(tr("Open Connections (Alt+3)"), emptyPage);
+    m_openConnections->setObjectName(QStringLiteral("openConnections"));
+    auto *emptyLayout = new QVBoxLayout(emptyPage);
+    emptyLayout->addStretch(1);
+    emptyLayout->addWidget(m_empty);
+    emptyLayout->addWidget(m_openConnections, 0, Qt::AlignHCenter);
+    emptyLayout->addStretch(1);
     m_card = new ApprovalCard(queue, clock, m_stack);
-    m_stack->addWidget(empty);
+    m_stack->addWidget(emptyPage);
     m_stack->addWidget(m_card);
+
+    auto *listSide = new QWidget(this);
+    auto *listLayout = new QVBoxLayout(listSide);
+    listLayout->setContentsMargins(0, 0, 0, 0);
+    listLayout->addWidget(m_sort);
+    listLayout->addWidget(m_list, 1);
+    listLayout->addWidget(m_declineSelected);
+    listLayout->addWidget(m_declineConnection);
     auto *splitter = new QSplitter(this);
-    splitter->addWidget(m_list);
+    splitter->addWidget(listSide);
     splitter->addWidget(m_stack);
     splitter->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
 
-    connect(&queue, &ApprovalQueue::cardAdded, this, &ApprovalsPage::rebuild);
+    connect(&queue, &ApprovalQueue::cardAdded, this, [this] {
+        rebuild();
+        // A new card with nothing being typed: the keyboard goes to the list, where it is selected.
+        if (!qobject_cast<QLineEdit *>(QApplication::focusWidget()) && isVisible())
+            focusList();
+    });
     connect(&queue, &ApprovalQueue::cardRemoved, this, &ApprovalsPage::rebuild);
     connect(m_list, &QListWidget::currentRowChanged, this, &ApprovalsPage::showSelected);
+    connect(m_list, &QListWidget::itemSelectionChanged, this, &ApprovalsPage::updateBulkButtons);
+    connect(m_sort, &QComboBox::currentIndexChanged, this,
+            [this] { setOrder(Order(m_sort->currentData().toInt())); });
+    connect(m_declineSelected, &QPushButton::clicked, this, &ApprovalsPage::declineSelected);
+    connect(m_declineConnection, &QPushButton::clicked, this, &ApprovalsPage::declineConnection);
+    connect(m_openConnections, &QPushButton::clicked, this, &ApprovalsPage::connectionsWanted);
+    setHasConnections(true);
     rebuild();
+}
+
+void ApprovalsPage::setOrder(Order order)
+{
+    m_order = order;
+    const QSignalBlocker blocker(m_sort);
+    m_sort->setCurrentIndex(m_sort->findData(int(order)));
+    rebuild();
+}
+
+void ApprovalsPage::setHasConnections(bool has)
+{
+    m_empty->setText(has ? tr("No pending approvals.\nCards appear here when an agent asks for something "
+                              "that needs your decision.")
+                         : tr("No agent is connected yet.\nAdd a connection in the Connections tab, then "
+                              "paste its setup into your IDE or agent. Its destructive calls will wait "
+                              "here for your decision."));
+    m_openConnections->setVisible(!has);
+}
+
+void ApprovalsPage::focusList()
+{
+    if (m_list->count() > 0)
+        m_list->setFocus(Qt::OtherFocusReason);
 }
 
 void ApprovalsPage::rebuild()
 {
     const QString selected =
         m_list->currentItem() ? m_list->currentItem()->data(kNonceRole).toString() : QString();
+    QSet<QString> chosen;
+    for (const QListWidgetItem *item : m_list->selectedItems())
+        chosen.insert(item->data(kNonceRole).toString());
     const QSignalBlocker blocker(m_list);
     m_list->clear();
     QSet<QString> stillPending;
     int row = 0;
-    for (const Operation &op : m_queue.pending()) {
+    for (const Operation &op : ordered(m_queue.pending(), m_order)) {
         const QString target = op.plan.targets.isEmpty() ? QString() : op.plan.targets.first();
+        const bool stale = m_queue.isFromBeforeRestart(op.nonce);
         auto *item = new QListWidgetItem(
-            QStringLiteral("%1%2\n%3 · %4")
+            QStringLiteral("%1%2\n%3 · %4%5")
                 .arg(op.tool, target.isEmpty() ? QString() : QStringLiteral(" — ") + oneLine(target),
                      op.clientName().isEmpty() ? op.principal : oneLine(op.clientName()),
-                     RiskStyle::words(op.plan.risk, false)),
+                     RiskStyle::words(op.plan.risk, false),
+                     stale ? tr("\nfrom before the restart: its agent may be gone") : QString()),
             m_list);
         item->setData(kNonceRole, op.nonce);
-        item->setForeground(RiskStyle::colour(op.plan.risk));
+        item->setForeground(stale ? palette().color(QPalette::Disabled, QPalette::Text)
+                                  : RiskStyle::colour(op.plan.risk));
+        if (stale) {
+            QFont font = item->font();
+            font.setItalic(true);
+            item->setFont(font);
+        }
         stillPending.insert(op.nonce);
         if (m_marked.contains(op.nonce))
             markItem(item, true);
@@ -86,7 +187,28 @@ void ApprovalsPage::rebuild()
     m_marked.intersect(stillPending);
     if (m_list->count() > 0)
         m_list->setCurrentRow(row);
+    for (int i = 0; i < m_list->count(); ++i) {
+        QListWidgetItem *item = m_list->item(i);
+        if (chosen.contains(item->data(kNonceRole).toString()))
+            item->setSelected(true);
+    }
     showSelected();
+    updateBulkButtons();
+}
+
+void ApprovalsPage::updateBulkButtons()
+{
+    const qsizetype selected = m_list->selectedItems().size();
+    m_declineSelected->setText(tr("Decline selected (%1)…").arg(selected));
+    m_declineSelected->setEnabled(selected > 0);
+    const auto shown = m_queue.find(m_card->nonce());
+    const bool any = shown && m_stack->currentIndex() == 1;
+    int same = 0;
+    for (const Operation &op : m_queue.pending())
+        same += any && op.principal == shown->principal ? 1 : 0;
+    m_declineConnection->setText(any ? tr("Decline all %1 from \"%2\"…").arg(same).arg(shown->principal)
+                                     : tr("Decline all from this connection…"));
+    m_declineConnection->setEnabled(any);
 }
 
 void ApprovalsPage::markItem(QListWidgetItem *item, bool marked)
@@ -104,12 +226,14 @@ void ApprovalsPage::showSelected()
     const auto op = item ? m_queue.find(item->data(kNonceRole).toString()) : std::nullopt;
     if (!op) {
         m_stack->setCurrentIndex(0);
+        updateBulkButtons();
         return;
     }
     if (m_marked.remove(op->nonce))
         markItem(item, false);
     m_card->setOperation(*op);
     m_stack->setCurrentIndex(1);
+    updateBulkButtons();
 }
 
 void ApprovalsPage::reveal(const QString &nonce)
@@ -127,6 +251,62 @@ void ApprovalsPage::reveal(const QString &nonce)
         }
         return;
     }
+}
+
+void ApprovalsPage::declineSelected()
+{
+    QStringList nonces;
+    for (const QListWidgetItem *item : m_list->selectedItems())
+        nonces.append(item->data(kNonceRole).toString());
+    askToDecline(nonces, nonces.size() == 1 ? tr("the selected card")
+                                            : tr("the %1 selected cards").arg(nonces.size()));
+}
+
+void ApprovalsPage::declineConnection()
+{
+    const auto shown = m_queue.find(m_card->nonce());
+    if (!shown)
+        return;
+    QStringList nonces;
+    for (const Operation &op : m_queue.pending()) {
+        if (op.principal == shown->principal)
+            nonces.append(op.nonce);
+    }
+    askToDecline(nonces,
+                 nonces.size() == 1
+                     ? tr("the one card from connection \"%1\"").arg(shown->principal)
+                     : tr("all %1 cards from connection \"%2\"").arg(nonces.size()).arg(shown->principal));
+}
+
+// Several cards at once are declined only after a confirmation that says how many, with one reason
+// (optional) that each agent is told.
+void ApprovalsPage::askToDecline(const QStringList &nonces, const QString &what)
+{
+    if (nonces.isEmpty())
+        return;
+    delete findChild<QInputDialog *>(QStringLiteral("bulkDeclineDialog"));
+    auto *dialog = new QInputDialog(this);
+    dialog->setObjectName(QStringLiteral("bulkDeclineDialog"));
+    dialog->setWindowTitle(nonces.size() == 1 ? tr("Decline a card")
+                                              : tr("Decline %1 cards").arg(nonces.size()));
+    dialog->setLabelText(
+        tr("Decline %1? Nothing of theirs runs.\nReason, shown to each agent (optional):").arg(what));
+    dialog->setOkButtonText(tr("Decline %1").arg(nonces.size()));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, nonces](const QString &reason) {
+        QStringList failed;
+        for (const QString &nonce : nonces) {
+            if (!m_queue.find(nonce))
+                continue; // decided meanwhile, elsewhere: left as it is
+            if (auto declined = m_queue.decline(nonce, ApprovalQueue::consoleUser(), reason.trimmed());
+                !declined)
+                failed.append(declined.error());
+        }
+        if (!failed.isEmpty())
+            Q_EMIT m_queue.storeError(
+                tr("Some cards were not declined: %1").arg(failed.join(QStringLiteral("; "))));
+    });
+    dialog->open();
 }
 
 } // namespace Countersign

@@ -4,12 +4,15 @@
 
 #include "tokenstore.h"
 
+#include <QClipboard>
 #include <QDateTime>
 #include <QFontDatabase>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -23,8 +26,10 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     m_name->setPlaceholderText(tr("Name of the client, e.g. vscode"));
     auto *add = new QPushButton(tr("Add connection"), this);
     add->setObjectName(QStringLiteral("addConnection"));
-    auto *revoke = new QPushButton(tr("Revoke selected"), this);
-    revoke->setObjectName(QStringLiteral("revokeConnection"));
+    m_showSetup = new QPushButton(tr("Show setup"), this);
+    m_showSetup->setObjectName(QStringLiteral("showSetup"));
+    m_revoke = new QPushButton(tr("Revoke selected…"), this);
+    m_revoke->setObjectName(QStringLiteral("revokeConnection"));
     m_list = new QListWidget(this);
     m_list->setObjectName(QStringLiteral("connectionList"));
     m_message = new QLabel(this);
@@ -36,27 +41,73 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     m_snippets->setReadOnly(true);
     m_snippets->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_snippets->setPlaceholderText(
-        tr("Add a connection to see its token (shown once) and configuration to paste."));
+        tr("Add a connection to see its token (shown once) and each client's setup "
+           "to paste; select one and Show setup to see its setup again."));
+    m_copyToken = new QPushButton(tr("Copy token"), this);
+    m_copyToken->setObjectName(QStringLiteral("copyToken"));
+    m_copySetup = new QPushButton(tr("Copy setup"), this);
+    m_copySetup->setObjectName(QStringLiteral("copySetup"));
 
     auto *row = new QHBoxLayout;
     row->addWidget(m_name, 1);
     row->addWidget(add);
-    row->addWidget(revoke);
+    auto *listButtons = new QHBoxLayout;
+    listButtons->addStretch(1);
+    listButtons->addWidget(m_showSetup);
+    listButtons->addWidget(m_revoke);
+    auto *copyButtons = new QHBoxLayout;
+    copyButtons->addStretch(1);
+    copyButtons->addWidget(m_copyToken);
+    copyButtons->addWidget(m_copySetup);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(row);
     layout->addWidget(m_list, 1);
+    layout->addLayout(listButtons);
     layout->addWidget(m_message);
     layout->addWidget(m_snippets, 2);
+    layout->addLayout(copyButtons);
     connect(add, &QPushButton::clicked, this, [this] { addConnection(m_name->text().trimmed()); });
     connect(m_name, &QLineEdit::returnPressed, this, [this] { addConnection(m_name->text().trimmed()); });
-    connect(revoke, &QPushButton::clicked, this, &ConnectionsPage::revokeSelected);
+    connect(m_revoke, &QPushButton::clicked, this, &ConnectionsPage::revokeSelected);
+    connect(m_showSetup, &QPushButton::clicked, this, &ConnectionsPage::showSelectedSetup);
+    connect(m_list, &QListWidget::currentItemChanged, this, [this] {
+        const QListWidgetItem *item = m_list->currentItem();
+        const bool active = item && (item->flags() & Qt::ItemIsEnabled);
+        m_showSetup->setEnabled(active);
+        m_revoke->setEnabled(active);
+    });
+    connect(m_copyToken, &QPushButton::clicked, this, [this] {
+        QGuiApplication::clipboard()->setText(m_shownToken);
+        m_message->setText(tr("The token of \"%1\" is on the clipboard.").arg(m_shownFor));
+    });
+    connect(m_copySetup, &QPushButton::clicked, this, [this] {
+        QGuiApplication::clipboard()->setText(m_snippets->toPlainText());
+        m_message->setText(tr("The setup of \"%1\" is on the clipboard.").arg(m_shownFor));
+    });
     reload();
+    showSetup({}, {});
 }
 
 void ConnectionsPage::setEndpoint(const QString &url, const QStringList &stdioCommand)
 {
     m_url = url;
     m_stdioCommand = stdioCommand;
+    if (!m_shownFor.isEmpty())
+        showSetup(m_shownFor, m_shownToken);
+}
+
+void ConnectionsPage::showSetup(const QString &name, const QString &token)
+{
+    m_shownFor = name;
+    m_shownToken = token;
+    if (name.isEmpty())
+        m_snippets->clear();
+    else
+        m_snippets->setPlainText(ClientSetup::document(
+            name, m_url, token.isEmpty() ? tr("<the token shown when \"%1\" was added>").arg(name) : token,
+            m_stdioCommand));
+    m_copyToken->setEnabled(!token.isEmpty());
+    m_copySetup->setEnabled(!name.isEmpty());
 }
 
 bool ConnectionsPage::addConnection(const QString &name)
@@ -66,32 +117,61 @@ bool ConnectionsPage::addConnection(const QString &name)
         m_message->setText(token.error());
         return false;
     }
-    m_message->setText(tr("Connection \"%1\" added.").arg(name));
-    m_snippets->setPlainText(ClientSetup::document(name, m_url, token.value(), m_stdioCommand));
+    m_message->setText(
+        tr("Connection \"%1\" added. Its token is shown only now; Countersign keeps only its hash.")
+            .arg(name));
+    showSetup(name, token.value());
     m_name->clear();
     reload();
     return true;
 }
 
+void ConnectionsPage::showSelectedSetup()
+{
+    if (const QListWidgetItem *item = m_list->currentItem(); item && (item->flags() & Qt::ItemIsEnabled))
+        showSetup(item->data(Qt::UserRole).toString(), {});
+}
+
 bool ConnectionsPage::revokeSelected()
 {
     QListWidgetItem *item = m_list->currentItem();
-    if (!item)
+    if (!item || !(item->flags() & Qt::ItemIsEnabled))
         return false;
     const QString name = item->data(Qt::UserRole).toString();
+    delete findChild<QMessageBox *>(QStringLiteral("revokeConfirmation"));
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Revoke \"%1\"?").arg(name),
+                                tr("Revoke the connection \"%1\"?").arg(name), QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("revokeConfirmation"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(tr("Its token stops working at once: the agent's next request is refused and a "
+                               "stdio bridge using it stops. A new token can be made under the same name."));
+    QPushButton *confirm = box->addButton(tr("Revoke \"%1\"").arg(name), QMessageBox::DestructiveRole);
+    confirm->setObjectName(QStringLiteral("confirmRevoke"));
+    QPushButton *keep = box->addButton(tr("Keep it"), QMessageBox::RejectRole);
+    keep->setObjectName(QStringLiteral("cancelRevoke"));
+    box->setDefaultButton(keep);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(confirm, &QPushButton::clicked, this, [this, name] { revoke(name); });
+    box->open();
+    return true;
+}
+
+void ConnectionsPage::revoke(const QString &name)
+{
     if (auto r = m_tokens.revoke(name); !r) {
         m_message->setText(r.error());
-        return false;
+        return;
     }
     m_message->setText(tr("Connection \"%1\" revoked; its token no longer works.").arg(name));
-    m_snippets->clear();
+    if (m_shownFor == name)
+        showSetup({}, {}); // another connection's new token stays on screen
     reload();
-    return true;
 }
 
 void ConnectionsPage::reload()
 {
     m_list->clear();
+    int active = 0;
     auto list = m_tokens.list();
     if (!list) {
         m_message->setText(list.error());
@@ -106,7 +186,13 @@ void ConnectionsPage::reload()
         item->setData(Qt::UserRole, c.name);
         if (c.revokedMs)
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
+        else
+            ++active;
     }
+    m_active = active;
+    m_showSetup->setEnabled(false);
+    m_revoke->setEnabled(false);
+    Q_EMIT connectionsChanged(active);
 }
 
 } // namespace Countersign

@@ -1,18 +1,22 @@
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
 class QLabel;
+class QPushButton;
 
 namespace Countersign {
 
 class TokenStore;
 
-// Client connections: add one (its token is shown once, with ready-to-paste configuration for
-// common IDE agents), list them, revoke one.
+// Client connections: add one (its token is shown once, with each client's setup to paste, over
+// HTTP and stdio; Copy token and Copy setup put them on the clipboard), list them, show a
+// connection's setup again (without its token, which is not kept), revoke one (after a
+// confirmation naming it).
 class ConnectionsPage final : public QWidget
 {
     Q_OBJECT
@@ -24,10 +28,20 @@ public:
     void setEndpoint(const QString &url, const QStringList &stdioCommand);
     // Creates the connection; returns false and shows why when refused.
     bool addConnection(const QString &name);
+    // Asks to revoke the selected connection (a confirmation naming it); false when none is selected.
     bool revokeSelected();
+    // The setup of the selected connection, with a placeholder where its token goes.
+    void showSelectedSetup();
+    int activeCount() const { return m_active; }
+
+Q_SIGNALS:
+    // Connections were added or revoked; active is how many are active now.
+    void connectionsChanged(int active);
 
 private:
     void reload();
+    void revoke(const QString &name);
+    void showSetup(const QString &name, const QString &token);
 
     TokenStore &m_tokens;
     QString m_url = QStringLiteral("http://127.0.0.1:7331/mcp");
@@ -36,6 +50,13 @@ private:
     QListWidget *m_list = nullptr;
     QPlainTextEdit *m_snippets = nullptr;
     QLabel *m_message = nullptr;
+    QPushButton *m_copyToken = nullptr;
+    QPushButton *m_copySetup = nullptr;
+    QPushButton *m_showSetup = nullptr;
+    QPushButton *m_revoke = nullptr;
+    QString m_shownFor;   // whose setup the text shows
+    QString m_shownToken; // its token, only right after it was made
+    int m_active = 0;
 };
 
 } // namespace Countersign

@@ -13,15 +13,20 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QFontDatabase>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace Countersign {
 
@@ -72,14 +77,29 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
-    m_warnings = new QLabel(central);
+    m_warningBar = new QWidget(central);
+    m_warningBar->setObjectName(QStringLiteral("warningBar"));
+    m_warningBar->setStyleSheet(QStringLiteral("#warningBar { background: #fff8c5; border-radius: 4px }"
+                                               " QLabel { color: #3b2300 }"));
+    m_warningBar->setAttribute(Qt::WA_StyledBackground);
+    m_warnings = new QLabel(m_warningBar);
     m_warnings->setObjectName(QStringLiteral("warnings"));
     m_warnings->setWordWrap(true);
     m_warnings->setTextFormat(Qt::PlainText); // store errors may quote what an agent sent
-    m_warnings->setStyleSheet(
-        QStringLiteral("background: #fff8c5; color: #3b2300; padding: 6px; border-radius: 4px"));
-    m_warnings->hide();
-    layout->addWidget(m_warnings);
+    m_warnings->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *dismiss = new QPushButton(tr("Dismiss"), m_warningBar);
+    dismiss->setObjectName(QStringLiteral("dismissWarnings"));
+    connect(dismiss, &QPushButton::clicked, this, [this] {
+        m_warningList.clear();
+        m_configProblem.clear();
+        showWarnings();
+    });
+    auto *warningLayout = new QHBoxLayout(m_warningBar);
+    warningLayout->setContentsMargins(8, 6, 8, 6);
+    warningLayout->addWidget(m_warnings, 1);
+    warningLayout->addWidget(dismiss, 0, Qt::AlignTop);
+    m_warningBar->hide();
+    layout->addWidget(m_warningBar);
     m_policyChange = new PolicyChangeBanner(central);
     m_policyChange->hide();
     layout->addWidget(m_policyChange);
@@ -93,22 +113,49 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     statusBar()->addWidget(m_status, 1);
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
-    QAction *quit = file->addAction(tr("&Quit"), qApp, &QCoreApplication::quit);
-    quit->setShortcut(QKeySequence::Quit);
+    QAction *quit = file->addAction(tr("&Quit"), this, &MainWindow::requestQuit);
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit->setObjectName(QStringLiteral("quitAction"));
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *about = help->addAction(tr("&About Countersign"), this, &MainWindow::showAbout);
+    about->setObjectName(QStringLiteral("aboutAction"));
 
+    // Alt+1…4 open a tab with the keyboard in it (the arrow keys then work at once).
     for (int i = 0; i < m_tabs->count(); ++i) {
         auto *action = new QAction(this);
         action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
-        connect(action, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
+        connect(action, &QAction::triggered, this, [this, i] {
+            m_tabs->setCurrentIndex(i);
+            if (m_tabs->currentWidget() == m_approvals)
+                m_approvals->focusList();
+            else if (QWidget *first = m_tabs->currentWidget()->nextInFocusChain();
+                     first && m_tabs->currentWidget()->isAncestorOf(first))
+                first->setFocus(Qt::TabFocusReason);
+        });
         addAction(action);
     }
+    connect(m_approvals, &ApprovalsPage::connectionsWanted, this,
+            [this] { showTab(QStringLiteral("connections")); });
+    // The first start (no connection yet): the empty approvals page points to Connections.
+    m_approvals->setHasConnections(m_connections->activeCount() > 0);
+    connect(m_connections, &ConnectionsPage::connectionsChanged, m_approvals,
+            [this](int active) { m_approvals->setHasConnections(active > 0); });
+    // Keyboard focus is visible wherever it lands.
+    setStyleSheet(QStringLiteral("QListWidget:focus, QTableView:focus, QLineEdit:focus, QPushButton:focus, "
+                                 "QComboBox:focus { outline: none; border: 2px solid #1f6feb; }"));
     buildTray();
     connect(&m_queue, &ApprovalQueue::cardAdded, this, &MainWindow::onCardAdded);
     connect(&m_queue, &ApprovalQueue::cardRemoved, this, &MainWindow::updateCount);
     connect(&m_queue, &ApprovalQueue::cardRemoved, m_audit, &AuditView::refreshSoon);
     connect(&m_queue, &ApprovalQueue::revealRequested, this, &MainWindow::reveal);
     connect(&m_queue, &ApprovalQueue::storeError, this, &MainWindow::addWarning);
+    connect(&m_queue, &ApprovalQueue::cardExpired, this, [this](const Operation &op) {
+        statusBar()->showMessage(
+            tr("\"%1\" (%2, connection \"%3\") expired without a decision; nothing ran, and its agent is "
+               "told so.")
+                .arg(op.plan.title.isEmpty() ? op.tool : op.plan.title.left(80), op.tool, op.principal),
+            30'000);
+    });
     updateCount();
     resize(1100, 760);
 }
@@ -121,13 +168,13 @@ void MainWindow::buildTray()
     auto *menu = new QMenu(this);
     menu->addAction(tr("Show Countersign"), this, [this] { reveal({}); });
     menu->addSeparator();
-    menu->addAction(tr("Quit"), qApp, &QCoreApplication::quit);
+    menu->addAction(tr("Quit"), this, &MainWindow::requestQuit);
     m_tray->setContextMenu(menu);
     connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
         if (reason == QSystemTrayIcon::Trigger || reason == QSystemTrayIcon::DoubleClick)
             reveal({});
     });
-    connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] { reveal({}); });
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] { reveal(m_notified); });
     if (QSystemTrayIcon::isSystemTrayAvailable())
         m_tray->show();
 }
@@ -151,6 +198,7 @@ void MainWindow::onCardAdded(const Operation &operation)
         // Only our own names: the connection (named by the human) and the tool (from the
         // registry). Desktop notification servers render markup in the body, and Qt passes it
         // through, so the agent's client name and plan title are left to the card.
+        m_notified = operation.nonce;
         if (m_tray->isVisible())
             m_tray->showMessage(tr("Approval needed"),
                                 tr("Connection \"%1\" asks to run %2. Open Countersign to read the card.")
@@ -193,9 +241,96 @@ void MainWindow::setConfig(const Config &config, const QString &configPath, cons
 
 void MainWindow::addWarning(const QString &warning)
 {
-    const QString existing = m_warnings->text();
-    m_warnings->setText(existing.isEmpty() ? warning : existing + QLatin1Char('\n') + warning);
-    m_warnings->show();
+    if (!m_warningList.contains(warning))
+        m_warningList.append(warning);
+    showWarnings();
+}
+
+void MainWindow::setConfigProblem(const QString &problem)
+{
+    m_configProblem = problem;
+    showWarnings();
+}
+
+void MainWindow::clearConfigProblem()
+{
+    m_configProblem.clear();
+    showWarnings();
+}
+
+void MainWindow::showWarnings()
+{
+    QStringList lines = m_warningList;
+    if (!m_configProblem.isEmpty())
+        lines.append(tr("The configuration file was refused (the previous one stays in force): %1")
+                         .arg(m_configProblem));
+    m_warnings->setText(lines.join(QLatin1Char('\n')));
+    m_warningBar->setVisible(!lines.isEmpty());
+}
+
+void MainWindow::setPaths(const QString &configPath, const QString &dataDir)
+{
+    m_configPath = configPath;
+    m_dataDir = dataDir;
+}
+
+void MainWindow::showAbout()
+{
+    delete findChild<QMessageBox *>(QStringLiteral("aboutDialog"));
+    auto *box = new QMessageBox(QMessageBox::Information, tr("About Countersign"),
+                                tr("Countersign %1").arg(QCoreApplication::applicationVersion()),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("aboutDialog"));
+    box->setTextFormat(Qt::PlainText);
+    box->setInformativeText(
+        tr("The approval console for the destructive tool calls of coding agents.\n\n"
+           "Configuration file: %1\nData folder (database, keys, console.log): %2\n\n"
+           "Keys: Alt+1…4 tabs, Ctrl+Return approve, Ctrl+Shift+D decline, Alt+R reason, Ctrl+Q quit. "
+           "See the README for the command line (countersign --help).")
+            .arg(m_configPath.isEmpty() ? tr("(unknown)") : m_configPath,
+                 m_dataDir.isEmpty() ? tr("(unknown)") : m_dataDir));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::requestQuit()
+{
+    if (m_quitting) // a second Quit while tools finish: stop waiting for them
+        return QCoreApplication::exit(0);
+    const int pending = int(m_queue.pending().size());
+    if (pending == 0)
+        return quitNow();
+    if (auto *asking = findChild<QMessageBox *>(QStringLiteral("quitConfirmation"));
+        asking && asking->isVisible())
+        return asking->raise();
+    auto *box =
+        new QMessageBox(QMessageBox::Warning, tr("Quit Countersign?"),
+                        pending == 1 ? tr("1 approval card is waiting for your decision.")
+                                     : tr("%1 approval cards are waiting for your decision.").arg(pending),
+                        QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("quitConfirmation"));
+    box->setInformativeText(tr("While Countersign is stopped their agents get no answer, and calls of "
+                               "connected agents fail. The cards come back at the next start and can "
+                               "still be decided until they expire."));
+    QPushButton *quit = box->addButton(tr("Quit anyway"), QMessageBox::DestructiveRole);
+    quit->setObjectName(QStringLiteral("confirmQuit"));
+    QPushButton *stay = box->addButton(tr("Keep running"), QMessageBox::RejectRole);
+    stay->setObjectName(QStringLiteral("cancelQuit"));
+    box->setDefaultButton(stay);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(quit, &QPushButton::clicked, this, &MainWindow::quitNow);
+    showNormal();
+    raise();
+    activateWindow();
+    box->open();
+}
+
+void MainWindow::quitNow()
+{
+    m_quitting = true;
+    Q_EMIT quitting();
+    // QGuiApplication closes every window before it quits; closeEvent lets this one go now.
+    qApp->quit();
 }
 
 void MainWindow::followConfigChanges(ConfigGuard &guard)
@@ -225,14 +360,22 @@ void MainWindow::followConfigChanges(ConfigGuard &guard)
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (m_quitting) {
+        event->accept();
+        return;
+    }
+    event->ignore();
     // With a tray, closing hides: the server keeps answering and cards still notify.
     if (m_tray->isVisible()) {
         hide();
-        event->ignore();
+        if (!std::exchange(m_toldAboutTray, true))
+            m_tray->showMessage(tr("Countersign keeps running"),
+                                tr("It keeps answering agents and shows new cards from the tray. Quit "
+                                   "from the tray menu or with Ctrl+Q."),
+                                QSystemTrayIcon::Information, 8'000);
         return;
     }
-    event->accept();
-    qApp->quit();
+    requestQuit(); // without a tray, closing is quitting
 }
 
 } // namespace Countersign

@@ -24,8 +24,11 @@ struct Operation;
 
 // The approval console's main window: pending approvals, the audit log, connections and the
 // effective settings. The title and the tray icon carry the pending count; a card that arrives
-// while the window is hidden raises a desktop notification. Closing the window keeps the server
-// running in the tray (where there is one); Quit ends the app.
+// while the window is hidden raises a desktop notification, which opens that card. Closing the
+// window keeps the server running in the tray (where there is one); Quit (Ctrl+Q, File or the tray)
+// ends the app, and so does closing without a tray; either asks first while cards wait, since
+// their agents get no answer until the next start. A card that expires undecided is said in the
+// status bar.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -48,8 +51,16 @@ public:
     // The Settings page: editable TTL, poll window and port, and the effective configuration; the
     // cards' minimum time on screen before Approve.
     void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);
-    // A warning to keep visible (keys in a file, a refused configuration).
+    // A warning to keep visible until dismissed (keys in a file, a store error).
     void addWarning(const QString &warning);
+    // Why the configuration file was refused; shown until the file is read again, or dismissed.
+    void setConfigProblem(const QString &problem);
+    void clearConfigProblem();
+    // Data and configuration paths for Help > About.
+    void setPaths(const QString &configPath, const QString &dataDir);
+    // Quits, after asking while cards wait; a second Quit during the quit stops waiting for the
+    // tools still running.
+    void requestQuit();
     // Shows the configuration change that waits in guard (it widens what runs without the human)
     // in a banner above the tabs, whose Accept and Keep current buttons decide it.
     void followConfigChanges(ConfigGuard &guard);
@@ -66,10 +77,17 @@ public:
     // /approvals/<id>, which needs no token); the card being read stays shown.
     void reveal(const QString &nonce);
 
+Q_SIGNALS:
+    // The quit was confirmed (or needed no confirmation): the application is asked to quit.
+    void quitting();
+
 protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void quitNow();
+    void showWarnings();
+    void showAbout();
     void updateCount();
     void onCardAdded(const Operation &operation);
     void buildTray();
@@ -84,6 +102,14 @@ private:
     QLabel *m_warnings = nullptr;
     PolicyChangeBanner *m_policyChange = nullptr;
     QSystemTrayIcon *m_tray = nullptr;
+    QWidget *m_warningBar = nullptr;
+    QStringList m_warningList;
+    QString m_configProblem;
+    QString m_notified; // the card the last desktop notification was about
+    QString m_configPath;
+    QString m_dataDir;
+    bool m_quitting = false;
+    bool m_toldAboutTray = false;
 };
 
 } // namespace Countersign

@@ -3,13 +3,19 @@
 #include "config.h"
 #include "configfile.h"
 
+#include <QDesktopServices>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace Countersign {
@@ -31,6 +37,10 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_file->setReadOnly(true);
     auto *save = new QPushButton(tr("Save to the configuration file"), this);
     save->setObjectName(QStringLiteral("saveSettings"));
+    auto *open = new QPushButton(tr("Open the configuration file"), this);
+    open->setObjectName(QStringLiteral("openConfigFile"));
+    open->setToolTip(tr("Opens it in the editor your desktop uses for JSON; it is reloaded when saved."));
+    connect(open, &QPushButton::clicked, this, &SettingsPage::openFile);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("settingsMessage"));
     m_message->setWordWrap(true);
@@ -47,12 +57,33 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Configuration file"), m_file);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    layout->addWidget(save, 0, Qt::AlignLeft);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(save);
+    buttons->addWidget(open);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
     layout->addWidget(m_message);
     layout->addWidget(new QLabel(
         tr("Effective configuration and policy (actions and rules are edited in the file):"), this));
     layout->addWidget(m_effective, 1);
     connect(save, &QPushButton::clicked, this, &SettingsPage::save);
+}
+
+void SettingsPage::openFile()
+{
+    if (m_path.isEmpty())
+        return;
+    if (!QFileInfo::exists(m_path)) {
+        // Nothing there yet (the defaults are in force): an empty object to start from.
+        QDir().mkpath(QFileInfo(m_path).absolutePath());
+        QFile file(m_path);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly) || file.write("{\n}\n") < 0) {
+            m_message->setText(tr("Cannot create %1: %2").arg(m_path, file.errorString()));
+            return;
+        }
+    }
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_path)))
+        m_message->setText(tr("No application opened %1; open it in an editor yourself.").arg(m_path));
 }
 
 void SettingsPage::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)

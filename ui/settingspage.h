@@ -12,8 +12,8 @@ namespace Countersign {
 class Config;
 
 // TTL, poll window and listen port, saved into the configuration file (its comments kept; the
-// file is reloaded on save, the port takes effect at the next start), and the effective
-// configuration and policy, read-only.
+// file is reloaded on save, the port takes effect at the next start), a button that opens the file,
+// and the effective configuration and policy, read-only.
 class SettingsPage final : public QWidget
 {
     Q_OBJECT
@@ -24,6 +24,9 @@ public:
     void setConfig(const Config &config, const QString &configPath, const QString &effectiveText);
     // Writes the fields into the configuration file; false (and the reason shown) when refused.
     bool save();
+    // Opens the configuration file with the desktop's application for it (made first, as an empty
+    // object, when it does not exist yet).
+    void openFile();
 
 private:
     QString m_path;
