@@ -1,11 +1,17 @@
 #include "consoleinstance.h"
 
+#include "localendpoint.h"
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
 #include <QLocalServer>
 #include <QLocalSocket>
+#include <QRegularExpression>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace Countersign {
 
@@ -25,11 +31,24 @@ QString folderId(const QString &dataDir)
         QCryptographicHash::hash(absolute.toUtf8(), QCryptographicHash::Sha256).toHex().left(16));
 }
 
-// $XDG_RUNTIME_DIR (only its user can enter it), or the data folder when there is none.
-QString socketFolder(const QString &dataDir)
+// A folder of this user that no one else can enter or write to.
+bool isPrivateFolder(const QString &path)
 {
-    const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
-    return !runtime.isEmpty() && QFileInfo(runtime).isDir() ? runtime : QDir(dataDir).absolutePath();
+    struct stat st = {};
+    return !path.isEmpty() && ::lstat(QFile::encodeName(path).constData(), &st) == 0 && S_ISDIR(st.st_mode) &&
+           st.st_uid == ::getuid() && (st.st_mode & 077) == 0;
+}
+
+// $XDG_RUNTIME_DIR when it is this user's and closed to others; else /tmp/countersign-<uid>, made
+// 0700 (a socket path must stay under 108 bytes, which a data folder deep in a tree may not).
+// Another user's or an open folder is never used: a listener there would receive the token.
+QString socketFolder(const QString &)
+{
+    if (const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR"); isPrivateFolder(runtime))
+        return runtime;
+    const QString own = QStringLiteral("/tmp/countersign-%1").arg(::getuid());
+    ::mkdir(QFile::encodeName(own).constData(), 0700);
+    return isPrivateFolder(own) ? own : QString();
 }
 
 } // namespace
@@ -47,11 +66,15 @@ ConsoleInstance::~ConsoleInstance()
 
 QString ConsoleInstance::socketPath(const QString &dataDir)
 {
+    if (socketFolder(dataDir).isEmpty())
+        return {};
     return QDir(socketFolder(dataDir)).filePath(QStringLiteral("countersign-%1.sock").arg(folderId(dataDir)));
 }
 
 QString ConsoleInstance::bridgePath(const QString &dataDir)
 {
+    if (socketFolder(dataDir).isEmpty())
+        return {};
     return QDir(socketFolder(dataDir))
         .filePath(QStringLiteral("countersign-%1-mcp.sock").arg(folderId(dataDir)));
 }
@@ -69,7 +92,11 @@ QString ConsoleInstance::runningUrl(const QString &dataDir)
         if (!socket.waitForReadyRead(kAskTimeoutMs) && !socket.canReadLine())
             return {};
     }
-    return QString::fromUtf8(socket.readLine()).trimmed();
+    if (const auto owner = LocalEndpoint::peerUid(socket.socketDescriptor()); !owner || *owner != ::getuid())
+        return {};
+    const QString url = QString::fromUtf8(socket.readLine()).trimmed();
+    static const QRegularExpression loopback(QStringLiteral("^http://127\\.0\\.0\\.1:[0-9]{1,5}/mcp$"));
+    return loopback.match(url).hasMatch() ? url : QString();
 }
 
 Result<std::unique_ptr<ConsoleInstance>> ConsoleInstance::claim(const QString &dataDir, QString *elsewhere)
@@ -101,6 +128,11 @@ Result<std::unique_ptr<ConsoleInstance>> ConsoleInstance::claim(const QString &d
     }
     // The lock is ours: a socket file left by a console that died is no one's.
     const QString path = socketPath(dataDir);
+    if (path.isEmpty())
+        return failure(
+            QStringLiteral("neither $XDG_RUNTIME_DIR nor /tmp/countersign-%1 is a folder of this user "
+                           "closed to others, so the console has no safe place for its socket")
+                .arg(::getuid()));
     QLocalServer::removeServer(path);
     instance->m_server = new QLocalServer(instance.get());
     instance->m_server->setSocketOptions(QLocalServer::UserAccessOption);
@@ -111,6 +143,11 @@ Result<std::unique_ptr<ConsoleInstance>> ConsoleInstance::claim(const QString &d
     connect(self->m_server, &QLocalServer::newConnection, self, [self] {
         while (QLocalSocket *peer = self->m_server->nextPendingConnection()) {
             connect(peer, &QLocalSocket::disconnected, peer, &QObject::deleteLater);
+            if (const auto uid = LocalEndpoint::peerUid(peer->socketDescriptor());
+                !uid || *uid != ::getuid()) {
+                peer->abort(); // only this user's later starts may ask
+                continue;
+            }
             connect(peer, &QLocalSocket::readyRead, self, [self, peer] {
                 if (!peer->canReadLine()) {
                     if (peer->bytesAvailable() > 64)

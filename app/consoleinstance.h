@@ -13,9 +13,10 @@ namespace Countersign {
 
 // One console per data folder. The first start holds a lock file in the folder (console.lock; a
 // lock left by a process that died is taken over) and listens on a local socket that only its user
-// can open ($XDG_RUNTIME_DIR, or the data folder when there is none). A later start finds the lock
-// held, asks the running console over that socket to show its window, and exits: two consoles on
-// one database would both serve, and a card would show in only one of them.
+// can open: in $XDG_RUNTIME_DIR when that is a folder of this user closed to others, else in
+// /tmp/countersign-<uid> (made 0700, and used only when it is this user's and closed to others). A later
+// start finds the lock held, asks the running console over that socket to show its window, and exits: two
+// consoles on one database would both serve, and a card would show in only one of them.
 class ConsoleInstance final : public QObject
 {
     Q_OBJECT
@@ -32,7 +33,8 @@ public:
     static QString socketPath(const QString &dataDir);
     // Where the console listens for `countersign --stdio` bridges (LocalEndpoint).
     static QString bridgePath(const QString &dataDir);
-    // The running console's /mcp URL, asked over its socket; empty when none answers.
+    // The running console's /mcp URL, asked over its socket; empty when none answers (or what it
+    // answers is not a loopback /mcp URL).
     static QString runningUrl(const QString &dataDir);
 
     // What runningUrl() answers, once the server listens.

@@ -2,6 +2,7 @@
 
 #include "commandline.h"
 #include "consoleinstance.h"
+#include "jsonrpc.h"
 #include "linesession.h"
 #include "localendpoint.h"
 #include "result.h"
@@ -36,6 +37,7 @@ namespace {
 
 constexpr char kTokenVariable[] = "COUNTERSIGN_TOKEN";
 constexpr int kRefusedCode = -32000; // what a LineSession answers once the token no longer works
+constexpr qint64 kLogRotateBytes = 8 * 1024 * 1024;
 
 void say(const QString &message)
 {
@@ -59,6 +61,7 @@ QString lastLogLine(const CommandLine &cl)
     QFile log(consoleLog(cl));
     if (!log.open(QIODevice::ReadOnly))
         return {};
+    log.seek(std::max<qint64>(0, log.size() - 4096)); // the tail is enough
     const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
     return QString::fromUtf8(lines.last()).remove(QRegularExpression(QStringLiteral("^countersign: ")));
 }
@@ -76,8 +79,15 @@ Result<qint64> startConsole(const CommandLine &cl)
               << QFileInfo(cl.configPath).absoluteFilePath();
     if (cl.listen)
         arguments << QStringLiteral("--listen") << *cl.listen;
+    // A log kept from earlier starts is rotated once it is large (one older copy is kept).
+    if (QFileInfo(consoleLog(cl)).size() > kLogRotateBytes) {
+        QFile::remove(consoleLog(cl) + QStringLiteral(".1"));
+        QFile::rename(consoleLog(cl), consoleLog(cl) + QStringLiteral(".1"));
+    }
     QProcess console;
     console.setProgram(QCoreApplication::applicationFilePath());
+    // Not the IDE's folder: the console serves every client, whichever started it.
+    console.setWorkingDirectory(QDir::homePath());
     console.setArguments(arguments);
     console.setStandardInputFile(QProcess::nullDevice());
     console.setStandardOutputFile(consoleLog(cl), QIODevice::Append);
@@ -92,6 +102,11 @@ Result<qint64> startConsole(const CommandLine &cl)
 Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl)
 {
     const QString path = ConsoleInstance::bridgePath(cl.dataDir);
+    if (path.isEmpty())
+        return failure(
+            QStringLiteral("neither $XDG_RUNTIME_DIR nor /tmp/countersign-%1 is a folder of this user "
+                           "closed to others: there is no safe place for the console's socket")
+                .arg(::getuid()));
     auto socket = std::make_unique<QLocalSocket>();
     socket->connectToServer(path);
     if (socket->waitForConnected(1000))
@@ -122,9 +137,17 @@ Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl)
                        .arg(consoleLog(cl)));
 }
 
-// The hello: the console names the connection, or says why it will not serve it.
+// The hello: the console names the connection, or says why it will not serve it. The token goes
+// only to a console of this user (the socket's peer credentials), never to whoever holds the path.
 Result<QString> greet(QLocalSocket &socket, const QByteArray &token)
 {
+    const std::optional<uid_t> owner = LocalEndpoint::peerUid(socket.socketDescriptor());
+    if (!owner || *owner != ::getuid())
+        return failure(
+            QStringLiteral("the socket %1 is not served by a console of this user (uid %2); the token "
+                           "was not sent")
+                .arg(socket.fullServerName())
+                .arg(owner ? QString::number(*owner) : QStringLiteral("unknown")));
     const nlohmann::json hello = {{"countersign", LocalEndpoint::kHelloVersion},
                                   {"token", token.toStdString()}};
     socket.write(QByteArray::fromStdString(hello.dump()) + '\n');
@@ -230,17 +253,21 @@ private:
     // An id as a key ("1" and 1 are different requests).
     static QByteArray idKey(const nlohmann::json &id) { return QByteArray::fromStdString(id.dump()); }
 
-    // Each line goes on; a request is owed its answer (by id), and a line that is no message at all
-    // is owed the console's error for it (id null).
+    // Each line goes on. A request (a method and a valid id) is owed its answer by id; a line the
+    // console cannot read as a message, or whose id is not valid, is owed an error with id null;
+    // a notification, or the client's response to a question, is owed nothing.
     void toConsole(const QByteArray &line)
     {
         if (line.trimmed().isEmpty())
             return;
         const auto message = nlohmann::json::parse(line.toStdString(), nullptr, false);
-        if (!message.is_object() || !message.contains("id"))
-            m_unreadable += message.is_object() && message.contains("method") ? 0 : 1;
-        else
+        const bool object = message.is_object();
+        const bool hasMethod = object && message.contains("method");
+        const bool hasId = object && message.contains("id");
+        if (hasMethod && hasId && JsonRpc::isValidId(message["id"]))
             m_waiting.insert(idKey(message["id"]));
+        else if (!object || (hasId && !JsonRpc::isValidId(message["id"])) || (!hasMethod && !hasId))
+            ++m_unreadable;
         m_socket->write(line + '\n');
     }
 

@@ -54,6 +54,7 @@ Result<quint16> McpServer::start()
                                      {},
                                      m_setup.config.legacyHoldSeconds() * 1000LL},
                       this);
+    m_gate->setConnectionCheck([this](const Principal &p) { return m_tokens->isActive(p.connectionId); });
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);

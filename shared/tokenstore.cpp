@@ -105,4 +105,16 @@ std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
     return found;
 }
 
+bool TokenStore::isActive(qint64 connectionId)
+{
+    auto q = m_database.exec(StoreSql::kConnectionActiveHashes);
+    if (!q)
+        return false; // fail closed
+    while (q.value().next()) {
+        if (q.value().value(0).toLongLong() == connectionId)
+            return true;
+    }
+    return false;
+}
+
 } // namespace Countersign

@@ -36,6 +36,8 @@ public:
     Status revoke(const QString &name);
     // The principal the token belongs to, or nothing when it is unknown or revoked.
     std::optional<Principal> authenticate(const QByteArray &token);
+    // Whether the connection exists and is not revoked; false when the store cannot say.
+    bool isActive(qint64 connectionId);
 
     static bool isValidName(const QString &name);
 

@@ -20,6 +20,7 @@
 #include <csignal>
 
 #include <signal.h>
+#include <unistd.h>
 
 using json = nlohmann::json;
 
@@ -341,6 +342,43 @@ private Q_SLOTS:
         QVERIFY2(!second.err.contains("started one"), second.err.constData());
         QCOMPARE(consolePid(), m.captured(1).toLongLong());
     }
+    // stdin ends: the bridge waits only for what the console answers (requests by id, unreadable
+    // lines with id null), never for a notification or the client's own responses, then exits 0.
+    void stdio_bridge_exitsWhenEveryRequestIsAnswered_whateverTheIds()
+    {
+        const QByteArray token = addToken(QStringLiteral("ids"));
+        QVERIFY(!token.isEmpty());
+        QElapsedTimer took;
+        took.start();
+        const Run r = run(stdioArgs(),
+                          QByteArray(R"({"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"})") + "\n" +
+                              R"({"jsonrpc":"2.0","id":1.5,"method":"tools/list"})" + "\n" +
+                              R"({"jsonrpc":"2.0","id":"x","result":{}})" + "\n" +
+                              R"({"jsonrpc":"2.0","method":"notifications/initialized"})" + "\n" + "[1,2]\n" +
+                              rpc(9, "tools/list") + "\n",
+                          withToken(token));
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(took.elapsed() < 8000, "the bridge waited for answers that never come");
+        QVERIFY(r.out.contains("\"id\":9"));
+        QVERIFY(r.out.contains("countersign_status"));
+    }
+    // A $XDG_RUNTIME_DIR others can write to is not used for the socket (a listener there would
+    // get the token): the console and the bridge meet in /tmp/countersign-<uid> instead.
+    void stdio_bridge_openRuntimeFolder_isNotUsed()
+    {
+        QTemporaryDir open;
+        QVERIFY(QFile::setPermissions(open.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                       QFileDevice::ExeOwner | QFileDevice::ReadOther |
+                                                       QFileDevice::WriteOther | QFileDevice::ExeOther));
+        const QByteArray token = addToken(QStringLiteral("runtime"));
+        QProcessEnvironment env = withToken(token);
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), open.path());
+        const Run r = run(stdioArgs(), rpc(1, "tools/list") + "\n", env);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("countersign_status"));
+        QVERIFY2(QDir(open.path()).entryList(QDir::System | QDir::Files | QDir::NoDotAndDotDot).isEmpty(),
+                 "a socket was made in the open folder");
+    }
     // The console the bridge started fails (here: a broken configuration): the bridge says why
     // at once instead of waiting out its 10 s.
     void stdio_bridge_consoleThatCannotStart_isExplained()
@@ -366,9 +404,15 @@ private Q_SLOTS:
         const QByteArray token = addToken(QStringLiteral("raw"));
         QVERIFY(!token.isEmpty());
         QCOMPARE(run(stdioArgs(), rpc(1, "tools/list") + "\n", withToken(token)).exitCode, 0); // starts it
+        // $XDG_RUNTIME_DIR when it is this user's and closed to others, else /tmp/countersign-<uid>.
         const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
+        const QFileInfo runtimeInfo(runtime);
+        const bool runtimePrivate =
+            !runtime.isEmpty() && runtimeInfo.isDir() && runtimeInfo.ownerId() == ::getuid() &&
+            !(runtimeInfo.permissions() & (QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup |
+                                           QFile::ReadOther | QFile::WriteOther | QFile::ExeOther));
         const QString folder =
-            !runtime.isEmpty() && QFileInfo(runtime).isDir() ? runtime : QDir(dataDir()).absolutePath();
+            runtimePrivate ? runtime : QStringLiteral("/tmp/countersign-%1").arg(::getuid());
         const QString id = QString::fromLatin1(
             QCryptographicHash::hash(QDir(dataDir()).absolutePath().toUtf8(), QCryptographicHash::Sha256)
                 .toHex()
@@ -398,6 +442,13 @@ private Q_SLOTS:
             QVERIFY2(answer.is_object() && answer.value("ok", true) == false, bad.constData());
             QVERIFY(answer.at("error").is_string());
             QTRY_VERIFY_WITH_TIMEOUT(s.state() == QLocalSocket::UnconnectedState, 5000);
+        }
+        {
+            QLocalSocket endless; // a hello with no end: cut once it is longer than any hello
+            endless.connectToServer(path);
+            QVERIFY(endless.waitForConnected(2000));
+            endless.write(QByteArray(8 * 1024, 'h'));
+            QTRY_VERIFY_WITH_TIMEOUT(endless.state() == QLocalSocket::UnconnectedState, 5000);
         }
         QLocalSocket s;
         const json ok = hello(line({{"countersign", "bridge/1"}, {"token", tokenText}}), s);

@@ -706,6 +706,43 @@ private Q_SLOTS:
         QCOMPARE(m_queue->pending().size(), 0);
         QCOMPARE(m_action.applyRuns, 0);
     }
+    // A 2025-era call brings no requestState or inputResponses: sent anyway, they are ignored (a
+    // client-mode tool is not approved by them; the form is asked on the held call instead).
+    void legacy_inputResponsesInParams_areIgnored()
+    {
+        makeGate(nullptr, json{{"medium", "client"}});
+        m_caps = {{"elicitation", {{"form", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        json p = params({{"service", "web-1"}});
+        p["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"confirm", "web-1"}}}}}};
+        startLegacy(p, out, asked);
+        QTRY_COMPARE(asked->size(), 1);
+        QTest::qWait(50);
+        QVERIFY(!out->has_value());
+        QCOMPARE(m_action.applyRuns, 0);
+        QCOMPARE(m_queue->pending().size(), 1);
+    }
+    // A held call whose connection is revoked before the approval arrives runs nothing.
+    void heldCall_ofARevokedConnection_runsNothing_evenApproved()
+    {
+        bool active = true;
+        m_gate->setConnectionCheck([&active](const Principal &) { return active; });
+        m_caps = {{"elicitation", {{"url", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_COMPARE(m_queue->pending().size(), 1);
+        active = false;
+        QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
+        QTRY_VERIFY(out->has_value());
+        json r;
+        QVERIFY(asResult(std::move(**out), r));
+        QVERIFY2(text(r).find("was revoked before this approved call ran. Nothing was run.") !=
+                     std::string::npos,
+                 text(r).c_str());
+        QCOMPARE(m_action.applyRuns, 0);
+    }
     // Without the capability (or with only form for a console-mode tool) nothing is asked: the call
     // is held for the window alone.
     void legacy_withoutTheMode_asksNothing()

@@ -379,9 +379,11 @@ std::optional<Decision> Gate::clientDecision(const Operation &op, const json &an
 
 Status Gate::recordClientDecision(const QString &nonce, const Decision &decision)
 {
-    if (auto d = m_store.decide(nonce, decision); !d)
-        return failure(d.error());
-    Q_EMIT stepRecorded(Step::Decided, nonce);
+    auto inForce = m_store.decide(nonce, decision);
+    if (!inForce)
+        return failure(inForce.error());
+    if (inForce.value().by == decision.by && inForce.value().outcome == decision.outcome)
+        Q_EMIT stepRecorded(Step::Decided, nonce); // this answer decided (another one may have won)
     Q_EMIT retired(nonce);
     return success();
 }
@@ -472,6 +474,9 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     // next start; nothing new starts now.
     if (m_draining)
         return done(GateReplies::quitting());
+    // A call held while its connection was revoked: revoking locks the agent out, approved or not.
+    if (m_connectionActive && !m_connectionActive(request->principal))
+        return done(GateReplies::connectionRevoked(request->principal.name));
     auto claimed = m_store.claim(ticket.nonce);
     if (!claimed)
         return done(storeFailure(claimed.error()));

@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 
 namespace Countersign {
@@ -49,6 +50,12 @@ public:
     ~Gate() override;
 
     void setApprovalsUrlBase(const QString &base) { m_settings.approvalsUrlBase = base; }
+    // Whether a connection is still active, asked before an approved call is claimed (a call held
+    // while its connection was revoked runs nothing); unset: every connection is.
+    void setConnectionCheck(std::function<bool(const Principal &)> active)
+    {
+        m_connectionActive = std::move(active);
+    }
     // A configuration reload: new calls follow the new policy and times; tickets already issued
     // keep their expiry.
     void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs);
@@ -134,6 +141,7 @@ private:
     const ReceiptSigner &m_signer;
     Policy m_policy;
     Settings m_settings;
+    std::function<bool(const Principal &)> m_connectionActive;
     RetryHolder *m_holder = nullptr;
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite

@@ -140,6 +140,15 @@ json legacyPending(const Operation &op)
         true);
 }
 
+json connectionRevoked(const QString &connection)
+{
+    return textResult(
+        QStringLiteral("The connection \"%1\" was revoked before this approved call ran. Nothing "
+                       "was run.")
+            .arg(connection),
+        true);
+}
+
 json outcomeUnknown(qint64 claimedMs)
 {
     return textResult(

@@ -44,6 +44,8 @@ nlohmann::json superseded();
 // same tool with the same arguments again joins the same card.
 nlohmann::json legacyPending(const Operation &operation);
 nlohmann::json outcomeUnknown(qint64 claimedMs);
+// An approved call whose connection was revoked before it ran.
+nlohmann::json connectionRevoked(const QString &connection);
 nlohmann::json tooManyPending(const QString &connection, int waiting);
 nlohmann::json planFailed(const QString &error);
 nlohmann::json replanFailed(const QString &error);

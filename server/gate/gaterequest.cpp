@@ -15,8 +15,13 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->params = call.params;
     request->principal = call.context.principal;
     request->envelope = call.request.envelope;
-    if (request->envelope.legacy)
+    if (request->envelope.legacy) {
         request->elicit = call.context.elicit;
+        // Not 2025-era params: a 2025-era call is answered on its own request, and the client's
+        // answers come only through the questions asked on it.
+        request->params.erase("requestState");
+        request->params.erase("inputResponses");
+    }
     request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
     return request;
 }

@@ -44,7 +44,7 @@ void LineSession::handleLine(const QByteArray &line)
     if (!principal) {
         m_refused = true;
         nlohmann::json id;
-        if (parsed && parsed.value().is_object()) {
+        if (parsed && parsed.value().is_object() && !ClientQuestions::isResponse(parsed.value())) {
             const auto it = parsed.value().find("id");
             if (it != parsed.value().end() && JsonRpc::isValidId(*it))
                 id = *it;
@@ -56,8 +56,15 @@ void LineSession::handleLine(const QByteArray &line)
     if (!parsed)
         return send(JsonRpc::error(nullptr, JsonRpc::kParseError,
                                    QStringLiteral("Parse error: %1").arg(parsed.error())));
-    if (takeAnswer(parsed.value()))
+    switch (m_questions.take(parsed.value())) {
+    case ClientQuestions::Take::Taken:
         return;
+    case ClientQuestions::Take::Unknown: // late (its call was answered) or never asked: nothing to do
+        return send(JsonRpc::error(nullptr, JsonRpc::kInvalidRequest,
+                                   QStringLiteral("Invalid Request: no open question has that id")));
+    case ClientQuestions::Take::NotAResponse:
+        break;
+    }
     auto classified = m_dispatcher.classify(parsed.value(), QString(), true);
     if (auto *early = std::get_if<Reply>(&classified)) {
         if (early->body)
@@ -95,40 +102,27 @@ void LineSession::handleLegacy(McpRequest request, const Principal &principal)
                 });
         progress->start();
     }
-    m_dispatcher.handle(request, CallContext{principal, Transport::Stdio, elicitor()},
-                        [self = QPointer<LineSession>(this), progress](Reply reply) {
+    auto asked = std::make_shared<QList<QByteArray>>();
+    m_dispatcher.handle(request, CallContext{principal, Transport::Stdio, elicitor(asked)},
+                        [self = QPointer<LineSession>(this), progress, asked](Reply reply) {
                             if (progress)
                                 progress->deleteLater();
+                            if (self)
+                                self->m_questions.forget(*asked); // answered: its questions close
                             if (self && !self->m_refused && reply.body)
                                 self->send(*reply.body);
                         });
 }
 
-// A response line: the client's answer to something this connection asked it. True when the line
-// was one (answered or not: a response is never dispatched).
-bool LineSession::takeAnswer(const nlohmann::json &message)
+// How a 2025-era call on this connection asks its client; its questions are listed in asked.
+Elicitor LineSession::elicitor(const std::shared_ptr<QList<QByteArray>> &asked)
 {
-    if (!message.is_object() || message.contains("method") || !message.contains("id") ||
-        !(message.contains("result") || message.contains("error")))
-        return false;
-    const auto asked = m_asked.take(QByteArray::fromStdString(message.at("id").dump()));
-    if (!asked)
-        return true; // nothing waits for it
-    const auto result = message.find("result");
-    asked(result != message.end() ? std::optional<nlohmann::json>(*result) : std::nullopt);
-    return true;
-}
-
-// How a 2025-era call on this connection asks its client: elicitation/create with an id of ours.
-Elicitor LineSession::elicitor()
-{
-    return [self = QPointer<LineSession>(this)](const nlohmann::json &params,
-                                                std::function<void(std::optional<nlohmann::json>)> answered) {
-        if (!self || self->m_refused || self->m_asked.size() >= kMaxAsked)
+    return [self = QPointer<LineSession>(this), asked](const nlohmann::json &params,
+                                                       ClientQuestions::Answered answered) {
+        if (!self || self->m_refused)
             return;
-        const nlohmann::json id = "countersign-" + std::to_string(++self->m_lastAsked);
-        self->m_asked.insert(QByteArray::fromStdString(id.dump()), std::move(answered));
-        self->send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", params}});
+        if (auto question = self->m_questions.ask(params, std::move(answered), asked.get()))
+            self->send(*question);
     };
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "clientquestions.h"
 #include "mcprequest.h"
 #include "principal.h"
 
@@ -8,6 +9,7 @@
 #include <QObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace Countersign {
@@ -29,8 +31,6 @@ class LineSession final : public QObject
     Q_OBJECT
 public:
     static constexpr qsizetype kMaxLineBytes = 1024 * 1024;
-    // Questions to the client left unanswered at once; past this, no more are asked.
-    static constexpr int kMaxAsked = 64;
 
     // Who the peer is now; asked again for every line. Nothing when its token is unknown or revoked.
     using Authenticator = std::function<std::optional<Principal>()>;
@@ -52,8 +52,7 @@ Q_SIGNALS:
 
 private:
     void send(const nlohmann::json &message);
-    bool takeAnswer(const nlohmann::json &message);
-    Elicitor elicitor();
+    Elicitor elicitor(const std::shared_ptr<QList<QByteArray>> &asked);
     void handleLegacy(McpRequest request, const Principal &principal);
     void handleNow(const McpRequest &request, const Principal &principal);
 
@@ -62,9 +61,7 @@ private:
     Writer m_write;
     bool m_refused = false;
     std::optional<Envelope> m_session; // a 2025-era client's, from its initialize
-    // What this connection asked its client (elicitation/create) and waits to hear, by request id.
-    QHash<QByteArray, std::function<void(std::optional<nlohmann::json>)>> m_asked;
-    int m_lastAsked = 0;
+    ClientQuestions m_questions;       // what held calls asked the client (elicitation/create)
 };
 
 } // namespace Countersign

@@ -12,6 +12,9 @@
 #include <memory>
 #include <utility>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 Q_LOGGING_CATEGORY(lcLocal, "countersign.local")
 
 namespace Countersign {
@@ -51,6 +54,16 @@ Result<QByteArray> helloToken(const QByteArray &hello)
 }
 
 } // namespace
+
+std::optional<uid_t> LocalEndpoint::peerUid(qintptr socketDescriptor)
+{
+    ucred credentials = {};
+    socklen_t size = sizeof credentials;
+    if (socketDescriptor < 0 ||
+        ::getsockopt(int(socketDescriptor), SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0)
+        return std::nullopt;
+    return credentials.uid;
+}
 
 LocalEndpoint::LocalEndpoint(const Dispatcher &dispatcher, Authenticator authenticate, QObject *parent)
     : QObject(parent), m_dispatcher(dispatcher), m_authenticate(std::move(authenticate))
@@ -100,8 +113,11 @@ LineSession *LocalEndpoint::open(QLocalSocket *peer, const QByteArray &hello)
             return now && now->connectionId == id ? now : std::optional<Principal>();
         },
         [socket = QPointer<QLocalSocket>(peer)](const QByteArray &out) {
-            if (socket && socket->state() == QLocalSocket::ConnectedState)
-                socket->write(out);
+            if (!socket || socket->state() != QLocalSocket::ConnectedState)
+                return;
+            if (socket->bytesToWrite() > kMaxUnreadBytes) // a peer that does not read: not buffered for
+                return socket->abort();
+            socket->write(out);
         },
         peer);
     peer->write(line({{"ok", true}, {"connection", principal->name.toStdString()}}));
@@ -113,12 +129,25 @@ void LocalEndpoint::accept()
 {
     while (QLocalSocket *peer = m_server->nextPendingConnection()) {
         connect(peer, &QLocalSocket::disconnected, peer, &QObject::deleteLater);
+        const auto uid = peerUid(peer->socketDescriptor());
+        if (!uid || *uid != ::getuid() || m_ungreeted >= kMaxUngreeted) {
+            qCInfo(lcLocal) << "refused a local connection" << (uid ? *uid : -1) << m_ungreeted;
+            peer->abort();
+            continue;
+        }
+        ++m_ungreeted;
+        // Counted until its hello is read (or it goes first).
+        auto greeted = std::make_shared<bool>(false);
+        connect(peer, &QObject::destroyed, this, [this, greeted] {
+            if (!*greeted)
+                --m_ungreeted;
+        });
         auto *helloTimer = new QTimer(peer);
         helloTimer->setSingleShot(true);
         connect(helloTimer, &QTimer::timeout, peer, [peer] { peer->abort(); });
         helloTimer->start(kHelloTimeoutMs);
         auto bridge = std::make_shared<Bridge>();
-        connect(peer, &QLocalSocket::readyRead, peer, [this, peer, helloTimer, bridge] {
+        connect(peer, &QLocalSocket::readyRead, peer, [this, peer, helloTimer, bridge, greeted] {
             bridge->pending += peer->readAll();
             qsizetype end;
             while ((end = bridge->pending.indexOf('\n')) >= 0) {
@@ -128,6 +157,8 @@ void LocalEndpoint::accept()
                     continue; // the end of a line refused as too long
                 if (!bridge->session) {
                     helloTimer->stop();
+                    *greeted = true;
+                    --m_ungreeted;
                     if (!(bridge->session = open(peer, message)))
                         return;
                     continue;
@@ -136,10 +167,10 @@ void LocalEndpoint::accept()
                 if (bridge->session->isRefused())
                     return peer->disconnectFromServer();
             }
+            if (!bridge->session && bridge->pending.size() > kMaxHelloBytes)
+                return peer->abort(); // no hello is that long
             if (bridge->pending.size() > LineSession::kMaxLineBytes && !bridge->skipping) {
                 // Refused whole, never cut: the rest of the line is dropped as it arrives.
-                if (!bridge->session)
-                    return peer->abort();
                 bridge->session->handleLine(bridge->pending);
                 bridge->skipping = true;
             }

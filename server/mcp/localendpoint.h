@@ -8,6 +8,8 @@
 #include <functional>
 #include <optional>
 
+#include <sys/types.h>
+
 class QLocalServer;
 class QLocalSocket;
 
@@ -16,7 +18,8 @@ namespace Countersign {
 class Dispatcher;
 class LineSession;
 
-// The console's door for `countersign --stdio` bridges: a local socket only its user can open. A
+// The console's door for `countersign --stdio` bridges: a local socket only its user can open (and
+// a peer of another user, by its credentials, is refused). A
 // bridge's first line is its hello, {"countersign":"bridge/1","token":"..."}, answered with
 // {"ok":true,"connection":NAME} (or {"ok":false,"error":...} and the end of the connection); every
 // line after that is a JSON-RPC message of the bridged client, served by a LineSession as that
@@ -27,6 +30,14 @@ class LocalEndpoint final : public QObject
 public:
     static constexpr char kHelloVersion[] = "bridge/1";
     static constexpr int kHelloTimeoutMs = 10'000;
+    static constexpr qsizetype kMaxHelloBytes = 4096;
+    // Connections not yet past their hello; more are refused until those end.
+    static constexpr int kMaxUngreeted = 32;
+    // Answers a peer has not read yet; past this the connection is ended (it does not read).
+    static constexpr qint64 kMaxUnreadBytes = 16 * 1024 * 1024;
+
+    // The user id of the process at the other end of a local socket; none when it cannot be read.
+    static std::optional<uid_t> peerUid(qintptr socketDescriptor);
 
     using Authenticator = std::function<std::optional<Principal>(const QByteArray &token)>;
 
@@ -46,6 +57,7 @@ private:
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
     QLocalServer *m_server = nullptr;
+    int m_ungreeted = 0;
 };
 
 } // namespace Countersign

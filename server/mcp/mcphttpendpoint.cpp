@@ -101,7 +101,7 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
                         QStringLiteral("Bad Request: DELETE ends a session; send its Mcp-Session-Id")));
         if (!m_sessions.close(id, *principal))
             return respond(refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found")));
-        m_asked->bySession.remove(id); // what it was asked is no longer answered
+        m_questions->remove(id); // what it was asked is no longer answered
         HttpResponse ended;
         ended.status = 204;
         return respond(ended);
@@ -175,19 +175,19 @@ std::optional<HttpResponse> McpHttpEndpoint::takeAnswer(const nlohmann::json &me
                                                         const HttpRequest &http,
                                                         const Principal &principal) const
 {
-    if (!message.is_object() || message.contains("method") || !message.contains("id") ||
-        !(message.contains("result") || message.contains("error")))
-        return std::nullopt;
+    if (!message.is_object() || message.contains("method") || !message.contains("id"))
+        return std::nullopt; // a request or a notification, for the dispatcher
+    if (!ClientQuestions::isResponse(message))
+        return refusal(400, JsonRpc::kInvalidRequest,
+                       QStringLiteral("Invalid Request: a response carries exactly one of result and error"));
     const QByteArray session = http.header("mcp-session-id").value_or(QByteArray());
     if (session.isEmpty() || !m_sessions.find(session, principal, QDateTime::currentMSecsSinceEpoch()))
         return refusal(400, JsonRpc::kInvalidRequest,
                        QStringLiteral("Invalid Request: clients may not post responses outside a session"));
-    const auto asked = m_asked->bySession[session].take(QByteArray::fromStdString(message.at("id").dump()));
-    if (!asked)
+    const auto questions = m_questions->find(session);
+    if (questions == m_questions->end() || questions->take(message) != ClientQuestions::Take::Taken)
         return refusal(400, JsonRpc::kInvalidRequest,
-                       QStringLiteral("Invalid Request: this session was asked nothing with that id"));
-    const auto result = message.find("result");
-    asked(result != message.end() ? std::optional<nlohmann::json>(*result) : std::nullopt);
+                       QStringLiteral("Invalid Request: this session has no open question with that id"));
     HttpResponse accepted;
     accepted.status = 202;
     return accepted;
@@ -236,21 +236,31 @@ void McpHttpEndpoint::callOnStream(const McpRequest &request, const Principal &p
                          });
         timer->start();
     }
-    const Elicitor ask = [asked = std::weak_ptr<Asked>(m_asked), session,
-                          send](const nlohmann::json &params,
-                                std::function<void(std::optional<nlohmann::json>)> answered) {
-        const auto shared = asked.lock();
-        if (!shared || shared->bySession.value(session).size() >= kMaxAskedPerSession)
+    // The call's questions close when it is answered (and the session's entry with the last one).
+    auto asked = std::make_shared<QList<QByteArray>>();
+    const Elicitor ask = [questions = std::weak_ptr<Questions>(m_questions), session, send,
+                          asked](const nlohmann::json &params, ClientQuestions::Answered answered) {
+        const auto shared = questions.lock();
+        if (!shared)
             return;
-        const nlohmann::json id = "countersign-" + std::to_string(++shared->last);
-        const QByteArray key = QByteArray::fromStdString(id.dump());
-        shared->bySession[session].insert(key, std::move(answered));
-        if (!send({{"jsonrpc", "2.0"}, {"id", id}, {"method", "elicitation/create"}, {"params", params}}))
-            shared->bySession[session].remove(key);
+        auto question = (*shared)[session].ask(params, std::move(answered), asked.get());
+        if (!question || !send(*question))
+            (*shared)[session].forget(*asked);
+    };
+    const auto close = [questions = std::weak_ptr<Questions>(m_questions), session, asked] {
+        const auto shared = questions.lock();
+        if (!shared || asked->isEmpty())
+            return;
+        if (auto it = shared->find(session); it != shared->end()) {
+            it->forget(*asked);
+            if (it->isEmpty())
+                shared->erase(it);
+        }
     };
     m_dispatcher.handle(request, CallContext{principal, Transport::Http, ask},
-                        [state, timer, respond, event](Reply reply) {
+                        [state, timer, respond, event, close](Reply reply) {
                             state->answered = true;
+                            close();
                             if (timer)
                                 timer->stop();
                             if (!state->open || !reply.body)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "clientquestions.h"
 #include "httprequest.h"
 #include "httpresponse.h"
 #include "jsonrpc.h"
@@ -31,8 +32,6 @@ public:
 
     using Responder = std::function<void(HttpResponse)>;
     static constexpr int kProgressEveryMs = JsonRpc::kProgressEveryMs;
-    // Questions to one session's client left unanswered at once; past this, no more are asked.
-    static constexpr int kMaxAskedPerSession = 64;
 
     // Answers through respond exactly once; a tool that waits (the gate's poll window) answers
     // after serve() has returned.
@@ -49,18 +48,15 @@ private:
     std::optional<HttpResponse> takeAnswer(const nlohmann::json &message, const HttpRequest &http,
                                            const Principal &principal) const;
 
-    // What the endpoint asked 2025-era clients (elicitation/create on a call's event stream) and
-    // waits to hear, by session and request id; shared with the askers, which may outlive a call.
-    struct Asked final
-    {
-        QHash<QByteArray, QHash<QByteArray, std::function<void(std::optional<nlohmann::json>)>>> bySession;
-        int last = 0;
-    };
+    // What held 2025-era calls asked their clients (elicitation/create on the call's event stream),
+    // by session; a session's entry lives while one of its calls has a question open. Shared with
+    // the askers (the gate holds them).
+    using Questions = QHash<QByteArray, ClientQuestions>;
 
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
     mutable LegacySessions m_sessions; // the endpoint lives in the server's thread only
-    std::shared_ptr<Asked> m_asked = std::make_shared<Asked>();
+    std::shared_ptr<Questions> m_questions = std::make_shared<Questions>();
 };
 
 } // namespace Countersign
