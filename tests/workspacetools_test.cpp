@@ -202,6 +202,42 @@ private Q_SLOTS:
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
         QCOMPARE(read(QStringLiteral("src/new.txt")), QByteArray("hello\nworld\n"));
     }
+    // A new file in new folders: the card says which folders it creates; nothing exists before
+    // the approval; the folders and the file after it.
+    void writeFile_intoNewFolders_namesThemOnTheCard_andCreatesThemAfterApproval()
+    {
+        std::string state;
+        const json args = {{"path", "docs/guide/intro.md"}, {"content", "# Intro\n"}};
+        Operation card;
+        QVERIFY(ask("write_file", args, &state, &card));
+        QVERIFY2(card.plan.summary.contains(QLatin1String("creates the folders docs, docs/guide")),
+                 qPrintable(card.plan.summary));
+        QCOMPARE(card.plan.blastRadius.at("newFolders").get<int>(), 2);
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("docs"))));
+        json r;
+        QVERIFY(approveAndRetry("write_file", args, state, card, r));
+        QVERIFY2(!r.value("isError", false), r.dump().c_str());
+        QCOMPARE(read(QStringLiteral("docs/guide/intro.md")), QByteArray("# Intro\n"));
+    }
+    // A folder made into a link out of the roots between the card and the run: refused at the run
+    // (the plan changed, so the card is superseded; nothing is written outside).
+    void writeFile_newFolderTurnedIntoALinkOut_writesNothingOutside()
+    {
+        QTemporaryDir outside;
+        std::string state;
+        const json args = {{"path", "made/deep/x.txt"}, {"content", "x"}};
+        Operation card;
+        QVERIFY(ask("write_file", args, &state, &card));
+        QVERIFY(QFile::link(outside.path(), path(QStringLiteral("made"))));
+        json r;
+        QVERIFY(approveAndRetry("write_file", args, state, card, r));
+        QVERIFY2(r.value("isError", false) || r.value("resultType", "") == "input_required",
+                 r.dump().c_str());
+        QVERIFY(!QFileInfo::exists(outside.filePath(QStringLiteral("deep/x.txt"))));
+        QVERIFY(!QFileInfo::exists(outside.filePath(QStringLiteral("deep"))));
+        // And asked afresh, it is refused before any card.
+        verifyRefused("write_file", args, "outside the workspace");
+    }
     void editFile_planIsTheRealDiff_andAppliesExactlyIt()
     {
         std::string state;
@@ -273,6 +309,45 @@ private Q_SLOTS:
         QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
         verifyRefused("delete_path", {{"path", "src"}}, "recursive: true");
         verifyRefused("delete_path", {{"path", m_root.toStdString()}, {"recursive", true}}, "workspace root");
+    }
+    // The typed confirmation names what a command acts on: for git push the remote and what is
+    // pushed, otherwise the whole command line (never just "git" or "rm").
+    void runCommand_confirmationNamesWhatMatters()
+    {
+        std::string state;
+        Operation card;
+        QVERIFY(ask("run_command", {{"argv", {"git", "-C", "src", "push", "--force", "origin", "main"}}},
+                    &state, &card));
+        QCOMPARE(card.confirmationText(), QStringLiteral("origin main"));
+        QVERIFY(card.needsTypedConfirmation());
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        QVERIFY(ask("run_command", {{"argv", {"rm", "-rf", "build"}}}, &state, &card));
+        QCOMPARE(card.confirmationText(), QStringLiteral("rm -rf build"));
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        QVERIFY(ask("run_command", {{"argv", {"git", "push"}}}, &state, &card));
+        QCOMPARE(card.confirmationText(), QStringLiteral("git push")); // no remote named: the whole line
+    }
+    // A recursive delete lists its files in path order, and counts them in words.
+    void deletePath_listsFilesSorted()
+    {
+        QVERIFY(write(QStringLiteral("tree/b.txt"), "b"));
+        QVERIFY(write(QStringLiteral("tree/a/z.txt"), "z"));
+        QVERIFY(write(QStringLiteral("tree/a.txt"), "a"));
+        std::string state;
+        Operation card;
+        QVERIFY(ask("delete_path", {{"path", "tree"}, {"recursive", true}}, &state, &card));
+        const QStringList lines = card.plan.diff.split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines.at(0).startsWith(QLatin1String("-tree/a.txt")) &&
+                     lines.at(1).startsWith(QLatin1String("-tree/a/z.txt")) &&
+                     lines.at(2).startsWith(QLatin1String("-tree/b.txt")),
+                 qPrintable(card.plan.diff));
+        QVERIFY2(card.plan.summary.startsWith(QLatin1String("3 files, 3 bytes")),
+                 qPrintable(card.plan.summary));
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        QVERIFY(ask("delete_path", {{"path", "tree/b.txt"}}, &state, &card));
+        QVERIFY2(card.plan.summary.startsWith(QLatin1String("1 file, 1 byte")),
+                 qPrintable(card.plan.summary));
     }
     void movePath_showsTheOverwrite()
     {

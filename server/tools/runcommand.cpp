@@ -83,6 +83,29 @@ QList<RunCommand::Pin> RunCommand::pins(const QStringList &argv, const QString &
     return pinned;
 }
 
+// What the human types to approve a command: what it acts on. For git push, the remote and what
+// is pushed ("origin main"); for anything else the whole command line, since its program alone
+// ("git", "rm") proves nothing about what it does.
+static QString confirmationOf(const QStringList &argv)
+{
+    if (QFileInfo(argv.first()).fileName() == QLatin1String("git")) {
+        // git's own options before the subcommand; -C and -c take a value.
+        qsizetype i = 1;
+        while (i < argv.size() && argv.at(i).startsWith(QLatin1Char('-')))
+            i += argv.at(i) == QLatin1String("-C") || argv.at(i) == QLatin1String("-c") ? 2 : 1;
+        if (i < argv.size() && argv.at(i) == QLatin1String("push")) {
+            QStringList named;
+            for (qsizetype j = i + 1; j < argv.size(); ++j) {
+                if (!argv.at(j).startsWith(QLatin1Char('-')))
+                    named << argv.at(j);
+            }
+            if (!named.isEmpty())
+                return named.join(QLatin1Char(' '));
+        }
+    }
+    return argv.join(QLatin1Char(' '));
+}
+
 void RunCommand::plan(const json &args, PlanDone done)
 {
     auto cwd = cwdOf(args);
@@ -99,7 +122,7 @@ void RunCommand::plan(const json &args, PlanDone done)
     p.title = QStringLiteral("Run %1").arg(argv.first());
     p.diff = QStringLiteral("$ %1\n(in %2; no shell: each argument is passed as is)\n")
                  .arg(quoted(argv), WorkspaceArgs::shown(m_ws, cwd.value()));
-    p.targets = {argv.first()}; // the program: what the human types to confirm
+    p.targets = {confirmationOf(argv)}; // what the human types to confirm
     p.summary = QStringLiteral("argv %1 in %2").arg(quoted(argv), cwd.value());
     p.prompt = QStringLiteral("Run %1?").arg(quoted(argv));
     p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};

@@ -52,6 +52,16 @@ bool Workspace::confines(const QString &absolutePath) const
     return !canonical.isEmpty() && inside(canonical + rest);
 }
 
+QStringList Workspace::missingFolders(const QString &resolved)
+{
+    QStringList missing;
+    for (QString folder = QFileInfo(resolved).absolutePath();
+         !QFileInfo::exists(folder) && folder != QLatin1String("/");
+         folder = QFileInfo(folder).absolutePath())
+        missing.prepend(folder);
+    return missing;
+}
+
 Result<QString> Workspace::resolve(const QString &path, Must must) const
 {
     if (m_roots.isEmpty())
@@ -73,10 +83,18 @@ Result<QString> Workspace::resolve(const QString &path, Must must) const
     } else {
         if (must == Must::Exist)
             return failure(QStringLiteral("%1 does not exist").arg(path));
-        const QString parent = QFileInfo(info.absolutePath()).canonicalFilePath();
-        if (parent.isEmpty())
+        // The nearest folder that exists, resolved; what is below it is new (no "..", no links).
+        QString existing = info.absolutePath();
+        QStringList below{info.fileName()};
+        while (!QFileInfo(existing).exists() && !QFileInfo(existing).isSymLink() &&
+               must == Must::MayBeNewWithFolders && existing != QLatin1String("/")) {
+            below.prepend(QFileInfo(existing).fileName());
+            existing = QFileInfo(existing).absolutePath();
+        }
+        const QString parent = QFileInfo(existing).canonicalFilePath();
+        if (parent.isEmpty() || !QFileInfo(parent).isDir())
             return failure(QStringLiteral("the folder of %1 does not exist").arg(path));
-        canonical = parent + QLatin1Char('/') + info.fileName();
+        canonical = parent + QLatin1Char('/') + below.join(QLatin1Char('/'));
     }
     if (!inside(canonical))
         return failure(QStringLiteral("%1 is outside the workspace roots (%2)")

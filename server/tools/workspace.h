@@ -19,9 +19,13 @@ public:
     bool isEmpty() const { return m_roots.isEmpty(); }
     const QStringList &roots() const { return m_roots; }
 
-    enum class Must { Exist, MayBeNew };
-    // The absolute, symlink-free path, or why it is refused. A new path's parent folder must exist.
+    // Exist: the path must exist. MayBeNew: it may be new, its parent folder must exist.
+    // MayBeNewWithFolders: it may be new, and so may folders above it (inside a root).
+    enum class Must { Exist, MayBeNew, MayBeNewWithFolders };
+    // The absolute, symlink-free path (its existing part resolved), or why it is refused.
     Result<QString> resolve(const QString &path, Must must) const;
+    // The folders above a resolved path that do not exist yet, outermost first.
+    static QStringList missingFolders(const QString &resolved);
     // True when an absolute path, whether or not it exists, would land inside a root once its
     // existing part is resolved (symbolic links followed). ".." components and NUL bytes never do.
     bool confines(const QString &absolutePath) const;

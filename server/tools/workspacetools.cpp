@@ -14,6 +14,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 #include <QSaveFile>
 
 namespace Countersign {
@@ -180,7 +181,7 @@ public:
 // ---- write_file, edit_file: the plan is the diff ---------------------------------------------------
 
 Result<Plan> diffPlan(const Workspace &ws, const QString &resolved, const QByteArray &before, bool existed,
-                      const QByteArray &after, const QString &verb)
+                      const QByteArray &after, const QString &verb, const QStringList &newFolders = {})
 {
     Plan p;
     const QString rel = shown(ws, resolved);
@@ -194,6 +195,15 @@ Result<Plan> diffPlan(const Workspace &ws, const QString &resolved, const QByteA
     const auto [added, removed] = lineCounts(p.diff);
     p.summary = existed ? QStringLiteral("%1 lines added, %2 removed").arg(added).arg(removed)
                         : QStringLiteral("new file, %1 lines").arg(added);
+    if (!newFolders.isEmpty()) {
+        QStringList shownFolders;
+        for (const QString &folder : newFolders)
+            shownFolders << shown(ws, folder);
+        p.summary +=
+            newFolders.size() == 1
+                ? QStringLiteral("; creates the folder %1").arg(shownFolders.first())
+                : QStringLiteral("; creates the folders %1").arg(shownFolders.join(QStringLiteral(", ")));
+    }
     p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
     const auto lost = existed ? Git::lossReport({resolved}) : Git::LossReport{};
     const bool unrecoverable = existed && lost.unrecoverable();
@@ -202,6 +212,7 @@ Result<Plan> diffPlan(const Workspace &ws, const QString &resolved, const QByteA
                      {"linesRemoved", removed},
                      {"bytes", after.size()},
                      {"newFile", !existed},
+                     {"newFolders", newFolders.size()},
                      {"irreversible", unrecoverable}};
     p.risk = !existed ? Risk::Low : unrecoverable ? Risk::High : Risk::Medium;
     return p;
@@ -214,14 +225,16 @@ public:
     QString name() const override { return QStringLiteral("write_file"); }
     json descriptor() const override
     {
-        return WorkspaceArgs::descriptor("write_file", "Write a file",
-                                         "Creates or replaces a file inside the workspace roots.",
-                                         {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}},
-                                         {"path", "content"}, false, true);
+        return WorkspaceArgs::descriptor(
+            "write_file", "Write a file",
+            "Creates or replaces a file inside the workspace roots, creating the "
+            "folders it needs.",
+            {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}}, {"path", "content"}, false,
+            true);
     }
     Result<Plan> planNow(const json &args) const override
     {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNew);
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNewWithFolders);
         if (!path)
             return failure(path.error());
         const QByteArray after = str(args, "content").toUtf8();
@@ -236,13 +249,17 @@ public:
             before = read.value();
         }
         return diffPlan(m_ws, path.value(), before, existed, after,
-                        existed ? QStringLiteral("Overwrite") : QStringLiteral("Create"));
+                        existed ? QStringLiteral("Overwrite") : QStringLiteral("Create"),
+                        Workspace::missingFolders(path.value()));
     }
     json applyNow(const json &args) const override
     {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNew);
+        // Resolved again: a folder that became a link out of the roots since the plan is refused.
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNewWithFolders);
         if (!path)
             return textResult(path.error(), true);
+        if (const QString folder = QFileInfo(path.value()).absolutePath(); !QDir().mkpath(folder))
+            return textResult(QStringLiteral("cannot create the folder %1").arg(folder), true);
         if (auto w = writeAtomically(path.value(), str(args, "content").toUtf8()); !w)
             return textResult(w.error(), true);
         return textResult(QStringLiteral("wrote %1").arg(str(args, "path")));
@@ -370,6 +387,8 @@ public:
                 return failure(
                     QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it")
                         .arg(str(args, "path")));
+            files.sort(); // listed in path order, whatever order the file system gave
+
         } else {
             files.append(path.value());
             bytes = info.size();
@@ -391,9 +410,10 @@ public:
             lines.append(QStringLiteral("… and %1 more files").arg(files.size() - kMaxListed));
         p.diff = lines.join(QLatin1Char('\n'));
         const bool unrecoverable = lost.unrecoverable();
-        p.summary = QStringLiteral("%1 files, %2 bytes; %3 untracked and %4 with uncommitted changes")
-                        .arg(files.size())
-                        .arg(bytes)
+        p.summary = QStringLiteral("%1, %2; %3 untracked and %4 with uncommitted changes")
+                        .arg(files.size() == 1 ? QStringLiteral("1 file")
+                                               : QStringLiteral("%1 files").arg(files.size()),
+                             QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat))
                         .arg(lost.untracked.size())
                         .arg(lost.uncommitted.size());
         if (!lost.inWorkTree)
