@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QSqlError>
+#include <QSqlQuery>
 #include <QSqlRecord>
 
 #include <algorithm>
@@ -63,10 +64,10 @@ QString whereClause(const AuditFilter &filter, QVariantList &bindings)
 
 QString orderClause(AuditQuery::Column column, Qt::SortOrder order)
 {
-    // The tie-breaker is the creation time, so the (status|tool|client, created_ms) indexes serve
-    // the sort.
-    return QStringLiteral(" ORDER BY %1 %2, o.created_ms %2")
-        .arg(QLatin1String(StoreSql::kAuditOrder[std::clamp(int(column), 0, int(AuditQuery::Outcome))]),
+    // Ties by creation time, so the (status|tool|client, created_ms) indexes serve the sort, then by
+    // row id, so every read of one filter and sort gives one order.
+    return QStringLiteral(" ORDER BY %1 %2, o.created_ms %2, o.id %2")
+        .arg(QLatin1String(StoreSql::kAuditSortKey[std::clamp(int(column), 0, int(AuditQuery::Outcome))]),
              order == Qt::AscendingOrder ? QStringLiteral("ASC") : QStringLiteral("DESC"));
 }
 
@@ -76,18 +77,17 @@ QString sqliteMessage(const QSqlError &error)
     return error.databaseText().isEmpty() ? error.text() : error.databaseText();
 }
 
-QString rowsSql(const AuditFilter &filter, AuditQuery::Column sortColumn, Qt::SortOrder order,
-                QVariantList &bindings)
+QString sortedSql(const char *select, const AuditFilter &filter, AuditQuery::Column sortColumn,
+                  Qt::SortOrder order, QVariantList &bindings)
 {
-    return QLatin1String(StoreSql::kAuditViewSelect) + whereClause(filter, bindings) +
-           orderClause(sortColumn, order);
+    return QLatin1String(select) + whereClause(filter, bindings) + orderClause(sortColumn, order);
 }
 
-Result<QSqlQuery> run(const QString &connectionName, const QString &sql, const QVariantList &bindings,
-                      bool forwardOnly)
+// A forward-only query, executed: the caller reads it to its end.
+Result<QSqlQuery> run(const QString &connectionName, const QString &sql, const QVariantList &bindings)
 {
     QSqlQuery query(QSqlDatabase::database(connectionName, false));
-    query.setForwardOnly(forwardOnly);
+    query.setForwardOnly(true);
     if (!query.prepare(sql))
         return failure(QStringLiteral("database error: %1").arg(sqliteMessage(query.lastError())));
     for (const QVariant &value : bindings)
@@ -114,19 +114,57 @@ Result<QStringList> textColumn(Result<QSqlQuery> query, const char *name)
 
 AuditQuery::AuditQuery(QString connectionName) : m_connectionName(std::move(connectionName)) {}
 
-Result<QSqlQuery> AuditQuery::rows(const AuditFilter &filter, Column sortColumn, Qt::SortOrder order) const
+Result<QList<qint64>> AuditQuery::order(const AuditFilter &filter, Column sortColumn,
+                                        Qt::SortOrder order) const
 {
     QVariantList bindings;
-    const QString sql = rowsSql(filter, sortColumn, order, bindings);
-    // Scrollable: QSqlQueryModel seeks back and forth in it as the view scrolls.
-    return run(m_connectionName, sql, bindings, false);
+    const QString sql = sortedSql(StoreSql::kAuditOrderSelect, filter, sortColumn, order, bindings);
+    auto query = run(m_connectionName, sql, bindings);
+    if (!query)
+        return failure(query.error());
+    QSqlQuery &rows = query.value();
+    QList<qint64> keys;
+    while (rows.next())
+        keys.append(rows.value(0).toLongLong());
+    if (rows.lastError().isValid())
+        return failure(QStringLiteral("database error: %1").arg(sqliteMessage(rows.lastError())));
+    return keys;
+}
+
+Result<QList<AuditQuery::Row>> AuditQuery::rowsWithKeys(const QList<qint64> &keys) const
+{
+    if (keys.isEmpty())
+        return QList<Row>();
+    // The ids as one JSON array, bound once (json_each), whatever their number.
+    QByteArray array = "[";
+    for (const qint64 key : keys)
+        array += QByteArray::number(key) + ',';
+    array.back() = ']';
+    auto query =
+        run(m_connectionName, QLatin1String(StoreSql::kAuditRowsSelect), {QString::fromLatin1(array)});
+    if (!query)
+        return failure(query.error());
+    QSqlQuery &rows = query.value();
+    QList<Row> out;
+    out.reserve(keys.size());
+    while (rows.next()) {
+        Row row;
+        row.cells.reserve(ColumnCount);
+        for (int column = 0; column < ColumnCount; ++column)
+            row.cells.append(rows.value(column));
+        row.key = rows.value(ColumnCount).toLongLong();
+        out.append(std::move(row));
+    }
+    if (rows.lastError().isValid())
+        return failure(QStringLiteral("database error: %1").arg(sqliteMessage(rows.lastError())));
+    return out;
 }
 
 Result<QStringList> AuditQuery::ids(const AuditFilter &filter, Column sortColumn, Qt::SortOrder order) const
 {
     QVariantList bindings;
-    const QString sql = rowsSql(filter, sortColumn, order, bindings);
-    return textColumn(run(m_connectionName, sql, bindings, true), "nonce");
+    const QString sql = sortedSql(StoreSql::kAuditNoncesSelect, filter, sortColumn, order, bindings);
+    return textColumn(run(m_connectionName, sql, bindings), "nonce");
 }
 
 Result<QList<AuditQuery::DayCount>> AuditQuery::perDay(const AuditFilter &filter) const
@@ -136,7 +174,7 @@ Result<QList<AuditQuery::DayCount>> AuditQuery::perDay(const AuditFilter &filter
     auto query =
         run(m_connectionName,
             QLatin1String(StoreSql::kAuditPerDaySelect) + where + QLatin1String(StoreSql::kAuditPerDayGroup),
-            bindings, true);
+            bindings);
     if (!query)
         return failure(query.error());
     QSqlQuery &rows = query.value();
@@ -153,12 +191,12 @@ Result<QList<AuditQuery::DayCount>> AuditQuery::perDay(const AuditFilter &filter
 
 Result<QStringList> AuditQuery::distinctClients() const
 {
-    return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctClients), {}, true), "client");
+    return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctClients), {}), "client");
 }
 
 Result<QStringList> AuditQuery::distinctTools() const
 {
-    return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctTools), {}, true), "tool");
+    return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctTools), {}), "tool");
 }
 
 } // namespace Countersign

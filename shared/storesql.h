@@ -228,22 +228,32 @@ inline constexpr const char *kCrossFinishedClaims =
     "(SELECT json_extract(a.detail, '$.resultDigest') FROM audit_log a WHERE a.nonce = c.nonce "
     "AND a.event IN ('run-succeeded', 'run-failed')) AS digest FROM claims c WHERE c.finished_ms IS NOT NULL";
 
-// AuditQuery, the audit view: one row per operation. The result columns are in
-// AuditQuery::Column's order (a QSqlQueryModel shows them by position). The WHERE clause is assembled
-// from the kAuditWhere* fragments below (constants, each with bound parameters) and the ORDER BY
-// from kAuditOrder, indexed by AuditQuery::Column.
-inline constexpr const char *kAuditViewSelect =
-    "SELECT o.created_ms AS created_ms, "
-    "COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal) AS client, o.tool AS tool, "
-    "COALESCE(json_extract(o.plan, '$.targets[0]'), '') AS target, o.status AS status, "
-    "COALESCE(d.decided_by, '') AS decided_by, COALESCE(d.reason, '') AS reason, "
-    "CASE WHEN c.nonce IS NULL THEN 'not run' WHEN c.finished_ms IS NULL THEN 'unknown' "
-    "WHEN json_extract(c.result, '$.isError') THEN 'failed' ELSE 'succeeded' END AS outcome, o.nonce AS "
-    "nonce "
-    "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce";
+// AuditQuery, the audit view. The view's order of operations (kAuditOrderSelect, its ids) and the
+// shown columns of the rows on screen (kAuditRowsSelect) are read apart, each to its end: a statement
+// left open on the window's connection would pin that connection's snapshot, hiding newer rows and
+// making its next write fail with "database is locked". The WHERE clause is assembled from the
+// kAuditWhere* fragments below (constants, each with bound parameters) and the ORDER BY from
+// kAuditSortKey, indexed by AuditQuery::Column.
+#define COUNTERSIGN_AUDIT_CLIENT "COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal)"
+#define COUNTERSIGN_AUDIT_TARGET "COALESCE(json_extract(o.plan, '$.targets[0]'), '')"
+#define COUNTERSIGN_AUDIT_OUTCOME                                                                            \
+    "CASE WHEN o.status = 'pending' THEN 'waiting' WHEN c.nonce IS NULL THEN 'not run' "                     \
+    "WHEN c.finished_ms IS NULL THEN 'unknown' WHEN json_extract(c.result, '$.isError') THEN 'failed' "      \
+    "ELSE 'succeeded' END"
+#define COUNTERSIGN_AUDIT_JOINS                                                                              \
+    " FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce"
+inline constexpr const char *kAuditOrderSelect = "SELECT o.id AS id" COUNTERSIGN_AUDIT_JOINS;
+inline constexpr const char *kAuditNoncesSelect = "SELECT o.nonce AS nonce" COUNTERSIGN_AUDIT_JOINS;
+// The shown columns, in AuditQuery::Column's order, then the row's id, of the operations whose ids
+// the bound JSON array holds.
+inline constexpr const char *kAuditRowsSelect =
+    "SELECT o.created_ms AS created_ms, " COUNTERSIGN_AUDIT_CLIENT
+    " AS client, o.tool AS tool, " COUNTERSIGN_AUDIT_TARGET
+    " AS target, o.status AS status, COALESCE(d.decided_by, '') AS decided_by, "
+    "COALESCE(d.reason, '') AS reason, " COUNTERSIGN_AUDIT_OUTCOME " AS outcome, o.nonce AS nonce, "
+    "o.id AS id" COUNTERSIGN_AUDIT_JOINS " WHERE o.id IN (SELECT value FROM json_each(?))";
 inline constexpr const char *kAuditWhereDecision = "o.status = ?";
-inline constexpr const char *kAuditWhereClient =
-    "COALESCE(NULLIF(json_extract(o.client_info, '$.name'), ''), o.principal) = ?";
+inline constexpr const char *kAuditWhereClient = COUNTERSIGN_AUDIT_CLIENT " = ?";
 inline constexpr const char *kAuditWhereTool = "o.tool = ?";
 inline constexpr const char *kAuditWhereFrom = "o.created_ms >= ?";
 inline constexpr const char *kAuditWhereTo = "o.created_ms < ?";
@@ -251,9 +261,20 @@ inline constexpr const char *kAuditWhereText =
     "(o.tool LIKE ? ESCAPE '\\' OR o.principal LIKE ? ESCAPE '\\' OR o.client_info LIKE ? ESCAPE '\\' OR "
     "o.plan LIKE ? ESCAPE '\\' OR o.arguments LIKE ? ESCAPE '\\' OR "
     "EXISTS (SELECT 1 FROM decisions r WHERE r.nonce = o.nonce AND r.reason LIKE ? ESCAPE '\\'))";
-// The sort keys: a column of the table where an index serves it, else the select's alias.
-inline constexpr const char *kAuditOrder[] = {"o.created_ms", "client",     "o.tool", "target",
-                                              "o.status",     "decided_by", "reason", "outcome"};
+// The sort keys. Time, client, tool and decision are served by an index (operations_created,
+// operations_client, operations_tool, operations_status); the others are computed for every row.
+inline constexpr const char *kAuditSortKey[] = {"o.created_ms",
+                                                COUNTERSIGN_AUDIT_CLIENT,
+                                                "o.tool",
+                                                COUNTERSIGN_AUDIT_TARGET,
+                                                "o.status",
+                                                "COALESCE(d.decided_by, '')",
+                                                "COALESCE(d.reason, '')",
+                                                COUNTERSIGN_AUDIT_OUTCOME};
+#undef COUNTERSIGN_AUDIT_CLIENT
+#undef COUNTERSIGN_AUDIT_TARGET
+#undef COUNTERSIGN_AUDIT_OUTCOME
+#undef COUNTERSIGN_AUDIT_JOINS
 // Approvals and declines per day (UTC; day = days since the epoch) for the chart, same filter.
 inline constexpr const char *kAuditPerDaySelect =
     "SELECT o.created_ms / 86400000 AS day, SUM(o.status IN ('approved', 'allowed')) AS approved, "

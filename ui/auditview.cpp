@@ -3,18 +3,22 @@
 #include "auditexport.h"
 #include "auditmodel.h"
 #include "auditstore.h"
+#include "blastradiustext.h"
 #include "decisionchart.h"
+#include "riskstyle.h"
+#include "visibletext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateEdit>
 #include <QDateTime>
+#include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
+#include <QLocale>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
@@ -27,10 +31,40 @@ namespace Countersign {
 
 namespace {
 
+// Text from the store (the agent's, the plan command's) for the detail pane's markup.
 QString html(const QString &text)
 {
-    return text.toHtmlEscaped();
+    return visibleText(text).toHtmlEscaped();
 }
+
+QString when(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+// The facts of an operation as a table: a label, then its lines, each escaped.
+QString factRow(const QString &label, const QStringList &lines)
+{
+    QStringList escaped;
+    for (const QString &line : lines)
+        escaped.append(html(line));
+    return QStringLiteral("<tr><td style=\"padding: 1px 12px 1px 0\"><b>%1</b></td><td style=\"padding: 1px "
+                          "0\">%2</td></tr>")
+        .arg(label, escaped.join(QStringLiteral("<br>")));
+}
+
+QString preformatted(const QString &label, const QString &text)
+{
+    return QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(label, html(text));
+}
+
+bool irreversible(const nlohmann::json &blastRadius)
+{
+    const auto it = blastRadius.find("irreversible");
+    return it != blastRadius.end() && it->is_boolean() && it->get<bool>();
+}
+
+constexpr int kTargetsShown = 200;
 
 } // namespace
 
@@ -50,12 +84,16 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_tool->setObjectName(QStringLiteral("filterTool"));
     m_useDates = new QCheckBox(tr("From"), this);
     m_useDates->setObjectName(QStringLiteral("filterUseDates"));
+    m_useDates->setToolTip(tr("Show only the days from one date to another (UTC)"));
     m_from = new QDateEdit(QDate::currentDate().addDays(-30), this);
     m_from->setObjectName(QStringLiteral("filterFrom"));
     m_from->setCalendarPopup(true);
     m_to = new QDateEdit(QDate::currentDate(), this);
     m_to->setObjectName(QStringLiteral("filterTo"));
     m_to->setCalendarPopup(true);
+    m_toLabel = new QLabel(tr("to"), this);
+    // The dates filter nothing until "From" is ticked, and look it.
+    enableDates(false);
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("filterText"));
     m_search->setPlaceholderText(tr("Search tool, client, plan, arguments, reason"));
@@ -77,6 +115,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     setUpColumns();
     m_detail = new QTextBrowser(this);
     m_detail->setObjectName(QStringLiteral("auditDetail"));
+    m_detail->setOpenLinks(false);
     m_chart = new DecisionChart(this);
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("auditError"));
@@ -85,6 +124,15 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_error->setTextFormat(Qt::PlainText);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->hide();
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("auditStatus"));
+    m_status->setTextFormat(Qt::PlainText);
+    m_exportMessage = new QLabel(this);
+    m_exportMessage->setObjectName(QStringLiteral("auditExportMessage"));
+    m_exportMessage->setTextFormat(Qt::PlainText);
+    m_exportMessage->setWordWrap(true);
+    m_exportMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_exportMessage->hide();
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_decision);
@@ -92,7 +140,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     filters->addWidget(m_tool);
     filters->addWidget(m_useDates);
     filters->addWidget(m_from);
-    filters->addWidget(new QLabel(tr("to"), this));
+    filters->addWidget(m_toLabel);
     filters->addWidget(m_to);
     filters->addWidget(m_search, 1);
     filters->addWidget(exportButton);
@@ -101,11 +149,15 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    auto *footer = new QHBoxLayout;
+    footer->addWidget(m_status);
+    footer->addWidget(m_exportMessage, 1, Qt::AlignRight);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(filters);
     layout->addWidget(m_error);
     layout->addWidget(m_chart);
     layout->addWidget(splitter, 1);
+    layout->addLayout(footer);
 
     m_refresh = new QTimer(this);
     m_refresh->setSingleShot(true);
@@ -113,27 +165,45 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     connect(m_refresh, &QTimer::timeout, this, [this] {
         reloadChoices();
         m_model->refresh();
-        reloadChart();
     });
     for (QComboBox *box : {m_decision, m_client, m_tool})
         connect(box, &QComboBox::currentIndexChanged, this, &AuditView::applyFilter);
-    connect(m_useDates, &QCheckBox::toggled, this, &AuditView::applyFilter);
+    connect(m_useDates, &QCheckBox::toggled, this, [this](bool on) {
+        enableDates(on);
+        applyFilter();
+    });
     connect(m_from, &QDateEdit::dateChanged, this, &AuditView::applyFilter);
     connect(m_to, &QDateEdit::dateChanged, this, &AuditView::applyFilter);
     connect(m_search, &QLineEdit::textChanged, this, &AuditView::applyFilter);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &AuditView::showDetail);
-    connect(m_model, &QAbstractItemModel::modelReset, this, &AuditView::showDetail);
-    connect(m_model, &AuditModel::refreshed, this, &AuditView::showQueryErrors);
-    // A failed query leaves the model without columns, and the header forgets their widths and
-    // which are hidden: set them up again when the columns come back.
-    connect(m_table->horizontalHeader(), &QHeaderView::sectionCountChanged, this,
-            [this](int oldCount, int newCount) {
-                if (oldCount == 0 && newCount > 0)
-                    setUpColumns();
-            });
+    // The rows are read again as operations arrive: the row being read stays selected.
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        const int row = m_selectedKey ? m_model->rowOfKey(m_selectedKey) : -1;
+        if (row >= 0)
+            m_table->selectionModel()->setCurrentIndex(m_model->index(row, AuditModel::Time),
+                                                       QItemSelectionModel::ClearAndSelect |
+                                                           QItemSelectionModel::Rows);
+        else
+            showDetail();
+    });
+    connect(m_model, &AuditModel::refreshed, this, [this] {
+        m_chart->setCounts(m_model->days());
+        showQueryErrors();
+        showStatus();
+    });
+    connect(m_model, &AuditModel::loadingChanged, this, &AuditView::showStatus);
     connect(exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
     reloadChoices();
-    reloadChart();
+    m_chart->setCounts(m_model->days());
+    showStatus();
+    showDetail();
+}
+
+void AuditView::enableDates(bool on)
+{
+    m_from->setEnabled(on);
+    m_to->setEnabled(on);
+    m_toLabel->setEnabled(on);
 }
 
 void AuditView::setUpColumns()
@@ -151,7 +221,7 @@ void AuditView::showQueryErrors()
 {
     // One message at a time: the first query to fail usually fails for the reason the others do.
     QString error;
-    for (const QString &queryError : {m_model->queryError(), m_choicesError, m_chartError}) {
+    for (const QString &queryError : {m_model->queryError(), m_choicesError}) {
         if (!queryError.isEmpty()) {
             error = queryError;
             break;
@@ -166,12 +236,14 @@ void AuditView::showQueryErrors()
     m_error->show();
 }
 
-void AuditView::reloadChart()
+void AuditView::showStatus()
 {
-    auto counts = m_model->perDay();
-    m_chartError = counts ? QString() : counts.error();
-    m_chart->setCounts(counts ? std::move(counts).value() : QList<AuditQuery::DayCount>());
-    showQueryErrors();
+    if (m_model->isLoading()) {
+        m_status->setText(tr("Reading the audit log…"));
+        return;
+    }
+    const int rows = m_model->rowCount();
+    m_status->setText(rows == 1 ? tr("1 operation") : tr("%1 operations").arg(QLocale().toString(rows)));
 }
 
 void AuditView::reloadChoices()
@@ -208,7 +280,6 @@ void AuditView::applyFilter()
     if (filter == m_model->filter())
         return;
     m_model->setFilter(filter);
-    reloadChart();
 }
 
 void AuditView::refreshSoon()
@@ -220,88 +291,155 @@ void AuditView::showDetail()
 {
     const QModelIndex current = m_table->selectionModel()->currentIndex();
     if (!current.isValid()) {
-        m_detail->setHtml(tr("<p>Select a row to see its prompt, plan and receipt.</p>"));
+        m_selectedKey = 0;
+        m_detail->setHtml(tr("<p>Select a row to see what its card showed, its decision and receipt.</p>"));
         return;
     }
+    m_selectedKey = m_model->keyAt(current.row());
     const QString id = m_model->idAt(current.row());
     auto op = m_store.operation(id);
     if (!op || !op.value()) {
         m_detail->setPlainText(op ? tr("This operation is no longer in the store.") : op.error());
         return;
     }
-    const Operation &o = *op.value();
-    QString page = QStringLiteral("<h3>%1</h3>").arg(html(o.plan.title.isEmpty() ? o.tool : o.plan.title));
-    page +=
-        QStringLiteral("<p><b>%1</b> %2<br><b>%3</b> %4<br><b>%5</b> %6</p>")
-            .arg(tr("Connection:"), html(o.principal), tr("Rule:"), html(o.rule), tr("Id:"), html(o.nonce));
-    if (!o.plan.prompt.isEmpty())
-        page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Prompt"), html(o.plan.prompt));
-    if (!o.plan.diff.isEmpty())
-        page +=
-            QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(tr("Plan"), html(o.plan.diff.left(200'000)));
-    page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
-                .arg(tr("Arguments"), html(QString::fromStdString(o.arguments.dump(2))));
-    if (auto decision = m_store.decision(id); decision && decision.value()) {
+    m_detail->setHtml(detailPage(*op.value()));
+}
+
+QString AuditView::detailPage(const Operation &o)
+{
+    const Plan &plan = o.plan;
+    QString page = QStringLiteral("<h3>%1</h3>").arg(html(plan.title.isEmpty() ? o.tool : plan.title));
+    const QString client = o.clientName().isEmpty() ? tr("An unnamed client") : o.clientName();
+    page += QStringLiteral("<p>%1</p>")
+                .arg(html(tr("%1 asked through connection \"%2\" to run %3, at %4")
+                              .arg(client, o.principal, o.tool, when(o.createdMs))));
+
+    // What became of it, first (the decision and the run), then what the card showed: the risk,
+    // the rule, the prompt, the summary where it says more, the targets and the blast radius.
+    QString facts;
+    QString decided;
+    if (auto decision = m_store.decision(o.nonce); decision && decision.value()) {
         const Decision &d = *decision.value();
-        page += QStringLiteral("<p><b>%1</b> %2 %3 %4 %5%6</p>")
-                    .arg(tr("Decision:"), statusName(d.outcome), tr("by"), html(d.by),
-                         QDateTime::fromMSecsSinceEpoch(d.atMs).toString(Qt::ISODate),
-                         d.reason.isEmpty() ? QString() : QStringLiteral(" — ") + html(d.reason));
+        decided = tr("%1 by %2 at %3").arg(statusName(d.outcome), d.by, when(d.atMs));
+        if (!d.reason.isEmpty())
+            decided += QStringLiteral(" — ") + d.reason;
+    } else if (o.status == Operation::Status::Pending) {
+        decided = tr("waiting for a decision");
+    } else {
+        decided = AuditModel::decisionWords(statusName(o.status));
     }
-    if (auto claim = m_store.claimOf(id); claim && claim.value()) {
+    facts += factRow(tr("Decision"), {decided});
+    QString result, receipt;
+    auto claim = m_store.claimOf(o.nonce);
+    if (claim && claim.value()) {
         const Claim &c = *claim.value();
         if (!c.finishedMs) {
-            page += tr("<p><b>Outcome unknown:</b> the run was claimed at %1 and no end is recorded: it is "
-                       "still running, or "
-                       "Countersign stopped during it and it may or may not have run (it is never run "
-                       "again).</p>")
-                        .arg(QDateTime::fromMSecsSinceEpoch(c.claimedMs).toString(Qt::ISODate));
+            facts +=
+                factRow(tr("Outcome"),
+                        {tr("unknown: the run was claimed at %1 and no end is recorded; it is still running, "
+                            "or Countersign stopped during it and it may or may not have run (it is never "
+                            "run again)")
+                             .arg(when(c.claimedMs))});
         } else {
+            const bool failed = c.result.value("isError", nlohmann::json(false)) == nlohmann::json(true);
+            facts +=
+                factRow(tr("Outcome"),
+                        {(failed ? tr("failed, at %1") : tr("succeeded, at %1")).arg(when(c.finishedMs))});
             const auto meta = c.result.value("_meta", nlohmann::json::object());
-            if (meta.contains("dev.countersign/receipt"))
-                page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
-                            .arg(tr("Receipt"),
-                                 html(QString::fromStdString(meta["dev.countersign/receipt"].dump(2))));
+            if (meta.is_object() && meta.contains("dev.countersign/receipt"))
+                receipt = QString::fromStdString(meta["dev.countersign/receipt"].dump(
+                    2, ' ', false, nlohmann::json::error_handler_t::replace));
             const auto content = c.result.value("content", nlohmann::json::array());
-            if (!content.empty() && content[0].is_object())
-                page += QStringLiteral("<p><b>%1</b></p><pre>%2</pre>")
-                            .arg(tr("Result"),
-                                 html(QString::fromStdString(content[0].value("text", std::string()))
-                                          .left(20'000)));
+            if (content.is_array() && !content.empty() && content[0].is_object() &&
+                content[0].contains("text") && content[0]["text"].is_string())
+                result = QString::fromStdString(content[0]["text"].get<std::string>()).left(20'000);
         }
+    } else {
+        facts +=
+            factRow(tr("Outcome"), {o.status == Operation::Status::Pending ? tr("waiting; nothing has run")
+                                                                           : tr("not run")});
     }
-    m_detail->setHtml(page);
+    facts += factRow(tr("Risk"), {RiskStyle::words(plan.risk, irreversible(plan.blastRadius))});
+    facts += factRow(tr("Rule"), {o.rule.isEmpty() ? tr("(none)") : o.rule});
+    if (!plan.prompt.isEmpty())
+        facts += factRow(tr("Prompt"), plan.prompt.split(QLatin1Char('\n')));
+    if (!plan.summary.isEmpty() && !plan.prompt.contains(plan.summary))
+        facts += factRow(tr("Summary"), plan.summary.split(QLatin1Char('\n')));
+    QStringList targets = plan.targets;
+    targets.sort();
+    if (targets.size() > kTargetsShown) {
+        const qsizetype more = targets.size() - kTargetsShown;
+        targets = targets.mid(0, kTargetsShown);
+        targets.append(tr("… and %1 more").arg(QLocale().toString(more)));
+    }
+    facts += factRow(tr("Targets"), targets.isEmpty() ? QStringList{tr("(none named)")} : targets);
+    facts += factRow(tr("Blast radius"), BlastRadiusText::text(plan.blastRadius).split(QLatin1Char('\n')));
+    page += QStringLiteral("<table cellspacing=\"0\">%1</table>").arg(facts);
+
+    if (!result.isEmpty())
+        page += preformatted(tr("Result"), result);
+    if (!receipt.isEmpty())
+        page += preformatted(tr("Receipt"), receipt);
+    if (!plan.diff.isEmpty())
+        page += preformatted(tr("Plan"), plan.diff.left(200'000));
+    page += preformatted(tr("Arguments"), QString::fromStdString(o.arguments.dump(
+                                              2, ' ', false, nlohmann::json::error_handler_t::replace)));
+    page += QStringLiteral("<p><b>%1</b> %2</p>").arg(tr("Id:"), html(o.nonce));
+    return page;
 }
 
 bool AuditView::exportTo(const QString &path, QString *error)
 {
-    const auto ids = m_model->filteredIds();
-    if (!ids) {
-        if (error)
-            *error = ids.error();
-        return false;
-    }
-    const QSet<QString> wanted(ids.value().cbegin(), ids.value().cend());
+    QString why;
+    int written = 0;
     const bool asJson = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
-    auto rows = m_store.report(asJson);
-    if (!rows) {
+    [&] {
+        const auto ids = m_model->filteredIds();
+        if (!ids) {
+            why = ids.error();
+            return;
+        }
+        const QSet<QString> wanted(ids.value().cbegin(), ids.value().cend());
+        auto rows = m_store.report(asJson);
+        if (!rows) {
+            why = rows.error();
+            return;
+        }
+        QList<nlohmann::json> kept;
+        for (auto &row : rows.value()) {
+            const auto id = row.find("id");
+            if (id != row.end() && id->is_string() &&
+                wanted.contains(QString::fromStdString(id->get<std::string>())))
+                kept.append(std::move(row));
+        }
+        const QByteArray bytes = asJson ? AuditExport::json(kept) : AuditExport::csv(kept);
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+            why = file.errorString();
+            return;
+        }
+        written = int(kept.size());
+    }();
+    const QString shownPath = QDir::toNativeSeparators(path);
+    if (!why.isEmpty()) {
+        showExportMessage(tr("Nothing was exported to %1: %2").arg(shownPath, why), true);
         if (error)
-            *error = rows.error();
+            *error = why;
         return false;
     }
-    QList<nlohmann::json> kept;
-    for (auto &row : rows.value()) {
-        if (wanted.contains(QString::fromStdString(row.value("id", std::string()))))
-            kept.append(std::move(row));
-    }
-    const QByteArray bytes = asJson ? AuditExport::json(kept) : AuditExport::csv(kept);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        if (error)
-            *error = file.errorString();
-        return false;
-    }
+    const QString format = asJson ? QStringLiteral("JSON") : QStringLiteral("CSV");
+    showExportMessage(
+        written == 1 ? tr("Exported 1 row to %1 (%2)").arg(shownPath, format)
+                     : tr("Exported %1 rows to %2 (%3)").arg(QLocale().toString(written), shownPath, format),
+        false);
     return true;
+}
+
+void AuditView::showExportMessage(const QString &text, bool failed)
+{
+    m_exportMessage->setStyleSheet(failed ? QStringLiteral("color: #cf222e") : QString());
+    m_exportMessage->setText(text);
+    m_exportMessage->show();
 }
 
 void AuditView::chooseExport()
@@ -309,11 +447,8 @@ void AuditView::chooseExport()
     const QString path = QFileDialog::getSaveFileName(this, tr("Export the audit rows shown"),
                                                       QStringLiteral("countersign-audit.csv"),
                                                       tr("CSV (*.csv);;JSON (*.json)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (!exportTo(path, &error))
-        QMessageBox::warning(this, tr("Export failed"), tr("Could not write %1: %2").arg(path, error));
+    if (!path.isEmpty())
+        exportTo(path);
 }
 
 } // namespace Countersign

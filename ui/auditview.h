@@ -16,11 +16,14 @@ namespace Countersign {
 class AuditModel;
 class AuditStore;
 class DecisionChart;
+struct Operation;
 
 // The audit log as a table: sort by any column, filter by decision, client, tool, date range and
-// text, see the verbatim prompt, plan and receipt of the selected row, export what is shown. When
-// the store cannot be read, the view says why above the table (objectName "auditError") until a
-// later query succeeds.
+// text, see everything the approval card showed for the selected row (summary, targets, blast
+// radius, risk, rule, prompt, plan) with its decision, receipt and result, and export what is shown.
+// Sorts and searches over the whole log are read off the window's thread (AuditModel); while one
+// is read, "auditStatus" says so, and otherwise how many rows are shown. When the store cannot be
+// read, the view says why above the table (objectName "auditError") until a later query succeeds.
 class AuditView final : public QWidget
 {
     Q_OBJECT
@@ -29,7 +32,8 @@ public:
     Q_DISABLE_COPY_MOVE(AuditView)
 
     AuditModel *model() const { return m_model; }
-    // Writes the rows the filter lets through; format from the suffix (.json, else CSV).
+    // Writes the rows the filter lets through; format from the suffix (.json, else CSV). Says in
+    // the view (objectName "auditExportMessage") where it wrote how many rows, or why it could not.
     bool exportTo(const QString &path, QString *error = nullptr);
 
 public Q_SLOTS:
@@ -38,12 +42,15 @@ public Q_SLOTS:
 
 private:
     void applyFilter();
+    void enableDates(bool on);
     void showDetail();
+    QString detailPage(const Operation &operation);
     void chooseExport();
     void reloadChoices();
-    void reloadChart();
     void setUpColumns();
     void showQueryErrors();
+    void showStatus();
+    void showExportMessage(const QString &text, bool failed);
 
     AuditStore &m_store;
     AuditModel *m_model = nullptr;
@@ -53,15 +60,19 @@ private:
     QCheckBox *m_useDates = nullptr;
     QDateEdit *m_from = nullptr;
     QDateEdit *m_to = nullptr;
+    QLabel *m_toLabel = nullptr;
     QLineEdit *m_search = nullptr;
     QTableView *m_table = nullptr;
     QTextBrowser *m_detail = nullptr;
     DecisionChart *m_chart = nullptr;
     QTimer *m_refresh = nullptr;
     QLabel *m_error = nullptr;
-    // The last error of the choices' and the chart's queries; the table's is the model's.
+    QLabel *m_status = nullptr;
+    QLabel *m_exportMessage = nullptr;
+    // The last error of the choices' queries; the table's and the chart's are the model's.
     QString m_choicesError;
-    QString m_chartError;
+    // The selected row's operation (AuditModel::keyAt), selected again after the rows are read again.
+    qint64 m_selectedKey = 0;
 };
 
 } // namespace Countersign

@@ -1,0 +1,260 @@
+#include "blastradiustext.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QSet>
+
+#include <optional>
+
+namespace Countersign::BlastRadiusText {
+
+namespace {
+
+using nlohmann::json;
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("BlastRadiusText", text);
+}
+
+QString number(const json &value)
+{
+    if (value.is_number_integer())
+        return QLocale().toString(value.get<qint64>());
+    if (value.is_number_unsigned())
+        return QLocale().toString(value.get<quint64>());
+    return QLocale().toString(value.get<double>(), 'g', 6);
+}
+
+bool isOne(const json &value)
+{
+    return value.is_number() && value.get<double>() == 1.0;
+}
+
+// "1 file" or "2 files", the number in the locale's digits.
+QString counted(const json &value, const char *one, const char *many)
+{
+    return (isOne(value) ? tr(one) : tr(many)).arg(number(value));
+}
+
+QString size(const json &value)
+{
+    return QLocale().formattedDataSize(value.get<qint64>());
+}
+
+// The keys a line was made of; any other key, or one of the kind below with a value of another
+// type, gets a line of its own (otherLine), so nothing in the blast radius goes unshown.
+using Used = QSet<QString>;
+
+std::optional<qint64> integer(const json &blast, const char *key, Used &used)
+{
+    const auto it = blast.find(key);
+    if (it == blast.end() || !it->is_number_integer())
+        return std::nullopt;
+    used.insert(QLatin1String(key));
+    return it->get<qint64>();
+}
+
+std::optional<bool> flag(const json &blast, const char *key, Used &used)
+{
+    const auto it = blast.find(key);
+    if (it == blast.end() || !it->is_boolean())
+        return std::nullopt;
+    used.insert(QLatin1String(key));
+    return it->get<bool>();
+}
+
+QString textOf(const json &value)
+{
+    return value.is_string()
+               ? QString::fromStdString(value.get<std::string>())
+               : QString::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// The facts of the workspace tools: files and their size, lines, what git can restore, moves,
+// run_command's folder and pinned files.
+void knownLines(const json &blast, QStringList &out, Used &used)
+{
+    const auto files = integer(blast, "files", used);
+    const bool newFile = flag(blast, "newFile", used).value_or(false);
+    const auto bytes = integer(blast, "bytes", used);
+    QString first;
+    if (files)
+        first = newFile ? *files == 1 ? tr("a new file") : counted(*files, "%1 new file", "%1 new files")
+                        : counted(*files, "%1 file", "%1 files");
+    else if (newFile)
+        first = tr("a new file");
+    if (bytes)
+        first = first.isEmpty() ? size(*bytes) : tr("%1, %2").arg(first, size(*bytes));
+    if (!first.isEmpty())
+        out.append(first);
+
+    const auto added = integer(blast, "linesAdded", used);
+    const auto removed = integer(blast, "linesRemoved", used);
+    if (added && removed)
+        out.append((*added == 1 ? tr("1 line added, %1 removed").arg(QLocale().toString(*removed))
+                                : tr("%1 lines added, %2 removed")
+                                      .arg(QLocale().toString(*added), QLocale().toString(*removed))));
+    else if (added)
+        out.append(counted(*added, "%1 line added", "%1 lines added"));
+    else if (removed)
+        out.append(counted(*removed, "%1 line removed", "%1 lines removed"));
+
+    if (const auto untracked = integer(blast, "untracked", used))
+        out.append(*untracked == 0 ? tr("no untracked files")
+                                   : counted(*untracked, "%1 untracked file", "%1 untracked files"));
+    if (const auto uncommitted = integer(blast, "uncommitted", used))
+        out.append(*uncommitted == 0 ? tr("no uncommitted changes")
+                                     : counted(*uncommitted, "%1 file with uncommitted changes",
+                                               "%1 files with uncommitted changes"));
+    if (const auto inGit = flag(blast, "inGitWorkTree", used))
+        out.append(*inGit ? tr("inside a git work tree")
+                          : tr("not in a git work tree: nothing can be restored"));
+
+    const auto overwritten = integer(blast, "bytesOverwritten", used);
+    if (const auto overwrites = flag(blast, "overwrites", used)) {
+        if (!*overwrites)
+            out.append(tr("overwrites nothing"));
+        else if (overwritten && *overwritten > 0)
+            out.append(tr("overwrites an existing file of %1").arg(size(*overwritten)));
+        else
+            out.append(tr("overwrites an existing file"));
+    } else if (overwritten && *overwritten > 0) {
+        out.append(tr("%1 overwritten").arg(size(*overwritten)));
+    }
+
+    if (const auto cwd = blast.find("cwd"); cwd != blast.end() && cwd->is_string()) {
+        used.insert(QStringLiteral("cwd"));
+        out.append(tr("runs in %1").arg(textOf(*cwd)));
+    }
+    if (const auto pinned = blast.find("pinnedFiles"); pinned != blast.end() && pinned->is_object()) {
+        used.insert(QStringLiteral("pinnedFiles"));
+        QStringList paths;
+        for (auto it = pinned->begin(); it != pinned->end(); ++it)
+            paths.append(QString::fromStdString(it.key()));
+        const json count = paths.size();
+        QString line = counted(count, "%1 file pinned by its content", "%1 files pinned by their content");
+        if (!paths.isEmpty())
+            line += QStringLiteral(": ") + paths.mid(0, 5).join(QStringLiteral(", ")) +
+                    (paths.size() > 5 ? QStringLiteral(", …") : QString());
+        out.append(line);
+    }
+}
+
+// Words of a key written in camelCase or snake_case ("dnsRecords": "DNS records", "volumeGB":
+// "volume GB").
+QStringList wordsOf(const QString &key)
+{
+    static const QRegularExpression word(QStringLiteral("[A-Z]{2,}s?(?![a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+"));
+    static const QHash<QString, QString> acronyms = {
+        {QStringLiteral("dns"), QStringLiteral("DNS")},   {QStringLiteral("ip"), QStringLiteral("IP")},
+        {QStringLiteral("ips"), QStringLiteral("IPs")},   {QStringLiteral("url"), QStringLiteral("URL")},
+        {QStringLiteral("urls"), QStringLiteral("URLs")}, {QStringLiteral("api"), QStringLiteral("API")},
+        {QStringLiteral("apis"), QStringLiteral("APIs")}, {QStringLiteral("db"), QStringLiteral("DB")},
+        {QStringLiteral("dbs"), QStringLiteral("DBs")},   {QStringLiteral("vm"), QStringLiteral("VM")},
+        {QStringLiteral("vms"), QStringLiteral("VMs")},   {QStringLiteral("cpu"), QStringLiteral("CPU")},
+        {QStringLiteral("cpus"), QStringLiteral("CPUs")}, {QStringLiteral("gpu"), QStringLiteral("GPU")},
+        {QStringLiteral("gpus"), QStringLiteral("GPUs")}, {QStringLiteral("id"), QStringLiteral("ID")},
+        {QStringLiteral("ids"), QStringLiteral("IDs")},   {QStringLiteral("iam"), QStringLiteral("IAM")},
+        {QStringLiteral("tls"), QStringLiteral("TLS")},   {QStringLiteral("ssh"), QStringLiteral("SSH")},
+        {QStringLiteral("sql"), QStringLiteral("SQL")},   {QStringLiteral("ttl"), QStringLiteral("TTL")},
+        {QStringLiteral("kb"), QStringLiteral("KB")},     {QStringLiteral("mb"), QStringLiteral("MB")},
+        {QStringLiteral("gb"), QStringLiteral("GB")},     {QStringLiteral("tb"), QStringLiteral("TB")},
+        {QStringLiteral("kib"), QStringLiteral("KiB")},   {QStringLiteral("mib"), QStringLiteral("MiB")},
+        {QStringLiteral("gib"), QStringLiteral("GiB")},   {QStringLiteral("tib"), QStringLiteral("TiB")},
+    };
+    QStringList words;
+    for (auto it = word.globalMatch(key); it.hasNext();) {
+        const QString w = it.next().captured();
+        const QString lower = w.toLower();
+        words.append(acronyms.value(lower, w.size() > 1 && w == w.toUpper() ? w : lower));
+    }
+    return words;
+}
+
+// The noun for one of it: "records" → "record", "policies" → "policy".
+QString singular(const QString &noun)
+{
+    if (noun.endsWith(QLatin1String("ies")) && noun.size() > 3)
+        return noun.chopped(3) + QLatin1Char('y');
+    for (const char *suffix : {"sses", "shes", "ches", "xes"}) {
+        if (noun.endsWith(QLatin1String(suffix)))
+            return noun.chopped(2);
+    }
+    if (noun.endsWith(QLatin1Char('s')) && !noun.endsWith(QLatin1String("ss")))
+        return noun.chopped(1);
+    return noun;
+}
+
+// A plan command's own key, in words.
+std::optional<QString> otherLine(const QString &key, const json &value)
+{
+    QStringList words = wordsOf(key);
+    if (words.isEmpty() || value.is_null())
+        return std::nullopt;
+    if (value.is_boolean())
+        return value.get<bool>() ? std::optional<QString>(words.join(QLatin1Char(' '))) : std::nullopt;
+    const QString last = words.last().toLower();
+    if (value.is_number()) {
+        // A unit at the end goes before the rest: "volumeGB": 40 is "40 GB volume".
+        static const QStringList sizes = {QStringLiteral("kb"),  QStringLiteral("mb"),  QStringLiteral("gb"),
+                                          QStringLiteral("tb"),  QStringLiteral("kib"), QStringLiteral("mib"),
+                                          QStringLiteral("gib"), QStringLiteral("tib")};
+        static const QStringList times = {QStringLiteral("seconds"), QStringLiteral("minutes"),
+                                          QStringLiteral("hours"), QStringLiteral("days")};
+        if (last == QLatin1String("bytes") && value.is_number_integer() && words.size() > 1) {
+            words.removeLast();
+            return tr("%1 %2").arg(size(value), words.join(QLatin1Char(' ')));
+        }
+        if ((sizes.contains(last) || times.contains(last)) && words.size() > 1) {
+            QString unit = words.takeLast();
+            if (isOne(value) && times.contains(last))
+                unit = singular(unit);
+            return tr("%1 %2 %3").arg(number(value), unit, words.join(QLatin1Char(' ')));
+        }
+        // A plural noun is counted ("3 instances", "1 volume"); anything else is a value.
+        if (last.endsWith(QLatin1Char('s')) && !last.endsWith(QLatin1String("ss"))) {
+            if (isOne(value))
+                words.last() = singular(words.last());
+            return tr("%1 %2").arg(number(value), words.join(QLatin1Char(' ')));
+        }
+        return tr("%1: %2").arg(words.join(QLatin1Char(' ')), number(value));
+    }
+    if (value.is_array()) {
+        QStringList items;
+        for (const json &item : value)
+            items.append(textOf(item));
+        return tr("%1: %2").arg(words.join(QLatin1Char(' ')),
+                                items.isEmpty() ? tr("none") : items.join(QStringLiteral(", ")));
+    }
+    return tr("%1: %2").arg(words.join(QLatin1Char(' ')), textOf(value));
+}
+
+} // namespace
+
+QStringList lines(const json &blastRadius)
+{
+    QStringList out;
+    if (!blastRadius.is_object())
+        return out;
+    // "irreversible" is in the risk's words wherever a blast radius is shown.
+    Used used{QStringLiteral("irreversible")};
+    knownLines(blastRadius, out, used);
+    for (auto it = blastRadius.begin(); it != blastRadius.end(); ++it) {
+        const QString key = QString::fromStdString(it.key());
+        if (used.contains(key))
+            continue;
+        if (auto line = otherLine(key, it.value()))
+            out.append(*line);
+    }
+    return out;
+}
+
+QString text(const json &blastRadius)
+{
+    const QStringList all = lines(blastRadius);
+    return all.isEmpty() ? tr("(nothing measured beyond the targets)") : all.join(QLatin1Char('\n'));
+}
+
+} // namespace Countersign::BlastRadiusText
