@@ -35,6 +35,13 @@ struct Plan final
     static Result<Plan> fromJson(const nlohmann::json &value);
     // Hex SHA-256 of the canonical JSON of toJson().
     QString digest() const;
+    // blastRadius.irreversible when it is true; anything else (absent, or not a boolean, as a plan
+    // command may write) is not.
+    bool isIrreversible() const
+    {
+        const auto it = blastRadius.find("irreversible");
+        return it != blastRadius.end() && it->is_boolean() && it->get<bool>();
+    }
 };
 
 } // namespace Countersign

@@ -159,7 +159,8 @@ private Q_SLOTS:
         QCOMPARE(find<QLabel>("cardPrompt")->text(), QStringLiteral("Delete service web-1?"));
         QVERIFY(find<QPlainTextEdit>("cardDiff")->toPlainText().contains(QLatin1String("-name: web-1")));
         QCOMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("web-1"));
-        QVERIFY(find<QLabel>("cardBlastRadius")->text().contains(QLatin1String("instances: 3")));
+        QVERIFY2(find<QLabel>("cardBlastRadius")->text().contains(QLatin1String("3 instances")),
+                 qPrintable(find<QLabel>("cardBlastRadius")->text()));
         QCOMPARE(find<QLabel>("cardRisk")->text(), QStringLiteral("Medium risk"));
         QCOMPARE(find<QLabel>("cardRule")->text(), QStringLiteral("no rule matched: default ask"));
         QCOMPARE(find<QLabel>("cardCountdown")->text(), QStringLiteral("Expires in 5:00"));
@@ -577,6 +578,22 @@ private Q_SLOTS:
         QVERIFY(file.readAll().contains("// my approvals"));
     }
     // Issue 14: quitting asks while cards wait, closing without a tray is quitting, Cancel keeps.
+    // A plan command's blast radius in words on the card; an "irreversible" that is not a boolean
+    // (a plan command may write anything) is read as not irreversible instead of throwing.
+    void blastRadius_inWords_andAMistypedIrreversibleIsHarmless()
+    {
+        Operation op = park(Risk::Medium, QStringLiteral("resize"), QStringLiteral("db-1"), "Claude Code",
+                            QStringLiteral("vscode"), false);
+        op.plan.blastRadius = {{"files", 1}, {"volumeGB", 40}, {"newFile", false}, {"irreversible", "yes"}};
+        m_queue->park(op);
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 1);
+        const QString blast = find<QLabel>("cardBlastRadius")->text();
+        QVERIFY2(blast.contains(QLatin1String("1 file")) && !blast.contains(QLatin1String("1 files")),
+                 qPrintable(blast));
+        QVERIFY2(blast.contains(QLatin1String("40 GB volume")), qPrintable(blast));
+        QVERIFY2(!blast.contains(QLatin1String("newFile")), qPrintable(blast));
+        QCOMPARE(find<QLabel>("cardRisk")->text(), QStringLiteral("Medium risk"));
+    }
     void quit_withCardsWaiting_asksFirst()
     {
         QSignalSpy quitting(m_window.get(), &MainWindow::quitting);

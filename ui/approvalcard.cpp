@@ -1,9 +1,11 @@
 #include "approvalcard.h"
 
 #include "approvalqueue.h"
+#include "blastradiustext.h"
 #include "clock.h"
 #include "diffhighlighter.h"
 #include "riskstyle.h"
+#include "visibletext.h"
 
 #include <QFontDatabase>
 #include <QFormLayout>
@@ -36,45 +38,6 @@ QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
     l->setWordWrap(wrap);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     return l;
-}
-
-// Agent text as a human must read it: characters that are invisible or reorder what follows
-// (bidirectional overrides and isolates, zero-width characters, controls other than line breaks and
-// tabs) are shown as a visible mark, so "rm -rf /tmp/x" cannot hide a reversed "/" or a second line
-// of words. Typing a target that holds one never matches, so such a card cannot be approved by
-// typing what is shown, which is the point.
-QString visible(const QString &text)
-{
-    QString out;
-    out.reserve(text.size());
-    for (const QChar c : text) {
-        const QChar::Category category = c.category();
-        const bool hidden =
-            (category == QChar::Other_Control && c != QLatin1Char('\n') && c != QLatin1Char('\t')) ||
-            category == QChar::Other_Format || c == QChar::LineSeparator || c == QChar::ParagraphSeparator;
-        if (hidden)
-            out += QStringLiteral("\u27e6U+%1\u27e7").arg(c.unicode(), 4, 16, QLatin1Char('0')).toUpper();
-        else
-            out += c;
-    }
-    return out;
-}
-
-QString blastRadiusText(const nlohmann::json &blast)
-{
-    QStringList lines;
-    for (auto it = blast.begin(); it != blast.end(); ++it) {
-        if (it.key() == "irreversible")
-            continue;
-        const nlohmann::json &v = it.value();
-        QString value =
-            v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString::fromStdString(v.dump());
-        if (it.key() == "bytes" && v.is_number_integer())
-            value = QLocale().formattedDataSize(v.get<qint64>());
-        lines.append(QStringLiteral("%1: %2").arg(QString::fromStdString(it.key()), value));
-    }
-    return lines.isEmpty() ? QObject::tr("(nothing measured beyond the targets)")
-                           : lines.join(QLatin1Char('\n'));
 }
 
 } // namespace
@@ -240,29 +203,29 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_expired = false;
     m_error->hide();
     const Plan &plan = operation.plan;
-    m_title->setText(visible(plan.title.isEmpty() ? operation.tool : plan.title));
+    m_title->setText(visibleText(plan.title.isEmpty() ? operation.tool : plan.title));
     const QString client =
         operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
-    m_client->setText(visible(
+    m_client->setText(visibleText(
         tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool)));
-    const bool irreversible = plan.blastRadius.value("irreversible", false);
-    m_risk->setText(RiskStyle::words(plan.risk, irreversible));
+    m_risk->setText(RiskStyle::words(plan.risk, plan.isIrreversible()));
     QPalette riskPalette = m_risk->palette();
     riskPalette.setColor(QPalette::Window, RiskStyle::colour(plan.risk));
     riskPalette.setColor(QPalette::WindowText, Qt::white);
     m_risk->setPalette(riskPalette);
     // The summary only when it says more than the prompt (workspace tools make both the same).
     const bool summaryAdds = !plan.summary.isEmpty() && !plan.prompt.contains(plan.summary);
-    m_prompt->setText(visible(summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt));
+    m_prompt->setText(
+        visibleText(summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt));
     m_stale->setVisible(m_queue.isFromBeforeRestart(operation.nonce));
     if (!same)
         m_diff->setPlainText(
-            visible(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
+            visibleText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
     m_targets->setText(
-        visible(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n'))));
-    m_blast->setText(visible(blastRadiusText(plan.blastRadius)));
-    m_rule->setText(visible(operation.rule.isEmpty() ? tr("(none)") : operation.rule));
-    m_arguments->setPlainText(visible(QString::fromStdString(operation.arguments.dump(2))));
+        visibleText(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n'))));
+    m_blast->setText(visibleText(BlastRadiusText::text(plan.blastRadius)));
+    m_rule->setText(visibleText(operation.rule.isEmpty() ? tr("(none)") : operation.rule));
+    m_arguments->setPlainText(visibleText(QString::fromStdString(operation.arguments.dump(2))));
     const bool typed = operation.needsTypedConfirmation();
     m_confirmLabel->setVisible(typed);
     m_confirm->setVisible(typed);
@@ -270,8 +233,8 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_confirm->clear();
         m_reason->clear();
     }
-    m_confirmLabel->setText(
-        tr("Type <b>%1</b> to enable Approve").arg(visible(operation.confirmationText()).toHtmlEscaped()));
+    m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve")
+                                .arg(visibleText(operation.confirmationText()).toHtmlEscaped()));
     if (!same)
         m_shownSinceMs = m_clock.nowMs();
     updateCountdown();

@@ -58,12 +58,6 @@ QString preformatted(const QString &label, const QString &text)
     return QStringLiteral("<p><b>%1</b></p><pre>%2</pre>").arg(label, html(text));
 }
 
-bool irreversible(const nlohmann::json &blastRadius)
-{
-    const auto it = blastRadius.find("irreversible");
-    return it != blastRadius.end() && it->is_boolean() && it->get<bool>();
-}
-
 constexpr int kTargetsShown = 200;
 
 } // namespace
@@ -359,7 +353,7 @@ QString AuditView::detailPage(const Operation &o)
             factRow(tr("Outcome"), {o.status == Operation::Status::Pending ? tr("waiting; nothing has run")
                                                                            : tr("not run")});
     }
-    facts += factRow(tr("Risk"), {RiskStyle::words(plan.risk, irreversible(plan.blastRadius))});
+    facts += factRow(tr("Risk"), {RiskStyle::words(plan.risk, plan.isIrreversible())});
     facts += factRow(tr("Rule"), {o.rule.isEmpty() ? tr("(none)") : o.rule});
     if (!plan.prompt.isEmpty())
         facts += factRow(tr("Prompt"), plan.prompt.split(QLatin1Char('\n')));
