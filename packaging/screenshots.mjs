@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Takes the README's screenshots of the real app under the current X display (run it through
-// packaging/screenshots.sh, which starts Xvfb): the audit view after a few decided calls, and the
-// main window with a pending card. Needs ImageMagick's `import`.
+// packaging/screenshots.sh, which starts Xvfb): the main window with pending cards, the audit view
+// after a few decided calls, and the Connections tab right after adding a connection (typed with
+// xdotool). Needs ImageMagick's `import` and xdotool.
 //   node packaging/screenshots.mjs COUNTERSIGN_BINARY OUT_DIR
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,7 +57,7 @@ async function stop(app) { const done = new Promise((r) => app.child.once('exit'
 
 try {
     // History: client-mode restarts confirmed or declined in the client, rules that allow and deny.
-    let app = await startApp('audit');
+    let app = await startApp('approvals');
     for (const [service, client, answer] of [['web-1', 'Claude Code', 'accept'], ['billing', 'Cursor', 'decline'], ['search', 'VS Code', 'accept'], ['web-2', 'Claude Code', 'decline']]) {
         const first = await call(app.url, 'restart_service', { service }, client);
         await call(app.url, 'restart_service', { service }, client, { requestState: first.requestState,
@@ -64,14 +65,22 @@ try {
     }
     await call(app.url, 'restart_service', { service: 'tmp-preview' }, 'Cursor');
     await call(app.url, 'delete_service', { service: 'prod-db' }, 'Claude Code');
-    await sleep(1500);
-    shoot('audit-view.png');
-    // A pending high-risk card in the main window.
+    // Pending cards in the main window, the newest (high risk) shown.
+    await call(app.url, 'delete_service', { service: 'search' }, 'Cursor');
     await call(app.url, 'delete_service', { service: 'web-1' }, 'Claude Code');
-    await stop(app);
-    app = await startApp('approvals');
     await sleep(1500);
     shoot('approval-card.png');
+    // The audit view, on the same console (with --audit: the README's shot has a longer history).
+    execFileSync('xdotool', ['search', '--onlyvisible', '--name', 'Countersign', 'windowfocus', '--sync', 'key', 'alt+2']); // no window manager: focus, not activate
+    await sleep(1500);
+    if (process.argv.includes('--audit')) shoot('audit-view.png');
+    // Connections: a connection added by typing its name, its token and setups shown once.
+    execFileSync('xdotool', ['key', 'alt+3']);
+    await sleep(500);
+    execFileSync('xdotool', ['type', '--delay', '20', 'cursor']);
+    execFileSync('xdotool', ['key', 'Return']);
+    await sleep(1000);
+    shoot('connections.png');
     await stop(app);
     console.log(`screenshots written to ${outDir}`);
 } finally {
