@@ -242,7 +242,9 @@ Result<QList<json>> OperationRecords::report(bool full)
         const bool claimed = !r.value(claimedMsAt).isNull();
         const bool finished = !r.value(finishedMsAt).isNull();
         QString outcome;
-        if (!claimed)
+        if (!claimed && r.value(statusAt).toString() == QLatin1String("pending"))
+            outcome = QStringLiteral("waiting"); // as the audit view says: undecided, not refused
+        else if (!claimed)
             outcome = QStringLiteral("not run");
         else if (!finished)
             outcome = QStringLiteral("unknown (no end recorded: still running, or interrupted)");

@@ -498,8 +498,10 @@ private Q_SLOTS:
                              {Operation::Status::Approved, QStringLiteral("console:a"), {}, 6})
                     .ok());
         QVERIFY(m_store->claim(QStringLiteral("n2")).value());
+        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n3"))).ok());
         auto rows = m_store->report(false);
-        QCOMPARE(rows.value().size(), 2);
+        QCOMPARE(rows.value().size(), 3);
+        QCOMPARE_JSON(rows.value()[2].at("outcome"), json("waiting")); // undecided: not "not run"
         QCOMPARE_JSON(rows.value()[0].at("decision"), json("declined"));
         QCOMPARE_JSON(rows.value()[0].at("outcome"), json("not run"));
         QCOMPARE_JSON(rows.value()[1].at("outcome"),
@@ -511,7 +513,7 @@ private Q_SLOTS:
                  lines[1].constData());
         QVERIFY2(lines[1].contains(",\"no, \"\"never\"\"\","), lines[1].constData());
         const json parsed = json::parse(AuditExport::json(rows.value()).toStdString());
-        QCOMPARE(parsed.size(), 2u);
+        QCOMPARE(parsed.size(), 3u);
     }
 };
 
