@@ -15,6 +15,11 @@ nlohmann::json response(const nlohmann::json &id, nlohmann::json result)
     return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
+QByteArray encode(const nlohmann::json &message)
+{
+    return QByteArray::fromStdString(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 nlohmann::json waitingProgress(const nlohmann::json &progressToken, int progress)
 {
     return {{"jsonrpc", "2.0"},

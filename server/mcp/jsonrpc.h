@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QByteArray>
 #include <QString>
 
 namespace Countersign::JsonRpc {
@@ -37,6 +38,9 @@ inline constexpr char kMetaServerInfo[] = "io.modelcontextprotocol/serverInfo";
 nlohmann::json error(const nlohmann::json &id, int code, const QString &message,
                      const nlohmann::json &data = nlohmann::json());
 nlohmann::json response(const nlohmann::json &id, nlohmann::json result);
+// A message as compact JSON bytes; invalid UTF-8 (a tool's output) is replaced, never allowed to
+// break the encoding.
+QByteArray encode(const nlohmann::json &message);
 
 // A 2025-era call that waits for the human hears notifications/progress this often, when it sent
 // a progress token (clients that reset their timeout on progress keep waiting).

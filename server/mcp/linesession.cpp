@@ -26,9 +26,7 @@ LineSession::LineSession(const Dispatcher &dispatcher, Authenticator authenticat
 void LineSession::send(const nlohmann::json &message)
 {
     // error_handler::replace: a tool's output is never allowed to break the line's encoding.
-    m_write(
-        QByteArray::fromStdString(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-        '\n');
+    m_write(JsonRpc::encode(message) + '\n');
 }
 
 void LineSession::handleLine(const QByteArray &line)

@@ -1,6 +1,7 @@
 #include "localendpoint.h"
 
 #include "jsonbody.h"
+#include "jsonrpc.h"
 #include "linesession.h"
 
 #include <QLocalServer>
@@ -31,8 +32,7 @@ struct Bridge final
 
 QByteArray line(const nlohmann::json &message)
 {
-    return QByteArray::fromStdString(message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-           '\n';
+    return JsonRpc::encode(message) + '\n';
 }
 
 // The hello's token, or why there is none.

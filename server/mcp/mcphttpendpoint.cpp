@@ -33,10 +33,7 @@ HttpResponse toHttp(const Reply &reply)
         accepted.status = reply.httpStatus;
         return accepted;
     }
-    // error_handler::replace: a tool's output is never allowed to break the response encoding.
-    return HttpResponse::json(
-        reply.httpStatus, QByteArray::fromStdString(
-                              reply.body->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    return HttpResponse::json(reply.httpStatus, JsonRpc::encode(*reply.body));
 }
 
 // The checks before the dispatcher; an answer here means the request goes no further.
@@ -207,10 +204,7 @@ void McpHttpEndpoint::callOnStream(const McpRequest &request, const Principal &p
         bool answered = false;
     };
     const auto event = [](const nlohmann::json &message) {
-        return "event: message\ndata: " +
-               QByteArray::fromStdString(
-                   message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-               "\n\n";
+        return "event: message\ndata: " + JsonRpc::encode(message) + "\n\n";
     };
     auto state = std::make_shared<Stream>();
     // One more message on the stream (opening it first); false once the call is answered.
