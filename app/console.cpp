@@ -2,6 +2,7 @@
 
 #include "approvalqueue.h"
 #include "auditstore.h"
+#include "auditview.h"
 #include "commandline.h"
 #include "config.h"
 #include "configguard.h"
@@ -430,6 +431,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
         });
         w->followConfigChanges(*p.guard);
+        // Calls a rule settles reach the audit log without a card: the view reads them too.
+        QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(),
+                         &AuditView::refreshSoon);
         w->showTab(cl.show);
         (void)w->winId(); // creates the native window now, so the announcer sees its first expose
         w->windowHandle()->installEventFilter(new ShownAnnouncer(w));

@@ -1,6 +1,8 @@
 #include "auditexport.h"
 
 #include <QDateTime>
+#include <QSaveFile>
+#include <QSet>
 #include <QStringList>
 
 namespace Countersign::AuditExport {
@@ -72,6 +74,23 @@ QByteArray json(const QList<nlohmann::json> &rows)
         array.push_back(row);
     return QByteArray::fromStdString(array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)) +
            '\n';
+}
+
+Result<int> save(QList<nlohmann::json> report, const QStringList &ids, const QString &path, bool asJson)
+{
+    const QSet<QString> wanted(ids.cbegin(), ids.cend());
+    QList<nlohmann::json> kept;
+    for (auto &row : report) {
+        const auto id = row.find("id");
+        if (id != row.end() && id->is_string() &&
+            wanted.contains(QString::fromStdString(id->get<std::string>())))
+            kept.append(std::move(row));
+    }
+    const QByteArray bytes = asJson ? json(kept) : csv(kept);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
+        return failure(file.errorString());
+    return int(kept.size());
 }
 
 } // namespace Countersign::AuditExport

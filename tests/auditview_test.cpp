@@ -357,24 +357,37 @@ private Q_SLOTS:
             }
         });
         QTest::mouseClick(find<QPushButton>("exportButton"), Qt::LeftButton);
-        QTRY_VERIFY(message->isVisible());
-        QCOMPARE(message->text(),
-                 QStringLiteral("Exported 3 rows to %1 (CSV)").arg(QDir::toNativeSeparators(csv)));
+        QTRY_COMPARE(message->text(),
+                     QStringLiteral("Exported 3 rows to %1 (CSV)").arg(QDir::toNativeSeparators(csv)));
+        QVERIFY(message->isVisible());
         QFile written(csv);
         QVERIFY(written.open(QIODevice::ReadOnly));
         QCOMPARE(written.readAll().trimmed().split('\n').size(), 4);
         // One row, as JSON.
         find<QLineEdit>("filterText")->setText(QStringLiteral("svc-1"));
         QVERIFY(listed());
-        QVERIFY(m_view->exportTo(m_dir.filePath(QStringLiteral("one.json"))));
+        QSignalSpy finished(m_view.get(), &AuditView::exportFinished);
+        m_view->exportTo(m_dir.filePath(QStringLiteral("one.json")));
+        // Written on the model's thread: the window goes on meanwhile, the button waits.
+        QCOMPARE(message->text(),
+                 QStringLiteral("Exporting to %1…")
+                     .arg(QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("one.json")))));
+        QVERIFY(!find<QPushButton>("exportButton")->isEnabled());
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(finished.takeFirst().at(0).toBool(), true);
+        QVERIFY(find<QPushButton>("exportButton")->isEnabled());
         QCOMPARE(message->text(),
                  QStringLiteral("Exported 1 row to %1 (JSON)")
                      .arg(QDir::toNativeSeparators(m_dir.filePath(QStringLiteral("one.json")))));
         // And why, when it cannot.
         const QString nowhere = m_dir.filePath(QStringLiteral("no-such-folder/rows.csv"));
-        QString error;
-        QVERIFY(!m_view->exportTo(nowhere, &error));
+        m_view->exportTo(nowhere);
+        QVERIFY(finished.wait(10000));
+        const QList<QVariant> failed = finished.takeFirst();
+        QCOMPARE(failed.at(0).toBool(), false);
+        const QString error = failed.at(1).toString();
         QVERIFY(!error.isEmpty());
+        QVERIFY(!QFile::exists(nowhere));
         QCOMPARE(
             message->text(),
             QStringLiteral("Nothing was exported to %1: %2").arg(QDir::toNativeSeparators(nowhere), error));

@@ -3,6 +3,8 @@
 // whose apply command deletes a real directory; the test approves through the window's widgets;
 // the client gets the result with a receipt that verifies.
 #include "approvalqueue.h"
+#include "auditmodel.h"
+#include "auditview.h"
 #include "commandline.h"
 #include "console.h"
 #include "database.h"
@@ -47,26 +49,9 @@ private Q_SLOTS:
                {"apply", {"rm", "-r", "{dir}"}},
                {"workingDirectory", dir.filePath(QStringLiteral("work")).toStdString()},
                {"risk", "high"}}}}};
-        QFile configFile(dir.filePath(QStringLiteral("config.json")));
-        QVERIFY(configFile.open(QIODevice::WriteOnly));
-        configFile.write(QByteArray::fromStdString(config.dump()));
-        configFile.close();
-
         CommandLine cl;
-        cl.mode = CommandLine::Mode::Window;
-        cl.configPath = configFile.fileName();
-        cl.dataDir = dir.filePath(QStringLiteral("data"));
-        cl.listen = QStringLiteral("127.0.0.1:0");
         QString token;
-        {
-            QVERIFY(QDir().mkpath(cl.dataDir));
-            auto db = Database::open(QDir(cl.dataDir).filePath(QStringLiteral("countersign.db")));
-            QVERIFY(db.ok());
-            SystemClock clock;
-            TokenStore tokens(*db.value(), clock);
-            token = tokens.add(QStringLiteral("e2e")).value();
-        }
-        auto console = Console::start(cl);
+        const auto console = start(dir, config, cl, token);
         QVERIFY2(console.ok(), console.ok() ? "" : qPrintable(console.error()));
         MainWindow *window = console.value()->window();
         QVERIFY(window);
@@ -111,7 +96,83 @@ private Q_SLOTS:
         QFile pub(QDir(cl.dataDir).filePath(QStringLiteral("receipt-public-key")));
         QVERIFY(pub.open(QIODevice::ReadOnly));
         QVERIFY(ReceiptSigner::verify(receipt, QByteArray::fromBase64(pub.readAll().trimmed())).ok());
-        console.value().reset();
+    }
+
+    // Calls a rule allows or denies raise no card: the audit view shows them all the same, while
+    // it is open, without being touched.
+    void ruleSettledCalls_reachTheOpenAuditView()
+    {
+        QTemporaryDir dir;
+        const json schema = {{"type", "object"}, {"properties", {{"n", {{"type", "string"}}}}}};
+        const json action = {{"inputSchema", schema},
+                             {"plan", {"sh", "-c", "printf '{\"targets\":[\"x\"]}'"}},
+                             {"apply", {"true"}},
+                             {"risk", "high"}};
+        json allowed = action, denied = action;
+        allowed["name"] = "count_things";
+        denied["name"] = "drop_things";
+        const json config = {{"keyStore", "file"},
+                             {"actions", {allowed, denied}},
+                             {"rules",
+                              {{{"tool", "count_things"}, {"decision", "allow"}},
+                               {{"tool", "drop_things"}, {"decision", "deny"}, {"reason", "never here"}}}}};
+        CommandLine cl;
+        QString token;
+        const auto console = start(dir, config, cl, token);
+        QVERIFY2(console.ok(), console.ok() ? "" : qPrintable(console.error()));
+        MainWindow *window = console.value()->window();
+        window->showTab(QStringLiteral("audit"));
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QAbstractItemModel *rows = window->auditView()->model();
+        QTRY_VERIFY(!window->auditView()->model()->isLoading());
+        QCOMPARE(rows->rowCount(), 0);
+
+        for (const char *tool : {"count_things", "drop_things"}) {
+            QProcess agent;
+            agent.start(QStringLiteral(NODE_EXECUTABLE),
+                        {QStringLiteral(E2E_CLIENT), console.value()->url(), token, QString::fromLatin1(tool),
+                         QStringLiteral("{\"n\":\"1\"}")});
+            QVERIFY(agent.waitForStarted());
+            QTRY_COMPARE_WITH_TIMEOUT(agent.state(), QProcess::NotRunning, 30000);
+            QVERIFY2(agent.exitCode() == 0, agent.readAllStandardError().constData());
+        }
+        QCOMPARE(console.value()->queue().pending().size(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(rows->rowCount(), 2, 5000);
+        QStringList decisions;
+        for (int row = 0; row < 2; ++row)
+            decisions.append(rows->index(row, AuditModel::Decision).data().toString());
+        decisions.sort();
+        QCOMPARE(decisions,
+                 (QStringList{QStringLiteral("allowed by rule"), QStringLiteral("denied by rule")}));
+    }
+
+private:
+    // A console with its window over config, and a token for it.
+    static Result<std::unique_ptr<Console>> start(const QTemporaryDir &dir, const json &config,
+                                                  CommandLine &cl, QString &token)
+    {
+        QFile configFile(dir.filePath(QStringLiteral("config.json")));
+        if (!configFile.open(QIODevice::WriteOnly))
+            return failure(configFile.errorString());
+        configFile.write(QByteArray::fromStdString(config.dump()));
+        configFile.close();
+        cl.mode = CommandLine::Mode::Window;
+        cl.configPath = configFile.fileName();
+        cl.dataDir = dir.filePath(QStringLiteral("data"));
+        cl.listen = QStringLiteral("127.0.0.1:0");
+        QDir().mkpath(cl.dataDir);
+        {
+            auto db = Database::open(QDir(cl.dataDir).filePath(QStringLiteral("countersign.db")));
+            if (!db)
+                return failure(db.error());
+            SystemClock clock;
+            TokenStore tokens(*db.value(), clock);
+            auto added = tokens.add(QStringLiteral("e2e"));
+            if (!added)
+                return failure(added.error());
+            token = added.value();
+        }
+        return Console::start(cl);
     }
 };
 

@@ -49,6 +49,7 @@ void AuditModel::startWorker(const QString &databasePath)
     // The worker's connection is closed on the thread that opened it.
     connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &AuditWorker::listed, this, &AuditModel::show);
+    connect(m_worker, &AuditWorker::exported, this, &AuditModel::exported);
     connect(m_worker, &AuditWorker::unavailable, this, [this](const QString &error) {
         qCWarning(lcAuditView, "the audit view reads on the window's thread: %s", qPrintable(error));
         stopWorker();
@@ -271,6 +272,14 @@ int AuditModel::rowOfKey(qint64 key) const
 Result<QStringList> AuditModel::filteredIds() const
 {
     return m_query.ids(m_filter, sortColumn(), m_sortOrder);
+}
+
+bool AuditModel::exportShown(const QString &path, bool asJson)
+{
+    if (!m_worker)
+        return false;
+    m_worker->exportRows(m_filter, sortColumn(), m_sortOrder, path, asJson);
+    return true;
 }
 
 Result<QList<AuditModel::DayCount>> AuditModel::perDay() const

@@ -75,6 +75,9 @@ public:
     int rowOfKey(qint64 key) const;
     // The ids of every row the filter lets through, in view order.
     Result<QStringList> filteredIds() const;
+    // Over a database file: writes the rows the filter lets through to path on the model's thread
+    // (AuditExport::save) and ends in exported; false over ":memory:", where nothing was started.
+    bool exportShown(const QString &path, bool asJson);
 
     // Read now: approvals and declines per day through the current filter.
     Result<QList<DayCount>> perDay() const;
@@ -88,6 +91,8 @@ Q_SIGNALS:
     // not be read: error is empty when the reads succeeded, else queryError().
     void refreshed(const QString &error);
     void loadingChanged(bool loading);
+    // An exportShown() ended: rows written to path, or error why none were.
+    void exported(const QString &path, int rows, const QString &error);
 
 private:
     AuditQuery::Column sortColumn() const { return static_cast<AuditQuery::Column>(m_sortColumn); }

@@ -20,7 +20,6 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -94,6 +93,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_search->setClearButtonEnabled(true);
     auto *exportButton = new QPushButton(tr("Export…"), this);
     exportButton->setObjectName(QStringLiteral("exportButton"));
+    m_exportButton = exportButton;
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("auditTable"));
@@ -187,6 +187,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     });
     connect(m_model, &AuditModel::loadingChanged, this, &AuditView::showStatus);
     connect(exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
+    connect(m_model, &AuditModel::exported, this, &AuditView::exportEnded);
     reloadChoices();
     m_chart->setCounts(m_model->days());
     showStatus();
@@ -278,7 +279,9 @@ void AuditView::applyFilter()
 
 void AuditView::refreshSoon()
 {
-    m_refresh->start();
+    // Not restarted while it runs: calls arriving faster than the interval still refresh the view.
+    if (!m_refresh->isActive())
+        m_refresh->start();
 }
 
 void AuditView::showDetail()
@@ -382,51 +385,39 @@ QString AuditView::detailPage(const Operation &o)
     return page;
 }
 
-bool AuditView::exportTo(const QString &path, QString *error)
+void AuditView::exportTo(const QString &path)
 {
-    QString why;
-    int written = 0;
     const bool asJson = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
-    [&] {
-        const auto ids = m_model->filteredIds();
-        if (!ids) {
-            why = ids.error();
-            return;
-        }
-        const QSet<QString> wanted(ids.value().cbegin(), ids.value().cend());
-        auto rows = m_store.report(asJson);
-        if (!rows) {
-            why = rows.error();
-            return;
-        }
-        QList<nlohmann::json> kept;
-        for (auto &row : rows.value()) {
-            const auto id = row.find("id");
-            if (id != row.end() && id->is_string() &&
-                wanted.contains(QString::fromStdString(id->get<std::string>())))
-                kept.append(std::move(row));
-        }
-        const QByteArray bytes = asJson ? AuditExport::json(kept) : AuditExport::csv(kept);
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-            why = file.errorString();
-            return;
-        }
-        written = int(kept.size());
-    }();
+    m_exportButton->setEnabled(false);
+    showExportMessage(tr("Exporting to %1…").arg(QDir::toNativeSeparators(path)), false);
+    if (m_model->exportShown(path, asJson))
+        return; // on the model's thread: ends in AuditModel::exported
+    const auto ids = m_model->filteredIds();
+    if (!ids)
+        return exportEnded(path, 0, ids.error());
+    auto rows = m_store.report(asJson);
+    if (!rows)
+        return exportEnded(path, 0, rows.error());
+    const auto saved = AuditExport::save(std::move(rows).value(), ids.value(), path, asJson);
+    exportEnded(path, saved ? saved.value() : 0, saved ? QString() : saved.error());
+}
+
+void AuditView::exportEnded(const QString &path, int rows, const QString &error)
+{
+    m_exportButton->setEnabled(true);
     const QString shownPath = QDir::toNativeSeparators(path);
-    if (!why.isEmpty()) {
-        showExportMessage(tr("Nothing was exported to %1: %2").arg(shownPath, why), true);
-        if (error)
-            *error = why;
-        return false;
+    if (!error.isEmpty()) {
+        showExportMessage(tr("Nothing was exported to %1: %2").arg(shownPath, error), true);
+        Q_EMIT exportFinished(false, error);
+        return;
     }
-    const QString format = asJson ? QStringLiteral("JSON") : QStringLiteral("CSV");
+    const QString format = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ? QStringLiteral("JSON")
+                                                                                      : QStringLiteral("CSV");
     showExportMessage(
-        written == 1 ? tr("Exported 1 row to %1 (%2)").arg(shownPath, format)
-                     : tr("Exported %1 rows to %2 (%3)").arg(QLocale().toString(written), shownPath, format),
+        rows == 1 ? tr("Exported 1 row to %1 (%2)").arg(shownPath, format)
+                  : tr("Exported %1 rows to %2 (%3)").arg(QLocale().toString(rows), shownPath, format),
         false);
-    return true;
+    Q_EMIT exportFinished(true, QString());
 }
 
 void AuditView::showExportMessage(const QString &text, bool failed)

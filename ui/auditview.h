@@ -7,6 +7,7 @@ class QDateEdit;
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QTableView;
 class QTextBrowser;
 class QTimer;
@@ -32,9 +33,14 @@ public:
     Q_DISABLE_COPY_MOVE(AuditView)
 
     AuditModel *model() const { return m_model; }
-    // Writes the rows the filter lets through; format from the suffix (.json, else CSV). Says in
-    // the view (objectName "auditExportMessage") where it wrote how many rows, or why it could not.
-    bool exportTo(const QString &path, QString *error = nullptr);
+    // Writes the rows the filter lets through, off the window's thread (AuditModel::exportShown);
+    // format from the suffix (.json, else CSV). Says in the view (objectName "auditExportMessage")
+    // that it is exporting, then where it wrote how many rows, or why it could not; ends in
+    // exportFinished. The Export button is disabled meanwhile.
+    void exportTo(const QString &path);
+
+Q_SIGNALS:
+    void exportFinished(bool ok, const QString &error);
 
 public Q_SLOTS:
     // New operations or decisions: requery (coalesced).
@@ -51,6 +57,7 @@ private:
     void showQueryErrors();
     void showStatus();
     void showExportMessage(const QString &text, bool failed);
+    void exportEnded(const QString &path, int rows, const QString &error);
 
     AuditStore &m_store;
     AuditModel *m_model = nullptr;
@@ -69,6 +76,7 @@ private:
     QLabel *m_error = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_exportMessage = nullptr;
+    QPushButton *m_exportButton = nullptr;
     // The last error of the choices' queries; the table's and the chart's are the model's.
     QString m_choicesError;
     // The selected row's operation (AuditModel::keyAt), selected again after the rows are read again.

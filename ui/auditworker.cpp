@@ -1,6 +1,8 @@
 #include "auditworker.h"
 
+#include "auditexport.h"
 #include "database.h"
+#include "operationrecords.h"
 
 namespace Countersign {
 
@@ -42,18 +44,51 @@ void AuditWorker::run(quint64 generation, const AuditFilter &filter, AuditQuery:
 {
     if (generation != m_latest.load())
         return; // a newer request is queued behind this one
-    if (!m_db) {
-        auto db = Database::open(m_path, Database::Access::ReadOnly);
-        if (!db) {
-            Q_EMIT unavailable(db.error());
-            return;
-        }
-        m_db = std::move(db).value();
-    }
+    if (!open())
+        return;
     AuditListing listing;
     const QString error =
         read(AuditQuery(m_db->connectionName()), filter, sortColumn, order, withDays, listing);
     Q_EMIT listed(generation, error.isEmpty() ? listing : AuditListing(), error);
+}
+
+void AuditWorker::exportRows(const AuditFilter &filter, AuditQuery::Column sortColumn, Qt::SortOrder order,
+                             const QString &path, bool asJson)
+{
+    QMetaObject::invokeMethod(
+        this,
+        [this, filter, sortColumn, order, path, asJson] {
+            if (!open()) {
+                Q_EMIT exported(path, 0, QStringLiteral("the audit log cannot be read"));
+                return;
+            }
+            const auto ids = AuditQuery(m_db->connectionName()).ids(filter, sortColumn, order);
+            if (!ids) {
+                Q_EMIT exported(path, 0, ids.error());
+                return;
+            }
+            auto rows = OperationRecords(*m_db).report(asJson);
+            if (!rows) {
+                Q_EMIT exported(path, 0, rows.error());
+                return;
+            }
+            const auto saved = AuditExport::save(std::move(rows).value(), ids.value(), path, asJson);
+            Q_EMIT exported(path, saved ? saved.value() : 0, saved ? QString() : saved.error());
+        },
+        Qt::QueuedConnection);
+}
+
+bool AuditWorker::open()
+{
+    if (m_db)
+        return true;
+    auto db = Database::open(m_path, Database::Access::ReadOnly);
+    if (!db) {
+        Q_EMIT unavailable(db.error());
+        return false;
+    }
+    m_db = std::move(db).value();
+    return true;
 }
 
 } // namespace Countersign

@@ -39,6 +39,11 @@ public:
     void request(quint64 generation, const AuditFilter &filter, AuditQuery::Column sortColumn,
                  Qt::SortOrder order, bool withDays);
 
+    // From any thread: writes the rows filter lets through to path (AuditExport::save), after the
+    // requests before it; ends in exported.
+    void exportRows(const AuditFilter &filter, AuditQuery::Column sortColumn, Qt::SortOrder order,
+                    const QString &path, bool asJson);
+
     // One listing, read through query (on its connection's thread): the error, or empty when
     // listing was filled. The worker's reads, and those of a model without a worker.
     static QString read(const AuditQuery &query, const AuditFilter &filter, AuditQuery::Column sortColumn,
@@ -47,12 +52,16 @@ public:
 Q_SIGNALS:
     // error empty: listing holds the rows; else it is empty and error says why.
     void listed(quint64 generation, const Countersign::AuditListing &listing, const QString &error);
+    // rows written to path, or error why none were.
+    void exported(const QString &path, int rows, const QString &error);
     // The file could not be opened for reading (the request is not answered): read elsewhere.
     void unavailable(const QString &error);
 
 private:
     void run(quint64 generation, const AuditFilter &filter, AuditQuery::Column sortColumn,
              Qt::SortOrder order, bool withDays);
+    // The worker's connection, opened at its first use: false (and unavailable emitted) when it cannot be.
+    bool open();
 
     QString m_path;
     std::unique_ptr<Database> m_db;

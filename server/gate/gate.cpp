@@ -103,6 +103,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
                                                 verdict.rule, now, now, Operation::Status::Denied);
         if (auto stored = m_store.recordOperation(op); !stored)
             return done(storeFailure(stored.error()));
+        Q_EMIT stepRecorded(Step::Denied, op.nonce);
         return done(GateReplies::denied(verdict));
     }
     // The same call again while its card waits (an agent retrying without the ticket): it joins

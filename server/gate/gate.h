@@ -82,8 +82,9 @@ public:
     // SQLite and before the next one starts: Minted (pending operation stored, input_required not
     // yet sent), Decided (a decision this gate recorded itself: a client's confirmation or
     // decline), Claimed (the single run claimed, the tool not yet started), Applied (the tool
-    // returned, its result not yet stored) and Finished (result stored, not yet sent).
-    enum class Step { Minted, Decided, Claimed, Applied, Finished };
+    // returned, its result not yet stored) and Finished (result stored, not yet sent); Denied
+    // (a rule denied it: the operation stored, the denial not yet sent).
+    enum class Step { Minted, Decided, Claimed, Applied, Finished, Denied };
     Q_ENUM(Step)
 
 public Q_SLOTS:

@@ -17,6 +17,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -41,9 +42,9 @@ struct Figures
     double longestStallMs = 0;
 };
 
-// Runs step from the event loop, waits until model has shown the listing it asked for (refreshed)
-// and the window has painted it, and measures the window thread's longest stall meanwhile.
-Figures measure(AuditModel *&model, const std::function<void()> &step)
+// Runs start from the event loop until it calls the function it is given, then lets the window
+// paint; measures the time to that call and the window thread's longest stall meanwhile.
+Figures stalls(const std::function<void(const std::function<void()> &finished)> &start)
 {
     QElapsedTimer clock;
     qint64 last = 0, longest = 0;
@@ -56,36 +57,45 @@ Figures measure(AuditModel *&model, const std::function<void()> &step)
         last = now;
     });
     QEventLoop loop;
-    bool shown = false;
-    QMetaObject::Connection watching;
-    const auto watch = [&] {
-        watching = QObject::connect(model, &AuditModel::refreshed, &loop, [&] {
-            shown = true;
-            loop.quit();
-        });
+    double shownMs = -1;
+    const std::function<void()> finished = [&] {
+        if (shownMs < 0)
+            shownMs = clock.nsecsElapsed() / 1e6;
+        loop.quit();
     };
-    if (model)
-        watch();
     clock.start();
     ticker.start();
-    QTimer::singleShot(0, &loop, [&] {
-        const bool hadModel = model != nullptr;
-        step();
-        if (!hadModel) { // the step made the model (and read its first listing already, or not)
-            shown = !model->isLoading();
-            watch();
-        }
-        if (shown)
-            loop.quit();
-    });
-    if (!shown)
-        loop.exec();
-    const double shownMs = clock.nsecsElapsed() / 1e6;
-    QApplication::processEvents(); // the paint of the rows
+    QTimer::singleShot(0, &loop, [&] { start(finished); });
+    loop.exec();
+    QApplication::processEvents(); // the paint of what changed
     longest = std::max(longest, clock.nsecsElapsed() - last);
     ticker.stop();
-    QObject::disconnect(watching);
     return {shownMs, longest / 1e6};
+}
+
+// Runs step, waits until model has shown the listing it asked for (refreshed) and the window has
+// painted it, and measures the window thread's longest stall meanwhile.
+Figures measure(AuditModel *&model, const std::function<void()> &step)
+{
+    QMetaObject::Connection watching;
+    const Figures figures = stalls([&](const std::function<void()> &finished) {
+        const auto watch = [&] {
+            watching = QObject::connect(model, &AuditModel::refreshed, model, [finished] { finished(); });
+        };
+        const bool hadModel = model != nullptr;
+        if (hadModel)
+            watch();
+        step();
+        if (hadModel)
+            return;
+        // The step made the model (and read its first listing already, or not).
+        if (model->isLoading())
+            watch();
+        else
+            finished();
+    });
+    QObject::disconnect(watching);
+    return figures;
 }
 
 } // namespace
@@ -171,6 +181,25 @@ int main(int argc, char **argv)
                                                        : QStringLiteral("descending")),
                   figures);
         }
+    }
+    QTemporaryDir exportDir;
+    for (const char *name : {"all.csv", "all.json"}) {
+        QMetaObject::Connection watching;
+        QString error;
+        const Figures figures = stalls([&](const std::function<void()> &finished) {
+            watching = QObject::connect(view, &AuditView::exportFinished, view,
+                                        [&error, finished](bool, const QString &why) {
+                                            error = why;
+                                            finished();
+                                        });
+            view->exportTo(exportDir.filePath(QLatin1String(name)));
+        });
+        QObject::disconnect(watching);
+        print(QStringLiteral("export every row to %1").arg(QLatin1String(name)), figures,
+              error.isEmpty()
+                  ? QStringLiteral("(%1 MB written)")
+                        .arg(QFileInfo(exportDir.filePath(QLatin1String(name))).size() / 1e6, 0, 'f', 1)
+                  : error);
     }
     const double chartMs = timeMs([&] { (void)model->perDay(); });
     std::printf("  %-48s %6.1f ms  (on the window's thread, as perDay() is called)\n",
