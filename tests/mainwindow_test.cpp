@@ -13,7 +13,10 @@
 #include "fakeclock.h"
 #include "helperfailure.h"
 #include "mainwindow.h"
+#include "policychange.h"
+#include "policychangebanner.h"
 #include "receipt.h"
+#include "themecolours.h"
 #include "tokenstore.h"
 
 #include <QAbstractItemModelTester>
@@ -22,6 +25,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDesktopServices>
+#include <QDir>
 #include <QFile>
 #include <QInputDialog>
 #include <QLabel>
@@ -30,9 +34,11 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QStyleFactory>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -118,6 +124,32 @@ private:
         return card ? card->nonce() : QString();
     }
     std::optional<Decision> decisionOf(const QString &nonce) { return m_store->decision(nonce).value(); }
+    // The Fusion style's light palette, and a dark one as dark desktop themes have it.
+    static const QPalette &lightPalette()
+    {
+        static const QPalette light = QStyleFactory::create(QStringLiteral("Fusion"))->standardPalette();
+        return light;
+    }
+    static const QPalette &darkPalette()
+    {
+        static const QPalette dark = [] {
+            QPalette p;
+            p.setColor(QPalette::Window, QColor(0x20, 0x23, 0x26));
+            p.setColor(QPalette::WindowText, QColor(0xfc, 0xfc, 0xfc));
+            p.setColor(QPalette::Base, QColor(0x14, 0x16, 0x18));
+            p.setColor(QPalette::AlternateBase, QColor(0x1d, 0x1f, 0x22));
+            p.setColor(QPalette::Text, QColor(0xfc, 0xfc, 0xfc));
+            p.setColor(QPalette::Button, QColor(0x29, 0x2c, 0x30));
+            p.setColor(QPalette::ButtonText, QColor(0xfc, 0xfc, 0xfc));
+            p.setColor(QPalette::Highlight, QColor(0x3d, 0xae, 0xe9));
+            p.setColor(QPalette::HighlightedText, QColor(0xfc, 0xfc, 0xfc));
+            p.setColor(QPalette::PlaceholderText, QColor(0xa1, 0xa9, 0xb1));
+            p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x72, 0x76, 0x7a));
+            p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x72, 0x76, 0x7a));
+            return p;
+        }();
+        return dark;
+    }
 
 private Q_SLOTS:
     void init()
@@ -725,16 +757,80 @@ private Q_SLOTS:
         QCOMPARE(countdown->property("urgency").toString(), QString());
         m_clock.advance(241'000);
         QCOMPARE(countdown->property("urgency").toString(), QStringLiteral("soon"));
-        QVERIFY(countdown->styleSheet().contains(QLatin1String("#9a6700")));
+        QVERIFY(countdown->styleSheet().contains(ThemeColours::warningText(countdown->palette()).name()));
         m_clock.advance(45'000);
         QCOMPARE(countdown->property("urgency").toString(), QStringLiteral("now"));
-        QVERIFY(countdown->styleSheet().contains(QLatin1String("#cf222e")));
+        QVERIFY(countdown->styleSheet().contains(ThemeColours::errorText(countdown->palette()).name()));
         m_clock.advance(15'000);
         m_queue->expireDue();
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
         QVERIFY2(
             m_window->statusBar()->currentMessage().contains(QLatin1String("expired without a decision")),
             qPrintable(m_window->statusBar()->currentMessage()));
+    }
+    // The colours that carry a meaning read at 4.5:1 or better on light and dark themes alike.
+    void themeColours_readOnLightAndDarkThemes()
+    {
+        for (const bool dark : {false, true}) {
+            const QPalette &palette = dark ? darkPalette() : lightPalette();
+            QCOMPARE(ThemeColours::isDark(palette), dark);
+            QList<QColor> colours{ThemeColours::errorText(palette), ThemeColours::warningText(palette)};
+            for (const Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical})
+                colours.append(ThemeColours::riskText(risk, palette));
+            for (const QColor &colour : colours)
+                for (const auto role : {QPalette::Window, QPalette::Base})
+                    QVERIFY2(ThemeColours::contrast(colour, palette.color(role)) >= 4.5,
+                             qPrintable(QStringLiteral("%1 on %2: %3:1")
+                                            .arg(colour.name(), palette.color(role).name())
+                                            .arg(ThemeColours::contrast(colour, palette.color(role)))));
+        }
+    }
+    // Under a dark theme: the list's risk colours, the countdown near its end and the banner of a
+    // policy change (light on every theme) stay readable. COUNTERSIGN_SHOTS=DIR saves the window.
+    void darkTheme_keepsMeaningfulTextReadable()
+    {
+        const QPalette before = QApplication::palette();
+        const auto restore = qScopeGuard([&] { QApplication::setPalette(before); });
+        QApplication::setPalette(darkPalette());
+        m_window.reset();
+        m_window = std::make_unique<MainWindow>(
+            MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
+        m_window->resize(1100, 760);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("low"));
+        park(Risk::Critical, QStringLiteral("drop"), QStringLiteral("crit"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 2);
+        for (int row = 0; row < list->count(); ++row) {
+            const QColor text = list->item(row)->foreground().color();
+            QVERIFY2(ThemeColours::contrast(text, list->palette().color(QPalette::Base)) >= 4.5,
+                     qPrintable(text.name()));
+        }
+        auto *countdown = find<QLabel>("cardCountdown");
+        m_clock.advance(250'000);
+        QCOMPARE(countdown->property("urgency").toString(), QStringLiteral("soon"));
+        countdown->ensurePolished();
+        QVERIFY(ThemeColours::contrast(countdown->palette().color(QPalette::WindowText),
+                                       countdown->palette().color(QPalette::Window)) >= 4.5);
+        PolicyChangeBanner banner;
+        banner.setChange(PolicyChange(), QStringLiteral("/home/me/.config/countersign/config.json"));
+        banner.resize(640, 200);
+        banner.show();
+        auto *title = banner.findChild<QLabel *>(QStringLiteral("policyChangeTitle"));
+        QVERIFY(title);
+        title->ensurePolished();
+        QVERIFY2(ThemeColours::contrast(title->palette().color(QPalette::WindowText),
+                                        QColor(0xff, 0xeb, 0xe9)) >= 4.5,
+                 qPrintable(title->palette().color(QPalette::WindowText).name()));
+        if (const QString shots = qEnvironmentVariable("COUNTERSIGN_SHOTS"); !shots.isEmpty()) {
+            QTest::qWait(400); // the layout of the bold countdown, and the audit view's refresh
+            QVERIFY(m_window->grab().save(QDir(shots).filePath(QStringLiteral("dark-approvals.png"))));
+            m_window->showTab(QStringLiteral("audit"));
+            QTest::qWait(400);
+            QVERIFY(m_window->grab().save(QDir(shots).filePath(QStringLiteral("dark-audit.png"))));
+            QVERIFY(banner.grab().save(QDir(shots).filePath(QStringLiteral("dark-banner.png"))));
+        }
     }
     // Alt+1 puts the keyboard in the list (the arrows move at once), Alt+R in the reason; Tab
     // does not stop in the diff or the arguments; a new card takes the keyboard when nothing is typed.

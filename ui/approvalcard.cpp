@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "diffhighlighter.h"
 #include "riskstyle.h"
+#include "themecolours.h"
 #include "visibletext.h"
 
 #include <QFontDatabase>
@@ -73,8 +74,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_diff->setMinimumHeight(160);
     m_diff->setFocusPolicy(Qt::ClickFocus); // Tab goes from the list to what decides, not through text
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    new DiffHighlighter(m_diff->document(), dark);
+    new DiffHighlighter(m_diff->document(), ThemeColours::isDark(palette()));
     m_targets = label(this, "cardTargets");
     m_blast = label(this, "cardBlastRadius");
     m_rule = label(this, "cardRule");
@@ -101,7 +101,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_decline = new QPushButton(tr("Decline (Ctrl+Shift+D)"), this);
     m_decline->setObjectName(QStringLiteral("declineButton"));
     m_error = label(this, "cardError");
-    m_error->setStyleSheet(QStringLiteral("color: #cf222e"));
+    m_error->setStyleSheet(ThemeColours::textCss(ThemeColours::errorText(palette())));
     m_error->hide();
 
     auto *header = new QHBoxLayout;
@@ -249,10 +249,12 @@ void ApprovalCard::updateCountdown()
     const char *urgency = m_expired ? "now" : left <= kNowMs ? "now" : left <= kSoonMs ? "soon" : "";
     if (m_countdown->property("urgency").toString() != QLatin1String(urgency)) {
         m_countdown->setProperty("urgency", QLatin1String(urgency));
+        const QColor colour = QLatin1String(urgency) == QLatin1String("soon")
+                                  ? ThemeColours::warningText(palette())
+                                  : ThemeColours::errorText(palette());
         m_countdown->setStyleSheet(*urgency == 0 ? QString()
-                                   : QLatin1String(urgency) == QLatin1String("soon")
-                                       ? QStringLiteral("color: #9a6700; font-weight: bold")
-                                       : QStringLiteral("color: #cf222e; font-weight: bold"));
+                                                 : ThemeColours::textCss(colour) +
+                                                       QStringLiteral("; font-weight: bold"));
     }
     if (m_expired) {
         m_countdown->setText(tr("Expired"));

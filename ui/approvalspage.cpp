@@ -3,6 +3,7 @@
 #include "approvalcard.h"
 #include "approvalqueue.h"
 #include "riskstyle.h"
+#include "themecolours.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -172,7 +173,7 @@ void ApprovalsPage::rebuild()
             m_list);
         item->setData(kNonceRole, op.nonce);
         item->setForeground(stale ? palette().color(QPalette::Disabled, QPalette::Text)
-                                  : RiskStyle::colour(op.plan.risk));
+                                  : ThemeColours::riskText(op.plan.risk, m_list->palette()));
         if (stale) {
             QFont font = item->font();
             font.setItalic(true);

@@ -6,6 +6,7 @@
 #include "blastradiustext.h"
 #include "decisionchart.h"
 #include "riskstyle.h"
+#include "themecolours.h"
 #include "visibletext.h"
 
 #include <QCheckBox>
@@ -113,7 +114,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_chart = new DecisionChart(this);
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("auditError"));
-    m_error->setStyleSheet(QStringLiteral("color: #cf222e"));
+    m_error->setStyleSheet(ThemeColours::textCss(ThemeColours::errorText(palette())));
     m_error->setWordWrap(true);
     m_error->setTextFormat(Qt::PlainText);
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -422,7 +423,8 @@ void AuditView::exportEnded(const QString &path, int rows, const QString &error)
 
 void AuditView::showExportMessage(const QString &text, bool failed)
 {
-    m_exportMessage->setStyleSheet(failed ? QStringLiteral("color: #cf222e") : QString());
+    m_exportMessage->setStyleSheet(failed ? ThemeColours::textCss(ThemeColours::errorText(palette()))
+                                          : QString());
     m_exportMessage->setText(text);
     m_exportMessage->show();
 }

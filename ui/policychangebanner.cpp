@@ -27,8 +27,9 @@ PolicyChangeBanner::PolicyChangeBanner(QWidget *parent) : QFrame(parent)
 {
     setObjectName(QStringLiteral("policyChangeBanner"));
     setFrameShape(QFrame::StyledPanel);
+    // A light banner on every theme, so its labels' text is dark on every theme too.
     setStyleSheet(QStringLiteral("#policyChangeBanner { background: #ffebe9; border: 1px solid #cf222e; "
-                                 "border-radius: 4px }"));
+                                 "border-radius: 4px } #policyChangeBanner > QLabel { color: #1f2328 }"));
     m_title = new QLabel(this);
     m_title->setObjectName(QStringLiteral("policyChangeTitle"));
     m_title->setTextFormat(Qt::PlainText); // names the file, which the agent may have chosen
