@@ -17,6 +17,7 @@
 #include "ticketsealer.h"
 #include "tokenstore.h"
 #include "toolregistry.h"
+#include "upstreams.h"
 #include "workspace.h"
 #include "workspacetools.h"
 
@@ -62,6 +63,13 @@ Result<quint16> McpServer::start()
     connect(m_gate, &Gate::untrustedDecision, this, &McpServer::untrustedDecision);
 
     m_tools = std::make_unique<ToolRegistry>();
+    m_upstreams = new Upstreams(this);
+    connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
+        if (m_tools)
+            buildTools();
+    });
+    connect(m_upstreams, &Upstreams::statusChanged, this, &McpServer::reportUpstreams);
+    m_upstreams->configure(m_setup.config.upstreams());
     buildTools();
     m_dispatcher = std::make_unique<Dispatcher>(
         *m_tools,
@@ -98,8 +106,16 @@ void McpServer::buildTools()
     auto workspace = std::make_shared<const Workspace>(m_setup.config.workspaceRoots());
     if (!workspace->isEmpty())
         WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate);
+    if (m_upstreams)
+        m_upstreams->addTo(*m_tools, *m_gate, *m_runner);
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools);
+}
+
+void McpServer::reportUpstreams()
+{
+    if (m_upstreams)
+        Q_EMIT upstreamsChanged(QString::fromStdString(m_upstreams->status(m_setup.config.policy()).dump()));
 }
 
 void McpServer::reconfigure(const Config &config)
@@ -110,6 +126,8 @@ void McpServer::reconfigure(const Config &config)
     m_setup.config.overrideListen(host, port);
     if (!m_tools)
         return; // not started yet: start() uses it
+    if (m_upstreams)
+        m_upstreams->configure(m_setup.config.upstreams()); // rebuilds the tools (toolsChanged)
     buildTools();
     m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
                         m_setup.config.pollWindowSeconds() * 1000LL,
@@ -170,6 +188,8 @@ void McpServer::stop()
     m_endpoint.reset();
     m_dispatcher.reset();
     m_tools.reset();
+    delete m_upstreams; // ends their processes; calls in flight end "outcome unknown"
+    m_upstreams = nullptr;
     delete m_runner; // kills running commands without reporting: an unfinished claim stays unfinished
     m_runner = nullptr;
     delete m_gate;

@@ -25,6 +25,7 @@ class ReceiptSigner;
 class TicketSealer;
 class TokenStore;
 class ToolRegistry;
+class Upstreams;
 struct HttpRequest;
 struct HttpResponse;
 
@@ -83,9 +84,12 @@ Q_SIGNALS:
     void untrustedDecision(const QString &message);
     // The gate's durable steps (Gate::Step), emitted in the server thread.
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
+    // The upstreams' states and tools changed (Upstreams::status, as JSON text for the window).
+    void upstreamsChanged(const QString &status);
 
 private:
     void buildTools();
+    void reportUpstreams();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
 
     Setup m_setup;
@@ -95,6 +99,7 @@ private:
     std::unique_ptr<TicketSealer> m_sealer;
     std::unique_ptr<ReceiptSigner> m_signer;
     Gate *m_gate = nullptr;
+    Upstreams *m_upstreams = nullptr;
     CommandRunner *m_runner = nullptr;
     std::unique_ptr<ToolRegistry> m_tools;
     std::unique_ptr<Dispatcher> m_dispatcher;

@@ -138,6 +138,27 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 }
                 config.m_actions.append(std::move(action).value());
             }
+        } else if (key == "upstreams") {
+            if (!value.is_array())
+                return fieldError(fileName, text, key, QStringLiteral("must be an array of MCP servers"));
+            for (size_t i = 0; i < value.size(); ++i) {
+                auto upstream = UpstreamSpec::fromJson(value[i], QStringLiteral("upstreams[%1]").arg(i));
+                if (!upstream)
+                    return failure(QStringLiteral("%1:%2: %3")
+                                       .arg(fileName)
+                                       .arg(lineOfKey(text, key))
+                                       .arg(upstream.error()));
+                for (const UpstreamSpec &other : std::as_const(config.m_upstreams)) {
+                    if (other.name == upstream.value().name)
+                        return fieldError(fileName, text, key,
+                                          QStringLiteral("a second upstream named %1").arg(other.name));
+                    if (other.prefix == upstream.value().prefix)
+                        return fieldError(fileName, text, key,
+                                          QStringLiteral("upstreams %1 and %2 share the tool prefix \"%3\"")
+                                              .arg(other.name, upstream.value().name, other.prefix));
+                }
+                config.m_upstreams.append(std::move(upstream).value());
+            }
         } else if (key == "rules" || key == "approval") {
             continue; // parsed together below
         } else if (key == "keyStore") {

@@ -3,6 +3,7 @@
 #include "actionspec.h"
 #include "policy.h"
 #include "result.h"
+#include "upstreamspec.h"
 
 #include <QString>
 #include <QStringList>
@@ -38,6 +39,8 @@ public:
     // Serves the conformance suite's fixture tools; only test configurations set it.
     const QList<ActionSpec> &actions() const { return m_actions; }
     const Policy &policy() const { return m_policy; }
+    // The MCP servers behind the gate ("upstreams"), names and tool prefixes unique.
+    const QList<UpstreamSpec> &upstreams() const { return m_upstreams; }
     // "keychain" (default: the OS keychain, a key file if it does not answer) or "file".
     bool keysInFile() const { return m_keysInFile; }
     QString sourcePath() const { return m_sourcePath; }
@@ -55,6 +58,7 @@ private:
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;
+    QList<UpstreamSpec> m_upstreams;
     Policy m_policy;
     bool m_keysInFile = false;
     QString m_sourcePath;

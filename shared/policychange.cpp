@@ -216,6 +216,27 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
     for (const auto &[name, old] : oldActions)
         add(false, QStringLiteral("action %1").arg(name), actionText(*old), kNone);
 
+    // Upstreams, by name: a new one, or any change of one (its command, its tools' decisions and
+    // plans), is judged by its worst case, a widening; one removed narrows.
+    std::map<QString, const UpstreamSpec *> oldUpstreams;
+    for (const UpstreamSpec &upstream : before.upstreams())
+        oldUpstreams.emplace(upstream.name, &upstream);
+    for (const UpstreamSpec &upstream : after.upstreams()) {
+        const QString subject = QStringLiteral("upstream %1").arg(upstream.name);
+        const QString now = QString::fromStdString(upstream.source.dump());
+        const auto found = oldUpstreams.find(upstream.name);
+        if (found == oldUpstreams.end()) {
+            add(true, subject, kNone, now);
+            continue;
+        }
+        if (found->second->source != upstream.source)
+            add(true, subject, QString::fromStdString(found->second->source.dump()), now);
+        oldUpstreams.erase(found);
+    }
+    for (const auto &[name, old] : oldUpstreams)
+        add(false, QStringLiteral("upstream %1").arg(name), QString::fromStdString(old->source.dump()),
+            kNone);
+
     const QStringList oldRoots = cleanRoots(before.workspaceRoots());
     const QStringList newRoots = cleanRoots(after.workspaceRoots());
     for (const QString &root : newRoots) {

@@ -1,0 +1,253 @@
+#include "upstreamaction.h"
+
+#include "actionspec.h"
+#include "commandrunner.h"
+#include "tool.h"
+#include "upstreamlink.h"
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr qsizetype kMaxPlanBytes = 1024 * 1024;
+
+QString valueText(const json &v)
+{
+    return v.is_string() ? QString::fromStdString(v.get<std::string>())
+                         : QString::fromStdString(v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// A dry run's output without the Markdown fence some servers wrap a diff in.
+QString unfenced(QString text)
+{
+    const QString trimmed = text.trimmed();
+    if (trimmed.startsWith(QLatin1String("```")) && trimmed.endsWith(QLatin1String("```")) &&
+        trimmed.size() > 6) {
+        const qsizetype firstLine = trimmed.indexOf(QLatin1Char('\n'));
+        if (firstLine > 0)
+            return trimmed.mid(firstLine + 1, trimmed.size() - firstLine - 1 - 3).trimmed() +
+                   QLatin1Char('\n');
+    }
+    return text;
+}
+
+} // namespace
+
+UpstreamAction::UpstreamAction(UpstreamLink *link, const UpstreamSpec &spec, json tool, CommandRunner &runner)
+    : m_link(link), m_upstream(spec.name), m_tool(QString::fromStdString(tool.value("name", std::string()))),
+      m_descriptor(std::move(tool)), m_cwd(spec.cwd), m_timeoutMs(spec.timeoutSeconds * 1000),
+      m_runner(runner)
+{
+    m_name = spec.prefix + m_tool;
+    m_settings = spec.settingsOf(m_tool);
+}
+
+bool UpstreamAction::readOnly(const json &tool)
+{
+    const json annotations = tool.value("annotations", json::object());
+    return annotations.is_object() && annotations.value("readOnlyHint", json(false)) == json(true);
+}
+
+bool UpstreamAction::destructive() const
+{
+    // The spec's defaults: a tool that is not read-only is destructive unless it says otherwise.
+    const json annotations = m_descriptor.value("annotations", json::object());
+    return !readOnly(m_descriptor) &&
+           !(annotations.is_object() && annotations.value("destructiveHint", json(true)) == json(false));
+}
+
+json UpstreamAction::descriptor() const
+{
+    json d = m_descriptor;
+    d["name"] = m_name.toStdString();
+    const std::string description =
+        d.value("description", json()).is_string() ? d["description"].get<std::string>() : "";
+    d["description"] =
+        description + (description.empty() ? "" : "\n\n") + "(Served by Countersign from upstream \"" +
+        m_upstream.toStdString() +
+        "\": calls that change something wait for a human's approval in the Countersign window.)";
+    // Countersign's own answers (input_required, "still pending", refusals) carry no structured
+    // content, which a client would hold against a declared outputSchema.
+    d.erase("outputSchema");
+    d.erase("execution");
+    return d;
+}
+
+Verdict UpstreamAction::defaultVerdict(const json &arguments) const
+{
+    Q_UNUSED(arguments)
+    return defaultFor(m_descriptor, m_settings);
+}
+
+Verdict UpstreamAction::defaultFor(const json &tool, const UpstreamToolSettings &settings)
+{
+    if (settings.decision)
+        return *settings.decision;
+    return readOnly(tool) ? Verdict::Allow : Verdict::Ask;
+}
+
+QString UpstreamAction::resultText(const json &result)
+{
+    QStringList parts;
+    const json content = result.value("content", json::array());
+    if (content.is_array()) {
+        for (const json &block : content) {
+            if (!block.is_object())
+                continue;
+            if (block.value("type", json()) == "text" && block.value("text", json()).is_string())
+                parts.append(QString::fromStdString(block["text"].get<std::string>()));
+            else
+                parts.append(
+                    QStringLiteral("[%1 content]").arg(valueText(block.value("type", json("unknown")))));
+        }
+    }
+    return parts.join(QLatin1Char('\n'));
+}
+
+QString UpstreamAction::argumentsText(const json &arguments)
+{
+    QString text;
+    if (!arguments.is_object())
+        return valueText(arguments);
+    for (auto it = arguments.begin(); it != arguments.end(); ++it) {
+        const QString name = QString::fromStdString(it.key());
+        const json &v = it.value();
+        const QString value =
+            v.is_string() ? QString::fromStdString(v.get<std::string>())
+                          : QString::fromStdString(v.dump(2, ' ', false, json::error_handler_t::replace));
+        if (value.contains(QLatin1Char('\n')) || value.size() > 80)
+            text += QStringLiteral("%1:\n%2\n\n").arg(name, value);
+        else
+            text += QStringLiteral("%1: %2\n").arg(name, value);
+    }
+    return text;
+}
+
+Plan UpstreamAction::basePlan(const json &arguments) const
+{
+    Plan plan;
+    for (const QString &argument : m_settings.targets) {
+        const auto v = arguments.find(argument.toStdString());
+        if (v == arguments.end())
+            continue;
+        if (v->is_array()) {
+            for (const json &e : *v)
+                plan.targets.append(valueText(e));
+        } else {
+            plan.targets.append(valueText(*v));
+        }
+    }
+    plan.risk = m_settings.risk ? *m_settings.risk : destructive() ? Risk::High : Risk::Medium;
+    plan.title =
+        plan.targets.isEmpty()
+            ? QStringLiteral("%1: %2").arg(m_upstream, m_tool)
+            : QStringLiteral("%1: %2 %3").arg(m_upstream, m_tool, plan.targets.join(QStringLiteral(", ")));
+    const QString description = m_descriptor.value("description", json()).is_string()
+                                    ? QString::fromStdString(m_descriptor["description"].get<std::string>())
+                                          .section(QLatin1Char('\n'), 0, 0)
+                                    : QString();
+    plan.prompt = QStringLiteral("Call %1 on upstream \"%2\"?").arg(m_tool, m_upstream) +
+                  (description.isEmpty() ? QString() : QLatin1Char('\n') + description.left(300));
+    plan.blastRadius = {{"irreversible", destructive()}};
+    return plan;
+}
+
+void UpstreamAction::plan(const json &arguments, PlanDone done)
+{
+    Plan plan = basePlan(arguments);
+    if (!m_settings.planWith.is_null()) {
+        if (!m_link)
+            return done(failure(QStringLiteral("upstream %1 is gone").arg(m_upstream)));
+        json dryRun = arguments;
+        dryRun.update(m_settings.planWith);
+        m_link->request(
+            QStringLiteral("tools/call"), {{"name", m_tool.toStdString()}, {"arguments", dryRun}},
+            m_timeoutMs, [plan, done = std::move(done)](const UpstreamLink::Outcome &outcome) mutable {
+                if (outcome.kind != UpstreamLink::Outcome::Kind::Answered)
+                    return done(
+                        failure(QStringLiteral("the dry run (planWith) failed: %1").arg(outcome.text)));
+                const QString text = resultText(outcome.result);
+                if (outcome.result.value("isError", json(false)) == json(true))
+                    return done(
+                        failure(QStringLiteral("the dry run (planWith) failed: %1").arg(text.left(2000))));
+                if (text.size() > kMaxPlanBytes)
+                    return done(
+                        failure(QStringLiteral("the dry run printed more than %1 bytes").arg(kMaxPlanBytes)));
+                plan.diff = unfenced(text);
+                done(std::move(plan));
+            });
+        return;
+    }
+    if (!m_settings.plan.isEmpty()) {
+        auto argv = ActionSpec::fillArgv(m_settings.plan, arguments);
+        if (!argv)
+            return done(failure(argv.error()));
+        m_runner.run(
+            CommandSpec{argv.value(), m_cwd, m_timeoutMs, kMaxPlanBytes, {}},
+            [plan, done = std::move(done)](Result<CommandOutput> out) mutable {
+                if (!out)
+                    return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
+                if (out.value().truncated)
+                    return done(failure(
+                        QStringLiteral("the plan command printed more than %1 bytes").arg(kMaxPlanBytes)));
+                if (out.value().exitCode != 0)
+                    return done(
+                        failure(QStringLiteral("the plan command exited with %1: %2")
+                                    .arg(out.value().exitCode)
+                                    .arg(QString::fromUtf8(out.value().stdErr).trimmed().left(2000))));
+                plan.diff = QString::fromUtf8(out.value().stdOut);
+                done(std::move(plan));
+            });
+        return;
+    }
+    plan.diff = argumentsText(arguments);
+    done(std::move(plan));
+}
+
+void UpstreamAction::apply(const json &arguments, ApplyDone done)
+{
+    if (!m_link)
+        return done(textResult(
+            QStringLiteral("Not run: upstream %1 is no longer configured.").arg(m_upstream), true));
+    const QString upstream = m_upstream;
+    m_link->request(
+        QStringLiteral("tools/call"), {{"name", m_tool.toStdString()}, {"arguments", arguments}}, m_timeoutMs,
+        [upstream, done = std::move(done)](const UpstreamLink::Outcome &outcome) {
+            using Kind = UpstreamLink::Outcome::Kind;
+            switch (outcome.kind) {
+            case Kind::Answered: {
+                const json &r = outcome.result;
+                if (r.value("resultType", json("complete")) != json("complete"))
+                    return done(textResult(
+                        QStringLiteral("Not run: upstream %1 asked for more input, which Countersign "
+                                       "does not relay.")
+                            .arg(upstream),
+                        true));
+                json result = {{"content", r.value("content", json::array())}};
+                if (!result["content"].is_array())
+                    result["content"] = json::array();
+                if (r.contains("structuredContent"))
+                    result["structuredContent"] = r["structuredContent"];
+                if (r.value("isError", json(false)) == json(true))
+                    result["isError"] = true;
+                return done(result);
+            }
+            case Kind::Refused:
+                return done(textResult(
+                    QStringLiteral("Upstream %1 refused the call: %2").arg(upstream, outcome.text), true));
+            case Kind::NotSent:
+                return done(textResult(QStringLiteral("Not run: %1.").arg(outcome.text), true));
+            case Kind::Lost:
+                break;
+            }
+            done(textResult(
+                QStringLiteral("Outcome unknown: %1. The call reached the upstream, which may have acted; "
+                               "Countersign does not call it again. Check its effect before asking again.")
+                    .arg(outcome.text),
+                true));
+        });
+}
+
+} // namespace Countersign

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "gatedaction.h"
+#include "upstreamspec.h"
+
+#include <QPointer>
+
+namespace Countersign {
+
+class CommandRunner;
+class UpstreamLink;
+
+// One tool of an upstream MCP server, served as <prefix><tool> through the gate. Its annotations
+// give the default (readOnlyHint: allowed; anything else: asked), the upstream's settings in the
+// configuration override them, and the user's rules override both. The plan the human approves
+// is, in this order: the output of the same tool called with the configured planWith arguments (a
+// dry run), the output of the configured plan command, or the arguments as a person reads them. A
+// call reaches the upstream only through apply(), after the gate's claim, and is never repeated: an
+// upstream that answers with an error, is not running, or goes silent or away mid-call gives an
+// isError result that says which ("outcome unknown" where it may have acted).
+class UpstreamAction final : public GatedAction
+{
+public:
+    UpstreamAction(UpstreamLink *link, const UpstreamSpec &spec, nlohmann::json tool, CommandRunner &runner);
+
+    QString name() const override { return m_name; }
+    nlohmann::json descriptor() const override;
+    Verdict defaultVerdict(const nlohmann::json &arguments) const override;
+    void plan(const nlohmann::json &arguments, PlanDone done) override;
+    void apply(const nlohmann::json &arguments, ApplyDone done) override;
+
+    // The upstream's name for the tool.
+    QString upstreamTool() const { return m_tool; }
+    // The decision when no rule matches: the tool's settings, else its annotations.
+    static Verdict defaultFor(const nlohmann::json &tool, const UpstreamToolSettings &settings);
+
+    // The text content of a tool result, one block per paragraph (non-text blocks named).
+    static QString resultText(const nlohmann::json &result);
+    // Arguments as a person reads them: one "name: value" per line, long and multi-line strings as
+    // text below their name, not as escaped JSON.
+    static QString argumentsText(const nlohmann::json &arguments);
+
+private:
+    Plan basePlan(const nlohmann::json &arguments) const;
+    static bool readOnly(const nlohmann::json &tool);
+    bool destructive() const;
+
+    QPointer<UpstreamLink> m_link;
+    QString m_upstream;
+    QString m_name;
+    QString m_tool;
+    nlohmann::json m_descriptor;
+    UpstreamToolSettings m_settings;
+    QString m_cwd;
+    int m_timeoutMs = 60'000;
+    CommandRunner &m_runner;
+};
+
+} // namespace Countersign

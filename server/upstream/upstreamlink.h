@@ -1,0 +1,118 @@
+#pragma once
+
+#include "upstreamspec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QByteArray>
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+
+class QProcess;
+
+namespace Countersign {
+
+// Countersign as an MCP client of one stdio upstream: starts its command, speaks JSON-RPC over its
+// stdin/stdout (one message per line), keeps it alive (restarted with backoff when it exits or
+// breaks the protocol; its stderr goes to the log), and keeps its tool list (tools/list, again on
+// notifications/tools/list_changed). Both eras: server/discover first, and when the server does
+// not answer it with 2026-07-28, initialize (2025-11-25, or the version the server answers with).
+// Lives in the server thread.
+class UpstreamLink final : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Starting, Ready, Down };
+    Q_ENUM(State)
+
+    // How a request ended.
+    struct Outcome final
+    {
+        enum class Kind {
+            Answered, // result holds the JSON-RPC result
+            Refused,  // the upstream answered with a JSON-RPC error: text
+            NotSent,  // never reached the upstream (not running): text says why; nothing happened
+            Lost      // sent, and no answer came (timeout, exit, broken output): it may have acted
+        };
+        Kind kind = Kind::NotSent;
+        nlohmann::json result;
+        QString text;
+    };
+    using Reply = std::function<void(const Outcome &)>;
+
+    explicit UpstreamLink(UpstreamSpec spec, QObject *parent = nullptr);
+    // Ends the upstream's process; requests in flight end Lost.
+    ~UpstreamLink() override;
+    Q_DISABLE_COPY_MOVE(UpstreamLink)
+
+    void start();
+    const UpstreamSpec &spec() const { return m_spec; }
+    // The tool settings, prefix and timeout change without a restart (the connection did not).
+    void setSpec(const UpstreamSpec &spec);
+
+    State state() const { return m_state; }
+    // Why it is down, or the last restart's cause; empty when it never failed.
+    QString lastError() const { return m_lastError; }
+    // The protocol version spoken: "2026-07-28", or the 2025 one initialize agreed on.
+    QString protocolVersion() const { return m_version; }
+    QString serverName() const { return m_serverName; }
+    // The upstream's tools, as its tools/list gave them (names as the upstream knows them).
+    const QList<nlohmann::json> &tools() const { return m_tools; }
+
+    // Sends a request when Ready (else NotSent at once, from the event loop); reply is called once.
+    void request(const QString &method, nlohmann::json params, int timeoutMs, Reply reply);
+
+    // Stops the process and restarts it at once (tests: an upstream replaced on disk).
+    void restart();
+
+    static constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
+    static constexpr int kHandshakeMs = 20'000;
+
+Q_SIGNALS:
+    void toolsChanged();
+    void stateChanged(Countersign::UpstreamLink::State state);
+
+private:
+    struct Pending final
+    {
+        Reply reply;
+        QTimer *timer = nullptr;
+    };
+    void launch();
+    void readOutput();
+    void readErrors();
+    void handle(const nlohmann::json &message);
+    void answerServerRequest(const nlohmann::json &message);
+    void send(const nlohmann::json &message);
+    // Sends without the Ready check (the handshake's own requests).
+    void call(const QString &method, nlohmann::json params, int timeoutMs, Reply reply);
+    void handshake();
+    void initialize();
+    void listTools(const QString &cursor, QList<nlohmann::json> sofar);
+    // The process is gone or unusable: every request in flight ends Lost, and a restart is planned.
+    void fail(const QString &why);
+    void setState(State state);
+    nlohmann::json envelope() const;
+
+    UpstreamSpec m_spec;
+    QProcess *m_process = nullptr;
+    QByteArray m_out;
+    QByteArray m_err;
+    State m_state = State::Down;
+    QString m_lastError;
+    QString m_version;
+    QString m_serverName;
+    bool m_modern = false;
+    QList<nlohmann::json> m_tools;
+    qint64 m_nextId = 1;
+    QHash<qint64, Pending> m_pending;
+    QTimer m_restart;
+    int m_backoffMs = 500;
+    bool m_stopping = false;
+    bool m_relisting = false;
+};
+
+} // namespace Countersign
