@@ -27,6 +27,33 @@ private Q_SLOTS:
         QCOMPARE(config.value().pollWindowSeconds(), 5);
         QCOMPARE(config.value().workspaceRoots(), QStringList{QStringLiteral("/tmp/a")});
     }
+    void parse_upstreams_areRead()
+    {
+        const auto config = Config::parse(
+            R"({"upstreams": [{"name": "fs", "command": ["node", "/opt/fs.js", "/srv"], "env": {"A": "1"},
+                "cwd": "/srv", "timeoutSeconds": 5,
+                "tools": {"edit_file": {"planWith": {"dryRun": true}, "targets": ["path"], "risk": "low"},
+                          "read_file": {"decision": "deny"}}},
+               {"name": "paas", "prefix": "", "url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer x"}}]})",
+            QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error()));
+        const QList<UpstreamSpec> &ups = config.value().upstreams();
+        QCOMPARE(ups.size(), 2);
+        QCOMPARE(ups[0].prefix, QStringLiteral("fs_"));
+        QCOMPARE(ups[0].command,
+                 (QStringList{QStringLiteral("node"), QStringLiteral("/opt/fs.js"), QStringLiteral("/srv")}));
+        QCOMPARE(ups[0].env.value(QStringLiteral("A")), QStringLiteral("1"));
+        QCOMPARE(ups[0].timeoutSeconds, 5);
+        const UpstreamToolSettings edit = ups[0].settingsOf(QStringLiteral("edit_file"));
+        QVERIFY(edit.planWith == nlohmann::json({{"dryRun", true}}));
+        QCOMPARE(edit.targets, QStringList{QStringLiteral("path")});
+        QVERIFY(edit.risk == Risk::Low);
+        QVERIFY(ups[0].settingsOf(QStringLiteral("read_file")).decision == Verdict::Deny);
+        QVERIFY(!ups[0].settingsOf(QStringLiteral("other")).decision);
+        QCOMPARE(ups[1].prefix, QString());
+        QVERIFY(!ups[1].isStdio());
+        QCOMPARE(ups[1].headers.size(), 1);
+    }
     void parse_emptyObject_givesDefaults()
     {
         auto config = Config::parse("{}", QStringLiteral("c.json"));
@@ -89,6 +116,51 @@ private Q_SLOTS:
         QTest::newRow("relative root")
             << QByteArray("{\"workspaceRoots\": [\"src\"]}") << QStringLiteral("absolute path");
         QTest::newRow("not object") << QByteArray("[]") << QStringLiteral("must be a JSON object");
+        // Upstreams.
+        QTest::newRow("upstreams not an array")
+            << QByteArray("{\"upstreams\": {}}") << QStringLiteral("c.json:1: upstreams: must be an array");
+        QTest::newRow("upstream without a name") << QByteArray("{\"upstreams\": [{\"command\": [\"node\"]}]}")
+                                                 << QStringLiteral("upstreams[0].name: is required");
+        QTest::newRow("upstream name with a space")
+            << QByteArray("{\"upstreams\": [{\"name\": \"f s\", \"command\": [\"node\"]}]}")
+            << QStringLiteral("upstreams[0].name: must be 1-32 letters");
+        QTest::newRow("upstream command a string (a shell line)")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": \"node s.js\"}]}")
+            << QStringLiteral("upstreams[0].command: must be a non-empty argv array");
+        QTest::newRow("upstream with command and url")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"node\"], \"url\": "
+                          "\"http://127.0.0.1:9/mcp\"}]}")
+            << QStringLiteral("give either command");
+        QTest::newRow("upstream url not http")
+            << QByteArray("{\"upstreams\": [{\"name\": \"p\", \"url\": \"file:///etc/passwd\"}]}")
+            << QStringLiteral("upstreams[0].url: must be an http:// or https:// URL");
+        QTest::newRow("upstream header with a newline")
+            << QByteArray("{\"upstreams\": [{\"name\": \"p\", \"url\": \"http://127.0.0.1:9/mcp\", "
+                          "\"headers\": {\"X-A\": \"a\\r\\nX-B: b\"}}]}")
+            << QStringLiteral("headers.X-A: not a valid header");
+        QTest::newRow("upstream names twice")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"]}, {\"name\": \"fs\", "
+                          "\"command\": [\"b\"], \"prefix\": \"x_\"}]}")
+            << QStringLiteral("a second upstream named fs");
+        QTest::newRow("upstream prefixes twice")
+            << QByteArray("{\"upstreams\": [{\"name\": \"a\", \"command\": [\"a\"], \"prefix\": \"p_\"}, "
+                          "{\"name\": \"b\", \"command\": [\"b\"], \"prefix\": \"p_\"}]}")
+            << QStringLiteral("share the tool prefix \"p_\"");
+        QTest::newRow("upstream tool decision mistyped")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"tools\": "
+                          "{\"write_file\": {\"decision\": true}}}]}")
+            << QStringLiteral("upstreams[0].tools.write_file.decision: must be allow, ask or deny");
+        QTest::newRow("upstream planWith not an object")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"tools\": "
+                          "{\"edit_file\": {\"planWith\": \"dryRun\"}}}]}")
+            << QStringLiteral("upstreams[0].tools.edit_file.planWith: must be an object");
+        QTest::newRow("upstream plan through a shell with a placeholder")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"tools\": "
+                          "{\"edit_file\": {\"plan\": [\"sh\", \"-c\", \"cat {path}\"]}}}]}")
+            << QStringLiteral("upstreams[0].tools.edit_file.plan: ");
+        QTest::newRow("upstream unknown key")
+            << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"shell\": true}]}")
+            << QStringLiteral("upstreams[0].shell: unknown upstream key");
     }
     void parse_bad_isRefusedWithLineAndReason()
     {

@@ -237,6 +237,25 @@ private Q_SLOTS:
             << rules({kAllowTmp, kAllowDev}) << rules({kAllowDev, kAllowTmp}) << QStringList()
             << QStringList();
 
+        // Upstreams: new or changed (judged by the worst case) widen; removed narrow.
+        const QByteArray fs = R"({"upstreams": [{"name": "fs", "command": ["node", "fs.js", "/srv"]}]})";
+        QTest::newRow("widens: an upstream added")
+            << base << fs
+            << list({"upstream fs: none → {\"command\":[\"node\",\"fs.js\",\"/srv\"],\"name\":\"fs\"}"})
+            << list({});
+        QTest::newRow("widens: an upstream's tool allowed")
+            << fs
+            << QByteArray(
+                   R"({"upstreams": [{"name": "fs", "command": ["node", "fs.js", "/srv"], "tools": {"write_file": {"decision": "allow"}}}]})")
+            << list({"upstream fs: {\"command\":[\"node\",\"fs.js\",\"/srv\"],\"name\":\"fs\"} → "
+                     "{\"command\":[\"node\",\"fs.js\",\"/srv\"],\"name\":\"fs\",\"tools\":{\"write_file\":{"
+                     "\"decision\":\"allow\"}}}"})
+            << list({});
+        QTest::newRow("narrows: an upstream removed")
+            << fs << QByteArray(R"({"upstreams": []})") << list({})
+            << list({"upstream fs: {\"command\":[\"node\",\"fs.js\",\"/srv\"],\"name\":\"fs\"} → none"});
+        QTest::newRow("nothing: the same upstream") << fs << fs << list({}) << list({});
+
         // Both.
         QTest::newRow("both: an action replaced by another")
             << base

@@ -4,6 +4,7 @@
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QProcess>
+#include <QRegularExpression>
 
 Q_LOGGING_CATEGORY(lcUpstream, "countersign.upstream")
 
@@ -328,8 +329,11 @@ void UpstreamLink::listTools(const QString &cursor, QList<json> sofar)
         const json tools = outcome.result.value("tools", json());
         if (!tools.is_array())
             return self->fail(QStringLiteral("tools/list answered without a tools array"));
+        static const QRegularExpression toolName(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
         for (const json &tool : tools) {
+            // The name becomes part of a Countersign tool name: plain characters only.
             if (tool.is_object() && tool.value("name", json()).is_string() &&
+                toolName.match(QString::fromStdString(tool["name"].get<std::string>())).hasMatch() &&
                 tool.value("inputSchema", json()).is_object())
                 sofar.append(tool);
             else
