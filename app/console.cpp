@@ -431,6 +431,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
         });
         w->followConfigChanges(*p.guard);
+        QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
+        QMetaObject::invokeMethod(p.server->server(), &McpServer::reportUpstreams, Qt::QueuedConnection);
         // Calls a rule settles reach the audit log without a card: the view reads them too.
         QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(),
                          &AuditView::refreshSoon);

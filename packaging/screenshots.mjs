@@ -33,6 +33,9 @@ writeFileSync(path.join(work, 'config.json'), JSON.stringify({
     rules: [{ tool: 'delete_service', arguments: { service: 'prod-*' }, decision: 'deny', reason: 'production is off limits' },
             { tool: 'restart_service', arguments: { service: 'tmp-*' }, decision: 'allow' }],
     approval: { low: 'client' },
+    // An MCP server behind the gate (the peer tests' pinned copy), for the Connections shot.
+    upstreams: [{ name: 'fs', command: [process.execPath, path.resolve('tests/peer/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), work],
+                  tools: { edit_file: { planWith: { dryRun: true }, targets: ['path'] } } }],
 }, null, 2));
 const token = execFileSync(binary, ['token', 'add', 'vscode', '--data-dir', dataDir]).toString().trim();
 

@@ -74,6 +74,8 @@ public:
 
 public Q_SLOTS:
     void wake(const QString &nonce);
+    // Emits upstreamsChanged with the upstreams as they are now (a window that just connected).
+    void reportUpstreams();
 
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
@@ -89,7 +91,6 @@ Q_SIGNALS:
 
 private:
     void buildTools();
-    void reportUpstreams();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
 
     Setup m_setup;

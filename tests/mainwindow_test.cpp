@@ -18,6 +18,7 @@
 #include "receipt.h"
 #include "themecolours.h"
 #include "tokenstore.h"
+#include "upstreamlist.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -43,6 +44,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 #include <QUrl>
 
 #include <pwd.h>
@@ -767,6 +769,50 @@ private Q_SLOTS:
         QVERIFY2(
             m_window->statusBar()->currentMessage().contains(QLatin1String("expired without a decision")),
             qPrintable(m_window->statusBar()->currentMessage()));
+    }
+    // Connections lists the MCP servers behind the gate, their state and each tool's decision;
+    // what an upstream names (its server name, its errors) shows as plain text.
+    void connections_showTheUpstreams_andTheirToolsDecisions()
+    {
+        auto *list = find<UpstreamList>("upstreamList");
+        QCOMPARE(list->topLevelItemCount(), 1);
+        QVERIFY(list->topLevelItem(0)->text(0).startsWith(QLatin1String("No MCP servers behind the gate")));
+        const nlohmann::json status = nlohmann::json::array({{{"name", "fs"},
+                                                              {"state", "ready"},
+                                                              {"error", ""},
+                                                              {"server", "secure-filesystem-server"},
+                                                              {"protocol", "2025-11-25"},
+                                                              {"tools",
+                                                               {{{"name", "fs_read_text_file"},
+                                                                 {"decision", "allow"},
+                                                                 {"rule", "no rule matched: default allow"}},
+                                                                {{"name", "fs_write_file"},
+                                                                 {"decision", "deny"},
+                                                                 {"rule", "rule 1: fs_write_file → deny"}}}}},
+                                                             {{"name", "paas"},
+                                                              {"state", "down"},
+                                                              {"error", "<b>cannot start</b> paasctl\u202e"},
+                                                              {"server", ""},
+                                                              {"protocol", ""},
+                                                              {"tools", nlohmann::json::array()}}});
+        m_window->setUpstreams(QString::fromStdString(status.dump()));
+        QCOMPARE(list->topLevelItemCount(), 2);
+        QTreeWidgetItem *fs = list->topLevelItem(0);
+        QCOMPARE(fs->text(0), QStringLiteral("fs"));
+        QCOMPARE(fs->text(1), QStringLiteral("ready"));
+        QCOMPARE(fs->text(2), QStringLiteral("secure-filesystem-server, protocol 2025-11-25"));
+        QCOMPARE(fs->childCount(), 2);
+        QCOMPARE(fs->child(0)->text(0), QStringLiteral("fs_read_text_file"));
+        QCOMPARE(fs->child(0)->text(1), QStringLiteral("allow"));
+        QCOMPARE(fs->child(1)->text(1), QStringLiteral("deny"));
+        QCOMPARE(fs->child(1)->text(2), QStringLiteral("rule 1: fs_write_file → deny"));
+        QTreeWidgetItem *paas = list->topLevelItem(1);
+        QCOMPARE(paas->text(1), QStringLiteral("down"));
+        QVERIFY(
+            paas->text(2).startsWith(QLatin1String("<b>cannot start</b> paasctl"))); // as written, not bold
+        QVERIFY(!paas->text(2).contains(QChar(0x202e)));                             // no hidden reordering
+        m_window->setUpstreams(QStringLiteral("not json"));
+        QCOMPARE(list->topLevelItemCount(), 1);
     }
     // The colours that carry a meaning read at 4.5:1 or better on light and dark themes alike.
     void themeColours_readOnLightAndDarkThemes()

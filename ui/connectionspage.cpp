@@ -3,6 +3,7 @@
 #include "clientsetup.h"
 
 #include "tokenstore.h"
+#include "upstreamlist.h"
 
 #include <QClipboard>
 #include <QDateTime>
@@ -66,6 +67,9 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     layout->addWidget(m_message);
     layout->addWidget(m_snippets, 2);
     layout->addLayout(copyButtons);
+    m_upstreams = new UpstreamList(this);
+    layout->addWidget(new QLabel(tr("MCP servers behind the gate"), this));
+    layout->addWidget(m_upstreams, 1);
     connect(add, &QPushButton::clicked, this, [this] { addConnection(m_name->text().trimmed()); });
     connect(m_name, &QLineEdit::returnPressed, this, [this] { addConnection(m_name->text().trimmed()); });
     connect(m_revoke, &QPushButton::clicked, this, &ConnectionsPage::revokeSelected);

@@ -12,11 +12,12 @@ class QPushButton;
 namespace Countersign {
 
 class TokenStore;
+class UpstreamList;
 
 // Client connections: add one (its token is shown once, with each client's setup to paste, over
 // HTTP and stdio; Copy token and Copy setup put them on the clipboard), list them, show a
 // connection's setup again (without its token, which is not kept), revoke one (after a
-// confirmation naming it).
+// confirmation naming it). Below them, the MCP servers behind the gate (UpstreamList).
 class ConnectionsPage final : public QWidget
 {
     Q_OBJECT
@@ -33,6 +34,8 @@ public:
     // The setup of the selected connection, with a placeholder where its token goes.
     void showSelectedSetup();
     int activeCount() const { return m_active; }
+    // The MCP servers behind the gate, below the connections.
+    UpstreamList *upstreamList() const { return m_upstreams; }
 
 Q_SIGNALS:
     // Connections were added or revoked; active is how many are active now.
@@ -57,6 +60,7 @@ private:
     QString m_shownFor;   // whose setup the text shows
     QString m_shownToken; // its token, only right after it was made
     int m_active = 0;
+    UpstreamList *m_upstreams = nullptr;
 };
 
 } // namespace Countersign

@@ -9,6 +9,7 @@
 #include "connectionspage.h"
 #include "policychangebanner.h"
 #include "settingspage.h"
+#include "upstreamlist.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -225,6 +226,11 @@ void MainWindow::showTab(const QString &name)
                             QStringLiteral("connections"), QStringLiteral("settings")};
     if (const auto i = names.indexOf(name); i >= 0)
         m_tabs->setCurrentIndex(int(i));
+}
+
+void MainWindow::setUpstreams(const QString &status)
+{
+    m_connections->upstreamList()->setStatus(status);
 }
 
 void MainWindow::setListenUrl(const QString &url, const QStringList &stdioCommand)

@@ -56,6 +56,8 @@ public:
     // Why the configuration file was refused; shown until the file is read again, or dismissed.
     void setConfigProblem(const QString &problem);
     void clearConfigProblem();
+    // The upstreams' states and tools (McpServer::upstreamsChanged), shown in Connections.
+    void setUpstreams(const QString &status);
     // Data and configuration paths for Help > About.
     void setPaths(const QString &configPath, const QString &dataDir);
     // Quits, after asking while cards wait; a second Quit during the quit stops waiting for the
