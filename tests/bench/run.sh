@@ -23,6 +23,8 @@ echo
 xvfb-run -a -s "-screen 0 1280x800x24" node tests/bench/startup.mjs "$binary"
 echo
 node tests/bench/gate.mjs "$binary" "${gate_args[@]}"
+echo
+node tests/bench/gateway.mjs "$binary" "${gate_args[@]}"
 if ((audit_view)); then
     echo
     build/ci/tests/countersign-bench-auditview
