@@ -2,6 +2,8 @@
 
 #include <QDir>
 #include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QPointer>
 #include <QProcess>
 #include <QRegularExpression>
@@ -18,6 +20,23 @@ constexpr const char *kModern = "2026-07-28";
 constexpr const char *kLegacy = "2025-11-25";
 constexpr int kMaxBackoffMs = 60'000;
 constexpr qsizetype kMaxErrLineBytes = 4096;
+
+// The member key of value when value is an object, else null: what an upstream sends is not
+// trusted to have the shape it should (json::value() throws on a wrong type).
+const json &member(const json &value, const char *key)
+{
+    static const json null;
+    if (!value.is_object())
+        return null;
+    const auto it = value.find(key);
+    return it == value.end() ? null : *it;
+}
+
+QString stringMember(const json &value, const char *key)
+{
+    const json &m = member(value, key);
+    return m.is_string() ? QString::fromStdString(m.get<std::string>()) : QString();
+}
 
 bool isKnownLegacy(const QString &version)
 {
@@ -79,6 +98,17 @@ void UpstreamLink::launch()
     m_out.clear();
     m_err.clear();
     m_tools.clear();
+    ++m_generation;
+    if (!m_spec.isStdio()) {
+        // Nothing to start: each message is its own POST; the handshake finds out the era.
+        m_sessionId.clear();
+        if (!m_network)
+            m_network = new QNetworkAccessManager(this);
+        setState(State::Starting);
+        qCInfo(lcUpstream) << "connecting to upstream" << m_spec.name << m_spec.url;
+        handshake();
+        return;
+    }
     setState(State::Starting);
     m_process = new QProcess(this);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -170,23 +200,28 @@ void UpstreamLink::handle(const json &message)
     const auto id = message.find("id");
     if (id == message.end() || !id->is_number_integer())
         return;
-    const auto found = m_pending.find(id->get<qint64>());
+    if (const auto error = message.find("error"); error != message.end()) {
+        const QString text = error->is_object() && error->value("message", json()).is_string()
+                                 ? QString::fromStdString((*error)["message"].get<std::string>())
+                                 : QStringLiteral("an error without a message");
+        return settle(id->get<qint64>(), {Outcome::Kind::Refused, *error, text});
+    }
+    const auto result = message.find("result");
+    if (result == message.end() || !result->is_object())
+        return settle(id->get<qint64>(),
+                      {Outcome::Kind::Lost, json(), QStringLiteral("the upstream's answer had no result")});
+    settle(id->get<qint64>(), {Outcome::Kind::Answered, *result, QString()});
+}
+
+void UpstreamLink::settle(qint64 id, const Outcome &outcome)
+{
+    const auto found = m_pending.find(id);
     if (found == m_pending.end())
         return; // late: its caller was answered already (timed out)
     const Pending pending = found.value();
     m_pending.erase(found);
     delete pending.timer;
-    if (const auto error = message.find("error"); error != message.end()) {
-        const QString text = error->is_object() && error->value("message", json()).is_string()
-                                 ? QString::fromStdString((*error)["message"].get<std::string>())
-                                 : QStringLiteral("an error without a message");
-        return pending.reply({Outcome::Kind::Refused, *error, text});
-    }
-    const auto result = message.find("result");
-    if (result == message.end() || !result->is_object())
-        return pending.reply(
-            {Outcome::Kind::Lost, json(), QStringLiteral("the upstream's answer had no result")});
-    pending.reply({Outcome::Kind::Answered, *result, QString()});
+    pending.reply(outcome);
 }
 
 void UpstreamLink::answerServerRequest(const json &message)
@@ -204,11 +239,136 @@ void UpstreamLink::answerServerRequest(const json &message)
 
 void UpstreamLink::send(const json &message)
 {
+    if (!m_spec.isStdio())
+        return post(message);
     if (!m_process)
         return;
     QByteArray line = QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace));
     line.append('\n');
     m_process->write(line);
+}
+
+void UpstreamLink::post(const json &message)
+{
+    QNetworkRequest request{QUrl(m_spec.url)};
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    request.setRawHeader("Accept", "application/json, text/event-stream");
+    // The configured headers (a token) go to the configured URL only, never along a redirect.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    for (const auto &[name, value] : m_spec.headers)
+        request.setRawHeader(name, value);
+    const std::string method = message.value("method", std::string());
+    // Modern headers go with every message that claims the 2026-07-28 envelope (the discover probe too).
+    const bool modern = message.value("params", json::object())
+                            .value("_meta", json::object())
+                            .contains("io.modelcontextprotocol/protocolVersion");
+    if (modern) {
+        request.setRawHeader("MCP-Protocol-Version", kModern);
+        if (!method.empty())
+            request.setRawHeader("Mcp-Method", QByteArray::fromStdString(method));
+        const json params = message.value("params", json::object());
+        const char *nameKey = method == "resources/read" ? "uri" : "name";
+        if ((method == "tools/call" || method == "prompts/get" || method == "resources/read") &&
+            params.value(nameKey, json()).is_string())
+            request.setRawHeader("Mcp-Name",
+                                 headerValue(QString::fromStdString(params[nameKey].get<std::string>())));
+    } else if (!m_version.isEmpty()) {
+        request.setRawHeader("MCP-Protocol-Version", m_version.toLatin1());
+    }
+    if (!m_sessionId.isEmpty())
+        request.setRawHeader("Mcp-Session-Id", m_sessionId);
+    // The request's own timer answers first; this only ends a transfer nobody waits for any more.
+    request.setTransferTimeout(m_spec.timeoutSeconds * 1000 + 5000);
+    QNetworkReply *reply = m_network->post(
+        request, QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace)));
+    connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
+        if (received > kMaxLineBytes)
+            reply->abort();
+    });
+    const json id = message.contains("method") ? message.value("id", json()) : json();
+    const quint64 generation = m_generation;
+    connect(reply, &QNetworkReply::finished, this, [this, reply, id, generation, method] {
+        reply->deleteLater();
+        if (generation != m_generation)
+            return; // the link was reset meanwhile: its requests were answered then
+        if (method == "initialize" && reply->hasRawHeader("Mcp-Session-Id"))
+            m_sessionId = reply->rawHeader("Mcp-Session-Id");
+        const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
+        for (const json &m : messagesIn(reply->readAll(), type)) {
+            handle(m);
+            if (generation != m_generation)
+                return;
+        }
+        if (!id.is_number_integer() || !m_pending.contains(id.get<qint64>()))
+            return; // a notification, or answered by the body
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QNetworkReply::NetworkError error = reply->error();
+        const bool neverArrived = error == QNetworkReply::ConnectionRefusedError ||
+                                  error == QNetworkReply::HostNotFoundError ||
+                                  error == QNetworkReply::ProxyConnectionRefusedError;
+        if (neverArrived)
+            return settle(
+                id.get<qint64>(),
+                {Outcome::Kind::NotSent, json(),
+                 QStringLiteral("upstream %1 cannot be reached: %2").arg(m_spec.name, reply->errorString())});
+        if (status == 404 && !m_sessionId.isEmpty() && method != "initialize") {
+            // The server forgot the session: nothing of this request ran; connect anew.
+            settle(id.get<qint64>(), {Outcome::Kind::NotSent, json(),
+                                      QStringLiteral("upstream %1 ended its session").arg(m_spec.name)});
+            return fail(QStringLiteral("the upstream ended its session"));
+        }
+        settle(id.get<qint64>(),
+               {Outcome::Kind::Lost, json(),
+                status ? QStringLiteral("upstream %1 answered HTTP %2 without a JSON-RPC answer")
+                             .arg(m_spec.name)
+                             .arg(status)
+                       : QStringLiteral("upstream %1: %2").arg(m_spec.name, reply->errorString())});
+    });
+}
+
+QByteArray UpstreamLink::headerValue(const QString &text)
+{
+    bool plain = !text.isEmpty() && text.trimmed() == text && !text.startsWith(QLatin1String("=?base64?"));
+    for (const QChar c : text)
+        plain = plain && c.unicode() >= 0x20 && c.unicode() < 0x7f;
+    return plain ? text.toLatin1() : "=?base64?" + text.toUtf8().toBase64() + "?=";
+}
+
+QList<json> UpstreamLink::messagesIn(const QByteArray &body, const QByteArray &contentType)
+{
+    QList<json> messages;
+    const auto add = [&messages](const QByteArray &text) {
+        const json parsed = json::parse(text.cbegin(), text.cend(), nullptr, false);
+        if (parsed.is_object()) {
+            messages.append(parsed);
+        } else if (parsed.is_array()) {
+            for (const json &m : parsed)
+                if (m.is_object())
+                    messages.append(m);
+        }
+    };
+    if (!contentType.trimmed().toLower().startsWith("text/event-stream")) {
+        add(body);
+        return messages;
+    }
+    // Server-sent events: each event's data lines, joined, are one message.
+    QByteArray data;
+    for (QByteArray line : body.split('\n')) {
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (line.isEmpty()) {
+            if (!data.isEmpty())
+                add(data);
+            data.clear();
+        } else if (line.startsWith("data:")) {
+            if (!data.isEmpty())
+                data.append('\n');
+            data.append(line.mid(line.startsWith("data: ") ? 6 : 5));
+        }
+    }
+    if (!data.isEmpty())
+        add(data);
+    return messages;
 }
 
 json UpstreamLink::envelope() const
@@ -268,20 +428,18 @@ void UpstreamLink::handshake()
 {
     m_modern = false;
     QPointer<UpstreamLink> self(this);
+    const quint64 generation = m_generation;
     call(QStringLiteral("server/discover"), {{"_meta", envelope()}}, kHandshakeMs,
-         [self](const Outcome &outcome) {
-             if (!self)
-                 return;
-             if (outcome.kind == Outcome::Kind::Lost && !self->m_process)
-                 return; // the process went: the restart handshakes again
-             const json versions = outcome.result.value("supportedVersions", json());
+         [self, generation](const Outcome &outcome) {
+             if (!self || self->m_generation != generation)
+                 return; // reset meanwhile: the next start handshakes again
+             const json &versions = member(outcome.result, "supportedVersions");
              if (outcome.kind == Outcome::Kind::Answered && versions.is_array() &&
                  std::find(versions.begin(), versions.end(), json(kModern)) != versions.end()) {
                  self->m_modern = true;
                  self->m_version = QString::fromLatin1(kModern);
-                 const json info = outcome.result.value("_meta", json::object())
-                                       .value("io.modelcontextprotocol/serverInfo", json::object());
-                 self->m_serverName = QString::fromStdString(info.value("name", std::string()));
+                 self->m_serverName = stringMember(
+                     member(member(outcome.result, "_meta"), "io.modelcontextprotocol/serverInfo"), "name");
                  return self->listTools(QString(), {});
              }
              if (outcome.kind == Outcome::Kind::Lost)
@@ -296,20 +454,19 @@ void UpstreamLink::initialize()
     const json params = {{"protocolVersion", kLegacy},
                          {"capabilities", json::object()},
                          {"clientInfo", {{"name", "countersign"}, {"version", COUNTERSIGN_VERSION}}}};
-    call(QStringLiteral("initialize"), params, kHandshakeMs, [self](const Outcome &outcome) {
-        if (!self || (outcome.kind == Outcome::Kind::Lost && !self->m_process))
+    const quint64 generation = m_generation;
+    call(QStringLiteral("initialize"), params, kHandshakeMs, [self, generation](const Outcome &outcome) {
+        if (!self || self->m_generation != generation)
             return;
         if (outcome.kind != Outcome::Kind::Answered)
             return self->fail(QStringLiteral("initialize failed: %1").arg(outcome.text));
-        const QString version =
-            QString::fromStdString(outcome.result.value("protocolVersion", std::string()));
+        const QString version = stringMember(outcome.result, "protocolVersion");
         if (!isKnownLegacy(version))
             return self->fail(
                 QStringLiteral("the upstream speaks protocol \"%1\", which Countersign does not")
                     .arg(version));
         self->m_version = version;
-        self->m_serverName = QString::fromStdString(
-            outcome.result.value("serverInfo", json::object()).value("name", std::string()));
+        self->m_serverName = stringMember(member(outcome.result, "serverInfo"), "name");
         self->send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
         self->listTools(QString(), {});
     });
@@ -321,42 +478,45 @@ void UpstreamLink::listTools(const QString &cursor, QList<json> sofar)
     json params = json::object();
     if (!cursor.isEmpty())
         params["cursor"] = cursor.toStdString();
-    call(QStringLiteral("tools/list"), params, kHandshakeMs, [self, sofar](const Outcome &outcome) mutable {
-        if (!self || (outcome.kind == Outcome::Kind::Lost && !self->m_process))
-            return;
-        if (outcome.kind != Outcome::Kind::Answered)
-            return self->fail(QStringLiteral("tools/list failed: %1").arg(outcome.text));
-        const json tools = outcome.result.value("tools", json());
-        if (!tools.is_array())
-            return self->fail(QStringLiteral("tools/list answered without a tools array"));
-        static const QRegularExpression toolName(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
-        for (const json &tool : tools) {
-            // The name becomes part of a Countersign tool name: plain characters only.
-            if (tool.is_object() && tool.value("name", json()).is_string() &&
-                toolName.match(QString::fromStdString(tool["name"].get<std::string>())).hasMatch() &&
-                tool.value("inputSchema", json()).is_object())
-                sofar.append(tool);
-            else
-                qCWarning(lcUpstream)
-                    << "upstream" << self->m_spec.name << "listed a tool without a name or inputSchema";
-        }
-        const json next = outcome.result.value("nextCursor", json());
-        if (next.is_string() && !next.get_ref<const std::string &>().empty() && sofar.size() < 10'000)
-            return self->listTools(QString::fromStdString(next.get<std::string>()), sofar);
-        self->m_tools = sofar;
-        self->m_relisting = false;
-        self->m_backoffMs = 500; // a working start: the next failure restarts soon again
-        qCInfo(lcUpstream) << "upstream" << self->m_spec.name << "ready:" << self->m_serverName
-                           << self->m_version << sofar.size() << "tools";
-        self->setState(State::Ready);
-        Q_EMIT self->toolsChanged();
-    });
+    const quint64 generation = m_generation;
+    call(QStringLiteral("tools/list"), params, kHandshakeMs,
+         [self, sofar, generation](const Outcome &outcome) mutable {
+             if (!self || self->m_generation != generation)
+                 return;
+             if (outcome.kind != Outcome::Kind::Answered)
+                 return self->fail(QStringLiteral("tools/list failed: %1").arg(outcome.text));
+             const json &tools = member(outcome.result, "tools");
+             if (!tools.is_array())
+                 return self->fail(QStringLiteral("tools/list answered without a tools array"));
+             static const QRegularExpression toolName(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
+             for (const json &tool : tools) {
+                 // The name becomes part of a Countersign tool name: plain characters only.
+                 if (tool.is_object() && tool.value("name", json()).is_string() &&
+                     toolName.match(QString::fromStdString(tool["name"].get<std::string>())).hasMatch() &&
+                     tool.value("inputSchema", json()).is_object())
+                     sofar.append(tool);
+                 else
+                     qCWarning(lcUpstream)
+                         << "upstream" << self->m_spec.name << "listed a tool without a name or inputSchema";
+             }
+             const json &next = member(outcome.result, "nextCursor");
+             if (next.is_string() && !next.get_ref<const std::string &>().empty() && sofar.size() < 10'000)
+                 return self->listTools(QString::fromStdString(next.get<std::string>()), sofar);
+             self->m_tools = sofar;
+             self->m_relisting = false;
+             self->m_backoffMs = 500; // a working start: the next failure restarts soon again
+             qCInfo(lcUpstream) << "upstream" << self->m_spec.name << "ready:" << self->m_serverName
+                                << self->m_version << sofar.size() << "tools";
+             self->setState(State::Ready);
+             Q_EMIT self->toolsChanged();
+         });
 }
 
 void UpstreamLink::fail(const QString &why)
 {
     if (!why.isEmpty() && why != QLatin1String("restarted"))
         qCWarning(lcUpstream) << "upstream" << m_spec.name << why;
+    ++m_generation; // the handshake's answers still on their way are for the old link
     m_lastError = why;
     const bool hadTools = !m_tools.isEmpty();
     m_tools.clear();

@@ -11,16 +11,19 @@
 
 #include <functional>
 
+class QNetworkAccessManager;
 class QProcess;
 
 namespace Countersign {
 
-// Countersign as an MCP client of one stdio upstream: starts its command, speaks JSON-RPC over its
-// stdin/stdout (one message per line), keeps it alive (restarted with backoff when it exits or
-// breaks the protocol; its stderr goes to the log), and keeps its tool list (tools/list, again on
-// notifications/tools/list_changed). Both eras: server/discover first, and when the server does
-// not answer it with 2026-07-28, initialize (2025-11-25, or the version the server answers with).
-// Lives in the server thread.
+// Countersign as an MCP client of one upstream. A stdio upstream: starts its command, speaks
+// JSON-RPC over its stdin/stdout (one message per line), keeps it alive (restarted with backoff when
+// it exits or breaks the protocol; its stderr goes to the log). An HTTP upstream: each message is a
+// POST to its URL with the configured headers (JSON or event-stream answers; a 2025-era server's
+// session id kept; redirects not followed), reconnected with backoff when unreachable. Either way it
+// keeps the tool list (tools/list, again on notifications/tools/list_changed). Both eras: server/discover
+// first, and when the server does not answer it with 2026-07-28, initialize (2025-11-25, or the version the
+// server answers with). Lives in the server thread.
 class UpstreamLink final : public QObject
 {
     Q_OBJECT
@@ -87,6 +90,10 @@ private:
     void handle(const nlohmann::json &message);
     void answerServerRequest(const nlohmann::json &message);
     void send(const nlohmann::json &message);
+    // HTTP: one POST per message; the answer (JSON or an event stream) is handled as it arrives.
+    void post(const nlohmann::json &message);
+    // Answers the request id (once; a late answer is dropped).
+    void settle(qint64 id, const Outcome &outcome);
     // Sends without the Ready check (the handshake's own requests).
     void call(const QString &method, nlohmann::json params, int timeoutMs, Reply reply);
     void handshake();
@@ -96,9 +103,16 @@ private:
     void fail(const QString &why);
     void setState(State state);
     nlohmann::json envelope() const;
+    // An Mcp-Name value: as is when plain ASCII, else =?base64?…?=.
+    static QByteArray headerValue(const QString &text);
+    // The JSON-RPC messages of an HTTP answer: a JSON body, or the data of each server-sent event.
+    static QList<nlohmann::json> messagesIn(const QByteArray &body, const QByteArray &contentType);
 
     UpstreamSpec m_spec;
     QProcess *m_process = nullptr;
+    QNetworkAccessManager *m_network = nullptr; // HTTP upstreams
+    QByteArray m_sessionId;                     // a 2025-era HTTP server's Mcp-Session-Id
+    quint64 m_generation = 0; // bumped at each start and failure: older answers are not for this link
     QByteArray m_out;
     QByteArray m_err;
     State m_state = State::Down;

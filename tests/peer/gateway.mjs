@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -39,8 +39,29 @@ const file = (name) => path.join(root, name);
 const runsFile = path.join(work, 'fake-runs');
 const pidFile = path.join(work, 'fake-pid');
 const fakeRuns = () => (existsSync(runsFile) ? readFileSync(runsFile, 'utf8').split('\n').filter(Boolean) : []);
+// HTTP upstreams, started before the console: the fake on the SDK v1 Streamable HTTP transport
+// (2025-era sessions, a bearer token required) and the SDK v2 server of the benchmarks
+// (createMcpHandler, 2026-07-28 only).
+const children = [];
+async function startHttp(args, pattern, env = {}) {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    children.push(child);
+    let out = '';
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${args[0]} did not listen: ${out}`)), 10000);
+        const seen = (chunk) => { out += chunk; const m = pattern.exec(out); if (m) { clearTimeout(timer); resolve(Number(m[1])); } };
+        child.stdout.on('data', seen);
+        child.stderr.on('data', seen);
+    });
+}
+const fakeHttpPort = await startHttp([path.join(here, 'fake-upstream.mjs'), '--http'], /listening (\d+)/, { FAKE_RUNS: runsFile, FAKE_TOKEN: 'upstream-secret' });
+const paasPort = await startHttp([path.join(here, 'sdk-gate-server.mjs'), '0'], /listening on http:\/\/127\.0\.0\.1:(\d+)/);
 const config = {
     upstreams: [
+        { name: 'http', url: `http://127.0.0.1:${fakeHttpPort}/mcp`, headers: { Authorization: 'Bearer upstream-secret' }, timeoutSeconds: 2 },
+        { name: 'badauth', url: `http://127.0.0.1:${fakeHttpPort}/mcp`, headers: { Authorization: 'Bearer wrong' } },
+        { name: 'paas', url: `http://127.0.0.1:${paasPort}/mcp` },
+        { name: 'gone', url: 'http://127.0.0.1:1/mcp' },
         { name: 'fs', command: [process.execPath, entry('@modelcontextprotocol/server-filesystem'), root],
           tools: { edit_file: { planWith: { dryRun: true }, targets: ['path'], risk: 'medium' },
                    write_file: { targets: ['path'], risk: 'medium' },
@@ -257,6 +278,56 @@ try {
         assert.deepEqual(await decide('list'), []);
     });
 
+    await check('HTTP upstreams: a 2025-era server with a session and a bearer header, and a 2026-07-28 server, serve their tools; unreachable or refused ones serve none', async () => {
+        const { tools } = await waitFor('the HTTP upstreams\' tools', async () => {
+            const listed = await client.listTools();
+            const names = listed.tools.map((t) => t.name);
+            return ['http_echo', 'http_record', 'paas_status', 'paas_bench_allowed'].every((n) => names.includes(n)) && listed;
+        }, 20000);
+        assert.ok(!tools.some((t) => t.name.startsWith('badauth_') || t.name.startsWith('gone_')), JSON.stringify(tools.map((t) => t.name)));
+    });
+
+    await check('HTTP (2025 session): http_echo allowed by annotation; http_record gated, approved, recorded once', async () => {
+        const echo = await call(client, 'http_echo', { name: 'over http' });
+        assert.equal(textOf(echo), 'echo over http');
+        const before = fakeRuns().length;
+        const pending = watch(call(client, 'http_record', { name: 'h-approved' }));
+        const card = await waitForCard('http_record');
+        assert.deepEqual(fakeRuns().slice(before), []);
+        await decide('approve', '--nonce', card.nonce);
+        const r = await pending.promise;
+        assert.equal(textOf(r), 'recorded h-approved');
+        assert.deepEqual(fakeRuns().slice(before), ['record h-approved']);
+    });
+
+    await check('HTTP (2025 session): an upstream call that never answers ends "outcome unknown" at the timeout, once', async () => {
+        const pending = watch(call(client, 'http_hang', { name: 'h-hang' }));
+        const card = await waitForCard('http_hang');
+        const before = fakeRuns().length;
+        await decide('approve', '--nonce', card.nonce);
+        const r = await pending.promise;
+        assert.ok(r.isError);
+        assert.match(textOf(r), /Outcome unknown/);
+        assert.deepEqual(fakeRuns().slice(before), ['hang h-hang']);
+    });
+
+    await check('HTTP (2026-07-28): paas_status allowed; paas_bench_allowed gated and run once approved; an upstream that needs input it cannot have refuses, and that is said', async () => {
+        assert.equal(textOf(await call(client, 'paas_status', {})), 'ok');
+        const pending = watch(call(client, 'paas_bench_allowed', { target: 'svc-1' }));
+        const card = await waitForCard('paas_bench_allowed');
+        assert.ok(card.diff.includes('target: svc-1'), card.diff);
+        await decide('approve', '--nonce', card.nonce);
+        const r = await pending.promise;
+        assert.ok(!r.isError, textOf(r));
+        assert.match(textOf(r), /exit code 0/);
+        const asking = watch(call(client, 'paas_bench_gated', { target: 'svc-2' }));
+        await decide('approve', '--nonce', (await waitForCard('paas_bench_gated')).nonce);
+        const a = await asking.promise;
+        assert.ok(a.isError);
+        // Countersign declares no elicitation to upstreams: the SDK server refuses with -32021.
+        assert.match(textOf(a), /Upstream paas refused the call: .*capabilit/);
+    });
+
     await check('the audit log holds every gateway call, the allowed reads included, and verifies', async () => {
         const { stdout } = await run(binary, ['audit', 'verify', '--data-dir', server.dataDir]);
         assert.match(stdout, /ok|verified/i, stdout);
@@ -267,6 +338,7 @@ try {
         assert.ok(rows.some((row) => row.tool === 'mem_delete_entities' && row.reason === 'prod stays'));
     });
 } finally {
+    for (const child of children) child.kill();
     await client?.close().catch(() => {});
     await stopConsoleOf(server.dataDir);
     await server.stop();
