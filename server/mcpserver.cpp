@@ -78,6 +78,7 @@ Result<quint16> McpServer::start()
                                               "approval in its desktop window. A gated tool answers "
                                               "input_required until the human decides; keep retrying "
                                               "with the requestState it returns.")});
+    m_dispatcher->setContent(m_upstreams);
     const auto authenticate = [this](const QByteArray &token) { return m_tokens->authenticate(token); };
     if (!m_setup.bridgeSocketPath.isEmpty()) {
         m_bridges = new LocalEndpoint(*m_dispatcher, authenticate, this);
@@ -181,6 +182,10 @@ int McpServer::drain()
 
 void McpServer::stop()
 {
+    // First: ending the upstreams answers what still waits on them ("outcome unknown" for a call
+    // in flight), and those answers go through the dispatcher, the gate and the open connections.
+    delete m_upstreams;
+    m_upstreams = nullptr;
     delete m_http; // closes connections; held requests are dropped with them
     m_http = nullptr;
     delete m_bridges;
@@ -188,8 +193,6 @@ void McpServer::stop()
     m_endpoint.reset();
     m_dispatcher.reset();
     m_tools.reset();
-    delete m_upstreams; // ends their processes; calls in flight end "outcome unknown"
-    m_upstreams = nullptr;
     delete m_runner; // kills running commands without reporting: an unfinished claim stays unfinished
     m_runner = nullptr;
     delete m_gate;

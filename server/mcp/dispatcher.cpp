@@ -1,5 +1,6 @@
 #include "dispatcher.h"
 
+#include "contentsource.h"
 #include "jsonrpc.h"
 #include "schemavalidator.h"
 #include "tool.h"
@@ -259,6 +260,8 @@ void Dispatcher::handleChecked(const McpRequest &request, const CallContext &con
         return done(result(request.id, listTools()));
     if (request.method == QLatin1String("tools/call"))
         return callTool(request, context, std::move(done));
+    if (serveContent(request, done))
+        return;
     done(errorReply(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
 }
 
@@ -269,7 +272,7 @@ void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &cont
     if (request.method == QLatin1String("initialize")) {
         json body = {
             {"protocolVersion", request.envelope.protocolVersion.toStdString()},
-            {"capabilities", {{"tools", {{"listChanged", false}}}}},
+            {"capabilities", capabilities(true)},
             {"serverInfo", {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
         if (!m_info.instructions.isEmpty())
             body["instructions"] = m_info.instructions.toStdString();
@@ -285,7 +288,50 @@ void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &cont
     }
     if (request.method == QLatin1String("tools/call"))
         return callTool(request, context, std::move(done));
+    if (serveContent(request, done))
+        return;
     done(errorReply(200, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
+}
+
+bool Dispatcher::serveContent(const McpRequest &request, ReplyHandler &done) const
+{
+    const QString &method = request.method;
+    const bool prompts = method == QLatin1String("prompts/list") || method == QLatin1String("prompts/get");
+    const bool resources = method == QLatin1String("resources/list") ||
+                           method == QLatin1String("resources/templates/list") ||
+                           method == QLatin1String("resources/read");
+    if (!m_content || (!prompts && !resources) || (prompts && !m_content->servesPrompts()) ||
+        (resources && !m_content->servesResources()))
+        return false;
+    const bool legacy = request.envelope.legacy;
+    // Lists and resources/read are cacheable results: they carry caching hints (these change with
+    // the upstreams, so nothing may be reused).
+    const bool list = method.endsWith(QLatin1String("/list")) || method == QLatin1String("resources/read");
+    m_content->serve(method, request.params,
+                     [this, id = request.id, legacy, list, done = std::move(done)](ToolReply reply) {
+                         if (auto *err = std::get_if<ProtocolError>(&reply))
+                             return done(errorReply(legacy ? 200 : httpStatusFor(err->code), id, err->code,
+                                                    err->message, err->data));
+                         json body = std::move(std::get<json>(reply));
+                         if (legacy)
+                             return done(legacyResult(id, std::move(body)));
+                         if (list) {
+                             body["ttlMs"] = 0;
+                             body["cacheScope"] = "private";
+                         }
+                         done(result(id, std::move(body)));
+                     });
+    return true;
+}
+
+json Dispatcher::capabilities(bool legacy) const
+{
+    json caps = {{"tools", legacy ? json{{"listChanged", false}} : json::object()}};
+    if (m_content && m_content->servesPrompts())
+        caps["prompts"] = legacy ? json{{"listChanged", false}} : json::object();
+    if (m_content && m_content->servesResources())
+        caps["resources"] = legacy ? json{{"listChanged", false}, {"subscribe", false}} : json::object();
+    return caps;
 }
 
 Reply Dispatcher::legacyResult(const json &id, json body) const
@@ -342,7 +388,7 @@ Reply Dispatcher::result(const json &id, json body) const
 json Dispatcher::discover() const
 {
     json body = {{"supportedVersions", supportedVersions()},
-                 {"capabilities", {{"tools", json::object()}}},
+                 {"capabilities", capabilities(false)},
                  {"ttlMs", 0},
                  {"cacheScope", "private"}};
     if (!m_info.instructions.isEmpty())

@@ -11,6 +11,7 @@
 
 namespace Countersign {
 
+class ContentSource;
 class ToolRegistry;
 
 // JSON-RPC dispatch for MCP 2026-07-28, without any transport: a parsed message goes in, a Reply
@@ -28,6 +29,10 @@ public:
 
     Dispatcher(const ToolRegistry &tools, ServerInfo info);
     Q_DISABLE_COPY_MOVE(Dispatcher)
+
+    // Where prompts and resources come from (the gateway); none: they are not advertised and their
+    // methods answer -32601. Must outlive the dispatcher.
+    void setContent(ContentSource *content) { m_content = content; }
 
     // Checks JSON-RPC shape and the _meta envelope. A Reply means the message is answered already
     // (an error, or 202 for a notification). headerVersion is the MCP-Protocol-Version header, if
@@ -62,12 +67,17 @@ private:
     nlohmann::json discover() const;
     nlohmann::json listTools() const;
     void callTool(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
+    // prompts/* and resources/* through the content source; false when the method is not one of
+    // them or nothing serves it (the caller answers -32601).
+    bool serveContent(const McpRequest &request, ReplyHandler &done) const;
+    nlohmann::json capabilities(bool legacy) const;
     Reply result(const nlohmann::json &id, nlohmann::json body) const;
     // A 2025-era result: no resultType, no caching hints.
     Reply legacyResult(const nlohmann::json &id, nlohmann::json body) const;
 
     const ToolRegistry &m_tools;
     ServerInfo m_info;
+    ContentSource *m_content = nullptr;
 };
 
 } // namespace Countersign

@@ -193,7 +193,7 @@ void UpstreamLink::handle(const json &message)
             return answerServerRequest(message);
         if (*method == "notifications/tools/list_changed" && m_state == State::Ready && !m_relisting) {
             m_relisting = true;
-            listTools(QString(), {});
+            listTools();
         }
         return; // other notifications (progress, log messages) are not relayed
     }
@@ -440,7 +440,8 @@ void UpstreamLink::handshake()
                  self->m_version = QString::fromLatin1(kModern);
                  self->m_serverName = stringMember(
                      member(member(outcome.result, "_meta"), "io.modelcontextprotocol/serverInfo"), "name");
-                 return self->listTools(QString(), {});
+                 self->m_capabilities = member(outcome.result, "capabilities");
+                 return self->listTools();
              }
              if (outcome.kind == Outcome::Kind::Lost)
                  return self->fail(QStringLiteral("no answer to server/discover: %1").arg(outcome.text));
@@ -467,49 +468,118 @@ void UpstreamLink::initialize()
                     .arg(version));
         self->m_version = version;
         self->m_serverName = stringMember(member(outcome.result, "serverInfo"), "name");
+        self->m_capabilities = member(outcome.result, "capabilities");
         self->send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-        self->listTools(QString(), {});
+        self->listTools();
     });
 }
 
-void UpstreamLink::listTools(const QString &cursor, QList<json> sofar)
+void UpstreamLink::listAll(const QString &method, const char *key, const QString &cursor, QList<json> sofar,
+                           std::function<void(Result<QList<json>>)> then)
 {
     QPointer<UpstreamLink> self(this);
     json params = json::object();
     if (!cursor.isEmpty())
         params["cursor"] = cursor.toStdString();
     const quint64 generation = m_generation;
-    call(QStringLiteral("tools/list"), params, kHandshakeMs,
-         [self, sofar, generation](const Outcome &outcome) mutable {
+    call(method, params, kHandshakeMs,
+         [self, generation, method, key, sofar, then = std::move(then)](const Outcome &outcome) mutable {
              if (!self || self->m_generation != generation)
                  return;
              if (outcome.kind != Outcome::Kind::Answered)
-                 return self->fail(QStringLiteral("tools/list failed: %1").arg(outcome.text));
-             const json &tools = member(outcome.result, "tools");
-             if (!tools.is_array())
-                 return self->fail(QStringLiteral("tools/list answered without a tools array"));
-             static const QRegularExpression toolName(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
-             for (const json &tool : tools) {
-                 // The name becomes part of a Countersign tool name: plain characters only.
-                 if (tool.is_object() && tool.value("name", json()).is_string() &&
-                     toolName.match(QString::fromStdString(tool["name"].get<std::string>())).hasMatch() &&
-                     tool.value("inputSchema", json()).is_object())
-                     sofar.append(tool);
+                 return then(failure(QStringLiteral("%1 failed: %2").arg(method, outcome.text)));
+             const json &items = member(outcome.result, key);
+             if (!items.is_array())
+                 return then(failure(
+                     QStringLiteral("%1 answered without a %2 array").arg(method, QLatin1String(key))));
+             for (const json &item : items) {
+                 if (keeps(key, item))
+                     sofar.append(item);
                  else
                      qCWarning(lcUpstream)
-                         << "upstream" << self->m_spec.name << "listed a tool without a name or inputSchema";
+                         << "upstream" << self->m_spec.name << method
+                         << "listed an item without a plain name, uri or schema: not served";
              }
              const json &next = member(outcome.result, "nextCursor");
              if (next.is_string() && !next.get_ref<const std::string &>().empty() && sofar.size() < 10'000)
-                 return self->listTools(QString::fromStdString(next.get<std::string>()), sofar);
-             self->m_tools = sofar;
-             self->m_relisting = false;
-             self->m_backoffMs = 500; // a working start: the next failure restarts soon again
-             qCInfo(lcUpstream) << "upstream" << self->m_spec.name << "ready:" << self->m_serverName
-                                << self->m_version << sofar.size() << "tools";
-             self->setState(State::Ready);
-             Q_EMIT self->toolsChanged();
+                 return self->listAll(method, key, QString::fromStdString(next.get<std::string>()), sofar,
+                                      std::move(then));
+             then(sofar);
          });
+}
+
+bool UpstreamLink::keeps(const char *key, const json &item)
+{
+    // A tool's or prompt's name becomes part of a Countersign name: plain characters only.
+    static const QRegularExpression plainName(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
+    const auto plain = [&item](const char *field) {
+        const json &v = member(item, field);
+        return v.is_string() && plainName.match(QString::fromStdString(v.get<std::string>())).hasMatch();
+    };
+    const auto text = [&item](const char *field) {
+        const json &v = member(item, field);
+        return v.is_string() && !v.get_ref<const std::string &>().empty() &&
+               v.get_ref<const std::string &>().size() <= 4096;
+    };
+    const std::string k = key;
+    if (k == "tools")
+        return plain("name") && member(item, "inputSchema").is_object();
+    if (k == "prompts")
+        return plain("name");
+    if (k == "resources")
+        return text("uri");
+    return text("uriTemplate");
+}
+
+void UpstreamLink::listTools()
+{
+    QPointer<UpstreamLink> self(this);
+    listAll(QStringLiteral("tools/list"), "tools", QString(), {}, [self](Result<QList<json>> tools) {
+        if (!tools)
+            return self->fail(tools.error());
+        self->m_tools = std::move(tools).value();
+        self->m_relisting = false;
+        if (self->m_state == State::Ready)
+            return Q_EMIT self->toolsChanged(); // listed anew after list_changed
+        self->listContent(0);
+    });
+}
+
+void UpstreamLink::listContent(int step)
+{
+    // Prompts, resources and resource templates, each when the server declared it; a list that
+    // fails leaves that list empty (it is read-only content), not the link down.
+    static const struct
+    {
+        const char *capability;
+        const char *method;
+        const char *key;
+    } kLists[] = {{"prompts", "prompts/list", "prompts"},
+                  {"resources", "resources/list", "resources"},
+                  {"resources", "resources/templates/list", "resourceTemplates"}};
+    if (step == int(std::size(kLists))) {
+        m_backoffMs = 500; // a working start: the next failure restarts soon again
+        qCInfo(lcUpstream) << "upstream" << m_spec.name << "ready:" << m_serverName << m_version
+                           << m_tools.size() << "tools," << m_prompts.size() << "prompts,"
+                           << m_resources.size() << "resources";
+        setState(State::Ready);
+        Q_EMIT toolsChanged();
+        return;
+    }
+    const auto &list = kLists[step];
+    QList<json> *target = step == 0 ? &m_prompts : step == 1 ? &m_resources : &m_templates;
+    target->clear();
+    if (!member(m_capabilities, list.capability).is_object())
+        return listContent(step + 1);
+    QPointer<UpstreamLink> self(this);
+    listAll(QString::fromLatin1(list.method), list.key, QString(), {},
+            [self, step, target](Result<QList<json>> items) {
+                if (items)
+                    *target = std::move(items).value();
+                else
+                    qCWarning(lcUpstream) << "upstream" << self->m_spec.name << items.error();
+                self->listContent(step + 1);
+            });
 }
 
 void UpstreamLink::fail(const QString &why)
@@ -520,6 +590,9 @@ void UpstreamLink::fail(const QString &why)
     m_lastError = why;
     const bool hadTools = !m_tools.isEmpty();
     m_tools.clear();
+    m_prompts.clear();
+    m_resources.clear();
+    m_templates.clear();
     if (m_process) {
         QProcess *process = std::exchange(m_process, nullptr);
         process->disconnect(this);

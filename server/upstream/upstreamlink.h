@@ -64,6 +64,14 @@ public:
     QString serverName() const { return m_serverName; }
     // The upstream's tools, as its tools/list gave them (names as the upstream knows them).
     const QList<nlohmann::json> &tools() const { return m_tools; }
+    // Its prompts, resources and resource templates (read-only content), when it declared them.
+    const QList<nlohmann::json> &prompts() const { return m_prompts; }
+    const QList<nlohmann::json> &resources() const { return m_resources; }
+    const QList<nlohmann::json> &resourceTemplates() const { return m_templates; }
+    bool servesResources() const
+    {
+        return m_capabilities.is_object() && m_capabilities.contains("resources");
+    }
 
     // Sends a request when Ready (else NotSent at once, from the event loop); reply is called once.
     void request(const QString &method, nlohmann::json params, int timeoutMs, Reply reply);
@@ -98,7 +106,13 @@ private:
     void call(const QString &method, nlohmann::json params, int timeoutMs, Reply reply);
     void handshake();
     void initialize();
-    void listTools(const QString &cursor, QList<nlohmann::json> sofar);
+    // Every page of a list (method answering {key: [...], nextCursor}), the items keeps() accepts.
+    void listAll(const QString &method, const char *key, const QString &cursor, QList<nlohmann::json> sofar,
+                 std::function<void(Result<QList<nlohmann::json>>)> then);
+    static bool keeps(const char *key, const nlohmann::json &item);
+    void listTools();
+    // The prompts and resources lists, from step on; then Ready.
+    void listContent(int step);
     // The process is gone or unusable: every request in flight ends Lost, and a restart is planned.
     void fail(const QString &why);
     void setState(State state);
@@ -121,6 +135,10 @@ private:
     QString m_serverName;
     bool m_modern = false;
     QList<nlohmann::json> m_tools;
+    QList<nlohmann::json> m_prompts;
+    QList<nlohmann::json> m_resources;
+    QList<nlohmann::json> m_templates;
+    nlohmann::json m_capabilities; // as the server declared them
     qint64 m_nextId = 1;
     QHash<qint64, Pending> m_pending;
     QTimer m_restart;

@@ -7,6 +7,7 @@
 #include "upstreamlink.h"
 
 #include <QLoggingCategory>
+#include <QRegularExpression>
 
 Q_DECLARE_LOGGING_CATEGORY(lcUpstream)
 
@@ -99,6 +100,139 @@ UpstreamLink *Upstreams::link(const QString &name) const
 {
     const auto found = m_links.find(name);
     return found == m_links.end() ? nullptr : found->second;
+}
+
+void Upstreams::serve(const QString &method, const json &params, ToolDone done)
+{
+    const auto listOf = [this](const char *key, auto items, bool prefixed) {
+        json all = json::array();
+        for (const auto &[name, link] : m_links) {
+            for (json item : (link->*items)()) {
+                if (prefixed)
+                    item["name"] =
+                        (link->spec().prefix + QString::fromStdString(item["name"].get<std::string>()))
+                            .toStdString();
+                all.push_back(std::move(item));
+            }
+        }
+        return json{{key, std::move(all)}};
+    };
+    if (method == QLatin1String("prompts/list"))
+        return done(listOf("prompts", &UpstreamLink::prompts, true));
+    if (method == QLatin1String("resources/list"))
+        return done(listOf("resources", &UpstreamLink::resources, false));
+    if (method == QLatin1String("resources/templates/list"))
+        return done(listOf("resourceTemplates", &UpstreamLink::resourceTemplates, false));
+    if (method == QLatin1String("prompts/get")) {
+        const auto name = params.find("name");
+        if (name == params.end() || !name->is_string())
+            return done(ProtocolError{-32602, QStringLiteral("Invalid params: name must be a string"), {}});
+        QString original;
+        UpstreamLink *link = promptOwner(QString::fromStdString(name->get<std::string>()), original);
+        if (!link)
+            return done(ProtocolError{
+                -32602,
+                QStringLiteral("Unknown prompt: %1").arg(QString::fromStdString(name->get<std::string>())),
+                {}});
+        json forwarded = {{"name", original.toStdString()}};
+        if (const auto args = params.find("arguments"); args != params.end() && args->is_object())
+            forwarded["arguments"] = *args;
+        return forward(link, method, std::move(forwarded), std::move(done));
+    }
+    if (method == QLatin1String("resources/read")) {
+        const auto uri = params.find("uri");
+        if (uri == params.end() || !uri->is_string())
+            return done(ProtocolError{-32602, QStringLiteral("Invalid params: uri must be a string"), {}});
+        UpstreamLink *link = resourceOwner(QString::fromStdString(uri->get<std::string>()));
+        if (!link)
+            return done(ProtocolError{
+                -32602, QStringLiteral("Resource not found"), {{"uri", uri->get<std::string>()}}});
+        return forward(link, method, {{"uri", *uri}}, std::move(done));
+    }
+    done(ProtocolError{-32601, QStringLiteral("Method not found"), {}});
+}
+
+UpstreamLink *Upstreams::promptOwner(const QString &served, QString &original) const
+{
+    for (const auto &[name, link] : m_links) {
+        const QString &prefix = link->spec().prefix;
+        if (!served.startsWith(prefix))
+            continue;
+        const std::string wanted = served.mid(prefix.size()).toStdString();
+        for (const json &prompt : link->prompts()) {
+            if (prompt["name"] == wanted) {
+                original = QString::fromStdString(wanted);
+                return link;
+            }
+        }
+    }
+    return nullptr;
+}
+
+UpstreamLink *Upstreams::resourceOwner(const QString &uri) const
+{
+    const std::string wanted = uri.toStdString();
+    for (const auto &[name, link] : m_links)
+        for (const json &resource : link->resources())
+            if (resource["uri"] == wanted)
+                return link;
+    // Not listed (a template's instance, or a list that is paged or changes): the upstream whose
+    // template matches, each {expression} standing for any text.
+    for (const auto &[name, link] : m_links) {
+        for (const json &tmpl : link->resourceTemplates()) {
+            const QString pattern = QString::fromStdString(tmpl["uriTemplate"].get<std::string>());
+            QString regex;
+            qsizetype at = 0;
+            for (;;) {
+                const qsizetype open = pattern.indexOf(QLatin1Char('{'), at);
+                const qsizetype close = open < 0 ? -1 : pattern.indexOf(QLatin1Char('}'), open);
+                if (close < 0) {
+                    regex += QRegularExpression::escape(pattern.mid(at));
+                    break;
+                }
+                regex += QRegularExpression::escape(pattern.mid(at, open - at)) + QStringLiteral(".+");
+                at = close + 1;
+            }
+            if (QRegularExpression(QRegularExpression::anchoredPattern(regex)).match(uri).hasMatch())
+                return link;
+        }
+    }
+    return nullptr;
+}
+
+void Upstreams::forward(UpstreamLink *link, const QString &method, json params, ToolDone done)
+{
+    const QString upstream = link->spec().name;
+    link->request(
+        method, std::move(params), link->spec().timeoutSeconds * 1000,
+        [upstream, done = std::move(done)](const UpstreamLink::Outcome &outcome) {
+            using Kind = UpstreamLink::Outcome::Kind;
+            if (outcome.kind == Kind::Answered) {
+                json body = outcome.result;
+                if (body.contains("resultType") && body["resultType"] != "complete")
+                    return done(ProtocolError{
+                        -32603,
+                        QStringLiteral("upstream %1 asked for input, which Countersign does not relay")
+                            .arg(upstream),
+                        {}});
+                // Countersign's own _meta goes on the answer; the upstream's is not passed on.
+                body.erase("_meta");
+                body.erase("resultType");
+                body.erase("ttlMs");
+                body.erase("cacheScope");
+                return done(std::move(body));
+            }
+            if (outcome.kind == Kind::Refused) {
+                const json &code = outcome.result.is_object() ? outcome.result.value("code", json()) : json();
+                const int c = code.is_number_integer() && code.get<long long>() >= -32768 &&
+                                      code.get<long long>() <= -32000
+                                  ? code.get<int>()
+                                  : -32603;
+                return done(
+                    ProtocolError{c, QStringLiteral("upstream %1: %2").arg(upstream, outcome.text), {}});
+            }
+            done(ProtocolError{-32603, outcome.text, {}});
+        });
 }
 
 } // namespace Countersign

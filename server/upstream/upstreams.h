@@ -1,5 +1,6 @@
 #pragma once
 
+#include "contentsource.h"
 #include "upstreamspec.h"
 
 #include <nlohmann/json.hpp>
@@ -18,8 +19,10 @@ class UpstreamLink;
 
 // The configured upstream MCP servers (server/upstream): one UpstreamLink each, kept across
 // configuration reloads while its connection (command, env, cwd, url, headers) stays the same.
+// Their prompts and resources are served read-only (ContentSource): prompts named <prefix><name>
+// like tools, resources under their own URIs, each read routed to the upstream that listed it.
 // Lives in the server thread.
-class Upstreams final : public QObject
+class Upstreams final : public QObject, public ContentSource
 {
     Q_OBJECT
 public:
@@ -38,12 +41,24 @@ public:
     nlohmann::json status(const Policy &policy) const;
     UpstreamLink *link(const QString &name) const;
 
+    // ContentSource: advertised as soon as an upstream is configured (its lists fill when it is ready).
+    bool servesPrompts() const override { return !m_links.empty(); }
+    bool servesResources() const override { return !m_links.empty(); }
+    void serve(const QString &method, const nlohmann::json &params, ToolDone done) override;
+
 Q_SIGNALS:
     // An upstream's tools changed (it became ready, went down, or listed anew).
     void toolsChanged();
     void statusChanged();
 
 private:
+    // The upstream that serves a prompt (by its served name) or a resource URI, and the name
+    // or URI it knows it by; nullptr when none does.
+    UpstreamLink *promptOwner(const QString &served, QString &original) const;
+    UpstreamLink *resourceOwner(const QString &uri) const;
+    // Forwards a read-only request and answers done with the upstream's result, or why not.
+    static void forward(UpstreamLink *link, const QString &method, nlohmann::json params, ToolDone done);
+
     std::map<QString, UpstreamLink *> m_links;
 };
 

@@ -66,6 +66,7 @@ const config = {
           tools: { edit_file: { planWith: { dryRun: true }, targets: ['path'], risk: 'medium' },
                    write_file: { targets: ['path'], risk: 'medium' },
                    move_file: { targets: ['source', 'destination'], risk: 'medium' } } },
+        { name: 'every', command: [process.execPath, entry('@modelcontextprotocol/server-everything'), 'stdio'] },
         { name: 'mem', command: [process.execPath, entry('@modelcontextprotocol/server-memory')],
           env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') },
           tools: { delete_entities: { targets: ['entityNames'], risk: 'medium' } } },
@@ -326,6 +327,45 @@ try {
         assert.ok(a.isError);
         // Countersign declares no elicitation to upstreams: the SDK server refuses with -32021.
         assert.match(textOf(a), /Upstream paas refused the call: .*capabilit/);
+    });
+
+    await check('prompts and resources of an upstream (server-everything) pass through read-only: prompts prefixed, resources under their URIs', async () => {
+        const { prompts } = await waitFor('the upstream prompts', async () => {
+            const listed = await client.listPrompts();
+            return listed.prompts.some((p) => p.name === 'every_simple-prompt') && listed;
+        }, 20000);
+        assert.ok(prompts.every((p) => p.name.startsWith('every_')), JSON.stringify(prompts.map((p) => p.name)));
+        const simple = await client.getPrompt({ name: 'every_simple-prompt' });
+        assert.ok(simple.messages.length > 0 && simple.messages[0].content.type === 'text', JSON.stringify(simple));
+        const withArgs = await client.getPrompt({ name: 'every_args-prompt', arguments: { city: 'Lisbon' } });
+        assert.match(JSON.stringify(withArgs.messages), /Lisbon/);
+        await assert.rejects(client.getPrompt({ name: 'simple-prompt' }), /Unknown prompt/);
+        const { resources } = await client.listResources();
+        assert.ok(resources.length > 0, 'resources listed');
+        const first = resources[0];
+        const read = await client.readResource({ uri: first.uri });
+        assert.equal(read.contents[0].uri, first.uri);
+        await assert.rejects(client.readResource({ uri: 'file:///etc/passwd' }), /Resource not found/);
+        const { resourceTemplates } = await client.listResourceTemplates();
+        assert.ok(Array.isArray(resourceTemplates));
+        // Reading is not gated and leaves no card.
+        assert.deepEqual(await decide('list'), []);
+    });
+
+    await check('v1 client (2025-11-25): the same prompts and resources in the 2025 shapes', async () => {
+        const c = await v1('http');
+        try {
+            assert.ok(c.getServerCapabilities()?.prompts && c.getServerCapabilities()?.resources);
+            const { prompts } = await c.listPrompts();
+            assert.ok(prompts.some((p) => p.name === 'every_simple-prompt'));
+            const got = await c.getPrompt({ name: 'every_simple-prompt' });
+            assert.ok(got.messages.length > 0);
+            const { resources } = await c.listResources();
+            const read = await c.readResource({ uri: resources[0].uri });
+            assert.equal(read.contents[0].uri, resources[0].uri);
+        } finally {
+            await c.close().catch(() => {});
+        }
     });
 
     await check('the audit log holds every gateway call, the allowed reads included, and verifies', async () => {
