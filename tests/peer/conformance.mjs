@@ -17,7 +17,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const [binary, testHost] = process.argv.slice(2);
 if (!binary || !testHost) { console.error('usage: conformance.mjs COUNTERSIGN_BINARY TEST_HOST_BINARY'); process.exit(1); }
 
-const server = await startCountersign(binary, { serverBinary: testHost, tokenName: 'conformance' });
+// Prompts and resources come from an upstream behind the gateway: the official "everything" server
+// (@modelcontextprotocol/server-everything, pinned by package-lock.json), its names unprefixed.
+const everything = path.join(here, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+const config = { upstreams: [{ name: 'everything', prefix: '', command: [process.execPath, everything, 'stdio'] }] };
+const server = await startCountersign(binary, { serverBinary: testHost, tokenName: 'conformance', config });
+for (let waited = 0; !/upstream "everything" ready/.test(server.stderr()); waited += 100) {
+    if (waited > 20000) { console.error(`the everything upstream did not start:\n${server.stderr()}`); process.exit(1); }
+    await new Promise((r) => setTimeout(r, 100));
+}
 const proxy = spawn(process.execPath, [path.join(here, 'auth-proxy.mjs'), '--target', server.url, '--token', server.token],
     { stdio: ['ignore', 'pipe', 'inherit'] });
 const proxyUrl = await new Promise((resolve) => proxy.stdout.on('data', (d) => {
