@@ -83,6 +83,24 @@ Status AuditStore::recordOperation(const Operation &op)
     return commitSigned(transaction);
 }
 
+Status AuditStore::recordClaimed(const Operation &op)
+{
+    WriteTransaction transaction(m_db);
+    if (!transaction.begun())
+        return transaction.begun();
+    if (auto recorded = insertRecorded(transaction, op); !recorded)
+        return recorded;
+    auto claimed = m_claims->insert(transaction, op.nonce, m_clock.nowMs());
+    if (!claimed)
+        return failure(claimed.error());
+    if (!claimed.value())
+        return failure(QStringLiteral("claim refused"));
+    if (auto appended = m_chain->append(transaction, QStringLiteral("claimed"), op.nonce, json::object());
+        !appended)
+        return appended;
+    return commitSigned(transaction);
+}
+
 Result<QString> AuditStore::recordCard(const Operation &card)
 {
     WriteTransaction transaction(m_db);

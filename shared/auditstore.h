@@ -38,6 +38,9 @@ public:
 
     // A new operation: pending (a card), or allowed/denied by a rule.
     Status recordOperation(const Operation &operation);
+    // A call a rule allowed: recorded and its run claimed, in one transaction (one commit fewer on
+    // the path every allowed call takes).
+    Status recordClaimed(const Operation &operation);
     // A new card, unless its connection already has an unexpired pending card for the same tool
     // and arguments (an identical call planned at the same time): the check and the insert hold
     // one write lock. The nonce of the card in force: card's, or the earlier one's (then nothing

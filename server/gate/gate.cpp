@@ -229,11 +229,8 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     const qint64 now = m_clock.nowMs();
     const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()), rule,
                                             now, now, Operation::Status::Allowed);
-    if (auto stored = m_store.recordOperation(op); !stored)
+    if (auto stored = m_store.recordClaimed(op); !stored)
         return done(storeFailure(stored.error()));
-    auto claimed = m_store.claim(op.nonce);
-    if (!claimed || !claimed.value())
-        return done(storeFailure(claimed ? QStringLiteral("claim refused") : claimed.error()));
     Q_EMIT stepRecorded(Step::Claimed, op.nonce);
     ++m_applying;
     QPointer<Gate> self(this);
