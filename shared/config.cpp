@@ -152,10 +152,15 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                     if (other.name == upstream.value().name)
                         return fieldError(fileName, text, key,
                                           QStringLiteral("a second upstream named %1").arg(other.name));
-                    if (other.prefix == upstream.value().prefix)
-                        return fieldError(fileName, text, key,
-                                          QStringLiteral("upstreams %1 and %2 share the tool prefix \"%3\"")
-                                              .arg(other.name, upstream.value().name, other.prefix));
+                    // One prefix starting another would let one upstream serve names that read as
+                    // the other's ("gh_" + "ent_secret" and "gh_ent_" + "secret").
+                    const QString &a = other.prefix, &b = upstream.value().prefix;
+                    if (a.startsWith(b) || b.startsWith(a))
+                        return fieldError(
+                            fileName, text, key,
+                            QStringLiteral("upstreams %1 and %2 have tool prefixes \"%3\" and \"%4\": "
+                                           "neither may start the other")
+                                .arg(other.name, upstream.value().name, a, b));
                 }
                 config.m_upstreams.append(std::move(upstream).value());
             }

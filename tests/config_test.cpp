@@ -34,7 +34,7 @@ private Q_SLOTS:
                 "cwd": "/srv", "timeoutSeconds": 5,
                 "tools": {"edit_file": {"planWith": {"dryRun": true}, "targets": ["path"], "risk": "low"},
                           "read_file": {"decision": "deny"}}},
-               {"name": "paas", "prefix": "", "url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer x"}}]})",
+               {"name": "paas", "prefix": "cloud_", "url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer x"}}]})",
             QStringLiteral("c.json"));
         QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error()));
         const QList<UpstreamSpec> &ups = config.value().upstreams();
@@ -50,7 +50,7 @@ private Q_SLOTS:
         QVERIFY(edit.risk == Risk::Low);
         QVERIFY(ups[0].settingsOf(QStringLiteral("read_file")).decision == Verdict::Deny);
         QVERIFY(!ups[0].settingsOf(QStringLiteral("other")).decision);
-        QCOMPARE(ups[1].prefix, QString());
+        QCOMPARE(ups[1].prefix, QStringLiteral("cloud_"));
         QVERIFY(!ups[1].isStdio());
         QCOMPARE(ups[1].headers.size(), 1);
     }
@@ -145,7 +145,15 @@ private Q_SLOTS:
         QTest::newRow("upstream prefixes twice")
             << QByteArray("{\"upstreams\": [{\"name\": \"a\", \"command\": [\"a\"], \"prefix\": \"p_\"}, "
                           "{\"name\": \"b\", \"command\": [\"b\"], \"prefix\": \"p_\"}]}")
-            << QStringLiteral("share the tool prefix \"p_\"");
+            << QStringLiteral("tool prefixes \"p_\" and \"p_\": neither may start the other");
+        QTest::newRow("upstream prefix starting another (gh_ and gh_ent_)")
+            << QByteArray("{\"upstreams\": [{\"name\": \"gh_ent\", \"command\": [\"a\"]}, "
+                          "{\"name\": \"gh\", \"command\": [\"b\"]}]}")
+            << QStringLiteral("upstreams gh_ent and gh have tool prefixes \"gh_ent_\" and \"gh_\"");
+        QTest::newRow("an empty prefix beside another upstream")
+            << QByteArray("{\"upstreams\": [{\"name\": \"a\", \"command\": [\"a\"], \"prefix\": \"\"}, "
+                          "{\"name\": \"b\", \"command\": [\"b\"]}]}")
+            << QStringLiteral("neither may start the other");
         QTest::newRow("upstream tool decision mistyped")
             << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"tools\": "
                           "{\"write_file\": {\"decision\": true}}}]}")

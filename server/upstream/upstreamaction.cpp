@@ -5,6 +5,8 @@
 #include "tool.h"
 #include "upstreamlink.h"
 
+#include <QDir>
+
 namespace Countersign {
 
 namespace {
@@ -12,6 +14,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr qsizetype kMaxPlanBytes = 1024 * 1024;
+constexpr qsizetype kMaxResultBytes = 1024 * 1024;
 
 QString valueText(const json &v)
 {
@@ -37,8 +40,8 @@ QString unfenced(QString text)
 
 UpstreamAction::UpstreamAction(UpstreamLink *link, const UpstreamSpec &spec, json tool, CommandRunner &runner)
     : m_link(link), m_upstream(spec.name), m_tool(QString::fromStdString(tool.value("name", std::string()))),
-      m_descriptor(std::move(tool)), m_cwd(spec.cwd), m_timeoutMs(spec.timeoutSeconds * 1000),
-      m_runner(runner)
+      m_descriptor(std::move(tool)), m_cwd(spec.cwd.isEmpty() ? QDir::homePath() : spec.cwd),
+      m_timeoutMs(spec.timeoutSeconds * 1000), m_runner(runner)
 {
     m_name = spec.prefix + m_tool;
     m_settings = spec.settingsOf(m_tool);
@@ -56,6 +59,42 @@ bool UpstreamAction::destructive() const
     const json annotations = m_descriptor.value("annotations", json::object());
     return !readOnly(m_descriptor) &&
            !(annotations.is_object() && annotations.value("destructiveHint", json(true)) == json(false));
+}
+
+json UpstreamAction::capped(json result, const QString &upstream)
+{
+    // Stored with the claim and kept in the audit log: an upstream's result is held to what a
+    // workspace read may return. Text is cut, other blocks and structured content dropped, and said.
+    const std::size_t size = result.dump(-1, ' ', false, json::error_handler_t::replace).size();
+    if (size <= std::size_t(kMaxResultBytes))
+        return result;
+    json kept = json::array();
+    qsizetype budget = kMaxResultBytes - 1024;
+    for (const json &block : result["content"]) {
+        if (budget <= 0)
+            break;
+        if (!block.is_object() || block.value("type", json()) != "text" ||
+            !block.value("text", json()).is_string())
+            continue;
+        const std::string &text = block["text"].get_ref<const std::string &>();
+        QString cut = QString::fromStdString(text.substr(0, std::size_t(budget)));
+        if (!cut.isEmpty() && cut.back().isHighSurrogate())
+            cut.chop(1);
+        budget -= qsizetype(text.size());
+        kept.push_back({{"type", "text"}, {"text", cut.toStdString()}});
+    }
+    kept.push_back(
+        {{"type", "text"},
+         {"text", QStringLiteral("[Countersign: the result of upstream %1 was %2 bytes; it was cut to %3 "
+                                 "bytes, keeping text only]")
+                      .arg(upstream)
+                      .arg(size)
+                      .arg(kMaxResultBytes)
+                      .toStdString()}});
+    json out = {{"content", std::move(kept)}};
+    if (result.value("isError", json(false)) == json(true))
+        out["isError"] = true;
+    return out;
 }
 
 json UpstreamAction::descriptor() const
@@ -160,6 +199,16 @@ void UpstreamAction::plan(const json &arguments, PlanDone done)
     if (!m_settings.planWith.is_null()) {
         if (!m_link)
             return done(failure(QStringLiteral("upstream %1 is gone").arg(m_upstream)));
+        // A planWith argument the tool does not take would be ignored by it: the "dry run" would
+        // then be the real call, made before anyone decided.
+        const json &properties = m_descriptor["inputSchema"].value("properties", json::object());
+        for (auto it = m_settings.planWith.begin(); it != m_settings.planWith.end(); ++it) {
+            if (!properties.is_object() || !properties.contains(it.key()))
+                return done(
+                    failure(QStringLiteral("the configured planWith argument \"%1\" is not one %2 takes "
+                                           "(its inputSchema): no dry run is made, and nothing runs")
+                                .arg(QString::fromStdString(it.key()), m_tool)));
+        }
         json dryRun = arguments;
         dryRun.update(m_settings.planWith);
         m_link->request(
@@ -219,7 +268,7 @@ void UpstreamAction::apply(const json &arguments, ApplyDone done)
             switch (outcome.kind) {
             case Kind::Answered: {
                 const json &r = outcome.result;
-                if (r.value("resultType", json("complete")) != json("complete"))
+                if (r.value("resultType", json("complete")) == json("input_required"))
                     return done(textResult(
                         QStringLiteral("Not run: upstream %1 asked for more input, which Countersign "
                                        "does not relay.")
@@ -232,7 +281,7 @@ void UpstreamAction::apply(const json &arguments, ApplyDone done)
                     result["structuredContent"] = r["structuredContent"];
                 if (r.value("isError", json(false)) == json(true))
                     result["isError"] = true;
-                return done(result);
+                return done(capped(std::move(result), upstream));
             }
             case Kind::Refused:
                 return done(textResult(

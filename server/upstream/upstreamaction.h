@@ -36,6 +36,8 @@ public:
 
     // The text content of a tool result, one block per paragraph (non-text blocks named).
     static QString resultText(const nlohmann::json &result);
+    // The result held to 1 MiB: text cut, other blocks dropped, and a note saying so.
+    static nlohmann::json capped(nlohmann::json result, const QString &upstream);
     // Arguments as a person reads them: one "name: value" per line, long and multi-line strings as
     // text below their name, not as escaped JSON.
     static QString argumentsText(const nlohmann::json &arguments);

@@ -1,9 +1,11 @@
 #include "upstreamlink.h"
 
+#include "httpexchange.h"
+#include "jsonbody.h"
+
+#include <QDateTime>
 #include <QDir>
 #include <QLoggingCategory>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QPointer>
 #include <QProcess>
 #include <QRegularExpression>
@@ -102,8 +104,6 @@ void UpstreamLink::launch()
     if (!m_spec.isStdio()) {
         // Nothing to start: each message is its own POST; the handshake finds out the era.
         m_sessionId.clear();
-        if (!m_network)
-            m_network = new QNetworkAccessManager(this);
         setState(State::Starting);
         qCInfo(lcUpstream) << "connecting to upstream" << m_spec.name << m_spec.url;
         handshake();
@@ -153,7 +153,9 @@ void UpstreamLink::readOutput()
         m_out.remove(0, end + 1);
         if (line.isEmpty())
             continue;
-        const json message = json::parse(line.cbegin(), line.cend(), nullptr, false);
+        // Depth-limited: a deeply nested line would otherwise exhaust the stack when copied.
+        auto parsed = JsonBody::parse(line);
+        const json message = parsed ? std::move(parsed).value() : json();
         if (!message.is_object()) {
             qCWarning(lcUpstream) << "upstream" << m_spec.name
                                   << "wrote a line that is not a JSON-RPC message:" << line.left(200);
@@ -172,6 +174,7 @@ void UpstreamLink::readErrors()
     if (!m_process)
         return;
     m_err += m_process->readAllStandardError();
+    const qint64 second = QDateTime::currentSecsSinceEpoch();
     for (;;) {
         const qsizetype end = m_err.indexOf('\n');
         if (end < 0 && m_err.size() < kMaxErrLineBytes)
@@ -179,9 +182,29 @@ void UpstreamLink::readErrors()
         const qsizetype cut = end < 0 ? kMaxErrLineBytes : end;
         const QByteArray line = m_err.left(cut);
         m_err.remove(0, end < 0 ? cut : cut + 1);
-        if (!line.trimmed().isEmpty())
-            qCInfo(lcUpstream).noquote()
-                << QStringLiteral("[%1] %2").arg(m_spec.name, QString::fromUtf8(line));
+        if (line.trimmed().isEmpty())
+            continue;
+        if (second != m_errSecond) {
+            if (m_errDropped > 0)
+                qCWarning(lcUpstream) << "upstream" << m_spec.name << "wrote" << m_errDropped
+                                      << "more lines to stderr, not logged";
+            m_errSecond = second;
+            m_errLines = 0;
+            m_errDropped = 0;
+        }
+        if (++m_errLines > kMaxErrLinesPerSecond) {
+            ++m_errDropped;
+            continue;
+        }
+        // Control characters shown as escapes: a line cannot move the cursor or fake another.
+        QString shown;
+        for (const QChar c : QString::fromUtf8(line)) {
+            if (c.unicode() < 0x20 || c.unicode() == 0x7f)
+                shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+            else
+                shown += c;
+        }
+        qCInfo(lcUpstream).noquote() << QStringLiteral("[%1] %2").arg(m_spec.name, shown);
     }
 }
 
@@ -226,6 +249,11 @@ void UpstreamLink::settle(qint64 id, const Outcome &outcome)
 
 void UpstreamLink::answerServerRequest(const json &message)
 {
+    // Over HTTP answers would be new POSTs, and each answer's body could ask for more: none are sent.
+    if (!m_spec.isStdio())
+        return;
+    if (m_process && m_process->bytesToWrite() > kMaxUnwritten)
+        return fail(QStringLiteral("the upstream sends requests and does not read the answers"));
     // Countersign declares no client capability (no roots, sampling or elicitation): an upstream
     // gets an answer to ping and "method not found" to the rest, never a hang.
     if (message["method"] == "ping")
@@ -250,80 +278,117 @@ void UpstreamLink::send(const json &message)
 
 void UpstreamLink::post(const json &message)
 {
-    QNetworkRequest request{QUrl(m_spec.url)};
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setRawHeader("Accept", "application/json, text/event-stream");
-    // The configured headers (a token) go to the configured URL only, never along a redirect.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    const json id = message.contains("method") ? message.value("id", json()) : json();
+    const bool isRequest = id.is_number_integer();
+    if (m_exchanges.size() >= kMaxInFlight) {
+        if (isRequest)
+            settle(id.get<qint64>(), {Outcome::Kind::NotSent, json(),
+                                      QStringLiteral("upstream %1 has %2 calls in flight already")
+                                          .arg(m_spec.name)
+                                          .arg(kMaxInFlight)});
+        return;
+    }
+    QList<QPair<QByteArray, QByteArray>> headers{{"Content-Type", "application/json"},
+                                                 {"Accept", "application/json, text/event-stream"}};
     for (const auto &[name, value] : m_spec.headers)
-        request.setRawHeader(name, value);
+        headers.append({name, value});
     const std::string method = message.value("method", std::string());
     // Modern headers go with every message that claims the 2026-07-28 envelope (the discover probe too).
-    const bool modern = message.value("params", json::object())
-                            .value("_meta", json::object())
-                            .contains("io.modelcontextprotocol/protocolVersion");
+    const bool modern =
+        member(member(message, "params"), "_meta").contains("io.modelcontextprotocol/protocolVersion");
     if (modern) {
-        request.setRawHeader("MCP-Protocol-Version", kModern);
+        headers.append({QByteArray("MCP-Protocol-Version"), QByteArray(kModern)});
         if (!method.empty())
-            request.setRawHeader("Mcp-Method", QByteArray::fromStdString(method));
-        const json params = message.value("params", json::object());
+            headers.append({"Mcp-Method", QByteArray::fromStdString(method)});
+        const json &params = member(message, "params");
         const char *nameKey = method == "resources/read" ? "uri" : "name";
         if ((method == "tools/call" || method == "prompts/get" || method == "resources/read") &&
-            params.value(nameKey, json()).is_string())
-            request.setRawHeader("Mcp-Name",
-                                 headerValue(QString::fromStdString(params[nameKey].get<std::string>())));
+            member(params, nameKey).is_string())
+            headers.append(
+                {"Mcp-Name", headerValue(QString::fromStdString(params[nameKey].get<std::string>()))});
     } else if (!m_version.isEmpty()) {
-        request.setRawHeader("MCP-Protocol-Version", m_version.toLatin1());
+        headers.append({"MCP-Protocol-Version", m_version.toLatin1()});
     }
     if (!m_sessionId.isEmpty())
-        request.setRawHeader("Mcp-Session-Id", m_sessionId);
-    // The request's own timer answers first; this only ends a transfer nobody waits for any more.
-    request.setTransferTimeout(m_spec.timeoutSeconds * 1000 + 5000);
-    QNetworkReply *reply = m_network->post(
-        request, QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace)));
-    connect(reply, &QNetworkReply::downloadProgress, reply, [reply](qint64 received, qint64) {
-        if (received > kMaxLineBytes)
-            reply->abort();
-    });
-    const json id = message.contains("method") ? message.value("id", json()) : json();
+        headers.append({"Mcp-Session-Id", m_sessionId});
+    // One connection per message, written once: a POST is never sent a second time.
+    auto *exchange = new HttpExchange(
+        QUrl(m_spec.url), headers,
+        QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace)),
+        kMaxLineBytes, this);
+    const qint64 key = isRequest ? id.get<qint64>() : -(m_nextId++); // notifications: a key of their own
+    m_exchanges.insert(key, exchange);
     const quint64 generation = m_generation;
-    connect(reply, &QNetworkReply::finished, this, [this, reply, id, generation, method] {
-        reply->deleteLater();
-        if (generation != m_generation)
-            return; // the link was reset meanwhile: its requests were answered then
-        if (method == "initialize" && reply->hasRawHeader("Mcp-Session-Id"))
-            m_sessionId = reply->rawHeader("Mcp-Session-Id");
-        const QByteArray type = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
-        for (const json &m : messagesIn(reply->readAll(), type)) {
-            handle(m);
+    connect(exchange, &HttpExchange::head, this,
+            [this, generation, method](int status, const QHash<QByteArray, QByteArray> &answerHeaders) {
+                const QByteArray session = answerHeaders.value("mcp-session-id");
+                static const QRegularExpression visible(QStringLiteral("^[\\x21-\\x7e]{1,256}$"));
+                if (generation == m_generation && method == "initialize" && status == 200 &&
+                    visible.match(QString::fromLatin1(session)).hasMatch())
+                    m_sessionId = session;
+            });
+    connect(
+        exchange, &HttpExchange::message, this, [this, generation, key, exchange](const QByteArray &data) {
             if (generation != m_generation)
                 return;
-        }
-        if (!id.is_number_integer() || !m_pending.contains(id.get<qint64>()))
-            return; // a notification, or answered by the body
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QNetworkReply::NetworkError error = reply->error();
-        const bool neverArrived = error == QNetworkReply::ConnectionRefusedError ||
-                                  error == QNetworkReply::HostNotFoundError ||
-                                  error == QNetworkReply::ProxyConnectionRefusedError;
-        if (neverArrived)
-            return settle(
-                id.get<qint64>(),
-                {Outcome::Kind::NotSent, json(),
-                 QStringLiteral("upstream %1 cannot be reached: %2").arg(m_spec.name, reply->errorString())});
-        if (status == 404 && !m_sessionId.isEmpty() && method != "initialize") {
-            // The server forgot the session: nothing of this request ran; connect anew.
-            settle(id.get<qint64>(), {Outcome::Kind::NotSent, json(),
-                                      QStringLiteral("upstream %1 ended its session").arg(m_spec.name)});
-            return fail(QStringLiteral("the upstream ended its session"));
-        }
-        settle(id.get<qint64>(),
-               {Outcome::Kind::Lost, json(),
-                status ? QStringLiteral("upstream %1 answered HTTP %2 without a JSON-RPC answer")
-                             .arg(m_spec.name)
-                             .arg(status)
-                       : QStringLiteral("upstream %1: %2").arg(m_spec.name, reply->errorString())});
-    });
+            auto parsed = JsonBody::parse(data);
+            if (!parsed || !(parsed.value().is_object() || parsed.value().is_array())) {
+                qCWarning(lcUpstream)
+                    << "upstream" << m_spec.name << "answered with something that is not a JSON-RPC message:"
+                    << (parsed ? QStringLiteral("neither an object nor a batch") : parsed.error());
+                return;
+            }
+            // One message, or a batch of them (2025-03-26 servers); at most kMaxMessagesPerAnswer in all.
+            const json messages =
+                parsed.value().is_array() ? std::move(parsed).value() : json::array({parsed.value()});
+            for (const json &m : messages) {
+                if (++m_messagesOf[key] > kMaxMessagesPerAnswer)
+                    return exchange->abort(
+                        QStringLiteral("more than %1 messages in one answer").arg(kMaxMessagesPerAnswer));
+                if (m.is_object())
+                    handle(m);
+                if (generation != m_generation)
+                    return;
+            }
+            // Its answer is in: an event stream the server keeps open is of no further use.
+            if (key >= 0 && !m_pending.contains(key))
+                exchange->abort(QString());
+        });
+    connect(exchange, &HttpExchange::finished, this,
+            [this, generation, key, method](const HttpExchange::Ending &ending) {
+                if (generation != m_generation)
+                    return; // the link was reset meanwhile: its requests were answered then
+                m_exchanges.remove(key);
+                m_messagesOf.remove(key);
+                if (key < 0 || !m_pending.contains(key))
+                    return; // a notification, or answered by the body
+                if (!ending.connected)
+                    return settle(
+                        key,
+                        {Outcome::Kind::NotSent, json(),
+                         QStringLiteral("upstream %1 cannot be reached: %2").arg(m_spec.name, ending.error)});
+                if (ending.status == 404 && !m_sessionId.isEmpty() && method != "initialize") {
+                    // The server forgot the session: nothing of this request ran; connect anew.
+                    settle(key, {Outcome::Kind::NotSent, json(),
+                                 QStringLiteral("upstream %1 ended its session").arg(m_spec.name)});
+                    return fail(QStringLiteral("the upstream ended its session"));
+                }
+                if (ending.status >= 400 && ending.status < 500)
+                    return settle(
+                        key,
+                        {Outcome::Kind::Refused, json(),
+                         QStringLiteral("HTTP %1 from upstream %2").arg(ending.status).arg(m_spec.name)});
+                settle(key, {Outcome::Kind::Lost, json(),
+                             ending.status
+                                 ? QStringLiteral("upstream %1 answered HTTP %2 without a JSON-RPC answer%3")
+                                       .arg(m_spec.name)
+                                       .arg(ending.status)
+                                       .arg(ending.error.isEmpty()
+                                                ? QString()
+                                                : QStringLiteral(" (") + ending.error + QLatin1Char(')'))
+                                 : QStringLiteral("upstream %1: %2").arg(m_spec.name, ending.error)});
+            });
+    exchange->start();
 }
 
 QByteArray UpstreamLink::headerValue(const QString &text)
@@ -332,43 +397,6 @@ QByteArray UpstreamLink::headerValue(const QString &text)
     for (const QChar c : text)
         plain = plain && c.unicode() >= 0x20 && c.unicode() < 0x7f;
     return plain ? text.toLatin1() : "=?base64?" + text.toUtf8().toBase64() + "?=";
-}
-
-QList<json> UpstreamLink::messagesIn(const QByteArray &body, const QByteArray &contentType)
-{
-    QList<json> messages;
-    const auto add = [&messages](const QByteArray &text) {
-        const json parsed = json::parse(text.cbegin(), text.cend(), nullptr, false);
-        if (parsed.is_object()) {
-            messages.append(parsed);
-        } else if (parsed.is_array()) {
-            for (const json &m : parsed)
-                if (m.is_object())
-                    messages.append(m);
-        }
-    };
-    if (!contentType.trimmed().toLower().startsWith("text/event-stream")) {
-        add(body);
-        return messages;
-    }
-    // Server-sent events: each event's data lines, joined, are one message.
-    QByteArray data;
-    for (QByteArray line : body.split('\n')) {
-        if (line.endsWith('\r'))
-            line.chop(1);
-        if (line.isEmpty()) {
-            if (!data.isEmpty())
-                add(data);
-            data.clear();
-        } else if (line.startsWith("data:")) {
-            if (!data.isEmpty())
-                data.append('\n');
-            data.append(line.mid(line.startsWith("data: ") ? 6 : 5));
-        }
-    }
-    if (!data.isEmpty())
-        add(data);
-    return messages;
 }
 
 json UpstreamLink::envelope() const
@@ -383,13 +411,11 @@ void UpstreamLink::request(const QString &method, json params, int timeoutMs, Re
 {
     if (m_state != State::Ready) {
         const QString why = m_lastError.isEmpty() ? QStringLiteral("it is still starting") : m_lastError;
-        QMetaObject::invokeMethod(
-            this,
-            [reply = std::move(reply), why, name = m_spec.name] {
-                reply({Outcome::Kind::NotSent, json(),
-                       QStringLiteral("upstream %1 is not running (%2)").arg(name, why)});
-            },
-            Qt::QueuedConnection);
+        // From the event loop, whatever becomes of this link meanwhile: the caller is always answered.
+        QTimer::singleShot(0, [reply = std::move(reply), why, name = m_spec.name] {
+            reply({Outcome::Kind::NotSent, json(),
+                   QStringLiteral("upstream %1 is not running (%2)").arg(name, why)});
+        });
         return;
     }
     call(method, std::move(params), timeoutMs, std::move(reply));
@@ -397,6 +423,13 @@ void UpstreamLink::request(const QString &method, json params, int timeoutMs, Re
 
 void UpstreamLink::call(const QString &method, json params, int timeoutMs, Reply reply)
 {
+    if (m_process && m_process->bytesToWrite() > kMaxUnwritten) {
+        const QString why = QStringLiteral("upstream %1 is not reading its input").arg(m_spec.name);
+        QTimer::singleShot(0, [reply = std::move(reply), why] {
+            reply({Outcome::Kind::NotSent, json(), why});
+        });
+        return;
+    }
     if (!params.is_object())
         params = json::object();
     if (m_modern) {
@@ -414,6 +447,15 @@ void UpstreamLink::call(const QString &method, json params, int timeoutMs, Reply
         const Pending pending = found.value();
         m_pending.erase(found);
         pending.timer->deleteLater();
+        if (HttpExchange *exchange = m_exchanges.value(id)) {
+            const bool connected = exchange->isConnected();
+            exchange->abort(QStringLiteral("timed out")); // never read or run after this answer
+            if (!connected)
+                return pending.reply({Outcome::Kind::NotSent, json(),
+                                      QStringLiteral("upstream %1 could not be reached within %2 s")
+                                          .arg(m_spec.name)
+                                          .arg(timeoutMs / 1000.0)});
+        }
         pending.reply({Outcome::Kind::Lost, json(),
                        QStringLiteral("upstream %1 gave no answer within %2 s")
                            .arg(m_spec.name)
@@ -475,37 +517,47 @@ void UpstreamLink::initialize()
 }
 
 void UpstreamLink::listAll(const QString &method, const char *key, const QString &cursor, QList<json> sofar,
-                           std::function<void(Result<QList<json>>)> then)
+                           std::function<void(Result<QList<json>>)> then, int page)
 {
     QPointer<UpstreamLink> self(this);
     json params = json::object();
     if (!cursor.isEmpty())
         params["cursor"] = cursor.toStdString();
     const quint64 generation = m_generation;
-    call(method, params, kHandshakeMs,
-         [self, generation, method, key, sofar, then = std::move(then)](const Outcome &outcome) mutable {
-             if (!self || self->m_generation != generation)
-                 return;
-             if (outcome.kind != Outcome::Kind::Answered)
-                 return then(failure(QStringLiteral("%1 failed: %2").arg(method, outcome.text)));
-             const json &items = member(outcome.result, key);
-             if (!items.is_array())
-                 return then(failure(
-                     QStringLiteral("%1 answered without a %2 array").arg(method, QLatin1String(key))));
-             for (const json &item : items) {
-                 if (keeps(key, item))
-                     sofar.append(item);
-                 else
-                     qCWarning(lcUpstream)
-                         << "upstream" << self->m_spec.name << method
-                         << "listed an item without a plain name, uri or schema: not served";
-             }
-             const json &next = member(outcome.result, "nextCursor");
-             if (next.is_string() && !next.get_ref<const std::string &>().empty() && sofar.size() < 10'000)
-                 return self->listAll(method, key, QString::fromStdString(next.get<std::string>()), sofar,
-                                      std::move(then));
-             then(sofar);
-         });
+    call(
+        method, params, kHandshakeMs,
+        [self, generation, method, key, sofar, page, then = std::move(then)](const Outcome &outcome) mutable {
+            if (!self || self->m_generation != generation)
+                return;
+            if (outcome.kind != Outcome::Kind::Answered)
+                return then(failure(QStringLiteral("%1 failed: %2").arg(method, outcome.text)));
+            const json &items = member(outcome.result, key);
+            if (!items.is_array())
+                return then(failure(
+                    QStringLiteral("%1 answered without a %2 array").arg(method, QLatin1String(key))));
+            int skipped = 0;
+            for (const json &item : items) {
+                if (sofar.size() >= kMaxListItems)
+                    break;
+                if (keeps(key, item))
+                    sofar.append(item);
+                else
+                    ++skipped;
+            }
+            if (skipped > 0)
+                qCWarning(lcUpstream) << "upstream" << self->m_spec.name << method << "listed" << skipped
+                                      << "items without a plain name, uri or schema: not served";
+            const json &next = member(outcome.result, "nextCursor");
+            const bool more = next.is_string() && !next.get_ref<const std::string &>().empty();
+            if (more && sofar.size() < kMaxListItems && page < kMaxListPages)
+                return self->listAll(method, key, QString::fromStdString(next.get<std::string>()), sofar,
+                                     std::move(then), page + 1);
+            if (more || qsizetype(items.size()) > sofar.size())
+                qCWarning(lcUpstream)
+                    << "upstream" << self->m_spec.name << method << "kept the first" << sofar.size()
+                    << "items (at most" << kMaxListItems << "in" << kMaxListPages << "pages)";
+            then(sofar);
+        });
 }
 
 bool UpstreamLink::keeps(const char *key, const json &item)

@@ -11,10 +11,11 @@
 
 #include <functional>
 
-class QNetworkAccessManager;
 class QProcess;
 
 namespace Countersign {
+
+class HttpExchange;
 
 // Countersign as an MCP client of one upstream. A stdio upstream: starts its command, speaks
 // JSON-RPC over its stdin/stdout (one message per line), keeps it alive (restarted with backoff when
@@ -80,6 +81,13 @@ public:
     void restart();
 
     static constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
+    // A stdio upstream that has not read this much of what was sent to it gets no more.
+    static constexpr qint64 kMaxUnwritten = 16 * 1024 * 1024;
+    static constexpr int kMaxInFlight = 64;            // HTTP POSTs at once
+    static constexpr int kMaxMessagesPerAnswer = 1000; // HTTP: messages in one answer
+    static constexpr int kMaxErrLinesPerSecond = 50;   // stderr lines logged per second
+    static constexpr int kMaxListItems = 10'000;       // tools, prompts, resources: each
+    static constexpr int kMaxListPages = 100;
     static constexpr int kHandshakeMs = 20'000;
 
 Q_SIGNALS:
@@ -108,7 +116,7 @@ private:
     void initialize();
     // Every page of a list (method answering {key: [...], nextCursor}), the items keeps() accepts.
     void listAll(const QString &method, const char *key, const QString &cursor, QList<nlohmann::json> sofar,
-                 std::function<void(Result<QList<nlohmann::json>>)> then);
+                 std::function<void(Result<QList<nlohmann::json>>)> then, int page = 1);
     static bool keeps(const char *key, const nlohmann::json &item);
     void listTools();
     // The prompts and resources lists, from step on; then Ready.
@@ -119,13 +127,16 @@ private:
     nlohmann::json envelope() const;
     // An Mcp-Name value: as is when plain ASCII, else =?base64?…?=.
     static QByteArray headerValue(const QString &text);
-    // The JSON-RPC messages of an HTTP answer: a JSON body, or the data of each server-sent event.
-    static QList<nlohmann::json> messagesIn(const QByteArray &body, const QByteArray &contentType);
 
     UpstreamSpec m_spec;
     QProcess *m_process = nullptr;
-    QNetworkAccessManager *m_network = nullptr; // HTTP upstreams
-    QByteArray m_sessionId;                     // a 2025-era HTTP server's Mcp-Session-Id
+    QHash<qint64, HttpExchange *> m_exchanges; // HTTP: the POSTs in flight, by request id
+    QHash<qint64, int> m_messagesOf;           // HTTP: messages read from each answer so far
+    // stderr lines logged in the current second, and dropped beyond kMaxErrLinesPerSecond
+    qint64 m_errSecond = 0;
+    int m_errLines = 0;
+    int m_errDropped = 0;
+    QByteArray m_sessionId;   // a 2025-era HTTP server's Mcp-Session-Id
     quint64 m_generation = 0; // bumped at each start and failure: older answers are not for this link
     QByteArray m_out;
     QByteArray m_err;
