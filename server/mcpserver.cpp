@@ -65,8 +65,11 @@ Result<quint16> McpServer::start()
     m_tools = std::make_unique<ToolRegistry>();
     m_upstreams = new Upstreams(this);
     connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
-        if (m_tools)
-            buildTools();
+        if (!m_tools)
+            return;
+        buildTools();
+        if (m_bridges)
+            m_bridges->notifyToolsChanged();
     });
     connect(m_upstreams, &Upstreams::statusChanged, this, &McpServer::reportUpstreams);
     m_upstreams->configure(m_setup.config.upstreams());

@@ -23,6 +23,12 @@ LineSession::LineSession(const Dispatcher &dispatcher, Authenticator authenticat
 {
 }
 
+void LineSession::notifyToolsChanged()
+{
+    if (m_session && !m_refused)
+        send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+}
+
 void LineSession::send(const nlohmann::json &message)
 {
     // error_handler::replace: a tool's output is never allowed to break the line's encoding.

@@ -45,6 +45,9 @@ public:
     // One line as read (without its newline; a line longer than kMaxLineBytes is refused whole).
     void handleLine(const QByteArray &line);
     bool isRefused() const { return m_refused; }
+    // The tools served changed (an upstream came or went, the configuration changed): a 2025-era
+    // client that initialized hears notifications/tools/list_changed.
+    void notifyToolsChanged();
 
 Q_SIGNALS:
     // The authenticator named no principal; reason is what the peer was answered.

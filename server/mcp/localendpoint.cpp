@@ -94,6 +94,13 @@ void LocalEndpoint::stopListening()
 }
 
 // A bridge's hello: its session, or the refusal sent and the connection ended (null).
+void LocalEndpoint::notifyToolsChanged()
+{
+    m_sessions.removeAll(nullptr);
+    for (const QPointer<LineSession> &session : std::as_const(m_sessions))
+        session->notifyToolsChanged();
+}
+
 LineSession *LocalEndpoint::open(QLocalSocket *peer, const QByteArray &hello)
 {
     auto token = helloToken(hello);
@@ -121,6 +128,8 @@ LineSession *LocalEndpoint::open(QLocalSocket *peer, const QByteArray &hello)
         },
         peer);
     peer->write(line({{"ok", true}, {"connection", principal->name.toStdString()}}));
+    m_sessions.removeAll(nullptr);
+    m_sessions.append(session);
     return session;
 }
 

@@ -3,7 +3,9 @@
 #include "principal.h"
 #include "result.h"
 
+#include <QList>
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
 #include <optional>
@@ -49,6 +51,8 @@ public:
     Status listen(const QString &path);
     // Accepts no new bridge; those connected stay.
     void stopListening();
+    // Tells every bridged session that the tools changed (LineSession::notifyToolsChanged).
+    void notifyToolsChanged();
 
 private:
     void accept();
@@ -58,6 +62,7 @@ private:
     Authenticator m_authenticate;
     QLocalServer *m_server = nullptr;
     int m_ungreeted = 0;
+    QList<QPointer<LineSession>> m_sessions; // the bridges' sessions (gone ones are null)
 };
 
 } // namespace Countersign

@@ -12,6 +12,7 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -259,6 +260,21 @@ try {
             return e && !e.isError && e;
         }, 15000);
         assert.equal(textOf(echo), 'echo back');
+    });
+
+    await check('v1 client over the stdio bridge: told when an upstream\'s tools go and come back (notifications/tools/list_changed)', async () => {
+        const c = await v1('stdio');
+        try {
+            assert.equal(c.getServerCapabilities()?.tools?.listChanged, true);
+            let changes = 0;
+            c.setNotificationHandler(ToolListChangedNotificationSchema, () => { ++changes; });
+            process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+            await waitFor('a list_changed as the upstream goes', () => changes >= 1);
+            await waitFor('the fake upstream\'s tools to be back', async () => (await c.listTools()).tools.some((t) => t.name === 'fake_echo'), 15000);
+            assert.ok(changes >= 2, `${changes} notifications`);
+        } finally {
+            await c.close().catch(() => {});
+        }
     });
 
     await check('an approved upstream call killed mid-call: "outcome unknown" for the agent and its retries, never a second call', async () => {
