@@ -58,10 +58,12 @@ UpstreamLink::~UpstreamLink()
 {
     m_stopping = true;
     m_restart.stop();
+    ++m_generation; // the handshake's callbacks answered below must not act on this link any more
     if (m_process) {
         m_process->disconnect(this);
         m_process->kill();
         m_process->waitForFinished(2000);
+        m_process = nullptr; // a child: deleted with the link
     }
     const auto pending = std::exchange(m_pending, {});
     for (const Pending &p : pending) {
@@ -639,6 +641,11 @@ void UpstreamLink::fail(const QString &why)
     if (!why.isEmpty() && why != QLatin1String("restarted"))
         qCWarning(lcUpstream) << "upstream" << m_spec.name << why;
     ++m_generation; // the handshake's answers still on their way are for the old link
+    // HTTP: the POSTs in flight end now (their callers are answered below), never read afterwards.
+    const auto exchanges = std::exchange(m_exchanges, {});
+    m_messagesOf.clear();
+    for (HttpExchange *exchange : exchanges)
+        exchange->abort(why);
     m_lastError = why;
     const bool hadTools = !m_tools.isEmpty();
     m_tools.clear();
