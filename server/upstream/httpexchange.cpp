@@ -2,6 +2,7 @@
 
 #include <QSslSocket>
 #include <QTcpSocket>
+#include <QTimer>
 
 namespace Countersign {
 
@@ -12,9 +13,9 @@ constexpr qsizetype kMaxHeadBytes = 64 * 1024;
 } // namespace
 
 HttpExchange::HttpExchange(QUrl url, QList<QPair<QByteArray, QByteArray>> headers, QByteArray body,
-                           qsizetype maxBytes, QObject *parent)
+                           qsizetype maxBytes, int limitMs, QObject *parent)
     : QObject(parent), m_url(std::move(url)), m_headers(std::move(headers)), m_body(std::move(body)),
-      m_maxBytes(maxBytes)
+      m_maxBytes(maxBytes), m_limitMs(limitMs)
 {
 }
 
@@ -22,6 +23,8 @@ HttpExchange::~HttpExchange() = default;
 
 void HttpExchange::start()
 {
+    QTimer::singleShot(m_limitMs, this,
+                       [this] { end(QStringLiteral("no end within %1 s").arg(m_limitMs / 1000)); });
     const bool tls = m_url.scheme() == QLatin1String("https");
     m_socket = tls ? new QSslSocket(this) : new QTcpSocket(this);
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpExchange::read);

@@ -29,8 +29,10 @@ public:
         QString error;          // empty when the answer ended as HTTP says
     };
 
+    // limitMs: the whole exchange's limit, after which it ends (a notification's POST that is never
+    // answered must not stay open for ever).
     HttpExchange(QUrl url, QList<QPair<QByteArray, QByteArray>> headers, QByteArray body, qsizetype maxBytes,
-                 QObject *parent = nullptr);
+                 int limitMs, QObject *parent = nullptr);
     ~HttpExchange() override;
     Q_DISABLE_COPY_MOVE(HttpExchange)
 
@@ -58,6 +60,7 @@ private:
     QList<QPair<QByteArray, QByteArray>> m_headers;
     QByteArray m_body;
     qsizetype m_maxBytes = 0;
+    int m_limitMs = 0;
     QTcpSocket *m_socket = nullptr;
     Ending m_ending;
     QByteArray m_in;      // read and not parsed yet

@@ -317,7 +317,7 @@ void UpstreamLink::post(const json &message)
     auto *exchange = new HttpExchange(
         QUrl(m_spec.url), headers,
         QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace)),
-        kMaxLineBytes, this);
+        kMaxLineBytes, m_spec.timeoutSeconds * 1000 + 5000, this);
     const qint64 key = isRequest ? id.get<qint64>() : -(m_nextId++); // notifications: a key of their own
     m_exchanges.insert(key, exchange);
     const quint64 generation = m_generation;
