@@ -393,6 +393,13 @@ try {
             assert.ok(rows.some((row) => row.tool === tool), `${tool} in the audit log`);
         assert.ok(rows.some((row) => row.tool === 'mem_delete_entities' && row.reason === 'prod stays'));
     });
+
+    await check('the console quits cleanly on SIGTERM and its upstreams end with it (exit 0; under the sanitizers, no leak)', async () => {
+        const how = await server.stop({ keepFiles: true });
+        assert.deepEqual(how, { code: 0, signal: null }, server.stderr().slice(-4000));
+        const pid = Number(readFileSync(pidFile, 'utf8'));
+        await waitFor('the stdio upstream to end', () => { try { process.kill(pid, 0); return false; } catch { return true; } }, 5000);
+    });
 } finally {
     for (const child of children) child.kill();
     await client?.close().catch(() => {});

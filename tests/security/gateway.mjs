@@ -123,6 +123,11 @@ try {
         assert.equal(readFileSync(target, 'utf8'), 'unchanged\n');
         assert.deepEqual(await pendingCards(server, decideBinary), []);
     });
+
+    await check('the console quits cleanly on SIGTERM and its upstreams end with it (exit 0; under the sanitizers, no leak)', async () => {
+        const how = await server.stop({ keepFiles: true });
+        assert.deepEqual(how, { code: 0, signal: null }, server.stderr().slice(-4000));
+    });
 } finally {
     for (const child of children) child.kill();
     await server.stop();
