@@ -16,12 +16,14 @@
 #include "statustool.h"
 #include "ticketsealer.h"
 #include "tokenstore.h"
+#include "tool.h"
 #include "toolregistry.h"
 #include "upstreams.h"
 #include "workspace.h"
 #include "workspacetools.h"
 
 #include <QRegularExpression>
+#include <QTimer>
 
 namespace Countersign {
 
@@ -64,16 +66,29 @@ Result<quint16> McpServer::start()
 
     m_tools = std::make_unique<ToolRegistry>();
     m_upstreams = new Upstreams(this);
-    connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
+    // Upstream tool changes come in bursts (every upstream starting, an upstream flooding
+    // list_changed): the tools are rebuilt at most every 250 ms, and the bridges told only when
+    // what tools/list answers actually changed.
+    m_rebuild = new QTimer(this);
+    m_rebuild->setSingleShot(true);
+    m_rebuild->setInterval(250);
+    connect(m_rebuild, &QTimer::timeout, this, [this] {
         if (!m_tools)
             return;
         buildTools();
-        if (m_bridges)
+        const std::size_t digest = toolsDigest();
+        if (digest != m_toolsDigest && m_bridges)
             m_bridges->notifyToolsChanged();
+        m_toolsDigest = digest;
+    });
+    connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
+        if (!m_rebuild->isActive())
+            m_rebuild->start();
     });
     connect(m_upstreams, &Upstreams::statusChanged, this, &McpServer::reportUpstreams);
     m_upstreams->configure(m_setup.config.upstreams());
     buildTools();
+    m_toolsDigest = toolsDigest();
     m_dispatcher = std::make_unique<Dispatcher>(
         *m_tools,
         Dispatcher::ServerInfo{QStringLiteral("countersign"), QStringLiteral(COUNTERSIGN_VERSION),
@@ -116,6 +131,14 @@ void McpServer::buildTools()
         m_setup.extraTools(*m_tools);
 }
 
+std::size_t McpServer::toolsDigest() const
+{
+    std::string all;
+    for (const Tool *tool : m_tools->tools())
+        all += JsonRpc::encode(tool->descriptor()).toStdString();
+    return std::hash<std::string>{}(all);
+}
+
 void McpServer::reportUpstreams()
 {
     if (m_upstreams)
@@ -131,8 +154,13 @@ void McpServer::reconfigure(const Config &config)
     if (!m_tools)
         return; // not started yet: start() uses it
     if (m_upstreams)
-        m_upstreams->configure(m_setup.config.upstreams()); // rebuilds the tools (toolsChanged)
+        m_upstreams->configure(m_setup.config.upstreams());
     buildTools();
+    if (const std::size_t digest = toolsDigest(); digest != m_toolsDigest) {
+        m_toolsDigest = digest;
+        if (m_bridges)
+            m_bridges->notifyToolsChanged();
+    }
     m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
                         m_setup.config.pollWindowSeconds() * 1000LL,
                         m_setup.config.legacyHoldSeconds() * 1000LL);

@@ -8,6 +8,8 @@
 
 #include <QObject>
 
+class QTimer;
+
 #include <functional>
 #include <memory>
 
@@ -91,6 +93,8 @@ Q_SIGNALS:
 
 private:
     void buildTools();
+    // A digest of every tool's tools/list entry: whether a rebuild changed what clients see.
+    std::size_t toolsDigest() const;
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
 
     Setup m_setup;
@@ -101,6 +105,8 @@ private:
     std::unique_ptr<ReceiptSigner> m_signer;
     Gate *m_gate = nullptr;
     Upstreams *m_upstreams = nullptr;
+    QTimer *m_rebuild = nullptr; // coalesces the upstreams' tool changes
+    std::size_t m_toolsDigest = 0;
     CommandRunner *m_runner = nullptr;
     std::unique_ptr<ToolRegistry> m_tools;
     std::unique_ptr<Dispatcher> m_dispatcher;

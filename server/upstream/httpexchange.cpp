@@ -110,6 +110,12 @@ void HttpExchange::parseHead()
         statusLine.size() >= 2 && statusLine[0].startsWith("HTTP/1.") ? statusLine[1].toInt(&ok) : 0;
     if (!ok || m_ending.status < 100)
         return end(QStringLiteral("not an HTTP answer"));
+    if (m_ending.status == 101)
+        return end(QStringLiteral("the server switched protocols"));
+    if (m_ending.status < 200) { // an interim answer (100 Continue, 103 Early Hints): the real one follows
+        m_ending.status = 0;
+        return parseHead();
+    }
     QHash<QByteArray, QByteArray> headers;
     for (qsizetype i = 1; i < lines.size(); ++i) {
         const qsizetype colon = lines[i].indexOf(':');
@@ -147,8 +153,11 @@ void HttpExchange::parseBody()
     while (!m_ended) {
         if (m_chunkLeft < 0) {
             const qsizetype lineEnd = m_in.indexOf("\r\n");
-            if (lineEnd < 0)
+            if (lineEnd < 0) {
+                if (m_in.size() > 1024)
+                    end(QStringLiteral("a chunk size line over 1 KiB"));
                 return;
+            }
             bool ok = false;
             m_chunkLeft = m_in.left(lineEnd).split(';').first().trimmed().toLongLong(&ok, 16);
             m_in.remove(0, lineEnd + 2);
@@ -184,17 +193,23 @@ void HttpExchange::takeEvents()
 {
     // Events end with a blank line; each event's data lines, joined with newlines, are one message.
     for (;;) {
-        qsizetype cut = m_payload.indexOf("\n\n");
+        // Searched from where the last search stopped: a stream that drips one long event is not
+        // scanned again from its start at every read.
+        const qsizetype from = std::max<qsizetype>(0, m_eventScan - 3);
+        qsizetype cut = m_payload.indexOf("\n\n", from);
         qsizetype skip = 2;
-        const qsizetype crlf = m_payload.indexOf("\r\n\r\n");
+        const qsizetype crlf = m_payload.indexOf("\r\n\r\n", from);
         if (crlf >= 0 && (cut < 0 || crlf < cut)) {
             cut = crlf;
             skip = 4;
         }
-        if (cut < 0)
+        if (cut < 0) {
+            m_eventScan = m_payload.size();
             return;
+        }
         const QByteArray event = m_payload.left(cut);
         m_payload.remove(0, cut + skip);
+        m_eventScan = 0;
         QByteArray data;
         for (QByteArray line : event.split('\n')) {
             if (line.endsWith('\r'))

@@ -71,7 +71,8 @@ private:
     qint64 m_length = -1;    // Content-Length, -1 when none
     qint64 m_chunkLeft = -1; // bytes left in the current chunk; -1 before a chunk's size line
     qint64 m_bodyRead = 0;
-    QByteArray m_payload; // a JSON body, or the event stream not yet cut into events
+    QByteArray m_payload;      // a JSON body, or the event stream not yet cut into events
+    qsizetype m_eventScan = 0; // how much of m_payload was searched for an event's end
     bool m_ended = false;
 };
 

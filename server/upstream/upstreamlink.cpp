@@ -52,6 +52,16 @@ UpstreamLink::UpstreamLink(UpstreamSpec spec, QObject *parent) : QObject(parent)
 {
     m_restart.setSingleShot(true);
     connect(&m_restart, &QTimer::timeout, this, &UpstreamLink::launch);
+    m_relist.setSingleShot(true);
+    m_relist.setInterval(500);
+    connect(&m_relist, &QTimer::timeout, this, [this] {
+        if (m_state != State::Ready)
+            return;
+        if (m_relisting)
+            return m_relist.start(); // the last one is still on its way
+        m_relisting = true;
+        listTools();
+    });
 }
 
 UpstreamLink::~UpstreamLink()
@@ -216,10 +226,9 @@ void UpstreamLink::handle(const json &message)
     if (method != message.end() && method->is_string()) {
         if (message.contains("id"))
             return answerServerRequest(message);
-        if (*method == "notifications/tools/list_changed" && m_state == State::Ready && !m_relisting) {
-            m_relisting = true;
-            listTools();
-        }
+        // Listed again at most twice a second, however often the upstream says its list changed.
+        if (*method == "notifications/tools/list_changed" && m_state == State::Ready && !m_relist.isActive())
+            m_relist.start();
         return; // other notifications (progress, log messages) are not relayed
     }
     const auto id = message.find("id");
@@ -519,47 +528,55 @@ void UpstreamLink::initialize()
 }
 
 void UpstreamLink::listAll(const QString &method, const char *key, const QString &cursor, QList<json> sofar,
-                           std::function<void(Result<QList<json>>)> then, int page)
+                           std::function<void(Result<QList<json>>)> then, int page, qsizetype bytes)
 {
     QPointer<UpstreamLink> self(this);
     json params = json::object();
     if (!cursor.isEmpty())
         params["cursor"] = cursor.toStdString();
     const quint64 generation = m_generation;
-    call(
-        method, params, kHandshakeMs,
-        [self, generation, method, key, sofar, page, then = std::move(then)](const Outcome &outcome) mutable {
-            if (!self || self->m_generation != generation)
-                return;
-            if (outcome.kind != Outcome::Kind::Answered)
-                return then(failure(QStringLiteral("%1 failed: %2").arg(method, outcome.text)));
-            const json &items = member(outcome.result, key);
-            if (!items.is_array())
-                return then(failure(
-                    QStringLiteral("%1 answered without a %2 array").arg(method, QLatin1String(key))));
-            int skipped = 0;
-            for (const json &item : items) {
-                if (sofar.size() >= kMaxListItems)
-                    break;
-                if (keeps(key, item))
-                    sofar.append(item);
-                else
-                    ++skipped;
-            }
-            if (skipped > 0)
-                qCWarning(lcUpstream) << "upstream" << self->m_spec.name << method << "listed" << skipped
-                                      << "items without a plain name, uri or schema: not served";
-            const json &next = member(outcome.result, "nextCursor");
-            const bool more = next.is_string() && !next.get_ref<const std::string &>().empty();
-            if (more && sofar.size() < kMaxListItems && page < kMaxListPages)
-                return self->listAll(method, key, QString::fromStdString(next.get<std::string>()), sofar,
-                                     std::move(then), page + 1);
-            if (more || qsizetype(items.size()) > sofar.size())
-                qCWarning(lcUpstream)
-                    << "upstream" << self->m_spec.name << method << "kept the first" << sofar.size()
-                    << "items (at most" << kMaxListItems << "in" << kMaxListPages << "pages)";
-            then(sofar);
-        });
+    call(method, params, kHandshakeMs,
+         [self, generation, method, key, sofar, page, bytes,
+          then = std::move(then)](const Outcome &outcome) mutable {
+             if (!self || self->m_generation != generation)
+                 return;
+             if (outcome.kind != Outcome::Kind::Answered)
+                 return then(failure(QStringLiteral("%1 failed: %2").arg(method, outcome.text)));
+             const json &items = member(outcome.result, key);
+             if (!items.is_array())
+                 return then(failure(
+                     QStringLiteral("%1 answered without a %2 array").arg(method, QLatin1String(key))));
+             int skipped = 0;
+             for (const json &item : items) {
+                 if (sofar.size() >= kMaxListItems || bytes >= kMaxListBytes)
+                     break;
+                 // Each item held to 64 KiB and the list to kMaxListBytes: counts alone would let
+                 // pages of large items take gigabytes.
+                 const auto size =
+                     qsizetype(item.dump(-1, ' ', false, json::error_handler_t::replace).size());
+                 if (keeps(key, item) && size <= kMaxListItemBytes) {
+                     sofar.append(item);
+                     bytes += size;
+                 } else {
+                     ++skipped;
+                 }
+             }
+             if (skipped > 0)
+                 qCWarning(lcUpstream)
+                     << "upstream" << self->m_spec.name << method << "listed" << skipped
+                     << "items without a plain name, uri or schema, or over 64 KiB: not served";
+             const json &next = member(outcome.result, "nextCursor");
+             const bool more = next.is_string() && !next.get_ref<const std::string &>().empty();
+             if (more && sofar.size() < kMaxListItems && bytes < kMaxListBytes && page < kMaxListPages)
+                 return self->listAll(method, key, QString::fromStdString(next.get<std::string>()), sofar,
+                                      std::move(then), page + 1, bytes);
+             if (more || qsizetype(items.size()) > sofar.size())
+                 qCWarning(lcUpstream)
+                     << "upstream" << self->m_spec.name << method << "kept the first" << sofar.size()
+                     << "items (at most" << kMaxListItems << "items," << kMaxListBytes / (1024 * 1024)
+                     << "MiB and" << kMaxListPages << "pages)";
+             then(sofar);
+         });
 }
 
 bool UpstreamLink::keeps(const char *key, const json &item)

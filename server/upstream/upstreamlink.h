@@ -88,6 +88,8 @@ public:
     static constexpr int kMaxErrLinesPerSecond = 50;   // stderr lines logged per second
     static constexpr int kMaxListItems = 10'000;       // tools, prompts, resources: each
     static constexpr int kMaxListPages = 100;
+    static constexpr qsizetype kMaxListBytes = 8 * 1024 * 1024; // each list, serialized
+    static constexpr qsizetype kMaxListItemBytes = 64 * 1024;
     static constexpr int kHandshakeMs = 20'000;
 
 Q_SIGNALS:
@@ -116,7 +118,7 @@ private:
     void initialize();
     // Every page of a list (method answering {key: [...], nextCursor}), the items keeps() accepts.
     void listAll(const QString &method, const char *key, const QString &cursor, QList<nlohmann::json> sofar,
-                 std::function<void(Result<QList<nlohmann::json>>)> then, int page = 1);
+                 std::function<void(Result<QList<nlohmann::json>>)> then, int page = 1, qsizetype bytes = 0);
     static bool keeps(const char *key, const nlohmann::json &item);
     void listTools();
     // The prompts and resources lists, from step on; then Ready.
@@ -153,6 +155,7 @@ private:
     qint64 m_nextId = 1;
     QHash<qint64, Pending> m_pending;
     QTimer m_restart;
+    QTimer m_relist; // a list_changed heard: list again when it fires
     int m_backoffMs = 500;
     bool m_stopping = false;
     bool m_relisting = false;

@@ -7,7 +7,6 @@
 #include "upstreamlink.h"
 
 #include <QLoggingCategory>
-#include <QRegularExpression>
 
 Q_DECLARE_LOGGING_CATEGORY(lcUpstream)
 
@@ -143,10 +142,14 @@ void Upstreams::serve(const QString &method, const json &params, ToolDone done)
         const auto uri = params.find("uri");
         if (uri == params.end() || !uri->is_string())
             return done(ProtocolError{-32602, QStringLiteral("Invalid params: uri must be a string"), {}});
-        UpstreamLink *link = resourceOwner(QString::fromStdString(uri->get<std::string>()));
+        QString ambiguity;
+        UpstreamLink *link = resourceOwner(QString::fromStdString(uri->get<std::string>()), ambiguity);
         if (!link)
-            return done(ProtocolError{
-                -32602, QStringLiteral("Resource not found"), {{"uri", uri->get<std::string>()}}});
+            return done(ProtocolError{-32602,
+                                      ambiguity.isEmpty()
+                                          ? QStringLiteral("Resource not found")
+                                          : QStringLiteral("Resource not served: %1").arg(ambiguity),
+                                      {{"uri", uri->get<std::string>()}}});
         return forward(link, method, {{"uri", *uri}}, std::move(done));
     }
     done(ProtocolError{-32601, QStringLiteral("Method not found"), {}});
@@ -169,33 +172,66 @@ UpstreamLink *Upstreams::promptOwner(const QString &served, QString &original) c
     return nullptr;
 }
 
-UpstreamLink *Upstreams::resourceOwner(const QString &uri) const
+bool Upstreams::matchesTemplate(const QString &uriTemplate, const QString &uri)
 {
-    const std::string wanted = uri.toStdString();
-    for (const auto &[name, link] : m_links)
-        for (const json &resource : link->resources())
-            if (resource["uri"] == wanted)
-                return link;
-    // Not listed (a template's instance, or a list that is paged or changes): the upstream whose
-    // template matches, each {expression} standing for any text.
-    for (const auto &[name, link] : m_links) {
-        for (const json &tmpl : link->resourceTemplates()) {
-            const QString pattern = QString::fromStdString(tmpl["uriTemplate"].get<std::string>());
-            QString regex;
-            qsizetype at = 0;
-            for (;;) {
-                const qsizetype open = pattern.indexOf(QLatin1Char('{'), at);
-                const qsizetype close = open < 0 ? -1 : pattern.indexOf(QLatin1Char('}'), open);
-                if (close < 0) {
-                    regex += QRegularExpression::escape(pattern.mid(at));
-                    break;
-                }
-                regex += QRegularExpression::escape(pattern.mid(at, open - at)) + QStringLiteral(".+");
-                at = close + 1;
-            }
-            if (QRegularExpression(QRegularExpression::anchoredPattern(regex)).match(uri).hasMatch())
-                return link;
+    // The template's literal parts in order, each {expression} standing for any non-empty text.
+    // Matched by plain search, leftmost first: linear, whatever the template (a regular expression
+    // built from an upstream's template could backtrack for minutes).
+    QStringList literals;
+    qsizetype at = 0;
+    for (;;) {
+        const qsizetype open = uriTemplate.indexOf(QLatin1Char('{'), at);
+        const qsizetype close = open < 0 ? -1 : uriTemplate.indexOf(QLatin1Char('}'), open);
+        if (close < 0) {
+            literals.append(uriTemplate.mid(at));
+            break;
         }
+        literals.append(uriTemplate.mid(at, open - at));
+        at = close + 1;
+    }
+    if (literals.size() == 1)
+        return uri == literals.first();
+    if (!uri.startsWith(literals.first()) || !uri.endsWith(literals.last()))
+        return false;
+    qsizetype from = literals.first().size();
+    const qsizetype end = uri.size() - literals.last().size();
+    for (qsizetype k = 1; k + 1 < literals.size(); ++k) {
+        const qsizetype found = uri.indexOf(literals[k], from + 1); // after at least one character
+        if (found < 0 || found + literals[k].size() > end)
+            return false;
+        from = found + literals[k].size();
+    }
+    return end > from; // the last expression is not empty either
+}
+
+UpstreamLink *Upstreams::resourceOwner(const QString &uri, QString &ambiguity) const
+{
+    // A URI listed by one upstream is its; one listed by several, or matching the templates of
+    // several, is nobody's: an upstream must not take reads meant for another.
+    const std::string wanted = uri.toStdString();
+    QList<UpstreamLink *> listed, templated;
+    for (const auto &[name, link] : m_links) {
+        for (const json &resource : link->resources()) {
+            if (resource["uri"] == wanted) {
+                listed.append(link);
+                break;
+            }
+        }
+        for (const json &tmpl : link->resourceTemplates()) {
+            if (matchesTemplate(QString::fromStdString(tmpl["uriTemplate"].get<std::string>()), uri)) {
+                templated.append(link);
+                break;
+            }
+        }
+    }
+    const QList<UpstreamLink *> &owners = listed.isEmpty() ? templated : listed;
+    if (owners.size() == 1)
+        return owners.first();
+    if (owners.size() > 1) {
+        QStringList names;
+        for (const UpstreamLink *link : owners)
+            names.append(link->spec().name);
+        ambiguity = QStringLiteral("upstreams %1 all serve this URI").arg(names.join(QStringLiteral(", ")));
     }
     return nullptr;
 }

@@ -40,6 +40,8 @@ public:
     // argument rule singles out.
     nlohmann::json status(const Policy &policy) const;
     UpstreamLink *link(const QString &name) const;
+    // Whether uri is an instance of an RFC 6570 template, each {expression} any non-empty text.
+    static bool matchesTemplate(const QString &uriTemplate, const QString &uri);
 
     // ContentSource: advertised as soon as an upstream is configured (its lists fill when it is ready).
     bool servesPrompts() const override { return !m_links.empty(); }
@@ -55,7 +57,8 @@ private:
     // The upstream that serves a prompt (by its served name) or a resource URI, and the name
     // or URI it knows it by; nullptr when none does.
     UpstreamLink *promptOwner(const QString &served, QString &original) const;
-    UpstreamLink *resourceOwner(const QString &uri) const;
+    // ambiguity says why none is when several could be.
+    UpstreamLink *resourceOwner(const QString &uri, QString &ambiguity) const;
     // Forwards a read-only request and answers done with the upstream's result, or why not.
     static void forward(UpstreamLink *link, const QString &method, nlohmann::json params, ToolDone done);
 

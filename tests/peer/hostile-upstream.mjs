@@ -6,6 +6,8 @@
 //   drop-after-act (HTTP) record is recorded, then the connection is cut without an answer
 //   sse-open      (HTTP) tools/call is answered on an event stream that then stays open
 //   amplify       (HTTP) every answer also carries 500 ping requests
+//   early         (HTTP) tools/call is answered "103 Early Hints" first, then the real answer
+//   flood         (stdio) every tools/list answer is followed by notifications/tools/list_changed
 // Every tools/call appends "NAME ARGUMENT" to $RUNS. With --http it serves on 127.0.0.1 and prints
 // "listening PORT", counting the POSTs it gets in $POSTS.
 //   MODE=deep RUNS=FILE node hostile-upstream.mjs [--http]
@@ -52,6 +54,8 @@ if (!process.argv.includes('--http')) {
         try { m = JSON.parse(line); } catch { return; }
         const out = answer(m);
         if (out) process.stdout.write(`${out}\n`);
+        if (MODE === 'flood' && m.method === 'tools/list')
+            process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n`);
     });
 } else {
     let posts = 0;
@@ -72,6 +76,7 @@ if (!process.argv.includes('--http')) {
             res.on('close', () => clearInterval(keepAlive));
             return;
         }
+        if (m.method === 'tools/call' && MODE === 'early') res.writeEarlyHints({ link: '</style.css>; rel=preload' });
         const payload = MODE === 'amplify' ? JSON.stringify([JSON.parse(out), ...pings()]) : out;
         res.writeHead(200, { 'content-type': 'application/json', ...(m.method === 'initialize' ? { 'mcp-session-id': 'hostile-session' } : {}) }).end(payload);
     });

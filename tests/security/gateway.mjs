@@ -5,7 +5,9 @@
 // POST again: two runs for one approval), an event stream kept open after its answer (the link
 // waited for the end and wedged), answers carrying hundreds of ping requests (each answer was a
 // new POST that asked for more), escapes in an upstream's stderr (a forged log line), and a
-// planWith argument the tool does not take (its "dry run" was a real run before any decision).
+// planWith argument the tool does not take (its "dry run" was a real run before any decision), a
+// 103 interim answer (taken for the answer), and an upstream flooding list_changed (thousands of
+// notifications a second reached the clients).
 //   node gateway.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +17,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callTool, check, decide, exitWithSummary, pendingCards, startCountersign, textOf } from './attacker.mjs';
+
+const sdk = (module) => import(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'peer', 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm', module));
+const { Client } = await sdk('client/index.js');
+const { StdioClientTransport } = await sdk('client/stdio.js');
+const { ToolListChangedNotificationSchema } = await sdk('types.js');
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: gateway.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -37,6 +44,7 @@ async function httpUpstream(mode) {
 const drop = await httpUpstream('drop-after-act');
 const sse = await httpUpstream('sse-open');
 const amplify = await httpUpstream('amplify');
+const early = await httpUpstream('early');
 const deepRuns = path.join(work, 'deep-runs');
 writeFileSync(path.join(work, 'notes.txt'), 'unchanged\n');
 const config = {
@@ -46,6 +54,8 @@ const config = {
         { name: 'drop', url: drop.url, timeoutSeconds: 3 },
         { name: 'sse', url: sse.url, timeoutSeconds: 3 },
         { name: 'amp', url: amplify.url },
+        { name: 'early', url: early.url },
+        { name: 'flood', command: [process.execPath, hostile], env: { MODE: 'flood' } },
         // write_file takes no dryRun: this planWith would make the "dry run" a real write.
         { name: 'fs', command: [process.execPath, filesystem, work], tools: { write_file: { planWith: { dryRun: true } } } },
     ],
@@ -73,7 +83,7 @@ async function approvedCall(name, args) {
 
 try {
     await waitFor('every upstream ready', () =>
-        ['deep', 'noisy', 'drop', 'sse', 'amp', 'fs'].every((name) => server.stderr().includes(`upstream "${name}" ready`)));
+        ['deep', 'noisy', 'drop', 'sse', 'amp', 'early', 'flood', 'fs'].every((name) => server.stderr().includes(`upstream "${name}" ready`)));
 
     await check('an answer nested 200,000 deep is dropped as not JSON-RPC: the call ends "outcome unknown", the console serves on', async () => {
         const r = await call('deep_echo', { name: 'd1' });
@@ -107,6 +117,25 @@ try {
         await sleep(500);
         const after = Number(readFileSync(amplify.posts, 'utf8'));
         assert.equal(after - before, 5, `${after - before} POSTs for 5 calls`);
+    });
+
+    await check('an interim "103 Early Hints" before the answer is passed over: the call gets its result', async () => {
+        assert.equal(textOf(await call('early_echo', { name: 'e1' })), 'echo e1');
+    });
+
+    await check('an upstream flooding list_changed: a bridge client is told nothing (its tools did not change) and still lists them', async () => {
+        const client = new Client({ name: 'flood-watch', version: '1.0.0' }, { capabilities: {} });
+        await client.connect(new StdioClientTransport({ command: binary, args: ['--stdio', '--data-dir', server.dataDir],
+                                                        env: { ...process.env, COUNTERSIGN_TOKEN: server.token }, stderr: 'pipe' }));
+        try {
+            let told = 0;
+            client.setNotificationHandler(ToolListChangedNotificationSchema, () => { ++told; });
+            await sleep(3000);
+            assert.equal(told, 0, `${told} notifications`);
+            assert.ok((await client.listTools()).tools.some((t) => t.name === 'flood_echo'));
+        } finally {
+            await client.close().catch(() => {});
+        }
     });
 
     await check('escapes an upstream writes to stderr are shown escaped: no raw ESC or CR, no forged log line', async () => {
