@@ -8,6 +8,7 @@
 //   amplify       (HTTP) every answer also carries 500 ping requests
 //   early         (HTTP) tools/call is answered "103 Early Hints" first, then the real answer
 //   flood         (stdio) every tools/list answer is followed by notifications/tools/list_changed
+//   deaf          (stdio) stops reading its input once it has listed its tools
 // Every tools/call appends "NAME ARGUMENT" to $RUNS. With --http it serves on 127.0.0.1 and prints
 // "listening PORT", counting the POSTs it gets in $POSTS.
 //   MODE=deep RUNS=FILE node hostile-upstream.mjs [--http]
@@ -54,6 +55,7 @@ if (!process.argv.includes('--http')) {
         try { m = JSON.parse(line); } catch { return; }
         const out = answer(m);
         if (out) process.stdout.write(`${out}\n`);
+        if (MODE === 'deaf' && m.method === 'tools/list') { lines.pause(); process.stdin.pause(); setInterval(() => {}, 60000); }
         if (MODE === 'flood' && m.method === 'tools/list')
             process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n`);
     });

@@ -7,7 +7,8 @@
 // new POST that asked for more), escapes in an upstream's stderr (a forged log line), and a
 // planWith argument the tool does not take (its "dry run" was a real run before any decision), a
 // 103 interim answer (taken for the answer), and an upstream flooding list_changed (thousands of
-// notifications a second reached the clients).
+// notifications a second reached the clients), and an upstream that stops reading its input (the
+// console buffered without limit).
 //   node gateway.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -56,6 +57,7 @@ const config = {
         { name: 'amp', url: amplify.url },
         { name: 'early', url: early.url },
         { name: 'flood', command: [process.execPath, hostile], env: { MODE: 'flood' } },
+        { name: 'deaf', command: [process.execPath, hostile], env: { MODE: 'deaf' }, timeoutSeconds: 2 },
         // write_file takes no dryRun: this planWith would make the "dry run" a real write.
         { name: 'fs', command: [process.execPath, filesystem, work], tools: { write_file: { planWith: { dryRun: true } } } },
     ],
@@ -83,7 +85,7 @@ async function approvedCall(name, args) {
 
 try {
     await waitFor('every upstream ready', () =>
-        ['deep', 'noisy', 'drop', 'sse', 'amp', 'early', 'flood', 'fs'].every((name) => server.stderr().includes(`upstream "${name}" ready`)));
+        ['deep', 'noisy', 'drop', 'sse', 'amp', 'early', 'flood', 'deaf', 'fs'].every((name) => server.stderr().includes(`upstream "${name}" ready`)));
 
     await check('an answer nested 200,000 deep is dropped as not JSON-RPC: the call ends "outcome unknown", the console serves on', async () => {
         const r = await call('deep_echo', { name: 'd1' });
@@ -136,6 +138,15 @@ try {
         } finally {
             await client.close().catch(() => {});
         }
+    });
+
+    await check('an upstream that stops reading: past 16 MiB unread, calls are "not run" at once instead of growing the console', async () => {
+        const big = 'x'.repeat(900 * 1024);
+        const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => call('deaf_echo', { name: big }, {}, i + 1)));
+        const notRun = answers.filter((r) => /is not reading its input/.test(textOf(r))).length;
+        const unknown = answers.filter((r) => /Outcome unknown/.test(textOf(r))).length;
+        assert.ok(notRun >= 4, `${notRun} not run, ${unknown} outcome unknown`);
+        assert.equal(notRun + unknown, 32, JSON.stringify(answers.map((r) => textOf(r).slice(0, 120) || JSON.stringify(r).slice(0, 200))));
     });
 
     await check('escapes an upstream writes to stderr are shown escaped: no raw ESC or CR, no forged log line', async () => {
