@@ -1,5 +1,7 @@
 #pragma once
 
+#include "httpanswer.h"
+
 #include <QByteArray>
 #include <QHash>
 #include <QList>
@@ -14,9 +16,9 @@ namespace Countersign {
 
 // One HTTP/1.1 POST to an MCP endpoint on a connection of its own, written once: never sent again
 // on a connection that closed (QNetworkAccessManager re-sends a POST then, which would run an
-// approved upstream call twice). The answer is read as it arrives: a JSON body is handed over when
-// complete, an event stream one event at a time, so an answer on a stream that stays open is
-// seen at once. Content-Length, chunked and read-to-close bodies; at most maxBytes of answer.
+// approved upstream call twice). The answer is read as it arrives (HttpAnswer): a JSON body is handed
+// over when complete, an event stream one event at a time, so an answer on a stream that stays open
+// is seen at once. At most maxBytes of answer.
 // abort() ends it at once; finished is emitted exactly once, then the exchange deletes itself.
 class HttpExchange final : public QObject
 {
@@ -50,29 +52,17 @@ Q_SIGNALS:
 
 private:
     void read();
-    void parseHead();
-    void parseBody();
-    void take(const QByteArray &bytes); // decoded body bytes
-    void takeEvents();
+    // Hands over what the answer made of new bytes (head, messages, its end).
+    void apply(const HttpAnswer::Progress &progress);
     void end(const QString &error);
 
     QUrl m_url;
     QList<QPair<QByteArray, QByteArray>> m_headers;
     QByteArray m_body;
-    qsizetype m_maxBytes = 0;
     int m_limitMs = 0;
     QTcpSocket *m_socket = nullptr;
+    HttpAnswer m_answer;
     Ending m_ending;
-    QByteArray m_in;      // read and not parsed yet
-    qsizetype m_read = 0; // answer bytes read so far
-    bool m_headDone = false;
-    bool m_chunked = false;
-    bool m_events = false;
-    qint64 m_length = -1;    // Content-Length, -1 when none
-    qint64 m_chunkLeft = -1; // bytes left in the current chunk; -1 before a chunk's size line
-    qint64 m_bodyRead = 0;
-    QByteArray m_payload;      // a JSON body, or the event stream not yet cut into events
-    qsizetype m_eventScan = 0; // how much of m_payload was searched for an event's end
     bool m_ended = false;
 };
 
