@@ -80,6 +80,7 @@ Result<quint16> McpServer::start()
         if (digest != m_toolsDigest && m_bridges)
             m_bridges->notifyToolsChanged();
         m_toolsDigest = digest;
+        reportUpstreams(); // the window's list of their tools
     });
     connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
         if (!m_rebuild->isActive())
@@ -161,6 +162,7 @@ void McpServer::reconfigure(const Config &config)
         if (m_bridges)
             m_bridges->notifyToolsChanged();
     }
+    reportUpstreams(); // the rules behind each upstream tool's decision may have changed
     m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
                         m_setup.config.pollWindowSeconds() * 1000LL,
                         m_setup.config.legacyHoldSeconds() * 1000LL);

@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 using namespace Countersign;
 using json = nlohmann::json;
@@ -144,6 +145,38 @@ private Q_SLOTS:
         decisions.sort();
         QCOMPARE(decisions,
                  (QStringList{QStringLiteral("allowed by rule"), QStringLiteral("denied by rule")}));
+    }
+
+    // The Connections tab lists an upstream as the console starts it: ready, with its server and
+    // protocol, and its tools with their decisions (read-only allowed, destructive asked).
+    void connectionsTab_showsAnUpstream_asItComesUp()
+    {
+        QTemporaryDir dir;
+        const json config = {{"keyStore", "file"},
+                             {"upstreams",
+                              {{{"name", "fake"},
+                                {"command", {NODE_EXECUTABLE, FAKE_UPSTREAM}},
+                                {"cwd", dir.path().toStdString()}}}}};
+        CommandLine cl;
+        QString token;
+        const auto console = start(dir, config, cl, token);
+        QVERIFY2(console.ok(), console.ok() ? "" : qPrintable(console.error()));
+        MainWindow *window = console.value()->window();
+        window->showTab(QStringLiteral("connections"));
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        auto *list = window->findChild<QTreeWidget *>(QStringLiteral("upstreamList"));
+        QVERIFY(list);
+        QTRY_VERIFY_WITH_TIMEOUT(list->topLevelItemCount() == 1 &&
+                                     list->topLevelItem(0)->text(1) == QLatin1String("ready"),
+                                 20000);
+        QTreeWidgetItem *fake = list->topLevelItem(0);
+        QCOMPARE(fake->text(0), QStringLiteral("fake"));
+        QCOMPARE(fake->text(2), QStringLiteral("fake-upstream, protocol 2025-11-25"));
+        QHash<QString, QString> decisions;
+        for (int i = 0; i < fake->childCount(); ++i)
+            decisions.insert(fake->child(i)->text(0), fake->child(i)->text(1));
+        QCOMPARE(decisions.value(QStringLiteral("fake_echo")), QStringLiteral("allow"));
+        QCOMPARE(decisions.value(QStringLiteral("fake_record")), QStringLiteral("ask"));
     }
 
 private:
