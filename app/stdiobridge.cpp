@@ -21,6 +21,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -180,6 +181,8 @@ public:
         : m_socket(std::move(socket)), m_connection(std::move(connection))
     {
         connect(m_socket.get(), &QLocalSocket::readyRead, this, &Relay::fromConsole);
+        connect(m_socket.get(), &QLocalSocket::bytesWritten, this,
+                [this](qint64 written) { m_unsent -= written; });
         connect(m_socket.get(), &QLocalSocket::disconnected, this, &Relay::consoleGone);
     }
     ~Relay() override
@@ -216,13 +219,18 @@ private:
     {
         std::string line;
         const auto deliver = [this](QByteArray bytes, bool end) {
+            m_unsent += bytes.size() + 1;
             QMetaObject::invokeMethod(
                 this, [this, bytes, end] { end ? stdinEnded() : toConsole(bytes); }, Qt::QueuedConnection);
         };
         char buffer[64 * 1024];
         while (true) {
-            pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wakeFd, POLLIN, 0}};
-            if (::poll(fds, 2, -1) < 0) {
+            // Backpressure: while kMaxUnsent bytes already read are not yet on their way to the
+            // console (it, or the client reading our stdout, is slow), stdin is not read; the
+            // client's writes wait in its pipe instead of this bridge's memory growing.
+            const bool full = m_unsent.load() > kMaxUnsent;
+            pollfd fds[2] = {{STDIN_FILENO, short(full ? 0 : POLLIN), 0}, {wakeFd, POLLIN, 0}};
+            if (::poll(fds, 2, full ? 20 : -1) < 0) {
                 if (errno == EINTR)
                     continue;
                 break;
@@ -258,8 +266,10 @@ private:
     // a notification, or the client's response to a question, is owed nothing.
     void toConsole(const QByteArray &line)
     {
-        if (line.trimmed().isEmpty())
+        if (line.trimmed().isEmpty()) {
+            m_unsent -= line.size() + 1;
             return;
+        }
         const auto message = nlohmann::json::parse(line.toStdString(), nullptr, false);
         const bool object = message.is_object();
         const bool hasMethod = object && message.contains("method");
@@ -324,6 +334,9 @@ private:
     QSet<QByteArray> m_waiting; // ids of requests not answered yet
     int m_unreadable = 0;       // lines sent that no id names, not answered yet
     bool m_stdinEnded = false;
+    // Bytes read from stdin and not yet written to the console's socket.
+    static constexpr qint64 kMaxUnsent = 16 * 1024 * 1024;
+    std::atomic<qint64> m_unsent{0};
 };
 
 } // namespace

@@ -460,6 +460,32 @@ private Q_SLOTS:
         QCOMPARE_JSON(json::parse(lines[0].toStdString()).at("error").at("code"), json(-32600));
         QCOMPARE_JSON(json::parse(lines[1].toStdString()).at("id"), json(2));
     }
+    // A client that writes without reading the answers: once 16 MiB read from its stdin are not
+    // yet on their way to the console, the bridge stops reading, so its memory stops there and the
+    // client's writes wait in its pipe. The bridge's stdout goes to a pipe nobody reads.
+    void stdio_bridge_clientThatDoesNotRead_getsBackpressure_notAGrowingBridge()
+    {
+        const QByteArray token = addToken(QStringLiteral("flood"));
+        QVERIFY(!token.isEmpty());
+        QProcess p;
+        p.setProcessEnvironment(withToken(token));
+        QStringList args{QStringLiteral("-c"), QStringLiteral("\"$0\" \"$@\" | sleep 10"),
+                         QStringLiteral(COUNTERSIGN_BINARY)};
+        args += stdioArgs();
+        p.start(QStringLiteral("/bin/sh"), args);
+        QVERIFY(p.waitForStarted());
+        QByteArray lines;
+        for (int id = 1; lines.size() < 48 * 1024 * 1024; ++id)
+            lines += rpc(id, "tools/list") + '\n';
+        p.write(lines);
+        QTest::qWait(5000); // without the backpressure the bridge took 24.5 MiB in 4 s, and went on
+
+        const qint64 accepted = lines.size() - p.bytesToWrite();
+        qInfo("the bridge took %.1f MiB of 48 MiB", double(accepted) / (1024 * 1024));
+        QVERIFY2(accepted < 20 * 1024 * 1024, qPrintable(QString::number(accepted)));
+        p.kill();
+        QVERIFY(p.waitForFinished(15000));
+    }
     void stdio_withoutToken_isRefused()
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
