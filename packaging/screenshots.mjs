@@ -35,7 +35,7 @@ writeFileSync(path.join(work, 'config.json'), JSON.stringify({
     approval: { low: 'client' },
     // An MCP server behind the gate (the peer tests' pinned copy), for the Connections shot.
     upstreams: [{ name: 'fs', command: [process.execPath, path.resolve('tests/peer/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js'), work],
-                  tools: { edit_file: { planWith: { dryRun: true }, targets: ['path'] } } }],
+                  tools: { edit_file: { planWith: { dryRun: true }, targets: ['path'], risk: 'medium' } } }],
 }, null, 2));
 const token = execFileSync(binary, ['token', 'add', 'vscode', '--data-dir', dataDir]).toString().trim();
 
@@ -84,6 +84,15 @@ try {
     execFileSync('xdotool', ['key', 'Return']);
     await sleep(1000);
     shoot('connections.png');
+    // A card for an upstream's tool: server-filesystem's edit_file, its dry-run diff as the plan.
+    writeFileSync(path.join(work, 'deploy.yaml'), 'service: web\nreplicas: 3\nimage: registry.local/web:1.4.2\nport: 8080\n');
+    await call(app.url, 'fs_edit_file', { path: path.join(work, 'deploy.yaml'),
+        edits: [{ oldText: 'replicas: 3', newText: 'replicas: 0' }, { oldText: 'web:1.4.2', newText: 'web:1.5.0' }] }, 'Claude Code');
+    execFileSync('xdotool', ['key', 'alt+1']);
+    await sleep(300);
+    execFileSync('xdotool', ['key', 'Home']); // the newest card
+    await sleep(1500);
+    shoot('upstream-card.png');
     await stop(app);
     console.log(`screenshots written to ${outDir}`);
 } finally {
