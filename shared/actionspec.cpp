@@ -18,7 +18,9 @@ const QRegularExpression &placeholderPattern()
     return ScriptPlaceholders::pattern();
 }
 
-std::optional<QStringList> stringArray(const json &value)
+} // namespace
+
+std::optional<QStringList> ActionSpec::stringList(const json &value)
 {
     if (!value.is_array() || value.empty())
         return std::nullopt;
@@ -30,8 +32,6 @@ std::optional<QStringList> stringArray(const json &value)
     }
     return out;
 }
-
-} // namespace
 
 QStringList ActionSpec::placeholders(const QStringList &argvTemplate)
 {
@@ -125,7 +125,7 @@ Result<ActionSpec> ActionSpec::fromJson(const json &value, const QString &at)
                 return failure(field + QStringLiteral(": must be a JSON Schema with \"type\": \"object\""));
             spec.inputSchema = v;
         } else if (key == "plan" || key == "apply") {
-            const auto argv = stringArray(v);
+            const auto argv = stringList(v);
             if (!argv)
                 return failure(field + QStringLiteral(": must be a non-empty argv array of non-empty strings "
                                                       "(no shell: [\"terraform\", \"plan\"])"));

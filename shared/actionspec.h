@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace Countersign {
 
 // A gated action from the configuration's "actions" list: a tool whose plan and apply steps are
@@ -37,6 +39,8 @@ struct ActionSpec final
     // element that holds a NUL byte, or that starts with '-' when its template does not ("{a}-{b}"
     // with a = ""; "--name={name}" is the config author's own option).
     static Result<QStringList> fillArgv(const QStringList &argvTemplate, const nlohmann::json &arguments);
+    // A non-empty JSON array of non-empty strings (an argv, a list of names), or nothing.
+    static std::optional<QStringList> stringList(const nlohmann::json &value);
     // The placeholder names used in a template, in order.
     static QStringList placeholders(const QStringList &argvTemplate);
 };

@@ -60,6 +60,14 @@ std::optional<QString> textOf(const json &value)
 
 } // namespace
 
+std::optional<Verdict> parseVerdict(const QString &name)
+{
+    for (const Verdict v : {Verdict::Allow, Verdict::Ask, Verdict::Deny})
+        if (name == verdictName(v))
+            return v;
+    return std::nullopt;
+}
+
 QString verdictName(Verdict verdict)
 {
     switch (verdict) {
@@ -149,16 +157,12 @@ Result<Policy> Policy::fromJson(const json &rules, const json &approval)
                         rule.argvPrefix.append(QString::fromStdString(e.get<std::string>()));
                     }
                 } else if (key == "decision") {
-                    const QString d =
-                        v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
-                    if (d == QLatin1String("allow"))
-                        rule.verdict = Verdict::Allow;
-                    else if (d == QLatin1String("ask"))
-                        rule.verdict = Verdict::Ask;
-                    else if (d == QLatin1String("deny"))
-                        rule.verdict = Verdict::Deny;
-                    else
+                    const auto verdict = v.is_string()
+                                             ? parseVerdict(QString::fromStdString(v.get<std::string>()))
+                                             : std::nullopt;
+                    if (!verdict)
                         return failure(at + QStringLiteral(".decision: must be allow, ask or deny"));
+                    rule.verdict = *verdict;
                 } else if (key == "reason") {
                     if (!v.is_string())
                         return failure(at + QStringLiteral(".reason: must be a string"));

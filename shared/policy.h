@@ -10,6 +10,7 @@
 #include <QStringList>
 
 #include <map>
+#include <optional>
 
 namespace Countersign {
 
@@ -19,6 +20,8 @@ enum class Verdict { Allow, Ask, Deny };
 enum class ApprovalMode { Console, Client };
 
 QString verdictName(Verdict verdict);
+// "allow", "ask" or "deny"; nothing for anything else.
+std::optional<Verdict> parseVerdict(const QString &name);
 
 // One rule of the "rules" list: a tool name pattern, optional argument patterns, optional argv
 // prefix (for run_command-like tools) and the verdict. Patterns are globs (* and ?), matched on

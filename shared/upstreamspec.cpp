@@ -1,5 +1,6 @@
 #include "upstreamspec.h"
 
+#include "actionspec.h"
 #include "scriptplaceholders.h"
 
 #include <QDir>
@@ -11,19 +12,6 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
-
-std::optional<QStringList> stringArray(const json &value)
-{
-    if (!value.is_array() || value.empty())
-        return std::nullopt;
-    QStringList out;
-    for (const json &e : value) {
-        if (!e.is_string() || e.get_ref<const std::string &>().empty())
-            return std::nullopt;
-        out.append(QString::fromStdString(e.get<std::string>()));
-    }
-    return out;
-}
 
 // An object of strings, as header or environment maps are.
 std::optional<QList<QPair<QString, QString>>> stringMap(const json &value)
@@ -49,14 +37,9 @@ Result<UpstreamToolSettings> toolSettings(const json &value, const QString &at)
         const json &v = it.value();
         const QString field = at + QLatin1Char('.') + QString::fromStdString(key);
         if (key == "decision") {
-            const QString d = v.is_string() ? QString::fromStdString(v.get<std::string>()) : QString();
-            if (d == QLatin1String("allow"))
-                settings.decision = Verdict::Allow;
-            else if (d == QLatin1String("ask"))
-                settings.decision = Verdict::Ask;
-            else if (d == QLatin1String("deny"))
-                settings.decision = Verdict::Deny;
-            else
+            settings.decision =
+                v.is_string() ? parseVerdict(QString::fromStdString(v.get<std::string>())) : std::nullopt;
+            if (!settings.decision)
                 return failure(field + QStringLiteral(": must be allow, ask or deny"));
         } else if (key == "risk") {
             const auto risk =
@@ -65,7 +48,7 @@ Result<UpstreamToolSettings> toolSettings(const json &value, const QString &at)
                 return failure(field + QStringLiteral(": must be low, medium, high or critical"));
             settings.risk = *risk;
         } else if (key == "targets") {
-            const auto names = stringArray(v);
+            const auto names = ActionSpec::stringList(v);
             if (!names)
                 return failure(field + QStringLiteral(": must be a non-empty array of argument names"));
             settings.targets = *names;
@@ -75,7 +58,7 @@ Result<UpstreamToolSettings> toolSettings(const json &value, const QString &at)
                                                       "{\"dryRun\": true})"));
             settings.planWith = v;
         } else if (key == "plan") {
-            const auto argv = stringArray(v);
+            const auto argv = ActionSpec::stringList(v);
             if (!argv)
                 return failure(field +
                                QStringLiteral(": must be a non-empty argv array of non-empty strings"));
@@ -110,7 +93,7 @@ Result<UpstreamSpec> UpstreamSpec::fromJson(const json &value, const QString &at
                 return failure(field + QStringLiteral(": must be 1-32 letters, digits, '_' or '-'"));
             (key == "name" ? spec.name : spec.prefix) = text;
         } else if (key == "command") {
-            const auto argv = stringArray(v);
+            const auto argv = ActionSpec::stringList(v);
             if (!argv)
                 return failure(field + QStringLiteral(": must be a non-empty argv array of non-empty strings "
                                                       "(no shell: [\"node\", \"/path/server.js\"])"));
