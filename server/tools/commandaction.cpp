@@ -111,25 +111,35 @@ Result<Plan> CommandAction::planFromOutput(const ActionSpec &spec, const json &a
     return plan;
 }
 
+void CommandAction::runPlan(CommandRunner &runner, const QStringList &argv, const QString &workingDirectory,
+                            int timeoutMs, std::function<void(Result<QByteArray>)> done)
+{
+    runner.run(CommandSpec{argv, workingDirectory, timeoutMs, kMaxPlanBytes, {}},
+               [done = std::move(done)](Result<CommandOutput> out) {
+                   if (!out)
+                       return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
+                   if (out.value().truncated)
+                       return done(failure(
+                           QStringLiteral("the plan command printed more than %1 bytes").arg(kMaxPlanBytes)));
+                   if (out.value().exitCode != 0)
+                       return done(failure(QStringLiteral("the plan command exited with %1: %2")
+                                               .arg(out.value().exitCode)
+                                               .arg(tail(out.value().stdErr))));
+                   done(std::move(out.value().stdOut));
+               });
+}
+
 void CommandAction::plan(const json &arguments, PlanDone done)
 {
     auto argv = ActionSpec::fillArgv(m_spec.plan, arguments);
     if (!argv)
         return done(failure(argv.error()));
-    m_runner.run(
-        CommandSpec{argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000, kMaxPlanBytes, {}},
-        [spec = m_spec, arguments, done = std::move(done)](Result<CommandOutput> out) {
-            if (!out)
-                return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
-            if (out.value().truncated)
-                return done(failure(
-                    QStringLiteral("the plan command printed more than %1 bytes").arg(kMaxPlanBytes)));
-            if (out.value().exitCode != 0)
-                return done(failure(QStringLiteral("the plan command exited with %1: %2")
-                                        .arg(out.value().exitCode)
-                                        .arg(tail(out.value().stdErr))));
-            done(planFromOutput(spec, arguments, out.value().stdOut));
-        });
+    runPlan(m_runner, argv.value(), m_spec.workingDirectory, m_spec.timeoutSeconds * 1000,
+            [spec = m_spec, arguments, done = std::move(done)](Result<QByteArray> out) {
+                if (!out)
+                    return done(failure(out.error()));
+                done(planFromOutput(spec, arguments, out.value()));
+            });
 }
 
 void CommandAction::apply(const json &arguments, ApplyDone done)

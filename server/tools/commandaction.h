@@ -20,6 +20,11 @@ public:
     void plan(const nlohmann::json &arguments, PlanDone done) override;
     void apply(const nlohmann::json &arguments, ApplyDone done) override;
 
+    // Runs a plan command and hands over its stdout, or why there is none in words for the agent
+    // (it failed to start or timed out, printed more than 1 MiB, or exited non-zero: its stderr's end).
+    static void runPlan(CommandRunner &runner, const QStringList &argv, const QString &workingDirectory,
+                        int timeoutMs, std::function<void(Result<QByteArray>)> done);
+
     // Builds the Plan from the plan command's output (public for tests).
     static Result<Plan> planFromOutput(const ActionSpec &spec, const nlohmann::json &arguments,
                                        const QByteArray &stdOut);

@@ -1,6 +1,7 @@
 #include "upstreamaction.h"
 
 #include "actionspec.h"
+#include "commandaction.h"
 #include "commandrunner.h"
 #include "tool.h"
 #include "upstreamlink.h"
@@ -233,22 +234,13 @@ void UpstreamAction::plan(const json &arguments, PlanDone done)
         auto argv = ActionSpec::fillArgv(m_settings.plan, arguments);
         if (!argv)
             return done(failure(argv.error()));
-        m_runner.run(
-            CommandSpec{argv.value(), m_cwd, m_timeoutMs, kMaxPlanBytes, {}},
-            [plan, done = std::move(done)](Result<CommandOutput> out) mutable {
-                if (!out)
-                    return done(failure(QStringLiteral("the plan command failed: %1").arg(out.error())));
-                if (out.value().truncated)
-                    return done(failure(
-                        QStringLiteral("the plan command printed more than %1 bytes").arg(kMaxPlanBytes)));
-                if (out.value().exitCode != 0)
-                    return done(
-                        failure(QStringLiteral("the plan command exited with %1: %2")
-                                    .arg(out.value().exitCode)
-                                    .arg(QString::fromUtf8(out.value().stdErr).trimmed().left(2000))));
-                plan.diff = QString::fromUtf8(out.value().stdOut);
-                done(std::move(plan));
-            });
+        CommandAction::runPlan(m_runner, argv.value(), m_cwd, m_timeoutMs,
+                               [plan, done = std::move(done)](Result<QByteArray> out) mutable {
+                                   if (!out)
+                                       return done(failure(out.error()));
+                                   plan.diff = QString::fromUtf8(out.value());
+                                   done(std::move(plan));
+                               });
         return;
     }
     plan.diff = argumentsText(arguments);
