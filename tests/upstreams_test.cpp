@@ -1,6 +1,7 @@
 // How the gateway routes a resources/read to an upstream by its URI templates: linear matching
 // of the literal parts (each {expression} any non-empty text), also for templates built to make a
-// regular expression backtrack.
+// regular expression backtrack; and the Mcp-Name header it sends.
+#include "headerchecks.h"
 #include "upstreams.h"
 
 #include <QElapsedTimer>
@@ -63,6 +64,31 @@ private Q_SLOTS:
         QVERIFY(!any);
         QVERIFY(Upstreams::matchesTemplate(tmpl, QStringLiteral("x") + QString(100, QLatin1Char('a')) +
                                                      QStringLiteral("y")));
+    }
+    // The Mcp-Name the gateway sends an upstream: plain names as they are, the rest encoded so
+    // that nothing in an agent's URI can end the header, and the server's decoding gives it back.
+    void mcpName_isEncoded_whenNotPlain_andDecodesBack_data()
+    {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<bool>("plain");
+        QTest::newRow("a tool name") << QStringLiteral("read_text_file") << true;
+        QTest::newRow("a URI") << QStringLiteral("file:///srv/a b.txt") << true;
+        QTest::newRow("CR LF") << QStringLiteral("x\r\nX-Injected: 1") << false;
+        QTest::newRow("non-ASCII") << QStringLiteral("résumé") << false;
+        QTest::newRow("edge space") << QStringLiteral(" x") << false;
+        QTest::newRow("looks encoded") << QStringLiteral("=?base64?eA==?=") << false;
+        QTest::newRow("empty") << QString() << false;
+    }
+    void mcpName_isEncoded_whenNotPlain_andDecodesBack()
+    {
+        QFETCH(QString, value);
+        QFETCH(bool, plain);
+        const QByteArray header = HeaderChecks::encodeValue(value);
+        QCOMPARE(header == value.toUtf8(), plain);
+        QVERIFY(!header.contains('\r') && !header.contains('\n'));
+        const auto decoded = HeaderChecks::decodeValue(header);
+        QVERIFY(decoded);
+        QCOMPARE(QString::fromUtf8(*decoded), value);
     }
 };
 

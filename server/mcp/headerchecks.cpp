@@ -39,6 +39,14 @@ std::optional<QByteArray> decodeValue(const QByteArray &value)
     return *decoded;
 }
 
+QByteArray encodeValue(const QString &text)
+{
+    bool plain = !text.isEmpty() && text.trimmed() == text && !text.startsWith(QLatin1String("=?base64?"));
+    for (const QChar c : text)
+        plain = plain && c.unicode() >= 0x20 && c.unicode() < 0x7f;
+    return plain ? text.toLatin1() : "=?base64?" + text.toUtf8().toBase64() + "?=";
+}
+
 bool isLoopbackHost(const QByteArray &hostHeader)
 {
     QString host = QString::fromLatin1(hostHeader);

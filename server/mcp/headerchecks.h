@@ -19,6 +19,9 @@ std::optional<Reply> check(const McpRequest &request, const HttpRequest &http);
 
 // Decodes a header value in the =?base64?…?= form; plain values pass through. Nothing on bad base64.
 std::optional<QByteArray> decodeValue(const QByteArray &value);
+// The other way, for a client's request (the gateway's): plain printable ASCII as is, anything else
+// (non-ASCII, control characters, edge whitespace, a value that looks encoded) as =?base64?…?=.
+QByteArray encodeValue(const QString &text);
 
 // Host and Origin: only loopback names pass (DNS-rebinding defence). A missing Origin passes.
 bool isLoopbackHost(const QByteArray &hostHeader);

@@ -1,5 +1,6 @@
 #include "upstreamlink.h"
 
+#include "headerchecks.h"
 #include "httpexchange.h"
 #include "jsonbody.h"
 
@@ -315,8 +316,8 @@ void UpstreamLink::post(const json &message)
         const char *nameKey = method == "resources/read" ? "uri" : "name";
         if ((method == "tools/call" || method == "prompts/get" || method == "resources/read") &&
             member(params, nameKey).is_string())
-            headers.append(
-                {"Mcp-Name", headerValue(QString::fromStdString(params[nameKey].get<std::string>()))});
+            headers.append({"Mcp-Name", HeaderChecks::encodeValue(
+                                            QString::fromStdString(params[nameKey].get<std::string>()))});
     } else if (!m_version.isEmpty()) {
         headers.append({"MCP-Protocol-Version", m_version.toLatin1()});
     }
@@ -400,14 +401,6 @@ void UpstreamLink::post(const json &message)
                                  : QStringLiteral("upstream %1: %2").arg(m_spec.name, ending.error)});
             });
     exchange->start();
-}
-
-QByteArray UpstreamLink::headerValue(const QString &text)
-{
-    bool plain = !text.isEmpty() && text.trimmed() == text && !text.startsWith(QLatin1String("=?base64?"));
-    for (const QChar c : text)
-        plain = plain && c.unicode() >= 0x20 && c.unicode() < 0x7f;
-    return plain ? text.toLatin1() : "=?base64?" + text.toUtf8().toBase64() + "?=";
 }
 
 json UpstreamLink::envelope() const

@@ -127,8 +127,6 @@ private:
     void fail(const QString &why);
     void setState(State state);
     nlohmann::json envelope() const;
-    // An Mcp-Name value: as is when plain ASCII, else =?base64?…?=.
-    static QByteArray headerValue(const QString &text);
 
     UpstreamSpec m_spec;
     QProcess *m_process = nullptr;
