@@ -93,13 +93,6 @@ void UpstreamLink::setSpec(const UpstreamSpec &spec)
     m_spec = spec;
 }
 
-void UpstreamLink::restart()
-{
-    fail(QStringLiteral("restarted"));
-    m_restart.stop();
-    launch();
-}
-
 void UpstreamLink::launch()
 {
     if (m_stopping)
@@ -648,7 +641,7 @@ void UpstreamLink::listContent(int step)
 
 void UpstreamLink::fail(const QString &why)
 {
-    if (!why.isEmpty() && why != QLatin1String("restarted"))
+    if (!why.isEmpty())
         qCWarning(lcUpstream) << "upstream" << m_spec.name << why;
     ++m_generation; // the handshake's answers still on their way are for the old link
     // HTTP: the POSTs in flight end now (their callers are answered below), never read afterwards.

@@ -69,16 +69,9 @@ public:
     const QList<nlohmann::json> &prompts() const { return m_prompts; }
     const QList<nlohmann::json> &resources() const { return m_resources; }
     const QList<nlohmann::json> &resourceTemplates() const { return m_templates; }
-    bool servesResources() const
-    {
-        return m_capabilities.is_object() && m_capabilities.contains("resources");
-    }
 
     // Sends a request when Ready (else NotSent at once, from the event loop); reply is called once.
     void request(const QString &method, nlohmann::json params, int timeoutMs, Reply reply);
-
-    // Stops the process and restarts it at once (tests: an upstream replaced on disk).
-    void restart();
 
     static constexpr qsizetype kMaxLineBytes = 16 * 1024 * 1024;
     // A stdio upstream that has not read this much of what was sent to it gets no more.

@@ -95,12 +95,6 @@ json Upstreams::status(const Policy &policy) const
     return all;
 }
 
-UpstreamLink *Upstreams::link(const QString &name) const
-{
-    const auto found = m_links.find(name);
-    return found == m_links.end() ? nullptr : found->second;
-}
-
 void Upstreams::serve(const QString &method, const json &params, ToolDone done)
 {
     const auto listOf = [this](const char *key, auto items, bool prefixed) {

@@ -39,7 +39,6 @@ public:
     // "decision", "rule"}]}], each tool's decision as policy makes it for a call that no
     // argument rule singles out.
     nlohmann::json status(const Policy &policy) const;
-    UpstreamLink *link(const QString &name) const;
     // Whether uri is an instance of an RFC 6570 template, each {expression} any non-empty text.
     static bool matchesTemplate(const QString &uriTemplate, const QString &uri);
 
