@@ -7,6 +7,24 @@ export async function check(name, fn) {
     catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e?.stack ?? e}`); }
 }
 
+// Asks predicate every 50 ms until it answers something truthy, which is returned; after ms, fails
+// with what was awaited (and detail(), the evidence a failure wants: a process's stderr).
+export async function waitFor(what, predicate, ms = 5000, detail = () => '') {
+    for (const until = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 50))) {
+        const value = await predicate();
+        if (value) return value;
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what}${detail()}`);
+    }
+}
+
+// A call whose end is watched: settled() says whether it has ended; its failure is never unhandled.
+export function watch(promise) {
+    let done = false;
+    const watched = promise.finally(() => { done = true; });
+    watched.catch(() => {});
+    return { promise: watched, settled: () => done };
+}
+
 export function exitWithSummary() {
     const passed = results.filter(([, ok]) => ok).length;
     const failed = results.length - passed;

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { check, exitWithSummary } from './checks.mjs';
+import { check, exitWithSummary, waitFor as waitUntil, watch } from './checks.mjs';
 import { startCountersign, stopConsoleOf } from './countersign-process.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
@@ -79,25 +79,11 @@ const config = {
 };
 
 const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
-async function waitFor(what, predicate, ms = 10000) {
-    const until = Date.now() + ms;
-    for (;;) {
-        const value = await predicate();
-        if (value) return value;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-        await sleep(50);
-    }
-}
+// This file's waits allow 10 s unless they say otherwise (upstreams start beside the console).
+const waitFor = (what, predicate, ms = 10000) => waitUntil(what, predicate, ms);
 const waitForCard = (tool) => waitFor(`a card for ${tool}`, async () => (await decide('list')).find((c) => c.tool === tool));
 const textOf = (r) => r.content?.map((c) => c.text).join('\n') ?? '';
 const receiptOf = (r) => r._meta?.['dev.countersign/receipt'];
-// A call whose end is watched; its failure is never unhandled.
-function watch(promise) {
-    let done = false;
-    const watched = promise.finally(() => { done = true; });
-    watched.catch(() => {});
-    return { promise: watched, settled: () => done };
-}
 
 async function v2() {
     const client = new ClientV2({ name: 'gateway-v2', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });

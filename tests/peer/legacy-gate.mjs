@@ -21,7 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { check, exitWithSummary } from './checks.mjs';
+import { check, exitWithSummary, waitFor, watch } from './checks.mjs';
 import { startCountersign, stopConsoleOf } from './countersign-process.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
@@ -50,15 +50,6 @@ const config = {
 
 const decide = (server, verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
 const cardsOf = (server) => decide(server, 'list');
-async function waitFor(what, predicate, ms = 5000) {
-    const until = Date.now() + ms;
-    for (;;) {
-        const value = await predicate();
-        if (value) return value;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-        await sleep(50);
-    }
-}
 const waitForCards = (server, n) => waitFor(`${n} pending card(s)`, async () => { const c = await cardsOf(server); return c.length === n ? c : null; });
 
 // The approvals this test made (console approvals and typed confirmations), to hold against the runs.
@@ -105,13 +96,6 @@ async function traced(fn) {
     } finally {
         for (const c of clients) await c.client.close().catch(() => {});
     }
-}
-// A call whose end is watched: settled() says whether it has ended; its failure is never unhandled.
-function watch(promise) {
-    let done = false;
-    const watched = promise.finally(() => { done = true; });
-    watched.catch(() => {});
-    return { promise: watched, settled: () => done };
 }
 // Ends the bridge's stdin, as a client going away does; how the bridge ended within ms, or null.
 async function endStdin(connection, ms = 1500) {

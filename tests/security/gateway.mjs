@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor as waitUntil } from '../peer/checks.mjs';
 import { callTool, check, decide, exitWithSummary, pendingCards, startCountersign, textOf } from './attacker.mjs';
 
 const sdk = (module) => import(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'peer', 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm', module));
@@ -64,13 +65,8 @@ const config = {
 };
 const server = await startCountersign(binary, { config, tokenName: 'agent' });
 const call = (name, args, extra, id) => callTool(server, name, args, extra, id);
-const waitFor = async (what, predicate, ms = 15000) => {
-    for (const until = Date.now() + ms; ; await sleep(100)) {
-        const value = await predicate();
-        if (value) return value;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; console stderr:\n${server.stderr()}`);
-    }
-};
+const waitFor = (what, predicate, ms = 15000) =>
+    waitUntil(what, predicate, ms, () => `; console stderr:\n${server.stderr()}`);
 // Approves the call's card, then retries with its ticket until it is answered.
 async function approvedCall(name, args) {
     const first = await call(name, args);
