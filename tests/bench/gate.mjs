@@ -9,17 +9,16 @@
 // and calls per second with concurrent clients. Plan and apply commands are /bin/true on both sides,
 // so the child process is part of the cost on both.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCountersign } from '../peer/countersign-process.mjs';
+import { opt, pct, rss, timed } from './figures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const binary = argv[0];
-const opt = (name, d) => { const i = argv.indexOf(`--${name}`); return i > 0 ? Number(argv[i + 1]) : d; };
-const N = opt('n', 300);
-const CONCURRENCY = opt('concurrency', 16);
+const N = opt(argv, 'n', 300);
+const CONCURRENCY = opt(argv, 'concurrency', 16);
 if (!binary) { console.error('usage: gate.mjs COUNTERSIGN_BINARY [--n 300] [--concurrency 16]'); process.exit(2); }
 
 const schema = { type: 'object', properties: { target: { type: 'string' } }, required: ['target'], additionalProperties: false };
@@ -47,8 +46,6 @@ async function call(server, name, args, extra = {}) {
     if (!body.result) throw new Error(`${name}: ${JSON.stringify(body)}`);
     return body.result;
 }
-const timed = async (fn) => { const t = process.hrtime.bigint(); const r = await fn(); return [Number(process.hrtime.bigint() - t) / 1e6, r]; };
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const fmt = (xs) => `p50 ${pct(xs, 50).toFixed(2).padStart(7)} ms  p99 ${pct(xs, 99).toFixed(2).padStart(7)} ms`;
 
 async function measure(server, label) {
@@ -152,7 +149,6 @@ async function measureEras(server) {
     return rows;
 }
 
-const rss = (pid) => { const s = readFileSync(`/proc/${pid}/status`, 'utf8'); return `${Math.round(Number(/VmHWM:\s+(\d+)/.exec(s)[1]) / 1024)} MB peak RSS`; };
 try {
     const ours = await measure({ ...countersign, statusTool: 'countersign_status' }, 'countersign');
     const theirs = await measure({ url: sdkUrl, statusTool: 'status' }, 'sdk');

@@ -21,13 +21,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startCountersign } from '../peer/countersign-process.mjs';
+import { opt, pct, rss, timed } from './figures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const binary = argv[0];
-const opt = (name, d) => { const i = argv.indexOf(`--${name}`); return i > 0 ? Number(argv[i + 1]) : d; };
-const N = opt('n', 300);
-const CONCURRENCY = opt('concurrency', 16);
+const N = opt(argv, 'n', 300);
+const CONCURRENCY = opt(argv, 'concurrency', 16);
 const WARM_UP = 20;
 if (!binary) { console.error('usage: gateway.mjs COUNTERSIGN_BINARY [--n 300] [--concurrency 16]'); process.exit(2); }
 if (!existsSync(binary)) { console.error(`gateway.mjs: no Countersign binary at ${binary}`); process.exit(2); }
@@ -51,8 +51,6 @@ mkdirSync(dir);
 writeFileSync(file, text);
 const upstreamCommand = [process.execPath, fsEntry, dir];
 
-const timed = async (fn) => { const t = process.hrtime.bigint(); const r = await fn(); return [Number(process.hrtime.bigint() - t) / 1e6, r]; };
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const ms = (x) => `${x.toFixed(2).padStart(7)} ms`;
 const signed = (x) => `${x >= 0 ? '+' : '-'}${Math.abs(x).toFixed(2).padStart(6)} ms`;
@@ -99,7 +97,6 @@ async function measure(conn) {
     return { label: conn.label, seq, seqRate, lat, rate };
 }
 
-const rss = (pid) => { try { const s = readFileSync(`/proc/${pid}/status`, 'utf8'); return `${Math.round(Number(/VmHWM:\s+(\d+)/.exec(s)[1]) / 1024)} MB peak RSS`; } catch { return 'gone'; } };
 
 let countersign;
 const conns = [];
