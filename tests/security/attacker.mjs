@@ -24,6 +24,19 @@ export async function callTool(server, name, args, extra = {}, id = 1) {
     return response.json();
 }
 
+// The names tools/list answers with (the first page).
+export async function listToolNames(server) {
+    const response = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+            Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json',
+            'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }),
+    });
+    return ((await response.json()).result?.tools ?? []).map((t) => t.name);
+}
+
 // The first text block of a result ('' when there is none).
 export const textOf = (response) => response?.result?.content?.[0]?.text ?? '';
 

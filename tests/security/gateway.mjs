@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor as waitUntil } from '../peer/checks.mjs';
-import { callTool, check, decide, exitWithSummary, pendingCards, startCountersign, textOf } from './attacker.mjs';
+import { callTool, check, decide, exitWithSummary, listToolNames, pendingCards, startCountersign, textOf } from './attacker.mjs';
 
 const sdk = (module) => import(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'peer', 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm', module));
 const { Client } = await sdk('client/index.js');
@@ -82,6 +82,11 @@ async function approvedCall(name, args) {
 try {
     await waitFor('every upstream ready', () =>
         ['deep', 'noisy', 'drop', 'sse', 'amp', 'early', 'flood', 'deaf', 'fs'].every((name) => server.stderr().includes(`upstream "${name}" ready`)));
+    // "ready" is logged before the tool list is rebuilt (coalesced over 250 ms): wait for the tools.
+    await waitFor('every upstream\'s tools listed', async () => {
+        const names = await listToolNames(server);
+        return ['deep_echo', 'noisy_echo', 'drop_record', 'sse_echo', 'amp_echo', 'early_echo', 'flood_echo', 'deaf_echo', 'fs_write_file'].every((n) => names.includes(n));
+    });
 
     await check('an answer nested 200,000 deep is dropped as not JSON-RPC: the call ends "outcome unknown", the console serves on', async () => {
         const r = await call('deep_echo', { name: 'd1' });
