@@ -83,9 +83,9 @@ Status AuditStore::recordOperation(const Operation &op)
     return commitSigned(transaction);
 }
 
-Status AuditStore::recordClaimed(const Operation &op)
+Status AuditStore::recordClaimed(const Operation &op, Durability durability)
 {
-    WriteTransaction transaction(m_db);
+    WriteTransaction transaction(m_db, durability);
     if (!transaction.begun())
         return transaction.begun();
     if (auto recorded = insertRecorded(transaction, op); !recorded)
@@ -268,9 +268,9 @@ Result<bool> AuditStore::claim(const QString &nonce)
     return claimed.value();
 }
 
-Status AuditStore::finishClaim(const QString &nonce, const json &result)
+Status AuditStore::finishClaim(const QString &nonce, const json &result, Durability durability)
 {
-    WriteTransaction transaction(m_db);
+    WriteTransaction transaction(m_db, durability);
     if (!transaction.begun())
         return transaction.begun();
     auto finished = m_claims->finish(transaction, nonce, m_clock.nowMs(), result);

@@ -4,6 +4,7 @@
 #include "claimrecords.h"
 #include "operation.h"
 #include "result.h"
+#include "writetransaction.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,8 +40,8 @@ public:
     // A new operation: pending (a card), or allowed/denied by a rule.
     Status recordOperation(const Operation &operation);
     // A call a rule allowed: recorded and its run claimed, in one transaction (one commit fewer on
-    // the path every allowed call takes).
-    Status recordClaimed(const Operation &operation);
+    // the path every allowed call takes). Relaxed for a read (see Durability).
+    Status recordClaimed(const Operation &operation, Durability durability = Durability::Synced);
     // A new card, unless its connection already has an unexpired pending card for the same tool
     // and arguments (an identical call planned at the same time): the check and the insert hold
     // one write lock. The nonce of the card in force: card's, or the earlier one's (then nothing
@@ -72,7 +73,8 @@ public:
 
     // Claims the single run of a ticket. true: this caller must run it; false: it was claimed before.
     Result<bool> claim(const QString &nonce);
-    Status finishClaim(const QString &nonce, const nlohmann::json &result);
+    Status finishClaim(const QString &nonce, const nlohmann::json &result,
+                       Durability durability = Durability::Synced);
     Result<std::optional<Claim>> claimOf(const QString &nonce);
 
     // A run claimed but with no recorded end, found at start-up: the process stopped during it.

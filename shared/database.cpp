@@ -97,7 +97,7 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
         if (!wal)
             return failure(wal.error());
     }
-    for (const char *pragma : {"PRAGMA foreign_keys=ON", "PRAGMA synchronous=FULL"}) {
+    for (const char *pragma : {"PRAGMA foreign_keys=ON", StoreSql::kSyncFull}) {
         auto r = database->exec(pragma);
         if (!r)
             return failure(r.error());

@@ -104,6 +104,8 @@ inline constexpr const char *kConnectionActiveHashes =
 inline constexpr const char *kBeginImmediate = "BEGIN IMMEDIATE";
 inline constexpr const char *kCommit = "COMMIT";
 inline constexpr const char *kRollback = "ROLLBACK";
+inline constexpr const char *kSyncFull = "PRAGMA synchronous=FULL";
+inline constexpr const char *kSyncRelaxed = "PRAGMA synchronous=NORMAL";
 
 // OperationRecords: operations and their decisions. Rows are read by column name: every column that
 // is an expression, or comes from a join, has an alias.

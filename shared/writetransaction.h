@@ -6,6 +6,12 @@ namespace Countersign {
 
 class Database;
 
+// How far a commit must reach before it returns. Synced: the disk (an fsync per commit; the record
+// survives a power cut). Relaxed: the write-ahead log, synced at the next Synced commit or WAL
+// checkpoint (the record survives a crash of the app, not of the machine; the file stays
+// consistent either way). Only records whose loss to a power cut changes no outcome are Relaxed.
+enum class Durability { Synced, Relaxed };
+
 // One write transaction on a Database, scoped: the constructor begins it (BEGIN IMMEDIATE, so it
 // holds SQLite's write lock from the start), commit() ends it, and the destructor rolls it back
 // unless it was committed. Check begun() before writing: a transaction that did not begin holds
@@ -13,7 +19,7 @@ class Database;
 class WriteTransaction final
 {
 public:
-    explicit WriteTransaction(Database &database);
+    explicit WriteTransaction(Database &database, Durability durability = Durability::Synced);
     ~WriteTransaction();
     Q_DISABLE_COPY_MOVE(WriteTransaction)
 
@@ -27,7 +33,10 @@ public:
     Status commit();
 
 private:
+    void end(const char *statement, Status *outcome);
+
     Database &m_database;
+    bool m_relaxed = false; // this connection's commits are relaxed until end()
     Status m_begun = success();
     bool m_open = false;
 };

@@ -262,6 +262,34 @@ private Q_SLOTS:
         }
         QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
     }
+    void writeTransaction_relaxed_relaxesOnlyItsOwnCommit()
+    {
+        const auto synchronous = [this] { return count("PRAGMA synchronous"); };
+        QCOMPARE(synchronous(), 2); // FULL: an fsync per commit
+        {
+            WriteTransaction transaction(*m_db, Durability::Relaxed);
+            QVERIFY(transaction.begun().ok());
+            QCOMPARE(synchronous(), 1); // NORMAL
+            QVERIFY(m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
+                        .ok());
+            QVERIFY(transaction.commit().ok());
+            QCOMPARE(synchronous(), 2);
+        }
+        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
+        {
+            WriteTransaction rolledBack(*m_db, Durability::Relaxed);
+            QCOMPARE(synchronous(), 1);
+        }
+        QCOMPARE(synchronous(), 2);
+        {
+            WriteTransaction outer(*m_db);
+            WriteTransaction inner(*m_db, Durability::Relaxed); // may not change it inside another
+            QVERIFY(!inner.begun().ok());
+            QCOMPARE(synchronous(), 2);
+            QVERIFY(outer.commit().ok());
+        }
+        QCOMPARE(synchronous(), 2);
+    }
     void writeTransaction_thatDidNotBegin_leavesTheOpenOneAlone()
     {
         WriteTransaction outer(*m_db);

@@ -5,6 +5,7 @@
 #include "policy.h"
 #include "receiptbody.h"
 #include "tool.h"
+#include "writetransaction.h"
 
 #include <QHash>
 #include <QObject>
@@ -130,7 +131,8 @@ private:
                      ToolDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.
-    void recordEnd(const QString &nonce, const nlohmann::json &result);
+    void recordEnd(const QString &nonce, const nlohmann::json &result,
+                   Durability durability = Durability::Synced);
     void applyEnded();
     void pollDecisions();
     // Logs a store failure and answers it: nothing runs without its record.

@@ -26,6 +26,9 @@ public:
     virtual QString name() const = 0;
     // The tools/list entry, annotations included.
     virtual nlohmann::json descriptor() const = 0;
+    // Whether it says it changes nothing (readOnlyHint): a rule allowing it then records it with
+    // relaxed durability. Never a reason to skip the gate.
+    virtual bool readsOnly() const { return false; }
     // What the policy does when no rule matches.
     virtual Verdict defaultVerdict(const nlohmann::json &arguments) const
     {

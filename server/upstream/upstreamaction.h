@@ -25,6 +25,7 @@ public:
 
     QString name() const override { return m_name; }
     nlohmann::json descriptor() const override;
+    bool readsOnly() const override { return readOnly(m_descriptor); }
     Verdict defaultVerdict(const nlohmann::json &arguments) const override;
     void plan(const nlohmann::json &arguments, PlanDone done) override;
     void apply(const nlohmann::json &arguments, ApplyDone done) override;
