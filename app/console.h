@@ -30,7 +30,7 @@ public:
         // McpServer::stepRecorded (a direct connection runs in the server thread).
         std::function<void(McpServer *)> wireServer;
         // More tools beside the built-in ones (McpServer::Setup::extraTools).
-        std::function<void(ToolRegistry &)> extraTools;
+        std::function<void(ToolRegistry &, const std::function<void()> &changed)> extraTools;
     };
     static Result<std::unique_ptr<Console>> start(const CommandLine &cl, const Hooks &hooks = {});
     ~Console();

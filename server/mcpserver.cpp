@@ -22,6 +22,7 @@
 #include "workspace.h"
 #include "workspacetools.h"
 
+#include <QPointer>
 #include <QRegularExpression>
 #include <QTimer>
 
@@ -67,7 +68,7 @@ Result<quint16> McpServer::start()
     m_tools = std::make_unique<ToolRegistry>();
     m_upstreams = new Upstreams(this);
     // Upstream tool changes come in bursts (every upstream starting, an upstream flooding
-    // list_changed): the tools are rebuilt at most every 250 ms, and the bridges told only when
+    // list_changed): the tools are rebuilt at most every 250 ms, and the clients told only when
     // what tools/list answers actually changed.
     m_rebuild = new QTimer(this);
     m_rebuild->setSingleShot(true);
@@ -76,10 +77,7 @@ Result<quint16> McpServer::start()
         if (!m_tools)
             return;
         buildTools();
-        const std::size_t digest = toolsDigest();
-        if (digest != m_toolsDigest && m_bridges)
-            m_bridges->notifyToolsChanged();
-        m_toolsDigest = digest;
+        tellIfToolsChanged();
         reportUpstreams(); // the window's list of their tools
     });
     connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
@@ -105,6 +103,7 @@ Result<quint16> McpServer::start()
             return failure(listening.error());
     }
     m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher, authenticate);
+    m_endpoint->setConnectionCheck([this](qint64 id) { return m_tokens->isActive(id); });
     m_http = new HttpServer(
         [this](const HttpRequest &request, HttpConnection::Responder respond) { route(request, respond); },
         [](int status, const QString &reason) {
@@ -129,7 +128,24 @@ void McpServer::buildTools()
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner);
     if (m_setup.extraTools)
-        m_setup.extraTools(*m_tools);
+        m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
+            if (self && !self->m_rebuild->isActive())
+                self->m_rebuild->start();
+        });
+}
+
+// Clients hear of a change to what tools/list answers, on every transport; a rebuild that changed
+// nothing is not a change.
+void McpServer::tellIfToolsChanged()
+{
+    const std::size_t digest = toolsDigest();
+    if (digest == m_toolsDigest)
+        return;
+    m_toolsDigest = digest;
+    if (m_bridges)
+        m_bridges->notifyToolsChanged();
+    if (m_endpoint)
+        m_endpoint->notifyToolsChanged();
 }
 
 std::size_t McpServer::toolsDigest() const
@@ -157,11 +173,7 @@ void McpServer::reconfigure(const Config &config)
     if (m_upstreams)
         m_upstreams->configure(m_setup.config.upstreams());
     buildTools();
-    if (const std::size_t digest = toolsDigest(); digest != m_toolsDigest) {
-        m_toolsDigest = digest;
-        if (m_bridges)
-            m_bridges->notifyToolsChanged();
-    }
+    tellIfToolsChanged();
     reportUpstreams(); // the rules behind each upstream tool's decision may have changed
     m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
                         m_setup.config.pollWindowSeconds() * 1000LL,
@@ -219,7 +231,9 @@ void McpServer::stop()
     // in flight), and those answers go through the dispatcher, the gate and the open connections.
     delete m_upstreams;
     m_upstreams = nullptr;
-    delete m_http; // closes connections; held requests are dropped with them
+    if (m_endpoint)
+        m_endpoint->endStreams(); // written before the connections close, and flushed with them
+    delete m_http;                // closes connections; held requests are dropped with them
     m_http = nullptr;
     delete m_bridges;
     m_bridges = nullptr;

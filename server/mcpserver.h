@@ -49,7 +49,10 @@ public:
         const Clock *clock = nullptr; // required; must outlive the server (and be thread-safe)
         // Called with the registry each time the tools are built (start, configuration reload),
         // after the built-in ones: a test host adds its fixture tools here. Empty in the product.
-        std::function<void(ToolRegistry &)> extraTools;
+        // Calling `changed` (later, on the server's thread) rebuilds them and tells the clients
+        // when what tools/list answers changed.
+        using ExtraTools = std::function<void(ToolRegistry &, const std::function<void()> &changed)>;
+        ExtraTools extraTools;
         // Where `countersign --stdio` bridges connect (a local socket); none when empty.
         QString bridgeSocketPath;
     };
@@ -95,6 +98,7 @@ private:
     void buildTools();
     // A digest of every tool's tools/list entry: whether a rebuild changed what clients see.
     std::size_t toolsDigest() const;
+    void tellIfToolsChanged();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
 
     Setup m_setup;

@@ -131,8 +131,8 @@ private Q_SLOTS:
         QCOMPARE_JSON(r.at("resultType"), json("complete"));
         QCOMPARE_JSON(r.at("supportedVersions"), json::array({"2026-07-28"}));
         QVERIFY(r.at("capabilities").contains("tools"));
-        QVERIFY2(!r.at("capabilities").at("tools").contains("listChanged"),
-                 "listChanged without subscriptions/listen");
+        // The HTTP endpoint and the stdio sessions serve subscriptions/listen.
+        QCOMPARE_JSON(r.at("capabilities").at("tools").at("listChanged"), json(true));
         QVERIFY(r.at("ttlMs").is_number_integer());
         QCOMPARE_JSON(r.at("cacheScope"), json("private"));
         QCOMPARE_JSON(r.at("_meta").at("io.modelcontextprotocol/serverInfo").at("name"), json("countersign"));

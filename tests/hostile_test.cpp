@@ -265,8 +265,10 @@ private:
         add("HTTP/2.0", "POST /mcp HTTP/2.0\r\n" + host + "Content-Length: 0\r\n\r\n", 505);
         add("HTTP/0.9", "GET /mcp\r\n\r\n", 400);
         add("TLS hello", QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 15), 400);
-        for (const QByteArray &m : QByteArrayList{"GET", "PUT", "OPTIONS", "HEAD", "PATCH"})
+        for (const QByteArray &m : QByteArrayList{"PUT", "OPTIONS", "HEAD", "PATCH", "CONNECT", "TRACE"})
             add("method " + m, m + " /mcp HTTP/1.1\r\n" + host + "Content-Length: 0\r\n\r\n", 405);
+        // GET opens a 2025-era session's event stream: the token first, then the session it names.
+        add("GET without a token", "GET /mcp HTTP/1.1\r\n" + host + "Accept: text/event-stream\r\n\r\n", 401);
         // DELETE ends a 2025-era session: the token first, then the session it names.
         add("DELETE without a token", "DELETE /mcp HTTP/1.1\r\n" + host + "Content-Length: 0\r\n\r\n", 401);
         for (const QByteArray &target :

@@ -59,6 +59,53 @@ private:
     std::unique_ptr<Dispatcher> m_dispatcher;
     std::unique_ptr<McpHttpEndpoint> m_endpoint;
 
+    // A 2025-era session; its id.
+    QByteArray initialize() const
+    {
+        HttpRequest init =
+            post("initialize",
+                 QByteArray::fromStdString(json{{"jsonrpc", "2.0"},
+                                                {"id", 1},
+                                                {"method", "initialize"},
+                                                {"params",
+                                                 {{"protocolVersion", "2025-11-25"},
+                                                  {"capabilities", json::object()},
+                                                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}}
+                                               .dump()));
+        setHeader(init, "mcp-protocol-version", std::nullopt);
+        setHeader(init, "mcp-method", std::nullopt);
+        const HttpResponse r = serveNow(init);
+        for (const auto &[name, value] : r.headers) {
+            if (name == "Mcp-Session-Id")
+                return value;
+        }
+        helperFailed(QStringLiteral("initialize gave no session"));
+        return {};
+    }
+    static HttpRequest sessionGet(const QByteArray &session, QObject *connection)
+    {
+        HttpRequest get = post("tools/list", {});
+        get.method = "GET";
+        get.body.clear();
+        setHeader(get, "content-type", std::nullopt);
+        setHeader(get, "mcp-protocol-version", QByteArray("2025-11-25"));
+        setHeader(get, "mcp-method", std::nullopt);
+        setHeader(get, "accept", QByteArray("text/event-stream"));
+        setHeader(get, "mcp-session-id", session);
+        get.connection = connection;
+        return get;
+    }
+    // The one JSON-RPC message of a part of an event stream.
+    static json eventMessage(const HttpResponse &part)
+    {
+        const QByteArray prefix = "event: message\ndata: ";
+        if (!part.body.startsWith(prefix) || !part.body.endsWith("\n\n")) {
+            helperFailed(QStringLiteral("not one event: %1").arg(QString::fromUtf8(part.body)));
+            return {};
+        }
+        return json::parse(part.body.mid(prefix.size()).chopped(2).toStdString());
+    }
+
     HttpResponse serveNow(const HttpRequest &request) const
     {
         std::optional<HttpResponse> response;
@@ -194,13 +241,168 @@ private Q_SLOTS:
             QVERIFY(challenged);
         }
     }
-    void get_is405WithAllow()
+    void otherMethods_are405WithAllow()
     {
-        HttpRequest request = post("tools/list", {});
-        request.method = "GET";
-        const HttpResponse response = serveNow(request);
-        QCOMPARE(response.status, 405);
-        QVERIFY(response.headers.contains(qMakePair(QByteArray("Allow"), QByteArray("POST, DELETE"))));
+        for (const QByteArray method : {"PUT", "PATCH", "OPTIONS", "HEAD"}) {
+            HttpRequest request = post("tools/list", {});
+            request.method = method;
+            const HttpResponse response = serveNow(request);
+            QCOMPARE(response.status, 405);
+            QVERIFY(
+                response.headers.contains(qMakePair(QByteArray("Allow"), QByteArray("GET, POST, DELETE"))));
+        }
+    }
+    void get_needsTheTokenAnEventStreamAndALiveSession()
+    {
+        HttpRequest get = post("tools/list", {});
+        get.method = "GET";
+        get.body.clear();
+        setHeader(get, "content-type", std::nullopt);
+        setHeader(get, "authorization", QByteArray("Bearer cs_other"));
+        QCOMPARE(serveNow(get).status, 401);
+        setHeader(get, "authorization", "Bearer " + kToken);
+        setHeader(get, "accept", QByteArray("application/json"));
+        QCOMPARE(serveNow(get).status, 406);
+        setHeader(get, "accept", QByteArray("text/event-stream"));
+        const HttpResponse noSession = serveNow(get);
+        QCOMPARE(noSession.status, 400);
+        QVERIFY2(noSession.body.contains("subscriptions/listen"), noSession.body.constData());
+        setHeader(get, "mcp-session-id", QByteArray("0123456789abcdef0123456789abcdef"));
+        QCOMPARE(serveNow(get).status, 404);
+        QCOMPARE(m_endpoint->openStreams(), 0);
+    }
+    // A 2025-era session's GET stream hears the tool list change; a second GET replaces the first
+    // (one message, one stream); DELETE ends it.
+    void get_sessionStream_hearsListChanged_andEndsWithTheSession()
+    {
+        const QByteArray session = initialize();
+        QObject connection1, connection2;
+        QList<HttpResponse> first, second;
+        m_endpoint->serve(sessionGet(session, &connection1), [&](HttpResponse r) { first.append(r); });
+        QCOMPARE(first.size(), 1);
+        QCOMPARE(first[0].stream, HttpResponse::Stream::Open);
+        QCOMPARE(first[0].status, 200);
+        QVERIFY(first[0].headers.contains(
+            qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream"))));
+        m_endpoint->notifyToolsChanged();
+        QCOMPARE(first.size(), 2);
+        QCOMPARE(first[1].stream, HttpResponse::Stream::More);
+        QCOMPARE_JSON(eventMessage(first[1]),
+                      json({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}));
+
+        m_endpoint->serve(sessionGet(session, &connection2), [&](HttpResponse r) { second.append(r); });
+        QCOMPARE(first.last().stream, HttpResponse::Stream::End); // replaced
+        QCOMPARE(m_endpoint->openStreams(), 1);
+        m_endpoint->notifyToolsChanged();
+        QCOMPARE(first.size(), 3);
+        QCOMPARE(second.size(), 2);
+
+        HttpRequest end = post("tools/list", {});
+        end.method = "DELETE";
+        end.body.clear();
+        setHeader(end, "mcp-session-id", session);
+        QCOMPARE(serveNow(end).status, 204);
+        QCOMPARE(second.last().stream, HttpResponse::Stream::End);
+        QCOMPARE(m_endpoint->openStreams(), 0);
+    }
+    void listen_acknowledgesWhatItHonours_tagsEachNotification_andEndsGracefully()
+    {
+        QObject connection;
+        QList<HttpResponse> parts;
+        HttpRequest listen =
+            post("subscriptions/listen",
+                 body("subscriptions/listen",
+                      {{"notifications", {{"toolsListChanged", true}, {"promptsListChanged", true}}}}));
+        listen.connection = &connection;
+        m_endpoint->serve(listen, [&](HttpResponse r) { parts.append(r); });
+        QCOMPARE(parts.size(), 1);
+        QCOMPARE(parts[0].stream, HttpResponse::Stream::Open);
+        const json tag = {{"io.modelcontextprotocol/subscriptionId", 41}};
+        QCOMPARE_JSON(eventMessage(parts[0]),
+                      json({{"jsonrpc", "2.0"},
+                            {"method", "notifications/subscriptions/acknowledged"},
+                            {"params", {{"_meta", tag}, {"notifications", {{"toolsListChanged", true}}}}}}));
+        m_endpoint->notifyToolsChanged();
+        QCOMPARE_JSON(eventMessage(parts[1]), json({{"jsonrpc", "2.0"},
+                                                    {"method", "notifications/tools/list_changed"},
+                                                    {"params", {{"_meta", tag}}}}));
+        m_endpoint->endStreams();
+        QCOMPARE(parts[2].stream, HttpResponse::Stream::End);
+        QCOMPARE_JSON(
+            eventMessage(parts[2]),
+            json({{"jsonrpc", "2.0"}, {"id", 41}, {"result", {{"resultType", "complete"}, {"_meta", tag}}}}));
+        QCOMPARE(m_endpoint->openStreams(), 0);
+    }
+    void listen_forPromptsOnly_hearsNoToolChange_andAClosedConnectionIsDropped()
+    {
+        QList<HttpResponse> parts;
+        {
+            QObject connection;
+            HttpRequest listen =
+                post("subscriptions/listen",
+                     body("subscriptions/listen", {{"notifications", {{"promptsListChanged", true}}}}));
+            listen.connection = &connection;
+            m_endpoint->serve(listen, [&](HttpResponse r) { parts.append(r); });
+            QCOMPARE_JSON(eventMessage(parts[0]).at("params").at("notifications"), json::object());
+            m_endpoint->notifyToolsChanged();
+            QCOMPARE(parts.size(), 1);
+            QCOMPARE(m_endpoint->openStreams(), 1);
+        }
+        QCOMPARE(m_endpoint->openStreams(), 0); // its connection is gone
+    }
+    void listen_mistypedFilter_isInvalidParams_andNoStream()
+    {
+        for (const json &filter :
+             {json(nullptr), json("tools"), json({{"toolsListChanged", "yes"}}),
+              json({{"resourceSubscriptions", {1, 2}}}), json({{"resourceSubscriptions", "x"}})}) {
+            json extra = json::object();
+            if (!filter.is_null())
+                extra["notifications"] = filter;
+            const HttpResponse response =
+                serveNow(post("subscriptions/listen", body("subscriptions/listen", extra)));
+            QCOMPARE(response.stream, HttpResponse::Stream::None);
+            QCOMPARE(json::parse(response.body.toStdString()).at("error").at("code").get<int>(),
+                     JsonRpc::kInvalidParams);
+        }
+        QCOMPARE(m_endpoint->openStreams(), 0);
+    }
+    void streams_perConnection_atMostSixteen_theOldestEnded()
+    {
+        QObject connection;
+        // Half session GET streams, half listens, and one more of each.
+        QList<QList<HttpResponse>> streams(ListenStreams::kMaxPerPrincipal + 2);
+        for (qsizetype i = 0; i < streams.size(); ++i) {
+            auto &parts = streams[i];
+            HttpRequest open =
+                i % 2 ? sessionGet(initialize(), &connection)
+                      : post("subscriptions/listen",
+                             body("subscriptions/listen", {{"notifications", {{"toolsListChanged", true}}}}));
+            open.connection = &connection;
+            m_endpoint->serve(open, [&parts](HttpResponse r) { parts.append(r); });
+        }
+        QCOMPARE(m_endpoint->openStreams(), ListenStreams::kMaxPerPrincipal);
+        QCOMPARE(streams[0].last().stream, HttpResponse::Stream::End);
+        QCOMPARE(streams[1].last().stream, HttpResponse::Stream::End);
+        QCOMPARE(streams[2].size(), 1);
+        QCOMPARE(streams.last().size(), 1);
+        m_endpoint->endStreams();
+    }
+    void streams_ofARevokedToken_endAtTheNextNotification()
+    {
+        bool active = true;
+        m_endpoint->setConnectionCheck([&active](qint64) { return active; });
+        QObject connection;
+        QList<HttpResponse> parts;
+        m_endpoint->serve(sessionGet(initialize(), &connection), [&](HttpResponse r) { parts.append(r); });
+        m_endpoint->notifyToolsChanged();
+        QCOMPARE(parts.size(), 2);
+        active = false;
+        m_endpoint->notifyToolsChanged();
+        QCOMPARE(parts.size(), 3);
+        QCOMPARE(parts.last().stream, HttpResponse::Stream::End);
+        QVERIFY(!parts.last().body.contains("list_changed"));
+        QCOMPARE(m_endpoint->openStreams(), 0);
+        m_endpoint->setConnectionCheck({});
     }
     void notification_is202WithoutBody()
     {

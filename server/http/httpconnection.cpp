@@ -72,7 +72,8 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
     HttpParser::State state = m_parser.feed(bytes);
     while (state == HttpParser::State::Complete && !m_closing) {
         m_requestTimer.stop();
-        const HttpRequest request = m_parser.takeRequest();
+        HttpRequest request = m_parser.takeRequest();
+        request.connection = this;
         m_inFlight = true;
         m_inRouter = true;
         m_router(request, [self = QPointer<HttpConnection>(this),

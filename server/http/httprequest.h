@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QPair>
+#include <QPointer>
 
 #include <optional>
 
@@ -17,6 +18,8 @@ struct HttpRequest final
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray body;
     bool keepAlive = true;
+    // The connection it came on (null once that is gone): what holds a stream open sees it close.
+    QPointer<QObject> connection;
 
     std::optional<QByteArray> header(const char *lowerName) const
     {

@@ -272,7 +272,7 @@ void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &cont
     if (request.method == QLatin1String("initialize")) {
         json body = {
             {"protocolVersion", request.envelope.protocolVersion.toStdString()},
-            {"capabilities", capabilities(true, context.transport == Transport::Stdio)},
+            {"capabilities", capabilities(true)},
             {"serverInfo", {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
         if (!m_info.instructions.isEmpty())
             body["instructions"] = m_info.instructions.toStdString();
@@ -324,9 +324,11 @@ bool Dispatcher::serveContent(const McpRequest &request, ReplyHandler &done) con
     return true;
 }
 
-json Dispatcher::capabilities(bool legacy, bool listChanged) const
+// Every transport tells its clients when the tools change: a 2025-era stdio session on its
+// connection, an HTTP session on its GET stream, a 2026-07-28 client on subscriptions/listen.
+json Dispatcher::capabilities(bool legacy) const
 {
-    json caps = {{"tools", legacy ? json{{"listChanged", listChanged}} : json::object()}};
+    json caps = {{"tools", {{"listChanged", true}}}};
     if (m_content && m_content->servesPrompts())
         caps["prompts"] = legacy ? json{{"listChanged", false}} : json::object();
     if (m_content && m_content->servesResources())

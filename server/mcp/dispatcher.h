@@ -70,8 +70,7 @@ private:
     // prompts/* and resources/* through the content source; false when the method is not one of
     // them or nothing serves it (the caller answers -32601).
     bool serveContent(const McpRequest &request, ReplyHandler &done) const;
-    // listChanged: the transport tells the client when the tools change (a 2025-era stdio session).
-    nlohmann::json capabilities(bool legacy, bool listChanged = false) const;
+    nlohmann::json capabilities(bool legacy) const;
     Reply result(const nlohmann::json &id, nlohmann::json body) const;
     // A 2025-era result: no resultType, no caching hints.
     Reply legacyResult(const nlohmann::json &id, nlohmann::json body) const;

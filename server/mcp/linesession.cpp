@@ -9,6 +9,8 @@
 
 namespace Countersign {
 
+using nlohmann::json;
+
 namespace {
 
 const QString kRefusal = QStringLiteral(
@@ -25,8 +27,36 @@ LineSession::LineSession(const Dispatcher &dispatcher, Authenticator authenticat
 
 void LineSession::notifyToolsChanged()
 {
-    if (m_session && !m_refused)
+    if (m_refused)
+        return;
+    if (m_session)
         send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+    for (const Subscription &s : std::as_const(m_subscriptions)) {
+        if (s.wantsTools())
+            send(s.toolsChanged());
+    }
+}
+
+void LineSession::listen(const McpRequest &request)
+{
+    auto subscription = Subscription::fromRequest(request);
+    if (!subscription)
+        return send(JsonRpc::error(request.id, JsonRpc::kInvalidParams, subscription.error()));
+    // A listen reusing a live subscription's id replaces it: ids tell the streams apart.
+    m_subscriptions.removeIf([&](const Subscription &s) { return s.id() == request.id; });
+    while (m_subscriptions.size() >= kMaxSubscriptions)
+        send(m_subscriptions.takeFirst().ended());
+    send(subscription.value().acknowledged());
+    m_subscriptions.append(std::move(subscription).value());
+}
+
+void LineSession::cancelSubscription(const nlohmann::json &message)
+{
+    if (!message.is_object() || message.value("method", json()) != "notifications/cancelled")
+        return;
+    const json params = message.value("params", json());
+    if (params.is_object() && params.contains("requestId"))
+        m_subscriptions.removeIf([&](const Subscription &s) { return s.id() == params["requestId"]; });
 }
 
 void LineSession::send(const nlohmann::json &message)
@@ -69,6 +99,7 @@ void LineSession::handleLine(const QByteArray &line)
     case ClientQuestions::Take::NotAResponse:
         break;
     }
+    cancelSubscription(parsed.value());
     auto classified = m_dispatcher.classify(parsed.value(), QString(), true);
     if (auto *early = std::get_if<Reply>(&classified)) {
         if (early->body)
@@ -132,6 +163,8 @@ Elicitor LineSession::elicitor(const std::shared_ptr<QList<QByteArray>> &asked)
 
 void LineSession::handleNow(const McpRequest &request, const Principal &principal)
 {
+    if (!request.envelope.legacy && request.method == QLatin1String(Subscription::kMethod))
+        return listen(request);
     m_dispatcher.handle(request, CallContext{principal, Transport::Stdio},
                         [self = QPointer<LineSession>(this)](Reply reply) {
                             if (self && !self->m_refused && reply.body)

@@ -3,6 +3,7 @@
 #include "clientquestions.h"
 #include "mcprequest.h"
 #include "principal.h"
+#include "subscription.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -46,8 +47,11 @@ public:
     void handleLine(const QByteArray &line);
     bool isRefused() const { return m_refused; }
     // The tools served changed (an upstream came or went, the configuration changed): a 2025-era
-    // client that initialized hears notifications/tools/list_changed.
+    // client that initialized hears notifications/tools/list_changed, and so does each 2026-07-28
+    // subscriptions/listen that asked for it (tagged with its subscription id).
     void notifyToolsChanged();
+    // subscriptions/listen on one connection: at most this many (the oldest is ended past it).
+    static constexpr int kMaxSubscriptions = 16;
 
 Q_SIGNALS:
     // The authenticator named no principal; reason is what the peer was answered.
@@ -58,13 +62,17 @@ private:
     Elicitor elicitor(const std::shared_ptr<QList<QByteArray>> &asked);
     void handleLegacy(McpRequest request, const Principal &principal);
     void handleNow(const McpRequest &request, const Principal &principal);
+    void listen(const McpRequest &request);
+    // notifications/cancelled naming a subscription ends it (the client's way to close one on stdio).
+    void cancelSubscription(const nlohmann::json &message);
 
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
     Writer m_write;
     bool m_refused = false;
-    std::optional<Envelope> m_session; // a 2025-era client's, from its initialize
-    ClientQuestions m_questions;       // what held calls asked the client (elicitation/create)
+    std::optional<Envelope> m_session;   // a 2025-era client's, from its initialize
+    ClientQuestions m_questions;         // what held calls asked the client (elicitation/create)
+    QList<Subscription> m_subscriptions; // 2026-07-28 subscriptions/listen, oldest first
 };
 
 } // namespace Countersign

@@ -41,10 +41,10 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
                                         const McpHttpEndpoint::Authenticator &authenticate,
                                         std::optional<Principal> &principal)
 {
-    if (request.method != "POST" && request.method != "DELETE") {
+    if (request.method != "POST" && request.method != "DELETE" && request.method != "GET") {
         HttpResponse r =
             McpHttpEndpoint::refusal(405, JsonRpc::kServerError, QStringLiteral("Method not allowed."));
-        r.headers.append(qMakePair(QByteArray("Allow"), QByteArray("POST, DELETE")));
+        r.headers.append(qMakePair(QByteArray("Allow"), QByteArray("GET, POST, DELETE")));
         return r;
     }
     const auto host = request.header("host");
@@ -72,8 +72,8 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
         return r;
     }
 
-    if (request.method == "DELETE")
-        return std::nullopt; // ends a 2025-era session: no body
+    if (request.method != "POST")
+        return std::nullopt; // DELETE ends a 2025-era session, GET opens its stream: no body
     const QByteArray contentType = request.header("content-type").value_or(QByteArray()).toLower();
     const QByteArray mediaType = contentType.split(';').first().trimmed();
     if (mediaType != "application/json")
@@ -99,10 +99,13 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
         if (!m_sessions.close(id, *principal))
             return respond(refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found")));
         m_questions->remove(id); // what it was asked is no longer answered
+        m_streams.endSession(id);
         HttpResponse ended;
         ended.status = 204;
         return respond(ended);
     }
+    if (request.method == "GET")
+        return openSessionStream(request, *principal, std::move(respond));
 
     auto parsed = JsonBody::parse(request.body);
     if (!parsed)
@@ -124,6 +127,8 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
         return serveLegacy(mcp, request, *principal, std::move(respond));
     if (auto headerError = HeaderChecks::check(mcp, request))
         return respond(toHttp(*headerError));
+    if (mcp.method == QLatin1String(Subscription::kMethod))
+        return listen(mcp, request, *principal, std::move(respond));
     m_dispatcher.handle(mcp, CallContext{*principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
 }
@@ -163,6 +168,38 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
         return callOnStream(request, principal, id, std::move(respond));
     m_dispatcher.handle(request, CallContext{principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
+}
+
+// GET: a 2025-era session's stream for what the server says outside any request (that the tools
+// changed). It needs the session (2026-07-28 clients use subscriptions/listen instead).
+void McpHttpEndpoint::openSessionStream(const HttpRequest &http, const Principal &principal,
+                                        Responder respond) const
+{
+    if (!http.header("accept").value_or(QByteArray()).contains("text/event-stream"))
+        return respond(
+            refusal(406, JsonRpc::kServerError,
+                    QStringLiteral("Not Acceptable: GET opens an event stream; accept text/event-stream")));
+    const QByteArray id = http.header("mcp-session-id").value_or(QByteArray());
+    if (id.isEmpty())
+        return respond(
+            refusal(400, JsonRpc::kInvalidRequest,
+                    QStringLiteral("Bad Request: GET opens a 2025-era session's event stream; send "
+                                   "its Mcp-Session-Id (2026-07-28 clients: subscriptions/listen)")));
+    if (!m_sessions.find(id, principal, QDateTime::currentMSecsSinceEpoch()))
+        return respond(
+            refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found: initialize again")));
+    m_streams.openSession(id, principal.connectionId, http.connection, std::move(respond));
+}
+
+// subscriptions/listen: the reply is a stream that stays open, acknowledged at once.
+void McpHttpEndpoint::listen(const McpRequest &request, const HttpRequest &http, const Principal &principal,
+                             Responder respond) const
+{
+    auto subscription = Subscription::fromRequest(request);
+    if (!subscription)
+        return respond(HttpResponse::json(
+            200, JsonRpc::encode(JsonRpc::error(request.id, JsonRpc::kInvalidParams, subscription.error()))));
+    m_streams.listen(subscription.value(), principal.connectionId, http.connection, std::move(respond));
 }
 
 // A client's POSTed response to something it was asked (elicitation/create) in its session: handed

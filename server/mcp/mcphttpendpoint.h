@@ -5,6 +5,7 @@
 #include "httpresponse.h"
 #include "jsonrpc.h"
 #include "legacysessions.h"
+#include "listenstreams.h"
 #include "principal.h"
 
 #include <QHash>
@@ -21,7 +22,9 @@ class Dispatcher;
 // (405), Host and Origin (403), bearer token (401), Content-Type (415), JSON (400), the dispatcher's
 // envelope checks, the MCP header checks, then the method. Both eras share it: a 2026-07-28 request
 // carries its envelope; a 2025-era client initializes, gets an Mcp-Session-Id, sends it with every
-// later request (an unknown one: 404, initialize again) and ends it with DELETE.
+// later request (an unknown one: 404, initialize again) and ends it with DELETE. Clients hear that
+// the tools changed on a stream they hold open: a 2025-era session's GET, a 2026-07-28
+// subscriptions/listen.
 class McpHttpEndpoint final
 {
 public:
@@ -37,12 +40,26 @@ public:
     // after serve() has returned.
     void serve(const HttpRequest &request, Responder respond) const;
 
+    // Streams of a connection whose token was revoked are ended at the next notification.
+    void setConnectionCheck(ListenStreams::ConnectionCheck check) const
+    {
+        m_streams.setConnectionCheck(std::move(check));
+    }
+    // notifications/tools/list_changed to every open stream that listens for it.
+    void notifyToolsChanged() const { m_streams.notifyToolsChanged(); }
+    // Ends the open streams (quitting): a subscriptions/listen stream with its result.
+    void endStreams() const { m_streams.endAll(); }
+    int openStreams() const { return m_streams.count(); }
+
     // The transport-level refusal shape: a JSON-RPC error with id null.
     static HttpResponse refusal(int status, int code, const QString &message);
 
 private:
     void serveLegacy(McpRequest request, const HttpRequest &http, const Principal &principal,
                      Responder respond) const;
+    void openSessionStream(const HttpRequest &http, const Principal &principal, Responder respond) const;
+    void listen(const McpRequest &request, const HttpRequest &http, const Principal &principal,
+                Responder respond) const;
     void callOnStream(const McpRequest &request, const Principal &principal, const QByteArray &session,
                       Responder respond) const;
     std::optional<HttpResponse> takeAnswer(const nlohmann::json &message, const HttpRequest &http,
@@ -56,6 +73,7 @@ private:
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
     mutable LegacySessions m_sessions; // the endpoint lives in the server's thread only
+    mutable ListenStreams m_streams;
     std::shared_ptr<Questions> m_questions = std::make_shared<Questions>();
 };
 

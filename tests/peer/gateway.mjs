@@ -85,8 +85,8 @@ const waitForCard = (tool) => waitFor(`a card for ${tool}`, async () => (await d
 const textOf = (r) => r.content?.map((c) => c.text).join('\n') ?? '';
 const receiptOf = (r) => r._meta?.['dev.countersign/receipt'];
 
-async function v2() {
-    const client = new ClientV2({ name: 'gateway-v2', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+async function v2(options = {}) {
+    const client = new ClientV2({ name: 'gateway-v2', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } }, ...options });
     await client.connect(new HttpV2(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
     return client;
 }
@@ -248,18 +248,24 @@ try {
         assert.equal(textOf(echo), 'echo back');
     });
 
-    await check('v1 client over the stdio bridge: told when an upstream\'s tools go and come back (notifications/tools/list_changed)', async () => {
-        const c = await v1('stdio');
+    await check('every client is told when an upstream\'s tools go and come back: v1 over the stdio bridge and over HTTP (its session\'s GET stream), v2 over HTTP (subscriptions/listen)', async () => {
+        const bridge = await v1('stdio');
+        const http = await v1('http');
+        const seen = { bridge: 0, http: 0, v2: 0 };
+        let v2Tools = [];
+        const modern = await v2({ listChanged: { tools: { debounceMs: 0, onChanged: (error, tools) => { if (!error) { ++seen.v2; v2Tools = tools; } } } } });
         try {
-            assert.equal(c.getServerCapabilities()?.tools?.listChanged, true);
-            let changes = 0;
-            c.setNotificationHandler(ToolListChangedNotificationSchema, () => { ++changes; });
+            for (const c of [bridge, http, modern]) assert.equal(c.getServerCapabilities()?.tools?.listChanged, true);
+            bridge.setNotificationHandler(ToolListChangedNotificationSchema, () => { ++seen.bridge; });
+            http.setNotificationHandler(ToolListChangedNotificationSchema, () => { ++seen.http; });
+            await sleep(500); // the v1 HTTP client opens its GET stream after connecting, unawaited
             process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
-            await waitFor('a list_changed as the upstream goes', () => changes >= 1);
-            await waitFor('the fake upstream\'s tools to be back', async () => (await c.listTools()).tools.some((t) => t.name === 'fake_echo'), 15000);
-            assert.ok(changes >= 2, `${changes} notifications`);
+            await waitFor('a list_changed to each client as the upstream goes', () => seen.bridge >= 1 && seen.http >= 1 && seen.v2 >= 1);
+            await waitFor('the fake upstream\'s tools to be back', async () => (await bridge.listTools()).tools.some((t) => t.name === 'fake_echo'), 15000);
+            await waitFor('each client told again', () => seen.bridge >= 2 && seen.http >= 2 && seen.v2 >= 2);
+            assert.ok(v2Tools.some((t) => t.name === 'fake_echo'), 'the v2 client refreshed its list: fake_echo is back');
         } finally {
-            await c.close().catch(() => {});
+            for (const c of [bridge, http, modern]) await c.close().catch(() => {});
         }
     });
 

@@ -28,10 +28,10 @@ try {
         assert.equal(client.getProtocolEra(), 'modern');
         assert.equal(client.getServerVersion().name, 'countersign');
     });
-    await check('discover advertises tools without listChanged', async () => {
+    await check('discover advertises tools with listChanged (served on subscriptions/listen)', async () => {
         const caps = client.getServerCapabilities();
         assert.ok(caps.tools, 'tools capability');
-        assert.ok(!caps.tools.listChanged, 'listChanged must not be advertised');
+        assert.equal(caps.tools.listChanged, true);
     });
     await check('tools/list returns annotated tools', async () => {
         const { tools } = await client.listTools();

@@ -175,9 +175,12 @@ ProtocolError badState()
 
 } // namespace
 
-void addTo(ToolRegistry &registry)
+void addTo(ToolRegistry &registry, const std::function<void()> &changed)
 {
-    auto codec = std::make_shared<StateCodec>();
+    // Kept across rebuilds (a tool list change must not void the states handed out before it).
+    static const auto keptCodec = std::make_shared<StateCodec>();
+    const std::shared_ptr<StateCodec> codec = keptCodec;
+    static bool dynamicTool = false;
     auto add = [&](const char *name, FixtureTool::Body body) {
         registry.add(std::make_unique<FixtureTool>(QString::fromLatin1(name), std::move(body)));
     };
@@ -212,6 +215,16 @@ void addTo(ToolRegistry &registry)
         return ToolReply(
             textResult(QStringLiteral("This tool intentionally returns an error for testing"), true));
     });
+    // The conformance suite's hook for "the tool list changed" (sep-2575 list-changed checks).
+    add("test_trigger_tool_change", [changed](const ToolCall &) {
+        dynamicTool = !dynamicTool;
+        changed();
+        return ToolReply(
+            textResult(QStringLiteral("test_dynamic_tool %1").arg(dynamicTool ? "added" : "removed")));
+    });
+    if (dynamicTool)
+        add("test_dynamic_tool",
+            [](const ToolCall &) { return ToolReply(textResult(QStringLiteral("dynamic"))); });
     add("test_missing_capability", [](const ToolCall &call) -> ToolReply {
         if (!declares(call, "sampling"))
             return missing("sampling");
