@@ -113,19 +113,50 @@ private Q_SLOTS:
         m_session->notifyToolsChanged();
         QVERIFY(m_written.isEmpty());
     }
-    void atMostSixteen_theOldestEndedWithItsResult()
+    void atMostSixteen_moreAreRefused_andTheFirstStay()
     {
         for (int id = 1; id <= LineSession::kMaxSubscriptions + 1; ++id)
             m_session->handleLine(listen(id, {{"toolsListChanged", true}}));
-        QCOMPARE(m_written.size(), LineSession::kMaxSubscriptions + 2); // 17 acks, 1 end
-        QCOMPARE_JSON(m_written[LineSession::kMaxSubscriptions],
-                      json({{"jsonrpc", "2.0"},
-                            {"id", 1},
-                            {"result", {{"resultType", "complete"}, {"_meta", tag(1)}}}}));
+        QCOMPARE(m_written.size(), LineSession::kMaxSubscriptions + 1); // 16 acks, 1 refusal
+        const json refusal = m_written.last();
+        QCOMPARE_JSON(refusal.at("id"), json(LineSession::kMaxSubscriptions + 1));
+        QCOMPARE(refusal.at("error").at("code").get<int>(), JsonRpc::kServerError);
         m_written.clear();
         m_session->notifyToolsChanged();
         QCOMPARE(m_written.size(), LineSession::kMaxSubscriptions);
-        QCOMPARE_JSON(m_written.first().at("params").at("_meta"), tag(2));
+        QCOMPARE_JSON(m_written.first().at("params").at("_meta"), tag(1));
+    }
+    void aReusedId_endsTheEarlierSubscriptionFirst()
+    {
+        m_session->handleLine(listen(5, {{"toolsListChanged", true}}));
+        m_session->handleLine(listen(5, {{"toolsListChanged", true}}));
+        QCOMPARE(m_written.size(), 3);
+        QCOMPARE_JSON(m_written[1], json({{"jsonrpc", "2.0"},
+                                          {"id", 5},
+                                          {"result", {{"resultType", "complete"}, {"_meta", tag(5)}}}}));
+        m_written.clear();
+        m_session->notifyToolsChanged();
+        QCOMPARE(m_written.size(), 1);
+    }
+    void aLongId_isRefused()
+    {
+        m_session->handleLine(listen(std::string(300, 'x'), {{"toolsListChanged", true}}));
+        QCOMPARE(takeOne().at("error").at("code").get<int>(), JsonRpc::kInvalidParams);
+    }
+    void aRevokedToken_hearsNothing()
+    {
+        bool active = true;
+        LineSession session(
+            *m_dispatcher,
+            [&active] {
+                return active ? std::optional<Principal>(Principal{1, {}}) : std::nullopt;
+            },
+            [this](const QByteArray &bytes) { m_written.append(json::parse(bytes.toStdString())); });
+        session.handleLine(listen(1, {{"toolsListChanged", true}}));
+        m_written.clear();
+        active = false;
+        session.notifyToolsChanged();
+        QVERIFY(m_written.isEmpty());
     }
     void legacySession_hearsThePlainNotification()
     {

@@ -366,10 +366,11 @@ private Q_SLOTS:
         }
         QCOMPARE(m_endpoint->openStreams(), 0);
     }
-    void streams_perConnection_atMostSixteen_theOldestEnded()
+    void streams_perConnection_atMostSixteen_moreAreRefused()
     {
+        // Half session GET streams, half listens, and one more of each: those two are refused
+        // (ending the oldest instead would have two clients take turns ending each other).
         QObject connection;
-        // Half session GET streams, half listens, and one more of each.
         QList<QList<HttpResponse>> streams(ListenStreams::kMaxPerPrincipal + 2);
         for (qsizetype i = 0; i < streams.size(); ++i) {
             auto &parts = streams[i];
@@ -381,11 +382,61 @@ private Q_SLOTS:
             m_endpoint->serve(open, [&parts](HttpResponse r) { parts.append(r); });
         }
         QCOMPARE(m_endpoint->openStreams(), ListenStreams::kMaxPerPrincipal);
-        QCOMPARE(streams[0].last().stream, HttpResponse::Stream::End);
-        QCOMPARE(streams[1].last().stream, HttpResponse::Stream::End);
-        QCOMPARE(streams[2].size(), 1);
-        QCOMPARE(streams.last().size(), 1);
+        for (qsizetype i = 0; i < ListenStreams::kMaxPerPrincipal; ++i)
+            QCOMPARE(streams[i].last().stream, HttpResponse::Stream::Open);
+        for (qsizetype i = ListenStreams::kMaxPerPrincipal; i < streams.size(); ++i) {
+            QCOMPARE(streams[i].size(), 1);
+            QCOMPARE(streams[i].last().status, 429);
+            QCOMPARE(streams[i].last().stream, HttpResponse::Stream::None);
+        }
+        QCOMPARE_JSON(json::parse(streams.last().last().body.toStdString()).at("id"),
+                      json(nullptr)); // the GET
+        QCOMPARE_JSON(
+            json::parse(streams[ListenStreams::kMaxPerPrincipal].last().body.toStdString()).at("id"),
+            json(41)); // the listen
         m_endpoint->endStreams();
+    }
+    void keepAlive_commentsToLiveStreams_andEndsThoseWhoseSessionWentOrTokenWasRevoked()
+    {
+        ListenStreams streams;
+        bool active = true, sessionLives = true;
+        streams.setChecks([&active](qint64) { return active; },
+                          [&sessionLives](const QByteArray &, qint64) { return sessionLives; });
+        QObject connection;
+        QList<HttpResponse> session, listen;
+        QVERIFY(streams.openSession("s1", 1, &connection, [&](HttpResponse r) { session.append(r); }));
+        QVERIFY(
+            streams.listen(Subscription::fromRequest(
+                               McpRequest{7, "subscriptions/listen", {{"notifications", json::object()}}, {}})
+                               .value(),
+                           1, &connection, [&](HttpResponse r) { listen.append(r); }));
+        streams.keepAlive();
+        QCOMPARE(session.last().body, QByteArray(": keepalive\n\n"));
+        QCOMPARE(listen.last().body, QByteArray(": keepalive\n\n"));
+        sessionLives = false; // dropped (idle, or the 65th of its connection): its stream ends at the tick
+        streams.keepAlive();
+        QCOMPARE(session.last().stream, HttpResponse::Stream::End);
+        QCOMPARE(listen.last().body, QByteArray(": keepalive\n\n"));
+        active = false; // revoked: ended at the tick, with no tool change needed
+        streams.keepAlive();
+        QCOMPARE(listen.last().stream, HttpResponse::Stream::End);
+        QCOMPARE(streams.count(), 0);
+    }
+    void sessionStream_keepsItsSessionAlive()
+    {
+        // The endpoint's session check asks LegacySessions, which counts the asking as use.
+        QObject connection;
+        QList<HttpResponse> parts;
+        const QByteArray id = initialize();
+        m_endpoint->serve(sessionGet(id, &connection), [&](HttpResponse r) { parts.append(r); });
+        m_endpoint->keepAlive();
+        QCOMPARE(parts.last().body, QByteArray(": keepalive\n\n"));
+        HttpRequest end = post("tools/list", {});
+        end.method = "DELETE";
+        end.body.clear();
+        setHeader(end, "mcp-session-id", id);
+        QCOMPARE(serveNow(end).status, 204);
+        QCOMPARE(parts.last().stream, HttpResponse::Stream::End);
     }
     void streams_ofARevokedToken_endAtTheNextNotification()
     {

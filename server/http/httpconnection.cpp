@@ -53,6 +53,13 @@ void HttpConnection::onReadyRead()
         m_socket->readAll();
         return;
     }
+    if (m_streaming) {
+        // Nothing sent behind an open event stream can ever be answered: the client is not
+        // speaking HTTP as it should, and its bytes would be held as long as the stream.
+        m_socket->readAll();
+        closeAfterWrite();
+        return;
+    }
     if (m_inFlight) {
         m_queued += m_socket->readAll();
         if (m_queued.size() > kMaxQueuedBytes)
@@ -82,6 +89,7 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
                 return;
             if (response.stream == HttpResponse::Stream::Open ||
                 response.stream == HttpResponse::Stream::More) {
+                self->m_streaming = true;
                 self->m_socket->write(response.serialize(false)); // still in flight: more follows
                 return;
             }

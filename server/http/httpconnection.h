@@ -67,6 +67,7 @@ private:
     bool m_inFlight = false;
     bool m_inRouter = false;
     bool m_closing = false;
+    bool m_streaming = false; // an event stream is open: its response never ends by itself
 };
 
 } // namespace Countersign

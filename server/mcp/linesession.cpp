@@ -27,7 +27,7 @@ LineSession::LineSession(const Dispatcher &dispatcher, Authenticator authenticat
 
 void LineSession::notifyToolsChanged()
 {
-    if (m_refused)
+    if (m_refused || !m_authenticate()) // a revoked token hears nothing (its next line is refused)
         return;
     if (m_session)
         send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
@@ -42,10 +42,19 @@ void LineSession::listen(const McpRequest &request)
     auto subscription = Subscription::fromRequest(request);
     if (!subscription)
         return send(JsonRpc::error(request.id, JsonRpc::kInvalidParams, subscription.error()));
-    // A listen reusing a live subscription's id replaces it: ids tell the streams apart.
-    m_subscriptions.removeIf([&](const Subscription &s) { return s.id() == request.id; });
-    while (m_subscriptions.size() >= kMaxSubscriptions)
-        send(m_subscriptions.takeFirst().ended());
+    // A listen reusing a live subscription's id replaces it (ended first): ids tell them apart.
+    m_subscriptions.removeIf([&](const Subscription &s) {
+        if (s.id() != request.id)
+            return false;
+        send(s.ended());
+        return true;
+    });
+    // Past the limit a new one is refused, not an old one ended (a client re-listens after an end).
+    if (m_subscriptions.size() >= kMaxSubscriptions)
+        return send(
+            JsonRpc::error(request.id, JsonRpc::kServerError,
+                           QStringLiteral("this connection holds %1 subscriptions already; cancel one first")
+                               .arg(kMaxSubscriptions)));
     send(subscription.value().acknowledged());
     m_subscriptions.append(std::move(subscription).value());
 }

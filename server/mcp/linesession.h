@@ -50,7 +50,7 @@ public:
     // client that initialized hears notifications/tools/list_changed, and so does each 2026-07-28
     // subscriptions/listen that asked for it (tagged with its subscription id).
     void notifyToolsChanged();
-    // subscriptions/listen on one connection: at most this many (the oldest is ended past it).
+    // subscriptions/listen on one connection: at most this many (more are refused).
     static constexpr int kMaxSubscriptions = 16;
 
 Q_SIGNALS:

@@ -6,6 +6,18 @@
 
 namespace Countersign {
 
+ListenStreams::ListenStreams()
+{
+    m_keepAlive.setInterval(kKeepAliveMs);
+    QObject::connect(&m_keepAlive, &QTimer::timeout, [this] { keepAlive(); });
+}
+
+void ListenStreams::setChecks(ConnectionCheck connection, SessionCheck session)
+{
+    m_isActive = std::move(connection);
+    m_sessionLives = std::move(session);
+}
+
 QByteArray ListenStreams::event(const nlohmann::json &message)
 {
     return "event: message\ndata: " + JsonRpc::encode(message) + "\n\n";
@@ -20,6 +32,14 @@ void ListenStreams::open(const Responder &respond, const QByteArray &body)
     respond(std::move(head));
 }
 
+void ListenStreams::send(const Stream &stream, const QByteArray &body)
+{
+    HttpResponse more;
+    more.stream = HttpResponse::Stream::More;
+    more.body = body;
+    stream.respond(std::move(more));
+}
+
 void ListenStreams::end(const Stream &stream)
 {
     HttpResponse last;
@@ -31,37 +51,51 @@ void ListenStreams::end(const Stream &stream)
 
 void ListenStreams::prune()
 {
-    m_streams.removeIf([](const Stream &s) { return s.connection.isNull(); });
+    m_streams.removeIf([this](const Stream &s) {
+        if (s.connection.isNull())
+            return true;
+        const bool gone =
+            (m_isActive && !m_isActive(s.principalId)) ||
+            (!s.session.isEmpty() && m_sessionLives && !m_sessionLives(s.session, s.principalId));
+        if (gone)
+            end(s);
+        return gone;
+    });
+    if (m_streams.isEmpty())
+        m_keepAlive.stop();
 }
 
-void ListenStreams::makeRoom(qint64 principalId)
+bool ListenStreams::isFull(qint64 principalId) const
 {
-    const auto isTheirs = [principalId](const Stream &s) { return s.principalId == principalId; };
-    while (std::count_if(m_streams.cbegin(), m_streams.cend(), isTheirs) >= kMaxPerPrincipal) {
-        const auto oldest = std::find_if(m_streams.begin(), m_streams.end(), isTheirs);
-        end(*oldest);
-        m_streams.erase(oldest);
-    }
+    return std::count_if(m_streams.cbegin(), m_streams.cend(), [principalId](const Stream &s) {
+               return s.principalId == principalId;
+           }) >= kMaxPerPrincipal;
 }
 
-void ListenStreams::openSession(const QByteArray &session, qint64 principalId, QObject *connection,
-                                Responder respond)
+bool ListenStreams::openSession(const QByteArray &session, qint64 principalId, QObject *connection,
+                                const Responder &respond)
 {
     prune();
     endSession(session);
-    makeRoom(principalId);
+    if (isFull(principalId))
+        return false;
     // An SSE comment: clients see the stream open (some wait for a first byte), parsers skip it.
     open(respond, ": listening for notifications/tools/list_changed\n\n");
-    m_streams.append(Stream{principalId, session, std::nullopt, connection, std::move(respond)});
+    m_streams.append(Stream{principalId, session, std::nullopt, connection, respond});
+    m_keepAlive.start();
+    return true;
 }
 
-void ListenStreams::listen(const Subscription &subscription, qint64 principalId, QObject *connection,
-                           Responder respond)
+bool ListenStreams::listen(const Subscription &subscription, qint64 principalId, QObject *connection,
+                           const Responder &respond)
 {
     prune();
-    makeRoom(principalId);
+    if (isFull(principalId))
+        return false;
     open(respond, event(subscription.acknowledged()));
-    m_streams.append(Stream{principalId, QByteArray(), subscription, connection, std::move(respond)});
+    m_streams.append(Stream{principalId, QByteArray(), subscription, connection, respond});
+    m_keepAlive.start();
+    return true;
 }
 
 void ListenStreams::endSession(const QByteArray &session)
@@ -77,27 +111,24 @@ void ListenStreams::endSession(const QByteArray &session)
 void ListenStreams::notifyToolsChanged()
 {
     prune();
-    if (m_isActive) { // a revoked token hears nothing more
-        m_streams.removeIf([this](const Stream &s) {
-            if (m_isActive(s.principalId))
-                return false;
-            end(s);
-            return true;
-        });
-    }
     static const nlohmann::json legacy = {{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}};
     for (const Stream &s : std::as_const(m_streams)) {
         if (s.subscription && !s.subscription->wantsTools())
             continue;
-        HttpResponse more;
-        more.stream = HttpResponse::Stream::More;
-        more.body = event(s.subscription ? s.subscription->toolsChanged() : legacy);
-        s.respond(std::move(more));
+        send(s, event(s.subscription ? s.subscription->toolsChanged() : legacy));
     }
+}
+
+void ListenStreams::keepAlive()
+{
+    prune();
+    for (const Stream &s : std::as_const(m_streams))
+        send(s, ": keepalive\n\n");
 }
 
 void ListenStreams::endAll()
 {
+    m_keepAlive.stop();
     for (const Stream &s : std::exchange(m_streams, {}))
         end(s);
 }

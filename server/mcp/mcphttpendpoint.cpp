@@ -16,6 +16,16 @@ namespace Countersign {
 McpHttpEndpoint::McpHttpEndpoint(const Dispatcher &dispatcher, Authenticator authenticate)
     : m_dispatcher(dispatcher), m_authenticate(std::move(authenticate))
 {
+    setConnectionCheck({});
+}
+
+void McpHttpEndpoint::setConnectionCheck(ListenStreams::ConnectionCheck check) const
+{
+    // A session whose client holds its stream open is in use: asking keeps it alive.
+    m_streams.setChecks(std::move(check), [this](const QByteArray &session, qint64 principalId) {
+        return m_sessions.find(session, Principal{principalId, {}}, QDateTime::currentMSecsSinceEpoch())
+            .has_value();
+    });
 }
 
 HttpResponse McpHttpEndpoint::refusal(int status, int code, const QString &message)
@@ -81,6 +91,16 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
             415, JsonRpc::kServerError,
             QStringLiteral("Unsupported Media Type: Content-Type must be application/json"));
     return std::nullopt;
+}
+
+HttpResponse tooManyStreams(const nlohmann::json &id)
+{
+    return HttpResponse::json(
+        429, JsonRpc::encode(JsonRpc::error(
+                 id, JsonRpc::kServerError,
+                 QStringLiteral("Too Many Requests: this connection holds %1 open event streams already; "
+                                "close one first")
+                     .arg(ListenStreams::kMaxPerPrincipal))));
 }
 
 } // namespace
@@ -188,7 +208,8 @@ void McpHttpEndpoint::openSessionStream(const HttpRequest &http, const Principal
     if (!m_sessions.find(id, principal, QDateTime::currentMSecsSinceEpoch()))
         return respond(
             refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found: initialize again")));
-    m_streams.openSession(id, principal.connectionId, http.connection, std::move(respond));
+    if (!m_streams.openSession(id, principal.connectionId, http.connection, respond))
+        return respond(tooManyStreams(nullptr));
 }
 
 // subscriptions/listen: the reply is a stream that stays open, acknowledged at once.
@@ -199,7 +220,8 @@ void McpHttpEndpoint::listen(const McpRequest &request, const HttpRequest &http,
     if (!subscription)
         return respond(HttpResponse::json(
             200, JsonRpc::encode(JsonRpc::error(request.id, JsonRpc::kInvalidParams, subscription.error()))));
-    m_streams.listen(subscription.value(), principal.connectionId, http.connection, std::move(respond));
+    if (!m_streams.listen(subscription.value(), principal.connectionId, http.connection, respond))
+        return respond(tooManyStreams(request.id));
 }
 
 // A client's POSTed response to something it was asked (elicitation/create) in its session: handed

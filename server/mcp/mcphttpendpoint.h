@@ -40,16 +40,14 @@ public:
     // after serve() has returned.
     void serve(const HttpRequest &request, Responder respond) const;
 
-    // Streams of a connection whose token was revoked are ended at the next notification.
-    void setConnectionCheck(ListenStreams::ConnectionCheck check) const
-    {
-        m_streams.setConnectionCheck(std::move(check));
-    }
+    // Streams of a connection whose token was revoked end at the next notification or keepalive.
+    void setConnectionCheck(ListenStreams::ConnectionCheck check) const;
     // notifications/tools/list_changed to every open stream that listens for it.
     void notifyToolsChanged() const { m_streams.notifyToolsChanged(); }
     // Ends the open streams (quitting): a subscriptions/listen stream with its result.
     void endStreams() const { m_streams.endAll(); }
     int openStreams() const { return m_streams.count(); }
+    void keepAlive() const { m_streams.keepAlive(); } // what the streams' timer does
 
     // The transport-level refusal shape: a JSON-RPC error with id null.
     static HttpResponse refusal(int status, int code, const QString &message);

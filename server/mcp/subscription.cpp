@@ -27,6 +27,10 @@ Result<Subscription> Subscription::fromRequest(const McpRequest &request)
             return failure(QStringLiteral(
                 "Invalid params: notifications.resourceSubscriptions must be an array of strings"));
     }
+    // The id goes into every message on the stream: a long one would make each of them long.
+    if (request.id.dump().size() > kMaxIdBytes)
+        return failure(
+            QStringLiteral("Invalid params: a subscriptions/listen id is at most %1 bytes").arg(kMaxIdBytes));
     Subscription s;
     s.m_id = request.id;
     s.m_tools = filter->value("toolsListChanged", false);

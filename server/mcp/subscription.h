@@ -16,6 +16,7 @@ class Subscription final
 {
 public:
     static constexpr char kMethod[] = "subscriptions/listen";
+    static constexpr std::size_t kMaxIdBytes = 256;
 
     // The request's filter, checked: params.notifications must be an object whose flags are
     // booleans and whose resourceSubscriptions is an array of strings; a mistyped one is refused
