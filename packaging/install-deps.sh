@@ -2,19 +2,20 @@
 # Installs what building, running and testing Countersign needs on Debian 12, and nothing when it
 # is already there. Used by packaging/run.sh, tests/run.sh (which passes --tests for what only the
 # tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets, clang-format for
-# the format check, git and sqlite3 for the security tests: real repositories, and rows written around the store)
+# the format check, git and sqlite3 for the security tests: real repositories, and rows written around the store;
+# PostgreSQL 15 for the store tests' second backend, a throwaway cluster tests/support/postgres.sh starts)
 # and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
 set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
-    qt6-base-dev libqt6sql6-sqlite qtkeychain-qt6-dev libgl-dev
+    qt6-base-dev libqt6sql6-sqlite libqt6sql6-psql qtkeychain-qt6-dev libgl-dev
     nlohmann-json3-dev libsodium-dev libgit2-dev
     nodejs npm
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15) ;;
         --bench) packages+=(xvfb xauth) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac

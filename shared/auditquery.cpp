@@ -30,8 +30,13 @@ QString likePattern(const QString &text)
     return QLatin1Char('%') + escaped + QLatin1Char('%');
 }
 
+bool isPostgres(const QString &connectionName)
+{
+    return QSqlDatabase::database(connectionName, false).driverName() == QLatin1String("QPSQL");
+}
+
 // The WHERE clause is assembled from constant fragments only; the filter's values are bound.
-QString whereClause(const AuditFilter &filter, QVariantList &bindings)
+QString whereClause(const AuditFilter &filter, QVariantList &bindings, bool postgres)
 {
     QStringList clauses;
     if (!filter.decision.isEmpty()) {
@@ -55,7 +60,8 @@ QString whereClause(const AuditFilter &filter, QVariantList &bindings)
         bindings.append(dayStartMs(filter.to.addDays(1)));
     }
     if (const QString text = filter.text.trimmed(); !text.isEmpty()) {
-        clauses.append(QLatin1String(StoreSql::kAuditWhereText));
+        clauses.append(
+            QLatin1String(postgres ? StoreSql::kPostgresAuditWhereText : StoreSql::kAuditWhereText));
         for (int i = 0; i < 6; ++i)
             bindings.append(likePattern(text));
     }
@@ -77,10 +83,10 @@ QString sqliteMessage(const QSqlError &error)
     return error.databaseText().isEmpty() ? error.text() : error.databaseText();
 }
 
-QString sortedSql(const char *select, const AuditFilter &filter, AuditQuery::Column sortColumn,
+QString sortedSql(const char *select, bool postgres, const AuditFilter &filter, AuditQuery::Column sortColumn,
                   Qt::SortOrder order, QVariantList &bindings)
 {
-    return QLatin1String(select) + whereClause(filter, bindings) + orderClause(sortColumn, order);
+    return QLatin1String(select) + whereClause(filter, bindings, postgres) + orderClause(sortColumn, order);
 }
 
 // A forward-only query, executed: the caller reads it to its end.
@@ -118,7 +124,8 @@ Result<QList<qint64>> AuditQuery::order(const AuditFilter &filter, Column sortCo
                                         Qt::SortOrder order) const
 {
     QVariantList bindings;
-    const QString sql = sortedSql(StoreSql::kAuditOrderSelect, filter, sortColumn, order, bindings);
+    const QString sql = sortedSql(StoreSql::kAuditOrderSelect, isPostgres(m_connectionName), filter,
+                                  sortColumn, order, bindings);
     auto query = run(m_connectionName, sql, bindings);
     if (!query)
         return failure(query.error());
@@ -140,8 +147,10 @@ Result<QList<AuditQuery::Row>> AuditQuery::rowsWithKeys(const QList<qint64> &key
     for (const qint64 key : keys)
         array += QByteArray::number(key) + ',';
     array.back() = ']';
-    auto query =
-        run(m_connectionName, QLatin1String(StoreSql::kAuditRowsSelect), {QString::fromLatin1(array)});
+    auto query = run(m_connectionName,
+                     QLatin1String(isPostgres(m_connectionName) ? StoreSql::kPostgresAuditRowsSelect
+                                                                : StoreSql::kAuditRowsSelect),
+                     {QString::fromLatin1(array)});
     if (!query)
         return failure(query.error());
     QSqlQuery &rows = query.value();
@@ -163,14 +172,15 @@ Result<QList<AuditQuery::Row>> AuditQuery::rowsWithKeys(const QList<qint64> &key
 Result<QStringList> AuditQuery::ids(const AuditFilter &filter, Column sortColumn, Qt::SortOrder order) const
 {
     QVariantList bindings;
-    const QString sql = sortedSql(StoreSql::kAuditNoncesSelect, filter, sortColumn, order, bindings);
+    const QString sql = sortedSql(StoreSql::kAuditNoncesSelect, isPostgres(m_connectionName), filter,
+                                  sortColumn, order, bindings);
     return textColumn(run(m_connectionName, sql, bindings), "nonce");
 }
 
 Result<QList<AuditQuery::DayCount>> AuditQuery::perDay(const AuditFilter &filter) const
 {
     QVariantList bindings;
-    const QString where = whereClause(filter, bindings);
+    const QString where = whereClause(filter, bindings, isPostgres(m_connectionName));
     auto query =
         run(m_connectionName,
             QLatin1String(StoreSql::kAuditPerDaySelect) + where + QLatin1String(StoreSql::kAuditPerDayGroup),

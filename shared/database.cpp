@@ -7,6 +7,7 @@
 #include <QLoggingCategory>
 #include <QSqlError>
 #include <QUrl>
+#include <QUrlQuery>
 
 #include <iterator>
 
@@ -22,9 +23,10 @@ QString nextConnectionName()
 }
 
 // The schema this build writes and reads: the last migration's version.
-int latestSchema()
+int latestSchema(Database::Dialect dialect)
 {
-    return std::rbegin(StoreSql::kMigrations)->version;
+    return dialect == Database::Dialect::Postgres ? std::rbegin(StoreSql::kPostgresMigrations)->version
+                                                  : std::rbegin(StoreSql::kMigrations)->version;
 }
 
 // SQLite's own words ("database or disk is full"), without the driver's "Unable to fetch row".
@@ -45,9 +47,22 @@ Status addConnection(const QString &name, const QString &target, const QString &
 }
 } // namespace
 
-Database::Database(QString connectionName, QString path)
-    : m_connectionName(std::move(connectionName)), m_path(std::move(path))
+Database::Database(QString connectionName, QString path, Dialect dialect)
+    : m_connectionName(std::move(connectionName)), m_path(std::move(path)), m_dialect(dialect)
 {
+}
+
+bool Database::isPostgresUrl(const QString &location)
+{
+    return location.startsWith(QLatin1String("postgresql://")) ||
+           location.startsWith(QLatin1String("postgres://"));
+}
+
+QString Database::displayName(const QString &location)
+{
+    if (!isPostgresUrl(location))
+        return location;
+    return QUrl(location).toString(QUrl::RemovePassword);
 }
 
 Database::~Database()
@@ -62,8 +77,10 @@ Database::~Database()
 
 Result<std::unique_ptr<Database>> Database::open(const QString &path, Access access)
 {
+    if (isPostgresUrl(path))
+        return openPostgres(path, access);
     const QString busy = QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000");
-    std::unique_ptr<Database> database(new Database(nextConnectionName(), path));
+    std::unique_ptr<Database> database(new Database(nextConnectionName(), path, Dialect::Sqlite));
     if (access == Access::ReadOnly) {
         const QString readOnly = busy + QStringLiteral(";QSQLITE_OPEN_READONLY");
         if (auto opened = addConnection(database->m_connectionName, path, readOnly, path); !opened)
@@ -71,7 +88,7 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
         // A WAL-mode file is read through a -shm file beside it, which a folder nobody can write
         // cannot get; and then nobody can be writing the file either, so it is read as immutable.
         if (database->schemaVersion() < 0 && !QFileInfo(QFileInfo(path).absolutePath()).isWritable()) {
-            database.reset(new Database(nextConnectionName(), path));
+            database.reset(new Database(nextConnectionName(), path, Dialect::Sqlite));
             QUrl uri = QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath());
             uri.setQuery(QStringLiteral("immutable=1"));
             if (auto opened = addConnection(database->m_connectionName, uri.toString(),
@@ -80,7 +97,7 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
                 return failure(opened.error());
         }
         const int current = database->schemaVersion();
-        const int target = latestSchema();
+        const int target = latestSchema(Dialect::Sqlite);
         if (current != target)
             return failure(
                 QStringLiteral("cannot read %1: its schema is %2, this build reads %3 (open it once, "
@@ -112,9 +129,140 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
     return database;
 }
 
+Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Access access)
+{
+    const QUrl u(url, QUrl::StrictMode);
+    const QString shown = displayName(url);
+    if (!u.isValid() || u.host().isEmpty())
+        return failure(
+            QStringLiteral("%1 is not a PostgreSQL URL (postgresql://user:password@host:port/database)")
+                .arg(shown));
+    // Connection options the URL may carry; anything else is refused, not passed on unread.
+    QStringList options{QStringLiteral("connect_timeout=5")};
+    for (const auto &[key, value] : QUrlQuery(u).queryItems(QUrl::FullyDecoded)) {
+        static const QStringList allowed{QStringLiteral("sslmode"), QStringLiteral("connect_timeout"),
+                                         QStringLiteral("application_name"), QStringLiteral("sslrootcert")};
+        if (!allowed.contains(key) || value.contains(QLatin1Char(';')) || value.contains(QLatin1Char(' ')))
+            return failure(QStringLiteral("%1: the option %2 is not one Countersign passes on (%3)")
+                               .arg(shown, key, allowed.join(QStringLiteral(", "))));
+        options.append(key + QLatin1Char('=') + value);
+    }
+    std::unique_ptr<Database> database(new Database(nextConnectionName(), shown, Dialect::Postgres));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), database->m_connectionName);
+        if (!db.isValid())
+            return failure(QStringLiteral("cannot open %1: Qt's PostgreSQL driver is not installed (Debian: "
+                                          "libqt6sql6-psql)")
+                               .arg(shown));
+        db.setHostName(u.host());
+        db.setPort(u.port(5432));
+        db.setUserName(u.userName(QUrl::FullyDecoded));
+        db.setPassword(u.password(QUrl::FullyDecoded));
+        const QString name = u.path(QUrl::FullyDecoded).mid(1);
+        db.setDatabaseName(name.isEmpty() ? QStringLiteral("postgres") : name);
+        db.setConnectOptions(options.join(QLatin1Char(';')));
+        if (!db.open())
+            return failure(
+                QStringLiteral("cannot open the PostgreSQL store %1: %2").arg(shown, db.lastError().text()));
+    }
+    for (const char *setting : {"SET client_min_messages = warning", "SET TIME ZONE 'UTC'"}) {
+        if (auto r = database->exec(setting); !r)
+            return failure(r.error());
+    }
+    if (access == Access::ReadOnly) {
+        if (auto r = database->exec("SET default_transaction_read_only = on"); !r)
+            return failure(r.error());
+        const int current = database->schemaVersion();
+        const int target = latestSchema(Dialect::Postgres);
+        if (current != target)
+            return failure(QStringLiteral("cannot read %1: its schema is %2, this build reads %3")
+                               .arg(shown)
+                               .arg(current)
+                               .arg(target));
+        return database;
+    }
+    if (auto migrated = database->migratePostgres(); !migrated)
+        return failure(migrated.error());
+    if (auto probe = database->beginWrite(Durability::Synced); !probe)
+        return failure(
+            QStringLiteral("the PostgreSQL store %1 cannot be written (%2)").arg(shown, probe.error()));
+    if (auto rolledBack = database->endWrite(false, Durability::Synced); !rolledBack)
+        return failure(rolledBack.error());
+    return database;
+}
+
+Status Database::beginWrite(Durability durability)
+{
+    // PostgreSQL only warns of a BEGIN inside a transaction, and the inner one's ROLLBACK would
+    // end the outer one: refused here on both, in SQLite's words.
+    if (m_writing)
+        return failure(QStringLiteral("database error: cannot start a transaction within a transaction"));
+    Status begun = beginWriteOn(durability);
+    m_writing = bool(begun);
+    return begun;
+}
+
+Status Database::beginWriteOn(Durability durability)
+{
+    if (m_dialect == Dialect::Postgres) {
+        if (auto begun = exec(StoreSql::kPostgresBegin); !begun)
+            return failure(begun.error());
+        for (const char *step :
+             {StoreSql::kPostgresWriteLock,
+              durability == Durability::Relaxed ? StoreSql::kPostgresSyncRelaxed : nullptr}) {
+            if (!step)
+                continue;
+            if (auto done = exec(step); !done) {
+                (void)exec(StoreSql::kRollback);
+                return failure(done.error());
+            }
+        }
+        return success();
+    }
+    // synchronous is the connection's setting, read at each COMMIT: set for this transaction only
+    // (SQLite refuses the change inside another), put back by endWrite().
+    if (durability == Durability::Relaxed) {
+        if (auto relaxed = exec(StoreSql::kSyncRelaxed); !relaxed)
+            return failure(relaxed.error());
+    }
+    // IMMEDIATE takes the write lock up front: two connections appending to the audit chain never
+    // both read the same last link (a deferred BEGIN would take it only at the first write).
+    if (auto begun = exec(StoreSql::kBeginImmediate); !begun) {
+        if (durability == Durability::Relaxed)
+            (void)exec(StoreSql::kSyncFull);
+        return failure(begun.error());
+    }
+    return success();
+}
+
+Status Database::endWrite(bool commit, Durability durability)
+{
+    if (auto ended = exec(commit ? StoreSql::kCommit : StoreSql::kRollback); !ended) {
+        if (!commit)
+            m_writing = false;         // a ROLLBACK fails where the database ended the transaction itself
+        return failure(ended.error()); // a failed COMMIT leaves the transaction open
+    }
+    m_writing = false;
+    if (m_dialect == Dialect::Sqlite && durability == Durability::Relaxed) {
+        // Every later commit on this connection would be relaxed too: say so loudly.
+        if (auto restored = exec(StoreSql::kSyncFull); !restored) {
+            qCCritical(lcStore) << "cannot restore synchronous commits:" << restored.error();
+            return failure(restored.error());
+        }
+    }
+    return success();
+}
+
 Result<QSqlQuery> Database::exec(const char *sql, const QVariantList &bindings)
 {
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
+    // PostgreSQL prepares only queries (not SET, BEGIN, CREATE...): a statement with nothing to
+    // bind runs as it is, on both.
+    if (bindings.isEmpty()) {
+        if (!query.exec(QString::fromUtf8(sql)))
+            return failure(QStringLiteral("database error: %1").arg(sqliteMessage(query.lastError())));
+        return query;
+    }
     if (!query.prepare(QString::fromUtf8(sql)))
         return failure(QStringLiteral("database error (prepare): %1").arg(query.lastError().text()));
     for (const QVariant &value : bindings)
@@ -146,10 +294,67 @@ void Database::rollback()
 
 int Database::schemaVersion()
 {
+    if (m_dialect == Dialect::Postgres) {
+        auto present = exec(StoreSql::kPostgresSchemaTableExists);
+        if (!present || !present.value().next())
+            return -1;
+        if (!present.value().value(0).toBool())
+            return 0;
+        auto version = exec(StoreSql::kPostgresSchemaVersionGet);
+        if (!version || !version.value().next())
+            return -1;
+        return version.value().value(0).toInt(); // NULL (no row yet) reads as 0
+    }
     auto q = exec(StoreSql::kSchemaVersionGet);
     if (!q || !q.value().next())
         return -1;
     return q.value().value(0).toInt();
+}
+
+// PostgreSQL: instances starting together migrate one at a time (an advisory lock held by the
+// migrating transaction); the version is read again under it.
+Status Database::migratePostgres()
+{
+    if (auto t = transaction(); !t)
+        return t;
+    const auto fail = [this](const QString &error) {
+        rollback();
+        return failure(QStringLiteral("migrating the PostgreSQL store %1 failed: %2").arg(m_path, error));
+    };
+    if (auto locked = exec("SELECT pg_advisory_xact_lock(7332170002)"); !locked)
+        return fail(locked.error());
+    int current = schemaVersion();
+    if (current < 0)
+        return fail(QStringLiteral("cannot read its schema version"));
+    if (current == 0) {
+        if (auto created = exec(StoreSql::kPostgresSchemaTableCreate); !created)
+            return fail(created.error());
+    }
+    const int target = latestSchema(Dialect::Postgres);
+    if (current > target) {
+        rollback();
+        return failure(
+            QStringLiteral("the PostgreSQL store %1 has schema %2, newer than this build knows (%3)")
+                .arg(m_path)
+                .arg(current)
+                .arg(target));
+    }
+    if (current == target) {
+        rollback();
+        return success();
+    }
+    for (const auto &migration : StoreSql::kPostgresMigrations) {
+        if (migration.version <= current)
+            continue;
+        if (auto step = exec(migration.statement); !step)
+            return fail(step.error());
+    }
+    if (auto set = exec(StoreSql::kPostgresSchemaVersionSet, {target}); !set)
+        return fail(set.error());
+    if (auto c = commit(); !c)
+        return c;
+    qCInfo(lcStore) << "migrated" << m_path << "to schema" << target;
+    return success();
 }
 
 Status Database::migrate()
@@ -157,7 +362,7 @@ Status Database::migrate()
     const int current = schemaVersion();
     if (current < 0)
         return failure(QStringLiteral("cannot read the schema version of %1").arg(m_path));
-    const int target = latestSchema();
+    const int target = latestSchema(Dialect::Sqlite);
     if (current > target)
         return failure(QStringLiteral("database %1 has schema %2, newer than this build knows (%3)")
                            .arg(m_path)

@@ -11,11 +11,26 @@
 
 namespace Countersign {
 
-// One SQLite connection (one per thread), opened in WAL mode and migrated to the current schema.
+// How far a commit must reach before it returns. Synced: the disk (SQLite: an fsync per commit;
+// PostgreSQL: the WAL flushed, and to a synchronous standby if there is one). Relaxed: SQLite's
+// write-ahead log, synced at the next Synced commit or checkpoint; PostgreSQL's WAL buffer, flushed
+// within moments. A relaxed record survives a crash of the app, not of the machine holding the
+// store; the store stays consistent either way. Only records whose loss to a power cut changes no
+// outcome are Relaxed.
+enum class Durability { Synced, Relaxed };
+
+// One connection to the store (one per thread) and migrated to the current schema: a SQLite file
+// (WAL mode) or, given a postgresql:// URL, a PostgreSQL database that several instances share.
 // Every statement goes through exec(): prepared, parameters bound, lastError() turned into an Error.
 class Database final
 {
 public:
+    enum class Dialect { Sqlite, Postgres };
+    // Whether a store location names PostgreSQL (postgresql:// or postgres://) rather than a file.
+    static bool isPostgresUrl(const QString &location);
+    // The location as it may be shown: a URL without its password.
+    static QString displayName(const QString &location);
+
     Q_DISABLE_COPY_MOVE(Database)
     ~Database();
 
@@ -24,8 +39,17 @@ public:
         ReadOnly,  // for reading an audit log (a copy, read-only media): never written, so it must
                    // already have this build's schema
     };
-    // path ":memory:" opens a private in-memory database (tests).
-    static Result<std::unique_ptr<Database>> open(const QString &path, Access access = Access::ReadWrite);
+    // location: a file path (":memory:" opens a private in-memory database, for tests) or a
+    // postgresql:// URL (user, password, host, port, database, and sslmode or connect_timeout as
+    // query items).
+    static Result<std::unique_ptr<Database>> open(const QString &location, Access access = Access::ReadWrite);
+
+    Dialect dialect() const { return m_dialect; }
+    // A write transaction: SQLite's BEGIN IMMEDIATE; PostgreSQL's BEGIN with the store's write lock.
+    // Relaxed changes how this one commits only.
+    Status beginWrite(Durability durability);
+    // Ends what beginWrite() began, and puts SQLite's durability back.
+    Status endWrite(bool commit, Durability durability);
 
     Result<QSqlQuery> exec(const char *sql, const QVariantList &bindings = {});
     Status transaction();
@@ -38,11 +62,16 @@ public:
     QString connectionName() const { return m_connectionName; }
 
 private:
-    Database(QString connectionName, QString path);
+    Database(QString connectionName, QString path, Dialect dialect);
+    static Result<std::unique_ptr<Database>> openPostgres(const QString &url, Access access);
     Status migrate();
+    Status migratePostgres();
+    Status beginWriteOn(Durability durability);
 
     QString m_connectionName;
     QString m_path;
+    Dialect m_dialect = Dialect::Sqlite;
+    bool m_writing = false; // between beginWrite() and the endWrite() that ended it
 };
 
 } // namespace Countersign

@@ -1,19 +1,12 @@
 #pragma once
 
+#include "database.h"
 #include "result.h"
 
 namespace Countersign {
 
-class Database;
-
-// How far a commit must reach before it returns. Synced: the disk (an fsync per commit; the record
-// survives a power cut). Relaxed: the write-ahead log, synced at the next Synced commit or WAL
-// checkpoint (the record survives a crash of the app, not of the machine; the file stays
-// consistent either way). Only records whose loss to a power cut changes no outcome are Relaxed.
-enum class Durability { Synced, Relaxed };
-
-// One write transaction on a Database, scoped: the constructor begins it (BEGIN IMMEDIATE, so it
-// holds SQLite's write lock from the start), commit() ends it, and the destructor rolls it back
+// One write transaction on a Database, scoped: the constructor begins it (Database::beginWrite: it
+// holds the store's write lock from the start), commit() ends it, and the destructor rolls it back
 // unless it was committed. Check begun() before writing: a transaction that did not begin holds
 // nothing. The store's write calls take one as proof that they run inside it.
 class WriteTransaction final
@@ -33,10 +26,8 @@ public:
     Status commit();
 
 private:
-    void end(const char *statement, Status *outcome);
-
     Database &m_database;
-    bool m_relaxed = false; // this connection's commits are relaxed until end()
+    Durability m_durability;
     Status m_begun = success();
     bool m_open = false;
 };

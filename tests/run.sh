@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the tests need (apt packages; npm packages pinned by tests/peer/package-lock.json),
 # builds with warnings as errors and runs every test with ctest, the peer and conformance tests included,
+# with a throwaway PostgreSQL cluster for the store tests' second backend,
 # then runs the load test again against an AddressSanitizer build (its clean exit is LeakSanitizer's
 # verdict), then builds the fuzz targets with clang and runs each for a bounded time.
 # Extra arguments go to ctest (for example -L peer, or -R dispatcher).
@@ -10,6 +11,11 @@ packaging/install-deps.sh --tests
 (cd tests/peer && npm ci --no-audit --no-fund --loglevel=error)
 cmake --preset ci >/dev/null
 cmake --build --preset ci
+# A throwaway PostgreSQL 15 cluster: the store tests run on it as well as on SQLite.
+pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/countersign-postgres.XXXXXX")
+trap 'tests/support/postgres.sh stop "$pg_dir"' EXIT
+COUNTERSIGN_TEST_POSTGRES=$(tests/support/postgres.sh start "$pg_dir")
+export COUNTERSIGN_TEST_POSTGRES
 ctest --preset ci --timeout 1500 "$@"
 # The load run on an ASan/UBSan build: errors abort, and a leak makes the server's exit fail the test.
 cmake --preset asan >/dev/null
