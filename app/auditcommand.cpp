@@ -3,6 +3,7 @@
 #include "auditexport.h"
 #include "auditstore.h"
 #include "commandline.h"
+#include "config.h"
 #include "database.h"
 #include "keyloader.h"
 #include "receipt.h"
@@ -97,8 +98,11 @@ Status checkReceiptHead(AuditStore &store, const QString &path, const QByteArray
 
 int runAuditCommand(const CommandLine &cl)
 {
-    const QString path = QDir(cl.dataDir).filePath(QStringLiteral("countersign.db"));
-    if (!QFile::exists(path))
+    auto config = Config::load(cl.configPath);
+    if (!config)
+        return fail(config.error());
+    const QString path = config.value().storeLocation(cl.dataDir);
+    if (!Database::isPostgresUrl(path) && !QFile::exists(path))
         return fail(QStringLiteral("no audit log at %1").arg(path));
     // Read-only: reviewing a log (a copy, a backup on read-only media) never changes it.
     auto db = Database::open(path, Database::Access::ReadOnly);

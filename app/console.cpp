@@ -24,6 +24,9 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QPointer>
+#include <QRandomGenerator>
+#include <QSaveFile>
+#include <QSysInfo>
 #include <QTemporaryFile>
 #include <QThread>
 #include <QWindow>
@@ -357,7 +360,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     });
 
     // The console side: its own database connection and the approval queue.
-    const QString databasePath = QDir(cl.dataDir).filePath(QStringLiteral("countersign.db"));
+    const QString databasePath = config.value().storeLocation(cl.dataDir);
     auto db = Database::open(databasePath);
     if (!db)
         return failure(db.error());
@@ -367,7 +370,21 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.queue = std::make_unique<ApprovalQueue>(*p.store, p.clock);
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
-    // Before this process's server runs anything, so every unfinished claim is a past one.
+    // This process among the instances sharing the store. The one before it on this data folder
+    // is gone for certain (one console per folder): its unfinished claims are reported below, not
+    // awaited as runs still going.
+    const QString instanceFile = QDir(cl.dataDir).filePath(QStringLiteral("instance"));
+    if (QFile previous(instanceFile); previous.open(QIODevice::ReadOnly)) {
+        if (auto forgot = p.store->forget(QString::fromLatin1(previous.readAll().trimmed())); !forgot)
+            return failure(forgot.error());
+    }
+    const QString instanceId = QString::number(QRandomGenerator::system()->generate64(), 16) +
+                               QString::number(QRandomGenerator::system()->generate64(), 16);
+    if (QSaveFile current(instanceFile);
+        !current.open(QIODevice::WriteOnly) || current.write(instanceId.toLatin1()) < 0 || !current.commit())
+        return failure(QStringLiteral("cannot write %1").arg(instanceFile));
+    // Before this process's server runs anything, so every unfinished claim of this folder is a
+    // past one (another live instance's are not).
     auto interrupted = p.store->reportInterrupted();
     if (!interrupted)
         return failure(interrupted.error());
@@ -395,8 +412,15 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     QObject::disconnect(atStart);
 
     // Bridges (`countersign --stdio`) reach this console's server over a local socket.
-    const McpServer::Setup setup{config.value(), databasePath,     p.keys,
-                                 &p.clock,       hooks.extraTools, ConsoleInstance::bridgePath(cl.dataDir)};
+    const McpServer::Setup setup{
+        config.value(),
+        databasePath,
+        p.keys,
+        &p.clock,
+        hooks.extraTools,
+        ConsoleInstance::bridgePath(cl.dataDir),
+        instanceId,
+        QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid())};
     p.server = std::make_unique<ServerThread>(setup);
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());

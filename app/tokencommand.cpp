@@ -51,7 +51,13 @@ int runTokenCommand(const CommandLine &cl)
         std::fprintf(stderr, "countersign: cannot create %s\n", qPrintable(dataDir));
         return 1;
     }
-    auto db = Database::open(QDir(dataDir).filePath(QStringLiteral("countersign.db")));
+    // The store the console uses: its configuration may name a shared PostgreSQL one.
+    auto config = Config::load(cl.configPath);
+    if (!config) {
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(config.error()));
+        return 1;
+    }
+    auto db = Database::open(config.value().storeLocation(dataDir));
     if (!db) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(db.error()));
         return 1;

@@ -22,9 +22,12 @@
 #include "workspace.h"
 #include "workspacetools.h"
 
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QRegularExpression>
 #include <QTimer>
+
+Q_LOGGING_CATEGORY(lcServer, "countersign.server")
 
 namespace Countersign {
 
@@ -48,6 +51,18 @@ Result<quint16> McpServer::start()
     m_tokens = std::make_unique<TokenStore>(*m_database, clock);
     m_signer = std::make_unique<ReceiptSigner>(m_setup.keys.signingSeed);
     m_audit = std::make_unique<AuditStore>(*m_database, clock, m_signer.get());
+    if (!m_setup.instanceId.isEmpty()) {
+        m_audit->setInstance(m_setup.instanceId, m_setup.instanceName);
+        if (auto seen = m_audit->seen(); !seen)
+            return failure(seen.error());
+        m_seen = new QTimer(this);
+        m_seen->setInterval(int(AuditStore::kInstanceSeenEveryMs));
+        connect(m_seen, &QTimer::timeout, this, [this] {
+            if (auto seen = m_audit->seen(); !seen)
+                qCWarning(lcServer) << "cannot tell the store this instance runs:" << seen.error();
+        });
+        m_seen->start();
+    }
     m_sealer = std::make_unique<TicketSealer>(m_setup.keys.ticketKey, m_setup.keys.kid);
     if (!m_sealer->isValid())
         return failure(QStringLiteral("the ticket key is unusable"));
@@ -104,6 +119,7 @@ Result<quint16> McpServer::start()
     }
     m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher, authenticate);
     m_endpoint->setConnectionCheck([this](qint64 id) { return m_tokens->isActive(id); });
+    m_endpoint->setStoreCheck([this] { return m_tokens->lastError(); });
     m_http = new HttpServer(
         [this](const HttpRequest &request, HttpConnection::Responder respond) { route(request, respond); },
         [](int status, const QString &reason) {

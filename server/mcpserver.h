@@ -55,6 +55,10 @@ public:
         ExtraTools extraTools;
         // Where `countersign --stdio` bridges connect (a local socket); none when empty.
         QString bridgeSocketPath;
+        // This process among the instances sharing the store (AuditStore::setInstance); none: its
+        // claims name no instance (tests).
+        QString instanceId;
+        QString instanceName;
     };
 
     explicit McpServer(Setup setup, QObject *parent = nullptr);
@@ -110,6 +114,7 @@ private:
     Gate *m_gate = nullptr;
     Upstreams *m_upstreams = nullptr;
     QTimer *m_rebuild = nullptr; // coalesces the upstreams' tool changes
+    QTimer *m_seen = nullptr;    // tells the store this instance still runs
     std::size_t m_toolsDigest = 0;
     CommandRunner *m_runner = nullptr;
     std::unique_ptr<ToolRegistry> m_tools;

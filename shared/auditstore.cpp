@@ -90,7 +90,7 @@ Status AuditStore::recordClaimed(const Operation &op, Durability durability)
         return transaction.begun();
     if (auto recorded = insertRecorded(transaction, op); !recorded)
         return recorded;
-    auto claimed = m_claims->insert(transaction, op.nonce, m_clock.nowMs());
+    auto claimed = m_claims->insert(transaction, op.nonce, m_clock.nowMs(), m_instance);
     if (!claimed)
         return failure(claimed.error());
     if (!claimed.value())
@@ -255,7 +255,7 @@ Result<bool> AuditStore::claim(const QString &nonce)
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
         return failure(transaction.begun().error());
-    auto claimed = m_claims->insert(transaction, nonce, m_clock.nowMs());
+    auto claimed = m_claims->insert(transaction, nonce, m_clock.nowMs(), m_instance);
     if (!claimed)
         return failure(claimed.error());
     if (claimed.value()) {
@@ -287,6 +287,34 @@ Status AuditStore::finishClaim(const QString &nonce, const json &result, Durabil
     return commitSigned(transaction);
 }
 
+void AuditStore::setInstance(const QString &id, const QString &name)
+{
+    m_instance = id;
+    m_instanceName = name;
+    m_startedMs = m_clock.nowMs();
+}
+
+Status AuditStore::seen()
+{
+    if (m_instance.isEmpty())
+        return success();
+    const qint64 now = m_clock.nowMs();
+    return m_claims->instanceSeen(m_instance, m_instanceName, m_startedMs, now);
+}
+
+Status AuditStore::forget(const QString &id)
+{
+    return m_claims->instanceSeen(id, QString(), 0, 0);
+}
+
+Result<bool> AuditStore::isAlive(const QString &id)
+{
+    auto seenMs = m_claims->instanceLastSeen(id);
+    if (!seenMs)
+        return failure(seenMs.error());
+    return seenMs.value() > m_clock.nowMs() - kInstanceGoneMs;
+}
+
 Result<std::optional<Claim>> AuditStore::claimOf(const QString &nonce)
 {
     return m_claims->find(nonce);
@@ -299,7 +327,7 @@ Result<QList<AuditStore::Interrupted>> AuditStore::reportInterrupted()
         return failure(transaction.begun().error());
     // Found and reported in one transaction: a second process starting at the same time finds
     // them reported, not reports them again.
-    auto found = m_claims->interruptedUnreported();
+    auto found = m_claims->interruptedUnreported(m_clock.nowMs() - kInstanceGoneMs);
     if (!found)
         return failure(found.error());
     for (const Interrupted &run : found.value()) {

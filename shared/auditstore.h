@@ -77,6 +77,19 @@ public:
                        Durability durability = Durability::Synced);
     Result<std::optional<Claim>> claimOf(const QString &nonce);
 
+    // This process among the instances sharing the store: its claims carry id. An instance not
+    // seen for kInstanceGoneMs is gone (its unfinished runs ended unrecorded); seen() is called
+    // every kInstanceSeenEveryMs while it serves.
+    static constexpr qint64 kInstanceSeenEveryMs = 2'000;
+    static constexpr qint64 kInstanceGoneMs = 10'000;
+    void setInstance(const QString &id, const QString &name);
+    QString instance() const { return m_instance; }
+    Status seen();
+    // An earlier instance of this data folder: gone for certain (one console per folder).
+    Status forget(const QString &id);
+    // Whether the instance was seen within kInstanceGoneMs.
+    Result<bool> isAlive(const QString &id);
+
     // A run claimed but with no recorded end, found at start-up: the process stopped during it.
     using Interrupted = ClaimRecords::Interrupted;
     // The interrupted runs not reported before, oldest first; each is now reported (an
@@ -115,6 +128,9 @@ private:
     Database &m_db;
     const Clock &m_clock;
     const ReceiptSigner *m_signer;
+    QString m_instance;
+    QString m_instanceName;
+    qint64 m_startedMs = 0;
     std::unique_ptr<OperationRecords> m_operations;
     std::unique_ptr<ClaimRecords> m_claims;
     std::unique_ptr<AuditChain> m_chain;

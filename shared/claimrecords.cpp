@@ -15,12 +15,15 @@ using StoredValue::column;
 
 ClaimRecords::ClaimRecords(Database &database) : m_database(database) {}
 
-Result<bool> ClaimRecords::insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs)
+Result<bool> ClaimRecords::insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs,
+                                  const QString &instance)
 {
     Q_ASSERT(transaction.isOpen());
-    // INSERT OR IGNORE: the primary key on the nonce lets exactly one caller claim the run, and
-    // only while the operation is approved or allowed.
-    auto inserted = m_database.exec(StoreSql::kClaimInsert, {nonce, claimedMs, nonce});
+    // ON CONFLICT DO NOTHING: the primary key on the nonce lets exactly one caller (of every
+    // instance sharing the store) claim the run, and only while the operation is approved or allowed.
+    auto inserted = m_database.exec(
+        StoreSql::kClaimInsert,
+        {nonce, claimedMs, instance.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : instance, nonce});
     if (!inserted)
         return failure(inserted.error());
     return inserted.value().numRowsAffected() == 1;
@@ -52,12 +55,30 @@ Result<std::optional<Claim>> ClaimRecords::find(const QString &nonce)
     c.finishedMs = finishedMs.isNull() ? 0 : finishedMs.toLongLong();
     if (c.finishedMs)
         c.result = StoredValue::parseJson(row.value(column(record, "result")));
+    c.instance = row.value(column(record, "instance")).toString();
     return std::optional<Claim>(std::move(c));
 }
 
-Result<QList<ClaimRecords::Interrupted>> ClaimRecords::interruptedUnreported()
+Status ClaimRecords::instanceSeen(const QString &id, const QString &name, qint64 startedMs, qint64 seenMs)
 {
-    auto q = m_database.exec(StoreSql::kClaimsInterruptedUnreported);
+    auto r = seenMs == 0 ? m_database.exec(StoreSql::kInstanceGone, {id})
+                         : m_database.exec(StoreSql::kInstanceSeen, {id, name, startedMs, seenMs});
+    if (!r)
+        return failure(r.error());
+    return success();
+}
+
+Result<qint64> ClaimRecords::instanceLastSeen(const QString &id)
+{
+    auto q = m_database.exec(StoreSql::kInstanceLastSeen, {id});
+    if (!q)
+        return failure(q.error());
+    return q.value().next() ? q.value().value(0).toLongLong() : 0;
+}
+
+Result<QList<ClaimRecords::Interrupted>> ClaimRecords::interruptedUnreported(qint64 aliveSinceMs)
+{
+    auto q = m_database.exec(StoreSql::kClaimsInterruptedUnreported, {aliveSinceMs});
     if (!q)
         return failure(q.error());
     QSqlQuery &row = q.value();

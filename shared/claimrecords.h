@@ -34,13 +34,20 @@ public:
 
     // true: the claim is the caller's; false: the nonce was claimed before, or its operation is not
     // approved or allowed (a superseded card), and nothing changed.
-    Result<bool> insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs);
+    Result<bool> insert(const WriteTransaction &transaction, const QString &nonce, qint64 claimedMs,
+                        const QString &instance);
     // Records the end of a claimed run. false: there is no such claim, or it has finished already.
     Result<bool> finish(const WriteTransaction &transaction, const QString &nonce, qint64 finishedMs,
                         const nlohmann::json &result);
     Result<std::optional<Claim>> find(const QString &nonce);
-    // The claims with no end and no "interrupted" row in the audit log, oldest first.
-    Result<QList<Interrupted>> interruptedUnreported();
+    // The claims with no end and no "interrupted" row in the audit log, oldest first, but for those
+    // of an instance seen after aliveSinceMs (its run may still be going).
+    Result<QList<Interrupted>> interruptedUnreported(qint64 aliveSinceMs);
+
+    // The instances that claim runs: one seen at seenMs (0: gone; not part of the audit chain, a
+    // heartbeat), and when one was last seen (0 when never or gone).
+    Status instanceSeen(const QString &id, const QString &name, qint64 startedMs, qint64 seenMs);
+    Result<qint64> instanceLastSeen(const QString &id);
 
 private:
     Database &m_database;

@@ -1,9 +1,13 @@
 #include "config.h"
 
+#include "database.h"
+
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QUrl>
 
 namespace Countersign {
 
@@ -170,6 +174,26 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             if (value != "keychain" && value != "file")
                 return fieldError(fileName, text, key, QStringLiteral("must be \"keychain\" or \"file\""));
             config.m_keysInFile = value == "file";
+        } else if (key == "store") {
+            if (!value.is_object())
+                return fieldError(fileName, text, key,
+                                  QStringLiteral("must be an object: {\"postgres\": \"postgresql://...\"}"));
+            for (const auto &[storeKey, storeValue] : value.items()) {
+                if (storeKey != "postgres")
+                    return fieldError(fileName, text, storeKey,
+                                      QStringLiteral("store takes only \"postgres\" (the default store is "
+                                                     "countersign.db in the data folder)"));
+                const QString url = storeValue.is_string()
+                                        ? QString::fromStdString(storeValue.get<std::string>())
+                                        : QString();
+                const QUrl parsed(url, QUrl::StrictMode);
+                if (!Database::isPostgresUrl(url) || !parsed.isValid() || parsed.host().isEmpty())
+                    return fieldError(
+                        fileName, text, storeKey,
+                        QStringLiteral("must be a URL postgresql://user@host:port/database (a "
+                                       "password may come from ~/.pgpass or PGPASSWORD instead)"));
+                config.m_postgresUrl = url;
+            }
         } else if (key == "$schema") {
             continue;
         } else {
@@ -199,6 +223,11 @@ Result<Config> Config::load(const QString &path)
     if (file.size() > 4 * 1024 * 1024)
         return failure(QStringLiteral("%1: larger than 4 MiB, refused").arg(path));
     return parse(file.readAll(), path);
+}
+
+QString Config::storeLocation(const QString &dataDir) const
+{
+    return m_postgresUrl.isEmpty() ? QDir(dataDir).filePath(QStringLiteral("countersign.db")) : m_postgresUrl;
 }
 
 void Config::overrideListen(const QString &host, quint16 port)

@@ -43,6 +43,10 @@ public:
     const QList<UpstreamSpec> &upstreams() const { return m_upstreams; }
     // "keychain" (default: the OS keychain, a key file if it does not answer) or "file".
     bool keysInFile() const { return m_keysInFile; }
+    // "store": {"postgres": URL}: the shared PostgreSQL store; empty for the SQLite file (default).
+    QString postgresUrl() const { return m_postgresUrl; }
+    // Where the store is: the PostgreSQL URL, or countersign.db in the data folder. Read at start.
+    QString storeLocation(const QString &dataDir) const;
     QString sourcePath() const { return m_sourcePath; }
     // The text it was parsed from (empty for the defaults): what the audit log keeps of a policy.
     QByteArray sourceText() const { return m_sourceText; }
@@ -61,6 +65,7 @@ private:
     QList<UpstreamSpec> m_upstreams;
     Policy m_policy;
     bool m_keysInFile = false;
+    QString m_postgresUrl;
     QString m_sourcePath;
     QByteArray m_sourceText;
 };

@@ -16,6 +16,9 @@ Q_LOGGING_CATEGORY(lcStore, "countersign.store")
 namespace Countersign {
 
 namespace {
+// What every PostgreSQL session of the store is set to, at open and at a reconnect.
+constexpr const char *kPostgresSession[] = {"SET client_min_messages = warning", "SET TIME ZONE 'UTC'"};
+
 QString nextConnectionName()
 {
     static QAtomicInteger<quint64> counter;
@@ -165,11 +168,12 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
             return failure(
                 QStringLiteral("cannot open the PostgreSQL store %1: %2").arg(shown, db.lastError().text()));
     }
-    for (const char *setting : {"SET client_min_messages = warning", "SET TIME ZONE 'UTC'"}) {
+    for (const char *setting : kPostgresSession) {
         if (auto r = database->exec(setting); !r)
             return failure(r.error());
     }
     if (access == Access::ReadOnly) {
+        database->m_readOnly = true;
         if (auto r = database->exec("SET default_transaction_read_only = on"); !r)
             return failure(r.error());
         const int current = database->schemaVersion();
@@ -254,6 +258,35 @@ Status Database::endWrite(bool commit, Durability durability)
 }
 
 Result<QSqlQuery> Database::exec(const char *sql, const QVariantList &bindings)
+{
+    auto done = execOnce(sql, bindings);
+    // A PostgreSQL server restarted, or a connection dropped by the network, stays broken in
+    // Qt's driver: outside a transaction (where nothing could be half done), a statement that
+    // failed on a connection that no longer answers is tried once more on a new one.
+    if (!done && m_dialect == Dialect::Postgres && !m_writing && !execOnce("SELECT 1", {}) && reconnect())
+        done = execOnce(sql, bindings);
+    return done;
+}
+
+bool Database::reconnect()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    db.close();
+    if (!db.open()) {
+        qCWarning(lcStore) << "cannot reconnect to" << m_path << ":" << db.lastError().text();
+        return false;
+    }
+    for (const char *setting : kPostgresSession) {
+        if (!execOnce(setting, {}))
+            return false;
+    }
+    if (m_readOnly && !execOnce("SET default_transaction_read_only = on", {}))
+        return false;
+    qCInfo(lcStore) << "reconnected to" << m_path;
+    return true;
+}
+
+Result<QSqlQuery> Database::execOnce(const char *sql, const QVariantList &bindings)
 {
     QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
     // PostgreSQL prepares only queries (not SET, BEGIN, CREATE...): a statement with nothing to

@@ -67,11 +67,14 @@ private:
     Status migrate();
     Status migratePostgres();
     Status beginWriteOn(Durability durability);
+    Result<QSqlQuery> execOnce(const char *sql, const QVariantList &bindings);
+    bool reconnect();
 
     QString m_connectionName;
     QString m_path;
     Dialect m_dialect = Dialect::Sqlite;
     bool m_writing = false; // between beginWrite() and the endWrite() that ended it
+    bool m_readOnly = false;
 };
 
 } // namespace Countersign

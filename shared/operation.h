@@ -63,6 +63,7 @@ struct Claim final
     qint64 claimedMs = 0;
     qint64 finishedMs = 0; // 0 while the run has not finished (or never did: outcome unknown)
     nlohmann::json result; // the complete tool result given to the first caller
+    QString instance;      // the instance that claimed it (empty: before instances were recorded)
 };
 
 } // namespace Countersign

@@ -86,6 +86,16 @@ inline constexpr Migration kMigrations[] = {
          signed TEXT
        ))"},
     {4, "INSERT INTO audit_head (id, unsigned_until) SELECT 1, COALESCE(MAX(seq), 0) FROM audit_log"},
+    // 5: the instances serving from this store (several share a PostgreSQL one), each seen while
+    // it runs, and the instance that claimed each run: a run claimed by a live instance is still
+    // going; one claimed by a gone instance ended unrecorded.
+    {5, R"(CREATE TABLE instances (
+         id TEXT PRIMARY KEY,
+         name TEXT NOT NULL,
+         started_ms INTEGER NOT NULL,
+         seen_ms INTEGER NOT NULL
+       ))"},
+    {5, "ALTER TABLE claims ADD COLUMN instance TEXT"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -160,6 +170,13 @@ inline constexpr Migration kPostgresMigrations[] = {
          signed TEXT
        ))"},
     {4, "INSERT INTO audit_head (id, unsigned_until) VALUES (1, 0)"},
+    {5, R"(CREATE TABLE instances (
+         id TEXT PRIMARY KEY,
+         name TEXT NOT NULL,
+         started_ms BIGINT NOT NULL,
+         seen_ms BIGINT NOT NULL
+       ))"},
+    {5, "ALTER TABLE claims ADD COLUMN instance TEXT"},
 };
 // The schema version on PostgreSQL: a one-row table (there is no user_version).
 inline constexpr const char *kPostgresSchemaTableExists =
@@ -246,7 +263,9 @@ inline constexpr const char *kOperationsReport =
 // ClaimRecords: the single run of each ticket.
 // Only an approved or rule-allowed operation can be claimed (a superseded card's late retry cannot).
 inline constexpr const char *kClaimInsert =
-    "INSERT INTO claims (nonce, claimed_ms) SELECT CAST(? AS TEXT), CAST(? AS BIGINT) WHERE EXISTS "
+    "INSERT INTO claims (nonce, claimed_ms, instance) SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS "
+    "TEXT) "
+    "WHERE EXISTS "
     "(SELECT 1 FROM operations WHERE nonce = ? AND status IN ('approved', 'allowed')) ON CONFLICT DO NOTHING";
 inline constexpr const char *kClaimFinish =
     "UPDATE claims SET finished_ms = ?, result = ? WHERE nonce = ? AND finished_ms IS NULL";
@@ -254,9 +273,18 @@ inline constexpr const char *kClaimsInterruptedUnreported =
     "SELECT c.nonce AS nonce, o.tool AS tool, COALESCE(json_extract(o.plan, '$.targets[0]'), '') AS target, "
     "c.claimed_ms AS claimed_ms "
     "FROM claims c JOIN operations o ON o.nonce = c.nonce WHERE c.finished_ms IS NULL AND NOT EXISTS "
-    "(SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce AND a.event = 'interrupted') ORDER BY c.claimed_ms";
+    "(SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce AND a.event = 'interrupted') "
+    "AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = c.instance AND i.seen_ms > ?) ORDER BY "
+    "c.claimed_ms";
 inline constexpr const char *kClaimByNonce =
-    "SELECT claimed_ms, finished_ms, result FROM claims WHERE nonce = ?";
+    "SELECT claimed_ms, finished_ms, result, instance FROM claims WHERE nonce = ?";
+
+// The instances serving from the store.
+inline constexpr const char *kInstanceSeen =
+    "INSERT INTO instances (id, name, started_ms, seen_ms) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET seen_ms = excluded.seen_ms";
+inline constexpr const char *kInstanceGone = "UPDATE instances SET seen_ms = 0 WHERE id = ?";
+inline constexpr const char *kInstanceLastSeen = "SELECT seen_ms FROM instances WHERE id = ?";
 
 // AuditChain: the hash-chained audit log.
 inline constexpr const char *kAuditLast = "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1";

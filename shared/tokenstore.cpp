@@ -92,8 +92,11 @@ std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
         return std::nullopt;
     const QByteArray presented = CanonicalJson::sha256Hex(token);
     auto q = m_database.exec(StoreSql::kConnectionActiveHashes);
-    if (!q)
+    if (!q) {
+        m_lastError = q.error();
         return std::nullopt;
+    }
+    m_lastError.clear();
     std::optional<Principal> found;
     // Every active hash is compared, found or not, so timing says nothing about which matched.
     while (q.value().next()) {

@@ -36,6 +36,9 @@ public:
     Status revoke(const QString &name);
     // The principal the token belongs to, or nothing when it is unknown or revoked.
     std::optional<Principal> authenticate(const QByteArray &token);
+    // Why the last authenticate() could not look the token up (the store failed); empty when it
+    // could. A token refused for that reason is not "unknown": the caller says which.
+    QString lastError() const { return m_lastError; }
     // Whether the connection exists and is not revoked; false when the store cannot say.
     bool isActive(qint64 connectionId);
 
@@ -44,6 +47,7 @@ public:
 private:
     Database &m_database;
     const Clock &m_clock;
+    QString m_lastError;
 };
 
 } // namespace Countersign

@@ -531,8 +531,8 @@ private Q_SLOTS:
         QVERIFY(approved(QStringLiteral("n1")));
         ClaimRecords claims(*m_db);
         WriteTransaction transaction(*m_db);
-        QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 7).value(), true);
-        QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 8).value(), false);
+        QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 7, QString()).value(), true);
+        QCOMPARE(claims.insert(transaction, QStringLiteral("n1"), 8, QString()).value(), false);
         QCOMPARE(claims.finish(transaction, QStringLiteral("ghost"), 9, json::object()).value(), false);
         QCOMPARE(claims.finish(transaction, QStringLiteral("n1"), 9, {{"isError", true}}).value(), true);
         QCOMPARE(claims.finish(transaction, QStringLiteral("n1"), 10, json::object()).value(), false);
@@ -542,7 +542,7 @@ private Q_SLOTS:
         QCOMPARE(claim.finishedMs, 9);
         QCOMPARE_JSON(claim.result, json({{"isError", true}}));
         QVERIFY(!claims.find(QStringLiteral("ghost")).value());
-        QVERIFY(claims.interruptedUnreported().value().isEmpty());
+        QVERIFY(claims.interruptedUnreported(0).value().isEmpty());
     }
     void everyWrite_whoseAuditRowFails_isRolledBack()
     {

@@ -62,6 +62,17 @@ private Q_SLOTS:
         QCOMPARE(config.value().ttlSeconds(), 300);
         QCOMPARE(config.value().pollWindowSeconds(), 20);
         QCOMPARE(config.value().cardMinimumSeconds(), 1.0);
+        QCOMPARE(config.value().storeLocation(QStringLiteral("/data")),
+                 QStringLiteral("/data/countersign.db"));
+    }
+    void parse_store_namesThePostgresUrl()
+    {
+        auto config =
+            Config::parse(R"({"store": {"postgres": "postgresql://team@db.internal:5433/countersign"}})",
+                          QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), qPrintable(config.ok() ? QString() : config.error()));
+        QCOMPARE(config.value().storeLocation(QStringLiteral("/data")),
+                 QStringLiteral("postgresql://team@db.internal:5433/countersign"));
     }
     void parse_cardMinimumSeconds_isRead_data()
     {
@@ -95,6 +106,15 @@ private Q_SLOTS:
         // The conformance fixtures live in the test host only; the product has no switch for them.
         QTest::newRow("no fixture switch") << QByteArray("{\"testFixtures\": true}")
                                            << QStringLiteral("c.json:1: testFixtures: unknown setting");
+        QTest::newRow("store not an object") << QByteArray("{\"store\": \"postgresql://h/d\"}")
+                                             << QStringLiteral("c.json:1: store: must be an object");
+        QTest::newRow("store sqlite key")
+            << QByteArray("{\"store\": {\"sqlite\": \"/x.db\"}}")
+            << QStringLiteral("c.json:1: sqlite: store takes only \"postgres\"");
+        QTest::newRow("store not a URL") << QByteArray("{\"store\": {\"postgres\": \"host=db user=a\"}}")
+                                         << QStringLiteral("c.json:1: postgres: must be a URL postgresql://");
+        QTest::newRow("store no host") << QByteArray("{\"store\": {\"postgres\": \"postgresql:///d\"}}")
+                                       << QStringLiteral("c.json:1: postgres: must be a URL");
         QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}")
                                   << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
         QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}")

@@ -282,7 +282,19 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             running->append(std::move(done));
             return;
         }
-        return done(GateReplies::outcomeUnknown(claim.value()->claimedMs));
+        const Claim &c = *claim.value();
+        if (!c.instance.isEmpty() && c.instance != m_store.instance()) {
+            auto alive = m_store.isAlive(c.instance);
+            if (!alive)
+                return done(storeFailure(alive.error()));
+            if (alive.value()) { // another instance of the team runs it: wait for its end
+                const qint64 window =
+                    request->envelope.legacy ? m_settings.legacyHoldMs : m_settings.pollWindowMs;
+                return awaitRemoteRun(request, ticket, m_clock.nowMs() + (mayHold ? window : 0),
+                                      std::move(done));
+            }
+        }
+        return done(GateReplies::outcomeUnknown(c.claimedMs));
     }
 
     auto stored = m_store.operation(ticket.nonce);
@@ -338,6 +350,40 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(GateReplies::inputRequired(op, sealed, request->envelope, false, notice,
                                                m_settings.approvalsUrlBase));
     hold(request, ticket, std::min(m_settings.pollWindowMs, ticket.exp - now), std::move(done));
+}
+
+// A run another live instance claimed: the retry polls the store for its end until the deadline,
+// then is told to come back (2026-07-28: input_required again; 2025: a text saying so). The
+// instance found gone meanwhile ended the run unrecorded: "outcome unknown".
+void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, qint64 deadlineMs, ToolDone done)
+{
+    auto claim = m_store.claimOf(ticket.nonce);
+    if (!claim || !claim.value())
+        return done(storeFailure(claim ? QStringLiteral("the claim on %1 is gone").arg(ticket.nonce)
+                                       : claim.error()));
+    const Claim c = *claim.value();
+    if (c.finishedMs)
+        return done(c.result);
+    auto alive = m_store.isAlive(c.instance);
+    if (!alive)
+        return done(storeFailure(alive.error()));
+    if (!alive.value())
+        return done(GateReplies::outcomeUnknown(c.claimedMs));
+    if (m_clock.nowMs() < deadlineMs) {
+        QTimer::singleShot(kRemoteRunPollMs, this,
+                           [this, request, ticket, deadlineMs, done = std::move(done)]() mutable {
+                               awaitRemoteRun(request, ticket, deadlineMs, std::move(done));
+                           });
+        return;
+    }
+    if (request->envelope.legacy)
+        return done(GateReplies::runningElsewhere(c.claimedMs));
+    auto op = m_store.operation(ticket.nonce);
+    if (!op || !op.value())
+        return done(storeFailure(op ? QStringLiteral("operation %1 is gone").arg(ticket.nonce) : op.error()));
+    const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
+    done(GateReplies::inputRequired(*op.value(), sealed, request->envelope, false, QString(),
+                                    m_settings.approvalsUrlBase));
 }
 
 // Woken by a decision or at the end of the window, the call is judged again, without holding.

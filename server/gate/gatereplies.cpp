@@ -130,6 +130,15 @@ json superseded()
         true);
 }
 
+json runningElsewhere(qint64 claimedMs)
+{
+    return textResult(
+        QStringLiteral("This approved call is running on another Countersign instance of this store (since "
+                       "%1); it is not run again here. Call it again with the same arguments for its result.")
+            .arg(QDateTime::fromMSecsSinceEpoch(claimedMs, Qt::UTC).toString(Qt::ISODateWithMs)),
+        true);
+}
+
 json legacyPending(const Operation &op)
 {
     return textResult(

@@ -44,6 +44,8 @@ nlohmann::json superseded();
 // same tool with the same arguments again joins the same card.
 nlohmann::json legacyPending(const Operation &operation);
 nlohmann::json outcomeUnknown(qint64 claimedMs);
+// A 2025-era retry of an approved call another live instance of the team is running still.
+nlohmann::json runningElsewhere(qint64 claimedMs);
 // An approved call whose connection was revoked before it ran.
 nlohmann::json connectionRevoked(const QString &connection);
 nlohmann::json tooManyPending(const QString &connection, int waiting);

@@ -49,6 +49,7 @@ HttpResponse toHttp(const Reply &reply)
 // The checks before the dispatcher; an answer here means the request goes no further.
 std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
                                         const McpHttpEndpoint::Authenticator &authenticate,
+                                        const std::function<QString()> &storeProblem,
                                         std::optional<Principal> &principal)
 {
     if (request.method != "POST" && request.method != "DELETE" && request.method != "GET") {
@@ -71,6 +72,17 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
     const auto authorization = request.header("authorization");
     if (authorization && authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
         principal = authenticate(authorization->mid(7).trimmed());
+    if (!principal && authorization) {
+        if (const QString problem = storeProblem ? storeProblem() : QString(); !problem.isEmpty()) {
+            HttpResponse r = McpHttpEndpoint::refusal(
+                503, JsonRpc::kServerError,
+                QStringLiteral("Service Unavailable: Countersign cannot read its store, so nothing is run "
+                               "(%1)")
+                    .arg(problem));
+            r.headers.append(qMakePair(QByteArray("Retry-After"), QByteArray("5")));
+            return r;
+        }
+    }
     if (!principal) {
         HttpResponse r = McpHttpEndpoint::refusal(
             401, JsonRpc::kServerError,
@@ -108,7 +120,7 @@ HttpResponse tooManyStreams(const nlohmann::json &id)
 void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
 {
     std::optional<Principal> principal;
-    if (auto refused = refuseEarly(request, m_authenticate, principal))
+    if (auto refused = refuseEarly(request, m_authenticate, m_storeProblem, principal))
         return respond(std::move(*refused));
     if (request.method == "DELETE") {
         const QByteArray id = request.header("mcp-session-id").value_or(QByteArray());

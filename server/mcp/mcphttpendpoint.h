@@ -40,6 +40,9 @@ public:
     // after serve() has returned.
     void serve(const HttpRequest &request, Responder respond) const;
 
+    // Why tokens cannot be looked up now (the store failed), empty when they can: a request refused
+    // then is answered 503 with that reason, not 401.
+    void setStoreCheck(std::function<QString()> problem) { m_storeProblem = std::move(problem); }
     // Streams of a connection whose token was revoked end at the next notification or keepalive.
     void setConnectionCheck(ListenStreams::ConnectionCheck check) const;
     // notifications/tools/list_changed to every open stream that listens for it.
@@ -70,6 +73,7 @@ private:
 
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
+    std::function<QString()> m_storeProblem;
     mutable LegacySessions m_sessions; // the endpoint lives in the server's thread only
     mutable ListenStreams m_streams;
     std::shared_ptr<Questions> m_questions = std::make_shared<Questions>();

@@ -2,20 +2,25 @@
 // made with `countersign token add`, `--headless --listen 127.0.0.1:0`, and the URL read from the
 // line it prints on stderr.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 // Pass `restartOf` (a previous server's handle) to start again on the same data folder and token,
 // `serverBinary` to serve with another build of the server than `binary` (the crash tests' host),
-// and `env` for more environment variables.
-export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf, serverBinary = binary, env = {} } = {}) {
+// `env` for more environment variables, and `keysFrom` (another server's handle) to share its
+// server keys (a team's instances on one store share them: a ticket one seals opens on the other).
+export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf, serverBinary = binary, env = {}, keysFrom } = {}) {
     const dir = restartOf ? restartOf.dir : mkdtempSync(path.join(tmpdir(), 'countersign-peer-'));
     const dataDir = path.join(dir, 'data');
     const configPath = path.join(dir, 'config.json');
     if (!restartOf) writeFileSync(configPath, JSON.stringify({ keyStore: 'file', ...config }, null, 2));
+    if (keysFrom && !restartOf) {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+        cpSync(path.join(keysFrom.dataDir, 'keys'), path.join(dataDir, 'keys'), { recursive: true });
+    }
     const token = restartOf ? restartOf.token
-        : execFileSync(binary, ['token', 'add', tokenName, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] })
+        : execFileSync(binary, ['token', 'add', tokenName, '--data-dir', dataDir, '--config', configPath], { stdio: ['ignore', 'pipe', 'ignore'] })
             .toString().trim();
     const child = spawn(serverBinary, ['--headless', '--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath],
         { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
@@ -24,7 +29,7 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
     const listening = await waitForListening(child);
     const url = listening.url;
     // More connections (tokens) on the same data folder, for tests that act as many clients.
-    const addToken = (name) => execFileSync(binary, ['token', 'add', name, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const addToken = (name) => execFileSync(binary, ['token', 'add', name, '--data-dir', dataDir, '--config', configPath], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
     return {
         url, token, dir, dataDir, child, addToken, exited,
         stderr: listening.stderr,

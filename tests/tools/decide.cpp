@@ -3,7 +3,9 @@
 // the tests; never installed.
 //
 //   countersign-test-decide DATA_DIR approve|decline|list [--nonce N] [--reason R] [--typed T]
-//                           [--wait-ms MS] [--by NAME]
+//                           [--wait-ms MS] [--by NAME] [--store LOCATION]
+// --store: the store to decide in (a postgresql:// URL the console shares with others); the data
+// folder's countersign.db by default. The key is always the data folder's.
 // Prints one JSON line: {"nonce", "tool", "outcome"} (or the pending cards for list).
 #include "approvalqueue.h"
 #include "auditstore.h"
@@ -33,6 +35,7 @@ int main(int argc, char **argv)
     const QString dataDir = args.takeFirst();
     const QString verb = args.takeFirst();
     QString nonce, reason, typed, by = QStringLiteral("console:test-host");
+    QString store = QDir(dataDir).filePath(QStringLiteral("countersign.db"));
     int waitMs = 10000;
     for (qsizetype i = 0; i + 1 < args.size(); i += 2) {
         if (args[i] == QLatin1String("--nonce"))
@@ -45,8 +48,10 @@ int main(int argc, char **argv)
             waitMs = args[i + 1].toInt();
         else if (args[i] == QLatin1String("--by"))
             by = args[i + 1];
+        else if (args[i] == QLatin1String("--store"))
+            store = args[i + 1];
     }
-    auto db = Database::open(QDir(dataDir).filePath(QStringLiteral("countersign.db")));
+    auto db = Database::open(store);
     if (!db) {
         std::fprintf(stderr, "%s\n", qPrintable(db.error()));
         return 1;
@@ -61,8 +66,8 @@ int main(int argc, char **argv)
         return 1;
     }
     const ReceiptSigner signer(keys.value().signingSeed);
-    AuditStore store(*db.value(), clock, &signer);
-    ApprovalQueue queue(store, clock);
+    AuditStore audit(*db.value(), clock, &signer);
+    ApprovalQueue queue(audit, clock);
     QElapsedTimer waited;
     waited.start();
     std::optional<Operation> card;
