@@ -26,9 +26,11 @@
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSaveFile>
+#include <QSqlDriver>
 #include <QSysInfo>
 #include <QTemporaryFile>
 #include <QThread>
+#include <QTimer>
 #include <QWindow>
 
 #include <cstdio>
@@ -255,6 +257,40 @@ QThread *verifyLogInBackground(const QString &databasePath, const QByteArray &pu
     return thread;
 }
 
+// A store other instances share (PostgreSQL): the queue follows it, so a card any instance raises
+// shows here and a card decided anywhere goes. Woken by the store's notifications (every write
+// transaction sends one at its commit), coalesced over 50 ms; and every 2 s whatever happens, in
+// case a notification is lost (a dropped connection).
+namespace {
+void followSharedStore(Database &db, ApprovalQueue *queue)
+{
+    auto *soon = new QTimer(queue);
+    soon->setSingleShot(true);
+    soon->setInterval(50);
+    auto *fallback = new QTimer(queue);
+    fallback->setInterval(2000);
+    const auto sync = [queue] {
+        if (auto synced = queue->sync(); !synced)
+            Q_EMIT queue->storeError(QStringLiteral("cannot read the shared store: %1").arg(synced.error()));
+    };
+    QObject::connect(soon, &QTimer::timeout, queue, sync);
+    QObject::connect(fallback, &QTimer::timeout, queue, sync);
+    fallback->start();
+    if (auto listening = db.listenForChanges(); !listening) {
+        std::fprintf(stderr, "countersign: warning: %s (polling every 2 s instead)\n",
+                     qPrintable(listening.error()));
+        return;
+    }
+    QObject::connect(db.driver(),
+                     qOverload<const QString &, QSqlDriver::NotificationSource, const QVariant &>(
+                         &QSqlDriver::notification),
+                     queue, [soon] {
+                         if (!soon->isActive())
+                             soon->start();
+                     });
+}
+} // namespace
+
 // Declared in the order they are built; destroyed in reverse (the window first, the database last).
 struct Console::Parts
 {
@@ -395,6 +431,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
         std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
     });
+    if (p.db->dialect() == Database::Dialect::Postgres)
+        followSharedStore(*p.db, p.queue.get());
     // A reloaded configuration passes the guard: what widens the policy waits for the human.
     p.guard = std::make_unique<ConfigGuard>(config.value(), *p.store,
                                             cl.mode == CommandLine::Mode::Window

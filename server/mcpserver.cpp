@@ -25,6 +25,7 @@
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QRegularExpression>
+#include <QSqlDriver>
 #include <QTimer>
 
 Q_LOGGING_CATEGORY(lcServer, "countersign.server")
@@ -63,6 +64,10 @@ Result<quint16> McpServer::start()
         });
         m_seen->start();
     }
+    if (m_database->dialect() == Database::Dialect::Postgres) {
+        if (auto listening = m_database->listenForChanges(); !listening)
+            qCWarning(lcServer) << listening.error() << "(held retries poll every 200 ms instead)";
+    }
     m_sealer = std::make_unique<TicketSealer>(m_setup.keys.ticketKey, m_setup.keys.kid);
     if (!m_sealer->isValid())
         return failure(QStringLiteral("the ticket key is unusable"));
@@ -74,6 +79,12 @@ Result<quint16> McpServer::start()
                                      m_setup.config.legacyHoldSeconds() * 1000LL},
                       this);
     m_gate->setConnectionCheck([this](const Principal &p) { return m_tokens->isActive(p.connectionId); });
+    if (QSqlDriver *driver = m_database->driver();
+        driver && m_database->dialect() == Database::Dialect::Postgres)
+        connect(driver,
+                qOverload<const QString &, QSqlDriver::NotificationSource, const QVariant &>(
+                    &QSqlDriver::notification),
+                m_gate, &Gate::storeChanged);
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);

@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <QLoggingCategory>
+#include <QSet>
 
 #include <pwd.h>
 #include <unistd.h>
@@ -32,6 +33,29 @@ Status ApprovalQueue::restore()
             m_restored.insert(op.nonce);
             park(op);
         }
+    }
+    expireDue();
+    return success();
+}
+
+Status ApprovalQueue::sync()
+{
+    auto pending = m_store.pendingOperations();
+    if (!pending)
+        return failure(pending.error());
+    QSet<QString> stillPending;
+    for (const Operation &op : pending.value()) {
+        stillPending.insert(op.nonce);
+        park(op);
+    }
+    const QList<Operation> cards = m_cards;
+    for (const Operation &card : cards) {
+        if (stillPending.contains(card.nonce))
+            continue;
+        auto op = m_store.operation(card.nonce);
+        if (!op)
+            return failure(op.error());
+        removeCard(card.nonce, op.value() ? op.value()->status : Operation::Status::Expired);
     }
     expireDue();
     return success();
@@ -119,6 +143,7 @@ void ApprovalQueue::park(const Operation &operation)
 {
     if (find(operation.nonce))
         return;
+    qCInfo(lcQueue) << "card" << operation.nonce << "for" << operation.tool << "waits";
     m_cards.prepend(operation);
     std::stable_sort(m_cards.begin(), m_cards.end(),
                      [](const Operation &a, const Operation &b) { return a.createdMs > b.createdMs; });

@@ -26,6 +26,9 @@ public:
 
     // Loads the cards still pending in the store (after a restart of the app).
     Status restore();
+    // A store shared with other instances changed: cards they raised are added, cards settled
+    // there (decided in another console, expired) go with their outcome.
+    Status sync();
     // A card restore() brought back: made before this start, so the agent that asked may no longer
     // be waiting for it (an approval then runs nothing until that agent calls again).
     bool isFromBeforeRestart(const QString &nonce) const { return m_restored.contains(nonce); }

@@ -5,6 +5,7 @@
 #include <QAtomicInteger>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QSqlDriver>
 #include <QSqlError>
 #include <QUrl>
 #include <QUrlQuery>
@@ -195,6 +196,23 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
     return database;
 }
 
+Status Database::listenForChanges()
+{
+    if (m_dialect != Dialect::Postgres)
+        return success();
+    QSqlDriver *d = driver();
+    if (!d || !d->subscribeToNotification(QLatin1String(kChangedChannel)))
+        return failure(QStringLiteral("cannot listen for changes to %1: %2")
+                           .arg(m_path, d ? d->lastError().text() : QStringLiteral("no driver")));
+    m_listening = true;
+    return success();
+}
+
+QSqlDriver *Database::driver() const
+{
+    return QSqlDatabase::database(m_connectionName, false).driver();
+}
+
 Status Database::beginWrite(Durability durability)
 {
     // PostgreSQL only warns of a BEGIN inside a transaction, and the inner one's ROLLBACK would
@@ -241,6 +259,10 @@ Status Database::beginWriteOn(Durability durability)
 
 Status Database::endWrite(bool commit, Durability durability)
 {
+    if (commit && m_dialect == Dialect::Postgres) {
+        if (auto notified = exec("SELECT pg_notify('countersign_store', '')"); !notified)
+            return failure(notified.error());
+    }
     if (auto ended = exec(commit ? StoreSql::kCommit : StoreSql::kRollback); !ended) {
         if (!commit)
             m_writing = false;         // a ROLLBACK fails where the database ended the transaction itself
@@ -281,6 +303,8 @@ bool Database::reconnect()
             return false;
     }
     if (m_readOnly && !execOnce("SET default_transaction_read_only = on", {}))
+        return false;
+    if (m_listening && !db.driver()->subscribeToNotification(QLatin1String(kChangedChannel)))
         return false;
     qCInfo(lcStore) << "reconnected to" << m_path;
     return true;

@@ -3,6 +3,7 @@
 #include "result.h"
 
 #include <QSqlDatabase>
+#include <QSqlDriver>
 #include <QSqlQuery>
 #include <QString>
 #include <QVariantList>
@@ -48,8 +49,17 @@ public:
     // A write transaction: SQLite's BEGIN IMMEDIATE; PostgreSQL's BEGIN with the store's write lock.
     // Relaxed changes how this one commits only.
     Status beginWrite(Durability durability);
-    // Ends what beginWrite() began, and puts SQLite's durability back.
+    // Ends what beginWrite() began, and puts SQLite's durability back. On PostgreSQL a committed
+    // write also notifies kChangedChannel (delivered at the commit, to every instance listening).
     Status endWrite(bool commit, Durability durability);
+
+    // PostgreSQL: this connection LISTENs on kChangedChannel (again after a reconnect); the
+    // driver's notification signal (QSqlDriver::notification, on this connection's thread) then
+    // says another instance, or this one, wrote. Nothing on SQLite (one file, one machine: its
+    // readers poll).
+    static constexpr char kChangedChannel[] = "countersign_store";
+    Status listenForChanges();
+    QSqlDriver *driver() const;
 
     Result<QSqlQuery> exec(const char *sql, const QVariantList &bindings = {});
     Status transaction();
@@ -75,6 +85,7 @@ private:
     Dialect m_dialect = Dialect::Sqlite;
     bool m_writing = false; // between beginWrite() and the endWrite() that ended it
     bool m_readOnly = false;
+    bool m_listening = false;
 };
 
 } // namespace Countersign

@@ -92,6 +92,9 @@ public Q_SLOTS:
     // A decision on this operation was stored (by the console, in this process): answer the
     // retries held for it now rather than at the next poll.
     void wake(const QString &nonce);
+    // The store changed (another instance sharing it wrote): held retries are judged at once
+    // rather than at the next poll.
+    void storeChanged() { pollDecisions(); }
 
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);

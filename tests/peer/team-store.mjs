@@ -70,14 +70,17 @@ const a = await startCountersign(binary, { config, tokenName: 'agent' });
 const b = await startCountersign(binary, { config, tokenName: 'reviewer-b', keysFrom: a });
 const token = a.token; // made on A, kept in the shared store: B knows it too
 try {
-    await check('a card raised on A is in B\'s queue; approved there, the retry on A runs it once', async () => {
+    await check('a card raised on A shows in B\'s console; approved in B\'s queue, it leaves A\'s, and the retry on A runs it once', async () => {
         makeVictim('victim-1');
         const first = await rawCall(a, token, 'delete_dir', { dir: 'victim-1' });
         assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
         const cards = await decideIn(b, 'list', '--wait-ms', '0');
         const card = cards.find((c) => c.tool === 'delete_dir');
         assert.ok(card, `B's queue: ${JSON.stringify(cards)}`);
+        const waits = new RegExp(`card "?${card.nonce}"? for "?delete_dir"? waits`);
+        await waitFor('the card in B\'s console', () => waits.test(b.stderr()), 5000, () => b.stderr());
         await decideIn(b, 'approve', '--nonce', card.nonce, '--by', 'console:bea');
+        await waitFor('the card to leave A\'s console', () => new RegExp(`card "?${card.nonce}"? "?approved"?`).test(a.stderr()), 5000, () => a.stderr());
         const done = await retryUntilAnswered(a, token, 'delete_dir', { dir: 'victim-1' }, first.result.requestState);
         assert.ok(!done.result?.isError, textOf(done));
         assert.equal(runsOf('runs-delete_dir'), 1);
