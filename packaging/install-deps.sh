@@ -16,7 +16,7 @@ packages=(
 for arg in "$@"; do
     case $arg in
         --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15) ;;
-        --bench) packages+=(xvfb xauth) ;;
+        --bench) packages+=(xvfb xauth postgresql-15) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL 15 cluster for the tests: a fresh data folder, trust authentication on
 # 127.0.0.1 only, a free port, run as an unprivileged user (the "postgres" account when started as
-# root: PostgreSQL refuses to run as root).
+# root: PostgreSQL refuses to run as root). fsync is off (a test cluster), unless COUNTERSIGN_PG_FSYNC=on
+# (the benchmark: commits then reach the disk, as in use).
 #   postgres.sh start DIR   starts it in DIR (made if missing) and prints its URL
 #   postgres.sh stop DIR    stops it and removes DIR
 set -euo pipefail
@@ -28,7 +29,7 @@ start)
     "${as_owner[@]}" "$bin/initdb" -D "$cluster/data" -U countersign --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
     "${as_owner[@]}" "$bin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$cluster -c fsync=off -c max_connections=200" \
+        -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$cluster -c fsync=${COUNTERSIGN_PG_FSYNC:-off} -c max_connections=200" \
         start >/dev/null || { cat "$cluster/server.log" >&2; exit 1; }
     echo "postgresql://countersign@127.0.0.1:$port/postgres"
     ;;
