@@ -26,6 +26,8 @@ echo "depends: $depends"
 for lib in libqt6widgets6 libqt6network6 libsodium23 libqt6keychain1 libqt6sql6-sqlite; do
     [[ $depends == *"$lib"* ]] || { echo "Depends lacks $lib" >&2; exit 1; }
 done
+recommends=$(dpkg-deb -f "$deb" Recommends)
+[[ $recommends == *libqt6sql6-psql* ]] || { echo "Recommends lacks libqt6sql6-psql (a team's PostgreSQL store)" >&2; exit 1; }
 command -v appstreamcli >/dev/null && appstreamcli validate --no-net "$work/root/usr/share/metainfo/dev.countersign.Countersign.metainfo.xml" >/dev/null
 command -v desktop-file-validate >/dev/null && desktop-file-validate "$work/root/usr/share/applications/dev.countersign.Countersign.desktop"
 
