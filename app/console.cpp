@@ -404,6 +404,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.signer = std::make_unique<ReceiptSigner>(p.keys.signingSeed);
     p.store = std::make_unique<AuditStore>(*p.db, p.clock, p.signer.get());
     p.queue = std::make_unique<ApprovalQueue>(*p.store, p.clock);
+    if (!config.value().person().isEmpty())
+        p.queue->setPerson(config.value().person());
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
     // This process among the instances sharing the store. The one before it on this data folder

@@ -46,6 +46,9 @@ public:
 
     // The human at this console, as decisions name them: console:<the OS account's login name>.
     static QString consoleUser();
+    // A team's console acts for a configured person instead: reviewer() is then console:<name>.
+    void setPerson(const QString &name) { m_reviewer = QStringLiteral("console:") + name; }
+    QString reviewer() const { return m_reviewer.isEmpty() ? consoleUser() : m_reviewer; }
 
 public Q_SLOTS:
     void park(const Countersign::Operation &operation);
@@ -66,6 +69,7 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
+    QString m_reviewer; // console:<person>; empty: the OS account
     Result<Decision> settle(const QString &nonce, Decision decision);
     void removeCard(const QString &nonce, Operation::Status status);
 

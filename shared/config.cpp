@@ -9,6 +9,8 @@
 #include <QFileInfo>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace Countersign {
 
 namespace {
@@ -174,6 +176,17 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             if (value != "keychain" && value != "file")
                 return fieldError(fileName, text, key, QStringLiteral("must be \"keychain\" or \"file\""));
             config.m_keysInFile = value == "file";
+        } else if (key == "person") {
+            const QString name =
+                value.is_string() ? QString::fromStdString(value.get<std::string>()).trimmed() : QString();
+            const bool printable =
+                std::all_of(name.cbegin(), name.cend(), [](QChar c) { return c.isPrint(); });
+            if (name.isEmpty() || name.size() > 64 || !printable)
+                return fieldError(
+                    fileName, text, key,
+                    QStringLiteral("must be a name of 1 to 64 printable characters (who decides at "
+                                   "this console; the OS account by default)"));
+            config.m_person = name;
         } else if (key == "store") {
             if (!value.is_object())
                 return fieldError(fileName, text, key,

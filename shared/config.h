@@ -43,6 +43,9 @@ public:
     const QList<UpstreamSpec> &upstreams() const { return m_upstreams; }
     // "keychain" (default: the OS keychain, a key file if it does not answer) or "file".
     bool keysInFile() const { return m_keysInFile; }
+    // "person": who decides at this console, as decisions and receipts name them ("console:NAME");
+    // empty for the OS account's login name (default). Read at start.
+    QString person() const { return m_person; }
     // "store": {"postgres": URL}: the shared PostgreSQL store; empty for the SQLite file (default).
     QString postgresUrl() const { return m_postgresUrl; }
     // Where the store is: the PostgreSQL URL, or countersign.db in the data folder. Read at start.
@@ -66,6 +69,7 @@ private:
     Policy m_policy;
     bool m_keysInFile = false;
     QString m_postgresUrl;
+    QString m_person;
     QString m_sourcePath;
     QByteArray m_sourceText;
 };

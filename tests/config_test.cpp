@@ -65,6 +65,13 @@ private Q_SLOTS:
         QCOMPARE(config.value().storeLocation(QStringLiteral("/data")),
                  QStringLiteral("/data/countersign.db"));
     }
+    void parse_person_isTrimmed()
+    {
+        auto config = Config::parse(R"({"person": "  Bea Lopez "})", QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), qPrintable(config.ok() ? QString() : config.error()));
+        QCOMPARE(config.value().person(), QStringLiteral("Bea Lopez"));
+        QVERIFY(Config::parse("{}", QStringLiteral("c.json")).value().person().isEmpty());
+    }
     void parse_store_namesThePostgresUrl()
     {
         auto config =
@@ -106,6 +113,12 @@ private Q_SLOTS:
         // The conformance fixtures live in the test host only; the product has no switch for them.
         QTest::newRow("no fixture switch") << QByteArray("{\"testFixtures\": true}")
                                            << QStringLiteral("c.json:1: testFixtures: unknown setting");
+        QTest::newRow("person empty") << QByteArray("{\"person\": \"  \"}")
+                                      << QStringLiteral("c.json:1: person: must be a name of 1 to 64");
+        QTest::newRow("person control") << QByteArray("{\"person\": \"Bea\\u001b[31m\"}")
+                                        << QStringLiteral("c.json:1: person: must be a name of 1 to 64");
+        QTest::newRow("person number")
+            << QByteArray("{\"person\": 7}") << QStringLiteral("c.json:1: person: must be a name");
         QTest::newRow("store not an object") << QByteArray("{\"store\": \"postgresql://h/d\"}")
                                              << QStringLiteral("c.json:1: store: must be an object");
         QTest::newRow("store sqlite key")

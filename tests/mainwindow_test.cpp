@@ -226,6 +226,23 @@ private Q_SLOTS:
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
         QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
     }
+    // A team's console acts for its configured person: the decision (and so the receipt's
+    // approver and the audit log) names them, for an approval and for a decline alike.
+    void configuredPerson_isWhoDecides()
+    {
+        m_queue->setPerson(QStringLiteral("Bea Lopez"));
+        const Operation approved = park();
+        readTheCard();
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        QCOMPARE(decisionOf(approved.nonce)->by, QStringLiteral("console:Bea Lopez"));
+        const Operation declined = park();
+        readTheCard();
+        QTRY_VERIFY(find<QPushButton>("declineButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("declineButton"), Qt::LeftButton);
+        QTRY_VERIFY(decisionOf(declined.nonce));
+        QCOMPARE(decisionOf(declined.nonce)->by, QStringLiteral("console:Bea Lopez"));
+    }
     void clickingApprove_decides_andTheCardLeaves()
     {
         const Operation op = park();

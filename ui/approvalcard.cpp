@@ -287,7 +287,7 @@ void ApprovalCard::approve()
     updateApproveEnabled();
     if (m_operation.nonce.isEmpty() || !isVisible() || !m_approve->isEnabled())
         return;
-    auto r = m_queue.approve(m_operation.nonce, ApprovalQueue::consoleUser(), m_confirm->text());
+    auto r = m_queue.approve(m_operation.nonce, m_queue.reviewer(), m_confirm->text());
     if (!r)
         showError(r.error());
 }
@@ -296,7 +296,7 @@ void ApprovalCard::decline()
 {
     if (m_operation.nonce.isEmpty() || m_expired)
         return;
-    auto r = m_queue.decline(m_operation.nonce, ApprovalQueue::consoleUser(), m_reason->text());
+    auto r = m_queue.decline(m_operation.nonce, m_queue.reviewer(), m_reason->text());
     if (!r)
         showError(r.error());
 }

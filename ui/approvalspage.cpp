@@ -299,8 +299,7 @@ void ApprovalsPage::askToDecline(const QStringList &nonces, const QString &what)
         for (const QString &nonce : nonces) {
             if (!m_queue.find(nonce))
                 continue; // decided meanwhile, elsewhere: left as it is
-            if (auto declined = m_queue.decline(nonce, ApprovalQueue::consoleUser(), reason.trimmed());
-                !declined)
+            if (auto declined = m_queue.decline(nonce, m_queue.reviewer(), reason.trimmed()); !declined)
                 failed.append(declined.error());
         }
         if (!failed.isEmpty())
