@@ -17,9 +17,6 @@ Q_LOGGING_CATEGORY(lcStore, "countersign.store")
 namespace Countersign {
 
 namespace {
-// What every PostgreSQL session of the store is set to, at open and at a reconnect.
-constexpr const char *kPostgresSession[] = {"SET client_min_messages = warning", "SET TIME ZONE 'UTC'"};
-
 QString nextConnectionName()
 {
     static QAtomicInteger<quint64> counter;
@@ -169,14 +166,10 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
             return failure(
                 QStringLiteral("cannot open the PostgreSQL store %1: %2").arg(shown, db.lastError().text()));
     }
-    for (const char *setting : kPostgresSession) {
-        if (auto r = database->exec(setting); !r)
-            return failure(r.error());
-    }
+    database->m_readOnly = access == Access::ReadOnly;
+    if (auto session = database->setUpSession(); !session)
+        return failure(session.error());
     if (access == Access::ReadOnly) {
-        database->m_readOnly = true;
-        if (auto r = database->exec("SET default_transaction_read_only = on"); !r)
-            return failure(r.error());
         const int current = database->schemaVersion();
         const int target = latestSchema(Dialect::Postgres);
         if (current != target)
@@ -186,25 +179,39 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
                                .arg(target));
         return database;
     }
+    // Migrating begins a write transaction, at every start: a store that cannot be written is
+    // refused there.
     if (auto migrated = database->migratePostgres(); !migrated)
         return failure(migrated.error());
-    if (auto probe = database->beginWrite(Durability::Synced); !probe)
-        return failure(
-            QStringLiteral("the PostgreSQL store %1 cannot be written (%2)").arg(shown, probe.error()));
-    if (auto rolledBack = database->endWrite(false, Durability::Synced); !rolledBack)
-        return failure(rolledBack.error());
     return database;
+}
+
+Status Database::setUpSession()
+{
+    for (const char *setting : StoreSql::kPostgresSession) {
+        if (auto r = execOnce(setting, {}); !r)
+            return failure(r.error());
+    }
+    if (m_readOnly) {
+        if (auto r = execOnce(StoreSql::kPostgresReadOnly, {}); !r)
+            return failure(r.error());
+    }
+    QSqlDriver *d = driver();
+    if (m_listening && (!d || !d->subscribeToNotification(QLatin1String(StoreSql::kPostgresListenChannel))))
+        return failure(QStringLiteral("cannot listen for changes to %1: %2")
+                           .arg(m_path, d ? d->lastError().text() : QStringLiteral("no driver")));
+    return success();
 }
 
 Status Database::listenForChanges()
 {
     if (m_dialect != Dialect::Postgres)
         return success();
-    QSqlDriver *d = driver();
-    if (!d || !d->subscribeToNotification(QLatin1String(kChangedChannel)))
-        return failure(QStringLiteral("cannot listen for changes to %1: %2")
-                           .arg(m_path, d ? d->lastError().text() : QStringLiteral("no driver")));
     m_listening = true;
+    if (auto listening = setUpSession(); !listening) {
+        m_listening = false;
+        return listening;
+    }
     return success();
 }
 
@@ -220,15 +227,17 @@ Status Database::beginWrite(Durability durability)
     if (m_writing)
         return failure(QStringLiteral("database error: cannot start a transaction within a transaction"));
     Status begun = beginWriteOn(durability);
-    m_writing = bool(begun);
+    if (!begun)
+        m_writing = false;
     return begun;
 }
 
 Status Database::beginWriteOn(Durability durability)
 {
     if (m_dialect == Dialect::Postgres) {
-        if (auto begun = exec(StoreSql::kPostgresBegin); !begun)
+        if (auto begun = exec(StoreSql::kPostgresBegin); !begun) // may reopen a dropped connection
             return failure(begun.error());
+        m_writing = true; // not after this: the lock and the writes belong to this BEGIN
         for (const char *step :
              {StoreSql::kPostgresWriteLock,
               durability == Durability::Relaxed ? StoreSql::kPostgresSyncRelaxed : nullptr}) {
@@ -254,13 +263,14 @@ Status Database::beginWriteOn(Durability durability)
             (void)exec(StoreSql::kSyncFull);
         return failure(begun.error());
     }
+    m_writing = true;
     return success();
 }
 
 Status Database::endWrite(bool commit, Durability durability)
 {
     if (commit && m_dialect == Dialect::Postgres) {
-        if (auto notified = exec("SELECT pg_notify('countersign_store', '')"); !notified)
+        if (auto notified = exec(StoreSql::kPostgresNotifyChanged); !notified)
             return failure(notified.error());
     }
     if (auto ended = exec(commit ? StoreSql::kCommit : StoreSql::kRollback); !ended) {
@@ -298,14 +308,10 @@ bool Database::reconnect()
         qCWarning(lcStore) << "cannot reconnect to" << m_path << ":" << db.lastError().text();
         return false;
     }
-    for (const char *setting : kPostgresSession) {
-        if (!execOnce(setting, {}))
-            return false;
+    if (auto session = setUpSession(); !session) {
+        qCWarning(lcStore) << "reconnected to" << m_path << "but" << session.error();
+        return false;
     }
-    if (m_readOnly && !execOnce("SET default_transaction_read_only = on", {}))
-        return false;
-    if (m_listening && !db.driver()->subscribeToNotification(QLatin1String(kChangedChannel)))
-        return false;
     qCInfo(lcStore) << "reconnected to" << m_path;
     return true;
 }
@@ -368,18 +374,18 @@ int Database::schemaVersion()
     return q.value().value(0).toInt();
 }
 
-// PostgreSQL: instances starting together migrate one at a time (an advisory lock held by the
-// migrating transaction); the version is read again under it.
+// PostgreSQL: instances starting together migrate one at a time, in a write transaction (it holds
+// the store's write lock); the version is read again under it.
 Status Database::migratePostgres()
 {
-    if (auto t = transaction(); !t)
-        return t;
-    const auto fail = [this](const QString &error) {
-        rollback();
+    if (auto begun = beginWrite(Durability::Synced); !begun)
+        return failure(
+            QStringLiteral("the PostgreSQL store %1 cannot be written (%2)").arg(m_path, begun.error()));
+    const auto abandon = [this] { (void)endWrite(false, Durability::Synced); };
+    const auto fail = [this, &abandon](const QString &error) {
+        abandon();
         return failure(QStringLiteral("migrating the PostgreSQL store %1 failed: %2").arg(m_path, error));
     };
-    if (auto locked = exec("SELECT pg_advisory_xact_lock(7332170002)"); !locked)
-        return fail(locked.error());
     int current = schemaVersion();
     if (current < 0)
         return fail(QStringLiteral("cannot read its schema version"));
@@ -389,7 +395,7 @@ Status Database::migratePostgres()
     }
     const int target = latestSchema(Dialect::Postgres);
     if (current > target) {
-        rollback();
+        abandon();
         return failure(
             QStringLiteral("the PostgreSQL store %1 has schema %2, newer than this build knows (%3)")
                 .arg(m_path)
@@ -397,7 +403,7 @@ Status Database::migratePostgres()
                 .arg(target));
     }
     if (current == target) {
-        rollback();
+        abandon();
         return success();
     }
     for (const auto &migration : StoreSql::kPostgresMigrations) {
@@ -408,8 +414,10 @@ Status Database::migratePostgres()
     }
     if (auto set = exec(StoreSql::kPostgresSchemaVersionSet, {target}); !set)
         return fail(set.error());
-    if (auto c = commit(); !c)
+    if (auto c = endWrite(true, Durability::Synced); !c) {
+        abandon();
         return c;
+    }
     qCInfo(lcStore) << "migrated" << m_path << "to schema" << target;
     return success();
 }

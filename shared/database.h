@@ -50,14 +50,13 @@ public:
     // Relaxed changes how this one commits only.
     Status beginWrite(Durability durability);
     // Ends what beginWrite() began, and puts SQLite's durability back. On PostgreSQL a committed
-    // write also notifies kChangedChannel (delivered at the commit, to every instance listening).
+    // write also notifies every instance listening (delivered at the commit).
     Status endWrite(bool commit, Durability durability);
 
-    // PostgreSQL: this connection LISTENs on kChangedChannel (again after a reconnect); the
+    // PostgreSQL: this connection LISTENs for the store's changes (again after a reconnect); the
     // driver's notification signal (QSqlDriver::notification, on this connection's thread) then
     // says another instance, or this one, wrote. Nothing on SQLite (one file, one machine: its
     // readers poll).
-    static constexpr char kChangedChannel[] = "countersign_store";
     Status listenForChanges();
     QSqlDriver *driver() const;
 
@@ -78,12 +77,16 @@ private:
     Status migratePostgres();
     Status beginWriteOn(Durability durability);
     Result<QSqlQuery> execOnce(const char *sql, const QVariantList &bindings);
+    // PostgreSQL: the session's settings, read-only when opened so, and LISTEN when listening.
+    Status setUpSession();
     bool reconnect();
 
     QString m_connectionName;
     QString m_path;
     Dialect m_dialect = Dialect::Sqlite;
-    bool m_writing = false; // between beginWrite() and the endWrite() that ended it
+    // From a write transaction's BEGIN to the endWrite() that ended it: a dropped connection is
+    // then not reopened (the transaction went with it; its statements must not run without it).
+    bool m_writing = false;
     bool m_readOnly = false;
     bool m_listening = false;
 };

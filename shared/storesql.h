@@ -211,6 +211,13 @@ inline constexpr const char *kSyncRelaxed = "PRAGMA synchronous=NORMAL";
 inline constexpr const char *kPostgresBegin = "BEGIN";
 inline constexpr const char *kPostgresWriteLock = "SELECT pg_advisory_xact_lock(7332170001)";
 inline constexpr const char *kPostgresSyncRelaxed = "SET LOCAL synchronous_commit = off";
+// Sent inside each committed write transaction; delivered at the commit to every listener.
+inline constexpr const char *kPostgresNotifyChanged = "SELECT pg_notify('countersign_store', '')";
+inline constexpr const char *kPostgresListenChannel = "countersign_store";
+// What every PostgreSQL session of the store is set to, at open and at a reconnect.
+inline constexpr const char *kPostgresSession[] = {"SET client_min_messages = warning",
+                                                   "SET TIME ZONE 'UTC'"};
+inline constexpr const char *kPostgresReadOnly = "SET default_transaction_read_only = on";
 
 // OperationRecords: operations and their decisions. Rows are read by column name: every column that
 // is an expression, or comes from a join, has an alias.

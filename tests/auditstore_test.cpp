@@ -363,6 +363,33 @@ private Q_SLOTS:
         }
         QCOMPARE(synchronous(), 2);
     }
+    // A connection dropped inside a write transaction (the server restarted) is not reopened for
+    // that transaction's statements: they would run one by one without it, and its lock.
+    void writeTransaction_onADroppedConnection_failsWhole_andTheNextOneReconnects()
+    {
+        if (!m_postgres)
+            QSKIP("PostgreSQL's case: a SQLite file has no connection to drop");
+        auto pid = m_db->exec("SELECT pg_backend_pid()");
+        QVERIFY(pid.ok() && pid.value().next());
+        const qint64 backend = pid.value().value(0).toLongLong();
+        auto killer = Database::open(dbPath());
+        QVERIFY(killer.ok());
+        {
+            WriteTransaction transaction(*m_db);
+            QVERIFY(transaction.begun().ok());
+            QVERIFY(killer.value()->exec("SELECT pg_terminate_backend(?)", {backend}).ok());
+            QVERIFY(
+                !m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
+                     .ok());
+            QVERIFY(
+                !m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('b', 'h2', 1)")
+                     .ok());
+            QVERIFY(!transaction.commit().ok());
+        }
+        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 0); // reconnected, and nothing was written
+        WriteTransaction next(*m_db);
+        QVERIFY2(next.begun().ok(), qPrintable(next.begun().ok() ? QString() : next.begun().error()));
+    }
     void writeTransaction_thatDidNotBegin_leavesTheOpenOneAlone()
     {
         WriteTransaction outer(*m_db);
