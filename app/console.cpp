@@ -26,7 +26,6 @@
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSaveFile>
-#include <QSqlDriver>
 #include <QSysInfo>
 #include <QTemporaryFile>
 #include <QThread>
@@ -276,18 +275,14 @@ void followSharedStore(Database &db, ApprovalQueue *queue)
     QObject::connect(soon, &QTimer::timeout, queue, sync);
     QObject::connect(fallback, &QTimer::timeout, queue, sync);
     fallback->start();
-    if (auto listening = db.listenForChanges(); !listening) {
+    if (auto listening = db.onChange(queue,
+                                     [soon] {
+                                         if (!soon->isActive())
+                                             soon->start();
+                                     });
+        !listening)
         std::fprintf(stderr, "countersign: warning: %s (polling every 2 s instead)\n",
                      qPrintable(listening.error()));
-        return;
-    }
-    QObject::connect(db.driver(),
-                     qOverload<const QString &, QSqlDriver::NotificationSource, const QVariant &>(
-                         &QSqlDriver::notification),
-                     queue, [soon] {
-                         if (!soon->isActive())
-                             soon->start();
-                     });
 }
 } // namespace
 

@@ -25,7 +25,6 @@
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QRegularExpression>
-#include <QSqlDriver>
 #include <QTimer>
 
 Q_LOGGING_CATEGORY(lcServer, "countersign.server")
@@ -52,22 +51,8 @@ Result<quint16> McpServer::start()
     m_tokens = std::make_unique<TokenStore>(*m_database, clock);
     m_signer = std::make_unique<ReceiptSigner>(m_setup.keys.signingSeed);
     m_audit = std::make_unique<AuditStore>(*m_database, clock, m_signer.get());
-    if (!m_setup.instanceId.isEmpty()) {
+    if (!m_setup.instanceId.isEmpty())
         m_audit->setInstance(m_setup.instanceId, m_setup.instanceName);
-        if (auto seen = m_audit->seen(); !seen)
-            return failure(seen.error());
-        m_seen = new QTimer(this);
-        m_seen->setInterval(int(AuditStore::kInstanceSeenEveryMs));
-        connect(m_seen, &QTimer::timeout, this, [this] {
-            if (auto seen = m_audit->seen(); !seen)
-                qCWarning(lcServer) << "cannot tell the store this instance runs:" << seen.error();
-        });
-        m_seen->start();
-    }
-    if (m_database->dialect() == Database::Dialect::Postgres) {
-        if (auto listening = m_database->listenForChanges(); !listening)
-            qCWarning(lcServer) << listening.error() << "(held retries poll every 200 ms instead)";
-    }
     m_sealer = std::make_unique<TicketSealer>(m_setup.keys.ticketKey, m_setup.keys.kid);
     if (!m_sealer->isValid())
         return failure(QStringLiteral("the ticket key is unusable"));
@@ -79,12 +64,23 @@ Result<quint16> McpServer::start()
                                      m_setup.config.legacyHoldSeconds() * 1000LL},
                       this);
     m_gate->setConnectionCheck([this](const Principal &p) { return m_tokens->isActive(p.connectionId); });
-    if (QSqlDriver *driver = m_database->driver();
-        driver && m_database->dialect() == Database::Dialect::Postgres)
-        connect(driver,
-                qOverload<const QString &, QSqlDriver::NotificationSource, const QVariant &>(
-                    &QSqlDriver::notification),
-                m_gate, &Gate::storeChanged);
+    // A store other instances share: this one tells them it runs (a claim of a gone instance is
+    // "outcome unknown", one of a live instance is awaited), and hears what they write. A SQLite
+    // file has one console: neither is needed, and no write every 2 s wakes its disk.
+    if (m_database->dialect() == Database::Dialect::Postgres) {
+        if (auto seen = m_audit->seen(); !seen)
+            return failure(seen.error());
+        m_seen = new QTimer(this);
+        m_seen->setInterval(int(AuditStore::kInstanceSeenEveryMs));
+        connect(m_seen, &QTimer::timeout, this, [this] {
+            if (auto seen = m_audit->seen(); !seen)
+                qCWarning(lcServer) << "cannot tell the store this instance runs:" << seen.error();
+        });
+        m_seen->start();
+        if (auto listening = m_database->onChange(m_gate, [gate = m_gate] { gate->storeChanged(); });
+            !listening)
+            qCWarning(lcServer) << listening.error() << "(held retries poll every 200 ms instead)";
+    }
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);

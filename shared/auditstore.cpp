@@ -298,13 +298,12 @@ Status AuditStore::seen()
 {
     if (m_instance.isEmpty())
         return success();
-    const qint64 now = m_clock.nowMs();
-    return m_claims->instanceSeen(m_instance, m_instanceName, m_startedMs, now);
+    return m_claims->instanceSeen(m_instance, m_instanceName, m_startedMs, m_clock.nowMs());
 }
 
 Status AuditStore::forget(const QString &id)
 {
-    return m_claims->instanceSeen(id, QString(), 0, 0);
+    return m_claims->instanceGone(id);
 }
 
 Result<bool> AuditStore::isAlive(const QString &id)

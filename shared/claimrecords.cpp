@@ -61,9 +61,14 @@ Result<std::optional<Claim>> ClaimRecords::find(const QString &nonce)
 
 Status ClaimRecords::instanceSeen(const QString &id, const QString &name, qint64 startedMs, qint64 seenMs)
 {
-    auto r = seenMs == 0 ? m_database.exec(StoreSql::kInstanceGone, {id})
-                         : m_database.exec(StoreSql::kInstanceSeen, {id, name, startedMs, seenMs});
-    if (!r)
+    if (auto r = m_database.exec(StoreSql::kInstanceSeen, {id, name, startedMs, seenMs}); !r)
+        return failure(r.error());
+    return success();
+}
+
+Status ClaimRecords::instanceGone(const QString &id)
+{
+    if (auto r = m_database.exec(StoreSql::kInstanceGone, {id}); !r)
         return failure(r.error());
     return success();
 }

@@ -44,9 +44,10 @@ public:
     // of an instance seen after aliveSinceMs (its run may still be going).
     Result<QList<Interrupted>> interruptedUnreported(qint64 aliveSinceMs);
 
-    // The instances that claim runs: one seen at seenMs (0: gone; not part of the audit chain, a
-    // heartbeat), and when one was last seen (0 when never or gone).
+    // The instances that claim runs: one seen at seenMs (a heartbeat, not part of the audit chain),
+    // one gone, and when one was last seen (0 when never or gone).
     Status instanceSeen(const QString &id, const QString &name, qint64 startedMs, qint64 seenMs);
+    Status instanceGone(const QString &id);
     Result<qint64> instanceLastSeen(const QString &id);
 
 private:

@@ -215,6 +215,17 @@ Status Database::listenForChanges()
     return success();
 }
 
+Status Database::onChange(QObject *receiver, std::function<void()> changed)
+{
+    if (auto listening = listenForChanges(); !listening)
+        return listening;
+    QObject::connect(driver(),
+                     qOverload<const QString &, QSqlDriver::NotificationSource, const QVariant &>(
+                         &QSqlDriver::notification),
+                     receiver, std::move(changed));
+    return success();
+}
+
 QSqlDriver *Database::driver() const
 {
     return QSqlDatabase::database(m_connectionName, false).driver();

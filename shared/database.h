@@ -8,6 +8,7 @@
 #include <QString>
 #include <QVariantList>
 
+#include <functional>
 #include <memory>
 
 namespace Countersign {
@@ -58,6 +59,8 @@ public:
     // says another instance, or this one, wrote. Nothing on SQLite (one file, one machine: its
     // readers poll).
     Status listenForChanges();
+    // listenForChanges(), and changed called (in receiver's thread) at each notification.
+    Status onChange(QObject *receiver, std::function<void()> changed);
     QSqlDriver *driver() const;
 
     Result<QSqlQuery> exec(const char *sql, const QVariantList &bindings = {});

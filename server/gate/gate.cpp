@@ -283,16 +283,11 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             return;
         }
         const Claim &c = *claim.value();
-        if (!c.instance.isEmpty() && c.instance != m_store.instance()) {
-            auto alive = m_store.isAlive(c.instance);
-            if (!alive)
-                return done(storeFailure(alive.error()));
-            if (alive.value()) { // another instance of the team runs it: wait for its end
-                const qint64 window =
-                    request->envelope.legacy ? m_settings.legacyHoldMs : m_settings.pollWindowMs;
-                return awaitRemoteRun(request, ticket, m_clock.nowMs() + (mayHold ? window : 0),
-                                      std::move(done));
-            }
+        if (!c.instance.isEmpty() && c.instance != m_store.instance()) { // another instance's run
+            const qint64 window =
+                request->envelope.legacy ? m_settings.legacyHoldMs : m_settings.pollWindowMs;
+            return awaitRemoteRun(request, ticket, c, m_clock.nowMs() + (mayHold ? window : 0),
+                                  std::move(done));
         }
         return done(GateReplies::outcomeUnknown(c.claimedMs));
     }
@@ -355,13 +350,9 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
 // A run another live instance claimed: the retry polls the store for its end until the deadline,
 // then is told to come back (2026-07-28: input_required again; 2025: a text saying so). The
 // instance found gone meanwhile ended the run unrecorded: "outcome unknown".
-void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, qint64 deadlineMs, ToolDone done)
+void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &c, qint64 deadlineMs,
+                          ToolDone done)
 {
-    auto claim = m_store.claimOf(ticket.nonce);
-    if (!claim || !claim.value())
-        return done(storeFailure(claim ? QStringLiteral("the claim on %1 is gone").arg(ticket.nonce)
-                                       : claim.error()));
-    const Claim c = *claim.value();
     if (c.finishedMs)
         return done(c.result);
     auto alive = m_store.isAlive(c.instance);
@@ -370,10 +361,14 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, qint6
     if (!alive.value())
         return done(GateReplies::outcomeUnknown(c.claimedMs));
     if (m_clock.nowMs() < deadlineMs) {
-        QTimer::singleShot(kRemoteRunPollMs, this,
-                           [this, request, ticket, deadlineMs, done = std::move(done)]() mutable {
-                               awaitRemoteRun(request, ticket, deadlineMs, std::move(done));
-                           });
+        QTimer::singleShot(
+            kRemoteRunPollMs, this, [this, request, ticket, deadlineMs, done = std::move(done)]() mutable {
+                auto claim = m_store.claimOf(ticket.nonce);
+                if (!claim || !claim.value())
+                    return done(storeFailure(
+                        claim ? QStringLiteral("the claim on %1 is gone").arg(ticket.nonce) : claim.error()));
+                awaitRemoteRun(request, ticket, *claim.value(), deadlineMs, std::move(done));
+            });
         return;
     }
     if (request->envelope.legacy)

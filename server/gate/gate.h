@@ -135,7 +135,8 @@ private:
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.
     static constexpr int kRemoteRunPollMs = 200;
-    void awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, qint64 deadlineMs, ToolDone done);
+    void awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &claim,
+                        qint64 deadlineMs, ToolDone done);
     void recordEnd(const QString &nonce, const nlohmann::json &result,
                    Durability durability = Durability::Synced);
     void applyEnded();
