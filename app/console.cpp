@@ -26,7 +26,6 @@
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSaveFile>
-#include <QSysInfo>
 #include <QTemporaryFile>
 #include <QThread>
 #include <QTimer>
@@ -447,15 +446,10 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     QObject::disconnect(atStart);
 
     // Bridges (`countersign --stdio`) reach this console's server over a local socket.
-    const McpServer::Setup setup{
-        config.value(),
-        databasePath,
-        p.keys,
-        &p.clock,
-        hooks.extraTools,
-        ConsoleInstance::bridgePath(cl.dataDir),
-        instanceId,
-        QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid())};
+    const McpServer::Setup setup{config.value(),   databasePath,
+                                 p.keys,           &p.clock,
+                                 hooks.extraTools, ConsoleInstance::bridgePath(cl.dataDir),
+                                 instanceId,       config.value().instanceName()};
     p.server = std::make_unique<ServerThread>(setup);
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());

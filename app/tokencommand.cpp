@@ -66,7 +66,8 @@ int runTokenCommand(const CommandLine &cl)
     TokenStore tokens(*db.value(), clock);
     const QString verb = command.value(0);
     if (verb == QLatin1String("add")) {
-        auto token = tokens.add(command.value(1));
+        // The connection belongs to the person at this console (for a team's review rules).
+        auto token = tokens.add(command.value(1), config.value().personOrLogin());
         if (!token) {
             std::fprintf(stderr, "countersign: %s\n", qPrintable(token.error()));
             return 1;
@@ -95,9 +96,10 @@ int runTokenCommand(const CommandLine &cl)
         return 1;
     }
     for (const auto &c : list.value()) {
-        std::printf("%s\tcreated %s\t%s\n", qPrintable(c.name), qPrintable(isoTime(c.createdMs)),
+        std::printf("%s\tcreated %s\t%s\towner %s\n", qPrintable(c.name), qPrintable(isoTime(c.createdMs)),
                     c.revokedMs ? qPrintable(QStringLiteral("revoked %1").arg(isoTime(*c.revokedMs)))
-                                : "active");
+                                : "active",
+                    c.owner.isEmpty() ? "(none on record)" : qPrintable(c.owner));
     }
     return 0;
 }

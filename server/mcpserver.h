@@ -58,7 +58,7 @@ public:
         // This process among the instances sharing the store (AuditStore::setInstance); none: its
         // claims name no instance (tests).
         QString instanceId;
-        QString instanceName;
+        QString instanceName; // Config::instanceName: recorded with each call it serves
     };
 
     explicit McpServer(Setup setup, QObject *parent = nullptr);

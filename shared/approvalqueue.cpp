@@ -2,12 +2,10 @@
 
 #include "auditstore.h"
 #include "clock.h"
+#include "config.h"
 
 #include <QLoggingCategory>
 #include <QSet>
-
-#include <pwd.h>
-#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcQueue, "countersign.queue")
 
@@ -46,6 +44,12 @@ Status ApprovalQueue::sync()
     QSet<QString> stillPending;
     for (const Operation &op : pending.value()) {
         stillPending.insert(op.nonce);
+        if (auto card = std::find_if(m_cards.begin(), m_cards.end(),
+                                     [&op](const Operation &c) { return c.nonce == op.nonce; });
+            card != m_cards.end() && card->review != op.review) {
+            card->review = op.review; // approved in another console, waiting for the next person
+            Q_EMIT cardChanged(*card);
+        }
         park(op);
     }
     const QList<Operation> cards = m_cards;
@@ -61,6 +65,20 @@ Status ApprovalQueue::sync()
     return success();
 }
 
+Status ApprovalQueue::refresh(const QString &nonce)
+{
+    auto stored = m_store.operation(nonce);
+    if (!stored)
+        return failure(stored.error());
+    auto card = std::find_if(m_cards.begin(), m_cards.end(),
+                             [&nonce](const Operation &c) { return c.nonce == nonce; });
+    if (!stored.value() || card == m_cards.end())
+        return success();
+    card->review = stored.value()->review;
+    Q_EMIT cardChanged(*card);
+    return success();
+}
+
 std::optional<Operation> ApprovalQueue::find(const QString &nonce) const
 {
     for (const Operation &op : m_cards) {
@@ -70,15 +88,14 @@ std::optional<Operation> ApprovalQueue::find(const QString &nonce) const
     return std::nullopt;
 }
 
+QString ApprovalQueue::person() const
+{
+    return m_person.isEmpty() ? Config::osLogin() : m_person;
+}
+
 QString ApprovalQueue::consoleUser()
 {
-    // The account, not $USER: a desktop session or service manager may start the app without it.
-    QString user;
-    if (const passwd *account = ::getpwuid(::getuid()); account && account->pw_name)
-        user = QString::fromLocal8Bit(account->pw_name);
-    if (user.isEmpty())
-        user = qEnvironmentVariable("USER", QStringLiteral("uid-%1").arg(::getuid()));
-    return QStringLiteral("console:%1").arg(user);
+    return reviewerFor(Config::osLogin());
 }
 
 Result<Decision> ApprovalQueue::approve(const QString &nonce, const QString &approver, const QString &typed)
@@ -86,6 +103,8 @@ Result<Decision> ApprovalQueue::approve(const QString &nonce, const QString &app
     const auto card = find(nonce);
     if (!card)
         return failure(QStringLiteral("no pending approval %1").arg(nonce));
+    if (const QString refused = card->review.refusal(approver); !refused.isEmpty())
+        return failure(refused); // the store refuses it too, under its write lock
     if (card->needsTypedConfirmation() && typed != card->confirmationText())
         return failure(QStringLiteral("type \"%1\" to approve a %2-risk operation")
                            .arg(card->confirmationText(), riskName(card->plan.risk)));
@@ -110,9 +129,18 @@ Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
         Q_EMIT storeError(stored.error());
         return stored; // fail closed: nothing is announced, the card stays
     }
+    if (stored.value().outcome == Operation::Status::Pending) { // one approval of several
+        if (auto changed = refresh(nonce); !changed)
+            Q_EMIT storeError(changed.error());
+        return stored;
+    }
     removeCard(nonce, stored.value().outcome);
     Q_EMIT decided(nonce);
-    if (stored.value().outcome != decision.outcome || stored.value().by != decision.by) {
+    // The approval that completes a card of several people's is by all of them, this one last.
+    const bool ours =
+        stored.value().by == decision.by || (decision.outcome == Operation::Status::Approved &&
+                                             stored.value().by.endsWith(QStringLiteral(", ") + decision.by));
+    if (stored.value().outcome != decision.outcome || !ours) {
         if (stored.value().outcome == Operation::Status::Expired)
             return failure(QStringLiteral("the approval expired before it was decided"));
         return failure(

@@ -37,7 +37,9 @@ public:
     std::optional<Operation> find(const QString &nonce) const;
 
     // approver names the human ("console:alice"). For high and critical risk, typed must equal
-    // Operation::confirmationText(). Refused for a card that is not pending or has expired.
+    // Operation::confirmationText(). Refused for a card that is not pending or has expired, and
+    // when the card's Review refuses the approver. On a card that needs more people, the approval
+    // is recorded (the result is pending) and the card stays, changed, for the next person.
     Result<Decision> approve(const QString &nonce, const QString &approver, const QString &typed = {});
     Result<Decision> decline(const QString &nonce, const QString &approver, const QString &reason = {});
 
@@ -47,8 +49,9 @@ public:
     // The human at this console, as decisions name them: console:<the OS account's login name>.
     static QString consoleUser();
     // A team's console acts for a configured person instead: reviewer() is then console:<name>.
-    void setPerson(const QString &name) { m_reviewer = QStringLiteral("console:") + name; }
-    QString reviewer() const { return m_reviewer.isEmpty() ? consoleUser() : m_reviewer; }
+    void setPerson(const QString &name) { m_person = name; }
+    QString person() const;
+    QString reviewer() const { return reviewerFor(person()); }
 
 public Q_SLOTS:
     void park(const Countersign::Operation &operation);
@@ -61,6 +64,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void cardAdded(const Countersign::Operation &operation);
     void cardRemoved(const QString &nonce, Countersign::Operation::Status status);
+    // A pending card's approvals changed (given here or in another console sharing the store).
+    void cardChanged(const Countersign::Operation &operation);
     // A card left the queue because its ticket expired undecided (after cardRemoved).
     void cardExpired(const Countersign::Operation &operation);
     // A decision was stored; the server wakes the retries waiting for it.
@@ -69,8 +74,10 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
-    QString m_reviewer; // console:<person>; empty: the OS account
+    QString m_person; // empty: the OS account
     Result<Decision> settle(const QString &nonce, Decision decision);
+    // Reads the card's approvals back from the store.
+    Status refresh(const QString &nonce);
     void removeCard(const QString &nonce, Operation::Status status);
 
     AuditStore &m_store;

@@ -48,9 +48,9 @@ QString timeOf(const nlohmann::json &ms)
 
 QByteArray csv(const QList<nlohmann::json> &rows)
 {
-    static const char *kColumns[] = {"time",      "id",      "connection", "client",    "tool",
-                                     "targets",   "risk",    "decision",   "decidedBy", "reason",
-                                     "decidedAt", "outcome", "rule",       "supersedes"};
+    static const char *kColumns[] = {"time", "id",         "connection", "client", "tool",      "targets",
+                                     "risk", "decision",   "decidedBy",  "reason", "decidedAt", "outcome",
+                                     "rule", "supersedes", "instance",   "owner"};
     QStringList header;
     for (const char *c : kColumns)
         header.append(QLatin1String(c));

@@ -15,7 +15,9 @@ struct AuditFilter final
     QString tool;
     QDate from;
     QDate to;
-    QString text; // searched in tool, connection, client, plan, arguments and reason, literally
+    QString text;     // searched in tool, connection, client, plan, arguments and reason, literally
+    QString person;   // decided or approved it, or owns the connection it came through
+    QString instance; // the instance that served it (Config::instanceName)
 
     bool operator==(const AuditFilter &) const = default;
 };

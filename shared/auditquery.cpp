@@ -1,6 +1,7 @@
 #include "auditquery.h"
 
 #include "auditfilter.h"
+#include "operation.h"
 #include "storedvalue.h"
 #include "storesql.h"
 
@@ -50,6 +51,16 @@ QString whereClause(const AuditFilter &filter, QVariantList &bindings, bool post
     if (!filter.tool.isEmpty()) {
         clauses.append(QLatin1String(StoreSql::kAuditWhereTool));
         bindings.append(filter.tool);
+    }
+    if (!filter.person.isEmpty()) {
+        clauses.append(QLatin1String(StoreSql::kAuditWherePerson));
+        bindings.append(reviewerFor(filter.person));
+        bindings.append(reviewerFor(filter.person));
+        bindings.append(filter.person);
+    }
+    if (!filter.instance.isEmpty()) {
+        clauses.append(QLatin1String(StoreSql::kAuditWhereInstance));
+        bindings.append(filter.instance);
     }
     if (filter.from.isValid()) {
         clauses.append(QLatin1String(StoreSql::kAuditWhereFrom));
@@ -207,6 +218,16 @@ Result<QStringList> AuditQuery::distinctClients() const
 Result<QStringList> AuditQuery::distinctTools() const
 {
     return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctTools), {}), "tool");
+}
+
+Result<QStringList> AuditQuery::distinctPeople() const
+{
+    return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctPeople), {}), "person");
+}
+
+Result<QStringList> AuditQuery::distinctInstances() const
+{
+    return textColumn(run(m_connectionName, QLatin1String(StoreSql::kDistinctInstances), {}), "instance");
 }
 
 } // namespace Countersign

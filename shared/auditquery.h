@@ -57,6 +57,9 @@ public:
     // Every client and every tool in the store, sorted, whatever the filter.
     Result<QStringList> distinctClients() const;
     Result<QStringList> distinctTools() const;
+    // Every person (AuditFilter::person) and every instance named in the store, sorted.
+    Result<QStringList> distinctPeople() const;
+    Result<QStringList> distinctInstances() const;
 
 private:
     QString m_connectionName;

@@ -66,6 +66,11 @@ Status AuditStore::commitSigned(WriteTransaction &transaction)
 // A new operation and the chain row that records it ("minted" for a card, "settled-by-rule").
 Status AuditStore::insertRecorded(const WriteTransaction &transaction, const Operation &op)
 {
+    if (op.instance.isEmpty() && !m_instanceName.isEmpty()) {
+        Operation served = op;
+        served.instance = m_instanceName;
+        return insertRecorded(transaction, served);
+    }
     if (auto inserted = m_operations->insert(transaction, op); !inserted)
         return inserted;
     const QString event = op.status == Operation::Status::Pending ? QStringLiteral("minted")
@@ -140,8 +145,11 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
         Operation::Status::Superseded};
     if (std::find(std::begin(kDecidable), std::end(kDecidable), decision.outcome) == std::end(kDecidable))
         return failure(QStringLiteral("not a decision: %1").arg(statusName(decision.outcome)));
-    if (auto written = storeDecision(nonce, decision); !written)
+    auto written = storeDecision(nonce, decision);
+    if (!written)
         return failure(written.error());
+    if (written.value()) // one approval of several: the card waits for the next person
+        return Decision{Operation::Status::Pending, decision.by, QString(), decision.atMs};
     // Read back after the commit: when another decision won, it is the one in force.
     auto stored = this->decision(nonce);
     if (!stored)
@@ -152,41 +160,92 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
     return *stored.value();
 }
 
-Status AuditStore::storeDecision(const QString &nonce, const Decision &decision)
+Result<bool> AuditStore::storeDecision(const QString &nonce, const Decision &decision)
 {
     if (!m_signer)
         return failure(QStringLiteral("this store holds no signing key: it cannot record a decision"));
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
-        return transaction.begun();
+        return failure(transaction.begun().error());
+    const auto committed = [&transaction](bool oneOfSeveral) -> Result<bool> {
+        if (auto done = transaction.commit(); !done)
+            return failure(done.error());
+        return oneOfSeveral;
+    };
     // The status is read under the write lock, so no other decision can land between the read and
     // the insert.
     auto pending = m_operations->isPending(nonce);
     if (!pending)
         return failure(pending.error());
     if (!pending.value())
-        return transaction.commit(); // decided before: the stored decision stands
-    auto inserted = m_operations->insertDecision(transaction, nonce, decision);
+        return committed(false); // decided before: the stored decision stands
+    Decision inForce = decision;
+    if (decision.outcome == Operation::Status::Approved) {
+        auto approved = approveUnder(transaction, nonce, decision);
+        if (!approved)
+            return failure(approved.error());
+        if (approved.value().isEmpty()) { // recorded; the next person's approval decides
+            if (auto signedHead = m_chain->checkpoint(transaction, *m_signer); !signedHead)
+                return failure(signedHead.error());
+            if (auto done = commitSigned(transaction); !done)
+                return failure(done.error());
+            return true;
+        }
+        inForce.by = approved.value();
+    }
+    auto inserted = m_operations->insertDecision(transaction, nonce, inForce);
     if (!inserted)
         return failure(inserted.error());
     if (!inserted.value())
-        return transaction.commit();
-    if (auto updated = m_operations->setStatus(transaction, nonce, decision.outcome); !updated)
-        return updated;
+        return committed(false);
+    if (auto updated = m_operations->setStatus(transaction, nonce, inForce.outcome); !updated)
+        return failure(updated.error());
     // The decision row carries its own signature: a row forged around the store (even one a later
     // checkpoint would cover) has none that verifies.
     const json signedDecision = m_signer->sign(AuditChain::decisionBody(
-        nonce, statusName(decision.outcome), decision.by, decision.reason, decision.atMs));
-    if (auto appended = m_chain->append(transaction, statusName(decision.outcome), nonce,
-                                        {{"by", text(decision.by)},
-                                         {"reason", text(decision.reason)},
-                                         {"decidedMs", decision.atMs},
+        nonce, statusName(inForce.outcome), inForce.by, inForce.reason, inForce.atMs));
+    if (auto appended = m_chain->append(transaction, statusName(inForce.outcome), nonce,
+                                        {{"by", text(inForce.by)},
+                                         {"reason", text(inForce.reason)},
+                                         {"decidedMs", inForce.atMs},
                                          {"signed", signedDecision}});
         !appended)
-        return appended;
+        return failure(appended.error());
     if (auto signedHead = m_chain->checkpoint(transaction, *m_signer); !signedHead)
-        return signedHead;
-    return commitSigned(transaction);
+        return failure(signedHead.error());
+    if (auto done = commitSigned(transaction); !done)
+        return failure(done.error());
+    return false;
+}
+
+Result<QString> AuditStore::approveUnder(const WriteTransaction &transaction, const QString &nonce,
+                                         const Decision &approval)
+{
+    auto op = m_operations->find(nonce); // with the approvals given so far, read under the write lock
+    if (!op)
+        return failure(op.error());
+    if (!op.value())
+        return failure(QStringLiteral("no operation %1").arg(nonce));
+    const Review &review = op.value()->review;
+    if (const QString refused = review.refusal(approval.by); !refused.isEmpty())
+        return failure(refused);
+    if (review.people <= 1)
+        return approval.by;
+    if (auto recorded = m_operations->insertReview(transaction, nonce, approval.by, approval.atMs); !recorded)
+        return failure(recorded.error());
+    const json signedApproval = m_signer->sign(
+        AuditChain::decisionBody(nonce, QStringLiteral("reviewed"), approval.by, {}, approval.atMs));
+    if (auto appended = m_chain->append(transaction, QStringLiteral("reviewed"), nonce,
+                                        {{"by", text(approval.by)},
+                                         {"decidedMs", approval.atMs},
+                                         {"people", review.people},
+                                         {"signed", signedApproval}});
+        !appended)
+        return failure(appended.error());
+    const QStringList approvedBy = review.approvedBy + QStringList{approval.by};
+    if (approvedBy.size() < review.people)
+        return QString();
+    return approvedBy.join(QStringLiteral(", "));
 }
 
 Result<std::optional<Decision>> AuditStore::decision(const QString &nonce)

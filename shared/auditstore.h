@@ -54,7 +54,10 @@ public:
     Result<int> pendingCount(const QString &principal);
 
     // Stores the decision unless one is stored already, and returns the decision in force: the
-    // caller's, or the earlier one that won. Only a pending operation can be decided.
+    // caller's, or the earlier one that won. Only a pending operation can be decided. An approval
+    // must pass the card's Review (refused with why); on a card that needs more people than have
+    // approved it, it is recorded and the result is pending (by: the caller): the card waits for
+    // the next person, and the approval that completes it is decided "by" every approver, in order.
     Result<Decision> decide(const QString &nonce, const Decision &decision);
     Result<std::optional<Decision>> decision(const QString &nonce);
     // The decision, only when its row in the audit chain records it and a checkpoint signed with
@@ -122,8 +125,12 @@ public:
 private:
     Status insertRecorded(const WriteTransaction &transaction, const Operation &operation);
     Status commitSigned(WriteTransaction &transaction);
-    // The writes of decide(), in one transaction.
-    Status storeDecision(const QString &nonce, const Decision &decision);
+    // The writes of decide(), in one transaction. true: an approval recorded as one of several.
+    Result<bool> storeDecision(const QString &nonce, const Decision &decision);
+    // An approval inside storeDecision's transaction, checked against the card's Review: who the
+    // decision is by when it completes the card (every approver), or empty when more are needed.
+    Result<QString> approveUnder(const WriteTransaction &transaction, const QString &nonce,
+                                 const Decision &approval);
 
     Database &m_db;
     const Clock &m_clock;

@@ -7,9 +7,13 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSysInfo>
 #include <QUrl>
 
 #include <algorithm>
+
+#include <pwd.h>
+#include <unistd.h>
 
 namespace Countersign {
 
@@ -170,23 +174,25 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 }
                 config.m_upstreams.append(std::move(upstream).value());
             }
-        } else if (key == "rules" || key == "approval") {
+        } else if (key == "rules" || key == "approval" || key == "review") {
             continue; // parsed together below
         } else if (key == "keyStore") {
             if (value != "keychain" && value != "file")
                 return fieldError(fileName, text, key, QStringLiteral("must be \"keychain\" or \"file\""));
             config.m_keysInFile = value == "file";
-        } else if (key == "person") {
+        } else if (key == "person" || key == "instance") {
             const QString name =
                 value.is_string() ? QString::fromStdString(value.get<std::string>()).trimmed() : QString();
             const bool printable =
                 std::all_of(name.cbegin(), name.cend(), [](QChar c) { return c.isPrint(); });
             if (name.isEmpty() || name.size() > 64 || !printable)
-                return fieldError(
-                    fileName, text, key,
-                    QStringLiteral("must be a name of 1 to 64 printable characters (who decides at "
-                                   "this console; the OS account by default)"));
-            config.m_person = name;
+                return fieldError(fileName, text, key,
+                                  key == "person"
+                                      ? QStringLiteral("must be a name of 1 to 64 printable characters (who "
+                                                       "decides at this console; the OS account by default)")
+                                      : QStringLiteral("must be a name of 1 to 64 printable characters (this "
+                                                       "instance among a team's; the host name by default)"));
+            (key == "person" ? config.m_person : config.m_instance) = name;
         } else if (key == "store") {
             if (!value.is_object())
                 return fieldError(fileName, text, key,
@@ -213,9 +219,12 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             return fieldError(fileName, text, key, QStringLiteral("unknown setting"));
         }
     }
-    auto policy = Policy::fromJson(doc.value("rules", json()), doc.value("approval", json()));
+    auto policy = Policy::fromJson(doc.value("rules", json()), doc.value("approval", json()),
+                                   doc.value("review", json()));
     if (!policy) {
-        const std::string where = policy.error().startsWith(QLatin1String("approval")) ? "approval" : "rules";
+        const std::string where = policy.error().startsWith(QLatin1String("approval")) ? "approval"
+                                  : policy.error().startsWith(QLatin1String("review")) ? "review"
+                                                                                       : "rules";
         return failure(
             QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, where)).arg(policy.error()));
     }
@@ -241,6 +250,27 @@ Result<Config> Config::load(const QString &path)
 QString Config::storeLocation(const QString &dataDir) const
 {
     return m_postgresUrl.isEmpty() ? QDir(dataDir).filePath(QStringLiteral("countersign.db")) : m_postgresUrl;
+}
+
+QString Config::osLogin()
+{
+    // The account, not $USER: a desktop session or service manager may start the app without it.
+    QString user;
+    if (const passwd *account = ::getpwuid(::getuid()); account && account->pw_name)
+        user = QString::fromLocal8Bit(account->pw_name);
+    if (user.isEmpty())
+        user = qEnvironmentVariable("USER", QStringLiteral("uid-%1").arg(::getuid()));
+    return user;
+}
+
+QString Config::personOrLogin() const
+{
+    return m_person.isEmpty() ? osLogin() : m_person;
+}
+
+QString Config::instanceName() const
+{
+    return m_instance.isEmpty() ? QSysInfo::machineHostName() : m_instance;
 }
 
 void Config::overrideListen(const QString &host, quint16 port)

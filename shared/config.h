@@ -46,6 +46,12 @@ public:
     // "person": who decides at this console, as decisions and receipts name them ("console:NAME");
     // empty for the OS account's login name (default). Read at start.
     QString person() const { return m_person; }
+    // person(), or the OS account's login name when none is configured.
+    QString personOrLogin() const;
+    static QString osLogin();
+    // "instance": this instance among a team's sharing a store, as the audit log names it; the
+    // host name when none is configured. Read at start.
+    QString instanceName() const;
     // "store": {"postgres": URL}: the shared PostgreSQL store; empty for the SQLite file (default).
     QString postgresUrl() const { return m_postgresUrl; }
     // Where the store is: the PostgreSQL URL, or countersign.db in the data folder. Read at start.
@@ -70,6 +76,7 @@ private:
     bool m_keysInFile = false;
     QString m_postgresUrl;
     QString m_person;
+    QString m_instance;
     QString m_sourcePath;
     QByteArray m_sourceText;
 };

@@ -2,6 +2,22 @@
 
 namespace Countersign {
 
+QString Review::refusal(const QString &reviewer) const
+{
+    const bool atConsole = reviewer.startsWith(QLatin1String("console:"));
+    if (!atConsole && (people > 1 || ownerBarred))
+        return QStringLiteral("this card must be approved at a console (the team's review rules)");
+    if (ownerBarred && owner.isEmpty())
+        return QStringLiteral("the calling connection has no owner on record, and the review rules bar a "
+                              "connection's owner from approving its calls: no one can approve it (add the "
+                              "connection again to record its owner)");
+    if (ownerBarred && reviewer == reviewerFor(owner))
+        return QStringLiteral("the call came through your own connection: another person must approve it");
+    if (approvedBy.contains(reviewer))
+        return QStringLiteral("you approved it already: %1 more person must approve it").arg(stillNeeded());
+    return {};
+}
+
 QString Operation::clientName() const
 {
     if (!clientInfo.is_object())

@@ -7,8 +7,33 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
+
+#include <algorithm>
 
 namespace Countersign {
+
+// The name decisions give a person deciding at a console: "console:<person>".
+inline QString reviewerFor(const QString &person)
+{
+    return QStringLiteral("console:") + person;
+}
+
+// Who must approve a card: a team's review rules, fixed when the card is made (Policy::peopleFor,
+// Policy::ownConnectionBarred), and the approvals given so far while more are needed.
+struct Review final
+{
+    int people = 1;           // approvals by different people needed
+    bool ownerBarred = false; // the person who owns the calling connection may not approve
+    QString owner;            // that person (TokenStore's owner); empty when none is on record
+    QStringList approvedBy;   // reviewers ("console:<person>") who approved, oldest first
+
+    // Why reviewer (as decisions name them) may not approve; empty when they may.
+    QString refusal(const QString &reviewer) const;
+    // Approvals still needed after those given.
+    int stillNeeded() const { return std::max(0, people - static_cast<int>(approvedBy.size())); }
+    bool operator==(const Review &) const = default;
+};
 
 // One gated call as the audit store keeps it and an approval card shows it: who asked, for what,
 // the plan they would get, and where it stands.
@@ -33,6 +58,8 @@ struct Operation final
     qint64 expiresMs = 0;
     QString supersedes; // nonce of the card this one replaced after the plan changed
     Status status = Status::Pending;
+    Review review;
+    QString instance; // the instance that served the call (Config::instanceName); empty before 6
 
     // clientInfo.name, empty when the client sent none (or, being the agent's text, not a string).
     QString clientName() const;

@@ -30,11 +30,13 @@ struct OperationColumns final
           argsDigest(column(r, "args_digest")), plan(column(r, "plan")), planDigest(column(r, "plan_digest")),
           approvalMode(column(r, "approval_mode")), rule(column(r, "rule")),
           traceparent(column(r, "traceparent")), createdMs(column(r, "created_ms")),
-          expiresMs(column(r, "expires_ms")), supersedes(column(r, "supersedes")), status(column(r, "status"))
+          expiresMs(column(r, "expires_ms")), supersedes(column(r, "supersedes")),
+          status(column(r, "status")), people(column(r, "people")), ownerBarred(column(r, "owner_barred")),
+          owner(column(r, "owner")), instance(column(r, "instance"))
     {
     }
     int nonce, tool, principal, clientInfo, arguments, argsDigest, plan, planDigest, approvalMode, rule,
-        traceparent, createdMs, expiresMs, supersedes, status;
+        traceparent, createdMs, expiresMs, supersedes, status, people, ownerBarred, owner, instance;
 };
 
 Result<Operation> operationFromRow(const QSqlQuery &q, const OperationColumns &at)
@@ -64,6 +66,10 @@ Result<Operation> operationFromRow(const QSqlQuery &q, const OperationColumns &a
     if (!status)
         return failure(QStringLiteral("operation %1: unknown status %2").arg(op.nonce, statusText));
     op.status = *status;
+    op.review.people = q.value(at.people).toInt();
+    op.review.ownerBarred = q.value(at.ownerBarred).toInt() != 0;
+    op.review.owner = q.value(at.owner).toString();
+    op.instance = q.value(at.instance).toString();
     return op;
 }
 
@@ -77,13 +83,38 @@ Status OperationRecords::insert(const WriteTransaction &transaction, const Opera
     using StoredValue::notNull;
     auto inserted = m_database.exec(
         StoreSql::kOperationInsert,
-        {notNull(op.nonce), notNull(op.tool), notNull(op.principal), StoredValue::jsonText(op.clientInfo),
-         StoredValue::jsonText(op.arguments), notNull(op.argsDigest), StoredValue::jsonText(op.plan.toJson()),
-         notNull(op.planDigest), riskName(op.plan.risk),
+        {notNull(op.nonce),
+         notNull(op.tool),
+         notNull(op.principal),
+         StoredValue::jsonText(op.clientInfo),
+         StoredValue::jsonText(op.arguments),
+         notNull(op.argsDigest),
+         StoredValue::jsonText(op.plan.toJson()),
+         notNull(op.planDigest),
+         riskName(op.plan.risk),
          op.approvalMode == ApprovalMode::Client ? QStringLiteral("client") : QStringLiteral("console"),
-         notNull(op.rule), notNull(op.traceparent), op.createdMs, op.expiresMs,
-         op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes), statusName(op.status)});
+         notNull(op.rule),
+         notNull(op.traceparent),
+         op.createdMs,
+         op.expiresMs,
+         op.supersedes.isEmpty() ? QVariant() : QVariant(op.supersedes),
+         statusName(op.status),
+         op.review.people,
+         op.review.ownerBarred ? 1 : 0,
+         op.review.owner.isEmpty() ? QVariant() : QVariant(op.review.owner),
+         op.instance.isEmpty() ? QVariant() : QVariant(op.instance)});
     if (!inserted)
+        return failure(inserted.error());
+    return success();
+}
+
+Status OperationRecords::insertReview(const WriteTransaction &transaction, const QString &nonce,
+                                      const QString &reviewer, qint64 atMs)
+{
+    Q_ASSERT(transaction.isOpen());
+    if (auto inserted =
+            m_database.exec(StoreSql::kReviewInsert, {nonce, StoredValue::notNull(reviewer), atMs});
+        !inserted)
         return failure(inserted.error());
     return success();
 }
@@ -98,6 +129,11 @@ Result<std::optional<Operation>> OperationRecords::find(const QString &nonce)
     auto op = operationFromRow(q.value(), OperationColumns(q.value().record()));
     if (!op)
         return failure(op.error());
+    auto reviews = m_database.exec(StoreSql::kReviewsOf, {nonce});
+    if (!reviews)
+        return failure(reviews.error());
+    while (reviews.value().next())
+        op.value().review.approvedBy.append(reviews.value().value(0).toString());
     return std::optional<Operation>(std::move(op).value());
 }
 
@@ -136,6 +172,18 @@ Result<QList<Operation>> OperationRecords::pending()
         if (!op)
             return failure(op.error());
         out.append(std::move(op).value());
+    }
+    auto reviews = m_database.exec(StoreSql::kReviewsPending);
+    if (!reviews)
+        return failure(reviews.error());
+    const int nonceAt = column(reviews.value().record(), "nonce");
+    const int reviewerAt = column(reviews.value().record(), "reviewer");
+    while (reviews.value().next()) {
+        const QString nonce = reviews.value().value(nonceAt).toString();
+        for (Operation &op : out) {
+            if (op.nonce == nonce)
+                op.review.approvedBy.append(reviews.value().value(reviewerAt).toString());
+        }
     }
     return out;
 }
@@ -233,6 +281,8 @@ Result<QList<json>> OperationRecords::report(bool full)
     const int finishedMsAt = column(record, "finished_ms");
     const int resultAt = column(record, "result");
     const int supersedesAt = column(record, "supersedes");
+    const int instanceAt = column(record, "instance");
+    const int ownerAt = column(record, "owner");
 
     QList<json> rows;
     while (r.next()) {
@@ -265,7 +315,9 @@ Result<QList<json>> OperationRecords::report(bool full)
             {"reason", text(r.value(reasonAt).toString())},
             {"decidedAt", r.value(decidedMsAt).isNull() ? json() : json(r.value(decidedMsAt).toLongLong())},
             {"outcome", text(outcome)},
-            {"supersedes", text(r.value(supersedesAt).toString())}};
+            {"supersedes", text(r.value(supersedesAt).toString())},
+            {"instance", text(r.value(instanceAt).toString())},
+            {"owner", text(r.value(ownerAt).toString())}};
         if (full) {
             row["prompt"] = plan.value("prompt", std::string());
             row["plan"] = plan;

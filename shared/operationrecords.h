@@ -42,6 +42,10 @@ public:
     // settled otherwise, claimed (or is missing), and nothing changed.
     Result<bool> supersede(const WriteTransaction &transaction, const QString &nonce);
 
+    // One person's approval of a card that needs more than one (Review); a second one by the same
+    // reviewer changes nothing.
+    Status insertReview(const WriteTransaction &transaction, const QString &nonce, const QString &reviewer,
+                        qint64 atMs);
     // Stores the decision unless the operation has one. false: it had one, which stands.
     Result<bool> insertDecision(const WriteTransaction &transaction, const QString &nonce,
                                 const Decision &decision);

@@ -117,7 +117,29 @@ QString Rule::describe() const
     return QStringLiteral("%1 → %2").arg(parts.join(QStringLiteral(", ")), verdictName(verdict));
 }
 
-Result<Policy> Policy::fromJson(const json &rules, const json &approval)
+namespace {
+
+// review.<key>: a list of risk names, each set in levels.
+Status readRiskList(const json &review, const char *key, bool (&levels)[4])
+{
+    const QString at = QStringLiteral("review.%1").arg(QLatin1String(key));
+    const json &list = review.at(key);
+    if (!list.is_array())
+        return failure(at + QStringLiteral(": must be a list of risk levels (low, medium, high, critical)"));
+    for (const json &name : list) {
+        const auto risk =
+            name.is_string() ? parseRisk(QString::fromStdString(name.get<std::string>())) : std::nullopt;
+        if (!risk)
+            return failure(at + QStringLiteral(": %1 is not a risk level (low, medium, high, critical)")
+                                    .arg(QString::fromStdString(name.dump())));
+        levels[static_cast<int>(*risk)] = true;
+    }
+    return success();
+}
+
+} // namespace
+
+Result<Policy> Policy::fromJson(const json &rules, const json &approval, const json &review)
 {
     Policy policy;
     if (!rules.is_null()) {
@@ -195,6 +217,35 @@ Result<Policy> Policy::fromJson(const json &rules, const json &approval)
                                    .arg(QString::fromStdString(it.key())));
         }
     }
+    if (!review.is_null()) {
+        if (!review.is_object())
+            return failure(QStringLiteral(
+                "review: must be an object: {\"twoPeople\": [...], \"notOwnConnection\": [...]}"));
+        for (auto it = review.begin(); it != review.end(); ++it) {
+            if (it.key() == "twoPeople") {
+                if (auto read = readRiskList(review, "twoPeople", policy.m_twoPeople); !read)
+                    return failure(read.error());
+            } else if (it.key() == "notOwnConnection") {
+                if (auto read = readRiskList(review, "notOwnConnection", policy.m_notOwnConnection); !read)
+                    return failure(read.error());
+            } else {
+                return failure(QStringLiteral("review.%1: unknown key (twoPeople, notOwnConnection)")
+                                   .arg(QString::fromStdString(it.key())));
+            }
+        }
+        // A typed confirmation in the client is one approval, given through the caller's own
+        // connection: it can satisfy neither rule.
+        for (Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical}) {
+            const int i = static_cast<int>(risk);
+            if (policy.m_approval[i] == ApprovalMode::Client &&
+                (policy.m_twoPeople[i] || policy.m_notOwnConnection[i]))
+                return failure(
+                    QStringLiteral("review: %1 risk is approved in the client (approval.%1), where "
+                                   "the caller's own connection approves alone; approve it at the "
+                                   "console to apply review rules")
+                        .arg(riskName(risk)));
+        }
+    }
     return policy;
 }
 
@@ -218,7 +269,18 @@ json Policy::toJson() const
     for (Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical})
         approval[riskName(risk).toStdString()] =
             approvalFor(risk) == ApprovalMode::Client ? "client" : "console";
-    return {{"rules", std::move(rules)}, {"approval", std::move(approval)}};
+    json twoPeople = json::array();
+    json notOwnConnection = json::array();
+    for (Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical}) {
+        if (peopleFor(risk) > 1)
+            twoPeople.push_back(riskName(risk).toStdString());
+        if (ownConnectionBarred(risk))
+            notOwnConnection.push_back(riskName(risk).toStdString());
+    }
+    return {
+        {"rules", std::move(rules)},
+        {"approval", std::move(approval)},
+        {"review", {{"twoPeople", std::move(twoPeople)}, {"notOwnConnection", std::move(notOwnConnection)}}}};
 }
 
 } // namespace Countersign

@@ -51,12 +51,18 @@ struct PolicyDecision final
 class Policy final
 {
 public:
-    // rules: the "rules" array; approval: the "approval" object (risk name -> "console"|"client").
-    // Either may be null. Errors name the element: "rules[2].decision: must be allow, ask or deny".
-    static Result<Policy> fromJson(const nlohmann::json &rules, const nlohmann::json &approval);
+    // rules: the "rules" array; approval: the "approval" object (risk name -> "console"|"client");
+    // review: the "review" object ({"twoPeople": [risk...], "notOwnConnection": [risk...]}). Any may
+    // be null. Errors name the element: "rules[2].decision: must be allow, ask or deny".
+    static Result<Policy> fromJson(const nlohmann::json &rules, const nlohmann::json &approval,
+                                   const nlohmann::json &review = nullptr);
 
     PolicyDecision evaluate(const QString &toolName, const nlohmann::json &args, Verdict fallback) const;
     ApprovalMode approvalFor(Risk risk) const { return m_approval[static_cast<int>(risk)]; }
+    // A team's review rules for a risk level: how many different people must approve (1 or 2),
+    // and whether the person who owns the calling connection is barred from approving.
+    int peopleFor(Risk risk) const { return m_twoPeople[static_cast<int>(risk)] ? 2 : 1; }
+    bool ownConnectionBarred(Risk risk) const { return m_notOwnConnection[static_cast<int>(risk)]; }
     const QList<Rule> &rules() const { return m_rules; }
     // The effective policy, for the settings page and countersign_status.
     nlohmann::json toJson() const;
@@ -65,6 +71,8 @@ private:
     QList<Rule> m_rules;
     ApprovalMode m_approval[4] = {ApprovalMode::Console, ApprovalMode::Console, ApprovalMode::Console,
                                   ApprovalMode::Console};
+    bool m_twoPeople[4] = {false, false, false, false};
+    bool m_notOwnConnection[4] = {false, false, false, false};
 };
 
 } // namespace Countersign

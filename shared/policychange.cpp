@@ -174,6 +174,21 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
             add(now == ApprovalMode::Client, QStringLiteral("approval for %1 risk").arg(riskName(risk)),
                 name(was), name(now));
         }
+        // Fewer people, or the caller's owner allowed to approve: fewer eyes on the call.
+        const int peopleWere = before.policy().peopleFor(risk);
+        const int peopleNow = after.policy().peopleFor(risk);
+        if (peopleWere != peopleNow)
+            add(peopleNow < peopleWere, QStringLiteral("people approving %1 risk").arg(riskName(risk)),
+                QString::number(peopleWere), QString::number(peopleNow));
+        const bool barredWas = before.policy().ownConnectionBarred(risk);
+        const bool barredNow = after.policy().ownConnectionBarred(risk);
+        if (barredWas != barredNow) {
+            const auto name = [](bool barred) {
+                return barred ? QStringLiteral("not the connection's owner") : QStringLiteral("anyone");
+            };
+            add(!barredNow, QStringLiteral("who may approve %1 risk").arg(riskName(risk)), name(barredWas),
+                name(barredNow));
+        }
     }
 
     if (before.ttlSeconds() != after.ttlSeconds())

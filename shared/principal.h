@@ -9,6 +9,7 @@ struct Principal final
 {
     qint64 connectionId = 0;
     QString name;
+    QString owner; // the person the connection belongs to (TokenStore::add); empty when not on record
 
     bool operator==(const Principal &) const = default;
 };

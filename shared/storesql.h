@@ -96,6 +96,22 @@ inline constexpr Migration kMigrations[] = {
          seen_ms INTEGER NOT NULL
        ))"},
     {5, "ALTER TABLE claims ADD COLUMN instance TEXT"},
+    // 6: a team's review rules and history: each connection's owner (a person), each card's rules
+    // (people needed, owner barred) and the approvals given while more are needed, and the
+    // instance that served each call.
+    {6, "ALTER TABLE connections ADD COLUMN owner TEXT"},
+    {6, "ALTER TABLE operations ADD COLUMN people INTEGER NOT NULL DEFAULT 1"},
+    {6, "ALTER TABLE operations ADD COLUMN owner_barred INTEGER NOT NULL DEFAULT 0"},
+    {6, "ALTER TABLE operations ADD COLUMN owner TEXT"},
+    {6, "ALTER TABLE operations ADD COLUMN instance TEXT"},
+    {6, "CREATE INDEX operations_instance ON operations (instance, created_ms)"},
+    {6, R"(CREATE TABLE reviews (
+         nonce TEXT NOT NULL REFERENCES operations (nonce),
+         reviewer TEXT NOT NULL,
+         reviewed_ms INTEGER NOT NULL,
+         PRIMARY KEY (nonce, reviewer)
+       ))"},
+    {6, "CREATE INDEX reviews_reviewer ON reviews (reviewer)"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -177,6 +193,19 @@ inline constexpr Migration kPostgresMigrations[] = {
          seen_ms BIGINT NOT NULL
        ))"},
     {5, "ALTER TABLE claims ADD COLUMN instance TEXT"},
+    {6, "ALTER TABLE connections ADD COLUMN owner TEXT"},
+    {6, "ALTER TABLE operations ADD COLUMN people INTEGER NOT NULL DEFAULT 1"},
+    {6, "ALTER TABLE operations ADD COLUMN owner_barred INTEGER NOT NULL DEFAULT 0"},
+    {6, "ALTER TABLE operations ADD COLUMN owner TEXT"},
+    {6, "ALTER TABLE operations ADD COLUMN instance TEXT"},
+    {6, "CREATE INDEX operations_instance ON operations (instance, created_ms)"},
+    {6, R"(CREATE TABLE reviews (
+         nonce TEXT NOT NULL REFERENCES operations (nonce),
+         reviewer TEXT NOT NULL,
+         reviewed_ms BIGINT NOT NULL,
+         PRIMARY KEY (nonce, reviewer)
+       ))"},
+    {6, "CREATE INDEX reviews_reviewer ON reviews (reviewer)"},
 };
 // The schema version on PostgreSQL: a one-row table (there is no user_version).
 inline constexpr const char *kPostgresSchemaTableExists =
@@ -188,16 +217,16 @@ inline constexpr const char *kPostgresSchemaVersionSet =
     "INSERT INTO countersign_schema (version) VALUES (?)";
 
 inline constexpr const char *kConnectionInsert =
-    "INSERT INTO connections (name, token_hash, created_ms) VALUES (?, ?, ?)";
+    "INSERT INTO connections (name, token_hash, created_ms, owner) VALUES (?, ?, ?, ?)";
 inline constexpr const char *kConnectionByName = "SELECT id, revoked_ms FROM connections WHERE name = ?";
 inline constexpr const char *kConnectionReplace =
-    "UPDATE connections SET token_hash = ?, created_ms = ?, revoked_ms = NULL WHERE name = ?";
+    "UPDATE connections SET token_hash = ?, created_ms = ?, revoked_ms = NULL, owner = ? WHERE name = ?";
 inline constexpr const char *kConnectionList =
-    "SELECT name, created_ms, revoked_ms FROM connections ORDER BY name";
+    "SELECT name, created_ms, revoked_ms, owner FROM connections ORDER BY name";
 inline constexpr const char *kConnectionRevoke =
     "UPDATE connections SET revoked_ms = ? WHERE name = ? AND revoked_ms IS NULL";
 inline constexpr const char *kConnectionActiveHashes =
-    "SELECT id, name, token_hash FROM connections WHERE revoked_ms IS NULL";
+    "SELECT id, name, token_hash, owner FROM connections WHERE revoked_ms IS NULL";
 
 // Transactions (WriteTransaction; Database::open probes writability with the first and last).
 inline constexpr const char *kBeginImmediate = "BEGIN IMMEDIATE";
@@ -224,18 +253,21 @@ inline constexpr const char *kPostgresReadOnly = "SET default_transaction_read_o
 inline constexpr const char *kOperationInsert =
     "INSERT INTO operations (nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, "
     "risk, "
-    "approval_mode, rule, traceparent, created_ms, expires_ms, supersedes, status) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    "approval_mode, rule, traceparent, created_ms, expires_ms, supersedes, status, people, owner_barred, "
+    "owner, "
+    "instance) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 inline constexpr const char *kOperationByNonce =
     "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
     "approval_mode, rule, "
-    "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE nonce = ?";
+    "traceparent, created_ms, expires_ms, supersedes, status, people, owner_barred, owner, instance "
+    "FROM operations WHERE nonce = ?";
 inline constexpr const char *kOperationStatus = "SELECT status FROM operations WHERE nonce = ?";
 inline constexpr const char *kOperationsPending =
     "SELECT nonce, tool, principal, client_info, arguments, args_digest, plan, plan_digest, risk, "
     "approval_mode, rule, "
-    "traceparent, created_ms, expires_ms, supersedes, status FROM operations WHERE status = 'pending' "
-    "ORDER BY created_ms DESC";
+    "traceparent, created_ms, expires_ms, supersedes, status, people, owner_barred, owner, instance "
+    "FROM operations WHERE status = 'pending' ORDER BY created_ms DESC";
 inline constexpr const char *kOperationsPendingFor =
     "SELECT COUNT(*) AS pending FROM operations "
     "WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
@@ -254,6 +286,14 @@ inline constexpr const char *kOperationPendingSame = "SELECT nonce FROM operatio
 inline constexpr const char *kDecisionInsert =
     "INSERT INTO decisions (nonce, outcome, decided_by, reason, decided_ms) VALUES (?, ?, ?, ?, ?) "
     "ON CONFLICT DO NOTHING";
+// The approvals of a card that needs more than one person, oldest first.
+inline constexpr const char *kReviewInsert =
+    "INSERT INTO reviews (nonce, reviewer, reviewed_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
+inline constexpr const char *kReviewsOf =
+    "SELECT reviewer FROM reviews WHERE nonce = ? ORDER BY reviewed_ms, reviewer";
+inline constexpr const char *kReviewsPending =
+    "SELECT r.nonce AS nonce, r.reviewer AS reviewer FROM reviews r JOIN operations o ON o.nonce = r.nonce "
+    "WHERE o.status = 'pending' ORDER BY r.reviewed_ms, r.reviewer";
 inline constexpr const char *kDecisionByNonce =
     "SELECT outcome, decided_by, reason, decided_ms FROM decisions WHERE nonce = ?";
 
@@ -263,7 +303,7 @@ inline constexpr const char *kOperationsReport =
     "o.client_info AS client_info, o.tool AS tool, o.plan AS plan, o.arguments AS arguments, o.risk AS risk, "
     "o.rule AS rule, o.status AS status, d.decided_by AS decided_by, d.reason AS reason, "
     "d.decided_ms AS decided_ms, c.claimed_ms AS claimed_ms, c.finished_ms AS finished_ms, "
-    "c.result AS result, o.supersedes AS supersedes "
+    "c.result AS result, o.supersedes AS supersedes, o.instance AS instance, o.owner AS owner "
     "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce "
     "ORDER BY o.created_ms, o.id";
 
@@ -389,6 +429,12 @@ inline constexpr const char *kPostgresAuditRowsSelect =
 inline constexpr const char *kAuditWhereDecision = "o.status = ?";
 inline constexpr const char *kAuditWhereClient = COUNTERSIGN_AUDIT_CLIENT " = ?";
 inline constexpr const char *kAuditWhereTool = "o.tool = ?";
+// A person: who decided (alone, or as one of several approvers), or the owner of the connection the
+// call came through. Bound: "console:<person>" twice, then the person.
+inline constexpr const char *kAuditWherePerson =
+    "(EXISTS (SELECT 1 FROM decisions p WHERE p.nonce = o.nonce AND p.decided_by = ?) OR "
+    "EXISTS (SELECT 1 FROM reviews r WHERE r.nonce = o.nonce AND r.reviewer = ?) OR o.owner = ?)";
+inline constexpr const char *kAuditWhereInstance = "o.instance = ?";
 inline constexpr const char *kAuditWhereFrom = "o.created_ms >= ?";
 inline constexpr const char *kAuditWhereTo = "o.created_ms < ?";
 inline constexpr const char *kAuditWhereText =
@@ -424,5 +470,15 @@ inline constexpr const char *kDistinctClients =
     "SELECT DISTINCT COALESCE(NULLIF(json_extract(client_info, '$.name'), ''), principal) AS client "
     "FROM operations ORDER BY client";
 inline constexpr const char *kDistinctTools = "SELECT DISTINCT tool FROM operations ORDER BY tool";
+// The people in the store: who decided at a console (a decision by several approvers is in reviews),
+// and the owners of the connections calls came through.
+inline constexpr const char *kDistinctPeople =
+    "SELECT DISTINCT person FROM ("
+    "SELECT SUBSTR(decided_by, 9) AS person FROM decisions "
+    "WHERE decided_by LIKE 'console:%' AND decided_by NOT LIKE '%, console:%' "
+    "UNION SELECT SUBSTR(reviewer, 9) AS person FROM reviews WHERE reviewer LIKE 'console:%' "
+    "UNION SELECT owner AS person FROM operations WHERE owner IS NOT NULL) people ORDER BY person";
+inline constexpr const char *kDistinctInstances =
+    "SELECT DISTINCT instance FROM operations WHERE instance IS NOT NULL ORDER BY instance";
 
 } // namespace Countersign::StoreSql

@@ -25,8 +25,10 @@ bool TokenStore::isValidName(const QString &name)
     return pattern.match(name).hasMatch();
 }
 
-Result<QString> TokenStore::add(const QString &name)
+Result<QString> TokenStore::add(const QString &name, const QString &owner)
 {
+    if (owner.trimmed().isEmpty() || owner.size() > 64)
+        return failure(QStringLiteral("a connection needs an owner: a person's name of 1 to 64 characters"));
     if (!isValidName(name))
         return failure(
             QStringLiteral("invalid connection name \"%1\": use 1-64 letters, digits, '.', '_' or '-', "
@@ -48,12 +50,12 @@ Result<QString> TokenStore::add(const QString &name)
         if (existing.value().value(1).isNull())
             return failure(
                 QStringLiteral("a connection named \"%1\" already exists; revoke it first").arg(name));
-        auto replaced = m_database.exec(StoreSql::kConnectionReplace, {hash, m_clock.nowMs(), name});
+        auto replaced = m_database.exec(StoreSql::kConnectionReplace, {hash, m_clock.nowMs(), owner, name});
         if (!replaced)
             return failure(replaced.error());
         return token;
     }
-    auto inserted = m_database.exec(StoreSql::kConnectionInsert, {name, hash, m_clock.nowMs()});
+    auto inserted = m_database.exec(StoreSql::kConnectionInsert, {name, hash, m_clock.nowMs(), owner});
     if (!inserted)
         return failure(inserted.error());
     return token;
@@ -71,6 +73,7 @@ Result<QList<TokenStore::Connection>> TokenStore::list()
         c.createdMs = q.value().value(1).toLongLong();
         if (!q.value().value(2).isNull())
             c.revokedMs = q.value().value(2).toLongLong();
+        c.owner = q.value().value(3).toString();
         out.append(c);
     }
     return out;
@@ -103,7 +106,8 @@ std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
         const QByteArray stored = q.value().value(2).toString().toLatin1();
         if (stored.size() == presented.size() &&
             sodium_memcmp(stored.constData(), presented.constData(), static_cast<size_t>(stored.size())) == 0)
-            found = Principal{q.value().value(0).toLongLong(), q.value().value(1).toString()};
+            found = Principal{q.value().value(0).toLongLong(), q.value().value(1).toString(),
+                              q.value().value(3).toString()};
     }
     return found;
 }

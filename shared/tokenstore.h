@@ -23,14 +23,16 @@ public:
         QString name;
         qint64 createdMs = 0;
         std::optional<qint64> revokedMs;
+        QString owner;
     };
 
     TokenStore(Database &database, const Clock &clock);
     Q_DISABLE_COPY_MOVE(TokenStore)
 
-    // Creates the connection NAME (or gives a revoked one a new token) and returns the token.
-    // An active connection of that name is refused: revoke it first.
-    Result<QString> add(const QString &name);
+    // Creates the connection NAME for owner, the person whose agent will use it (or gives a
+    // revoked one a new token and owner), and returns the token. An active connection of that name
+    // is refused: revoke it first. A team's review rules can bar the owner from approving its calls.
+    Result<QString> add(const QString &name, const QString &owner);
     Result<QList<Connection>> list();
     // Refused when no active connection has that name.
     Status revoke(const QString &name);

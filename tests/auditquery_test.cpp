@@ -167,49 +167,88 @@ private Q_SLOTS:
         QVERIFY(query().rowsWithKeys({}).value().isEmpty());
         QVERIFY(query().rowsWithKeys({987654}).value().isEmpty());
     }
+    void filter_byPersonAndInstance()
+    {
+        // "h" needed two people (alice, then bob) and came through carol's connection on desk-b.
+        Operation op;
+        op.nonce = QStringLiteral("h");
+        op.tool = QStringLiteral("drop_table");
+        op.principal = QStringLiteral("carol-laptop");
+        op.planDigest = op.plan.digest();
+        op.createdMs = at(2, 4);
+        op.expiresMs = op.createdMs + 300'000;
+        op.review.people = 2;
+        op.review.owner = QStringLiteral("carol");
+        op.instance = QStringLiteral("desk-b");
+        QVERIFY(m_store->recordOperation(op).ok());
+        decide("h", Operation::Status::Approved, "console:alice");
+        decide("h", Operation::Status::Approved, "console:bob");
+        const auto ids = [this](const QString &person, const QString &instance) {
+            AuditFilter filter;
+            filter.person = person;
+            filter.instance = instance;
+            return idsOf(filter, AuditQuery::Time, Qt::AscendingOrder);
+        };
+        QCOMPARE(ids(QStringLiteral("alice"), {}), split("a c e h"));
+        QCOMPARE(ids(QStringLiteral("bob"), {}), split("b h"));
+        QCOMPARE(ids(QStringLiteral("carol"), {}), split("h"));     // her connection's call
+        QCOMPARE(ids(QStringLiteral("vscode"), {}), QStringList()); // a client decision names no person
+        QCOMPARE(ids(QStringLiteral("al%"), {}), QStringList());    // no pattern: the name, exactly
+        QCOMPARE(ids({}, QStringLiteral("desk-b")), split("h"));
+        QCOMPARE(ids(QStringLiteral("alice"), QStringLiteral("desk-b")), split("h"));
+        QCOMPARE(ids(QStringLiteral("bob"), QStringLiteral("desk-a")), QStringList());
+        QCOMPARE(query().distinctPeople().value(), split("alice bob carol"));
+        QCOMPARE(query().distinctInstances().value(), split("desk-b"));
+    }
     void rows_filter_data()
     {
         QTest::addColumn<AuditFilter>("filter");
         QTest::addColumn<QStringList>("ids"); // newest first
         QTest::newRow("none") << AuditFilter{} << split("g f e d c b a");
-        QTest::newRow("declined") << AuditFilter{QStringLiteral("declined"), {}, {}, {}, {}, {}}
+        QTest::newRow("declined") << AuditFilter{QStringLiteral("declined"), {}, {}, {}, {}, {}, {}, {}}
                                   << split("c b");
         QTest::newRow("allowed by rule")
-            << AuditFilter{QStringLiteral("allowed"), {}, {}, {}, {}, {}} << split("g");
-        QTest::newRow("pending") << AuditFilter{QStringLiteral("pending"), {}, {}, {}, {}, {}} << split("f");
-        QTest::newRow("client") << AuditFilter{{}, QStringLiteral("Cursor"), {}, {}, {}, {}}
+            << AuditFilter{QStringLiteral("allowed"), {}, {}, {}, {}, {}, {}, {}} << split("g");
+        QTest::newRow("pending") << AuditFilter{QStringLiteral("pending"), {}, {}, {}, {}, {}, {}, {}}
+                                 << split("f");
+        QTest::newRow("client") << AuditFilter{{}, QStringLiteral("Cursor"), {}, {}, {}, {}, {}, {}}
                                 << split("f d b");
         QTest::newRow("client without a name: its connection")
-            << AuditFilter{{}, QStringLiteral("ci-bot"), {}, {}, {}, {}} << split("c");
-        QTest::newRow("tool") << AuditFilter{{}, {}, QStringLiteral("scale"), {}, {}, {}} << split("f e b");
+            << AuditFilter{{}, QStringLiteral("ci-bot"), {}, {}, {}, {}, {}, {}} << split("c");
+        QTest::newRow("tool") << AuditFilter{{}, {}, QStringLiteral("scale"), {}, {}, {}, {}, {}}
+                              << split("f e b");
         QTest::newRow("client and tool")
-            << AuditFilter{{}, QStringLiteral("Cursor"), QStringLiteral("scale"), {}, {}, {}} << split("f b");
-        QTest::newRow("one day") << AuditFilter{{}, {}, {}, kDay0.addDays(1), kDay0.addDays(1), {}}
+            << AuditFilter{{}, QStringLiteral("Cursor"), QStringLiteral("scale"), {}, {}, {}, {}, {}}
+            << split("f b");
+        QTest::newRow("one day") << AuditFilter{{}, {}, {}, kDay0.addDays(1), kDay0.addDays(1), {}, {}, {}}
                                  << split("d c");
-        QTest::newRow("from a day on") << AuditFilter{{}, {}, {}, kDay0.addDays(2), {}, {}} << split("g f e");
-        QTest::newRow("up to a day") << AuditFilter{{}, {}, {}, {}, kDay0, {}} << split("b a");
+        QTest::newRow("from a day on")
+            << AuditFilter{{}, {}, {}, kDay0.addDays(2), {}, {}, {}, {}} << split("g f e");
+        QTest::newRow("up to a day") << AuditFilter{{}, {}, {}, {}, kDay0, {}, {}, {}} << split("b a");
         QTest::newRow("days with no rows")
-            << AuditFilter{{}, {}, {}, kDay0.addDays(5), kDay0.addDays(9), {}} << QStringList();
+            << AuditFilter{{}, {}, {}, kDay0.addDays(5), kDay0.addDays(9), {}, {}, {}} << QStringList();
         QTest::newRow("text in a reason")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("freeze")} << split("b");
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("freeze"), {}, {}} << split("b");
         QTest::newRow("text in the plan")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("web-1")} << split("g a");
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("web-1"), {}, {}} << split("g a");
         QTest::newRow("text in the connection")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("ci-bo")} << split("c");
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("ci-bo"), {}, {}} << split("c");
         QTest::newRow("text is trimmed")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("  freeze ")} << split("b");
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("  freeze "), {}, {}} << split("b");
         QTest::newRow("LIKE wildcards are literal: matching")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("100%_")} << split("c");
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("100%_"), {}, {}} << split("c");
         QTest::newRow("LIKE wildcards are literal: not matching")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("ice%")} << QStringList();
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("ice%"), {}, {}} << QStringList();
         QTest::newRow("the escape character is literal")
-            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("\\%")} << QStringList();
+            << AuditFilter{{}, {}, {}, {}, {}, QStringLiteral("\\%"), {}, {}} << QStringList();
         QTest::newRow("everything at once") << AuditFilter{QStringLiteral("declined"),
                                                            QStringLiteral("Cursor"),
                                                            QStringLiteral("scale"),
                                                            kDay0,
                                                            kDay0,
-                                                           QStringLiteral("freeze")}
+                                                           QStringLiteral("freeze"),
+                                                           {},
+                                                           {}}
                                             << split("b");
     }
     void rows_filter()
@@ -266,12 +305,12 @@ private Q_SLOTS:
             QCOMPARE(days.value()[i].approved, expected[i][0]);
             QCOMPARE(days.value()[i].declined, expected[i][1]);
         }
-        auto cursor = query().perDay({{}, QStringLiteral("Cursor"), {}, {}, {}, {}});
+        auto cursor = query().perDay({{}, QStringLiteral("Cursor"), {}, {}, {}, {}, {}, {}});
         QCOMPARE(cursor.value().size(), 3);
         QCOMPARE(cursor.value()[0].declined, 1);
         QCOMPARE(cursor.value()[1].approved, 1);
         QCOMPARE(cursor.value()[2].approved + cursor.value()[2].declined, 0); // "f" is pending
-        QVERIFY(query().perDay({{}, {}, {}, kDay0.addDays(7), {}, {}}).value().isEmpty());
+        QVERIFY(query().perDay({{}, {}, {}, kDay0.addDays(7), {}, {}, {}, {}}).value().isEmpty());
     }
     void distinctLists_areSorted()
     {

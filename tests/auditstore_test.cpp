@@ -137,6 +137,113 @@ private Q_SLOTS:
                  QStringLiteral("postgres://a@h:5/d"));
         QVERIFY(!Database::isPostgresUrl(QStringLiteral("/home/a/postgresql://x.db")));
     }
+    // A team's review rules, held by the store under its write lock whichever console approves.
+    void twoPeople_firstApprovalWaits_secondDecides_byBoth()
+    {
+        Operation op = pending(QStringLiteral("two"));
+        op.review.people = 2;
+        op.instance = QStringLiteral("desk-a");
+        QVERIFY(m_store->recordOperation(op).ok());
+        const Decision alice{Operation::Status::Approved, QStringLiteral("console:alice"), {}, 10};
+        auto first = m_store->decide(op.nonce, alice);
+        QVERIFY2(first.ok(), qPrintable(first.ok() ? QString() : first.error()));
+        QCOMPARE(first.value().outcome, Operation::Status::Pending);
+        QVERIFY(!m_store->decision(op.nonce).value().has_value());
+        QCOMPARE(m_store->claim(op.nonce).value(), false); // nothing may run on half the approvals
+        // The same person twice is still one person.
+        auto again = m_store->decide(op.nonce, alice);
+        QVERIFY(!again.ok());
+        QVERIFY2(again.error().contains(QLatin1String("approved it already")), qPrintable(again.error()));
+        auto stored = m_store->operation(op.nonce);
+        QCOMPARE(stored.value()->review.approvedBy, QStringList{QStringLiteral("console:alice")});
+        QCOMPARE(stored.value()->instance, QStringLiteral("desk-a"));
+        QCOMPARE(m_store->pendingOperations().value().first().review.approvedBy,
+                 QStringList{QStringLiteral("console:alice")});
+        auto second =
+            m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:bob"), {}, 20});
+        QVERIFY(second.ok());
+        QCOMPARE(second.value().outcome, Operation::Status::Approved);
+        QCOMPARE(second.value().by, QStringLiteral("console:alice, console:bob"));
+        QVERIFY(m_store->verifiedDecision(op.nonce).ok());
+        QCOMPARE(m_store->claim(op.nonce).value(), true);
+        auto report = m_store->verifyChain(m_signer.publicKey());
+        QVERIFY2(report.ok() && report.value().firstBrokenSeq == 0,
+                 qPrintable(report.ok() ? report.value().problem : report.error()));
+    }
+    void twoPeople_aDeclineByAnyoneDecides()
+    {
+        Operation op = pending(QStringLiteral("two-declined"));
+        op.review.people = 2;
+        QVERIFY(m_store->recordOperation(op).ok());
+        QVERIFY(
+            m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:alice"), {}, 10})
+                .ok());
+        auto declined =
+            m_store->decide(op.nonce, {Operation::Status::Declined, QStringLiteral("console:bob"), {}, 20});
+        QVERIFY(declined.ok());
+        QCOMPARE(declined.value().outcome, Operation::Status::Declined);
+        QVERIFY(!m_store->claim(op.nonce).value());
+    }
+    void ownerBarred_theOwnerMayDeclineButNotApprove()
+    {
+        Operation op = pending(QStringLiteral("own"));
+        op.review.ownerBarred = true;
+        op.review.owner = QStringLiteral("alice");
+        QVERIFY(m_store->recordOperation(op).ok());
+        auto own =
+            m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:alice"), {}, 10});
+        QVERIFY(!own.ok());
+        QVERIFY2(own.error().contains(QLatin1String("your own connection")), qPrintable(own.error()));
+        // A typed confirmation in the client is the caller's own connection approving.
+        QVERIFY(
+            !m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("client:agent"), {}, 11})
+                 .ok());
+        QVERIFY(!m_store->decision(op.nonce).value().has_value());
+        QCOMPARE(count("SELECT COUNT(*) FROM audit_log WHERE event = 'approved'"), 0);
+        QVERIFY(
+            m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:bob"), {}, 12})
+                .ok());
+        QCOMPARE(m_store->decision(op.nonce).value()->by, QStringLiteral("console:bob"));
+        Operation mine = pending(QStringLiteral("own-declined"));
+        mine.review = op.review;
+        QVERIFY(m_store->recordOperation(mine).ok());
+        QVERIFY(
+            m_store
+                ->decide(mine.nonce, {Operation::Status::Declined, QStringLiteral("console:alice"), {}, 13})
+                .ok());
+    }
+    void ownerBarred_withNoOwnerOnRecord_noOneMayApprove()
+    {
+        Operation op = pending(QStringLiteral("unowned"));
+        op.review.ownerBarred = true;
+        QVERIFY(m_store->recordOperation(op).ok());
+        auto refused =
+            m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:bob"), {}, 10});
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().contains(QLatin1String("no owner on record")), qPrintable(refused.error()));
+        QVERIFY(
+            m_store->decide(op.nonce, {Operation::Status::Declined, QStringLiteral("console:bob"), {}, 11})
+                .ok());
+    }
+    void twoPeople_approvalsThroughTwoConnections_decideOnce()
+    {
+        // Two consoles (two connections to one store) approve one after the other: the first
+        // approval is recorded, the second completes it.
+        Operation op = pending(QStringLiteral("race"));
+        op.review.people = 2;
+        QVERIFY(m_store->recordOperation(op).ok());
+        auto otherDb = Database::open(dbPath());
+        QVERIFY(otherDb.ok());
+        AuditStore other(*otherDb.value(), m_clock, &m_signer);
+        auto a =
+            m_store->decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:alice"), {}, 10});
+        auto b = other.decide(op.nonce, {Operation::Status::Approved, QStringLiteral("console:bob"), {}, 11});
+        QVERIFY(a.ok() && b.ok());
+        QCOMPARE(a.value().outcome, Operation::Status::Pending);
+        QCOMPARE(b.value().outcome, Operation::Status::Approved);
+        QCOMPARE(count("SELECT COUNT(*) FROM reviews"), 2);
+        QCOMPARE(count("SELECT COUNT(*) FROM decisions"), 1);
+    }
     void operation_roundTrips()
     {
         const Operation op = pending(QStringLiteral("n1"));

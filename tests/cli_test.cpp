@@ -2,6 +2,7 @@
 // --headless over real loopback HTTP, --stdio and its token, and receipt verify on a real result.
 #include <nlohmann/json.hpp>
 
+#include "config.h"
 #include "jsoncompare.h"
 #include <QCryptographicHash>
 #include <QDir>
@@ -160,6 +161,8 @@ private Q_SLOTS:
         QCOMPARE(list.exitCode, 0);
         QVERIFY(list.out.contains("vscode"));
         QVERIFY(list.out.contains("active"));
+        // Owned by the person at this console: no "person" is configured, so the OS account.
+        QVERIFY2(list.out.contains("owner " + Countersign::Config::osLogin().toUtf8()), list.out.constData());
         QVERIFY2(!list.out.contains(added.out.trimmed()), "list must never print a token");
         const Run revoked = run({QStringLiteral("token"), QStringLiteral("revoke"), QStringLiteral("vscode"),
                                  QStringLiteral("--data-dir"), dataDir()});

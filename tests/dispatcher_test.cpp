@@ -77,7 +77,7 @@ class DispatcherTest : public QObject
 private:
     ToolRegistry m_tools;
     std::unique_ptr<Dispatcher> m_dispatcher;
-    CallContext m_context{Principal{1, QStringLiteral("tester")}, Transport::Http};
+    CallContext m_context{Principal{1, QStringLiteral("tester"), {}}, Transport::Http};
 
     // Every tool here answers at once, so the reply is there when dispatch() returns.
     Reply send(const json &message)

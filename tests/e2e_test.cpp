@@ -200,7 +200,7 @@ private:
                 return failure(db.error());
             SystemClock clock;
             TokenStore tokens(*db.value(), clock);
-            auto added = tokens.add(QStringLiteral("e2e"));
+            auto added = tokens.add(QStringLiteral("e2e"), QStringLiteral("tester"));
             if (!added)
                 return failure(added.error());
             token = added.value();

@@ -73,7 +73,7 @@ private:
     ApprovalQueue *m_queue = nullptr;
     std::shared_ptr<FakeAction> m_actionPtr = std::make_shared<FakeAction>();
     FakeAction &m_action = *m_actionPtr;
-    Principal m_principal{1, QStringLiteral("agent")};
+    Principal m_principal{1, QStringLiteral("agent"), {}};
     json m_caps = json::object();
     json m_clientInfo = {{"name", "test-client"}, {"version", "1"}};
 
@@ -329,7 +329,7 @@ private Q_SLOTS:
         std::string state;
         QVERIFY(firstPass({{"service", "web-1"}}, &state));
         QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
-        const Principal other{2, QStringLiteral("other-agent")};
+        const Principal other{2, QStringLiteral("other-agent"), {}};
         ProtocolError e;
         QVERIFY(asProtocolError(call(params({{"service", "web-1"}}, state), &other), e));
         QCOMPARE(e.code, JsonRpc::kInvalidParams);
@@ -777,7 +777,7 @@ private Q_SLOTS:
         QVERIFY(asResult(call(params({{"service", "one-more"}})), r));
         QVERIFY(r.value("isError", false));
         QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("approvals waiting")));
-        const Principal other{2, QStringLiteral("other-agent")};
+        const Principal other{2, QStringLiteral("other-agent"), {}};
         QVERIFY(asResult(call(params({{"service", "x"}}), &other), r));
         QCOMPARE_JSON(r.value("resultType", json()), json("input_required"));
         m_clock.advance(300'001); // expired cards no longer count

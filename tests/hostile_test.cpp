@@ -326,7 +326,7 @@ private Q_SLOTS:
             QVERIFY(db.ok());
             SystemClock clock;
             TokenStore tokens(*db.value(), clock);
-            m_token = tokens.add(QStringLiteral("hostile")).value().toLatin1();
+            m_token = tokens.add(QStringLiteral("hostile"), QStringLiteral("tester")).value().toLatin1();
         }
         ServerKeys keys;
         keys.ticketKey = TicketSealer::generateKey();

@@ -10,8 +10,8 @@ class LegacySessionsTest : public QObject
 {
     Q_OBJECT
 private:
-    const Principal m_alice{1, QStringLiteral("alice")};
-    const Principal m_bob{2, QStringLiteral("bob")};
+    const Principal m_alice{1, QStringLiteral("alice"), {}};
+    const Principal m_bob{2, QStringLiteral("bob"), {}};
 
 private Q_SLOTS:
     void aSession_isItsConnectionsOnly_andEndsWhenClosed()

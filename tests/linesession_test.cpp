@@ -68,7 +68,7 @@ private Q_SLOTS:
         m_session = std::make_unique<LineSession>(
             *m_dispatcher,
             [] {
-                return std::optional<Principal>(Principal{1, QStringLiteral("agent")});
+                return std::optional<Principal>(Principal{1, QStringLiteral("agent"), {}});
             },
             [this](const QByteArray &bytes) {
                 QVERIFY(bytes.endsWith('\n'));
@@ -149,7 +149,7 @@ private Q_SLOTS:
         LineSession session(
             *m_dispatcher,
             [&active] {
-                return active ? std::optional<Principal>(Principal{1, {}}) : std::nullopt;
+                return active ? std::optional<Principal>(Principal{1, {}, {}}) : std::nullopt;
             },
             [this](const QByteArray &bytes) { m_written.append(json::parse(bytes.toStdString())); });
         session.handleLine(listen(1, {{"toolsListChanged", true}}));

@@ -243,6 +243,60 @@ private Q_SLOTS:
         QTRY_VERIFY(decisionOf(declined.nonce));
         QCOMPARE(decisionOf(declined.nonce)->by, QStringLiteral("console:Bea Lopez"));
     }
+    // A team's review rules on a card: the first person's approval keeps the card (it says who
+    // approved), the same person cannot approve twice, and the next person's approval decides.
+    void twoPeopleCard_waitsForTheSecondPerson()
+    {
+        m_queue->setPerson(QStringLiteral("Bea Lopez"));
+        Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"),
+                            "Claude Code", QStringLiteral("vscode"), false);
+        op.review.people = 2;
+        QVERIFY(m_db->exec("UPDATE operations SET people = 2").ok());
+        m_queue->park(op);
+        readTheCard();
+        QTRY_VERIFY(find<QLabel>("cardReview")->isVisible());
+        QVERIFY2(find<QLabel>("cardReview")->text().contains(QLatin1String("no one has approved it yet")),
+                 qPrintable(find<QLabel>("cardReview")->text()));
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        QVERIFY(!decisionOf(op.nonce));
+        QCOMPARE(find<QListWidget>("pendingList")->count(), 1);
+        QTRY_VERIFY2(
+            find<QLabel>("cardReview")->text().contains(QLatin1String("approved so far by Bea Lopez")),
+            qPrintable(find<QLabel>("cardReview")->text()));
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        QCOMPARE(find<QPushButton>("approveButton")->text(), QStringLiteral("Another person must approve"));
+        QVERIFY(!m_queue->approve(op.nonce, m_queue->reviewer()).ok());
+        m_queue->setPerson(QStringLiteral("Cy"));
+        QTRY_VERIFY(find<QPushButton>("approveButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("approveButton"), Qt::LeftButton);
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
+        QCOMPARE(decisionOf(op.nonce)->by, QStringLiteral("console:Bea Lopez, console:Cy"));
+    }
+    void ownConnectionCard_itsOwnerMayOnlyDecline()
+    {
+        m_queue->setPerson(QStringLiteral("Bea Lopez"));
+        Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"),
+                            "Claude Code", QStringLiteral("vscode"), false);
+        op.review.ownerBarred = true;
+        op.review.owner = QStringLiteral("Bea Lopez");
+        QVERIFY(m_db->exec("UPDATE operations SET owner_barred = 1, owner = 'Bea Lopez'").ok());
+        m_queue->park(op);
+        readTheCard();
+        QTRY_VERIFY(find<QLabel>("cardReview")->isVisible());
+        QVERIFY(find<QLabel>("cardReview")->text().contains(QLatin1String("belongs to Bea Lopez")));
+        QTRY_COMPARE(find<QPushButton>("approveButton")->text(),
+                     QStringLiteral("Another person must approve"));
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+        QVERIFY(find<QPushButton>("approveButton")->toolTip().contains(QLatin1String("your own connection")));
+        // Ctrl+Return goes through the same checks as the button.
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY(!decisionOf(op.nonce));
+        QVERIFY(find<QPushButton>("declineButton")->isEnabled());
+        QTest::mouseClick(find<QPushButton>("declineButton"), Qt::LeftButton);
+        QTRY_VERIFY(decisionOf(op.nonce));
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Declined);
+    }
     void clickingApprove_decides_andTheCardLeaves()
     {
         const Operation op = park();
@@ -516,19 +570,19 @@ private Q_SLOTS:
         AuditModel model(m_db->connectionName());
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 30);
-        model.setFilter({QStringLiteral("declined"), {}, {}, {}, {}, {}});
+        model.setFilter({QStringLiteral("declined"), {}, {}, {}, {}, {}, {}, {}});
         QCOMPARE(model.rowCount(), 6);
         QCOMPARE(model.data(model.index(0, AuditModel::Decision)).toString(), QStringLiteral("declined"));
-        model.setFilter({{}, QStringLiteral("Cursor"), QStringLiteral("scale"), {}, {}, {}});
+        model.setFilter({{}, QStringLiteral("Cursor"), QStringLiteral("scale"), {}, {}, {}, {}, {}});
         QCOMPARE(model.rowCount(), 5); // i in {3, 9, 15, 21, 27}
-        model.setFilter({{}, {}, {}, {}, {}, QStringLiteral("not now 1")});
+        model.setFilter({{}, {}, {}, {}, {}, QStringLiteral("not now 1"), {}, {}});
         QCOMPARE(model.rowCount(), 2); // reasons "not now 10" and "not now 15"
-        model.setFilter({{}, {}, {}, {}, {}, QStringLiteral("100%_")}); // LIKE wildcards are literal
+        model.setFilter({{}, {}, {}, {}, {}, QStringLiteral("100%_"), {}, {}}); // LIKE wildcards are literal
         QCOMPARE(model.rowCount(), 0);
         const QDate today = QDateTime::fromMSecsSinceEpoch(m_clock.nowMs(), Qt::UTC).date();
-        model.setFilter({{}, {}, {}, today, today, {}});
+        model.setFilter({{}, {}, {}, today, today, {}, {}, {}});
         QCOMPARE(model.rowCount(), 30);
-        model.setFilter({{}, {}, {}, today.addDays(1), today.addDays(2), {}});
+        model.setFilter({{}, {}, {}, today.addDays(1), today.addDays(2), {}, {}, {}});
         QCOMPARE(model.rowCount(), 0);
         model.setFilter({});
         model.sort(AuditModel::Tool, Qt::AscendingOrder);

@@ -126,7 +126,7 @@ private Q_SLOTS:
         m_endpoint = std::make_unique<McpHttpEndpoint>(
             *m_dispatcher, [](const QByteArray &token) -> std::optional<Principal> {
                 if (token == kToken)
-                    return Principal{1, QStringLiteral("good")};
+                    return Principal{1, QStringLiteral("good"), {}};
                 return std::nullopt;
             });
     }

@@ -197,6 +197,57 @@ private Q_SLOTS:
         QTest::newRow("bad mode") << QByteArray("null") << QByteArray(R"({"high": "agent"})")
                                   << "approval.high: must be \"console\" or \"client\"";
     }
+    void reviewRules_areReadPerRiskLevel()
+    {
+        auto p = Policy::fromJson(
+            json(), json(),
+            json::parse(R"({"twoPeople": ["critical"], "notOwnConnection": ["high", "critical"]})"));
+        QVERIFY2(p.ok(), qPrintable(p.ok() ? QString() : p.error()));
+        QCOMPARE(p.value().peopleFor(Risk::High), 1);
+        QCOMPARE(p.value().peopleFor(Risk::Critical), 2);
+        QVERIFY(!p.value().ownConnectionBarred(Risk::Medium));
+        QVERIFY(p.value().ownConnectionBarred(Risk::High));
+        QCOMPARE_JSON(
+            p.value().toJson().at("review"),
+            json::parse(R"({"twoPeople": ["critical"], "notOwnConnection": ["high", "critical"]})"));
+        const Policy none = Policy::fromJson(json(), json()).value();
+        QCOMPARE(none.peopleFor(Risk::Critical), 1);
+        QVERIFY(!none.ownConnectionBarred(Risk::Critical));
+    }
+    void badReviewRules_areRefused_data()
+    {
+        QTest::addColumn<QByteArray>("approval");
+        QTest::addColumn<QByteArray>("review");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("not an object")
+            << QByteArray("null") << QByteArray("[]") << "review: must be an object";
+        QTest::newRow("unknown key") << QByteArray("null") << QByteArray(R"({"threePeople": []})")
+                                     << "review.threePeople: unknown key";
+        QTest::newRow("not a list") << QByteArray("null") << QByteArray(R"({"twoPeople": "high"})")
+                                    << "review.twoPeople: must be a list of risk levels";
+        QTest::newRow("unknown risk")
+            << QByteArray("null") << QByteArray(R"({"notOwnConnection": ["severe"]})")
+            << "review.notOwnConnection: \"severe\" is not a risk level";
+        QTest::newRow("mistyped risk") << QByteArray("null") << QByteArray(R"({"twoPeople": [3]})")
+                                       << "review.twoPeople: 3 is not a risk level";
+        // A client's typed confirmation is one approval through the caller's own connection.
+        QTest::newRow("client approval, two people")
+            << QByteArray(R"({"high": "client"})") << QByteArray(R"({"twoPeople": ["high"]})")
+            << "review: high risk is approved in the client";
+        QTest::newRow("client approval, owner barred")
+            << QByteArray(R"({"low": "client"})") << QByteArray(R"({"notOwnConnection": ["low"]})")
+            << "review: low risk is approved in the client";
+    }
+    void badReviewRules_areRefused()
+    {
+        QFETCH(QByteArray, approval);
+        QFETCH(QByteArray, review);
+        QFETCH(QString, error);
+        auto p =
+            Policy::fromJson(json(), json::parse(approval.toStdString()), json::parse(review.toStdString()));
+        QVERIFY(!p.ok());
+        QVERIFY2(p.error().startsWith(error), qPrintable(p.error()));
+    }
     void badRules_areRefusedWithTheirPlace()
     {
         QFETCH(QByteArray, rules);

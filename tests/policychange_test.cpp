@@ -204,6 +204,19 @@ private Q_SLOTS:
         QTest::newRow("narrows: a workspace root removed")
             << base << QByteArray(R"({"workspaceRoots": []})") << QStringList()
             << list({"workspace root: /tmp/ws → none"});
+        QTest::newRow("widens: two people no longer needed")
+            << QByteArray(R"({"review": {"twoPeople": ["critical", "high"]}})")
+            << QByteArray(R"({"review": {"twoPeople": ["critical"]}})")
+            << list({"people approving high risk: 2 → 1"}) << QStringList();
+        QTest::newRow("widens: the owner may approve again")
+            << QByteArray(R"({"review": {"notOwnConnection": ["high"]}})") << base
+            << list({"who may approve high risk: not the connection's owner → anyone"}) << QStringList();
+        QTest::newRow("narrows: review rules added")
+            << base
+            << QByteArray(R"({"review": {"twoPeople": ["critical"], "notOwnConnection": ["critical"]}})")
+            << QStringList()
+            << list({"people approving critical risk: 1 → 2",
+                     "who may approve critical risk: anyone → not the connection's owner"});
         QTest::newRow("narrows: a risk level back to console approval")
             << QByteArray(R"({"approval": {"high": "client"}})") << base << QStringList()
             << list({"approval for high risk: client → console"});

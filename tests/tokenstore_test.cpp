@@ -25,18 +25,38 @@ private Q_SLOTS:
     void add_thenAuthenticate_givesThePrincipal()
     {
         TokenStore store(*m_db, m_clock);
-        auto token = store.add(QStringLiteral("vscode"));
+        auto token = store.add(QStringLiteral("vscode"), QStringLiteral("alice"));
         QVERIFY(token.ok());
         QVERIFY(token.value().startsWith(QLatin1String("cs_")));
         QVERIFY(token.value().size() > 40);
         auto principal = store.authenticate(token.value().toLatin1());
         QVERIFY(principal.has_value());
         QCOMPARE(principal->name, QStringLiteral("vscode"));
+        QCOMPARE(principal->owner, QStringLiteral("alice"));
+    }
+    void add_recordsTheOwner_andARenewalTakesTheNewOne()
+    {
+        TokenStore store(*m_db, m_clock);
+        QVERIFY(store.add(QStringLiteral("cli"), QStringLiteral("alice")).ok());
+        QVERIFY(store.revoke(QStringLiteral("cli")).ok());
+        auto renewed = store.add(QStringLiteral("cli"), QStringLiteral("bob"));
+        QVERIFY(renewed.ok());
+        QCOMPARE(store.authenticate(renewed.value().toLatin1())->owner, QStringLiteral("bob"));
+        auto list = store.list();
+        QVERIFY(list.ok());
+        QCOMPARE(list.value().first().owner, QStringLiteral("bob"));
+    }
+    void add_withoutOwner_isRefused()
+    {
+        TokenStore store(*m_db, m_clock);
+        QVERIFY(!store.add(QStringLiteral("cli"), QStringLiteral("  ")).ok());
+        QVERIFY(!store.add(QStringLiteral("cli"), QString(65, QLatin1Char('a'))).ok());
+        QVERIFY(store.list().value().isEmpty());
     }
     void add_storesOnlyTheHash()
     {
         TokenStore store(*m_db, m_clock);
-        auto token = store.add(QStringLiteral("a"));
+        auto token = store.add(QStringLiteral("a"), QStringLiteral("alice"));
         QVERIFY(token.ok());
         auto q = m_db->exec("SELECT token_hash FROM connections");
         QVERIFY(q.ok() && q.value().next());
@@ -47,7 +67,7 @@ private Q_SLOTS:
     void authenticate_unknownOrEmptyToken_isRefused()
     {
         TokenStore store(*m_db, m_clock);
-        QVERIFY(store.add(QStringLiteral("a")).ok());
+        QVERIFY(store.add(QStringLiteral("a"), QStringLiteral("alice")).ok());
         QVERIFY(!store.authenticate("cs_nope").has_value());
         QVERIFY(!store.authenticate("").has_value());
         QVERIFY(!store.authenticate(QByteArray(1000, 'x')).has_value());
@@ -55,7 +75,7 @@ private Q_SLOTS:
     void revoke_makesTheTokenFail()
     {
         TokenStore store(*m_db, m_clock);
-        auto token = store.add(QStringLiteral("cursor"));
+        auto token = store.add(QStringLiteral("cursor"), QStringLiteral("alice"));
         QVERIFY(token.ok());
         QVERIFY(store.revoke(QStringLiteral("cursor")).ok());
         QVERIFY(!store.authenticate(token.value().toLatin1()).has_value());
@@ -68,11 +88,11 @@ private Q_SLOTS:
     void add_activeDuplicate_isRefused_revokedOneIsRenewed()
     {
         TokenStore store(*m_db, m_clock);
-        auto first = store.add(QStringLiteral("cli"));
+        auto first = store.add(QStringLiteral("cli"), QStringLiteral("alice"));
         QVERIFY(first.ok());
-        QVERIFY(!store.add(QStringLiteral("cli")).ok());
+        QVERIFY(!store.add(QStringLiteral("cli"), QStringLiteral("alice")).ok());
         QVERIFY(store.revoke(QStringLiteral("cli")).ok());
-        auto second = store.add(QStringLiteral("cli"));
+        auto second = store.add(QStringLiteral("cli"), QStringLiteral("alice"));
         QVERIFY(second.ok());
         QVERIFY(second.value() != first.value());
         QVERIFY(store.authenticate(second.value().toLatin1()).has_value());
@@ -91,7 +111,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, name);
         TokenStore store(*m_db, m_clock);
-        QVERIFY(!store.add(name).ok());
+        QVERIFY(!store.add(name, QStringLiteral("alice")).ok());
     }
 };
 

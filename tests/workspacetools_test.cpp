@@ -86,7 +86,7 @@ private:
         request.params = params;
         request.params["name"] = tool;
         request.envelope.protocolVersion = QLatin1String(JsonRpc::kProtocolVersion);
-        const CallContext context{Principal{1, QStringLiteral("agent")}, Transport::Http};
+        const CallContext context{Principal{1, QStringLiteral("agent"), {}}, Transport::Http};
         const json arguments = params.value("arguments", json::object());
         std::optional<ToolReply> out;
         m_tools.find(QLatin1String(tool))

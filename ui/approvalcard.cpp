@@ -66,6 +66,8 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_stale->setStyleSheet(
         QStringLiteral("background: #fff8c5; color: #3b2300; padding: 4px; border-radius: 4px"));
     m_stale->hide();
+    m_review = label(this, "cardReview");
+    m_review->hide();
     m_prompt = label(this, "cardPrompt");
     m_diff = new QPlainTextEdit(this);
     m_diff->setObjectName(QStringLiteral("cardDiff"));
@@ -124,6 +126,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     layout->addLayout(header);
     layout->addWidget(m_stale);
     layout->addWidget(m_client);
+    layout->addWidget(m_review);
     layout->addWidget(m_prompt);
     layout->addWidget(m_diff, 1);
     layout->addLayout(details);
@@ -218,6 +221,9 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_prompt->setText(
         visibleText(summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt));
     m_stale->setVisible(m_queue.isFromBeforeRestart(operation.nonce));
+    const QString review = reviewText(operation.review);
+    m_review->setText(visibleText(review));
+    m_review->setVisible(!review.isEmpty());
     if (!same)
         m_diff->setPlainText(
             visibleText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
@@ -239,6 +245,29 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_shownSinceMs = m_clock.nowMs();
     updateCountdown();
     m_tick.start();
+}
+
+QString ApprovalCard::reviewText(const Review &review)
+{
+    QStringList lines;
+    if (review.people > 1) {
+        QStringList people;
+        for (const QString &reviewer : review.approvedBy)
+            people.append(reviewer.startsWith(QLatin1String("console:")) ? reviewer.mid(8) : reviewer);
+        lines.append(people.isEmpty()
+                         ? tr("Needs the approval of %1 different people; no one has approved it yet.")
+                               .arg(review.people)
+                         : tr("Needs the approval of %1 different people; approved so far by %2.")
+                               .arg(review.people)
+                               .arg(people.join(QStringLiteral(", "))));
+    }
+    if (review.ownerBarred)
+        lines.append(
+            review.owner.isEmpty()
+                ? tr("The connection has no owner on record, and a connection's owner may not approve "
+                     "its calls: no one can approve it. Add the connection again to record its owner.")
+                : tr("The connection belongs to %1, who may not approve its calls.").arg(review.owner));
+    return lines.join(QLatin1Char('\n'));
 }
 
 void ApprovalCard::updateCountdown()
@@ -273,11 +302,18 @@ void ApprovalCard::updateApproveEnabled()
         !m_operation.needsTypedConfirmation() || m_confirm->text() == m_operation.confirmationText();
     const bool open = !m_operation.nonce.isEmpty() && !m_expired;
     const bool shown = shownLongEnough();
-    m_approve->setEnabled(open && typedOk && shown);
-    m_approve->setText(open && !shown ? tr("Read the card first") : tr("Approve (Ctrl+Return)"));
-    m_approve->setToolTip(open && !shown ? tr("Approve is accepted once the card has been on screen for %1 s")
-                                               .arg(QLocale().toString(double(m_minimumShownMs) / 1000.0))
-                                         : QString());
+    // The team's review rules: the store refuses such an approval too.
+    const QString refused =
+        m_operation.nonce.isEmpty() ? QString() : m_operation.review.refusal(m_queue.reviewer());
+    m_approve->setEnabled(open && typedOk && shown && refused.isEmpty());
+    m_approve->setText(open && !refused.isEmpty() ? tr("Another person must approve")
+                       : open && !shown           ? tr("Read the card first")
+                                                  : tr("Approve (Ctrl+Return)"));
+    m_approve->setToolTip(open && !refused.isEmpty() ? refused
+                          : open && !shown
+                              ? tr("Approve is accepted once the card has been on screen for %1 s")
+                                    .arg(QLocale().toString(double(m_minimumShownMs) / 1000.0))
+                              : QString());
     m_decline->setEnabled(open);
 }
 

@@ -41,6 +41,8 @@ public:
 
     void approve();
     void decline();
+    // What the card says of the team's review rules (empty when none applies to it).
+    static QString reviewText(const Review &review);
 
 protected:
     bool event(QEvent *event) override;
@@ -66,6 +68,7 @@ private:
     QLabel *m_risk = nullptr;
     QLabel *m_countdown = nullptr;
     QLabel *m_stale = nullptr;
+    QLabel *m_review = nullptr;
     QLabel *m_prompt = nullptr;
     QPlainTextEdit *m_diff = nullptr;
     QLabel *m_targets = nullptr;

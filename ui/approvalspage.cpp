@@ -115,6 +115,7 @@ ApprovalsPage::ApprovalsPage(ApprovalQueue &queue, const Clock &clock, QWidget *
             focusList();
     });
     connect(&queue, &ApprovalQueue::cardRemoved, this, &ApprovalsPage::rebuild);
+    connect(&queue, &ApprovalQueue::cardChanged, this, &ApprovalsPage::rebuild);
     connect(m_list, &QListWidget::currentRowChanged, this, &ApprovalsPage::showSelected);
     connect(m_list, &QListWidget::itemSelectionChanged, this, &ApprovalsPage::updateBulkButtons);
     connect(m_sort, &QComboBox::currentIndexChanged, this,

@@ -297,4 +297,14 @@ Result<QStringList> AuditModel::distinctTools() const
     return m_query.distinctTools();
 }
 
+Result<QStringList> AuditModel::distinctPeople() const
+{
+    return m_query.distinctPeople();
+}
+
+Result<QStringList> AuditModel::distinctInstances() const
+{
+    return m_query.distinctInstances();
+}
+
 } // namespace Countersign

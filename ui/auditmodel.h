@@ -83,6 +83,8 @@ public:
     Result<QList<DayCount>> perDay() const;
     Result<QStringList> distinctClients() const;
     Result<QStringList> distinctTools() const;
+    Result<QStringList> distinctPeople() const;
+    Result<QStringList> distinctInstances() const;
 
     static QString decisionWords(const QString &status);
 

@@ -76,6 +76,13 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_client->setObjectName(QStringLiteral("filterClient"));
     m_tool = new QComboBox(this);
     m_tool->setObjectName(QStringLiteral("filterTool"));
+    m_person = new QComboBox(this);
+    m_person->setObjectName(QStringLiteral("filterPerson"));
+    m_person->setToolTip(
+        tr("Calls this person decided or approved, or that came through a connection they own"));
+    m_instance = new QComboBox(this);
+    m_instance->setObjectName(QStringLiteral("filterInstance"));
+    m_instance->setToolTip(tr("Calls served by this instance of Countersign (a team's share one store)"));
     m_useDates = new QCheckBox(tr("From"), this);
     m_useDates->setObjectName(QStringLiteral("filterUseDates"));
     m_useDates->setToolTip(tr("Show only the days from one date to another (UTC)"));
@@ -133,6 +140,8 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     filters->addWidget(m_decision);
     filters->addWidget(m_client);
     filters->addWidget(m_tool);
+    filters->addWidget(m_person);
+    filters->addWidget(m_instance);
     filters->addWidget(m_useDates);
     filters->addWidget(m_from);
     filters->addWidget(m_toLabel);
@@ -161,7 +170,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
         reloadChoices();
         m_model->refresh();
     });
-    for (QComboBox *box : {m_decision, m_client, m_tool})
+    for (QComboBox *box : {m_decision, m_client, m_tool, m_person, m_instance})
         connect(box, &QComboBox::currentIndexChanged, this, &AuditView::applyFilter);
     connect(m_useDates, &QCheckBox::toggled, this, [this](bool on) {
         enableDates(on);
@@ -246,9 +255,17 @@ void AuditView::reloadChoices()
 {
     auto clients = m_model->distinctClients();
     auto tools = m_model->distinctTools();
-    m_choicesError = !clients ? clients.error() : !tools ? tools.error() : QString();
+    auto people = m_model->distinctPeople();
+    auto instances = m_model->distinctInstances();
+    m_choicesError = !clients     ? clients.error()
+                     : !tools     ? tools.error()
+                     : !people    ? people.error()
+                     : !instances ? instances.error()
+                                  : QString();
     for (auto [box, values, any] :
-         {std::tuple{m_client, &clients, tr("Any client")}, std::tuple{m_tool, &tools, tr("Any tool")}}) {
+         {std::tuple{m_client, &clients, tr("Any client")}, std::tuple{m_tool, &tools, tr("Any tool")},
+          std::tuple{m_person, &people, tr("Anyone")},
+          std::tuple{m_instance, &instances, tr("Any instance")}}) {
         if (!*values)
             continue; // keep the choices there were
         const QString current = box->currentData().toString();
@@ -268,6 +285,8 @@ void AuditView::applyFilter()
     filter.decision = m_decision->currentData().toString();
     filter.client = m_client->currentData().toString();
     filter.tool = m_tool->currentData().toString();
+    filter.person = m_person->currentData().toString();
+    filter.instance = m_instance->currentData().toString();
     if (m_useDates->isChecked()) {
         filter.from = m_from->date();
         filter.to = m_to->date();

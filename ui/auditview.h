@@ -64,6 +64,8 @@ private:
     QComboBox *m_decision = nullptr;
     QComboBox *m_client = nullptr;
     QComboBox *m_tool = nullptr;
+    QComboBox *m_person = nullptr;
+    QComboBox *m_instance = nullptr;
     QCheckBox *m_useDates = nullptr;
     QDateEdit *m_from = nullptr;
     QDateEdit *m_to = nullptr;

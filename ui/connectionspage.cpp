@@ -116,7 +116,7 @@ void ConnectionsPage::showSetup(const QString &name, const QString &token)
 
 bool ConnectionsPage::addConnection(const QString &name)
 {
-    auto token = m_tokens.add(name);
+    auto token = m_tokens.add(name, m_owner);
     if (!token) {
         m_message->setText(token.error());
         return false;
@@ -184,9 +184,11 @@ void ConnectionsPage::reload()
     for (const auto &c : list.value()) {
         const QString created =
             QDateTime::fromMSecsSinceEpoch(c.createdMs).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
-        auto *item = new QListWidgetItem(c.revokedMs ? tr("%1 — created %2, revoked").arg(c.name, created)
-                                                     : tr("%1 — created %2").arg(c.name, created),
-                                         m_list);
+        const QString owner = c.owner.isEmpty() ? tr("no owner on record") : tr("owner %1").arg(c.owner);
+        auto *item =
+            new QListWidgetItem(c.revokedMs ? tr("%1 — %2, created %3, revoked").arg(c.name, owner, created)
+                                            : tr("%1 — %2, created %3").arg(c.name, owner, created),
+                                m_list);
         item->setData(Qt::UserRole, c.name);
         if (c.revokedMs)
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);

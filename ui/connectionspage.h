@@ -27,6 +27,8 @@ public:
 
     // The /mcp URL and the command that starts a stdio bridge to this console, for the setups.
     void setEndpoint(const QString &url, const QStringList &stdioCommand);
+    // The person connections added here belong to (the console's person).
+    void setOwner(const QString &person) { m_owner = person; }
     // Creates the connection; returns false and shows why when refused.
     bool addConnection(const QString &name);
     // Asks to revoke the selected connection (a confirmation naming it); false when none is selected.
@@ -47,6 +49,7 @@ private:
     void showSetup(const QString &name, const QString &token);
 
     TokenStore &m_tokens;
+    QString m_owner;
     QString m_url = QStringLiteral("http://127.0.0.1:7331/mcp");
     QStringList m_stdioCommand{QStringLiteral("countersign"), QStringLiteral("--stdio")};
     QLineEdit *m_name = nullptr;

@@ -70,6 +70,7 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     m_approvals = new ApprovalsPage(services.queue, services.clock, m_tabs);
     m_audit = new AuditView(services.audit, services.databaseConnection, m_tabs);
     m_connections = new ConnectionsPage(services.tokens, m_tabs);
+    m_connections->setOwner(services.queue.person());
     m_settings = new SettingsPage(m_tabs);
     m_tabs->addTab(m_approvals, tr("Approvals"));
     m_tabs->addTab(m_audit, tr("Audit log"));

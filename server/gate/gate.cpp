@@ -182,6 +182,9 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
                                       Operation::Status::Pending);
     op.approvalMode = mode;
     op.supersedes = supersedes;
+    op.review.people = m_policy.peopleFor(op.plan.risk);
+    op.review.ownerBarred = m_policy.ownConnectionBarred(op.plan.risk);
+    op.review.owner = request->principal.owner;
     if (supersedes.isEmpty()) {
         auto stored = m_store.recordCard(op);
         if (!stored)

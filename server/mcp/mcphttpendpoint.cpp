@@ -23,7 +23,7 @@ void McpHttpEndpoint::setConnectionCheck(ListenStreams::ConnectionCheck check) c
 {
     // A session whose client holds its stream open is in use: asking keeps it alive.
     m_streams.setChecks(std::move(check), [this](const QByteArray &session, qint64 principalId) {
-        return m_sessions.find(session, Principal{principalId, {}}, QDateTime::currentMSecsSinceEpoch())
+        return m_sessions.find(session, Principal{principalId, {}, {}}, QDateTime::currentMSecsSinceEpoch())
             .has_value();
     });
 }

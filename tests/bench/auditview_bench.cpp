@@ -164,13 +164,14 @@ int main(int argc, char **argv)
         const Figures figures = measure(model, [&] { model->setFilter(f); });
         print(QLatin1String(label), figures, QStringLiteral("(%1 rows)").arg(model->rowCount()));
     };
-    filtered("filter: decision = declined", {QStringLiteral("declined"), {}, {}, {}, {}, {}});
+    filtered("filter: decision = declined", {QStringLiteral("declined"), {}, {}, {}, {}, {}, {}, {}});
     filtered("filter: client + tool",
-             {{}, QStringLiteral("Cursor"), QStringLiteral("drop_table"), {}, {}, {}});
+             {{}, QStringLiteral("Cursor"), QStringLiteral("drop_table"), {}, {}, {}, {}, {}});
     const QDate today = QDate::currentDate();
-    filtered("filter: last 7 days", {{}, {}, {}, today.addDays(-7), today, {}});
-    filtered("search: \"freeze\" in every text column", {{}, {}, {}, {}, {}, QStringLiteral("freeze")});
-    filtered("search: \"svc-97\" (many matches)", {{}, {}, {}, {}, {}, QStringLiteral("svc-97")});
+    filtered("filter: last 7 days", {{}, {}, {}, today.addDays(-7), today, {}, {}, {}});
+    filtered("search: \"freeze\" in every text column",
+             {{}, {}, {}, {}, {}, QStringLiteral("freeze"), {}, {}});
+    filtered("search: \"svc-97\" (many matches)", {{}, {}, {}, {}, {}, QStringLiteral("svc-97"), {}, {}});
     filtered("clear the filter", {});
     for (int column = AuditModel::Time; column <= AuditModel::Outcome; ++column) {
         for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {

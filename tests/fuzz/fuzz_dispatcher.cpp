@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!parsed)
         return 0;
     int answers = 0;
-    dispatcher.dispatch(parsed.value(), CallContext{Principal{1, QStringLiteral("fuzz")}, Transport::Http},
+    dispatcher.dispatch(parsed.value(),
+                        CallContext{Principal{1, QStringLiteral("fuzz"), {}}, Transport::Http},
                         [&answers](Reply reply) {
                             ++answers;
                             if (reply.body) {

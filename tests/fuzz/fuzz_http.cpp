@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static McpHttpEndpoint endpoint(fuzzDispatcher(),
                                     [](const QByteArray &token) -> std::optional<Principal> {
                                         if (token == "cs_fuzz")
-                                            return Principal{1, QStringLiteral("fuzz")};
+                                            return Principal{1, QStringLiteral("fuzz"), {}};
                                         return std::nullopt;
                                     });
     if (size == 0)

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -38,7 +38,10 @@ const config = {
     actions: [
         action('delete_dir', ['sh', '-c', 'echo run >> runs-delete_dir; rm -r "$1"', 'apply', '{dir}']),
         action('delete_slow', ['sh', '-c', 'echo run >> runs-delete_slow; sleep 4; rm -r "$1"', 'apply', '{dir}']),
+        { ...action('delete_guarded', ['sh', '-c', 'echo run >> runs-delete_guarded; rm -r "$1"', 'apply', '{dir}']), risk: 'high' },
     ],
+    // High risk needs two different people, and not the owner of the calling connection.
+    review: { twoPeople: ['high'], notOwnConnection: ['high'] },
 };
 const makeVictim = (name) => { mkdirSync(path.join(work, name, 'sub'), { recursive: true }); writeFileSync(path.join(work, name, 'sub', 'f.txt'), 'x'); };
 
@@ -98,6 +101,30 @@ try {
         for (const r of answers) assert.ok(!r.result?.isError, textOf(r));
         assert.equal(new Set(answers.map((r) => JSON.stringify(r.result.content))).size, 1, 'one result for every retry');
         assert.equal(runsOf('runs-delete_dir'), 2, 'one more run, not twenty');
+    });
+
+    await check('review rules hold across instances: the connection\'s owner cannot approve, one person is not two, the second person decides', async () => {
+        makeVictim('victim-5');
+        const first = await rawCall(a, token, 'delete_guarded', { dir: 'victim-5' });
+        assert.equal(first.result?.resultType, 'input_required', JSON.stringify(first));
+        const card = (await decideIn(b, 'list', '--wait-ms', '0')).find((c) => c.tool === 'delete_guarded');
+        // The token was added on A by its OS account, with no "person" configured: its owner.
+        const refused = (by) => decideIn(b, 'approve', '--nonce', card.nonce, '--by', by).then(() => null, (e) => e.stderr);
+        assert.match(await refused(`console:${userInfo().username}`) ?? 'approved', /your own connection/);
+        assert.deepEqual(await decideIn(a, 'approve', '--nonce', card.nonce, '--by', 'console:bea'), { nonce: card.nonce, tool: 'delete_guarded', outcome: 'pending' });
+        assert.match(await refused('console:bea') ?? 'approved', /approved it already/);
+        const half = await rawCall(b, token, 'delete_guarded', { dir: 'victim-5' }, first.result.requestState);
+        assert.equal(half.result?.resultType, 'input_required', `one approval of two runs nothing: ${JSON.stringify(half)}`);
+        assert.equal(runsOf('runs-delete_guarded'), 0);
+        assert.equal((await decideIn(b, 'approve', '--nonce', card.nonce, '--by', 'console:cy')).outcome, 'approved');
+        const done = await retryUntilAnswered(a, token, 'delete_guarded', { dir: 'victim-5' }, first.result.requestState);
+        assert.ok(!done.result?.isError, textOf(done));
+        assert.equal(runsOf('runs-delete_guarded'), 1);
+        const { stdout } = await run(binary, ['audit', 'export', '--format', 'json', '--data-dir', a.dataDir, '--config', path.join(a.dir, 'config.json')]);
+        const row = JSON.parse(stdout).find((r) => r.id === card.nonce);
+        assert.equal(row?.decidedBy, 'console:bea, console:cy', JSON.stringify(row));
+        assert.equal(row.owner, userInfo().username);
+        assert.equal(row.instance, hostname(), 'the instance that served it, by its default name');
     });
 
     await check('A killed during a run: B\'s retries get "outcome unknown", and nothing runs again', async () => {
