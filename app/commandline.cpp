@@ -84,7 +84,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         QStringLiteral("FILE"));
     const QCommandLineOption show(
         QStringLiteral("show"),
-        QStringLiteral("Open the window on a tab: approvals (default), audit, connections, settings."),
+        QStringLiteral(
+            "Open the window on a tab: approvals (default), audit, declines, connections, settings."),
         QStringLiteral("TAB"));
     const QCommandLineOption setup(
         QStringLiteral("setup"),
@@ -150,8 +151,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         if (cl.setup && !(noun == QLatin1String("token") && verb == QLatin1String("add")))
             usageError(QStringLiteral("--setup goes with token add NAME"));
     } else if (!cl.show.isEmpty() &&
-               !QStringList{"approvals", "audit", "connections", "settings"}.contains(cl.show)) {
-        usageError(QStringLiteral("--show must be approvals, audit, connections or settings"));
+               !QStringList{"approvals", "audit", "declines", "connections", "settings"}.contains(cl.show)) {
+        usageError(QStringLiteral("--show must be approvals, audit, declines, connections or settings"));
     } else if (parser.isSet(stdio)) {
         cl.mode = Mode::Stdio;
     } else if (parser.isSet(headless)) {

@@ -28,6 +28,15 @@ ConfigWatcher::ConfigWatcher(QString path, Config current, QObject *parent)
         m_watcher.addPath(m_path);
 }
 
+void ConfigWatcher::checkNow()
+{
+    m_debounce.stop();
+    if (const QString dir = QFileInfo(m_path).absolutePath();
+        QFileInfo::exists(dir) && !m_watcher.directories().contains(dir))
+        m_watcher.addPath(dir); // made since the start: watched from now on
+    reload();
+}
+
 void ConfigWatcher::reload()
 {
     if (QFileInfo::exists(m_path) && !m_watcher.files().contains(m_path))

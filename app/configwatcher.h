@@ -21,6 +21,11 @@ public:
     // The last configuration read from the file; ConfigGuard decides whether it is in force.
     const Config &current() const { return m_current; }
 
+public Q_SLOTS:
+    // Reads the file now, as a change would (nothing when its text is the one last read): for a
+    // write Countersign made itself, which a folder created since the start is not watched for.
+    void checkNow();
+
 Q_SIGNALS:
     void reloaded(const Countersign::Config &config);
     void rejected(const QString &reason);

@@ -9,6 +9,7 @@
 #include "configwatcher.h"
 #include "consoleinstance.h"
 #include "database.h"
+#include "declinesview.h"
 #include "keyloader.h"
 #include "mainwindow.h"
 #include "mcpserver.h"
@@ -489,6 +490,12 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         // Calls a rule settles reach the audit log without a card: the view reads them too.
         QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(),
                          &AuditView::refreshSoon);
+        QObject::connect(p.server->server(), &McpServer::stepRecorded, w->declinesView(),
+                         &DeclinesView::refreshSoon);
+        // A deny rule the Declines view wrote is read at once (its folder may be new, and unwatched);
+        // the guard then applies it, as any narrowing edit of the file.
+        QObject::connect(w->declinesView(), &DeclinesView::ruleWritten, p.watcher.get(),
+                         &ConfigWatcher::checkNow);
         w->showTab(cl.show);
         (void)w->winId(); // creates the native window now, so the announcer sees its first expose
         w->windowHandle()->installEventFilter(new ShownAnnouncer(w));

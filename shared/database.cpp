@@ -166,6 +166,19 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
             return failure(
                 QStringLiteral("cannot open the PostgreSQL store %1: %2").arg(shown, db.lastError().text()));
     }
+    if (access == Access::ReadOnly)
+        return readyPostgres(std::move(database), access);
+    if (auto session = database->setUpSession(); !session)
+        return failure(session.error());
+    // Migrating begins a write transaction, at every start: a store that cannot be written is
+    // refused there.
+    if (auto migrated = database->migratePostgres(); !migrated)
+        return failure(migrated.error());
+    return database;
+}
+
+Result<std::unique_ptr<Database>> Database::readyPostgres(std::unique_ptr<Database> database, Access access)
+{
     database->m_readOnly = access == Access::ReadOnly;
     if (auto session = database->setUpSession(); !session)
         return failure(session.error());
@@ -174,16 +187,56 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
         const int target = latestSchema(Dialect::Postgres);
         if (current != target)
             return failure(QStringLiteral("cannot read %1: its schema is %2, this build reads %3")
-                               .arg(shown)
+                               .arg(database->m_path)
                                .arg(current)
                                .arg(target));
-        return database;
     }
-    // Migrating begins a write transaction, at every start: a store that cannot be written is
-    // refused there.
-    if (auto migrated = database->migratePostgres(); !migrated)
-        return failure(migrated.error());
     return database;
+}
+
+Result<std::unique_ptr<Database>> Database::openReaderOf(const QString &connectionName)
+{
+    const QString name = nextConnectionName();
+    QString driver;
+    QString file;
+    bool sqliteUri = false;
+    QString shown;
+    bool opened = false;
+    QString openError;
+    {
+        // Cloning copies the settings (not the session) under the connection list's lock, so it
+        // may be done on any thread; the clone's driver belongs to this one.
+        QSqlDatabase clone = QSqlDatabase::cloneDatabase(connectionName, name);
+        driver = clone.driverName();
+        if (driver == QLatin1String("QPSQL")) {
+            QUrl url;
+            url.setScheme(QStringLiteral("postgresql"));
+            url.setHost(clone.hostName());
+            url.setPort(clone.port());
+            url.setUserName(clone.userName());
+            url.setPath(QLatin1Char('/') + clone.databaseName());
+            shown = url.toString();
+            opened = clone.open();
+            if (!opened)
+                openError = clone.lastError().text();
+        } else {
+            file = clone.databaseName();
+            sqliteUri = clone.connectOptions().contains(QLatin1String("QSQLITE_OPEN_URI"));
+        }
+    }
+    if (driver != QLatin1String("QPSQL")) {
+        QSqlDatabase::removeDatabase(name);
+        if (driver != QLatin1String("QSQLITE"))
+            return failure(QStringLiteral("no store connection %1 to read alongside").arg(connectionName));
+        if (sqliteUri || file.isEmpty() || file == QLatin1String(":memory:") || !QFileInfo(file).isFile())
+            return failure(QStringLiteral("the store of %1 is not a file another connection can open")
+                               .arg(connectionName));
+        return open(file, Access::ReadOnly);
+    }
+    std::unique_ptr<Database> database(new Database(name, shown, Dialect::Postgres));
+    if (!opened)
+        return failure(QStringLiteral("cannot open the PostgreSQL store %1: %2").arg(shown, openError));
+    return readyPostgres(std::move(database), Access::ReadOnly);
 }
 
 Status Database::setUpSession()

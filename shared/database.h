@@ -45,6 +45,11 @@ public:
     // postgresql:// URL (user, password, host, port, database, and sslmode or connect_timeout as
     // query items).
     static Result<std::unique_ptr<Database>> open(const QString &location, Access access = Access::ReadWrite);
+    // A read-only connection of the calling thread to the store that connectionName (a connection
+    // of this process, of any thread) reaches: its file, or its PostgreSQL database with the same
+    // credentials and options. For reading off another connection's thread. An in-memory or URI
+    // SQLite connection has no second connection: an error.
+    static Result<std::unique_ptr<Database>> openReaderOf(const QString &connectionName);
 
     Dialect dialect() const { return m_dialect; }
     // A write transaction: SQLite's BEGIN IMMEDIATE; PostgreSQL's BEGIN with the store's write lock.
@@ -76,6 +81,8 @@ public:
 private:
     Database(QString connectionName, QString path, Dialect dialect);
     static Result<std::unique_ptr<Database>> openPostgres(const QString &url, Access access);
+    // After the connection opened: the session set up, and for reading the schema checked.
+    static Result<std::unique_ptr<Database>> readyPostgres(std::unique_ptr<Database> database, Access access);
     Status migrate();
     Status migratePostgres();
     Status beginWriteOn(Durability durability);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "configguard.h"
 #include "connectionspage.h"
+#include "declinesview.h"
 #include "policychangebanner.h"
 #include "settingspage.h"
 #include "upstreamlist.h"
@@ -69,11 +70,13 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     m_tabs->setObjectName(QStringLiteral("tabs"));
     m_approvals = new ApprovalsPage(services.queue, services.clock, m_tabs);
     m_audit = new AuditView(services.audit, services.databaseConnection, m_tabs);
+    m_declines = new DeclinesView(services.databaseConnection, m_tabs);
     m_connections = new ConnectionsPage(services.tokens, m_tabs);
     m_connections->setOwner(services.queue.person());
     m_settings = new SettingsPage(m_tabs);
     m_tabs->addTab(m_approvals, tr("Approvals"));
     m_tabs->addTab(m_audit, tr("Audit log"));
+    m_tabs->addTab(m_declines, tr("Declines"));
     m_tabs->addTab(m_connections, tr("Connections"));
     m_tabs->addTab(m_settings, tr("Settings"));
 
@@ -122,7 +125,7 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     QAction *about = help->addAction(tr("&About Countersign"), this, &MainWindow::showAbout);
     about->setObjectName(QStringLiteral("aboutAction"));
 
-    // Alt+1…4 open a tab with the keyboard in it (the arrow keys then work at once).
+    // Alt+1…5 open a tab with the keyboard in it (the arrow keys then work at once).
     for (int i = 0; i < m_tabs->count(); ++i) {
         auto *action = new QAction(this);
         action->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + i)));
@@ -149,6 +152,7 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     connect(&m_queue, &ApprovalQueue::cardAdded, this, &MainWindow::onCardAdded);
     connect(&m_queue, &ApprovalQueue::cardRemoved, this, &MainWindow::updateCount);
     connect(&m_queue, &ApprovalQueue::cardRemoved, m_audit, &AuditView::refreshSoon);
+    connect(&m_queue, &ApprovalQueue::cardRemoved, m_declines, &DeclinesView::refreshSoon);
     connect(&m_queue, &ApprovalQueue::revealRequested, this, &MainWindow::reveal);
     connect(&m_queue, &ApprovalQueue::storeError, this, &MainWindow::addWarning);
     connect(&m_queue, &ApprovalQueue::cardExpired, this, [this](const Operation &op) {
@@ -223,7 +227,7 @@ void MainWindow::reveal(const QString &nonce)
 
 void MainWindow::showTab(const QString &name)
 {
-    const QStringList names{QStringLiteral("approvals"), QStringLiteral("audit"),
+    const QStringList names{QStringLiteral("approvals"), QStringLiteral("audit"), QStringLiteral("declines"),
                             QStringLiteral("connections"), QStringLiteral("settings")};
     if (const auto i = names.indexOf(name); i >= 0)
         m_tabs->setCurrentIndex(int(i));
@@ -243,6 +247,7 @@ void MainWindow::setListenUrl(const QString &url, const QStringList &stdioComman
 void MainWindow::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)
 {
     m_settings->setConfig(config, configPath, effectiveText);
+    m_declines->setConfig(config, configPath);
     m_approvals->card()->setMinimumShownMs(qRound64(config.cardMinimumSeconds() * 1000.0));
 }
 
@@ -292,7 +297,7 @@ void MainWindow::showAbout()
     box->setInformativeText(
         tr("The approval console for the destructive tool calls of coding agents.\n\n"
            "Configuration file: %1\nData folder (database, keys, console.log): %2\n\n"
-           "Keys: Alt+1…4 tabs, Ctrl+Return approve, Ctrl+Shift+D decline, Alt+R reason, Ctrl+Q quit. "
+           "Keys: Alt+1…5 tabs, Ctrl+Return approve, Ctrl+Shift+D decline, Alt+R reason, Ctrl+Q quit. "
            "See the README for the command line (countersign --help).")
             .arg(m_configPath.isEmpty() ? tr("(unknown)") : m_configPath,
                  m_dataDir.isEmpty() ? tr("(unknown)") : m_dataDir));

@@ -17,13 +17,14 @@ class Clock;
 class Config;
 class ConfigGuard;
 class ConnectionsPage;
+class DeclinesView;
 class PolicyChangeBanner;
 class SettingsPage;
 class TokenStore;
 struct Operation;
 
-// The approval console's main window: pending approvals, the audit log, connections and the
-// effective settings. The title and the tray icon carry the pending count; a card that arrives
+// The approval console's main window: pending approvals, the audit log, the declines, connections
+// and the effective settings. The title and the tray icon carry the pending count; a card that arrives
 // while the window is hidden raises a desktop notification, which opens that card. Closing the
 // window keeps the server running in the tray (where there is one); Quit (Ctrl+Q, File or the tray)
 // ends the app, and so does closing without a tray; either asks first while cards wait, since
@@ -69,11 +70,12 @@ public:
 
     ApprovalsPage *approvalsPage() const { return m_approvals; }
     AuditView *auditView() const { return m_audit; }
+    DeclinesView *declinesView() const { return m_declines; }
     ConnectionsPage *connectionsPage() const { return m_connections; }
     SettingsPage *settingsPage() const { return m_settings; }
     PolicyChangeBanner *policyChangeBanner() const { return m_policyChange; }
 
-    // Opens a tab by name: approvals, audit, connections, settings.
+    // Opens a tab by name: approvals, audit, declines, connections, settings.
     void showTab(const QString &name);
     // Raises the window and marks that card in the list (URL-mode elicitation opened
     // /approvals/<id>, which needs no token); the card being read stays shown.
@@ -98,6 +100,7 @@ private:
     QTabWidget *m_tabs = nullptr;
     ApprovalsPage *m_approvals = nullptr;
     AuditView *m_audit = nullptr;
+    DeclinesView *m_declines = nullptr;
     ConnectionsPage *m_connections = nullptr;
     SettingsPage *m_settings = nullptr;
     QLabel *m_status = nullptr;
