@@ -1,6 +1,7 @@
 #include "mcpserver.h"
 
 #include "auditstore.h"
+#include "callspans.h"
 #include "commandaction.h"
 #include "commandrunner.h"
 #include "database.h"
@@ -12,6 +13,7 @@
 #include "jsonrpc.h"
 #include "localendpoint.h"
 #include "mcphttpendpoint.h"
+#include "otlpexporter.h"
 #include "receipt.h"
 #include "statustool.h"
 #include "ticketsealer.h"
@@ -26,6 +28,7 @@
 #include <QPointer>
 #include <QRegularExpression>
 #include <QTimer>
+#include <QUrl>
 
 Q_LOGGING_CATEGORY(lcServer, "countersign.server")
 
@@ -86,6 +89,8 @@ Result<quint16> McpServer::start()
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
     connect(m_gate, &Gate::idle, this, &McpServer::drained);
     connect(m_gate, &Gate::untrustedDecision, this, &McpServer::untrustedDecision);
+    if (m_setup.config.otlp().isEnabled())
+        startExport();
 
     m_tools = std::make_unique<ToolRegistry>();
     m_upstreams = new Upstreams(this);
@@ -139,6 +144,26 @@ Result<quint16> McpServer::start()
     return port;
 }
 
+void McpServer::startExport()
+{
+    const OtlpSpec &otlp = m_setup.config.otlp();
+    OtlpExporter::Settings settings;
+    settings.endpoint = QUrl(otlp.endpoint);
+    settings.headers = otlp.headers;
+    settings.resource = {{QStringLiteral("service.name"), otlp.serviceName},
+                         {QStringLiteral("service.version"), QStringLiteral(COUNTERSIGN_VERSION)}};
+    if (!m_setup.instanceId.isEmpty())
+        settings.resource.append({QStringLiteral("service.instance.id"), m_setup.instanceId});
+    settings.scopeVersion = QStringLiteral(COUNTERSIGN_VERSION);
+    m_exporter = std::make_unique<OtlpExporter>(std::move(settings));
+    m_spans = new CallSpans(
+        *m_audit, *m_setup.clock,
+        [exporter = m_exporter.get()](OtlpSpan span) { exporter->submit(std::move(span)); }, this);
+    m_spans->follow(m_gate);
+    qCInfo(lcServer).noquote() << "exporting a span per gated call to"
+                               << QUrl(otlp.endpoint).toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery);
+}
+
 void McpServer::buildTools()
 {
     m_tools->clear();
@@ -189,6 +214,8 @@ void McpServer::reconfigure(const Config &config)
 {
     const QString host = m_setup.config.listenHost();
     const quint16 port = m_setup.config.listenPort();
+    if (config.otlp() != m_setup.config.otlp())
+        qCWarning(lcServer) << "the otlp setting changed: it applies at the next start";
     m_setup.config = config;
     m_setup.config.overrideListen(host, port);
     if (!m_tools)
@@ -231,6 +258,8 @@ void McpServer::wake(const QString &nonce)
 {
     if (m_gate)
         m_gate->wake(nonce);
+    if (m_spans)
+        m_spans->check(nonce);
 }
 
 int McpServer::drain()
@@ -267,6 +296,10 @@ void McpServer::stop()
     m_runner = nullptr;
     delete m_gate;
     m_gate = nullptr;
+    // The calls still open are exported as they stand, then what waits is posted (bounded).
+    delete m_spans;
+    m_spans = nullptr;
+    m_exporter.reset();
     m_signer.reset();
     m_sealer.reset();
     m_audit.reset();

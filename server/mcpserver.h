@@ -16,6 +16,7 @@ class QTimer;
 namespace Countersign {
 
 class AuditStore;
+class CallSpans;
 class Clock;
 class CommandRunner;
 class Database;
@@ -23,6 +24,7 @@ class Dispatcher;
 class HttpServer;
 class LocalEndpoint;
 class McpHttpEndpoint;
+class OtlpExporter;
 class ReceiptSigner;
 class TicketSealer;
 class TokenStore;
@@ -77,8 +79,8 @@ public:
 
     const Dispatcher &dispatcher() const { return *m_dispatcher; }
 
-    // A reloaded configuration: tools, rules, TTL and poll window follow it; the listen address
-    // and key store only change with a restart. Calls in flight finish under the old one.
+    // A reloaded configuration: tools, rules, TTL and poll window follow it; the listen address,
+    // key store and OTLP export only change with a restart. Calls in flight finish under the old one.
     void reconfigure(const Config &config);
 
 public Q_SLOTS:
@@ -104,6 +106,8 @@ private:
     std::size_t toolsDigest() const;
     void tellIfToolsChanged();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
+    // With "otlp" configured: a span per gated call, exported (server/telemetry).
+    void startExport();
 
     Setup m_setup;
     std::unique_ptr<Database> m_database;
@@ -112,6 +116,8 @@ private:
     std::unique_ptr<TicketSealer> m_sealer;
     std::unique_ptr<ReceiptSigner> m_signer;
     Gate *m_gate = nullptr;
+    std::unique_ptr<OtlpExporter> m_exporter;
+    CallSpans *m_spans = nullptr; // with m_exporter, when "otlp" is configured
     Upstreams *m_upstreams = nullptr;
     QTimer *m_rebuild = nullptr; // coalesces the upstreams' tool changes
     QTimer *m_seen = nullptr;    // tells the store this instance still runs

@@ -213,6 +213,12 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                                        "password may come from ~/.pgpass or PGPASSWORD instead)"));
                 config.m_postgresUrl = url;
             }
+        } else if (key == "otlp") {
+            auto otlp = OtlpSpec::fromJson(value);
+            if (!otlp)
+                return failure(
+                    QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, key)).arg(otlp.error()));
+            config.m_otlp = std::move(otlp).value();
         } else if (key == "$schema") {
             continue;
         } else {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actionspec.h"
+#include "otlpspec.h"
 #include "policy.h"
 #include "result.h"
 #include "upstreamspec.h"
@@ -56,6 +57,9 @@ public:
     QString postgresUrl() const { return m_postgresUrl; }
     // Where the store is: the PostgreSQL URL, or countersign.db in the data folder. Read at start.
     QString storeLocation(const QString &dataDir) const;
+    // "otlp": where each gated call is exported as a span; off (isEnabled() false) by default.
+    // Read at start.
+    const OtlpSpec &otlp() const { return m_otlp; }
     QString sourcePath() const { return m_sourcePath; }
     // The text it was parsed from (empty for the defaults): what the audit log keeps of a policy.
     QByteArray sourceText() const { return m_sourceText; }
@@ -77,6 +81,7 @@ private:
     QString m_postgresUrl;
     QString m_person;
     QString m_instance;
+    OtlpSpec m_otlp;
     QString m_sourcePath;
     QByteArray m_sourceText;
 };

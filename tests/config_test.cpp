@@ -81,6 +81,31 @@ private Q_SLOTS:
         QCOMPARE(config.value().storeLocation(QStringLiteral("/data")),
                  QStringLiteral("postgresql://team@db.internal:5433/countersign"));
     }
+    void parse_otlp_isRead()
+    {
+        const QByteArray text =
+            R"({"otlp": {"endpoint": "https://otel.example.com:4318/v1/traces", "serviceName": "countersign-bea", )"
+            R"("headers": {"Authorization": "Bearer s3cret", "X-Scope-OrgID": "team-a"}}})";
+        const auto config = Config::parse(text, QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error()));
+        const OtlpSpec &otlp = config.value().otlp();
+        QVERIFY(otlp.isEnabled());
+        QCOMPARE(otlp.endpoint, QStringLiteral("https://otel.example.com:4318/v1/traces"));
+        QCOMPARE(otlp.headers.size(), 2);
+        QCOMPARE(otlp.headers[0].first, QByteArray("Authorization"));
+        QCOMPARE(otlp.headers[0].second, QByteArray("Bearer s3cret"));
+        QCOMPARE(otlp.serviceName, QStringLiteral("countersign-bea"));
+    }
+    void parse_otlp_isOffByDefault_andABaseUrlGetsTheTracesPath()
+    {
+        QVERIFY(!Config::parse("{}", QStringLiteral("c.json")).value().otlp().isEnabled());
+        const auto config =
+            Config::parse("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\"}}", QStringLiteral("c.json"));
+        QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error()));
+        QCOMPARE(config.value().otlp().endpoint, QStringLiteral("http://127.0.0.1:4318/v1/traces"));
+        QCOMPARE(config.value().otlp().serviceName, QStringLiteral("countersign"));
+        QVERIFY(config.value().otlp().headers.isEmpty());
+    }
     void parse_cardMinimumSeconds_isRead_data()
     {
         QTest::addColumn<QByteArray>("text");
@@ -199,6 +224,62 @@ private Q_SLOTS:
             << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"tools\": "
                           "{\"edit_file\": {\"plan\": [\"sh\", \"-c\", \"cat {path}\"]}}}]}")
             << QStringLiteral("upstreams[0].tools.edit_file.plan: ");
+        // OTLP export.
+        QTest::newRow("otlp not an object") << QByteArray("{\n\"otlp\": \"http://127.0.0.1:4318\"}")
+                                            << QStringLiteral("c.json:2: otlp: must be an object");
+        QTest::newRow("otlp without an endpoint") << QByteArray("{\"otlp\": {\"serviceName\": \"x\"}}")
+                                                  << QStringLiteral("otlp.endpoint: is required");
+        QTest::newRow("otlp endpoint a file URL")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"file:///tmp/spans\"}}")
+            << QStringLiteral("c.json:1: otlp.endpoint: must be an http:// or https:// URL");
+        QTest::newRow("otlp endpoint not a URL")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"collector:4318\"}}")
+            << QStringLiteral("otlp.endpoint: must be an http");
+        QTest::newRow("otlp endpoint without a host")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http:///v1\"}}")
+            << QStringLiteral("otlp.endpoint: must be an http");
+        QTest::newRow("otlp endpoint a number") << QByteArray("{\"otlp\": {\"endpoint\": 4318}}")
+                                                << QStringLiteral("otlp.endpoint: must be an http");
+        QTest::newRow("otlp endpoint with a password")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"https://me:pw@otel.example.com/v1/traces\"}}")
+            << QStringLiteral("otlp.endpoint: must not hold a user name or password");
+        QTest::newRow("otlp header value with a line break")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"X-A\": \"a\\r\\nX-B: b\"}}}")
+            << QStringLiteral("otlp.headers.X-A: the value must be at most 8192 bytes, with no line break");
+        QTest::newRow("otlp header value with a NUL")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"X-A\": \"a\\u0000b\"}}}")
+            << QStringLiteral("otlp.headers.X-A: the value must be");
+        QTest::newRow("otlp header value with an escape")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"X-A\": \"\\u001b[31m\"}}}")
+            << QStringLiteral("otlp.headers.X-A: the value must be");
+        QTest::newRow("otlp header name with a colon")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"X-A: b\": \"c\"}}}")
+            << QStringLiteral("otlp.headers: a header name must be 1 to 128 letters");
+        QTest::newRow("otlp header name with a line break")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"X-A\\nX-B\": \"c\"}}}")
+            << QStringLiteral("otlp.headers: a header name must be");
+        QTest::newRow("otlp header the exporter sets")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"Content-Length\": \"0\"}}}")
+            << QStringLiteral("otlp.headers.Content-Length: set by Countersign itself");
+        QTest::newRow("otlp header twice in two cases")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": "
+                          "{\"Authorization\": \"a\", \"authorization\": \"b\"}}}")
+            << QStringLiteral("a second header of this name");
+        QTest::newRow("otlp header a number")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"headers\": {\"X-A\": 1}}}")
+            << QStringLiteral("otlp.headers.X-A: must be a string");
+        QTest::newRow("otlp service name empty")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"serviceName\": \" \"}}")
+            << QStringLiteral("otlp.serviceName: must be a name of 1 to 128 printable characters");
+        QTest::newRow("otlp unknown key")
+            << QByteArray("{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318\", \"protocol\": \"grpc\"}}")
+            << QStringLiteral("otlp.protocol: unknown otlp setting");
         QTest::newRow("upstream unknown key")
             << QByteArray("{\"upstreams\": [{\"name\": \"fs\", \"command\": [\"a\"], \"shell\": true}]}")
             << QStringLiteral("upstreams[0].shell: unknown upstream key");
@@ -210,6 +291,14 @@ private Q_SLOTS:
         auto config = Config::parse(text, QStringLiteral("c.json"));
         QVERIFY(!config.ok());
         QVERIFY2(config.error().contains(expected), qPrintable(config.error()));
+    }
+    void parse_otlpHeaderRefused_neverQuotesTheValue()
+    {
+        const QByteArray text =
+            R"({"otlp": {"endpoint": "http://127.0.0.1:4318", "headers": {"Authorization": "Bearer hunter2\n"}}})";
+        const auto config = Config::parse(text, QStringLiteral("c.json"));
+        QVERIFY(!config.ok());
+        QVERIFY2(!config.error().contains(QStringLiteral("hunter2")), qPrintable(config.error()));
     }
     void parseListen_data()
     {

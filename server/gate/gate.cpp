@@ -83,7 +83,7 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
 {
     if (m_draining)
         return done(GateReplies::quitting());
-    RequestPtr request = GateRequest::from(action, call);
+    RequestPtr request = GateRequest::from(action, call, m_clock.nowMs());
     if (request->isRetry())
         retry(request, std::move(done));
     else
@@ -104,6 +104,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
         if (auto stored = m_store.recordOperation(op); !stored)
             return done(storeFailure(stored.error()));
         Q_EMIT stepRecorded(Step::Denied, op.nonce);
+        Q_EMIT opened(op, *request);
         return done(GateReplies::denied(verdict));
     }
     // The same call again while its card waits (an agent retrying without the ticket): it joins
@@ -201,6 +202,7 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     }
     qCInfo(lcGate) << "card" << op.nonce << op.tool << "for" << op.principal;
     Q_EMIT stepRecorded(Step::Minted, op.nonce);
+    Q_EMIT opened(op, *request);
     Q_EMIT parked(op);
     answerCard(request, op, supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(),
                std::move(done));
@@ -238,6 +240,7 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     if (auto stored = m_store.recordClaimed(op, durability); !stored)
         return done(storeFailure(stored.error()));
     Q_EMIT stepRecorded(Step::Claimed, op.nonce);
+    Q_EMIT opened(op, *request);
     ++m_applying;
     QPointer<Gate> self(this);
     request->action->apply(request->arguments,
@@ -554,6 +557,8 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
 void Gate::recordEnd(const QString &nonce, const json &result, Durability durability)
 {
     Q_EMIT stepRecorded(Step::Applied, nonce);
+    const auto isError = result.is_object() ? result.find("isError") : result.end();
+    Q_EMIT runEnded(nonce, isError != result.end() && *isError == true);
     if (auto finished = m_store.finishClaim(nonce, result, durability); !finished)
         qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
     else

@@ -101,6 +101,12 @@ Q_SIGNALS:
     // Settled by the server (expired, superseded, confirmed in the client): the card must go.
     void retired(const QString &nonce);
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
+    // For a trace of each call (server/telemetry), after stepRecorded of the same step: the call
+    // as recorded when it reached the gate (denied or allowed by a rule, or parked as a card, a
+    // replacement card included) with the request that brought it; and a run's end, with whether
+    // its result is an error (emitted whether or not the result could be stored).
+    void opened(const Countersign::Operation &operation, const Countersign::GateRequest &request);
+    void runEnded(const QString &nonce, bool isError);
     // Draining, and no tool runs any more.
     void idle();
     // A decision in the database that the audit chain does not hold (written around the store):

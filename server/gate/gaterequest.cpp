@@ -7,7 +7,7 @@
 namespace Countersign {
 
 std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<GatedAction> &action,
-                                                     const ToolCall &call)
+                                                     const ToolCall &call, qint64 receivedMs)
 {
     auto request = std::make_shared<GateRequest>();
     request->action = action;
@@ -15,6 +15,9 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->params = call.params;
     request->principal = call.context.principal;
     request->envelope = call.request.envelope;
+    request->id = call.request.id;
+    request->transport = call.context.transport;
+    request->receivedMs = receivedMs;
     if (request->envelope.legacy) {
         request->elicit = call.context.elicit;
         // Not 2025-era params: a 2025-era call is answered on its own request, and the client's

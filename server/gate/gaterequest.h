@@ -19,11 +19,14 @@ struct GateRequest final
     nlohmann::json params;
     Principal principal;
     Envelope envelope;
+    nlohmann::json id; // the JSON-RPC id of the tools/call
+    Transport transport = Transport::Http;
+    qint64 receivedMs = 0; // when it reached the gate
     QString argsDigest;
     Elicitor elicit; // a 2025-era call's way to ask its client (CallContext::elicit); may be empty
 
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
-                                                   const ToolCall &call);
+                                                   const ToolCall &call, qint64 receivedMs);
 
     // A retry brings back the requestState of an earlier input_required.
     bool isRetry() const { return params.contains("requestState"); }
