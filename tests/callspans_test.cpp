@@ -98,7 +98,7 @@ private:
         request.envelope.traceparent = traceparent;
         if (request.envelope.readClient(json::object(), m_clientInfo))
             return json();
-        const CallContext context{Principal{1, QStringLiteral("agent")}, Transport::Http};
+        const CallContext context{Principal{1, QStringLiteral("agent"), {}}, Transport::Http};
         const json arguments = request.params["arguments"];
         std::optional<ToolReply> out;
         m_stack->gate().call(m_action, ToolCall{arguments, request.params, request, context},

@@ -164,7 +164,7 @@ private:
         m_db = std::move(db).value();
         m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
         m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
-        auto token = m_tokens->add(QStringLiteral("tester"));
+        auto token = m_tokens->add(QStringLiteral("tester"), QStringLiteral("tester"));
         if (!token)
             return helperFailed(token.error());
         m_principal = m_tokens->authenticate(token.value().toLatin1()).value_or(Principal{});
