@@ -44,9 +44,7 @@ Status ApprovalQueue::sync()
     QSet<QString> stillPending;
     for (const Operation &op : pending.value()) {
         stillPending.insert(op.nonce);
-        if (auto card = std::find_if(m_cards.begin(), m_cards.end(),
-                                     [&op](const Operation &c) { return c.nonce == op.nonce; });
-            card != m_cards.end() && card->review != op.review) {
+        if (Operation *card = cardOf(op.nonce); card && card->review != op.review) {
             card->review = op.review; // approved in another console, waiting for the next person
             Q_EMIT cardChanged(*card);
         }
@@ -70,13 +68,19 @@ Status ApprovalQueue::refresh(const QString &nonce)
     auto stored = m_store.operation(nonce);
     if (!stored)
         return failure(stored.error());
-    auto card = std::find_if(m_cards.begin(), m_cards.end(),
-                             [&nonce](const Operation &c) { return c.nonce == nonce; });
-    if (!stored.value() || card == m_cards.end())
+    Operation *card = cardOf(nonce);
+    if (!stored.value() || !card)
         return success();
     card->review = stored.value()->review;
     Q_EMIT cardChanged(*card);
     return success();
+}
+
+Operation *ApprovalQueue::cardOf(const QString &nonce)
+{
+    auto card = std::find_if(m_cards.begin(), m_cards.end(),
+                             [&nonce](const Operation &c) { return c.nonce == nonce; });
+    return card == m_cards.end() ? nullptr : &*card;
 }
 
 std::optional<Operation> ApprovalQueue::find(const QString &nonce) const

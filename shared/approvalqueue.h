@@ -76,6 +76,8 @@ Q_SIGNALS:
 private:
     QString m_person; // empty: the OS account
     Result<Decision> settle(const QString &nonce, Decision decision);
+    // The queued card itself, to change in place; null when none has that nonce.
+    Operation *cardOf(const QString &nonce);
     // Reads the card's approvals back from the store.
     Status refresh(const QString &nonce);
     void removeCard(const QString &nonce, Operation::Status status);

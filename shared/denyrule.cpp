@@ -21,17 +21,6 @@ QString nameOf(const std::string &key)
     return QString::fromStdString(key);
 }
 
-// The text a rule's argument glob is matched against (Rule: numbers and booleans by their JSON text),
-// or nothing for a value no argument glob can match.
-std::optional<QString> textOf(const json &value)
-{
-    if (value.is_string())
-        return QString::fromStdString(value.get<std::string>());
-    if (value.is_number() || value.is_boolean())
-        return QString::fromStdString(value.dump());
-    return std::nullopt;
-}
-
 bool hasWildcard(const QString &text)
 {
     return text.contains(QLatin1Char('*')) || text.contains(QLatin1Char('?'));
@@ -130,7 +119,7 @@ Result<DenyRule> DenyRule::forCall(const QString &tool, const json &arguments, c
                                                 "command with more arguments after these."));
                 continue;
             }
-            const auto text = textOf(value);
+            const auto text = Rule::argumentText(value);
             if (!text) {
                 notes.append(
                     QStringLiteral("The rule does not look at \"%1\" (%2, which a rule pattern cannot "
@@ -180,7 +169,7 @@ Result<DenyRule> DenyRule::forTarget(const QString &tool, const QString &target,
     QString argument;
     if (arguments.is_object()) {
         for (auto it = arguments.begin(); it != arguments.end() && argument.isEmpty(); ++it) {
-            if (const auto text = textOf(it.value()); text && *text == target)
+            if (const auto text = Rule::argumentText(it.value()); text && *text == target)
                 argument = nameOf(it.key());
         }
     }

@@ -48,16 +48,6 @@ bool globMatch(const QString &pattern, const QString &text)
     return pi == p.size();
 }
 
-// Numbers and booleans match by their JSON text; strings by their value.
-std::optional<QString> textOf(const json &value)
-{
-    if (value.is_string())
-        return QString::fromStdString(value.get<std::string>());
-    if (value.is_number() || value.is_boolean())
-        return QString::fromStdString(value.dump());
-    return std::nullopt;
-}
-
 } // namespace
 
 std::optional<Verdict> parseVerdict(const QString &name)
@@ -89,7 +79,7 @@ bool Rule::matches(const QString &toolName, const json &args) const
         const auto it = args.find(name.toStdString());
         if (it == args.end())
             return false;
-        const auto text = textOf(*it);
+        const auto text = Rule::argumentText(*it);
         if (!text || !globMatch(pattern, *text))
             return false;
     }
@@ -105,6 +95,15 @@ bool Rule::matches(const QString &toolName, const json &args) const
         }
     }
     return true;
+}
+
+std::optional<QString> Rule::argumentText(const json &value)
+{
+    if (value.is_string())
+        return QString::fromStdString(value.get<std::string>());
+    if (value.is_number() || value.is_boolean())
+        return QString::fromStdString(value.dump());
+    return std::nullopt;
 }
 
 QString Rule::describe() const

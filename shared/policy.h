@@ -36,6 +36,9 @@ struct Rule final
     QString reason;
 
     bool matches(const QString &toolName, const nlohmann::json &args) const;
+    // The text an argument glob is matched against: a string's value, a number's or boolean's JSON
+    // text; nothing for any other value (no argument glob matches it).
+    static std::optional<QString> argumentText(const nlohmann::json &value);
     QString describe() const;
 };
 
