@@ -3,7 +3,8 @@
 # is already there. Used by packaging/run.sh, tests/run.sh (which passes --tests for what only the
 # tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets, clang-format for
 # the format check, git and sqlite3 for the security tests: real repositories, and rows written around the store;
-# PostgreSQL 15 for the store tests' second backend, a throwaway cluster tests/support/postgres.sh starts)
+# PostgreSQL 15 for the store tests' second backend, a throwaway cluster tests/support/postgres.sh starts;
+# Xvfb and xdotool for the real-agent tests, which press the window's keys on a virtual display)
 # and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
 set -euo pipefail
 
@@ -15,7 +16,7 @@ packages=(
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15 xvfb xauth xdotool) ;;
         --bench) packages+=(xvfb xauth postgresql-15) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac
