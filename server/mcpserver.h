@@ -91,6 +91,8 @@ public Q_SLOTS:
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
     void retired(const QString &nonce);
+    // How many agent calls wait on the card now (Gate::waiting).
+    void waiting(const QString &nonce, int calls);
     // Someone opened http://127.0.0.1:PORT/approvals/<nonce> (URL-mode elicitation).
     void revealRequested(const QString &nonce);
     void drained();

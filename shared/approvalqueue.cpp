@@ -194,6 +194,29 @@ void ApprovalQueue::retire(const QString &nonce)
     removeCard(nonce, status);
 }
 
+void ApprovalQueue::setWaiting(const QString &nonce, int calls)
+{
+    if (!find(nonce))
+        return;
+    Waiting &w = m_waiting[nonce];
+    w.calls = std::max(0, calls);
+    if (w.calls == 0)
+        w.lastMs = m_clock.nowMs();
+    else
+        m_restored.remove(nonce); // its agent came back and waits on it
+    Q_EMIT agentChanged(nonce);
+}
+
+ApprovalQueue::Agent ApprovalQueue::agentOf(const QString &nonce) const
+{
+    const auto w = m_waiting.find(nonce);
+    if (w == m_waiting.end())
+        return Agent::Unknown;
+    if (w->calls > 0 || m_clock.nowMs() - w->lastMs < kWaitingGraceMs)
+        return Agent::Waiting;
+    return Agent::Gone;
+}
+
 void ApprovalQueue::reveal(const QString &nonce)
 {
     if (find(nonce))
@@ -207,6 +230,7 @@ void ApprovalQueue::removeCard(const QString &nonce, Operation::Status status)
         return;
     m_cards.removeIf([&](const Operation &op) { return op.nonce == nonce; });
     m_restored.remove(nonce);
+    m_waiting.remove(nonce);
     qCInfo(lcQueue) << "card" << nonce << statusName(status);
     Q_EMIT cardRemoved(nonce, status);
     if (status == Operation::Status::Expired)

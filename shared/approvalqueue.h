@@ -3,6 +3,7 @@
 #include "operation.h"
 #include "result.h"
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QSet>
@@ -32,6 +33,14 @@ public:
     // A card restore() brought back: made before this start, so the agent that asked may no longer
     // be waiting for it (an approval then runs nothing until that agent calls again).
     bool isFromBeforeRestart(const QString &nonce) const { return m_restored.contains(nonce); }
+    // Whether an agent waits on the card now, as this console's server knows it: Unknown for a
+    // card no call of this server has waited on (another instance's, or one restored and not
+    // joined since); Waiting while a call is held for it (and for kWaitingGraceMs after, the gap
+    // between a client's retries); Gone after that (an approval then runs at the agent's next
+    // identical call, until the card expires).
+    enum class Agent { Unknown, Waiting, Gone };
+    static constexpr qint64 kWaitingGraceMs = 3000;
+    Agent agentOf(const QString &nonce) const;
     // Newest first.
     const QList<Operation> &pending() const { return m_cards; }
     std::optional<Operation> find(const QString &nonce) const;
@@ -60,12 +69,17 @@ public Q_SLOTS:
     void retire(const QString &nonce);
     // Someone opened the card's URL (URL-mode elicitation): the window should show it.
     void reveal(const QString &nonce);
+    // calls agent calls are held for the card now (the server's Gate::waiting). A call held for a
+    // card from before the restart means its agent came back: the card is no longer stale.
+    void setWaiting(const QString &nonce, int calls);
 
 Q_SIGNALS:
     void cardAdded(const Countersign::Operation &operation);
     void cardRemoved(const QString &nonce, Countersign::Operation::Status status);
     // A pending card's approvals changed (given here or in another console sharing the store).
     void cardChanged(const Countersign::Operation &operation);
+    // Whether an agent waits on the card changed (agentOf).
+    void agentChanged(const QString &nonce);
     // A card left the queue because its ticket expired undecided (after cardRemoved).
     void cardExpired(const Countersign::Operation &operation);
     // A decision was stored; the server wakes the retries waiting for it.
@@ -86,6 +100,12 @@ private:
     const Clock &m_clock;
     QList<Operation> m_cards;
     QSet<QString> m_restored;
+    struct Waiting final
+    {
+        int calls = 0;
+        qint64 lastMs = 0; // when the last held call ended
+    };
+    QHash<QString, Waiting> m_waiting;
     QTimer m_sweep;
 };
 

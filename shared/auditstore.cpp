@@ -111,7 +111,7 @@ Result<QString> AuditStore::recordCard(const Operation &card)
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
         return failure(transaction.begun().error());
-    auto earlier = m_operations->pendingLike(card.principal, card.tool, card.argsDigest, m_clock.nowMs());
+    auto earlier = m_operations->awaitingLike(card.principal, card.tool, card.argsDigest, m_clock.nowMs());
     if (!earlier)
         return failure(earlier.error());
     if (!earlier.value().isEmpty())
@@ -303,10 +303,10 @@ Result<QString> AuditStore::replacementOf(const QString &nonce)
     return m_operations->replacementOf(nonce);
 }
 
-Result<QString> AuditStore::pendingLike(const QString &principal, const QString &tool,
-                                        const QString &argsDigest)
+Result<QString> AuditStore::awaitingLike(const QString &principal, const QString &tool,
+                                         const QString &argsDigest)
 {
-    return m_operations->pendingLike(principal, tool, argsDigest, m_clock.nowMs());
+    return m_operations->awaitingLike(principal, tool, argsDigest, m_clock.nowMs());
 }
 
 Result<bool> AuditStore::claim(const QString &nonce)

@@ -71,8 +71,10 @@ public:
     Result<bool> replace(const Operation &replacement);
     // The operation that replaced nonce; empty when none did.
     Result<QString> replacementOf(const QString &nonce);
-    // principal's newest unexpired pending card for this tool and these arguments; empty when none.
-    Result<QString> pendingLike(const QString &principal, const QString &tool, const QString &argsDigest);
+    // principal's newest unexpired card for this tool and these arguments that a call may join:
+    // pending, or approved and not yet claimed (its agent stopped waiting before the human
+    // decided, and the approval waits for its next identical call); empty when none.
+    Result<QString> awaitingLike(const QString &principal, const QString &tool, const QString &argsDigest);
 
     // Claims the single run of a ticket. true: this caller must run it; false: it was claimed before.
     Result<bool> claim(const QString &nonce);

@@ -154,10 +154,10 @@ Result<QString> OperationRecords::replacementOf(const QString &nonce)
     return firstNonce(m_database, StoreSql::kOperationReplacement, {nonce});
 }
 
-Result<QString> OperationRecords::pendingLike(const QString &principal, const QString &tool,
-                                              const QString &argsDigest, qint64 nowMs)
+Result<QString> OperationRecords::awaitingLike(const QString &principal, const QString &tool,
+                                               const QString &argsDigest, qint64 nowMs)
 {
-    return firstNonce(m_database, StoreSql::kOperationPendingSame, {principal, tool, argsDigest, nowMs});
+    return firstNonce(m_database, StoreSql::kOperationAwaitingSame, {principal, tool, argsDigest, nowMs});
 }
 
 Result<QList<Operation>> OperationRecords::pending()

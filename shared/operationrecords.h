@@ -33,11 +33,12 @@ public:
     // Whether the operation still waits for a decision; fails when there is no such operation.
     Result<bool> isPending(const QString &nonce);
     Status setStatus(const WriteTransaction &transaction, const QString &nonce, Operation::Status status);
-    // The nonce of the operation that superseded nonce, or of principal's newest pending card for
-    // the same tool and arguments that expires after nowMs; empty when there is none.
+    // The nonce of the operation that superseded nonce, or of principal's newest card for the same
+    // tool and arguments that a call may join (pending, or approved and unclaimed) and that expires
+    // after nowMs; empty when there is none.
     Result<QString> replacementOf(const QString &nonce);
-    Result<QString> pendingLike(const QString &principal, const QString &tool, const QString &argsDigest,
-                                qint64 nowMs);
+    Result<QString> awaitingLike(const QString &principal, const QString &tool, const QString &argsDigest,
+                                 qint64 nowMs);
     // Marks a pending or approved operation superseded, unless its run was claimed. false: it was
     // settled otherwise, claimed (or is missing), and nothing changed.
     Result<bool> supersede(const WriteTransaction &transaction, const QString &nonce);

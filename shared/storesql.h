@@ -279,9 +279,12 @@ inline constexpr const char *kOperationSupersede =
     "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.nonce = operations.nonce)";
 inline constexpr const char *kOperationReplacement =
     "SELECT nonce FROM operations WHERE supersedes = ? ORDER BY created_ms LIMIT 1";
-inline constexpr const char *kOperationPendingSame = "SELECT nonce FROM operations WHERE principal = ? AND "
-                                                     "tool = ? AND args_digest = ? AND status = 'pending' "
-                                                     "AND expires_ms > ? ORDER BY created_ms DESC LIMIT 1";
+// A card an identical call joins: still pending, or approved and not yet claimed (its agent gave up
+// waiting before the human decided), and unexpired.
+inline constexpr const char *kOperationAwaitingSame =
+    "SELECT o.nonce FROM operations o WHERE o.principal = ? AND o.tool = ? AND o.args_digest = ? "
+    "AND o.status IN ('pending', 'approved') AND o.expires_ms > ? "
+    "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.nonce = o.nonce) ORDER BY o.created_ms DESC LIMIT 1";
 
 inline constexpr const char *kDecisionInsert =
     "INSERT INTO decisions (nonce, outcome, decided_by, reason, decided_ms) VALUES (?, ?, ?, ?, ?) "

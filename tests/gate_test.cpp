@@ -690,21 +690,186 @@ private Q_SLOTS:
         QCOMPARE(text(r), std::string("deleted web-1"));
         QCOMPARE(m_action.applyRuns, 1);
     }
-    // The client's decline (or cancel) declines the card and answers the held call.
-    void legacy_consoleMode_clientDecline_declinesTheCard()
+    // Whatever the client answers the card's URL (Codex declines at once, headless Claude Code
+    // cancels), a console-mode card stays with the human: the call is still held, and the
+    // window's decision answers it.
+    void legacy_consoleMode_clientAnswer_leavesTheCardToTheHuman_data()
     {
+        QTest::addColumn<QString>("action");
+        QTest::newRow("decline") << QStringLiteral("decline");
+        QTest::newRow("cancel") << QStringLiteral("cancel");
+        QTest::newRow("accept") << QStringLiteral("accept");
+    }
+    void legacy_consoleMode_clientAnswer_leavesTheCardToTheHuman()
+    {
+        QFETCH(QString, action);
         m_caps = {{"elicitation", {{"url", json::object()}}}};
         auto out = std::make_shared<std::optional<ToolReply>>();
         auto asked = std::make_shared<QList<Asked>>();
         startLegacy(params({{"service", "web-1"}}), out, asked);
         QTRY_COMPARE(asked->size(), 1);
-        asked->at(0).answer(json{{"action", "decline"}});
+        asked->at(0).answer(json{{"action", action.toStdString()}});
+        QTest::qWait(50);
+        QVERIFY(!out->has_value());
+        QCOMPARE(m_gate->heldCount(), 1);
+        QCOMPARE(m_queue->pending().size(), 1);
+        const QString nonce = m_queue->pending().first().nonce;
+        auto stored = m_store->decision(nonce);
+        QVERIFY(stored.ok() && !stored.value());
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
         QTRY_VERIFY(out->has_value());
         json r;
         QVERIFY(asResult(std::move(**out), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("approver"), json("console:alice"));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // The same over 2026-07-28: a retry bringing the client's decline or cancel of the URL
+    // request is held like any retry, and the card stays pending.
+    void consoleMode_clientDeclineOrCancel_decidesNothing_data()
+    {
+        QTest::addColumn<QString>("action");
+        QTest::newRow("decline") << QStringLiteral("decline");
+        QTest::newRow("cancel") << QStringLiteral("cancel");
+    }
+    void consoleMode_clientDeclineOrCancel_decidesNothing()
+    {
+        QFETCH(QString, action);
+        m_caps = {{"elicitation", {{"url", json::object()}}}};
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        json retry = params({{"service", "web-1"}}, state);
+        retry["inputResponses"] = {{"approval", {{"action", action.toStdString()}}}};
+        json r;
+        QVERIFY(asResult(callHeld(retry), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QCOMPARE(m_queue->pending().size(), 1);
+        QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // A client-mode tool's form is that tool's approval: the client's decline declines it, but a
+    // cancel (dismissed, not refused) decides nothing.
+    void clientMode_clientDecline_declines_cancelDecidesNothing()
+    {
+        makeGate(nullptr, json{{"medium", "client"}});
+        m_caps = {{"elicitation", {{"form", json::object()}}}};
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        json retry = params({{"service", "web-1"}}, state);
+        retry["inputResponses"] = {{"confirm", {{"action", "cancel"}}}};
+        json r;
+        QVERIFY(asResult(callHeld(retry), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QCOMPARE(m_queue->pending().size(), 1);
+        retry["inputResponses"] = {{"confirm", {{"action", "decline"}}}};
+        QVERIFY(asResult(call(retry), r));
         QCOMPARE(text(r), std::string("Declined by client:agent: declined in the client. Nothing was run."));
         QCOMPARE(m_queue->pending().size(), 0);
         QCOMPARE(m_action.applyRuns, 0);
+    }
+    // Approved after the agent stopped waiting (a 2026 client that gave up its rounds): the
+    // agent's next identical call, without the ticket, runs the approved card once, with its
+    // receipt, instead of making a new card; a call after that gets a new card.
+    void approvedWhileNoCallWaits_nextIdenticalCall_runsIt()
+    {
+        QVERIFY(firstPass({{"service", "web-1"}}));
+        const QString nonce = m_queue->pending().first().nonce;
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("nonce"), json(nonce.toStdString()));
+        QCOMPARE(m_action.applyRuns, 1);
+        QCOMPARE(m_queue->pending().size(), 0);
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QCOMPARE(m_queue->pending().size(), 1);
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // The same for a 2025-era call: held, answered "still waiting" at the hold limit, approved
+    // before the agent calls again; the next call runs it. Another connection's identical call,
+    // or a different argument, never does.
+    void legacy_approvedBetweenHoldLimitAndNextCall_nextCallRunsIt()
+    {
+        m_stack->rebuildGate(
+            Policy::fromJson(nullptr, nullptr).value(),
+            Gate::Settings{300'000, 300, QStringLiteral("http://127.0.0.1:9/approvals/"), 500});
+        m_gate = &m_stack->gate();
+        m_queue = &m_stack->queue();
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        m_clock.advance(500);
+        QTRY_VERIFY(out->has_value());
+        std::string said;
+        QVERIFY(textOf(**out, said));
+        QVERIFY(QString::fromStdString(said).contains(QLatin1String("same arguments")));
+        const QString nonce = m_queue->pending().first().nonce;
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+        // Not another connection's call, nor other arguments.
+        const Principal other{2, QStringLiteral("other"), {}};
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}), &other), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QVERIFY(asResult(call(params({{"service", "web-2"}})), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QCOMPARE(m_action.applyRuns, 0);
+        out->reset();
+        startLegacy(params({{"service", "web-1"}}), out, asked);
+        QTRY_VERIFY(out->has_value());
+        QVERIFY(asResult(std::move(**out), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("nonce"), json(nonce.toStdString()));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // An approved card whose ticket expired is not run by a later call: that call gets a new card.
+    void approvedThenExpired_nextCall_makesANewCard()
+    {
+        QVERIFY(firstPass({{"service", "web-1"}}));
+        const QString nonce = m_queue->pending().first().nonce;
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+        m_clock.advance(300'000);
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QVERIFY(m_queue->pending().first().nonce != nonce);
+        QCOMPARE(m_action.applyRuns, 0);
+    }
+    // Deciding one card answers only the calls held for it: a held call for another card, of
+    // another connection or of the same one, goes on waiting.
+    void decidingOneCard_releasesOnlyItsOwnHeldCalls()
+    {
+        const Principal other{2, QStringLiteral("other"), {}};
+        auto a = std::make_shared<std::optional<ToolReply>>();
+        auto b = std::make_shared<std::optional<ToolReply>>();
+        auto c = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "a"}}), a, asked);
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        startLegacy(params({{"service", "c"}}), c, asked);
+        QTRY_COMPARE(m_gate->heldCount(), 2);
+        std::string stateB;
+        json first;
+        QVERIFY(asResult(call(params({{"service", "b"}}), &other), first));
+        stateB = first.at("requestState").get<std::string>();
+        start(params({{"service", "b"}}, stateB), b, &other);
+        QTRY_COMPARE(m_gate->heldCount(), 3);
+        QString nonceA;
+        for (const Operation &op : m_queue->pending()) {
+            if (op.arguments.value("service", "") == "a")
+                nonceA = op.nonce;
+        }
+        QVERIFY(!nonceA.isEmpty());
+        QVERIFY(m_queue->approve(nonceA, QStringLiteral("console:alice")).ok());
+        QTRY_VERIFY(a->has_value());
+        QTest::qWait(400); // past the 200 ms store poll
+        QVERIFY(!b->has_value());
+        QVERIFY(!c->has_value());
+        QCOMPARE(m_gate->heldCount(), 2);
+        QCOMPARE(m_action.applyRuns, 1);
     }
     // A 2025-era call brings no requestState or inputResponses: sent anyway, they are ignored (a
     // client-mode tool is not approved by them; the form is asked on the held call instead).

@@ -752,6 +752,41 @@ private Q_SLOTS:
         QVERIFY(
             !find<QListWidget>("pendingList")->item(0)->text().contains(QLatin1String("before the restart")));
     }
+    // A restored card whose agent came back (a call joined it) is no longer marked stale.
+    void cardFromBeforeARestart_joinedByItsAgent_isNoLongerMarked()
+    {
+        const Operation old = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("old-1"),
+                                   "Claude Code", QStringLiteral("vscode"), false);
+        QVERIFY(m_queue->restore().ok());
+        QTRY_VERIFY(find<QLabel>("cardStale")->isVisible());
+        QVERIFY(!find<QLabel>("cardAgent")->isVisible());
+        m_queue->setWaiting(old.nonce, 1);
+        QTRY_VERIFY(!find<QLabel>("cardStale")->isVisible());
+        QVERIFY(
+            !find<QListWidget>("pendingList")->item(0)->text().contains(QLatin1String("before the restart")));
+        QCOMPARE(find<QLabel>("cardAgent")->property("agent").toString(), QStringLiteral("waiting"));
+        QVERIFY(find<QLabel>("cardAgent")->isVisible());
+    }
+    // The card says, live, whether its agent waits on it: waiting while a call is held (and for
+    // the gap between a client's retries), not waiting once none has been for that long.
+    void card_saysWhetherItsAgentIsWaiting()
+    {
+        const Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"));
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        QLabel *agent = find<QLabel>("cardAgent");
+        QVERIFY(!agent->isVisible()); // no call of this server has waited on it
+        m_queue->setWaiting(op.nonce, 1);
+        QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("waiting"));
+        QVERIFY(agent->isVisible());
+        QVERIFY(agent->text().contains(QLatin1String("waiting for your answer")));
+        m_queue->setWaiting(op.nonce, 0);
+        QCOMPARE(agent->property("agent").toString(), QStringLiteral("waiting")); // a retry's gap
+        m_clock.advance(ApprovalQueue::kWaitingGraceMs);
+        QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("gone"));
+        QVERIFY(agent->text().contains(QLatin1String("not waiting now")));
+        m_queue->setWaiting(op.nonce, 1);
+        QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("waiting"));
+    }
     // Several selected cards are declined at once, after a confirmation, with one reason.
     void declineSelected_asksThenDeclinesEach()
     {

@@ -66,6 +66,9 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_stale->setStyleSheet(
         QStringLiteral("background: #fff8c5; color: #3b2300; padding: 4px; border-radius: 4px"));
     m_stale->hide();
+    m_agent = label(this, "cardAgent");
+    m_agent->setProperty("agent", QStringLiteral("unknown"));
+    m_agent->hide();
     m_review = label(this, "cardReview");
     m_review->hide();
     m_prompt = label(this, "cardPrompt");
@@ -125,6 +128,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_stale);
+    layout->addWidget(m_agent);
     layout->addWidget(m_client);
     layout->addWidget(m_review);
     layout->addWidget(m_prompt);
@@ -145,6 +149,10 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr,
                           Qt::WindowShortcut),
             &QShortcut::activated, this, &ApprovalCard::decline);
+    connect(&m_queue, &ApprovalQueue::agentChanged, this, [this](const QString &nonce) {
+        if (nonce == m_operation.nonce)
+            updateAgent();
+    });
     m_tick.setInterval(1000);
     connect(&m_tick, &QTimer::timeout, this, &ApprovalCard::updateCountdown);
     m_shownTimer.setSingleShot(true);
@@ -220,7 +228,7 @@ void ApprovalCard::setOperation(const Operation &operation)
     const bool summaryAdds = !plan.summary.isEmpty() && !plan.prompt.contains(plan.summary);
     m_prompt->setText(
         visibleText(summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt));
-    m_stale->setVisible(m_queue.isFromBeforeRestart(operation.nonce));
+    updateAgent();
     const QString review = reviewText(operation.review);
     m_review->setText(visibleText(review));
     m_review->setVisible(!review.isEmpty());
@@ -288,12 +296,30 @@ void ApprovalCard::updateCountdown()
     if (m_expired) {
         m_countdown->setText(tr("Expired"));
         m_tick.stop();
+        m_agent->hide();
     } else {
         const qint64 seconds = (left + 999) / 1000;
         m_countdown->setText(
             tr("Expires in %1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0')));
     }
+    if (!m_expired)
+        updateAgent(); // a client's gap between retries ends, or it does not come back
     updateApproveEnabled();
+}
+
+void ApprovalCard::updateAgent()
+{
+    m_stale->setVisible(m_queue.isFromBeforeRestart(m_operation.nonce));
+    const ApprovalQueue::Agent agent = m_queue.agentOf(m_operation.nonce);
+    const char *state = agent == ApprovalQueue::Agent::Waiting ? "waiting"
+                        : agent == ApprovalQueue::Agent::Gone  ? "gone"
+                                                               : "unknown";
+    m_agent->setProperty("agent", QLatin1String(state));
+    m_agent->setText(agent == ApprovalQueue::Agent::Waiting
+                         ? tr("Its agent is waiting for your answer now.")
+                         : tr("Its agent is not waiting now. An approval is kept for its next call "
+                              "with the same arguments until the card expires."));
+    m_agent->setVisible(agent != ApprovalQueue::Agent::Unknown);
 }
 
 void ApprovalCard::updateApproveEnabled()

@@ -19,8 +19,9 @@ class Clock;
 // targets, the blast radius and risk, the arguments and a countdown to expiry (amber in its last
 // minute, red in its last 15 s: property "urgency" is "", "soon" or "now"). Approve (Ctrl+Return)
 // and Decline (Ctrl+Shift+D, with an optional reason: Alt+R) decide it through the queue; high and
-// critical risk need the target's name typed before Approve enables. A card made before a restart
-// says that its agent may no longer be waiting.
+// critical risk need the target's name typed before Approve enables. The card says, live, whether
+// its agent waits on it now (ApprovalQueue::agentOf); a card made before a restart that no agent
+// has joined since says that its agent may no longer be waiting.
 //
 // Everything the agent supplied is shown as plain text. Approve (button, shortcut or approve())
 // is accepted only once the card has been on screen for the minimum time, counted on the clock
@@ -53,6 +54,7 @@ private:
     // Whether the minimum time has passed; otherwise arms m_shownTimer for the rest of it.
     bool shownLongEnough();
     void updateCountdown();
+    void updateAgent();
     void updateApproveEnabled();
     void showError(const QString &message);
 
@@ -68,6 +70,7 @@ private:
     QLabel *m_risk = nullptr;
     QLabel *m_countdown = nullptr;
     QLabel *m_stale = nullptr;
+    QLabel *m_agent = nullptr;
     QLabel *m_review = nullptr;
     QLabel *m_prompt = nullptr;
     QPlainTextEdit *m_diff = nullptr;

@@ -116,6 +116,11 @@ ApprovalsPage::ApprovalsPage(ApprovalQueue &queue, const Clock &clock, QWidget *
     });
     connect(&queue, &ApprovalQueue::cardRemoved, this, &ApprovalsPage::rebuild);
     connect(&queue, &ApprovalQueue::cardChanged, this, &ApprovalsPage::rebuild);
+    // A card from before the restart whose agent came back is listed as any other.
+    connect(&queue, &ApprovalQueue::agentChanged, this, [this](const QString &nonce) {
+        if (m_listedStale.contains(nonce) && !m_queue.isFromBeforeRestart(nonce))
+            rebuild();
+    });
     connect(m_list, &QListWidget::currentRowChanged, this, &ApprovalsPage::showSelected);
     connect(m_list, &QListWidget::itemSelectionChanged, this, &ApprovalsPage::updateBulkButtons);
     connect(m_sort, &QComboBox::currentIndexChanged, this,
@@ -160,11 +165,14 @@ void ApprovalsPage::rebuild()
         chosen.insert(item->data(kNonceRole).toString());
     const QSignalBlocker blocker(m_list);
     m_list->clear();
+    m_listedStale.clear();
     QSet<QString> stillPending;
     int row = 0;
     for (const Operation &op : ordered(m_queue.pending(), m_order)) {
         const QString target = op.plan.targets.isEmpty() ? QString() : op.plan.targets.first();
         const bool stale = m_queue.isFromBeforeRestart(op.nonce);
+        if (stale)
+            m_listedStale.insert(op.nonce);
         auto *item = new QListWidgetItem(
             QStringLiteral("%1%2\n%3 · %4%5")
                 .arg(op.tool, target.isEmpty() ? QString() : QStringLiteral(" — ") + oneLine(target),

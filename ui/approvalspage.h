@@ -67,7 +67,8 @@ private:
     QLabel *m_empty = nullptr;
     QPushButton *m_openConnections = nullptr;
     ApprovalCard *m_card = nullptr;
-    QSet<QString> m_marked; // revealed and not yet shown
+    QSet<QString> m_marked;      // revealed and not yet shown
+    QSet<QString> m_listedStale; // listed as from before the restart
 };
 
 } // namespace Countersign

@@ -48,6 +48,7 @@ Gate::Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, co
 {
     m_poll.setInterval(200);
     connect(&m_poll, &QTimer::timeout, this, &Gate::pollDecisions);
+    connect(m_holder, &RetryHolder::heldChanged, this, &Gate::waiting);
 }
 
 Gate::~Gate() = default;
@@ -107,9 +108,10 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
         Q_EMIT opened(op, *request);
         return done(GateReplies::denied(verdict));
     }
-    // The same call again while its card waits (an agent retrying without the ticket): it joins
-    // that card and gets a ticket for it, instead of stacking a second card.
-    auto same = m_store.pendingLike(request->principal.name, request->action->name(), request->argsDigest);
+    // The same call again while its card waits (an agent retrying without the ticket, or calling
+    // again after it stopped waiting): it joins that card, instead of stacking a second one. A card
+    // approved while no call waited on it is run by this call (an approval is never stranded).
+    auto same = m_store.awaitingLike(request->principal.name, request->action->name(), request->argsDigest);
     if (!same)
         return done(storeFailure(same.error()));
     if (!same.value().isEmpty())
@@ -124,15 +126,23 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
     });
 }
 
-// A ticket for a card that is already parked (same connection, tool and arguments).
+// A call joins a card that is already parked (same connection, tool and arguments): a pending
+// one is answered as its own card would be; an approved one that no call ran yet is judged as its
+// ticket's retry would be (re-planned, claimed, run once).
 void Gate::join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done)
 {
     auto stored = m_store.operation(nonce);
     if (!stored)
         return done(storeFailure(stored.error()));
-    if (!stored.value() || stored.value()->status != Operation::Status::Pending)
+    if (!stored.value())
         return done(GateReplies::superseded());
     const Operation &op = *stored.value();
+    if (op.status == Operation::Status::Approved) {
+        qCInfo(lcGate) << "joined approved card" << op.nonce << op.tool << "for" << op.principal;
+        return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
+    }
+    if (op.status != Operation::Status::Pending)
+        return done(GateReplies::superseded());
     qCInfo(lcGate) << "joined card" << op.nonce << op.tool << "for" << op.principal;
     answerCard(request, op, notice, std::move(done));
 }
@@ -146,6 +156,14 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
         return evaluate(request, ticket, std::move(done), true);
     done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, true, notice,
                                     m_settings.approvalsUrlBase));
+}
+
+// The requestState to hand back: the retry's own, or (a first call that joined a card) a new one.
+QString Gate::sealedFor(const RequestPtr &request, const Ticket &ticket) const
+{
+    if (request->isRetry())
+        return QString::fromStdString(request->params.at("requestState").get<std::string>());
+    return m_sealer.seal(ticket);
 }
 
 Ticket Gate::ticketFor(const Operation &op, const QString &client)
@@ -346,7 +364,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         askInClient(request, ticket, op, QString(), 1);
         return hold(request, ticket, std::min(m_settings.legacyHoldMs, ticket.exp - now), std::move(done));
     }
-    const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
+    const QString sealed = sealedFor(request, ticket);
     if (!mayHold || !notice.isEmpty())
         return done(GateReplies::inputRequired(op, sealed, request->envelope, false, notice,
                                                m_settings.approvalsUrlBase));
@@ -382,7 +400,7 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const
     auto op = m_store.operation(ticket.nonce);
     if (!op || !op.value())
         return done(storeFailure(op ? QStringLiteral("operation %1 is gone").arg(ticket.nonce) : op.error()));
-    const QString sealed = QString::fromStdString(request->params.at("requestState").get<std::string>());
+    const QString sealed = sealedFor(request, ticket);
     done(GateReplies::inputRequired(*op.value(), sealed, request->envelope, false, QString(),
                                     m_settings.approvalsUrlBase));
 }
@@ -399,21 +417,28 @@ void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs
         m_poll.start();
 }
 
-// A client's answer (an ElicitResult) as a decision: decline or cancel declines; only a client-mode
-// tool's typed confirmation can approve (docs/design.md: authority lives in the console). A
-// confirmation typed wrong decides nothing and sets notice; anything else decides nothing.
+// A client's answer (an ElicitResult) as a decision. A console-mode card is the human's at the
+// console alone: whatever the client answers (several answer prompts on their own, headless ones
+// cancel at once) leaves it waiting in the window (docs/design.md: authority lives in the console).
+// A client-mode tool's form is that tool's approval: its typed confirmation approves and a decline
+// declines; a cancel (dismissed, in the spec, not refused) decides nothing. A confirmation typed
+// wrong decides nothing and sets notice.
 std::optional<Decision> Gate::clientDecision(const Operation &op, const json &answer,
                                              const QString &connection, QString &notice) const
 {
     const auto field = answer.find("action");
     const std::string action = field != answer.end() && field->is_string() ? field->get<std::string>() : "";
+    if (op.approvalMode != ApprovalMode::Client) {
+        if (action == "accept" || action == "decline" || action == "cancel")
+            qCInfo(lcGate) << "the client answered" << action.c_str() << "for" << op.nonce
+                           << "; the card stays with the console";
+        return std::nullopt;
+    }
     const QString by = QStringLiteral("client:%1").arg(connection);
-    if (action == "decline" || action == "cancel")
-        return Decision{Operation::Status::Declined, by,
-                        action == "decline" ? QStringLiteral("declined in the client")
-                                            : QStringLiteral("cancelled in the client"),
+    if (action == "decline")
+        return Decision{Operation::Status::Declined, by, QStringLiteral("declined in the client"),
                         m_clock.nowMs()};
-    if (op.approvalMode != ApprovalMode::Client || action != "accept")
+    if (action != "accept")
         return std::nullopt;
     const auto content = answer.find("content");
     const json typed = content != answer.end() && content->is_object()

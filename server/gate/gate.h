@@ -107,6 +107,9 @@ Q_SIGNALS:
     // its result is an error (emitted whether or not the result could be stored).
     void opened(const Countersign::Operation &operation, const Countersign::GateRequest &request);
     void runEnded(const QString &nonce, bool isError);
+    // How many calls are held waiting for the human's decision on the card nonce changed (0: no
+    // agent waits on it now; its next identical call still finds it).
+    void waiting(const QString &nonce, int calls);
     // Draining, and no tool runs any more.
     void idle();
     // A decision in the database that the audit chain does not hold (written around the store):
@@ -130,6 +133,7 @@ private:
                      const QString &notice, int round);
     void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
+    QString sealedFor(const RequestPtr &request, const Ticket &ticket) const;
     void retry(const RequestPtr &request, ToolDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
     // A pending ticket's retry that brought the client's answer: true when it settled the card

@@ -2,6 +2,8 @@
 
 #include "clock.h"
 
+#include <algorithm>
+
 namespace Countersign {
 
 namespace {
@@ -22,6 +24,13 @@ void RetryHolder::hold(const QString &nonce, qint64 ms, std::function<void()> re
     const qint64 deadline = m_clock.nowMs() + std::clamp<qint64>(ms, 0, kMaxTimerMs);
     m_holds.emplace(++m_nextId, Hold{nonce, deadline, std::move(resume)});
     rearm();
+    Q_EMIT heldChanged(nonce, count(nonce));
+}
+
+int RetryHolder::count(const QString &nonce) const
+{
+    return static_cast<int>(std::count_if(m_holds.begin(), m_holds.end(),
+                                          [&nonce](const auto &h) { return h.second.nonce == nonce; }));
 }
 
 void RetryHolder::wake(const QString &nonce)
@@ -64,7 +73,9 @@ void RetryHolder::end(quint64 id)
     if (it == m_holds.end())
         return;
     std::function<void()> resume = std::move(it->second.resume);
+    const QString nonce = it->second.nonce;
     m_holds.erase(it);
+    Q_EMIT heldChanged(nonce, count(nonce));
     resume();
 }
 

@@ -32,7 +32,12 @@ public:
     void resumeDue();
 
     int count() const { return static_cast<int>(m_holds.size()); }
+    int count(const QString &nonce) const;
     QSet<QString> nonces() const;
+
+Q_SIGNALS:
+    // How many calls are held for nonce changed (a hold began or ended): calls is the new number.
+    void heldChanged(const QString &nonce, int calls);
 
 private:
     struct Hold final

@@ -5,7 +5,7 @@
 // same console: one queue, one audit log). Each scenario runs once per transport: a console
 // approval (receipt), a decline with its reason, the typed confirmation asked in the client's form
 // (a wrong name asked again with a notice), a client without the form capability refused, the
-// card's URL asked in the client (accept decides nothing, decline declines), expiry, a client gone
+// card's URL asked in the client (neither accept nor decline decides: the human does), expiry, a client gone
 // mid-call and the same call again joining the same card; every approval runs its apply command
 // exactly once (a line in the `runs` file). Then the v2 client (@modelcontextprotocol/client
 // 2.4.0) pinned to 2026-07-28, in 'auto' mode and in its default mode against the same console.
@@ -243,18 +243,24 @@ try {
             assert.equal(asked.length, 1, 'asked once');
         }));
 
-        await check(`${kind}: a client with URL mode answering decline declines the card ("declined in the client"); nothing ran`, () => traced(async (use) => {
+        await check(`${kind}: a client with URL mode answering decline (as Codex does at once) leaves the card to the human: the call waits on, and the console's decline, with its reason, answers it; nothing ran`, () => traced(async (use) => {
             const name = `${kind}-url-no`;
             const asked = [];
             const { client } = use(await connect(kind, server, {
                 capabilities: { elicitation: { url: {} } },
                 onElicit: async (request) => { asked.push(request.params); return { action: 'decline' }; },
             }));
-            const r = await client.callTool({ name: 'stamp', arguments: { name } });
-            assert.equal(asked.length, 1);
+            const pending = watch(client.callTool({ name: 'stamp', arguments: { name } }));
+            const [card] = await waitForCards(server, 1);
+            await waitFor('the URL asked', () => asked.length === 1);
             assert.equal(asked[0].mode, 'url');
+            await sleep(400);
+            assert.equal(pending.settled(), false, 'the call still waits for the human');
+            assert.deepEqual((await cardsOf(server)).map((c) => c.nonce), [card.nonce], 'the card still waits');
+            await decide(server, 'decline', '--nonce', card.nonce, '--reason', 'not from the client');
+            const r = await pending.promise;
             assert.equal(r.isError, true, JSON.stringify(r));
-            assert.equal(textOf(r), `Declined by client:legacy-gate: declined in the client. Nothing was run.`);
+            assert.equal(textOf(r), 'Declined by console:test-host: not from the client. Nothing was run.');
             assert.equal(r.structuredContent?.decision, 'declined');
             assert.equal(runsOf(name), 0);
             assert.deepEqual(await cardsOf(server), []);
@@ -347,7 +353,7 @@ try {
                 decline: [`legacy-gate-${kind}`, 'declined', 'console:test-host', 'not today', 'not run'],
                 typed: [`legacy-gate-${kind}`, 'approved', 'client:legacy-gate', 'typed confirmation', 'succeeded'],
                 url: [`legacy-gate-${kind}`, 'approved', 'console:test-host', '', 'succeeded'],
-                'url-no': [`legacy-gate-${kind}`, 'declined', 'client:legacy-gate', 'declined in the client', 'not run'],
+                'url-no': [`legacy-gate-${kind}`, 'declined', 'console:test-host', 'not from the client', 'not run'],
                 rejoin: [`legacy-gate-${kind}`, 'approved', 'console:test-host', '', 'succeeded'],
             };
             for (const [s, want] of Object.entries(expected)) {

@@ -46,6 +46,7 @@ void GateStack::rebuildGate(Policy policy, Gate::Settings settings)
     m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
     QObject::connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
     QObject::connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
+    QObject::connect(m_gate.get(), &Gate::waiting, m_queue.get(), &ApprovalQueue::setWaiting);
     QObject::connect(m_queue.get(), &ApprovalQueue::decided, m_gate.get(), &Gate::wake);
 }
 
