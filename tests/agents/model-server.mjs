@@ -19,10 +19,12 @@
 // when it asks for JSON with a schema, the smallest object that schema accepts.
 //
 //   const model = await startModelServer({ tool: 'write_file', server: 'cs', args: { path, content } });
+//   (or steps: [args1, args2, ...]: each called until it settles, then the next)
 //   model.urls.anthropic / .gemini / .openai   the base URLs to give each client
 //   model.results, model.calls, model.requests  what it saw (times are Date.now() values)
 //   await model.waitFor((m) => m.results.length > 0, 60000)
 //   await model.close()
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 // A result that asks to be called again: Countersign's "still waiting" text, and the clients' own
@@ -35,6 +37,7 @@ export function startModelServer({
     tool = 'write_file',
     server = 'cs',
     args = {},
+    steps = [args], // several calls in a row: each called until it settles, then the next
     maxCalls = 20,
     isPending = (text) => STILL_WAITING.test(text) && !SETTLED.test(text),
     finalText = 'Done: the tool call has finished.',
@@ -49,10 +52,11 @@ export function startModelServer({
         results: [], // { n, at, api, text, structured, isError, raw }
         unknown: [], // requests to endpoints this server does not know
         toolNames: new Set(), // every tool name any request offered
+        toolSearches: [], // { at, api, query }: the tool was deferred behind the client's tool search
     };
     const say = (line) => log(`${label} +${((Date.now() - started) / 1000).toFixed(3)}s ${line}`);
-    const argsJson = JSON.stringify(args);
     const waiters = new Set();
+    let dumped = 0;
     const notify = () => { for (const w of waiters) w(); };
 
     // The client's own name for the tool, among the names offered.
@@ -61,27 +65,31 @@ export function startModelServer({
     const matchTool = (names) => names.find((n) => named.test(n)) ?? null;
 
     // Decides the next answer from the results the conversation carries. results: [{ text, structured,
-    // isError, raw }] in order; records the ones not seen before.
+    // isError, raw }] in order; records the ones not seen before (with the step each answers).
     function decide(api, toolName, results) {
+        let step = 0;
+        let inStep = 0; // calls of this step that were answered "still waiting"
         results.forEach((r, k) => {
-            if (k < state.results.length) return;
-            const entry = { n: k + 1, at: Date.now(), api, ...r };
-            state.results.push(entry);
-            say(`${api}: result #${entry.n}${r.isError ? ' (isError)' : ''}: ${oneLine(r.text, 400)}`);
+            const pending = isPending(r.text);
+            if (k >= state.results.length) {
+                const entry = { n: k + 1, step, at: Date.now(), api, pending, ...r };
+                state.results.push(entry);
+                say(`${api}: result #${entry.n} (step ${step + 1})${r.isError ? ' (isError)' : ''}${pending ? ' (still waiting)' : ''}: ${oneLine(r.text, 400)}`);
+            }
+            if (pending) inStep++; else { step++; inStep = 0; }
         });
         if (results.length) notify();
-        const last = results.at(-1);
-        if (!last || (isPending(last.text) && results.length < maxCalls)) {
+        if (step < steps.length && inStep < maxCalls) {
             const n = results.length + 1;
             const id = `call_${n}_${Math.random().toString(36).slice(2, 10)}`;
             if (n > state.calls.length) {
-                state.calls.push({ n, at: Date.now(), api, name: toolName, id });
+                state.calls.push({ n, step, at: Date.now(), api, name: toolName, id, args: steps[step] });
                 notify();
             }
-            say(`${api}: tool call #${n} ${toolName}(${oneLine(argsJson, 200)})`);
-            return { kind: 'call', name: toolName, id, args };
+            say(`${api}: tool call #${n} (step ${step + 1}) ${toolName}(${oneLine(JSON.stringify(steps[step]), 200)})`);
+            return { kind: 'call', name: toolName, id, args: steps[step] };
         }
-        say(`${api}: final text after ${results.length} result(s)`);
+        say(`${api}: final text after ${results.length} result(s)${inStep >= maxCalls ? `: gave up after ${maxCalls} calls` : ''}`);
         return { kind: 'text', text: finalText };
     }
 
@@ -204,13 +212,17 @@ export function startModelServer({
         return { name: matched };
     }
     function responses(body, res, path) {
-        const names = responseToolNames(body.tools);
+        const input = Array.isArray(body.input) ? body.input : [];
+        // Tools a client-side tool search brought in (Codex defers MCP tools behind tool_search
+        // for models that support it): they count as offered.
+        const searched = input.filter((i) => i.type === 'tool_search_output').flatMap((i) => i.tools ?? []);
+        const tools = [...(body.tools ?? []), ...searched];
+        const names = responseToolNames(tools);
         const toolName = matchTool(names);
         let answer;
-        const input = Array.isArray(body.input) ? body.input : [];
         let call = null;
         if (toolName) {
-            call = responseCallName(body.tools, toolName);
+            call = responseCallName(tools, toolName);
             const ids = new Set();
             const results = [];
             for (const item of input) {
@@ -223,13 +235,21 @@ export function startModelServer({
                 }
             }
             answer = decide('responses', toolName, results);
+        } else if ((body.tools ?? []).some((t) => t.type === 'tool_search') && !input.some((i) => i.type === 'tool_search_call')) {
+            // What a model does when the tool it wants is deferred: search for it.
+            const query = `${server} ${tool}`;
+            state.toolSearches.push({ at: Date.now(), api: 'responses', query });
+            say(`responses: tool_search for "${query}" (the tool is deferred)`);
+            answer = { kind: 'search', id: `search_${Math.random().toString(36).slice(2, 10)}`, query };
         } else answer = sideAnswer('responses', body.text?.format?.schema);
         record('responses', path, body, names, toolName, answer);
         const respId = `resp_${Math.random().toString(36).slice(2, 12)}`;
         const model = body.model ?? 'gpt-5';
         const item = answer.kind === 'call'
             ? { type: 'function_call', id: `fc_${answer.id}`, call_id: answer.id, name: call.name, ...(call.namespace ? { namespace: call.namespace } : {}), arguments: JSON.stringify(answer.args), status: 'completed' }
-            : { type: 'message', id: `msg_${respId}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer.text, annotations: [] }] };
+            : answer.kind === 'search'
+                ? { type: 'tool_search_call', id: `tsc_${answer.id}`, call_id: answer.id, status: 'completed', execution: 'client', arguments: { query: answer.query, limit: 8 } }
+                : { type: 'message', id: `msg_${respId}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer.text, annotations: [] }] };
         const usage = { input_tokens: approxTokens(body), input_tokens_details: { cached_tokens: 0 }, output_tokens: 8, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: approxTokens(body) + 8 };
         const response = { id: respId, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model, output: [item], usage };
         if (!body.stream) return json(res, 200, response);
@@ -242,7 +262,7 @@ export function startModelServer({
         if (answer.kind === 'text') {
             ev('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: answer.text });
             ev('response.output_text.done', { item_id: item.id, output_index: 0, content_index: 0, text: answer.text });
-        } else {
+        } else if (answer.kind === 'call') {
             ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: item.arguments });
             ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });
         }
@@ -292,7 +312,7 @@ export function startModelServer({
 
     function record(api, path, body, offered, matched, answer) {
         for (const n of offered) state.toolNames.add(n);
-        state.requests.push({ at: Date.now(), api, path, stream: !!body.stream, model: body.model, offered, matched, answer: answer.kind === 'call' ? `call ${answer.name}` : 'text' });
+        state.requests.push({ at: Date.now(), api, path, stream: !!body.stream, model: body.model, offered, matched, answer: answer.kind === 'call' ? `call ${answer.name}` : answer.kind });
         notify();
     }
 
@@ -305,6 +325,11 @@ export function startModelServer({
             if (raw) { try { body = JSON.parse(raw); } catch { body = {}; } }
             const url = new URL(req.url, 'http://x');
             const path = url.pathname;
+            // COUNTERSIGN_AGENTS_DUMP=DIR: every model request's body in a file of its own there.
+            if (process.env.COUNTERSIGN_AGENTS_DUMP && raw) {
+                dumped++;
+                writeFileSync(`${process.env.COUNTERSIGN_AGENTS_DUMP}/${label.replace(/\W+/g, '-')}-${String(dumped).padStart(3, '0')}.json`, raw);
+            }
             try {
                 if (req.method === 'POST' && /\/messages(\/count_tokens)?$/.test(path)) return anthropic(body, res, path);
                 if (req.method === 'POST' && /\/models\/[^/]+:\w+$/.test(path)) return gemini(body, res, path + url.search);
@@ -337,12 +362,15 @@ export function startModelServer({
                 get results() { return state.results; },
                 get unknown() { return state.unknown; },
                 get toolNames() { return [...state.toolNames]; },
-                // Resolves with predicate(model) once it is truthy, or rejects after ms.
+                get toolSearches() { return state.toolSearches; },
+                // Resolves with predicate(model) once it is truthy (asked at each request and every
+                // 100 ms, for predicates that look elsewhere too), or rejects after ms.
                 waitFor(predicate, ms, what = 'the model server') {
                     return new Promise((ok, fail) => {
                         const check = () => { const v = predicate(this); if (v) { done(); ok(v); } };
                         const timer = setTimeout(() => { done(); fail(new Error(`timed out after ${ms} ms waiting for ${what}`)); }, ms);
-                        const done = () => { clearTimeout(timer); waiters.delete(check); };
+                        const poll = setInterval(check, 100);
+                        const done = () => { clearTimeout(timer); clearInterval(poll); waiters.delete(check); };
                         waiters.add(check);
                         check();
                     });
