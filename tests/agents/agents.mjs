@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The real agents against the real console (issue 23), the short set: Claude Code, Gemini CLI,
-// Codex, opencode and Qwen Code (pinned by tests/peer/package-lock.json), each headless in a
-// sandbox of its own and driven by the scripted model (model-server.mjs) to call the console's
-// gated write_file; the card is decided on the real window under Xvfb (Ctrl+Return; Alt+R, the
+// Codex (and Codex again with its mcp_2026_07_28 feature on), opencode and Qwen Code (pinned by
+// tests/peer/package-lock.json), each headless in a sandbox of its own and driven by the scripted
+// model (model-server.mjs) to call the console's gated write_file; the card is decided on the real window under Xvfb (Ctrl+Return; Alt+R, the
 // reason, Ctrl+Shift+D). Each client has its own console, data folder and display; the clients run
 // in parallel (--parallel), their cases one after the other:
 //   approved 5 s after the card shows: the file is written once, the model receives a success;
@@ -12,11 +12,11 @@
 // Keypress to result: from the key press to the tool result reaching the client (the tap on /mcp)
 // and the model (the scripted model server), p50/p99 per client. What each client did with each
 // round (era, prompts and answers, how it waited) is printed as a table, from the tap's record.
-//   node agents.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients claude,gemini,codex,opencode,qwen]
-//                   [--parallel N] [--decide] [--verbose] [--report FILE.json]
+//   node agents.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients claude,gemini,codex,codex2026,opencode,qwen]
+//                   [--parallel N] [--decide] [--verbose] [--report FILE.json] [--keep]
 // --decide: decide through countersign-test-decide instead of the window (no Xvfb needed).
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { CLIENTS } from './clients.mjs';
@@ -134,4 +134,5 @@ if (opts.report) {
     console.log(`report: ${opts.report}`);
 }
 console.log(`wall time ${((Date.now() - began) / 1000).toFixed(0)} s`);
+if (!opts.keep) rmSync(root, { recursive: true, force: true });
 exitWithSummary();

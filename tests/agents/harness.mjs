@@ -14,17 +14,22 @@ import { oneLine, startModelServer } from './model-server.mjs';
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Command-line options shared by the test scripts:
-//   BINARY DECIDE_BINARY [--clients a,b] [--parallel N] [--decide] [--verbose] [--report FILE]
+//   BINARY DECIDE_BINARY [--clients a,b] [--parallel N] [--decide] [--verbose] [--report FILE] [--keep]
+// (--keep: leave the work folder: data folders, sandboxes, console logs)
+// The clients the sets run by default: the five, and Codex again with its 2026-07-28 client on.
+export const DEFAULT_CLIENTS = ['claude', 'gemini', 'codex', 'codex2026', 'opencode', 'qwen'];
+
 export function parseArgs(argv, usage) {
-    const positional = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').match(/^--(clients|parallel|report)$/));
+    const positional = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').match(/^--(clients|parallel|report|after)$/));
     const opt = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
     const [binary, decideBinary] = positional;
     if (!binary || !decideBinary) { console.error(usage); process.exit(2); }
     return {
         binary,
         decideBinary,
-        clients: (opt('clients') ?? Object.keys(CLIENTS).join(',')).split(',').filter(Boolean),
-        parallel: Number(opt('parallel') ?? 5),
+        clients: (opt('clients') ?? DEFAULT_CLIENTS.join(',')).split(',').filter(Boolean),
+        parallel: Number(opt('parallel') ?? DEFAULT_CLIENTS.length),
+        keep: argv.includes('--keep'),
         window: !argv.includes('--decide'),
         verbose: argv.includes('--verbose') || process.env.COUNTERSIGN_AGENTS_VERBOSE === '1',
         report: opt('report') ?? process.env.COUNTERSIGN_AGENTS_REPORT ?? null,
