@@ -126,8 +126,7 @@ Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
 {
     const auto card = find(nonce);
     if (card && card->isExpiredAt(m_clock.nowMs()))
-        decision = Decision{Operation::Status::Expired, QStringLiteral("server"),
-                            QStringLiteral("the ticket expired"), m_clock.nowMs()};
+        decision = lapsed(nonce, m_clock.nowMs());
     auto stored = m_store.decide(nonce, decision);
     if (!stored) {
         Q_EMIT storeError(stored.error());
@@ -145,12 +144,22 @@ Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)
         stored.value().by == decision.by || (decision.outcome == Operation::Status::Approved &&
                                              stored.value().by.endsWith(QStringLiteral(", ") + decision.by));
     if (stored.value().outcome != decision.outcome || !ours) {
-        if (stored.value().outcome == Operation::Status::Expired)
+        if (stored.value().outcome == Operation::Status::Expired ||
+            stored.value().outcome == Operation::Status::Abandoned)
             return failure(QStringLiteral("the approval expired before it was decided"));
         return failure(
             QStringLiteral("already %1 by %2").arg(statusName(stored.value().outcome), stored.value().by));
     }
     return stored;
+}
+
+Decision ApprovalQueue::lapsed(const QString &nonce, qint64 nowMs) const
+{
+    if (agentOf(nonce) == Agent::Gone)
+        return Decision{Operation::Status::Abandoned, QStringLiteral("server"),
+                        QStringLiteral("the ticket expired after its agent stopped waiting"), nowMs};
+    return Decision{Operation::Status::Expired, QStringLiteral("server"),
+                    QStringLiteral("the ticket expired"), nowMs};
 }
 
 void ApprovalQueue::expireDue()
@@ -160,8 +169,7 @@ void ApprovalQueue::expireDue()
     for (const Operation &op : cards) {
         if (!op.isExpiredAt(now))
             continue;
-        auto stored = m_store.decide(op.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
-                                                        QStringLiteral("the ticket expired"), now});
+        auto stored = m_store.decide(op.nonce, lapsed(op.nonce, now));
         if (!stored) {
             Q_EMIT storeError(stored.error());
             continue;
@@ -169,6 +177,9 @@ void ApprovalQueue::expireDue()
         removeCard(op.nonce, stored.value().outcome);
         Q_EMIT decided(op.nonce);
     }
+    // Approvals whose agent did not come back for them before the TTL: timed out, nothing ran.
+    if (auto timedOut = m_store.timeOutLapsedApprovals(); !timedOut)
+        Q_EMIT storeError(timedOut.error());
 }
 
 void ApprovalQueue::park(const Operation &operation)
@@ -233,7 +244,7 @@ void ApprovalQueue::removeCard(const QString &nonce, Operation::Status status)
     m_waiting.remove(nonce);
     qCInfo(lcQueue) << "card" << nonce << statusName(status);
     Q_EMIT cardRemoved(nonce, status);
-    if (status == Operation::Status::Expired)
+    if (status == Operation::Status::Expired || status == Operation::Status::Abandoned)
         Q_EMIT cardExpired(*card);
 }
 

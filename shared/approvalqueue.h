@@ -52,7 +52,9 @@ public:
     Result<Decision> approve(const QString &nonce, const QString &approver, const QString &typed = {});
     Result<Decision> decline(const QString &nonce, const QString &approver, const QString &reason = {});
 
-    // Marks every card whose ticket has expired as expired (the sweep timer calls it each second).
+    // Marks every card whose ticket has expired as expired, or abandoned where its agent had
+    // stopped waiting, and every approval whose agent did not come back for it before the TTL as
+    // timed out (the sweep timer calls it each second).
     void expireDue();
 
     // The human at this console, as decisions name them: console:<the OS account's login name>.
@@ -90,6 +92,8 @@ Q_SIGNALS:
 private:
     QString m_person; // empty: the OS account
     Result<Decision> settle(const QString &nonce, Decision decision);
+    // The decision for a card whose ticket expired undecided: abandoned when its agent had gone.
+    Decision lapsed(const QString &nonce, qint64 nowMs) const;
     // The queued card itself, to change in place; null when none has that nonce.
     Operation *cardOf(const QString &nonce);
     // Reads the card's approvals back from the store.

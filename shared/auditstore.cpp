@@ -142,7 +142,7 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
 {
     static constexpr Operation::Status kDecidable[] = {
         Operation::Status::Approved, Operation::Status::Declined, Operation::Status::Expired,
-        Operation::Status::Superseded};
+        Operation::Status::Abandoned, Operation::Status::Superseded};
     if (std::find(std::begin(kDecidable), std::end(kDecidable), decision.outcome) == std::end(kDecidable))
         return failure(QStringLiteral("not a decision: %1").arg(statusName(decision.outcome)));
     auto written = storeDecision(nonce, decision);
@@ -158,6 +158,31 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
         return failure(QStringLiteral("operation %1 was settled without a decision (%2)")
                            .arg(nonce, QStringLiteral("rule")));
     return *stored.value();
+}
+
+Result<QStringList> AuditStore::timeOutLapsedApprovals()
+{
+    const qint64 now = m_clock.nowMs();
+    auto seen = m_operations->approvedLapsed(now);
+    if (!seen || seen.value().isEmpty())
+        return seen;
+    WriteTransaction transaction(m_db);
+    if (!transaction.begun())
+        return failure(transaction.begun().error());
+    auto lapsed = m_operations->approvedLapsed(now); // again under the write lock: no claim since
+    if (!lapsed)
+        return failure(lapsed.error());
+    for (const QString &nonce : lapsed.value()) {
+        if (auto set = m_operations->setStatus(transaction, nonce, Operation::Status::TimedOut); !set)
+            return failure(set.error());
+        if (auto appended =
+                m_chain->append(transaction, statusName(Operation::Status::TimedOut), nonce, {{"atMs", now}});
+            !appended)
+            return failure(appended.error());
+    }
+    if (auto committed = commitSigned(transaction); !committed)
+        return failure(committed.error());
+    return lapsed;
 }
 
 Result<bool> AuditStore::storeDecision(const QString &nonce, const Decision &decision)

@@ -60,6 +60,10 @@ public:
     // the next person, and the approval that completes it is decided "by" every approver, in order.
     Result<Decision> decide(const QString &nonce, const Decision &decision);
     Result<std::optional<Decision>> decision(const QString &nonce);
+    // Approved operations whose ticket expired before their agent called again to run them are
+    // marked timed out (nothing ran), each with its row in the chain; the nonces marked. Reads
+    // first and writes only when there is something to mark.
+    Result<QStringList> timeOutLapsedApprovals();
     // The decision, only when its row in the audit chain records it and a checkpoint signed with
     // this store's key covers that row; a decision that is not in the verified chain is an error
     // (a row written around the store), never a decision in force.

@@ -236,6 +236,19 @@ Result<DeclineQuery::Report> DeclineQuery::report(qint64 sinceMs, double cardMin
         });
     if (!totals)
         return failure(totals.error());
+    const Status unanswered =
+        eachRow(run(m_connectionName, DeclineSql::kUnanswered, {sinceMs}), [&report](const QSqlRecord &r) {
+            return [&report, expired = column(r, "expired"), abandoned = column(r, "abandoned"),
+                    timedOut = column(r, "timed_out"),
+                    superseded = column(r, "superseded")](const QSqlQuery &row) {
+                report.expired = row.value(expired).toInt();
+                report.abandoned = row.value(abandoned).toInt();
+                report.timedOut = row.value(timedOut).toInt();
+                report.superseded = row.value(superseded).toInt();
+            };
+        });
+    if (!unanswered)
+        return failure(unanswered.error());
     auto tools = counts(m_connectionName, DeclineSql::kTools, sinceMs, limit);
     if (!tools)
         return failure(tools.error());

@@ -93,6 +93,11 @@ public:
         double cardMinimumSeconds = 0;
         int declined = 0;
         int denied = 0;
+        // Calls no one decided in time, each outcome apart (kUnanswered).
+        int expired = 0;
+        int abandoned = 0;
+        int timedOut = 0;
+        int superseded = 0;
         QList<Count> tools;        // most declined and denied first
         QList<Count> targets;      // likewise
         QList<Reason> reasons;     // most given first

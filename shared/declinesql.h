@@ -21,6 +21,16 @@ namespace Countersign::DeclineSql {
 inline constexpr const char *kTotals = "SELECT " COUNTERSIGN_DECLINE_COUNTS " FROM operations "
                                        "WHERE status IN ('declined', 'denied') AND created_ms >= ?";
 
+// The calls no one decided in time, each outcome apart (Operation::Status): expired while their agent
+// waited, abandoned by their agent, approved but timed out before their agent came back, and
+// superseded by a changed plan.
+inline constexpr const char *kUnanswered =
+    "SELECT SUM(CASE WHEN status = 'expired' THEN 1 ELSE 0 END) AS expired, "
+    "SUM(CASE WHEN status = 'abandoned' THEN 1 ELSE 0 END) AS abandoned, "
+    "SUM(CASE WHEN status = 'timed-out' THEN 1 ELSE 0 END) AS timed_out, "
+    "SUM(CASE WHEN status = 'superseded' THEN 1 ELSE 0 END) AS superseded FROM operations "
+    "WHERE status IN ('expired', 'abandoned', 'timed-out', 'superseded') AND created_ms >= ?";
+
 // The most declined tools; then the limit.
 inline constexpr const char *kTools = "SELECT tool AS name, " COUNTERSIGN_DECLINE_COUNTS " FROM operations "
                                       "WHERE status IN ('declined', 'denied') AND created_ms >= ? "

@@ -28,8 +28,8 @@ QString Operation::clientName() const
 }
 
 namespace {
-constexpr const char *kStatusNames[] = {"pending",    "approved", "declined", "expired",
-                                        "superseded", "allowed",  "denied"};
+constexpr const char *kStatusNames[] = {"pending", "approved", "declined",  "expired",  "superseded",
+                                        "allowed", "denied",   "abandoned", "timed-out"};
 }
 
 QString statusName(Operation::Status status)
@@ -39,7 +39,7 @@ QString statusName(Operation::Status status)
 
 std::optional<Operation::Status> parseStatus(const QString &name)
 {
-    for (int i = 0; i < 7; ++i) {
+    for (int i = 0; i < int(std::size(kStatusNames)); ++i) {
         if (name == QLatin1String(kStatusNames[i]))
             return static_cast<Operation::Status>(i);
     }

@@ -39,9 +39,22 @@ struct Review final
 // the plan they would get, and where it stands.
 struct Operation final
 {
-    // Where an operation stands. pending → approved | declined | expired | superseded; calls a
-    // rule settles at once are allowed or denied.
-    enum class Status { Pending, Approved, Declined, Expired, Superseded, Allowed, Denied };
+    // Where an operation stands. pending → approved | declined | expired | abandoned | superseded,
+    // and approved → timed out; calls a rule settles at once are allowed or denied. Expired: no one
+    // decided before the ticket's TTL while its agent still waited (or none is known to have gone).
+    // Abandoned: no one decided before the TTL, and its agent had stopped waiting. Timed out:
+    // approved, but its agent did not call again before the TTL, so nothing ran.
+    enum class Status {
+        Pending,
+        Approved,
+        Declined,
+        Expired,
+        Superseded,
+        Allowed,
+        Denied,
+        Abandoned,
+        TimedOut
+    };
 
     QString nonce; // the ticket's nonce: the operation's identity (also the card id in URLs)
     QString tool;
@@ -78,7 +91,8 @@ std::optional<Operation::Status> parseStatus(const QString &name);
 // A decision on a pending operation. The first one stored wins; later ones are refused.
 struct Decision final
 {
-    Operation::Status outcome = Operation::Status::Declined; // Approved, Declined, Expired or Superseded
+    // Approved, Declined, Expired, Abandoned or Superseded
+    Operation::Status outcome = Operation::Status::Declined;
     QString by; // "console:<user>", "client:<connection>", "server" (expiry, supersession)
     QString reason;
     qint64 atMs = 0;

@@ -217,6 +217,17 @@ Status OperationRecords::setStatus(const WriteTransaction &transaction, const QS
     return success();
 }
 
+Result<QStringList> OperationRecords::approvedLapsed(qint64 nowMs)
+{
+    auto q = m_database.exec(StoreSql::kOperationsApprovedLapsed, {nowMs});
+    if (!q)
+        return failure(q.error());
+    QStringList out;
+    while (q.value().next())
+        out.append(q.value().value(0).toString());
+    return out;
+}
+
 Result<bool> OperationRecords::supersede(const WriteTransaction &transaction, const QString &nonce)
 {
     Q_ASSERT(transaction.isOpen());

@@ -112,6 +112,20 @@ inline constexpr Migration kMigrations[] = {
          PRIMARY KEY (nonce, reviewer)
        ))"},
     {6, "CREATE INDEX reviews_reviewer ON reviews (reviewer)"},
+    // 7: a card no one decided before its TTL is "abandoned" when its agent had stopped waiting
+    // (distinct from "expired"): the decisions table's outcomes widen (SQLite rebuilds the table
+    // to change its CHECK).
+    {7, R"(CREATE TABLE decisions_v7 (
+         nonce TEXT PRIMARY KEY REFERENCES operations (nonce),
+         outcome TEXT NOT NULL CHECK (outcome IN ('approved', 'declined', 'expired', 'superseded', 'abandoned')),
+         decided_by TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         decided_ms INTEGER NOT NULL
+       ))"},
+    {7, "INSERT INTO decisions_v7 (nonce, outcome, decided_by, reason, decided_ms) "
+        "SELECT nonce, outcome, decided_by, reason, decided_ms FROM decisions"},
+    {7, "DROP TABLE decisions"},
+    {7, "ALTER TABLE decisions_v7 RENAME TO decisions"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -206,6 +220,10 @@ inline constexpr Migration kPostgresMigrations[] = {
          PRIMARY KEY (nonce, reviewer)
        ))"},
     {6, "CREATE INDEX reviews_reviewer ON reviews (reviewer)"},
+    // 7: as on SQLite, the "abandoned" outcome.
+    {7, "ALTER TABLE decisions DROP CONSTRAINT decisions_outcome_check"},
+    {7, "ALTER TABLE decisions ADD CONSTRAINT decisions_outcome_check "
+        "CHECK (outcome IN ('approved', 'declined', 'expired', 'superseded', 'abandoned'))"},
 };
 // The schema version on PostgreSQL: a one-row table (there is no user_version).
 inline constexpr const char *kPostgresSchemaTableExists =
@@ -272,6 +290,11 @@ inline constexpr const char *kOperationsPendingFor =
     "SELECT COUNT(*) AS pending FROM operations "
     "WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
 inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
+// Approved operations whose ticket expired before any call claimed their run (their agent did not
+// come back in time): they time out. Bound: now.
+inline constexpr const char *kOperationsApprovedLapsed =
+    "SELECT o.nonce FROM operations o WHERE o.status = 'approved' AND o.expires_ms <= ? "
+    "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.nonce = o.nonce) ORDER BY o.created_ms";
 // Only a card whose run was never claimed can be superseded: the claim check and the update are
 // one statement inside the caller's write transaction.
 inline constexpr const char *kOperationSupersede =
@@ -358,7 +381,8 @@ inline constexpr const char *kCheckpointAll = "SELECT seq, signed FROM audit_che
 inline constexpr const char *kHeadGet = "SELECT unsigned_until, signed FROM audit_head WHERE id = 1";
 inline constexpr const char *kHeadSet = "UPDATE audit_head SET signed = ? WHERE id = 1";
 inline constexpr const char *kAuditDecisionRows =
-    "SELECT seq, nonce, event, detail FROM audit_log WHERE event IN ('approved', 'declined', 'expired') "
+    "SELECT seq, nonce, event, detail FROM audit_log WHERE event IN ('approved', 'declined', 'expired', "
+    "'abandoned') "
     "AND seq > (SELECT unsigned_until FROM audit_head WHERE id = 1) ORDER BY seq";
 
 // AuditCrossCheck: each returns the nonce of the first row that the chain does not account for.
@@ -372,7 +396,7 @@ inline constexpr const char *kCrossDecisionUnsigned =
     "SELECT d.nonce FROM decisions d JOIN audit_log a ON a.nonce = d.nonce AND a.event = d.outcome "
     "WHERE a.seq > COALESCE((SELECT MAX(seq) FROM audit_checkpoints), 0) LIMIT 1";
 inline constexpr const char *kCrossDecisionRemoved =
-    "SELECT a.nonce FROM audit_log a WHERE a.event IN ('approved', 'declined', 'expired') "
+    "SELECT a.nonce FROM audit_log a WHERE a.event IN ('approved', 'declined', 'expired', 'abandoned') "
     "AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.nonce = a.nonce) LIMIT 1";
 inline constexpr const char *kCrossOperationUnrecorded =
     "SELECT o.nonce FROM operations o WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = o.nonce "
@@ -382,9 +406,10 @@ inline constexpr const char *kCrossOperationUnrecorded =
     "AND json_extract(a.detail, '$.planDigest') = o.plan_digest) LIMIT 1";
 inline constexpr const char *kCrossStatusUndecided =
     "SELECT o.nonce FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce "
-    "WHERE (o.status IN ('approved', 'declined', 'expired') AND d.nonce IS NULL) "
+    "WHERE (o.status IN ('approved', 'declined', 'expired', 'abandoned', 'timed-out') AND d.nonce IS NULL) "
     "OR (d.nonce IS NOT NULL AND o.status <> d.outcome AND NOT (o.status = 'superseded' AND d.outcome = "
-    "'approved')) "
+    "'approved') AND NOT (o.status = 'timed-out' AND d.outcome = 'approved' AND EXISTS (SELECT 1 FROM "
+    "audit_log t WHERE t.nonce = o.nonce AND t.event = 'timed-out'))) "
     "LIMIT 1";
 inline constexpr const char *kCrossClaimUnrecorded =
     "SELECT c.nonce FROM claims c WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce "

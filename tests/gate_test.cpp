@@ -838,6 +838,77 @@ private Q_SLOTS:
         QVERIFY(m_queue->pending().first().nonce != nonce);
         QCOMPARE(m_action.applyRuns, 0);
     }
+    // No one decided before the TTL: "abandoned" when its agent had stopped waiting (its last
+    // held call ended and none came back), "expired" while a call of its agent waited. Both are in
+    // the chain, and it verifies.
+    void undecidedAtTtl_agentGone_isAbandoned_agentWaiting_isExpired()
+    {
+        std::string state;
+        QVERIFY(firstPass({{"service", "gone"}}, &state));
+        const QString gone = m_queue->pending().first().nonce;
+        json r;
+        QVERIFY(asResult(callHeld(params({{"service", "gone"}}, state)), r)); // held, then it gave up
+        QVERIFY(firstPass({{"service", "waits"}}, &state));
+        QString waits;
+        for (const Operation &op : m_queue->pending())
+            if (op.nonce != gone)
+                waits = op.nonce;
+        auto held = std::make_shared<std::optional<ToolReply>>();
+        start(params({{"service", "waits"}}, state), held);
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        QTRY_COMPARE(m_queue->agentOf(waits), ApprovalQueue::Agent::Waiting);
+        m_clock.advance(300'000);
+        m_queue->expireDue();
+        QCOMPARE(m_store->operation(gone).value()->status, Operation::Status::Abandoned);
+        QCOMPARE(m_store->decision(gone).value()->reason,
+                 QStringLiteral("the ticket expired after its agent stopped waiting"));
+        QCOMPARE(m_store->operation(waits).value()->status, Operation::Status::Expired);
+        QTRY_VERIFY(held->has_value());
+        QVERIFY(asResult(std::move(**held), r));
+        QCOMPARE_JSON(r.at("structuredContent").at("decision"), json("expired"));
+        auto verified = m_store->verifyChain(m_signer->publicKey());
+        QVERIFY2(verified.ok() && verified.value().firstBrokenSeq == 0,
+                 qPrintable(verified.ok() ? verified.value().problem : verified.error()));
+        QCOMPARE(m_action.applyRuns, 0);
+    }
+    // Approved, but its agent never called again before the TTL: the approval times out (nothing
+    // ran, nothing can run it any more), recorded in the chain; a run already claimed never does.
+    void approvedNeverRun_timesOutAtTtl_aRunOneDoesNot()
+    {
+        std::string state;
+        QVERIFY(firstPass({{"service", "lapse"}}, &state));
+        const QString lapse = m_queue->pending().first().nonce;
+        QVERIFY(m_queue->approve(lapse, QStringLiteral("console:alice")).ok());
+        std::string ranState;
+        QVERIFY(firstPass({{"service", "ran"}}, &ranState));
+        const QString ran = m_queue->pending().first().nonce;
+        QVERIFY(m_queue->approve(ran, QStringLiteral("console:alice")).ok());
+        json r;
+        QVERIFY(asResult(call(params({{"service", "ran"}}, ranState)), r));
+        QCOMPARE(text(r), std::string("deleted ran"));
+        m_clock.advance(299'999);
+        m_queue->expireDue();
+        QCOMPARE(m_store->operation(lapse).value()->status, Operation::Status::Approved);
+        m_clock.advance(1);
+        m_queue->expireDue();
+        QCOMPARE(m_store->operation(lapse).value()->status, Operation::Status::TimedOut);
+        QCOMPARE(m_store->operation(ran).value()->status, Operation::Status::Approved);
+        // Neither its ticket nor a fresh identical call runs it now.
+        QVERIFY(asResult(call(params({{"service", "lapse"}}, state)), r));
+        QCOMPARE_JSON(r.at("structuredContent").at("decision"), json("expired"));
+        QVERIFY(asResult(call(params({{"service", "lapse"}})), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QCOMPARE(m_action.applyRuns, 1);
+        auto verified = m_store->verifyChain(m_signer->publicKey());
+        QVERIFY2(verified.ok() && verified.value().firstBrokenSeq == 0,
+                 qPrintable(verified.ok() ? verified.value().problem : verified.error()));
+        auto rows = m_store->report(false);
+        QVERIFY(rows.ok());
+        QStringList decisions;
+        for (const json &row : rows.value())
+            decisions.append(QString::fromStdString(row.value("decision", "")));
+        QVERIFY2(decisions.contains(QStringLiteral("timed-out")), qPrintable(decisions.join(',')));
+    }
     // Deciding one card answers only the calls held for it: a held call for another card, of
     // another connection or of the same one, goes on waiting.
     void decidingOneCard_releasesOnlyItsOwnHeldCalls()

@@ -197,6 +197,10 @@ QString AuditModel::decisionWords(const QString &status)
         return tr("allowed by rule");
     if (status == QLatin1String("denied"))
         return tr("denied by rule");
+    if (status == QLatin1String("abandoned"))
+        return tr("abandoned by its agent");
+    if (status == QLatin1String("timed-out"))
+        return tr("approved, timed out");
     return status;
 }
 

@@ -69,8 +69,8 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_decision = new QComboBox(this);
     m_decision->setObjectName(QStringLiteral("filterDecision"));
     m_decision->addItem(tr("Any decision"), QString());
-    for (const char *status :
-         {"approved", "declined", "expired", "superseded", "allowed", "denied", "pending"})
+    for (const char *status : {"approved", "declined", "expired", "abandoned", "timed-out", "superseded",
+                               "allowed", "denied", "pending"})
         m_decision->addItem(AuditModel::decisionWords(QLatin1String(status)), QLatin1String(status));
     m_client = new QComboBox(this);
     m_client->setObjectName(QStringLiteral("filterClient"));

@@ -335,10 +335,16 @@ void DeclinesView::fill()
     const QString period = m_period->currentIndex() == m_period->count() - 1
                                ? tr("in all")
                                : tr("in the %1").arg(m_period->currentText().toLower());
-    m_status->setText(tr("%1 declined by a decision and %2 denied by a rule %3.")
+    m_status->setText(tr("%1 declined by a decision and %2 denied by a rule %3.\nNot decided in time: %4 "
+                         "expired while their agent waited, %5 abandoned by their agent, %6 approved but "
+                         "timed out before their agent came back; %7 superseded by a changed plan.")
                           .arg(m_report.declined)
                           .arg(m_report.denied)
-                          .arg(period));
+                          .arg(period)
+                          .arg(m_report.expired)
+                          .arg(m_report.abandoned)
+                          .arg(m_report.timedOut)
+                          .arg(m_report.superseded));
     const auto fillCounts = [](QTableWidget *t, const QList<DeclineQuery::Count> &counts) {
         t->setRowCount(int(counts.size()));
         for (int row = 0; row < counts.size(); ++row)

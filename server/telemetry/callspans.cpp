@@ -51,6 +51,10 @@ QString statusMessage(Operation::Status decision, const QString &by, const QStri
         return QStringLiteral("declined by %1").arg(by);
     case Operation::Status::Expired:
         return QStringLiteral("expired before anyone decided");
+    case Operation::Status::Abandoned:
+        return QStringLiteral("its agent stopped waiting before anyone decided");
+    case Operation::Status::TimedOut:
+        return QStringLiteral("approved, but its agent did not call again before the ticket expired");
     default:
         return outcome == QLatin1String("error") ? QStringLiteral("the tool's result is an error")
                                                  : QString();
@@ -230,8 +234,12 @@ void CallSpans::evaluate(const QString &nonce)
         return finish(nonce, Settled{Operation::Status::Declined, by, d ? d->atMs : now, d ? d->atMs : 0,
                                      QString(), QString()});
     case Operation::Status::Expired:
-        return finish(nonce, Settled{Operation::Status::Expired, QStringLiteral("server"),
-                                     std::min(expiresMs, now), 0, QString(), QString()});
+    case Operation::Status::Abandoned:
+        return finish(nonce, Settled{status, QStringLiteral("server"), std::min(expiresMs, now), 0, QString(),
+                                     QString()});
+    case Operation::Status::TimedOut:
+        return finish(nonce, Settled{Operation::Status::TimedOut, by, expiresMs, d ? d->atMs : 0,
+                                     QStringLiteral("not_run"), QString()});
     case Operation::Status::Superseded: {
         auto replacement = m_store.replacementOf(nonce);
         return finish(nonce, Settled{Operation::Status::Superseded, by, now, d ? d->atMs : 0, QString(),
