@@ -7,7 +7,7 @@
 // clients run in parallel, each with its own console, data folder and Xvfb display, so the set
 // takes about 3.5 minutes. The console's defaults otherwise (ttlSeconds 300).
 //   node agents-long.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients LIST] [--parallel N]
-//                        [--decide] [--verbose] [--report FILE.json] [--after SECONDS]
+//                        [--decide] [--verbose] [--report FILE.json] [--after SECONDS] [--config JSON]
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +19,10 @@ const argv = process.argv.slice(2);
 const opts = parseArgs(argv, 'usage: agents-long.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients LIST] [--parallel N] [--decide] [--verbose] [--report FILE] [--after SECONDS]');
 const afterIndex = argv.indexOf('--after');
 const AFTER_S = afterIndex >= 0 ? Number(argv[afterIndex + 1]) : 180;
+// --config JSON: more console settings (for probing the clients' own limits, as with
+// {"legacyHoldSeconds": 600, "pollWindowSeconds": 300}).
+const configIndex = argv.indexOf('--config');
+const EXTRA = configIndex >= 0 ? JSON.parse(argv[configIndex + 1]) : {};
 const root = workRoot('countersign-agents-long-');
 const began = Date.now();
 
@@ -29,8 +33,8 @@ const runs = await pool(opts.clients, opts.parallel, async (key) => {
     const out = { key, log, cases: {}, error: null };
     let rig;
     try {
-        rig = await startRig(opts, { config: { workspaceRoots: [ws], cardMinimumSeconds: 1 }, log, label: key, root });
-        out.cases.late = await runCase(rig, key, { kind: 'approve', ws, name: 'late', steps: 1, delays: [AFTER_S * 1000], limitMs: (AFTER_S + 150) * 1000, log });
+        rig = await startRig(opts, { config: { workspaceRoots: [ws], cardMinimumSeconds: 1, ...EXTRA }, log, label: key, root });
+        out.cases.late = await runCase(rig, key, { kind: 'approve', ws, name: 'late', steps: 1, delays: [AFTER_S * 1000], limitMs: (AFTER_S + 150) * 1000, ttlMs: null, log });
     } catch (e) {
         out.error = e;
         log(`rig failure: ${e?.stack ?? e}`);

@@ -14,6 +14,7 @@
 // round (era, prompts and answers, how it waited) is printed as a table, from the tap's record.
 //   node agents.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients claude,gemini,codex,codex2026,opencode,qwen]
 //                   [--parallel N] [--decide] [--verbose] [--report FILE.json] [--keep]
+//                   [--steps N] [--cases approve,decline,expire]
 // --decide: decide through countersign-test-decide instead of the window (no Xvfb needed).
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,13 @@ import { check, exitWithSummary } from '../peer/checks.mjs';
 import { CLIENTS } from './clients.mjs';
 import { describeWait, makeLog, parseArgs, percentile, pool, ranOnce, runCase, startRig, workRoot } from './harness.mjs';
 
-const opts = parseArgs(process.argv.slice(2), 'usage: agents.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients LIST] [--parallel N] [--decide] [--verbose] [--report FILE]');
+const argv = process.argv.slice(2);
+const valueOf = (name, fallback) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : fallback; };
+// --steps N: cards approved in the approve case (the first 5 s after it shows, the others 1.5 s);
+// --cases approve,decline,expire: which cases run (for measuring keypress to result alone).
+const STEPS = Number(valueOf('steps', 5));
+const CASES = valueOf('cases', 'approve,decline,expire').split(',');
+const opts = parseArgs(argv, 'usage: agents.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients LIST] [--parallel N] [--decide] [--verbose] [--report FILE]');
 const TTL = 25;
 const REASON = 'not on a Friday: the release is frozen (ticket OPS-1234)';
 const root = workRoot('countersign-agents-');
@@ -44,9 +51,9 @@ const runs = await pool(opts.clients, opts.parallel, async (key) => {
     let rig;
     try {
         rig = await startRig(opts, { config: { workspaceRoots: [ws], cardMinimumSeconds: 1, ttlSeconds: TTL }, log, label: key, root });
-        out.cases.approve = await runCase(rig, key, { kind: 'approve', ws, name: 'approve', steps: 5, delays: [5000, 1500], log });
-        out.cases.decline = await runCase(rig, key, { kind: 'decline', ws, name: 'decline', delays: [2000], reason: REASON, log });
-        out.cases.expire = await runCase(rig, key, { kind: 'expire', ws, name: 'expire', log, expireWaitMs: (TTL + 60) * 1000 });
+        if (CASES.includes('approve')) out.cases.approve = await runCase(rig, key, { kind: 'approve', ws, name: 'approve', steps: STEPS, delays: [5000, 1500], log });
+        if (CASES.includes('decline')) out.cases.decline = await runCase(rig, key, { kind: 'decline', ws, name: 'decline', delays: [2000], reason: REASON, log });
+        if (CASES.includes('expire')) out.cases.expire = await runCase(rig, key, { kind: 'expire', ws, name: 'expire', log, expireWaitMs: (TTL + 60) * 1000, ttlMs: TTL * 1000 });
     } catch (e) {
         out.error = e;
         log(`rig failure: ${e?.stack ?? e}`);
@@ -70,7 +77,7 @@ function caseText(c) {
 for (const r of runs) {
     const name = CLIENTS[r.key].name;
     const a = r.cases.approve;
-    await check(`${name}: approved in the window 5 s after its card showed, the file is written once and the model receives a success`, async () => {
+    if (CASES.includes('approve')) await check(`${name}: approved in the window 5 s after its card showed, the file is written once and the model receives a success`, async () => {
         assert.ok(a, `the case did not run: ${r.error?.stack ?? r.error}${evidence(r)}`);
         const first = a.approvals.find((x) => x.step === 0);
         assert.ok(first, `no card was approved${evidence(r, a)}`);
@@ -81,7 +88,7 @@ for (const r of runs) {
         assert.ok(first.resultText !== null, `the model received no result after the approval${evidence(r, a)}`);
         assert.match(first.resultText, /\bwrote \S/, `the model did not receive a success${evidence(r, a)}`);
     });
-    await check(`${name}: 4 more cards approved in the window, each written once, each success reaching the model`, async () => {
+    if (CASES.includes('approve') && STEPS > 1) await check(`${name}: ${STEPS - 1} more cards approved in the window, each written once, each success reaching the model`, async () => {
         assert.ok(a, `the case did not run${evidence(r)}`);
         for (let i = 1; i < a.files.length; i++) {
             const ap = a.approvals.find((x) => x.step === i);
@@ -92,7 +99,7 @@ for (const r of runs) {
         }
     });
     const d = r.cases.decline;
-    await check(`${name}: declined in the window with a reason, the reason reaches the model word for word and nothing is written`, async () => {
+    if (CASES.includes('decline')) await check(`${name}: declined in the window with a reason, the reason reaches the model word for word and nothing is written`, async () => {
         assert.ok(d, `the case did not run${evidence(r)}`);
         assert.ok(d.declines.length, `no card was declined${evidence(r, d)}`);
         assert.equal(d.written[0], null, `the file was written${evidence(r, d)}`);
@@ -102,7 +109,7 @@ for (const r of runs) {
         assert.ok(d.audit.some((o) => o.decision === 'declined' && o.reason === REASON && /^console:/.test(o.decidedBy)), `the decline is not the console's, with the reason: ${JSON.stringify(d.audit)}${evidence(r, d)}`);
     });
     const e = r.cases.expire;
-    await check(`${name}: never answered (ttlSeconds ${TTL}), nothing is written and the card expires`, async () => {
+    if (CASES.includes('expire')) await check(`${name}: never answered (ttlSeconds ${TTL}), nothing is written and the card expires`, async () => {
         assert.ok(e, `the case did not run${evidence(r)}`);
         assert.ok(e.cardsSeen.length, `no card was made${evidence(r, e)}`);
         assert.equal(e.written[0], null, `the file was written${evidence(r, e)}`);
@@ -120,7 +127,8 @@ for (const r of runs) {
     const ap = r.cases.approve?.approvals ?? [];
     const toClient = ap.map((x) => x.toClientMs);
     const toModel = ap.map((x) => x.toModelMs);
-    console.log(`  ${CLIENTS[r.key].name.padEnd(12)} n=${ap.filter((x) => x.toModelMs !== null).length}  to the client p50 ${ms(percentile(toClient, 50))}, p99 ${ms(percentile(toClient, 99))};  to the model p50 ${ms(percentile(toModel, 50))}, p99 ${ms(percentile(toModel, 99))}   [${toModel.map((v) => v ?? '-').join(', ')}]`);
+    const toQueue = ap.map((x) => x.toQueueMs);
+    console.log(`  ${CLIENTS[r.key].name.padEnd(12)} n=${ap.filter((x) => x.toModelMs !== null).length}  to the client p50 ${ms(percentile(toClient, 50))}, p99 ${ms(percentile(toClient, 99))};  to the model p50 ${ms(percentile(toModel, 50))}, p99 ${ms(percentile(toModel, 99))};  (key to the console's decision p50 ${ms(percentile(toQueue, 50))})   [${toModel.map((v) => v ?? '-').join(', ')}]`);
 }
 console.log('\nwhat each client did (from the tap on /mcp):');
 for (const r of runs) {

@@ -20,7 +20,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const DEFAULT_CLIENTS = ['claude', 'gemini', 'codex', 'codex2026', 'opencode', 'qwen'];
 
 export function parseArgs(argv, usage) {
-    const positional = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').match(/^--(clients|parallel|report|after)$/));
+    const positional = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').match(/^--(clients|parallel|report|after|steps|cases|config)$/));
     const opt = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
     const [binary, decideBinary] = positional;
     if (!binary || !decideBinary) { console.error(usage); process.exit(2); }
@@ -67,7 +67,7 @@ export async function startRig(opts, { config, log, label, root }) {
 // case's record; throws only on a broken rig.
 export async function runCase(rig, clientKey, {
     kind, ws, name, steps = 1, delays = [5000], reason = 'not now: the release is frozen', limitMs = 150000,
-    log, features, expireWaitMs = 90000,
+    log, features, expireWaitMs = 90000, ttlMs = null,
 }) {
     const con = rig.console;
     const started = Date.now();
@@ -117,8 +117,12 @@ export async function runCase(rig, clientKey, {
                 .catch(() => null);
             const result = settled && settled !== 'gone' ? settled : null;
             const wire = result ? tap.calls().find((c) => c.answeredAt && c.answeredAt >= pressedAt - 50 && c.resultType === 'complete') : null;
+            // When the console logged the decision (its queue's line for the card), so the time
+            // to the client splits into the key reaching the queue and the gate answering.
+            const decided = con.lines.find((l) => l.at >= pressedAt - 50 && l.line.includes(card.nonce) && /"(approved|declined)"/.test(l.line));
             const entry = {
                 step: i, nonce: card.nonce, shownAt, pressedAt,
+                toQueueMs: decided ? decided.at - pressedAt : null,
                 toModelMs: result ? result.at - pressedAt : null,
                 toClientMs: wire ? wire.answeredAt - pressedAt : null,
                 resultText: result?.text ?? null,
@@ -160,6 +164,8 @@ export async function runCase(rig, clientKey, {
         await model.close();
         await tap.close();
     }
+    // A never-answered card is read once its ticket's TTL has passed, whenever the client ended.
+    if (kind === 'expire' && ttlMs && record.cardsSeen.length) await sleep(Math.max(0, record.cardsSeen[0].at + ttlMs + 3000 - Date.now()));
     // The audit log's rows for this case's files.
     const audit = await con.audit().catch((e) => ({ error: String(e) }));
     record.audit = Array.isArray(audit)
