@@ -97,6 +97,7 @@ void connectQueue(McpServer *server, ApprovalQueue *queue)
     QObject::connect(server, &McpServer::parked, queue, &ApprovalQueue::park);
     QObject::connect(server, &McpServer::retired, queue, &ApprovalQueue::retire);
     QObject::connect(server, &McpServer::waiting, queue, &ApprovalQueue::setWaiting);
+    QObject::connect(server, &McpServer::clientAnswered, queue, &ApprovalQueue::noteClientAnswer);
     QObject::connect(server, &McpServer::revealRequested, queue, &ApprovalQueue::reveal);
     // Shown where the queue's store errors show: stderr and the top of the window.
     QObject::connect(server, &McpServer::untrustedDecision, queue, &ApprovalQueue::storeError);

@@ -87,6 +87,7 @@ Result<quint16> McpServer::start()
     connect(m_gate, &Gate::parked, this, &McpServer::parked);
     connect(m_gate, &Gate::retired, this, &McpServer::retired);
     connect(m_gate, &Gate::waiting, this, &McpServer::waiting);
+    connect(m_gate, &Gate::clientAnswered, this, &McpServer::clientAnswered);
     connect(m_gate, &Gate::stepRecorded, this, &McpServer::stepRecorded);
     connect(m_gate, &Gate::idle, this, &McpServer::drained);
     connect(m_gate, &Gate::untrustedDecision, this, &McpServer::untrustedDecision);

@@ -93,6 +93,8 @@ Q_SIGNALS:
     void retired(const QString &nonce);
     // How many agent calls wait on the card now (Gate::waiting).
     void waiting(const QString &nonce, int calls);
+    // The agent's client answered the card's prompt itself (Gate::clientAnswered).
+    void clientAnswered(const QString &nonce, const QString &action, qint64 ms);
     // Someone opened http://127.0.0.1:PORT/approvals/<nonce> (URL-mode elicitation).
     void revealRequested(const QString &nonce);
     void drained();

@@ -218,6 +218,17 @@ void ApprovalQueue::setWaiting(const QString &nonce, int calls)
     Q_EMIT agentChanged(nonce);
 }
 
+void ApprovalQueue::noteClientAnswer(const QString &nonce, const QString &action, qint64 ms)
+{
+    if (!find(nonce))
+        return;
+    const QString when = ms < 0 ? QString() : QStringLiteral(", %1 ms after it was asked").arg(ms);
+    m_clientAnswers.insert(nonce, QStringLiteral("The agent's client answered the card's prompt itself "
+                                                 "(\"%1\"%2). That decides nothing: the card waits for you.")
+                                      .arg(action, when));
+    Q_EMIT agentChanged(nonce);
+}
+
 ApprovalQueue::Agent ApprovalQueue::agentOf(const QString &nonce) const
 {
     const auto w = m_waiting.find(nonce);
@@ -242,6 +253,7 @@ void ApprovalQueue::removeCard(const QString &nonce, Operation::Status status)
     m_cards.removeIf([&](const Operation &op) { return op.nonce == nonce; });
     m_restored.remove(nonce);
     m_waiting.remove(nonce);
+    m_clientAnswers.remove(nonce);
     qCInfo(lcQueue) << "card" << nonce << statusName(status);
     Q_EMIT cardRemoved(nonce, status);
     if (status == Operation::Status::Expired || status == Operation::Status::Abandoned)

@@ -41,6 +41,9 @@ public:
     enum class Agent { Unknown, Waiting, Gone };
     static constexpr qint64 kWaitingGraceMs = 3000;
     Agent agentOf(const QString &nonce) const;
+    // What the agent's client answered the card's prompt by itself, in words for the card (it
+    // decides nothing); empty when it answered nothing.
+    QString clientAnswerOf(const QString &nonce) const { return m_clientAnswers.value(nonce); }
     // Newest first.
     const QList<Operation> &pending() const { return m_cards; }
     std::optional<Operation> find(const QString &nonce) const;
@@ -74,6 +77,9 @@ public Q_SLOTS:
     // calls agent calls are held for the card now (the server's Gate::waiting). A call held for a
     // card from before the restart means its agent came back: the card is no longer stale.
     void setWaiting(const QString &nonce, int calls);
+    // The agent's client answered the card's prompt (action accept, decline or cancel; ms after
+    // it was asked, or -1): kept for the card (agentChanged).
+    void noteClientAnswer(const QString &nonce, const QString &action, qint64 ms);
 
 Q_SIGNALS:
     void cardAdded(const Countersign::Operation &operation);
@@ -110,6 +116,7 @@ private:
         qint64 lastMs = 0; // when the last held call ended
     };
     QHash<QString, Waiting> m_waiting;
+    QHash<QString, QString> m_clientAnswers;
     QTimer m_sweep;
 };
 

@@ -749,6 +749,58 @@ private Q_SLOTS:
         QCOMPARE(text(r), std::string("deleted web-1"));
         QCOMPARE(m_action.applyRuns, 1);
     }
+    // A client that answers the card's prompt faster than a person could (headless Claude Code's
+    // cancel) answers on its own: the card notes it, and its next cards carry no prompt; an answer
+    // that took a person's time, or another client, keeps the prompt.
+    void selfAnsweringClient_isNotPromptedAgain_theCardNotesItsAnswer()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}}}};
+        std::string state;
+        json r;
+        QVERIFY(asResult(call(params({{"service", "slow"}})), r));
+        QVERIFY(r.contains("inputRequests"));
+        state = r.at("requestState").get<std::string>();
+        m_clock.advance(Gate::kSelfAnswerMs); // a person's answer
+        json retry = params({{"service", "slow"}}, state);
+        retry["inputResponses"] = {{"approval", {{"action", "decline"}}}};
+        QVERIFY(asResult(callHeld(retry), r));
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r));
+        QVERIFY2(r.contains("inputRequests"), "an answer after a person's time keeps the prompt");
+        state = r.at("requestState").get<std::string>();
+        retry = params({{"service", "web-1"}}, state);
+        retry["inputResponses"] = {{"approval", {{"action", "cancel"}}}};
+        QVERIFY(asResult(callHeld(retry), r));
+        QString nonce;
+        for (const Operation &op : m_queue->pending())
+            if (op.arguments.value("service", "") == "web-1")
+                nonce = op.nonce;
+        QVERIFY2(
+            m_queue->clientAnswerOf(nonce).contains(QLatin1String("\"cancel\", 0 ms after it was asked")),
+            qPrintable(m_queue->clientAnswerOf(nonce)));
+        QVERIFY(asResult(call(params({{"service", "web-2"}})), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QVERIFY2(!r.contains("inputRequests"), "a client that answers on its own is not prompted again");
+        m_clientInfo = {{"name", "another-client"}, {"version", "1"}};
+        QVERIFY(asResult(call(params({{"service", "web-3"}})), r));
+        QVERIFY2(r.contains("inputRequests"), "another client of the connection is still prompted");
+        QCOMPARE(m_action.applyRuns, 0);
+    }
+    // The same for a 2025-era call: the URL asked on the held call, declined at once; the next
+    // held call of that client is asked nothing.
+    void legacy_selfAnsweringClient_isNotAskedAgain()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}}}};
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "a"}}), out, asked);
+        QTRY_COMPARE(asked->size(), 1);
+        asked->at(0).answer(json{{"action", "decline"}});
+        auto second = std::make_shared<std::optional<ToolReply>>();
+        startLegacy(params({{"service", "b"}}), second, asked);
+        QTRY_COMPARE(m_gate->heldCount(), 2);
+        QTest::qWait(50);
+        QCOMPARE(asked->size(), 1);
+    }
     // A client-mode tool's form is that tool's approval: the client's decline declines it, but a
     // cancel (dismissed, not refused) decides nothing.
     void clientMode_clientDecline_declines_cancelDecidesNothing()

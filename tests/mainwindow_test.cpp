@@ -289,9 +289,11 @@ private Q_SLOTS:
                      QStringLiteral("Another person must approve"));
         QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
         QVERIFY(find<QPushButton>("approveButton")->toolTip().contains(QLatin1String("your own connection")));
-        // Ctrl+Return goes through the same checks as the button.
+        // Ctrl+Return goes through the same checks as the button, and says why it did nothing.
         QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
         QVERIFY(!decisionOf(op.nonce));
+        QTRY_VERIFY(find<QLabel>("cardError")->isVisible());
+        QVERIFY(find<QLabel>("cardError")->text().contains(QLatin1String("your own connection")));
         QVERIFY(find<QPushButton>("declineButton")->isEnabled());
         QTest::mouseClick(find<QPushButton>("declineButton"), Qt::LeftButton);
         QTRY_VERIFY(decisionOf(op.nonce));
@@ -310,6 +312,21 @@ private Q_SLOTS:
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 0);
         QVERIFY(find<QLabel>("emptyQueue")->isVisible());
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign"));
+    }
+    // A Ctrl+Return before the card has been on screen long enough approves nothing, and says so
+    // on the card; the next one, once it has, approves.
+    void ctrlReturn_tooSoon_saysWhy_thenApproves()
+    {
+        const Operation op = park();
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY(!decisionOf(op.nonce));
+        QTRY_VERIFY(find<QLabel>("cardError")->isVisible());
+        QVERIFY(find<QLabel>("cardError")->text().contains(QLatin1String("on screen")));
+        readTheCard();
+        QTest::keyClick(m_window.get(), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY(decisionOf(op.nonce).has_value());
+        QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
     }
     void ctrlReturn_approves()
     {
@@ -786,6 +803,13 @@ private Q_SLOTS:
         QVERIFY(agent->text().contains(QLatin1String("not waiting now")));
         m_queue->setWaiting(op.nonce, 1);
         QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("waiting"));
+        // The client's own answer to the card's prompt is noted, as deciding nothing.
+        QVERIFY(!find<QLabel>("cardClientAnswer")->isVisible());
+        m_queue->noteClientAnswer(op.nonce, QStringLiteral("cancel"), 25);
+        QTRY_VERIFY(find<QLabel>("cardClientAnswer")->isVisible());
+        QVERIFY(find<QLabel>("cardClientAnswer")->text().contains(QLatin1String("(\"cancel\", 25 ms after")));
+        QVERIFY(find<QLabel>("cardClientAnswer")->text().contains(QLatin1String("decides nothing")));
+        QVERIFY(find<QPushButton>("approveButton")->isVisible());
     }
     // Several selected cards are declined at once, after a confirmation, with one reason.
     void declineSelected_asksThenDeclinesEach()

@@ -69,6 +69,8 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_agent = label(this, "cardAgent");
     m_agent->setProperty("agent", QStringLiteral("unknown"));
     m_agent->hide();
+    m_clientAnswer = label(this, "cardClientAnswer");
+    m_clientAnswer->hide();
     m_review = label(this, "cardReview");
     m_review->hide();
     m_prompt = label(this, "cardPrompt");
@@ -129,6 +131,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     layout->addLayout(header);
     layout->addWidget(m_stale);
     layout->addWidget(m_agent);
+    layout->addWidget(m_clientAnswer);
     layout->addWidget(m_client);
     layout->addWidget(m_review);
     layout->addWidget(m_prompt);
@@ -320,6 +323,9 @@ void ApprovalCard::updateAgent()
                          : tr("Its agent is not waiting now. An approval is kept for its next call "
                               "with the same arguments until the card expires."));
     m_agent->setVisible(agent != ApprovalQueue::Agent::Unknown);
+    const QString answered = m_queue.clientAnswerOf(m_operation.nonce);
+    m_clientAnswer->setText(answered);
+    m_clientAnswer->setVisible(!answered.isEmpty());
 }
 
 void ApprovalCard::updateApproveEnabled()
@@ -347,8 +353,18 @@ void ApprovalCard::approve()
 {
     // The shortcut and callers land here too: the same checks as the button's, made now.
     updateApproveEnabled();
-    if (m_operation.nonce.isEmpty() || !isVisible() || !m_approve->isEnabled())
+    if (m_operation.nonce.isEmpty() || !isVisible())
         return;
+    if (!m_approve->isEnabled()) {
+        // A key that approves nothing says why, where the eye is: the card (read it first, type
+        // the target, another person must approve, expired).
+        showError(!m_approve->toolTip().isEmpty() ? m_approve->toolTip()
+                  : m_expired
+                      ? tr("The card has expired: nothing was approved.")
+                      : tr("Type %1 above to approve.").arg(visibleText(m_operation.confirmationText())));
+        return;
+    }
+    m_error->hide();
     auto r = m_queue.approve(m_operation.nonce, m_queue.reviewer(), m_confirm->text());
     if (!r)
         showError(r.error());

@@ -71,6 +71,7 @@ private:
     QLabel *m_countdown = nullptr;
     QLabel *m_stale = nullptr;
     QLabel *m_agent = nullptr;
+    QLabel *m_clientAnswer = nullptr;
     QLabel *m_review = nullptr;
     QLabel *m_prompt = nullptr;
     QPlainTextEdit *m_diff = nullptr;

@@ -32,6 +32,14 @@ QString randomNonce()
     return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(bytes), sizeof bytes).toHex());
 }
 
+// Bounded bookkeeping: past the cap the oldest knowledge goes all at once (it only shapes prompts).
+void remember(QHash<QString, qint64> &map, const QString &key, qint64 value)
+{
+    if (map.size() >= Gate::kMaxRemembered)
+        map.clear();
+    map.insert(key, value);
+}
+
 bool sameDigest(const QString &a, const QString &b)
 {
     const QByteArray x = a.toLatin1(), y = b.toLatin1();
@@ -154,7 +162,10 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
     const Ticket ticket = ticketFor(op, request->clientName());
     if (request->envelope.legacy)
         return evaluate(request, ticket, std::move(done), true);
-    done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, true, notice,
+    const bool prompt = mayPromptUrl(request, op);
+    if (prompt)
+        remember(m_promptedMs, op.nonce, m_clock.nowMs());
+    done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, prompt, notice,
                                     m_settings.approvalsUrlBase));
 }
 
@@ -164,6 +175,41 @@ QString Gate::sealedFor(const RequestPtr &request, const Ticket &ticket) const
     if (request->isRetry())
         return QString::fromStdString(request->params.at("requestState").get<std::string>());
     return m_sealer.seal(ticket);
+}
+
+// The card's URL is offered to a client that declared URL mode, for a console-mode card, unless
+// this connection's client has shown that it answers such prompts on its own (an answer faster
+// than a person reads: a headless client's cancel, Codex's decline): to it, the prompt only adds a
+// round trip. Its answer never decides the card either way (clientDecision).
+bool Gate::mayPromptUrl(const RequestPtr &request, const Operation &op) const
+{
+    return op.approvalMode != ApprovalMode::Client && request->envelope.elicitation.url &&
+           !m_settings.approvalsUrlBase.isEmpty() && !m_selfAnswering.contains(clientKey(request));
+}
+
+QString Gate::clientKey(const RequestPtr &request)
+{
+    return request->principal.name + QLatin1Char('\n') + request->clientName();
+}
+
+// A client's answer to the prompt a console-mode card's call sent it: noted on the card; one that
+// came faster than a person could answer marks the client as answering on its own. An answer to no
+// prompt on record (sent again on a later round, or never asked for) is noted nowhere.
+void Gate::noteClientAnswer(const RequestPtr &request, const QString &nonce, const std::string &action)
+{
+    const auto asked = m_promptedMs.find(nonce);
+    if (asked == m_promptedMs.end())
+        return;
+    const qint64 ms = m_clock.nowMs() - *asked;
+    m_promptedMs.erase(asked);
+    if (ms < kSelfAnswerMs && !m_selfAnswering.contains(clientKey(request))) {
+        qCInfo(lcGate) << "the client" << request->clientName() << "of" << request->principal.name
+                       << "answered the card's prompt in" << ms << "ms: it answers on its own, and is "
+                       << "not prompted again";
+        if (m_selfAnswering.size() < kMaxRemembered)
+            m_selfAnswering.insert(clientKey(request));
+    }
+    Q_EMIT clientAnswered(nonce, QString::fromStdString(action), ms);
 }
 
 Ticket Gate::ticketFor(const Operation &op, const QString &client)
@@ -417,6 +463,14 @@ void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs
         m_poll.start();
 }
 
+void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json &answer)
+{
+    const auto field = answer.find("action");
+    const std::string action = field != answer.end() && field->is_string() ? field->get<std::string>() : "";
+    if (action == "accept" || action == "decline" || action == "cancel")
+        noteClientAnswer(request, op.nonce, action);
+}
+
 // A client's answer (an ElicitResult) as a decision. A console-mode card is the human's at the
 // console alone: whatever the client answers (several answer prompts on their own, headless ones
 // cancel at once) leaves it waiting in the window (docs/design.md: authority lives in the console).
@@ -428,12 +482,8 @@ std::optional<Decision> Gate::clientDecision(const Operation &op, const json &an
 {
     const auto field = answer.find("action");
     const std::string action = field != answer.end() && field->is_string() ? field->get<std::string>() : "";
-    if (op.approvalMode != ApprovalMode::Client) {
-        if (action == "accept" || action == "decline" || action == "cancel")
-            qCInfo(lcGate) << "the client answered" << action.c_str() << "for" << op.nonce
-                           << "; the card stays with the console";
-        return std::nullopt;
-    }
+    if (op.approvalMode != ApprovalMode::Client)
+        return std::nullopt; // noted on the card (noteAnswer); the card stays with the console
     const QString by = QStringLiteral("client:%1").arg(connection);
     if (action == "decline")
         return Decision{Operation::Status::Declined, by, QStringLiteral("declined in the client"),
@@ -471,6 +521,8 @@ bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, con
                                                                         : GateReplies::kApprovalKey);
     if (!answer)
         return false;
+    if (op.approvalMode != ApprovalMode::Client)
+        noteAnswer(request, op, *answer);
     const std::optional<Decision> decision = clientDecision(op, *answer, request->principal.name, notice);
     if (!decision)
         return false;
@@ -495,17 +547,20 @@ void Gate::askInClient(const RequestPtr &request, const Ticket &ticket, const Op
     json params;
     if (op.approvalMode == ApprovalMode::Client && request->envelope.elicitation.form)
         params = GateReplies::confirmationRequest(op, notice);
-    else if (op.approvalMode != ApprovalMode::Client && request->envelope.elicitation.url &&
-             !m_settings.approvalsUrlBase.isEmpty())
+    else if (mayPromptUrl(request, op))
         params = GateReplies::approvalUrlRequest(op, notice, m_settings.approvalsUrlBase);
     else
         return;
+    if (op.approvalMode != ApprovalMode::Client)
+        remember(m_promptedMs, op.nonce, m_clock.nowMs());
     qCInfo(lcGate) << "asking the client about" << op.nonce << "in" << params.value("mode", "").c_str()
                    << "mode";
     request->elicit(params,
                     [self = QPointer<Gate>(this), request, ticket, op, round](std::optional<json> answer) {
                         if (!self || !answer || !answer->is_object())
                             return; // an error answer decides nothing: the card waits in the window
+                        if (op.approvalMode != ApprovalMode::Client)
+                            self->noteAnswer(request, op, *answer);
                         QString mismatch;
                         const std::optional<Decision> decision =
                             self->clientDecision(op, *answer, request->principal.name, mismatch);
@@ -598,6 +653,7 @@ void Gate::applyEnded()
 
 void Gate::wake(const QString &nonce)
 {
+    m_promptedMs.remove(nonce);
     m_holder->wake(nonce);
 }
 

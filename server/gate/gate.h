@@ -9,6 +9,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <functional>
@@ -75,6 +76,9 @@ public:
     static constexpr int kMaxPendingPerConnection = 50;
     // How many times a 2025-era call is asked for a typed confirmation that keeps coming back wrong.
     static constexpr int kConfirmRounds = 3;
+    // An answer to the card's prompt sooner than this after it was asked is the client's own.
+    static constexpr qint64 kSelfAnswerMs = 1000;
+    static constexpr int kMaxRemembered = 1024;
 
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = ReceiptBody::kMetaKey;
@@ -107,6 +111,9 @@ Q_SIGNALS:
     // its result is an error (emitted whether or not the result could be stored).
     void opened(const Countersign::Operation &operation, const Countersign::GateRequest &request);
     void runEnded(const QString &nonce, bool isError);
+    // The agent's client answered a console-mode card's prompt (action: accept, decline or cancel;
+    // ms after it was asked). It decides nothing; the card may say so.
+    void clientAnswered(const QString &nonce, const QString &action, qint64 ms);
     // How many calls are held waiting for the human's decision on the card nonce changed (0: no
     // agent waits on it now; its next identical call still finds it).
     void waiting(const QString &nonce, int calls);
@@ -133,6 +140,10 @@ private:
                      const QString &notice, int round);
     void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
+    bool mayPromptUrl(const RequestPtr &request, const Operation &op) const;
+    static QString clientKey(const RequestPtr &request);
+    void noteAnswer(const RequestPtr &request, const Operation &op, const nlohmann::json &answer);
+    void noteClientAnswer(const RequestPtr &request, const QString &nonce, const std::string &action);
     QString sealedFor(const RequestPtr &request, const Ticket &ticket) const;
     void retry(const RequestPtr &request, ToolDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
@@ -164,6 +175,8 @@ private:
     RetryHolder *m_holder = nullptr;
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
+    QHash<QString, qint64> m_promptedMs; // nonce -> when the card's URL was last offered
+    QSet<QString> m_selfAnswering;       // clientKey of the clients that answer prompts on their own
     int m_applying = 0;
     bool m_draining = false;
 };

@@ -57,8 +57,8 @@ let approvals = 0;
 
 // A v1 client over `kind` ('http' or 'stdio'), its wire traffic recorded (shown when a check fails,
 // the words of any server bug).
-async function connect(kind, server, { capabilities = {}, onElicit } = {}) {
-    const client = new Client({ name: `legacy-gate-${kind}`, version: '1.0.0' }, { capabilities });
+async function connect(kind, server, { capabilities = {}, onElicit, name = `legacy-gate-${kind}` } = {}) {
+    const client = new Client({ name, version: '1.0.0' }, { capabilities });
     if (onElicit) client.setRequestHandler(ElicitRequestSchema, onElicit);
     const transport = kind === 'http'
         ? new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } })
@@ -246,7 +246,9 @@ try {
         await check(`${kind}: a client with URL mode answering decline (as Codex does at once) leaves the card to the human: the call waits on, and the console's decline, with its reason, answers it; nothing ran`, () => traced(async (use) => {
             const name = `${kind}-url-no`;
             const asked = [];
+            // A client of its own: one that answered a prompt at once is not prompted again.
             const { client } = use(await connect(kind, server, {
+                name: `legacy-gate-${kind}-auto`,
                 capabilities: { elicitation: { url: {} } },
                 onElicit: async (request) => { asked.push(request.params); return { action: 'decline' }; },
             }));
@@ -353,7 +355,7 @@ try {
                 decline: [`legacy-gate-${kind}`, 'declined', 'console:test-host', 'not today', 'not run'],
                 typed: [`legacy-gate-${kind}`, 'approved', 'client:legacy-gate', 'typed confirmation', 'succeeded'],
                 url: [`legacy-gate-${kind}`, 'approved', 'console:test-host', '', 'succeeded'],
-                'url-no': [`legacy-gate-${kind}`, 'declined', 'console:test-host', 'not from the client', 'not run'],
+                'url-no': [`legacy-gate-${kind}-auto`, 'declined', 'console:test-host', 'not from the client', 'not run'],
                 rejoin: [`legacy-gate-${kind}`, 'approved', 'console:test-host', '', 'succeeded'],
             };
             for (const [s, want] of Object.entries(expected)) {

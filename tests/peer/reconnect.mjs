@@ -38,8 +38,8 @@ const textOf = (r) => r.content?.map((c) => c.text).join('\n') ?? '';
 const contentOf = (file) => (existsSync(path.join(root, file)) ? readFileSync(path.join(root, file), 'utf8') : null);
 
 // A 2025-era client (what Gemini CLI, opencode and Qwen Code speak), its own session.
-async function legacyClient(token = server.token, { onElicit } = {}) {
-    const client = new Client({ name: 'reconnect-v1', version: '1.0.0' }, { capabilities: onElicit ? { elicitation: { url: {} } } : {} });
+async function legacyClient(token = server.token, { onElicit, name = 'reconnect-v1' } = {}) {
+    const client = new Client({ name, version: '1.0.0' }, { capabilities: onElicit ? { elicitation: { url: {} } } : {} });
     if (onElicit) client.setRequestHandler(ElicitRequestSchema, onElicit);
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     return client;
@@ -117,7 +117,8 @@ try {
         await check(`a client answering the card's URL with ${action} (as Codex and headless Claude Code do at once) decides nothing; the human's approval runs it`, async () => {
             const file = `client-${action}.txt`;
             let asked = 0;
-            const client = await legacyClient(server.token, { onElicit: async () => { ++asked; return { action }; } });
+            // A client of its own each time: one that answered at once is not prompted again.
+            const client = await legacyClient(server.token, { name: `reconnect-${action}`, onElicit: async () => { ++asked; return { action }; } });
             const pending = watch(client.callTool({ name: 'write_file', arguments: { path: file, content: 'x\n' } }));
             const card = await cardFor(file);
             await waitFor('the URL asked', () => asked === 1);

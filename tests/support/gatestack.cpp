@@ -47,6 +47,7 @@ void GateStack::rebuildGate(Policy policy, Gate::Settings settings)
     QObject::connect(m_gate.get(), &Gate::parked, m_queue.get(), &ApprovalQueue::park);
     QObject::connect(m_gate.get(), &Gate::retired, m_queue.get(), &ApprovalQueue::retire);
     QObject::connect(m_gate.get(), &Gate::waiting, m_queue.get(), &ApprovalQueue::setWaiting);
+    QObject::connect(m_gate.get(), &Gate::clientAnswered, m_queue.get(), &ApprovalQueue::noteClientAnswer);
     QObject::connect(m_queue.get(), &ApprovalQueue::decided, m_gate.get(), &Gate::wake);
 }
 
