@@ -785,6 +785,30 @@ private Q_SLOTS:
         QVERIFY2(r.contains("inputRequests"), "another client of the connection is still prompted");
         QCOMPARE(m_action.applyRuns, 0);
     }
+    // A client that drops the round with the prompt (Codex in its 2026 mode fails the call on a URL
+    // request) and calls again fresh is not prompted again: it gets a round it can take.
+    void clientDroppingThePromptedRound_isNotPromptedAgain()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}}}};
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r));
+        QVERIFY(r.contains("inputRequests"));
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r)); // joins the card, fresh
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QVERIFY2(!r.contains("inputRequests"), "no prompt for a client that dropped one");
+        QCOMPARE(m_queue->pending().size(), 1);
+        QVERIFY(asResult(call(params({{"service", "web-2"}})), r));
+        QVERIFY(!r.contains("inputRequests"));
+        // Its next call with the ticket is held and run by the human's approval as any.
+        const std::string state = r.at("requestState").get<std::string>();
+        QString nonce;
+        for (const Operation &op : m_queue->pending())
+            if (op.arguments.value("service", "") == "web-2")
+                nonce = op.nonce;
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+        QVERIFY(asResult(call(params({{"service", "web-2"}}, state)), r));
+        QCOMPARE(text(r), std::string("deleted web-2"));
+    }
     // The same for a 2025-era call: the URL asked on the held call, declined at once; the next
     // held call of that client is asked nothing.
     void legacy_selfAnsweringClient_isNotAskedAgain()

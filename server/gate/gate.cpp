@@ -162,6 +162,16 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
     const Ticket ticket = ticketFor(op, request->clientName());
     if (request->envelope.legacy)
         return evaluate(request, ticket, std::move(done), true);
+    // The same call again, fresh, while the card's prompt to this client is unanswered: the client
+    // dropped the round it could not take (Codex in its 2026 mode fails the call on a URL request)
+    // and is not prompted again.
+    if (m_promptedMs.contains(op.nonce) && !m_noPrompt.contains(clientKey(request))) {
+        qCInfo(lcGate) << "the client" << request->clientName() << "of" << request->principal.name
+                       << "called again instead of answering the card's prompt: not prompted again";
+        m_promptedMs.remove(op.nonce);
+        if (m_noPrompt.size() < kMaxRemembered)
+            m_noPrompt.insert(clientKey(request));
+    }
     const bool prompt = mayPromptUrl(request, op);
     if (prompt)
         remember(m_promptedMs, op.nonce, m_clock.nowMs());
@@ -184,7 +194,7 @@ QString Gate::sealedFor(const RequestPtr &request, const Ticket &ticket) const
 bool Gate::mayPromptUrl(const RequestPtr &request, const Operation &op) const
 {
     return op.approvalMode != ApprovalMode::Client && request->envelope.elicitation.url &&
-           !m_settings.approvalsUrlBase.isEmpty() && !m_selfAnswering.contains(clientKey(request));
+           !m_settings.approvalsUrlBase.isEmpty() && !m_noPrompt.contains(clientKey(request));
 }
 
 QString Gate::clientKey(const RequestPtr &request)
@@ -202,12 +212,12 @@ void Gate::noteClientAnswer(const RequestPtr &request, const QString &nonce, con
         return;
     const qint64 ms = m_clock.nowMs() - *asked;
     m_promptedMs.erase(asked);
-    if (ms < kSelfAnswerMs && !m_selfAnswering.contains(clientKey(request))) {
+    if (ms < kSelfAnswerMs && !m_noPrompt.contains(clientKey(request))) {
         qCInfo(lcGate) << "the client" << request->clientName() << "of" << request->principal.name
                        << "answered the card's prompt in" << ms << "ms: it answers on its own, and is "
                        << "not prompted again";
-        if (m_selfAnswering.size() < kMaxRemembered)
-            m_selfAnswering.insert(clientKey(request));
+        if (m_noPrompt.size() < kMaxRemembered)
+            m_noPrompt.insert(clientKey(request));
     }
     Q_EMIT clientAnswered(nonce, QString::fromStdString(action), ms);
 }

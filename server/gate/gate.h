@@ -176,7 +176,8 @@ private:
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
     QHash<QString, qint64> m_promptedMs; // nonce -> when the card's URL was last offered
-    QSet<QString> m_selfAnswering;       // clientKey of the clients that answer prompts on their own
+    // clientKey of the clients not to prompt: they answer prompts on their own, or drop them
+    QSet<QString> m_noPrompt;
     int m_applying = 0;
     bool m_draining = false;
 };
