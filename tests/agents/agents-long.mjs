@@ -13,7 +13,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { CLIENTS } from './clients.mjs';
-import { DEFAULT_CLIENTS, describeWait, makeLog, parseArgs, pool, ranOnce, runCase, startRig, workRoot } from './harness.mjs';
+import { describeWait, makeLog, parseArgs, pool, ranOnce, runCase, startRig, workRoot } from './harness.mjs';
+import { installWatchdog } from './reaper.mjs';
 
 const argv = process.argv.slice(2);
 const opts = parseArgs(argv, 'usage: agents-long.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients LIST] [--parallel N] [--decide] [--verbose] [--report FILE] [--after SECONDS]');
@@ -25,6 +26,8 @@ const configIndex = argv.indexOf('--config');
 const EXTRA = configIndex >= 0 ? JSON.parse(argv[configIndex + 1]) : {};
 const root = workRoot('countersign-agents-long-');
 const began = Date.now();
+// Under ctest's TIMEOUT (600 s) at the default 180 s.
+installWatchdog((AFTER_S + 330) * 1000, 'agents-long.mjs');
 
 const runs = await pool(opts.clients, opts.parallel, async (key) => {
     const log = makeLog(key, opts.verbose);

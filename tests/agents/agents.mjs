@@ -14,7 +14,7 @@
 // round (era, prompts and answers, how it waited) is printed as a table, from the tap's record.
 //   node agents.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--clients claude,gemini,codex,codex2026,opencode,qwen]
 //                   [--parallel N] [--decide] [--verbose] [--report FILE.json] [--keep]
-//                   [--steps N] [--cases approve,decline,expire]
+//                   [--steps N] [--cases approve,decline,expire] [--budget SECONDS]
 // --decide: decide through countersign-test-decide instead of the window (no Xvfb needed).
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { CLIENTS } from './clients.mjs';
 import { describeWait, makeLog, parseArgs, percentile, pool, ranOnce, runCase, startRig, workRoot } from './harness.mjs';
+import { installWatchdog } from './reaper.mjs';
 
 const argv = process.argv.slice(2);
 const valueOf = (name, fallback) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : fallback; };
@@ -34,6 +35,8 @@ const TTL = 25;
 const REASON = 'not on a Friday: the release is frozen (ticket OPS-1234)';
 const root = workRoot('countersign-agents-');
 const began = Date.now();
+// Under ctest's TIMEOUT (600 s), with the clients in parallel (about 100 s; one at a time, longer).
+installWatchdog(Number(valueOf('budget', 540)) * 1000, 'agents.mjs');
 
 await check('the pinned clients are installed at their versions', async () => {
     for (const key of opts.clients) {
@@ -109,14 +112,18 @@ for (const r of runs) {
         assert.ok(d.audit.some((o) => o.decision === 'declined' && o.reason === REASON && /^console:/.test(o.decidedBy)), `the decline is not the console's, with the reason: ${JSON.stringify(d.audit)}${evidence(r, d)}`);
     });
     const e = r.cases.expire;
-    if (CASES.includes('expire')) await check(`${name}: never answered (ttlSeconds ${TTL}), nothing is written and the card expires`, async () => {
+    if (CASES.includes('expire')) await check(`${name}: never answered (ttlSeconds ${TTL}), nothing is written and the card expires (abandoned where its agent went away)`, async () => {
         assert.ok(e, `the case did not run${evidence(r)}`);
         assert.ok(e.cardsSeen.length, `no card was made${evidence(r, e)}`);
         assert.equal(e.written[0], null, `the file was written${evidence(r, e)}`);
         assert.ok(Array.isArray(e.audit) && e.audit.length >= 1, `audit: ${JSON.stringify(e.audit)}${evidence(r, e)}`);
         assert.ok(e.audit.every((o) => o.outcome === 'not run'), `something ran: ${JSON.stringify(e.audit)}${evidence(r, e)}`);
         const card = e.audit.find((o) => o.id === e.cardsSeen[0].nonce);
-        assert.equal(card?.decision, 'expired', `the card was not expired: ${JSON.stringify(card)}${evidence(r, e)}`);
+        // At its TTL the card is expired if its agent was still waiting on it (a call open then),
+        // abandoned if the agent had gone (the console's distinct outcomes).
+        const lapse = (card?.time ?? 0) + TTL * 1000;
+        const waiting = (e.tap.calls ?? []).some((c) => c.at <= lapse && (c.answeredAt === null || c.answeredAt >= lapse - 2000));
+        assert.equal(card?.decision, waiting ? 'expired' : 'abandoned', `the card's outcome (its agent ${waiting ? 'still waiting' : 'gone'} at the TTL): ${JSON.stringify(card)}${evidence(r, e)}`);
     });
 }
 

@@ -39,6 +39,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { track } from './reaper.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const modules = path.join(here, '..', 'peer', 'node_modules');
@@ -267,7 +268,7 @@ export function launch(key, { root = tmpdir(), mcpUrl, token, model, prompt, lim
 
 function spawnBounded(file, argv, { cwd, env, limitMs, log = () => {}, label = '' }) {
     const started = Date.now();
-    const child = spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = track(spawn(file, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }), { group: true });
     let stdout = '';
     let stderr = '';
     let killed = false;

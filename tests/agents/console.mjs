@@ -9,14 +9,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { track } from './reaper.mjs';
 
 const run = promisify(execFile);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Xvfb on a display number it picks itself (-displayfd), so parallel runs never race for one.
 export async function startDisplay({ log = () => {}, label = 'xvfb' } = {}) {
-    const child = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x900x24', '-nolisten', 'tcp', '-noreset'],
-        { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const child = track(spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x900x24', '-nolisten', 'tcp', '-noreset'],
+        { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] }));
     let err = '';
     child.stderr.on('data', (d) => { err += d; });
     const display = await new Promise((resolve, reject) => {
@@ -65,7 +66,7 @@ export async function startConsole(binary, {
     const token = (await cli('token', 'add', tokenName)).trim();
     const started = Date.now();
     const argv = ['--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath, ...(display ? ['--show', 'approvals'] : ['--headless'])];
-    const child = spawn(binary, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = track(spawn(binary, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] }));
     const lines = []; // { at, line }
     let stderr = '';
     let rest = '';

@@ -20,7 +20,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const DEFAULT_CLIENTS = ['claude', 'gemini', 'codex', 'codex2026', 'opencode', 'qwen'];
 
 export function parseArgs(argv, usage) {
-    const positional = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').match(/^--(clients|parallel|report|after|steps|cases|config)$/));
+    const positional = argv.filter((a, i) => !a.startsWith('--') && !(argv[i - 1] ?? '').match(/^--(clients|parallel|report|after|steps|cases|config|budget)$/));
     const opt = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
     const [binary, decideBinary] = positional;
     if (!binary || !decideBinary) { console.error(usage); process.exit(2); }
