@@ -785,6 +785,33 @@ private Q_SLOTS:
         QVERIFY2(r.contains("inputRequests"), "another client of the connection is still prompted");
         QCOMPARE(m_action.applyRuns, 0);
     }
+    // The official SDKs fail a call after 10 input_required rounds with an error the model cannot
+    // act on: the last round a client takes says in words to call again, and that call joins the
+    // same card, whose approval it then runs.
+    void modern_lastRoundTheClientTakes_saysCallAgain_andTheCallJoins()
+    {
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        json r;
+        for (int round = 2; round < Gate::kClientRounds; ++round) {
+            QVERIFY(asResult(callHeld(params({{"service", "web-1"}}, state)), r));
+            QVERIFY2(r.value("resultType", "") == "input_required", qPrintable(QString::number(round)));
+        }
+        QVERIFY(asResult(callHeld(params({{"service", "web-1"}}, state)), r));
+        QVERIFY(QString::fromStdString(text(r)).contains(QLatin1String("again with the same arguments")));
+        QVERIFY(r.value("isError", false));
+        QCOMPARE(m_queue->pending().size(), 1);
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r)); // the model calls again
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QCOMPARE(m_queue->pending().size(), 1);
+        state = r.at("requestState").get<std::string>();
+        QVERIFY(asResult(callHeld(params({{"service", "web-1"}}, state)), r)); // rounds start again
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QVERIFY(m_queue->approve(m_queue->pending().first().nonce, QStringLiteral("console:alice")).ok());
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
+        QCOMPARE(text(r), std::string("deleted web-1"));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
     // A client that drops the round with the prompt (Codex in its 2026 mode fails the call on a URL
     // request) and calls again fresh is not prompted again: it gets a round it can take.
     void clientDroppingThePromptedRound_isNotPromptedAgain()

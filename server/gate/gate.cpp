@@ -172,6 +172,9 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
         if (m_noPrompt.size() < kMaxRemembered)
             m_noPrompt.insert(clientKey(request));
     }
+    if (m_rounds.size() >= kMaxRemembered)
+        m_rounds.clear();
+    m_rounds.insert(op.nonce, 0); // a fresh call: the client's rounds start again
     const bool prompt = mayPromptUrl(request, op);
     if (prompt)
         remember(m_promptedMs, op.nonce, m_clock.nowMs());
@@ -416,14 +419,21 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return;
     if (request->envelope.legacy) {
         if (!mayHold)
-            return done(GateReplies::legacyPending(op));
+            return done(GateReplies::stillPending(op));
         askInClient(request, ticket, op, QString(), 1);
         return hold(request, ticket, std::min(m_settings.legacyHoldMs, ticket.exp - now), std::move(done));
     }
-    const QString sealed = sealedFor(request, ticket);
-    if (!mayHold || !notice.isEmpty())
-        return done(GateReplies::inputRequired(op, sealed, request->envelope, false, notice,
-                                               m_settings.approvalsUrlBase));
+    if (!mayHold || !notice.isEmpty()) {
+        // The official SDKs give up after kClientRounds input_required rounds with an error their
+        // model cannot act on: the last round the client would take says, in words, to call again,
+        // and that call joins this card (an approval meanwhile waits for it).
+        if (++m_rounds[op.nonce] >= kClientRounds - 1) {
+            m_rounds.remove(op.nonce);
+            return done(GateReplies::stillPending(op));
+        }
+        return done(GateReplies::inputRequired(op, sealedFor(request, ticket), request->envelope, false,
+                                               notice, m_settings.approvalsUrlBase));
+    }
     hold(request, ticket, std::min(m_settings.pollWindowMs, ticket.exp - now), std::move(done));
 }
 
@@ -664,6 +674,7 @@ void Gate::applyEnded()
 void Gate::wake(const QString &nonce)
 {
     m_promptedMs.remove(nonce);
+    m_rounds.remove(nonce);
     m_holder->wake(nonce);
 }
 

@@ -79,6 +79,9 @@ public:
     // An answer to the card's prompt sooner than this after it was asked is the client's own.
     static constexpr qint64 kSelfAnswerMs = 1000;
     static constexpr int kMaxRemembered = 1024;
+    // How many input_required rounds the official SDKs' clients take for one call before they fail
+    // it (TypeScript and Python: 10).
+    static constexpr int kClientRounds = 10;
 
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = ReceiptBody::kMetaKey;
@@ -176,6 +179,7 @@ private:
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
     QHash<QString, qint64> m_promptedMs; // nonce -> when the card's URL was last offered
+    QHash<QString, int> m_rounds;        // nonce -> input_required rounds answered since the last fresh call
     // clientKey of the clients not to prompt: they answer prompts on their own, or drop them
     QSet<QString> m_noPrompt;
     int m_applying = 0;

@@ -139,7 +139,7 @@ json runningElsewhere(qint64 claimedMs)
         true);
 }
 
-json legacyPending(const Operation &op)
+json stillPending(const Operation &op)
 {
     return textResult(
         QStringLiteral("Waiting for a human to approve \"%1\" in the Countersign window; nothing has "

@@ -40,9 +40,10 @@ nlohmann::json denied(const PolicyDecision &verdict);
 nlohmann::json declined(const Decision &decision);
 nlohmann::json expired(const Decision &decision, qint64 ttlMs);
 nlohmann::json superseded();
-// A 2025-era call held until the hold limit with the card still undecided: nothing ran; calling the
-// same tool with the same arguments again joins the same card.
-nlohmann::json legacyPending(const Operation &operation);
+// A 2025-era call held until the hold limit, or a 2026-07-28 call at the last round its client
+// takes, with the card still undecided: nothing ran; calling the same tool with the same arguments
+// again joins the same card.
+nlohmann::json stillPending(const Operation &operation);
 nlohmann::json outcomeUnknown(qint64 claimedMs);
 // A 2025-era retry of an approved call another live instance of the team is running still.
 nlohmann::json runningElsewhere(qint64 claimedMs);
