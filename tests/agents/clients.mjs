@@ -153,7 +153,9 @@ export const CLIENTS = {
     opencode: {
         name: 'opencode',
         version: '1.18.33',
-        file: path.join(modules, `opencode-${platform}/bin/opencode`),
+        // The package's postinstall picks the build for the CPU; the tests do the same: the
+        // baseline build where the CPU lacks AVX2.
+        file: path.join(modules, `opencode-${platform}${platform === 'linux-x64' && !cpuHasAvx2() ? '-baseline' : ''}/bin/opencode`),
         versionOf: (c) => versionLine(c.file, ['--version'], /^(\d\S*)/m),
         setup(sb, { mcpUrl, token, model, prompt }) {
             const config = path.join(sb.home, 'opencode.json');
@@ -221,6 +223,10 @@ export const CLIENTS = {
 
 // Codex with its 2026-07-28 client on (the feature mcp_2026_07_28, off by default).
 CLIENTS.codex2026 = { ...CLIENTS.codex, name: 'Codex (mcp_2026_07_28)', features: ['mcp_2026_07_28'] };
+
+function cpuHasAvx2() {
+    try { return /\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8')); } catch { return true; }
+}
 
 function packageVersion(name) {
     try { return JSON.parse(readFileSync(path.join(modules, name, 'package.json'), 'utf8')).version; } catch { return null; }
