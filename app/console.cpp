@@ -194,6 +194,7 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
         {"ttlSeconds", config.ttlSeconds()},
         {"pollWindowSeconds", config.pollWindowSeconds()},
         {"legacyHoldSeconds", config.legacyHoldSeconds()},
+        {"progressHoldSeconds", config.progressHoldSeconds()},
         {"cardMinimumSeconds", config.cardMinimumSeconds()},
         {"keys", keys.storedIn.toStdString()},
         {"actions", actions},

@@ -64,7 +64,8 @@ Result<quint16> McpServer::start()
                       Gate::Settings{m_setup.config.ttlSeconds() * 1000LL,
                                      m_setup.config.pollWindowSeconds() * 1000LL,
                                      {},
-                                     m_setup.config.legacyHoldSeconds() * 1000LL},
+                                     m_setup.config.legacyHoldSeconds() * 1000LL,
+                                     m_setup.config.progressHoldSeconds() * 1000LL},
                       this);
     m_gate->setConnectionCheck([this](const Principal &p) { return m_tokens->isActive(p.connectionId); });
     // A store other instances share: this one tells them it runs (a claim of a gone instance is
@@ -229,7 +230,8 @@ void McpServer::reconfigure(const Config &config)
     reportUpstreams(); // the rules behind each upstream tool's decision may have changed
     m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
                         m_setup.config.pollWindowSeconds() * 1000LL,
-                        m_setup.config.legacyHoldSeconds() * 1000LL);
+                        m_setup.config.legacyHoldSeconds() * 1000LL,
+                        m_setup.config.progressHoldSeconds() * 1000LL);
 }
 
 void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)

@@ -178,8 +178,14 @@ void ApprovalQueue::expireDue()
         Q_EMIT decided(op.nonce);
     }
     // Approvals whose agent did not come back for them before the TTL: timed out, nothing ran.
-    if (auto timedOut = m_store.timeOutLapsedApprovals(); !timedOut)
-        Q_EMIT storeError(timedOut.error());
+    // Said once per failure, not every second while the store is away.
+    if (auto timedOut = m_store.timeOutLapsedApprovals(); !timedOut) {
+        if (timedOut.error() != m_sweepError)
+            Q_EMIT storeError(timedOut.error());
+        m_sweepError = timedOut.error();
+    } else {
+        m_sweepError.clear();
+    }
 }
 
 void ApprovalQueue::park(const Operation &operation)

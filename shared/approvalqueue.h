@@ -117,6 +117,7 @@ private:
     };
     QHash<QString, Waiting> m_waiting;
     QHash<QString, QString> m_clientAnswers;
+    QString m_sweepError; // the lapse sweep's last failure, said once
     QTimer m_sweep;
 };
 

@@ -194,7 +194,7 @@ Status decisionSigned(const QString &nonce, const QString &event, const json &de
 } // namespace
 
 Status AuditChain::certify(const QString &nonce, const QString &event, const json &expected,
-                           const QByteArray &publicKey)
+                           const QByteArray &publicKey, Row kind)
 {
     auto first = m_database.exec(StoreSql::kAuditFirstOf, {nonce, event});
     if (!first)
@@ -232,8 +232,10 @@ Status AuditChain::certify(const QString &nonce, const QString &event, const jso
         if (hash != row.value(StoredValue::column(record, "hash")).toString())
             return failure(QStringLiteral("audit row %1 was altered").arg(at));
         if (at == seq) {
-            if (auto signedRow = decisionSigned(nonce, event, detail, publicKey); !signedRow)
-                return signedRow;
+            if (kind == Row::Decision) {
+                if (auto signedRow = decisionSigned(nonce, event, detail, publicKey); !signedRow)
+                    return signedRow;
+            }
             for (const auto &[key, value] : expected.items()) {
                 if (detail.value(key, json()) != value)
                     return failure(QStringLiteral("audit row %1 records another %2")

@@ -58,10 +58,11 @@ public:
     // a checkpoint: rows up to it cannot be rewritten, nor the log cut below it, without the key.
     Status checkpoint(const WriteTransaction &transaction, const ReceiptSigner &signer);
     // Succeeds when the first row recording event for nonce holds every member of expected in
-    // its detail and is covered by a checkpoint signed with publicKey through links that verify;
-    // otherwise says why not.
+    // its detail and is covered by a checkpoint signed with publicKey through links that verify
+    // (and, for a decision row, carries that decision's own signature); otherwise says why not.
+    enum class Row { Decision, Plain };
     Status certify(const QString &nonce, const QString &event, const nlohmann::json &expected,
-                   const QByteArray &publicKey);
+                   const QByteArray &publicKey, Row row = Row::Decision);
     // The signed body of a checkpoint: {"kind", "seq", "hash"}.
     static nlohmann::json headBody(const Head &head);
     // Signs the head as it stands inside transaction as the log's current head (audit_head): a

@@ -25,6 +25,8 @@ Result<QString> firstProblem(Database &database)
          "the audit chain records a decision on %1 that the decisions table lacks"},
         {StoreSql::kCrossDecisionUnsigned, "the decision on %1 is not covered by a signed checkpoint"},
         {StoreSql::kCrossStatusUndecided, "operation %1 has a status its decision does not give it"},
+        {StoreSql::kCrossTimedOutRevived,
+         "operation %1 timed out in the audit chain but is stored as if not"},
         {StoreSql::kCrossClaimUnrecorded, "the run of %1 is not recorded in the audit chain"},
         {StoreSql::kCrossClaimUnauthorised, "%1 was run without an approval or a rule allowing it"},
     };

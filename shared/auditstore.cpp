@@ -6,6 +6,7 @@
 #include "database.h"
 #include "operationrecords.h"
 #include "receipt.h"
+#include "storesql.h"
 #include "writetransaction.h"
 
 #include <algorithm>
@@ -162,14 +163,20 @@ Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decisi
 
 Result<QStringList> AuditStore::timeOutLapsedApprovals()
 {
+    // Each sweep reads only what expired since the last one (none can be approved after its
+    // expiry); the first reads all.
     const qint64 now = m_clock.nowMs();
-    auto seen = m_operations->approvedLapsed(now);
-    if (!seen || seen.value().isEmpty())
+    auto seen = m_operations->approvedLapsed(m_lapsedUntilMs, now);
+    if (!seen)
         return seen;
+    if (seen.value().isEmpty()) {
+        m_lapsedUntilMs = now;
+        return seen;
+    }
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
         return failure(transaction.begun().error());
-    auto lapsed = m_operations->approvedLapsed(now); // again under the write lock: no claim since
+    auto lapsed = m_operations->approvedLapsed(m_lapsedUntilMs, now); // again under the write lock
     if (!lapsed)
         return failure(lapsed.error());
     for (const QString &nonce : lapsed.value()) {
@@ -182,6 +189,7 @@ Result<QStringList> AuditStore::timeOutLapsedApprovals()
     }
     if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
+    m_lapsedUntilMs = now;
     return lapsed;
 }
 
@@ -293,6 +301,28 @@ Result<std::optional<Decision>> AuditStore::verifiedDecision(const QString &nonc
         return failure(QStringLiteral("the decision on %1 is not in the verified audit log (%2)")
                            .arg(nonce, certified.error()));
     return stored;
+}
+
+Status AuditStore::verifiedCard(const Operation &card)
+{
+    if (!m_signer)
+        return failure(QStringLiteral("this store holds no key to check cards with"));
+    if (auto certified = m_chain->certify(card.nonce, QStringLiteral("minted"),
+                                          {{"tool", text(card.tool)},
+                                           {"principal", text(card.principal)},
+                                           {"argsDigest", text(card.argsDigest)},
+                                           {"planDigest", text(card.planDigest)},
+                                           {"expiresMs", card.expiresMs}},
+                                          m_signer->publicKey(), AuditChain::Row::Plain);
+        !certified)
+        return failure(QStringLiteral("the card %1 is not the one the verified audit log records (%2)")
+                           .arg(card.nonce, certified.error()));
+    auto lapsed = m_db.exec(StoreSql::kAuditFirstOf, {card.nonce, statusName(Operation::Status::TimedOut)});
+    if (!lapsed)
+        return failure(lapsed.error());
+    if (lapsed.value().next())
+        return failure(QStringLiteral("the approval of %1 timed out in the audit log").arg(card.nonce));
+    return success();
 }
 
 Result<bool> AuditStore::replace(const Operation &replacement)

@@ -68,6 +68,10 @@ public:
     // this store's key covers that row; a decision that is not in the verified chain is an error
     // (a row written around the store), never a decision in force.
     Result<std::optional<Decision>> verifiedDecision(const QString &nonce);
+    // The card as stored is the one its "minted" row in the verified chain records (tool,
+    // connection, arguments, plan, expiry), and it has not timed out there; otherwise why not.
+    // Checked before a fresh call runs an approved card, which has no sealed ticket to trust.
+    Status verifiedCard(const Operation &card);
     // The plan changed after the card was shown: replacement (a pending operation whose supersedes
     // names the old one) is stored and the old one superseded, in one transaction, only when the
     // old one is still pending or approved, unclaimed and not replaced before. false: it was not
@@ -143,6 +147,7 @@ private:
     const ReceiptSigner *m_signer;
     QString m_instance;
     QString m_instanceName;
+    qint64 m_lapsedUntilMs = 0; // timeOutLapsedApprovals has swept the expiries up to here
     qint64 m_startedMs = 0;
     std::unique_ptr<OperationRecords> m_operations;
     std::unique_ptr<ClaimRecords> m_claims;

@@ -107,10 +107,11 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 return fieldError(fileName, text, key,
                                   QStringLiteral("must be an integer from 1 to %1").arg(max));
             (key == "ttlSeconds" ? config.m_ttlSeconds : config.m_pollWindowSeconds) = value.get<int>();
-        } else if (key == "legacyHoldSeconds") {
+        } else if (key == "legacyHoldSeconds" || key == "progressHoldSeconds") {
             if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 600)
                 return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to 600"));
-            config.m_legacyHoldSeconds = value.get<int>();
+            (key == "legacyHoldSeconds" ? config.m_legacyHoldSeconds : config.m_progressHoldSeconds) =
+                value.get<int>();
         } else if (key == "cardMinimumSeconds") {
             if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)
                 return fieldError(fileName, text, key,

@@ -34,6 +34,10 @@ public:
     int pollWindowSeconds() const { return m_pollWindowSeconds; }
     // How long a 2025-era client's gated call waits for the human before "still pending".
     int legacyHoldSeconds() const { return m_legacyHoldSeconds; }
+    // How long a 2025-era call that gets progress notifications is held (every measured client
+    // that sends a progress token waited 240 s on its request; Gemini CLI and Qwen Code time a
+    // request out at 10 minutes and stop a run at their 5th identical call).
+    int progressHoldSeconds() const { return m_progressHoldSeconds; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -72,6 +76,7 @@ private:
     int m_ttlSeconds = 300;
     int m_pollWindowSeconds = 20;
     int m_legacyHoldSeconds = 50;
+    int m_progressHoldSeconds = 240;
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;

@@ -217,9 +217,9 @@ Status OperationRecords::setStatus(const WriteTransaction &transaction, const QS
     return success();
 }
 
-Result<QStringList> OperationRecords::approvedLapsed(qint64 nowMs)
+Result<QStringList> OperationRecords::approvedLapsed(qint64 sinceMs, qint64 nowMs)
 {
-    auto q = m_database.exec(StoreSql::kOperationsApprovedLapsed, {nowMs});
+    auto q = m_database.exec(StoreSql::kOperationsApprovedLapsed, {nowMs, sinceMs});
     if (!q)
         return failure(q.error());
     QStringList out;

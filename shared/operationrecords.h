@@ -33,8 +33,9 @@ public:
     // Whether the operation still waits for a decision; fails when there is no such operation.
     Result<bool> isPending(const QString &nonce);
     Status setStatus(const WriteTransaction &transaction, const QString &nonce, Operation::Status status);
-    // Approved operations whose ticket expired at or before nowMs with no run claimed, oldest first.
-    Result<QStringList> approvedLapsed(qint64 nowMs);
+    // Approved operations whose ticket expired after sinceMs, at or before nowMs, with no run
+    // claimed, oldest first.
+    Result<QStringList> approvedLapsed(qint64 sinceMs, qint64 nowMs);
     // The nonce of the operation that superseded nonce, or of principal's newest card for the same
     // tool and arguments that a call may join (pending, or approved and unclaimed) and that expires
     // after nowMs; empty when there is none.

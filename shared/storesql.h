@@ -126,6 +126,8 @@ inline constexpr Migration kMigrations[] = {
         "SELECT nonce, outcome, decided_by, reason, decided_ms FROM decisions"},
     {7, "DROP TABLE decisions"},
     {7, "ALTER TABLE decisions_v7 RENAME TO decisions"},
+    // The sweep that times out lapsed approvals reads approved operations by expiry.
+    {7, "CREATE INDEX operations_expiring ON operations (status, expires_ms)"},
 };
 
 inline constexpr const char *kSchemaVersionGet = "PRAGMA user_version";
@@ -224,6 +226,7 @@ inline constexpr Migration kPostgresMigrations[] = {
     {7, "ALTER TABLE decisions DROP CONSTRAINT decisions_outcome_check"},
     {7, "ALTER TABLE decisions ADD CONSTRAINT decisions_outcome_check "
         "CHECK (outcome IN ('approved', 'declined', 'expired', 'superseded', 'abandoned'))"},
+    {7, "CREATE INDEX operations_expiring ON operations (status, expires_ms)"},
 };
 // The schema version on PostgreSQL: a one-row table (there is no user_version).
 inline constexpr const char *kPostgresSchemaTableExists =
@@ -291,9 +294,10 @@ inline constexpr const char *kOperationsPendingFor =
     "WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
 inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
 // Approved operations whose ticket expired before any call claimed their run (their agent did not
-// come back in time): they time out. Bound: now.
+// come back in time): they time out. Bound: now, and the last sweep's now (operations_expiring
+// serves the range).
 inline constexpr const char *kOperationsApprovedLapsed =
-    "SELECT o.nonce FROM operations o WHERE o.status = 'approved' AND o.expires_ms <= ? "
+    "SELECT o.nonce FROM operations o WHERE o.status = 'approved' AND o.expires_ms <= ? AND o.expires_ms > ? "
     "AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.nonce = o.nonce) ORDER BY o.created_ms";
 // Only a card whose run was never claimed can be superseded: the claim check and the update are
 // one statement inside the caller's write transaction.
@@ -403,7 +407,12 @@ inline constexpr const char *kCrossOperationUnrecorded =
     "AND a.event IN ('minted', 'settled-by-rule') AND json_extract(a.detail, '$.tool') = o.tool "
     "AND json_extract(a.detail, '$.principal') = o.principal "
     "AND json_extract(a.detail, '$.argsDigest') = o.args_digest "
-    "AND json_extract(a.detail, '$.planDigest') = o.plan_digest) LIMIT 1";
+    "AND json_extract(a.detail, '$.planDigest') = o.plan_digest "
+    "AND CAST(json_extract(a.detail, '$.expiresMs') AS BIGINT) = o.expires_ms) LIMIT 1";
+// An operation the chain says timed out but whose row says otherwise (set back to be claimed).
+inline constexpr const char *kCrossTimedOutRevived =
+    "SELECT o.nonce FROM operations o JOIN audit_log a ON a.nonce = o.nonce AND a.event = 'timed-out' "
+    "WHERE o.status <> 'timed-out' LIMIT 1";
 inline constexpr const char *kCrossStatusUndecided =
     "SELECT o.nonce FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce "
     "WHERE (o.status IN ('approved', 'declined', 'expired', 'abandoned', 'timed-out') AND d.nonce IS NULL) "

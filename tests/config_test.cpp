@@ -18,6 +18,7 @@ private Q_SLOTS:
             /* approvals */
             "ttlSeconds": 60,
             "pollWindowSeconds": 5,
+            "progressHoldSeconds": 90,
             "workspaceRoots": ["/tmp/a"]
         })";
         auto config = Config::parse(text, QStringLiteral("c.json"));
@@ -25,6 +26,7 @@ private Q_SLOTS:
         QCOMPARE(config.value().listenPort(), quint16(9000));
         QCOMPARE(config.value().ttlSeconds(), 60);
         QCOMPARE(config.value().pollWindowSeconds(), 5);
+        QCOMPARE(config.value().progressHoldSeconds(), 90);
         QCOMPARE(config.value().workspaceRoots(), QStringList{QStringLiteral("/tmp/a")});
     }
     void parse_upstreams_areRead()
@@ -61,6 +63,8 @@ private Q_SLOTS:
         QCOMPARE(config.value().listenPort(), Config::kDefaultPort);
         QCOMPARE(config.value().ttlSeconds(), 300);
         QCOMPARE(config.value().pollWindowSeconds(), 20);
+        QCOMPARE(config.value().legacyHoldSeconds(), 50);
+        QCOMPARE(config.value().progressHoldSeconds(), 240);
         QCOMPARE(config.value().cardMinimumSeconds(), 1.0);
         QCOMPARE(config.value().storeLocation(QStringLiteral("/data")),
                  QStringLiteral("/data/countersign.db"));
@@ -155,6 +159,9 @@ private Q_SLOTS:
                                        << QStringLiteral("c.json:1: postgres: must be a URL");
         QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}")
                                   << QStringLiteral("c.json:1: ttlSeconds: must be an integer");
+        QTest::newRow("progress hold too long")
+            << QByteArray("{\"progressHoldSeconds\": 601}")
+            << QStringLiteral("c.json:1: progressHoldSeconds: must be an integer from 1 to 600");
         QTest::newRow("ttl zero") << QByteArray("{\"ttlSeconds\": 0}")
                                   << QStringLiteral("must be an integer from 1");
         QTest::newRow("card minimum negative")

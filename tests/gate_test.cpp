@@ -115,7 +115,7 @@ private:
     // Starts a 2025-era call (a session's envelope, no requestState), whose transport can ask its
     // client: each question lands in *asked.
     void startLegacy(const json &params, std::shared_ptr<std::optional<ToolReply>> out,
-                     std::shared_ptr<QList<Asked>> asked)
+                     std::shared_ptr<QList<Asked>> asked, const json &progressToken = nullptr)
     {
         McpRequest request;
         request.id = 1;
@@ -123,6 +123,7 @@ private:
         request.params = params;
         request.envelope.protocolVersion = QStringLiteral("2025-11-25");
         request.envelope.legacy = true;
+        request.envelope.progressToken = progressToken;
         QVERIFY(!request.envelope.readClient(m_caps, m_clientInfo));
         const CallContext context{
             m_principal, Transport::Stdio,
@@ -812,6 +813,38 @@ private Q_SLOTS:
         QCOMPARE(text(r), std::string("deleted web-1"));
         QCOMPARE(m_action.applyRuns, 1);
     }
+    // Codex in its 2026 mode declares URL mode but fails every call with a URL request: it gets
+    // requestState-only rounds. A 2026 call whose client never comes back is abandoned at the TTL.
+    void codex2026_getsNoUrlRound_andItsCardIsAbandonedWhenItNeverReturns()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}, {"form", json::object()}}}};
+        m_clientInfo = {{"name", "codex-mcp-client"}, {"title", "Codex"}, {"version", "0.169.0"}};
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}})), r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
+        QVERIFY(!r.contains("inputRequests"));
+        const QString nonce = m_queue->pending().first().nonce;
+        QCOMPARE(m_queue->agentOf(nonce), ApprovalQueue::Agent::Waiting); // within a retry interval
+        m_clock.advance(ApprovalQueue::kWaitingGraceMs);
+        QCOMPARE(m_queue->agentOf(nonce), ApprovalQueue::Agent::Gone);
+        m_clock.advance(300'000);
+        m_queue->expireDue();
+        QCOMPARE(m_store->operation(nonce).value()->status, Operation::Status::Abandoned);
+    }
+    // Declined, the words reach a model that reads only the structured result (Codex does).
+    void declined_structuredContentCarriesTheWords()
+    {
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        QVERIFY(m_queue
+                    ->decline(m_queue->pending().first().nonce, QStringLiteral("console:alice"),
+                              QStringLiteral("not on a Friday"))
+                    .ok());
+        json r;
+        QVERIFY(asResult(call(params({{"service", "web-1"}}, state)), r));
+        QCOMPARE_JSON(r.at("structuredContent").at("message"),
+                      json("Declined by console:alice: not on a Friday. Nothing was run."));
+    }
     // A client that drops the round with the prompt (Codex in its 2026 mode fails the call on a URL
     // request) and calls again fresh is not prompted again: it gets a round it can take.
     void clientDroppingThePromptedRound_isNotPromptedAgain()
@@ -927,6 +960,34 @@ private Q_SLOTS:
         QCOMPARE(text(r), std::string("deleted web-1"));
         QCOMPARE_JSON(r.at("_meta").at(Gate::kReceiptMetaKey).at("nonce"), json(nonce.toStdString()));
         QCOMPARE(m_action.applyRuns, 1);
+    }
+    // A 2025-era call that gets progress notes (it sent a progress token) is held for the progress
+    // hold; one that gets none, for the legacy hold.
+    void legacy_withProgress_isHeldForTheProgressHold()
+    {
+        m_stack->rebuildGate(
+            Policy::fromJson(nullptr, nullptr).value(),
+            Gate::Settings{300'000, 300, QStringLiteral("http://127.0.0.1:9/approvals/"), 500, 2000});
+        m_gate = &m_stack->gate();
+        m_queue = &m_stack->queue();
+        auto quiet = std::make_shared<std::optional<ToolReply>>();
+        auto patient = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "quiet"}}), quiet, asked);
+        startLegacy(params({{"service", "patient"}}), patient, asked, json(7));
+        QTRY_COMPARE(m_gate->heldCount(), 2);
+        m_clock.advance(500);
+        QTRY_VERIFY(quiet->has_value());
+        QTest::qWait(20);
+        QVERIFY(!patient->has_value());
+        m_clock.advance(1499);
+        QTest::qWait(20);
+        QVERIFY(!patient->has_value());
+        m_clock.advance(1);
+        QTRY_VERIFY(patient->has_value());
+        std::string said;
+        QVERIFY(textOf(**patient, said));
+        QVERIFY(QString::fromStdString(said).contains(QLatin1String("same arguments")));
     }
     // An approved card whose ticket expired is not run by a later call: that call gets a new card.
     void approvedThenExpired_nextCall_makesANewCard()

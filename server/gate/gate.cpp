@@ -32,12 +32,14 @@ QString randomNonce()
     return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(bytes), sizeof bytes).toHex());
 }
 
-// Bounded bookkeeping: past the cap the oldest knowledge goes all at once (it only shapes prompts).
-void remember(QHash<QString, qint64> &map, const QString &key, qint64 value)
+// Bookkeeping per card, dropped when the card ends (Gate::forget). Cards are bounded (per
+// connection, kMaxPendingPerConnection); past the cap, as a last resort, it all goes at once: it
+// only shapes prompts and rounds.
+template <typename T> void remember(QHash<QString, T> &map, const QString &nonce, T value)
 {
-    if (map.size() >= Gate::kMaxRemembered)
+    if (map.size() >= Gate::kMaxRemembered && !map.contains(nonce))
         map.clear();
-    map.insert(key, value);
+    map.insert(nonce, value);
 }
 
 bool sameDigest(const QString &a, const QString &b)
@@ -57,6 +59,7 @@ Gate::Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, co
     m_poll.setInterval(200);
     connect(&m_poll, &QTimer::timeout, this, &Gate::pollDecisions);
     connect(m_holder, &RetryHolder::heldChanged, this, &Gate::waiting);
+    connect(this, &Gate::retired, this, &Gate::forget); // expired or superseded here
 }
 
 Gate::~Gate() = default;
@@ -66,12 +69,14 @@ int Gate::heldCount() const
     return m_holder->count();
 }
 
-void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs)
+void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs,
+                       qint64 progressHoldMs)
 {
     m_policy = std::move(policy);
     m_settings.ttlMs = ttlMs;
     m_settings.pollWindowMs = pollWindowMs;
     m_settings.legacyHoldMs = legacyHoldMs;
+    m_settings.progressHoldMs = progressHoldMs;
 }
 
 void Gate::drain()
@@ -146,6 +151,14 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
         return done(GateReplies::superseded());
     const Operation &op = *stored.value();
     if (op.status == Operation::Status::Approved) {
+        // No sealed ticket comes with a fresh call: the stored card (its expiry above all) must be
+        // the one the verified chain records before its approval runs anything.
+        if (auto verified = m_store.verifiedCard(op); !verified) {
+            qCCritical(lcGate) << "refusing to join" << op.nonce << ":" << verified.error();
+            Q_EMIT untrustedDecision(
+                QStringLiteral("Nothing was run for %1: %2").arg(request->action->name(), verified.error()));
+            return done(storeFailure(verified.error()));
+        }
         qCInfo(lcGate) << "joined approved card" << op.nonce << op.tool << "for" << op.principal;
         return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
     }
@@ -165,16 +178,16 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
     // The same call again, fresh, while the card's prompt to this client is unanswered: the client
     // dropped the round it could not take (Codex in its 2026 mode fails the call on a URL request)
     // and is not prompted again.
-    if (m_promptedMs.contains(op.nonce) && !m_noPrompt.contains(clientKey(request))) {
-        qCInfo(lcGate) << "the client" << request->clientName() << "of" << request->principal.name
-                       << "called again instead of answering the card's prompt: not prompted again";
-        m_promptedMs.remove(op.nonce);
-        if (m_noPrompt.size() < kMaxRemembered)
-            m_noPrompt.insert(clientKey(request));
+    if (!request->isRetry()) {
+        if (m_promptedMs.contains(op.nonce)) {
+            m_promptedMs.remove(op.nonce);
+            stopPrompting(request, "called again instead of answering the card's prompt");
+        }
+        remember(m_rounds, op.nonce, 0); // a fresh call: the client's rounds start again
     }
-    if (m_rounds.size() >= kMaxRemembered)
-        m_rounds.clear();
-    m_rounds.insert(op.nonce, 0); // a fresh call: the client's rounds start again
+    // The agent is seen on the card (its client comes back within a retry interval, or has gone
+    // when it does not: ApprovalQueue::agentOf).
+    Q_EMIT waiting(op.nonce, m_holder->count(op.nonce));
     const bool prompt = mayPromptUrl(request, op);
     if (prompt)
         remember(m_promptedMs, op.nonce, m_clock.nowMs());
@@ -196,13 +209,40 @@ QString Gate::sealedFor(const RequestPtr &request, const Ticket &ticket) const
 // round trip. Its answer never decides the card either way (clientDecision).
 bool Gate::mayPromptUrl(const RequestPtr &request, const Operation &op) const
 {
-    return op.approvalMode != ApprovalMode::Client && request->envelope.elicitation.url &&
-           !m_settings.approvalsUrlBase.isEmpty() && !m_noPrompt.contains(clientKey(request));
+    if (op.approvalMode == ApprovalMode::Client || !request->envelope.elicitation.url ||
+        m_settings.approvalsUrlBase.isEmpty() || failsOnUrlRound(request))
+        return false;
+    const auto quiet = m_noPrompt.constFind(request->principal.name);
+    return quiet == m_noPrompt.cend() || !quiet->contains(clientOf(request));
 }
 
-QString Gate::clientKey(const RequestPtr &request)
+// Per connection, the last kMaxQuietClients client names not to prompt: one connection's clients
+// (the names are its own to choose) never crowd out another's.
+void Gate::stopPrompting(const RequestPtr &request, const char *why)
 {
-    return request->principal.name + QLatin1Char('\n') + request->clientName();
+    QStringList &quiet = m_noPrompt[request->principal.name];
+    const QString client = clientOf(request);
+    if (quiet.contains(client))
+        return;
+    qCInfo(lcGate) << "the client" << client << "of" << request->principal.name << why
+                   << ": not prompted again";
+    if (quiet.size() >= kMaxQuietClients)
+        quiet.removeFirst();
+    quiet.append(client);
+}
+
+QString Gate::clientOf(const RequestPtr &request)
+{
+    return request->clientName().left(kMaxClientName);
+}
+
+// Clients measured to fail a call on a URL input request although they declare URL mode
+// (docs/clients.md): Codex 0.169.0 with its mcp_2026_07_28 feature answers "-32600 unsupported MCP
+// input request" and never retries, several calls at once, so nothing can be learnt from it in
+// time. Its 2025-era mode takes the same prompt as elicitation/create (and declines it).
+bool Gate::failsOnUrlRound(const RequestPtr &request)
+{
+    return !request->envelope.legacy && request->clientName() == QLatin1String("codex-mcp-client");
 }
 
 // A client's answer to the prompt a console-mode card's call sent it: noted on the card; one that
@@ -215,13 +255,8 @@ void Gate::noteClientAnswer(const RequestPtr &request, const QString &nonce, con
         return;
     const qint64 ms = m_clock.nowMs() - *asked;
     m_promptedMs.erase(asked);
-    if (ms < kSelfAnswerMs && !m_noPrompt.contains(clientKey(request))) {
-        qCInfo(lcGate) << "the client" << request->clientName() << "of" << request->principal.name
-                       << "answered the card's prompt in" << ms << "ms: it answers on its own, and is "
-                       << "not prompted again";
-        if (m_noPrompt.size() < kMaxRemembered)
-            m_noPrompt.insert(clientKey(request));
-    }
+    if (ms < kSelfAnswerMs)
+        stopPrompting(request, "answered the card's prompt faster than a person could");
     Q_EMIT clientAnswered(nonce, QString::fromStdString(action), ms);
 }
 
@@ -421,13 +456,17 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         if (!mayHold)
             return done(GateReplies::stillPending(op));
         askInClient(request, ticket, op, QString(), 1);
-        return hold(request, ticket, std::min(m_settings.legacyHoldMs, ticket.exp - now), std::move(done));
+        const qint64 limit =
+            request->envelope.progressToken.is_null() ? m_settings.legacyHoldMs : m_settings.progressHoldMs;
+        return hold(request, ticket, std::min(limit, ticket.exp - now), std::move(done));
     }
     if (!mayHold || !notice.isEmpty()) {
         // The official SDKs give up after kClientRounds input_required rounds with an error their
         // model cannot act on: the last round the client would take says, in words, to call again,
         // and that call joins this card (an approval meanwhile waits for it).
-        if (++m_rounds[op.nonce] >= kClientRounds - 1) {
+        const int rounds = m_rounds.value(op.nonce) + 1;
+        remember(m_rounds, op.nonce, rounds);
+        if (rounds >= kClientRounds - 1) {
             m_rounds.remove(op.nonce);
             return done(GateReplies::stillPending(op));
         }
@@ -671,10 +710,15 @@ void Gate::applyEnded()
         Q_EMIT idle();
 }
 
-void Gate::wake(const QString &nonce)
+void Gate::forget(const QString &nonce)
 {
     m_promptedMs.remove(nonce);
     m_rounds.remove(nonce);
+}
+
+void Gate::wake(const QString &nonce)
+{
+    forget(nonce);
     m_holder->wake(nonce);
 }
 

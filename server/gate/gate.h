@@ -44,6 +44,9 @@ public:
         // How long a 2025-era call is held for the human before it is answered "still pending"
         // (under the common 60 s client timeouts).
         qint64 legacyHoldMs = 50'000;
+        // The same for a call that gets progress notifications (it sent a progress token, and its
+        // transport sends them): clients that keep waiting on progress wait longer.
+        qint64 progressHoldMs = 240'000;
     };
 
     Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
@@ -60,7 +63,8 @@ public:
     }
     // A configuration reload: new calls follow the new policy and times; tickets already issued
     // keep their expiry.
-    void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs);
+    void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs,
+                     qint64 progressHoldMs);
     void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
 
     int heldCount() const;
@@ -78,7 +82,11 @@ public:
     static constexpr int kConfirmRounds = 3;
     // An answer to the card's prompt sooner than this after it was asked is the client's own.
     static constexpr qint64 kSelfAnswerMs = 1000;
-    static constexpr int kMaxRemembered = 1024;
+    static constexpr int kMaxRemembered = 16384;
+    // Per connection, how many of its clients are remembered as not to prompt, and how much of a
+    // client's name (its own choice) is kept.
+    static constexpr int kMaxQuietClients = 8;
+    static constexpr int kMaxClientName = 128;
     // How many input_required rounds the official SDKs' clients take for one call before they fail
     // it (TypeScript and Python: 10).
     static constexpr int kClientRounds = 10;
@@ -144,7 +152,10 @@ private:
     void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
     bool mayPromptUrl(const RequestPtr &request, const Operation &op) const;
-    static QString clientKey(const RequestPtr &request);
+    static bool failsOnUrlRound(const RequestPtr &request);
+    static QString clientOf(const RequestPtr &request);
+    void stopPrompting(const RequestPtr &request, const char *why);
+    void forget(const QString &nonce);
     void noteAnswer(const RequestPtr &request, const Operation &op, const nlohmann::json &answer);
     void noteClientAnswer(const RequestPtr &request, const QString &nonce, const std::string &action);
     QString sealedFor(const RequestPtr &request, const Ticket &ticket) const;
@@ -180,8 +191,8 @@ private:
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
     QHash<QString, qint64> m_promptedMs; // nonce -> when the card's URL was last offered
     QHash<QString, int> m_rounds;        // nonce -> input_required rounds answered since the last fresh call
-    // clientKey of the clients not to prompt: they answer prompts on their own, or drop them
-    QSet<QString> m_noPrompt;
+    // connection -> its clients not to prompt (they answer prompts on their own, or drop them)
+    QHash<QString, QStringList> m_noPrompt;
     int m_applying = 0;
     bool m_draining = false;
 };

@@ -10,10 +10,13 @@ namespace {
 
 using json = nlohmann::json;
 
+// The words go in the structured form too: some clients (Codex) hand the model structuredContent
+// instead of the text when both are present, and "Nothing was run" must reach it either way.
 json settled(const QString &text, const char *decision, const Decision &d)
 {
     json result = textResult(text, true);
-    result["structuredContent"] = {{"decision", decision},
+    result["structuredContent"] = {{"message", text.toStdString()},
+                                   {"decision", decision},
                                    {"decidedBy", d.by.toStdString()},
                                    {"reason", d.reason.toStdString()},
                                    {"decidedAt", d.atMs}};

@@ -198,6 +198,8 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
     if (request.method == QLatin1String("tools/call") &&
         http.header("accept").value_or(QByteArray()).contains("text/event-stream"))
         return callOnStream(request, principal, id, std::move(respond));
+    // A plain JSON answer carries no progress: the call is held as one that gets none.
+    request.envelope.progressToken = nullptr;
     m_dispatcher.handle(request, CallContext{principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
 }
