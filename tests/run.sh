@@ -16,7 +16,9 @@ pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/countersign-postgres.XXXXXX")
 trap 'tests/support/postgres.sh stop "$pg_dir"' EXIT
 COUNTERSIGN_TEST_POSTGRES=$(tests/support/postgres.sh start "$pg_dir")
 export COUNTERSIGN_TEST_POSTGRES
-ctest --preset ci --timeout 1500 "$@"
+# Two at a time (the tests use ports of their own and folders of their own; the agent tests take
+# turns by their RESOURCE_LOCK).
+ctest --preset ci --timeout 1500 --parallel 2 "$@"
 # The load run on an ASan/UBSan build: errors abort, and a leak makes the server's exit fail the test.
 cmake --preset asan >/dev/null
 cmake --build --preset asan --target countersign countersign-test-decide
