@@ -42,6 +42,13 @@ template <typename T> void remember(QHash<QString, T> &map, const QString &nonce
     map.insert(nonce, value);
 }
 
+// An ElicitResult's action; empty when absent or not a string.
+std::string actionOf(const json &answer)
+{
+    const auto field = answer.find("action");
+    return field != answer.end() && field->is_string() ? field->get<std::string>() : std::string();
+}
+
 bool sameDigest(const QString &a, const QString &b)
 {
     const QByteArray x = a.toLatin1(), y = b.toLatin1();
@@ -524,8 +531,7 @@ void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs
 
 void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json &answer)
 {
-    const auto field = answer.find("action");
-    const std::string action = field != answer.end() && field->is_string() ? field->get<std::string>() : "";
+    const std::string action = actionOf(answer);
     if (action == "accept" || action == "decline" || action == "cancel")
         noteClientAnswer(request, op.nonce, action);
 }
@@ -539,10 +545,9 @@ void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json
 std::optional<Decision> Gate::clientDecision(const Operation &op, const json &answer,
                                              const QString &connection, QString &notice) const
 {
-    const auto field = answer.find("action");
-    const std::string action = field != answer.end() && field->is_string() ? field->get<std::string>() : "";
     if (op.approvalMode != ApprovalMode::Client)
         return std::nullopt; // noted on the card (noteAnswer); the card stays with the console
+    const std::string action = actionOf(answer);
     const QString by = QStringLiteral("client:%1").arg(connection);
     if (action == "decline")
         return Decision{Operation::Status::Declined, by, QStringLiteral("declined in the client"),
