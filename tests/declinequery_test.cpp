@@ -167,6 +167,29 @@ private Q_SLOTS:
         QCOMPARE(all.declined, 5);
         QCOMPARE(report(kT0 + 4 * kHour + 1).declined, 0);
     }
+    // Calls no one decided in time, each outcome apart: expired while the agent waited, abandoned by
+    // it, and approvals that timed out before their agent came back (the store's lapse sweep).
+    void unanswered_expiredAbandonedTimedOut_countedApart()
+    {
+        decided("ab1", "delete_service", {{"service", "ab-1"}}, "dX", {QStringLiteral("ab-1")},
+                kT0 + 9 * kHour, Operation::Status::Abandoned, "server",
+                "the ticket expired after its agent stopped waiting", 3 * kHour);
+        decided("to1", "delete_service", {{"service", "to-1"}}, "dY", {QStringLiteral("to-1")},
+                kT0 + 10 * kHour, Operation::Status::Approved, "console:alice", {}, 1000);
+        DeclineQuery::Report r = report();
+        QCOMPARE(r.expired, 1); // e1
+        QCOMPARE(r.abandoned, 1);
+        QCOMPARE(r.timedOut, 0);
+        QVERIFY(m_clock.nowMs() > kT0 + 13 * kHour); // the test's clock is past every seeded expiry
+        auto lapsed = m_store->timeOutLapsedApprovals();
+        QVERIFY2(lapsed.ok(), qPrintable(lapsed.ok() ? QString() : lapsed.error()));
+        QVERIFY(lapsed.value().contains(QStringLiteral("to1")));
+        r = report();
+        QCOMPARE(r.timedOut, int(lapsed.value().size()));
+        QCOMPARE(r.expired, 1);
+        QCOMPARE(r.abandoned, 1);
+        QCOMPARE(r.declined, 4); // none of these is a decline
+    }
     void tools_mostDeclinedFirst_withDeclinedAndDenied()
     {
         const DeclineQuery::Report r = report();
