@@ -228,10 +228,11 @@ void ApprovalQueue::noteClientAnswer(const QString &nonce, const QString &action
 {
     if (!find(nonce))
         return;
-    const QString when = ms < 0 ? QString() : QStringLiteral(", %1 ms after it was asked").arg(ms);
     m_clientAnswers.insert(nonce, QStringLiteral("The agent's client answered the card's prompt itself "
-                                                 "(\"%1\"%2). That decides nothing: the card waits for you.")
-                                      .arg(action, when));
+                                                 "(\"%1\", %2 ms after it was asked). That decides "
+                                                 "nothing: the card waits for you.")
+                                      .arg(action)
+                                      .arg(ms));
     Q_EMIT agentChanged(nonce);
 }
 

@@ -78,7 +78,7 @@ public Q_SLOTS:
     // card from before the restart means its agent came back: the card is no longer stale.
     void setWaiting(const QString &nonce, int calls);
     // The agent's client answered the card's prompt (action accept, decline or cancel; ms after
-    // it was asked, or -1): kept for the card (agentChanged).
+    // it was asked): kept for the card (agentChanged).
     void noteClientAnswer(const QString &nonce, const QString &action, qint64 ms);
 
 Q_SIGNALS:

@@ -193,6 +193,14 @@ Status decisionSigned(const QString &nonce, const QString &event, const json &de
 
 } // namespace
 
+Result<bool> AuditChain::records(const QString &nonce, const QString &event)
+{
+    auto first = m_database.exec(StoreSql::kAuditFirstOf, {nonce, event});
+    if (!first)
+        return failure(first.error());
+    return first.value().next();
+}
+
 Status AuditChain::certify(const QString &nonce, const QString &event, const json &expected,
                            const QByteArray &publicKey, Row kind)
 {

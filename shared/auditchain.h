@@ -54,6 +54,8 @@ public:
     Result<QString> hashAt(qint64 seq);
     // The detail of the last row of event recorded for no operation; null when there is none.
     Result<nlohmann::json> lastEvent(const QString &event);
+    // Whether a row records event for nonce.
+    Result<bool> records(const QString &nonce, const QString &event);
     // Signs the head as it stands inside transaction (Ed25519, the receipt key) and stores it as
     // a checkpoint: rows up to it cannot be rewritten, nor the log cut below it, without the key.
     Status checkpoint(const WriteTransaction &transaction, const ReceiptSigner &signer);

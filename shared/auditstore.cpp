@@ -6,7 +6,6 @@
 #include "database.h"
 #include "operationrecords.h"
 #include "receipt.h"
-#include "storesql.h"
 #include "writetransaction.h"
 
 #include <algorithm>
@@ -317,10 +316,10 @@ Status AuditStore::verifiedCard(const Operation &card)
         !certified)
         return failure(QStringLiteral("the card %1 is not the one the verified audit log records (%2)")
                            .arg(card.nonce, certified.error()));
-    auto lapsed = m_db.exec(StoreSql::kAuditFirstOf, {card.nonce, statusName(Operation::Status::TimedOut)});
+    auto lapsed = m_chain->records(card.nonce, statusName(Operation::Status::TimedOut));
     if (!lapsed)
         return failure(lapsed.error());
-    if (lapsed.value().next())
+    if (lapsed.value())
         return failure(QStringLiteral("the approval of %1 timed out in the audit log").arg(card.nonce));
     return success();
 }

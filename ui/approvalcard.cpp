@@ -304,9 +304,8 @@ void ApprovalCard::updateCountdown()
         const qint64 seconds = (left + 999) / 1000;
         m_countdown->setText(
             tr("Expires in %1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0')));
-    }
-    if (!m_expired)
         updateAgent(); // a client's gap between retries ends, or it does not come back
+    }
     updateApproveEnabled();
 }
 

@@ -254,9 +254,15 @@ bool Gate::failsOnUrlRound(const RequestPtr &request)
 
 // A client's answer to the prompt a console-mode card's call sent it: noted on the card; one that
 // came faster than a person could answer marks the client as answering on its own. An answer to no
-// prompt on record (sent again on a later round, or never asked for) is noted nowhere.
-void Gate::noteClientAnswer(const RequestPtr &request, const QString &nonce, const std::string &action)
+// prompt on record (sent again on a later round, or never asked for), a client-mode card's answer
+// (that tool's approval: clientDecision) and an action that is none of the three are noted nowhere.
+void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json &answer)
 {
+    const std::string action = actionOf(answer);
+    if (op.approvalMode == ApprovalMode::Client ||
+        (action != "accept" && action != "decline" && action != "cancel"))
+        return;
+    const QString &nonce = op.nonce;
     const auto asked = m_promptedMs.find(nonce);
     if (asked == m_promptedMs.end())
         return;
@@ -529,13 +535,6 @@ void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs
         m_poll.start();
 }
 
-void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json &answer)
-{
-    const std::string action = actionOf(answer);
-    if (action == "accept" || action == "decline" || action == "cancel")
-        noteClientAnswer(request, op.nonce, action);
-}
-
 // A client's answer (an ElicitResult) as a decision. A console-mode card is the human's at the
 // console alone: whatever the client answers (several answer prompts on their own, headless ones
 // cancel at once) leaves it waiting in the window (docs/design.md: authority lives in the console).
@@ -585,8 +584,7 @@ bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, con
                                                                         : GateReplies::kApprovalKey);
     if (!answer)
         return false;
-    if (op.approvalMode != ApprovalMode::Client)
-        noteAnswer(request, op, *answer);
+    noteAnswer(request, op, *answer);
     const std::optional<Decision> decision = clientDecision(op, *answer, request->principal.name, notice);
     if (!decision)
         return false;
@@ -623,8 +621,7 @@ void Gate::askInClient(const RequestPtr &request, const Ticket &ticket, const Op
                     [self = QPointer<Gate>(this), request, ticket, op, round](std::optional<json> answer) {
                         if (!self || !answer || !answer->is_object())
                             return; // an error answer decides nothing: the card waits in the window
-                        if (op.approvalMode != ApprovalMode::Client)
-                            self->noteAnswer(request, op, *answer);
+                        self->noteAnswer(request, op, *answer);
                         QString mismatch;
                         const std::optional<Decision> decision =
                             self->clientDecision(op, *answer, request->principal.name, mismatch);

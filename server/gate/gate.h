@@ -157,7 +157,6 @@ private:
     void stopPrompting(const RequestPtr &request, const char *why);
     void forget(const QString &nonce);
     void noteAnswer(const RequestPtr &request, const Operation &op, const nlohmann::json &answer);
-    void noteClientAnswer(const RequestPtr &request, const QString &nonce, const std::string &action);
     QString sealedFor(const RequestPtr &request, const Ticket &ticket) const;
     void retry(const RequestPtr &request, ToolDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
