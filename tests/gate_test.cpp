@@ -115,7 +115,8 @@ private:
     // Starts a 2025-era call (a session's envelope, no requestState), whose transport can ask its
     // client: each question lands in *asked.
     void startLegacy(const json &params, std::shared_ptr<std::optional<ToolReply>> out,
-                     std::shared_ptr<QList<Asked>> asked, const json &progressToken = nullptr)
+                     std::shared_ptr<QList<Asked>> asked, const json &progressToken = nullptr,
+                     std::shared_ptr<CallCancel> task = nullptr)
     {
         McpRequest request;
         request.id = 1;
@@ -130,8 +131,13 @@ private:
             [asked](const json &question, std::function<void(std::optional<json>)> answered) {
                 asked->append(Asked{question, std::move(answered)});
             }};
+        CallContext withTask = context;
+        if (task) { // a task's call, as the dispatcher makes it: no way to ask the client
+            withTask.elicit = {};
+            withTask.task = std::move(task);
+        }
         const json arguments = params.value("arguments", json::object());
-        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
+        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, withTask},
                      [out](ToolReply reply) { *out = std::move(reply); });
     }
     // The gate's answer; a gate that does not answer in time is a protocol error with code 0.
@@ -988,6 +994,90 @@ private Q_SLOTS:
         std::string said;
         QVERIFY(textOf(**patient, said));
         QVERIFY(QString::fromStdString(said).contains(QLatin1String("same arguments")));
+    }
+    // A 2025-11-25 task's call is held past both hold limits, until its ticket expires (its
+    // client polls the task, not this request); decided meanwhile, it is answered at once.
+    void legacy_task_isHeldUntilTheTicketExpires()
+    {
+        m_stack->rebuildGate(
+            Policy::fromJson(nullptr, nullptr).value(),
+            Gate::Settings{10'000, 300, QStringLiteral("http://127.0.0.1:9/approvals/"), 500, 2000});
+        m_gate = &m_stack->gate();
+        m_queue = &m_stack->queue();
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        startLegacy(params({{"service", "task"}}), out, asked, json(7), std::make_shared<CallCancel>());
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        QVERIFY(asked->isEmpty()); // a task's request was answered already: nothing to ask on
+        m_clock.advance(9'999);
+        QTest::qWait(20);
+        QVERIFY(!out->has_value());
+        m_clock.advance(1);
+        QTRY_VERIFY(out->has_value());
+        std::string said;
+        QVERIFY(textOf(**out, said));
+        QVERIFY2(QString::fromStdString(said).contains(QLatin1String("expired")), said.c_str());
+        QCOMPARE(m_action.applyRuns, 0);
+    }
+    // tasks/cancel ends the hold at once with nothing run, and decides nothing: the card waits,
+    // and approved, it waits for the next identical call, which runs it once.
+    void legacy_task_cancelled_endsItsHold_runsNothing_cardWaits()
+    {
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        auto asked = std::make_shared<QList<Asked>>();
+        auto task = std::make_shared<CallCancel>();
+        startLegacy(params({{"service", "web-1"}}), out, asked, nullptr, task);
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        const QString nonce = m_queue->pending().first().nonce;
+        task->cancel();
+        QTRY_VERIFY(out->has_value());
+        QCOMPARE(m_gate->heldCount(), 0);
+        std::string said;
+        QVERIFY(textOf(**out, said));
+        QVERIFY2(QString::fromStdString(said).contains(QLatin1String("cancelled")), said.c_str());
+        QCOMPARE(m_queue->pending().size(), 1);
+        QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+        QTest::qWait(50);
+        QCOMPARE(m_action.applyRuns, 0);
+        auto again = std::make_shared<std::optional<ToolReply>>();
+        startLegacy(params({{"service", "web-1"}}), again, asked);
+        QTRY_VERIFY(again->has_value());
+        QVERIFY(textOf(**again, said));
+        QCOMPARE(said, std::string("deleted web-1"));
+        QCOMPARE(m_action.applyRuns, 1);
+    }
+    // A 2026-07-28 round whose transport sends progress notes (a progress token) is held for the
+    // progress hold rather than the poll window.
+    void roundWithProgress_isHeldForTheProgressHold()
+    {
+        m_stack->rebuildGate(
+            Policy::fromJson(nullptr, nullptr).value(),
+            Gate::Settings{300'000, 300, QStringLiteral("http://127.0.0.1:9/approvals/"), 500, 2000});
+        m_gate = &m_stack->gate();
+        m_queue = &m_stack->queue();
+        std::string state;
+        QVERIFY(firstPass({{"service", "web-1"}}, &state));
+        McpRequest request;
+        request.id = 2;
+        request.method = QStringLiteral("tools/call");
+        request.params = params({{"service", "web-1"}}, state);
+        request.envelope.protocolVersion = QLatin1String(JsonRpc::kProtocolVersion);
+        request.envelope.progressToken = "p-1";
+        QVERIFY(!request.envelope.readClient(m_caps, m_clientInfo));
+        auto out = std::make_shared<std::optional<ToolReply>>();
+        const CallContext context{m_principal, Transport::Http};
+        const json arguments = request.params.at("arguments");
+        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
+                     [out](ToolReply reply) { *out = std::move(reply); });
+        QTRY_COMPARE(m_gate->heldCount(), 1);
+        m_clock.advance(1999);
+        QTest::qWait(20);
+        QVERIFY(!out->has_value()); // past the 300 ms poll window
+        m_clock.advance(1);
+        QTRY_VERIFY(out->has_value());
+        json r;
+        QVERIFY(asResult(**out, r));
+        QCOMPARE_JSON(r.at("resultType"), json("input_required"));
     }
     // An approved card whose ticket expired is not run by a later call: that call gets a new card.
     void approvedThenExpired_nextCall_makesANewCard()

@@ -403,6 +403,8 @@ void Gate::retry(const RequestPtr &request, ToolDone done)
 // decided (declined, approved), or pending (the client's answer, then held for the human).
 void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold)
 {
+    if (request->isCancelled()) // a task its client cancelled: its card, if any, waits on
+        return done(GateReplies::cancelledByClient());
     auto claim = m_store.claimOf(ticket.nonce);
     if (!claim)
         return done(storeFailure(claim.error()));
@@ -469,8 +471,12 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         if (!mayHold)
             return done(GateReplies::stillPending(op));
         askInClient(request, ticket, op, QString(), 1);
-        const qint64 limit =
-            request->envelope.progressToken.is_null() ? m_settings.legacyHoldMs : m_settings.progressHoldMs;
+        // A task is held until the card is decided or its ticket expires: its client polls the
+        // task rather than waiting on this request.
+        const qint64 limit = request->holdMs                             ? *request->holdMs
+                             : request->task                             ? ticket.exp - now
+                             : request->envelope.progressToken.is_null() ? m_settings.legacyHoldMs
+                                                                         : m_settings.progressHoldMs;
         return hold(request, ticket, std::min(limit, ticket.exp - now), std::move(done));
     }
     if (!mayHold || !notice.isEmpty()) {
@@ -486,7 +492,11 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(GateReplies::inputRequired(op, sealedFor(request, ticket), request->envelope, false,
                                                notice, m_settings.approvalsUrlBase));
     }
-    hold(request, ticket, std::min(m_settings.pollWindowMs, ticket.exp - now), std::move(done));
+    // A round whose transport sends progress notes is held as long as a 2025-era one that gets
+    // them (Claude Code resets its idle limit on progress); without them, the poll window.
+    const qint64 window =
+        request->envelope.progressToken.is_null() ? m_settings.pollWindowMs : m_settings.progressHoldMs;
+    hold(request, ticket, std::min(window, ticket.exp - now), std::move(done));
 }
 
 // A run another live instance claimed: the retry polls the store for its end until the deadline,
@@ -526,11 +536,19 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const
 // Woken by a decision or at the end of the window, the call is judged again, without holding.
 void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done)
 {
-    m_holder->hold(ticket.nonce, windowMs,
-                   [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
-                       if (self)
-                           self->evaluate(request, ticket, std::move(done), false);
-                   });
+    const quint64 id =
+        m_holder->hold(ticket.nonce, windowMs,
+                       [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
+                           if (self)
+                               self->evaluate(request, ticket, std::move(done), false);
+                       });
+    if (request->task) // a cancelled task ends its hold at once (and is answered, nothing run)
+        request->task->onCancel = [holder = QPointer<RetryHolder>(m_holder), id] {
+            if (holder)
+                holder->resumeNow(id);
+        };
+    if (request->isCancelled()) // cancelled while it was planned
+        m_holder->resumeNow(id);
     if (!m_poll.isActive())
         m_poll.start();
 }
@@ -667,6 +685,8 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     // A call held while its connection was revoked: revoking locks the agent out, approved or not.
     if (m_connectionActive && !m_connectionActive(request->principal))
         return done(GateReplies::connectionRevoked(request->principal.name));
+    if (request->isCancelled()) // the task was cancelled while it was re-planned: the approval waits
+        return done(GateReplies::cancelledByClient());
     auto claimed = m_store.claim(ticket.nonce);
     if (!claimed)
         return done(storeFailure(claimed.error()));

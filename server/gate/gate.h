@@ -44,8 +44,9 @@ public:
         // How long a 2025-era call is held for the human before it is answered "still pending"
         // (under the common 60 s client timeouts).
         qint64 legacyHoldMs = 50'000;
-        // The same for a call that gets progress notifications (it sent a progress token, and its
-        // transport sends them): clients that keep waiting on progress wait longer.
+        // How long a call that gets progress notifications (it sent a progress token, and its
+        // transport sends them) is held, in either era (a 2026-07-28 round instead of the poll
+        // window): clients that keep waiting on progress wait longer.
         qint64 progressHoldMs = 240'000;
     };
 

@@ -152,6 +152,11 @@ json stillPending(const Operation &op)
         true);
 }
 
+json cancelledByClient()
+{
+    return textResult(QStringLiteral("The client cancelled this call before it ran. Nothing was run."), true);
+}
+
 json connectionRevoked(const QString &connection)
 {
     return textResult(

@@ -45,6 +45,8 @@ nlohmann::json superseded();
 // again joins the same card.
 nlohmann::json stillPending(const Operation &operation);
 nlohmann::json outcomeUnknown(qint64 claimedMs);
+// A task's call its client cancelled before it ran: nothing ran, and the card, if any, waits on.
+nlohmann::json cancelledByClient();
 // A 2025-era retry of an approved call another live instance of the team is running still.
 nlohmann::json runningElsewhere(qint64 claimedMs);
 // An approved call whose connection was revoked before it ran.

@@ -18,6 +18,8 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->id = call.request.id;
     request->transport = call.context.transport;
     request->receivedMs = receivedMs;
+    request->task = call.context.task;
+    request->holdMs = call.context.holdMs;
     if (request->envelope.legacy) {
         request->elicit = call.context.elicit;
         // Not 2025-era params: a 2025-era call is answered on its own request, and the client's

@@ -19,12 +19,20 @@ RetryHolder::RetryHolder(const Clock &clock, QObject *parent) : QObject(parent),
 
 RetryHolder::~RetryHolder() = default;
 
-void RetryHolder::hold(const QString &nonce, qint64 ms, std::function<void()> resume)
+quint64 RetryHolder::hold(const QString &nonce, qint64 ms, std::function<void()> resume)
 {
     const qint64 deadline = m_clock.nowMs() + std::clamp<qint64>(ms, 0, kMaxTimerMs);
-    m_holds.emplace(++m_nextId, Hold{nonce, deadline, std::move(resume)});
+    const quint64 id = ++m_nextId;
+    m_holds.emplace(id, Hold{nonce, deadline, std::move(resume)});
     rearm();
     Q_EMIT heldChanged(nonce, count(nonce));
+    return id;
+}
+
+void RetryHolder::resumeNow(quint64 id)
+{
+    end(id);
+    rearm();
 }
 
 int RetryHolder::count(const QString &nonce) const

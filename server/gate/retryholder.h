@@ -23,8 +23,11 @@ public:
     // Drops the holds left without resuming them: their owner is going away.
     ~RetryHolder() override;
 
-    // Calls resume once: when wake() names nonce, or once ms have passed on the clock.
-    void hold(const QString &nonce, qint64 ms, std::function<void()> resume);
+    // Calls resume once: when wake() names nonce, once ms have passed on the clock, or when
+    // resumeNow() names the id returned.
+    quint64 hold(const QString &nonce, qint64 ms, std::function<void()> resume);
+    // Resumes that one hold now (nothing if it has ended).
+    void resumeNow(quint64 id);
     // Resumes every hold for nonce now.
     void wake(const QString &nonce);
     // Resumes every hold whose deadline has passed on the clock (the timer calls it; so does a

@@ -5,6 +5,7 @@
 #include "schemavalidator.h"
 #include "tool.h"
 #include "toolregistry.h"
+#include "tooltasks.h"
 
 #include <QLoggingCategory>
 
@@ -272,7 +273,7 @@ void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &cont
     if (request.method == QLatin1String("initialize")) {
         json body = {
             {"protocolVersion", request.envelope.protocolVersion.toStdString()},
-            {"capabilities", capabilities(true)},
+            {"capabilities", capabilities(true, hasTasks(request))},
             {"serverInfo", {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
         if (!m_info.instructions.isEmpty())
             body["instructions"] = m_info.instructions.toStdString();
@@ -284,13 +285,126 @@ void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &cont
         json body = listTools();
         body.erase("ttlMs");
         body.erase("cacheScope");
+        if (hasTasks(request)) {
+            for (json &tool : body["tools"])
+                tool["execution"] = {{"taskSupport", "optional"}};
+        }
         return done(legacyResult(request.id, std::move(body)));
     }
-    if (request.method == QLatin1String("tools/call"))
+    if (request.method == QLatin1String("tools/call")) {
+        if (request.params.contains("task") && hasTasks(request))
+            return callAsTask(request, context, std::move(done));
         return callTool(request, context, std::move(done));
+    }
+    if (hasTasks(request) && serveTasks(request, context, done))
+        return;
     if (serveContent(request, done))
         return;
     done(errorReply(200, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
+}
+
+// Tasks came with 2025-11-25 (the 2026-07-28 revision moved them to an extension): an older
+// session has none.
+bool Dispatcher::hasTasks(const McpRequest &request) const
+{
+    return m_tasks && request.envelope.legacy &&
+           request.envelope.protocolVersion == QLatin1String(JsonRpc::kLegacyVersions[0]);
+}
+
+// The task is created and answered at once; the call goes on as the task's, without the request's
+// stream (no question to the client, no progress) and with the task's cancel handle.
+void Dispatcher::callAsTask(const McpRequest &request, const CallContext &context, ReplyHandler done) const
+{
+    const json &task = request.params.at("task");
+    if (!task.is_object())
+        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                               QStringLiteral("Invalid params: task must be an object")));
+    std::optional<qint64> ttl;
+    if (const auto t = task.find("ttl"); t != task.end() && !t->is_null()) {
+        if (!t->is_number_integer() || t->get<qint64>() < 0)
+            return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
+                                   QStringLiteral("Invalid params: task.ttl must be a whole number of "
+                                                  "milliseconds, 0 or more")));
+        ttl = t->get<qint64>();
+    }
+    const auto name = request.params.find("name");
+    if (name == request.params.end() || !name->is_string() ||
+        !m_tools.find(QString::fromStdString(name->get<std::string>())))
+        return callTool(request, context, std::move(done)); // refused as a plain call would be
+    auto created = m_tasks->create(context.principal.connectionId, ttl);
+    if (!created)
+        return done(errorReply(200, request.id, JsonRpc::kInvalidRequest,
+                               QStringLiteral("Invalid Request: this connection has %1 tasks working "
+                                              "already; wait for one to end")
+                                   .arg(ToolTasks::kMaxWorking)));
+    const json state = *m_tasks->describe(context.principal.connectionId, created->taskId);
+    McpRequest call = request;
+    call.params.erase("task");
+    call.envelope.progressToken = nullptr;
+    CallContext callContext{context.principal, context.transport};
+    callContext.task = created->cancel;
+    callTool(call, callContext,
+             [tasks = std::weak_ptr<ToolTasks>(m_tasks), taskId = created->taskId](Reply reply) {
+                 if (const auto shared = tasks.lock(); shared && reply.body)
+                     shared->finish(taskId, *reply.body);
+             });
+    done(legacyResult(request.id,
+                      {{"task", state},
+                       {"_meta",
+                        {{"io.modelcontextprotocol/model-immediate-response",
+                          "Countersign holds this call for a human to approve or decline in its window; the "
+                          "result comes when they decide."}}}}));
+}
+
+bool Dispatcher::serveTasks(const McpRequest &request, const CallContext &context, ReplyHandler &done) const
+{
+    const QString &method = request.method;
+    if (method != QLatin1String("tasks/get") && method != QLatin1String("tasks/result") &&
+        method != QLatin1String("tasks/cancel") && method != QLatin1String("tasks/list"))
+        return false;
+    const qint64 connection = context.principal.connectionId;
+    const auto invalid = [&](const QString &message) {
+        done(errorReply(200, request.id, JsonRpc::kInvalidParams, message));
+    };
+    if (method == QLatin1String("tasks/list")) {
+        const json cursor = request.params.value("cursor", json());
+        if (!cursor.is_null() && !cursor.is_string()) {
+            invalid(QStringLiteral("Invalid params: cursor must be a string"));
+            return true;
+        }
+        auto page = m_tasks->list(
+            connection, cursor.is_string() ? QString::fromStdString(cursor.get<std::string>()) : QString());
+        if (auto *why = std::get_if<QString>(&page))
+            invalid(*why);
+        else
+            done(legacyResult(request.id, std::get<json>(std::move(page))));
+        return true;
+    }
+    const json id = request.params.value("taskId", json());
+    if (!id.is_string()) {
+        invalid(QStringLiteral("Invalid params: taskId must be a string"));
+        return true;
+    }
+    const QString taskId = QString::fromStdString(id.get<std::string>());
+    const QString notFound = QStringLiteral("Failed to retrieve task: Task not found");
+    if (method == QLatin1String("tasks/get")) {
+        if (auto state = m_tasks->describe(connection, taskId))
+            done(legacyResult(request.id, std::move(*state)));
+        else
+            invalid(notFound);
+    } else if (method == QLatin1String("tasks/cancel")) {
+        auto state = m_tasks->cancel(connection, taskId);
+        if (auto *why = std::get_if<QString>(&state))
+            invalid(*why);
+        else
+            done(legacyResult(request.id, std::get<json>(std::move(state))));
+    } else if (!m_tasks->whenEnded(connection, taskId, [id = request.id, done](json message) {
+                   message["id"] = id; // what the call answered, as this request's answer
+                   done(Reply{200, std::move(message)});
+               })) {
+        invalid(notFound);
+    }
+    return true;
 }
 
 bool Dispatcher::serveContent(const McpRequest &request, ReplyHandler &done) const
@@ -326,9 +440,13 @@ bool Dispatcher::serveContent(const McpRequest &request, ReplyHandler &done) con
 
 // Every transport tells its clients when the tools change: a 2025-era stdio session on its
 // connection, an HTTP session on its GET stream, a 2026-07-28 client on subscriptions/listen.
-json Dispatcher::capabilities(bool legacy) const
+json Dispatcher::capabilities(bool legacy, bool tasks) const
 {
     json caps = {{"tools", {{"listChanged", true}}}};
+    if (tasks)
+        caps["tasks"] = {{"list", json::object()},
+                         {"cancel", json::object()},
+                         {"requests", {{"tools", {{"call", json::object()}}}}}};
     if (m_content && m_content->servesPrompts())
         caps["prompts"] = legacy ? json{{"listChanged", false}} : json::object();
     if (m_content && m_content->servesResources())

@@ -6,6 +6,7 @@
 
 #include <QString>
 
+#include <memory>
 #include <optional>
 #include <variant>
 
@@ -13,6 +14,7 @@ namespace Countersign {
 
 class ContentSource;
 class ToolRegistry;
+class ToolTasks;
 
 // JSON-RPC dispatch for MCP 2026-07-28, without any transport: a parsed message goes in, a Reply
 // comes out. Transports call classify(), run their own header checks on the McpRequest, then
@@ -33,6 +35,9 @@ public:
     // Where prompts and resources come from (the gateway); none: they are not advertised and their
     // methods answer -32601. Must outlive the dispatcher.
     void setContent(ContentSource *content) { m_content = content; }
+    // Where 2025-11-25 task-augmented tool calls are kept; none: tasks are not advertised, and a
+    // call's task field is ignored (the call is answered as usual).
+    void setTasks(std::shared_ptr<ToolTasks> tasks) { m_tasks = std::move(tasks); }
 
     // Checks JSON-RPC shape and the _meta envelope. A Reply means the message is answered already
     // (an error, or 202 for a notification). headerVersion is the MCP-Protocol-Version header, if
@@ -67,10 +72,15 @@ private:
     nlohmann::json discover() const;
     nlohmann::json listTools() const;
     void callTool(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
+    // 2025-11-25 tasks: whether this session has them, a task-augmented tools/call (answered with
+    // its task at once), and tasks/get, tasks/result, tasks/cancel and tasks/list.
+    bool hasTasks(const McpRequest &request) const;
+    void callAsTask(const McpRequest &request, const CallContext &context, ReplyHandler done) const;
+    bool serveTasks(const McpRequest &request, const CallContext &context, ReplyHandler &done) const;
     // prompts/* and resources/* through the content source; false when the method is not one of
     // them or nothing serves it (the caller answers -32601).
     bool serveContent(const McpRequest &request, ReplyHandler &done) const;
-    nlohmann::json capabilities(bool legacy) const;
+    nlohmann::json capabilities(bool legacy, bool tasks = false) const;
     Reply result(const nlohmann::json &id, nlohmann::json body) const;
     // A 2025-era result: no resultType, no caching hints.
     Reply legacyResult(const nlohmann::json &id, nlohmann::json body) const;
@@ -78,6 +88,7 @@ private:
     const ToolRegistry &m_tools;
     ServerInfo m_info;
     ContentSource *m_content = nullptr;
+    std::shared_ptr<ToolTasks> m_tasks;
 };
 
 } // namespace Countersign

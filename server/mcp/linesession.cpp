@@ -135,7 +135,15 @@ void LineSession::handleLegacy(McpRequest request, const Principal &principal)
         return send(*refused->body);
     if (request.method != QLatin1String("tools/call"))
         return handleNow(request, principal);
-    // While it waits for the human: progress, so that clients that reset their timeout keep waiting.
+    auto asked = std::make_shared<QList<QByteArray>>();
+    callTool(request, principal, elicitor(asked), asked);
+}
+
+// A tools/call of either era. While it waits for the human: progress, so that clients that reset
+// their timeout keep waiting; a 2025-era call may also ask its client (ask; asked lists what).
+void LineSession::callTool(const McpRequest &request, const Principal &principal, Elicitor ask,
+                           const std::shared_ptr<QList<QByteArray>> &asked)
+{
     QPointer<QTimer> progress;
     if (!request.envelope.progressToken.is_null()) {
         progress = new QTimer(this);
@@ -146,8 +154,7 @@ void LineSession::handleLegacy(McpRequest request, const Principal &principal)
                 });
         progress->start();
     }
-    auto asked = std::make_shared<QList<QByteArray>>();
-    m_dispatcher.handle(request, CallContext{principal, Transport::Stdio, elicitor(asked)},
+    m_dispatcher.handle(request, CallContext{principal, Transport::Stdio, std::move(ask)},
                         [self = QPointer<LineSession>(this), progress, asked](Reply reply) {
                             if (progress)
                                 progress->deleteLater();
@@ -174,6 +181,8 @@ void LineSession::handleNow(const McpRequest &request, const Principal &principa
 {
     if (!request.envelope.legacy && request.method == QLatin1String(Subscription::kMethod))
         return listen(request);
+    if (!request.envelope.legacy && request.method == QLatin1String("tools/call"))
+        return callTool(request, principal, {}, std::make_shared<QList<QByteArray>>());
     m_dispatcher.handle(request, CallContext{principal, Transport::Stdio},
                         [self = QPointer<LineSession>(this)](Reply reply) {
                             if (self && !self->m_refused && reply.body)

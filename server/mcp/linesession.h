@@ -20,9 +20,9 @@ class Dispatcher;
 // One MCP connection of newline-delimited JSON-RPC (what `countersign --stdio` relays from its
 // IDE), in either era. A 2026-07-28 request carries its envelope; a 2025-era client sends
 // initialize once and the connection is its session from then on (its version, clientInfo and
-// capabilities go with every later request). A 2025-era call that waits for the human hears
+// capabilities go with every later request). A call that waits for the human hears
 // notifications/progress every JsonRpc::kProgressEveryMs when it sent a progress token, and the gate
-// may ask its client (elicitation/create; the client's response comes back as a line).
+// may ask a 2025-era client (elicitation/create; the client's response comes back as a line).
 //
 // Every line is served as the principal the authenticator names when it is handled. When it names
 // none (the connection's token was revoked), that line is answered with -32000, nothing more is
@@ -62,6 +62,8 @@ private:
     Elicitor elicitor(const std::shared_ptr<QList<QByteArray>> &asked);
     void handleLegacy(McpRequest request, const Principal &principal);
     void handleNow(const McpRequest &request, const Principal &principal);
+    void callTool(const McpRequest &request, const Principal &principal, Elicitor ask,
+                  const std::shared_ptr<QList<QByteArray>> &asked);
     void listen(const McpRequest &request);
     // notifications/cancelled naming a subscription ends it (the client's way to close one on stdio).
     void cancelSubscription(const nlohmann::json &message);

@@ -22,28 +22,25 @@ namespace Countersign {
 
 namespace {
 
-// What a bridge's connection holds between reads.
-struct Bridge final
-{
-    QPointer<LineSession> session; // after the hello
-    QByteArray pending;            // the start of a line not yet ended
-    bool skipping = false;         // dropping the rest of a line refused as too long
-};
-
 QByteArray line(const nlohmann::json &message)
 {
     return JsonRpc::encode(message) + '\n';
 }
 
-// The hello's token, or why there is none.
-Result<QByteArray> helloToken(const QByteArray &hello)
+// The hello's token, or why there is none; client is set for a hook shim's hello.
+Result<QByteArray> helloToken(const QByteArray &hello, QString *hookClient = nullptr)
 {
     auto parsed = JsonBody::parse(hello);
     if (!parsed || !parsed.value().is_object())
         return failure(QStringLiteral("the first line must be the bridge's hello (a JSON object)"));
     const nlohmann::json &h = parsed.value();
     const auto version = h.find("countersign");
-    if (version == h.end() || *version != LocalEndpoint::kHelloVersion)
+    if (hookClient && version != h.end() && *version == LocalEndpoint::kHookHelloVersion) {
+        const auto client = h.find("client");
+        if (client == h.end() || !client->is_string() || client->get_ref<const std::string &>().size() > 64)
+            return failure(QStringLiteral("the hook's hello names no client"));
+        *hookClient = QString::fromStdString(client->get<std::string>());
+    } else if (version == h.end() || *version != LocalEndpoint::kHelloVersion)
         return failure(QStringLiteral("this console speaks %1; update countersign --stdio to this console's "
                                       "version")
                            .arg(QLatin1String(LocalEndpoint::kHelloVersion)));
@@ -54,6 +51,18 @@ Result<QByteArray> helloToken(const QByteArray &hello)
 }
 
 } // namespace
+
+// What a bridge's connection holds between reads.
+struct LocalEndpoint::Bridge final
+{
+    QPointer<LineSession> session; // after the hello
+    QByteArray pending;            // the start of a line not yet ended
+    bool skipping = false;         // dropping the rest of a line refused as too long
+    // A hook shim's connection (hello "hook/1"): its one payload line, answered with one line.
+    std::optional<Principal> hookPrincipal;
+    QString hookClient;
+    bool hookAsked = false;
+};
 
 std::optional<uid_t> LocalEndpoint::peerUid(qintptr socketDescriptor)
 {
@@ -133,6 +142,28 @@ LineSession *LocalEndpoint::open(QLocalSocket *peer, const QByteArray &hello)
     return session;
 }
 
+// A hook shim's hello: true when it was one (accepted, or refused and ended), false for a bridge's.
+bool LocalEndpoint::openHook(QLocalSocket *peer, const QByteArray &hello, Bridge &bridge)
+{
+    QString client;
+    auto token = helloToken(hello, &client);
+    if (client.isEmpty())
+        return false;
+    const std::optional<Principal> principal =
+        token && m_hooks ? m_authenticate(token.value()) : std::optional<Principal>();
+    if (!principal) {
+        const QString why = !m_hooks ? QStringLiteral("this console takes no hooks")
+                            : token  ? QStringLiteral("the token is unknown or revoked")
+                                     : token.error();
+        peer->write(line({{"ok", false}, {"error", why.toStdString()}}));
+        peer->disconnectFromServer();
+        return true;
+    }
+    bridge.hookPrincipal = principal;
+    bridge.hookClient = client;
+    return true;
+}
+
 // Each bridge: its hello within kHelloTimeoutMs, then its lines, each handed to its LineSession.
 void LocalEndpoint::accept()
 {
@@ -163,11 +194,28 @@ void LocalEndpoint::accept()
                 const QByteArray message = bridge->pending.left(end);
                 bridge->pending.remove(0, end + 1);
                 if (std::exchange(bridge->skipping, false))
-                    continue; // the end of a line refused as too long
+                    continue;                // the end of a line refused as too long
+                if (bridge->hookPrincipal) { // a hook shim's payload: one answer, then the end
+                    if (std::exchange(bridge->hookAsked, true))
+                        return peer->abort();
+                    m_hooks(bridge->hookClient, *bridge->hookPrincipal, message,
+                            [socket = QPointer<QLocalSocket>(peer)](const QByteArray &answer) {
+                                if (!socket || socket->state() != QLocalSocket::ConnectedState)
+                                    return;
+                                socket->write(answer + '\n');
+                                socket->disconnectFromServer();
+                            });
+                    continue;
+                }
                 if (!bridge->session) {
                     helloTimer->stop();
                     *greeted = true;
                     --m_ungreeted;
+                    if (openHook(peer, message, *bridge)) {
+                        if (!bridge->hookPrincipal)
+                            return; // refused: said so, and ending
+                        continue;
+                    }
                     if (!(bridge->session = open(peer, message)))
                         return;
                     continue;
@@ -175,6 +223,11 @@ void LocalEndpoint::accept()
                 bridge->session->handleLine(message);
                 if (bridge->session->isRefused())
                     return peer->disconnectFromServer();
+            }
+            if (bridge->hookPrincipal) {
+                if (bridge->pending.size() > kMaxHookBytes)
+                    return peer->abort(); // the shim refuses larger payloads itself
+                return;
             }
             if (!bridge->session && bridge->pending.size() > kMaxHelloBytes)
                 return peer->abort(); // no hello is that long

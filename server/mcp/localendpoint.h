@@ -31,6 +31,15 @@ class LocalEndpoint final : public QObject
     Q_OBJECT
 public:
     static constexpr char kHelloVersion[] = "bridge/1";
+    // A `countersign hook CLIENT` shim's hello, {"countersign":"hook/1","token":"...","client":"codex"}:
+    // its next line is the hook's payload, answered with one line (HookAnswer's JSON, or
+    // {"ok":false,"error":...} for a refused hello), and the connection ends.
+    static constexpr char kHookHelloVersion[] = "hook/1";
+    static constexpr qsizetype kMaxHookBytes = 4 * 1024 * 1024 + 4096;
+    using HookHandler =
+        std::function<void(const QString &client, const Principal &who, const QByteArray &payload,
+                           std::function<void(const QByteArray &answerLine)> answer)>;
+    void setHookHandler(HookHandler handler) { m_hooks = std::move(handler); }
     static constexpr int kHelloTimeoutMs = 10'000;
     static constexpr qsizetype kMaxHelloBytes = 4096;
     // Connections not yet past their hello; more are refused until those end.
@@ -57,12 +66,15 @@ public:
 private:
     void accept();
     LineSession *open(QLocalSocket *peer, const QByteArray &hello);
+    struct Bridge;
+    bool openHook(QLocalSocket *peer, const QByteArray &hello, Bridge &bridge);
 
     const Dispatcher &m_dispatcher;
     Authenticator m_authenticate;
     QLocalServer *m_server = nullptr;
     int m_ungreeted = 0;
     QList<QPointer<LineSession>> m_sessions; // the bridges' sessions (gone ones are null)
+    HookHandler m_hooks;
 };
 
 } // namespace Countersign

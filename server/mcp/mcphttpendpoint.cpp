@@ -161,7 +161,12 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
         return respond(toHttp(*headerError));
     if (mcp.method == QLatin1String(Subscription::kMethod))
         return listen(mcp, request, *principal, std::move(respond));
-    m_dispatcher.handle(mcp, CallContext{*principal, Transport::Http},
+    if (mcp.method == QLatin1String("tools/call") && !mcp.envelope.progressToken.is_null() &&
+        request.header("accept").value_or(QByteArray()).contains("text/event-stream"))
+        return callOnStream(mcp, *principal, QByteArray(), std::move(respond)); // progress while held
+    McpRequest plain = mcp;
+    plain.envelope.progressToken = nullptr; // a plain JSON answer carries no progress
+    m_dispatcher.handle(plain, CallContext{*principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
 }
 
@@ -263,11 +268,13 @@ std::optional<HttpResponse> McpHttpEndpoint::takeAnswer(const nlohmann::json &me
     return accepted;
 }
 
-// A 2025-era tools/call from a client that accepts an event stream. While it is unanswered the
-// answer may become one: elicitation/create when the gate asks the client (the client POSTs its
-// answer in the session), and notifications/progress every kProgressEveryMs when the client sent
-// a progress token (clients that reset their timeout on progress keep waiting); the result is the
-// stream's last event. A call answered before either is a plain JSON response.
+// A tools/call from a client that accepts an event stream: a 2025-era one in its session, or a
+// 2026-07-28 one with a progress token (no session). While it is unanswered the answer may become
+// a stream: elicitation/create when the gate asks a 2025-era client (the client POSTs its answer
+// in the session; a 2026-07-28 client is asked with input_required instead), and
+// notifications/progress every kProgressEveryMs when the client sent a progress token (clients
+// that reset their timeout on progress keep waiting); the result is the stream's last event. A
+// call answered before either is a plain JSON response.
 void McpHttpEndpoint::callOnStream(const McpRequest &request, const Principal &principal,
                                    const QByteArray &session, Responder respond) const
 {
@@ -305,15 +312,17 @@ void McpHttpEndpoint::callOnStream(const McpRequest &request, const Principal &p
     }
     // The call's questions close when it is answered (and the session's entry with the last one).
     auto asked = std::make_shared<QList<QByteArray>>();
-    const Elicitor ask = [questions = std::weak_ptr<Questions>(m_questions), session, send,
-                          asked](const nlohmann::json &params, ClientQuestions::Answered answered) {
-        const auto shared = questions.lock();
-        if (!shared)
-            return;
-        auto question = (*shared)[session].ask(params, std::move(answered), asked.get());
-        if (!question || !send(*question))
-            (*shared)[session].forget(*asked);
-    };
+    Elicitor ask;
+    if (!session.isEmpty())
+        ask = [questions = std::weak_ptr<Questions>(m_questions), session, send,
+               asked](const nlohmann::json &params, ClientQuestions::Answered answered) {
+            const auto shared = questions.lock();
+            if (!shared)
+                return;
+            auto question = (*shared)[session].ask(params, std::move(answered), asked.get());
+            if (!question || !send(*question))
+                (*shared)[session].forget(*asked);
+        };
     const auto close = [questions = std::weak_ptr<Questions>(m_questions), session, asked] {
         const auto shared = questions.lock();
         if (!shared || asked->isEmpty())

@@ -7,7 +7,9 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 #include <optional>
+#include <utility>
 
 namespace Countersign {
 
@@ -69,6 +71,23 @@ using Elicitor = std::function<void(const nlohmann::json &params,
                                     std::function<void(std::optional<nlohmann::json> result)> answered)>;
 
 // Who sent a request and how; every request is judged on its own.
+// A call its client may cancel while it waits (a 2025-11-25 task: tasks/cancel). Whatever holds
+// the call sets onCancel to end its wait; once cancelled, nothing more of the call runs.
+struct CallCancel final
+{
+    bool cancelled = false;
+    std::function<void()> onCancel;
+
+    void cancel()
+    {
+        if (cancelled)
+            return;
+        cancelled = true;
+        if (auto wake = std::exchange(onCancel, {}))
+            wake();
+    }
+};
+
 struct CallContext final
 {
     CallContext(Principal who, Transport how, Elicitor ask = {})
@@ -79,8 +98,14 @@ struct CallContext final
     Principal principal;
     Transport transport = Transport::Http;
     // Empty where the transport cannot ask the client (every 2026-07-28 request: those ask with
-    // input_required instead).
+    // input_required instead; a task, whose request was answered at once).
     Elicitor elicit;
+    // Set for a task-augmented call (2025-11-25): it is held until its card is decided or its
+    // ticket expires, and may be cancelled.
+    std::shared_ptr<CallCancel> task;
+    // How long a 2025-era call may be held for the human, when its caller knows better than the
+    // hold limits (a hook answers before its client's own timeout); unset: the limits apply.
+    std::optional<qint64> holdMs;
 };
 
 } // namespace Countersign
