@@ -4,6 +4,7 @@
 #include "commandline.h"
 #include "console.h"
 #include "consoleinstance.h"
+#include "hookshim.h"
 #include "stdiobridge.h"
 #include "tokencommand.h"
 #include "unixsignals.h"
@@ -11,12 +12,16 @@
 #include <QApplication>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 using namespace Countersign;
 
 int main(int argc, char **argv)
 {
+    // A client's hook waits on this: no command-line parser, no widgets, one round trip.
+    if (argc > 1 && !std::strcmp(argv[1], "hook"))
+        return runHookShim(argc, argv);
     std::unique_ptr<QCoreApplication> app = CommandLine::needsWidgets(argc, argv)
                                                 ? std::make_unique<QApplication>(argc, argv)
                                                 : std::make_unique<QCoreApplication>(argc, argv);

@@ -1,6 +1,7 @@
 #include "mcpserver.h"
 
 #include "auditstore.h"
+#include "clock.h"
 #include "callspans.h"
 #include "commandaction.h"
 #include "commandrunner.h"
@@ -9,7 +10,9 @@
 #include "gate.h"
 #include "gatedtool.h"
 #include "headerchecks.h"
+#include "hookservice.h"
 #include "httpserver.h"
+#include "jsonbody.h"
 #include "jsonrpc.h"
 #include "localendpoint.h"
 #include "mcphttpendpoint.h"
@@ -20,6 +23,7 @@
 #include "tokenstore.h"
 #include "tool.h"
 #include "toolregistry.h"
+#include "tooltasks.h"
 #include "upstreams.h"
 #include "workspace.h"
 #include "workspacetools.h"
@@ -95,6 +99,8 @@ Result<quint16> McpServer::start()
     if (m_setup.config.otlp().isEnabled())
         startExport();
 
+    m_hooks = new HookService(*m_gate, *m_audit, this);
+    connect(m_hooks, &HookService::flagged, this, &McpServer::untrustedDecision);
     m_tools = std::make_unique<ToolRegistry>();
     m_upstreams = new Upstreams(this);
     // Upstream tool changes come in bursts (every upstream starting, an upstream flooding
@@ -126,9 +132,28 @@ Result<quint16> McpServer::start()
                                               "input_required until the human decides; keep retrying "
                                               "with the requestState it returns.")});
     m_dispatcher->setContent(m_upstreams);
+    m_dispatcher->setTasks(std::make_shared<ToolTasks>([clock = &clock] { return clock->nowMs(); }));
     const auto authenticate = [this](const QByteArray &token) { return m_tokens->authenticate(token); };
     if (!m_setup.bridgeSocketPath.isEmpty()) {
         m_bridges = new LocalEndpoint(*m_dispatcher, authenticate, this);
+        m_bridges->setHookHandler([this](const QString &clientName, const Principal &who,
+                                         const QByteArray &payload,
+                                         std::function<void(const QByteArray &)> answer) {
+            const auto client = HookClients::parse(clientName);
+            const auto deny = [&](const QString &why) {
+                answer(JsonRpc::encode(
+                    HookAnswer::deny(client.value_or(HookClient::ClaudeCode), HookCall::Event::Pre, why)
+                        .toJson()));
+            };
+            if (!client)
+                return deny(QStringLiteral("Countersign has no hook for the client \"%1\"").arg(clientName));
+            auto parsed = JsonBody::parse(payload);
+            if (!parsed)
+                return deny(
+                    QStringLiteral("Countersign could not read the hook payload: %1").arg(parsed.error()));
+            m_hooks->handle(*client, who, parsed.value(),
+                            [answer](HookAnswer a) { answer(JsonRpc::encode(a.toJson())); });
+        });
         if (auto listening = m_bridges->listen(m_setup.bridgeSocketPath); !listening)
             return failure(listening.error());
     }
@@ -178,6 +203,8 @@ void McpServer::buildTools()
         WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate);
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner);
+    if (m_hooks)
+        m_hooks->configure(HookService::Settings{workspace});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())
@@ -197,6 +224,52 @@ void McpServer::tellIfToolsChanged()
         m_bridges->notifyToolsChanged();
     if (m_endpoint)
         m_endpoint->notifyToolsChanged();
+}
+
+// POST /hooks/CLIENT: a client's HTTP hook (Claude Code's "type": "http"), with the connection's
+// bearer token. The answer is the hook's JSON, always 200 (a non-2xx answer is a hook failure,
+// which the clients let through); every refusal is a deny the agent can read.
+void McpServer::serveHook(const HttpRequest &request, const QString &clientName,
+                          const std::function<void(HttpResponse)> &respond)
+{
+    const auto client = HookClients::parse(clientName);
+    const auto deny = [&](const QString &why) {
+        const HookAnswer answer =
+            HookAnswer::deny(client.value_or(HookClient::ClaudeCode), HookCall::Event::Pre, why);
+        respond(HttpResponse::json(200, answer.stdoutText));
+    };
+    const auto host = request.header("host");
+    if (!host || !HeaderChecks::isLoopbackHost(*host))
+        return respond(McpHttpEndpoint::refusal(403, JsonRpc::kServerError, QStringLiteral("Invalid Host")));
+    if (const auto origin = request.header("origin"); origin && !HeaderChecks::isAllowedOrigin(*origin))
+        return respond(
+            McpHttpEndpoint::refusal(403, JsonRpc::kServerError, QStringLiteral("Invalid Origin")));
+    if (request.method != "POST")
+        return deny(QStringLiteral("Countersign's hook endpoint takes POST only"));
+    if (!client)
+        return deny(
+            QStringLiteral("Countersign has no hook for the client \"%1\"").arg(clientName.left(64)));
+    const auto authorization = request.header("authorization");
+    std::optional<Principal> principal;
+    if (authorization && authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
+        principal = m_tokens->authenticate(authorization->mid(7).trimmed());
+    if (!principal)
+        return deny(
+            m_tokens->lastError().isEmpty()
+                ? QStringLiteral("Countersign does not know this hook's token (unknown or revoked), so "
+                                 "nothing is allowed. Run: countersign hooks install %1")
+                      .arg(HookClients::name(*client))
+                : QStringLiteral("Countersign cannot read its store, so nothing is allowed (%1)")
+                      .arg(m_tokens->lastError()));
+    if (request.body.size() > HookCall::kMaxPayloadBytes)
+        return deny(
+            QStringLiteral("the hook payload is larger than %1 MiB").arg(int(HookCall::kMaxPayloadBytes >> 20)));
+    auto payload = JsonBody::parse(request.body);
+    if (!payload)
+        return deny(QStringLiteral("Countersign could not read the hook payload: %1").arg(payload.error()));
+    m_hooks->handle(*client, *principal, payload.value(), [respond](HookAnswer answer) {
+        respond(HttpResponse::json(200, answer.stdoutText.isEmpty() ? QByteArray("{}") : answer.stdoutText));
+    });
 }
 
 std::size_t McpServer::toolsDigest() const
@@ -239,6 +312,8 @@ void McpServer::route(const HttpRequest &request, const std::function<void(HttpR
     const QByteArray path = request.target.split('?').first();
     if (path == "/mcp")
         return m_endpoint->serve(request, respond);
+    if (path.startsWith("/hooks/"))
+        return serveHook(request, QString::fromLatin1(path.mid(7)), respond);
     static const QRegularExpression approval(QStringLiteral("^/approvals/([0-9a-f]{32})$"));
     const auto match = approval.match(QString::fromLatin1(path));
     const auto host = request.header("host");

@@ -21,6 +21,7 @@ class Clock;
 class CommandRunner;
 class Database;
 class Dispatcher;
+class HookService;
 class HttpServer;
 class LocalEndpoint;
 class McpHttpEndpoint;
@@ -110,6 +111,8 @@ private:
     std::size_t toolsDigest() const;
     void tellIfToolsChanged();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
+    void serveHook(const HttpRequest &request, const QString &clientName,
+                   const std::function<void(HttpResponse)> &respond);
     // With "otlp" configured: a span per gated call, exported (server/telemetry).
     void startExport();
 
@@ -123,8 +126,9 @@ private:
     std::unique_ptr<OtlpExporter> m_exporter;
     CallSpans *m_spans = nullptr; // with m_exporter, when "otlp" is configured
     Upstreams *m_upstreams = nullptr;
-    QTimer *m_rebuild = nullptr; // coalesces the upstreams' tool changes
-    QTimer *m_seen = nullptr;    // tells the store this instance still runs
+    HookService *m_hooks = nullptr; // the agents' own tools, through their hooks
+    QTimer *m_rebuild = nullptr;    // coalesces the upstreams' tool changes
+    QTimer *m_seen = nullptr;       // tells the store this instance still runs
     std::size_t m_toolsDigest = 0;
     CommandRunner *m_runner = nullptr;
     std::unique_ptr<ToolRegistry> m_tools;

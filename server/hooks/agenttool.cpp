@@ -1,0 +1,479 @@
+#include "agenttool.h"
+
+#include "git.h"
+#include "readonlycommand.h"
+#include "workspace.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+namespace Countersign {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr qsizetype kMaxCommand = 64 * 1024;
+constexpr int kMaxNamedFiles = 32;
+
+const char *kindName(AgentTool::Kind kind)
+{
+    switch (kind) {
+    case AgentTool::Kind::Shell:
+        return "shell";
+    case AgentTool::Kind::Write:
+        return "write";
+    case AgentTool::Kind::Edit:
+        return "edit";
+    case AgentTool::Kind::Patch:
+        return "patch";
+    case AgentTool::Kind::Mcp:
+        return "mcp";
+    case AgentTool::Kind::Read:
+        return "read";
+    case AgentTool::Kind::Other:
+        return "other";
+    }
+    return "other";
+}
+
+Result<QString> requiredString(const json &input, std::initializer_list<const char *> keys, qsizetype max)
+{
+    for (const char *key : keys) {
+        const auto it = input.find(key);
+        if (it == input.end())
+            continue;
+        if (!it->is_string())
+            return failure(QStringLiteral("tool_input.%1 is not a string").arg(QLatin1String(key)));
+        const QString value = QString::fromStdString(it->get<std::string>());
+        if (value.size() > max)
+            return failure(QStringLiteral("tool_input.%1 is longer than %2 characters")
+                               .arg(QLatin1String(key))
+                               .arg(max));
+        return value;
+    }
+    return failure(QStringLiteral("tool_input has no %1").arg(QLatin1String(*keys.begin())));
+}
+
+// The argv of a command that is a plain list of words (letters, digits and _ . / = : @ % + , -),
+// and nothing for anything a shell would read more into: quotes, $, `, ;, &, |, <, >, (, ), *, ?,
+// ~, #, !, {, }, [, ], a backslash or a line break. A rule's argvPrefix matches only that argv, so
+// "git status; rm -rf ~" or "bash -c '...'" can never match an allow rule written for git status.
+std::optional<QStringList> plainWords(const QString &command)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./=:@%+,\\- \\t]*$"));
+    if (!plain.match(command).hasMatch())
+        return std::nullopt;
+    const QStringList words =
+        command.split(QRegularExpression(QStringLiteral("[ \\t]+")), Qt::SkipEmptyParts);
+    if (words.isEmpty())
+        return std::nullopt;
+    return words;
+}
+
+QString absoluteIn(const QString &path, const QString &cwd)
+{
+    if (path.isEmpty())
+        return {};
+    return QDir::cleanPath(QDir::isAbsolutePath(path) ? path : QDir(cwd).filePath(path));
+}
+
+QString agentTitle(const json &arguments)
+{
+    const auto client = HookClients::parse(QString::fromStdString(arguments.value("agent", "")));
+    return client ? HookClients::title(*client) : QStringLiteral("The agent");
+}
+
+QString shortened(QString text, int max = 80)
+{
+    text.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return text.size() > max ? text.left(max - 1) + QChar(0x2026) : text;
+}
+
+struct FileNow final
+{
+    bool exists = false;
+    QByteArray bytes;
+};
+
+Result<FileNow> readFile(const QString &path)
+{
+    FileNow now;
+    const QFileInfo info(path);
+    if (!info.exists())
+        return now;
+    if (!info.isFile())
+        return failure(QStringLiteral("%1 is not a regular file").arg(path));
+    if (info.size() > AgentTool::kMaxFileBytes)
+        return failure(QStringLiteral("%1 is larger than %2 MiB: no diff is made of it")
+                           .arg(path)
+                           .arg(AgentTool::kMaxFileBytes / (1024 * 1024)));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    now.exists = true;
+    now.bytes = file.readAll();
+    return now;
+}
+
+QString sha256(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+// The edits of a Claude Code Edit or MultiEdit, or a Gemini CLI replace, as [{old, new, all}].
+Result<json> editsOf(const json &input)
+{
+    json edits = json::array();
+    const auto one = [&edits](const json &edit) -> Status {
+        const auto old = edit.find("old_string");
+        const auto replacement = edit.find("new_string");
+        if (old == edit.end() || !old->is_string() || replacement == edit.end() || !replacement->is_string())
+            return failure(QStringLiteral("an edit needs old_string and new_string, both strings"));
+        const bool all =
+            edit.value("replace_all", false) == true ||
+            (edit.contains("expected_replacements") && edit.value("expected_replacements", 1) != 1);
+        edits.push_back({{"old", *old}, {"new", *replacement}, {"all", all}});
+        return success();
+    };
+    if (const auto list = input.find("edits"); list != input.end()) {
+        if (!list->is_array() || list->empty() || list->size() > 256)
+            return failure(QStringLiteral("tool_input.edits is not a list of 1 to 256 edits"));
+        for (const json &edit : *list) {
+            if (!edit.is_object())
+                return failure(QStringLiteral("tool_input.edits holds something that is not an edit"));
+            if (auto ok = one(edit); !ok)
+                return failure(ok.error());
+        }
+        return Result<json>(edits);
+    }
+    if (auto ok = one(input); !ok)
+        return failure(ok.error());
+    return Result<json>(edits);
+}
+
+// The file as it would be after the edits, applied in order to the text as it is now.
+Result<QByteArray> applied(QByteArray text, const json &edits, const QString &path)
+{
+    for (const json &edit : edits) {
+        const QByteArray old = QByteArray::fromStdString(edit.at("old").get<std::string>());
+        const QByteArray replacement = QByteArray::fromStdString(edit.at("new").get<std::string>());
+        if (old.isEmpty()) {
+            if (!text.isEmpty())
+                return failure(QStringLiteral("an edit with an empty old_string only creates a file, and "
+                                              "%1 is not empty")
+                                   .arg(path));
+            text = replacement;
+            continue;
+        }
+        const qsizetype found = text.count(old);
+        if (found == 0)
+            return failure(QStringLiteral("the edit does not apply to %1 as it is now: \"%2\" is not in it")
+                               .arg(path, shortened(QString::fromUtf8(old), 60)));
+        if (found > 1 && !edit.at("all").get<bool>())
+            return failure(QStringLiteral("the edit does not apply to %1 as it is now: \"%2\" is in it %3 "
+                                          "times")
+                               .arg(path, shortened(QString::fromUtf8(old), 60))
+                               .arg(found));
+        text.replace(old, replacement);
+    }
+    return text;
+}
+
+} // namespace
+
+AgentTool::Kind AgentTool::kindOf(const QString &tool)
+{
+    static const QStringList shells = {QStringLiteral("Bash"), QStringLiteral("run_shell_command"),
+                                       QStringLiteral("shell"), QStringLiteral("local_shell"),
+                                       QStringLiteral("exec_command")};
+    static const QStringList writes = {QStringLiteral("Write"), QStringLiteral("write_file")};
+    static const QStringList edits = {QStringLiteral("Edit"), QStringLiteral("MultiEdit"),
+                                      QStringLiteral("replace"), QStringLiteral("edit")};
+    static const QStringList reads = {QStringLiteral("Read"),
+                                      QStringLiteral("Glob"),
+                                      QStringLiteral("Grep"),
+                                      QStringLiteral("LS"),
+                                      QStringLiteral("read_file"),
+                                      QStringLiteral("list_directory"),
+                                      QStringLiteral("glob"),
+                                      QStringLiteral("search_file_content"),
+                                      QStringLiteral("read_many_files"),
+                                      QStringLiteral("grep_search")};
+    if (shells.contains(tool))
+        return Kind::Shell;
+    if (writes.contains(tool))
+        return Kind::Write;
+    if (edits.contains(tool))
+        return Kind::Edit;
+    if (tool == QLatin1String("apply_patch"))
+        return Kind::Patch;
+    if (tool.startsWith(QLatin1String("mcp__")))
+        return Kind::Mcp;
+    if (reads.contains(tool))
+        return Kind::Read;
+    return Kind::Other;
+}
+
+Result<json> AgentTool::arguments(const HookCall &call)
+{
+    json args = {{"agent", HookClients::name(call.client).toStdString()},
+                 {"tool", call.tool.toStdString()},
+                 {"cwd", call.cwd.toStdString()}};
+    const json &input = call.input;
+    switch (kindOf(call.tool)) {
+    case Kind::Shell: {
+        auto command = requiredString(input, {"command", "cmd"}, kMaxCommand);
+        if (!command)
+            return failure(command.error());
+        args["command"] = command.value().toStdString();
+        if (auto words = plainWords(command.value())) {
+            json argv = json::array();
+            for (const QString &w : *words)
+                argv.push_back(w.toStdString());
+            args["argv"] = std::move(argv);
+        }
+        break;
+    }
+    case Kind::Write: {
+        auto path = requiredString(input, {"file_path", "path"}, 4096);
+        if (!path)
+            return failure(path.error());
+        auto content = requiredString(input, {"content"}, kMaxFileBytes);
+        if (!content)
+            return failure(content.error());
+        args["path"] = absoluteIn(path.value(), call.cwd).toStdString();
+        args["content"] = content.value().toStdString();
+        break;
+    }
+    case Kind::Edit: {
+        auto path = requiredString(input, {"file_path", "path"}, 4096);
+        if (!path)
+            return failure(path.error());
+        auto edits = editsOf(input);
+        if (!edits)
+            return failure(edits.error());
+        args["path"] = absoluteIn(path.value(), call.cwd).toStdString();
+        args["edits"] = std::move(edits).value();
+        break;
+    }
+    case Kind::Patch: {
+        auto patch = requiredString(input, {"command", "patch", "input"}, kMaxFileBytes);
+        if (!patch)
+            return failure(patch.error());
+        args["patch"] = patch.value().toStdString();
+        break;
+    }
+    case Kind::Mcp: {
+        const QStringList parts = call.tool.mid(5).split(QStringLiteral("__"));
+        args["server"] = parts.value(0).toStdString();
+        args["name"] = parts.mid(1).join(QStringLiteral("__")).toStdString();
+        args["arguments"] = input;
+        break;
+    }
+    case Kind::Read:
+    case Kind::Other:
+        args["input"] = input;
+        break;
+    }
+    return Result<json>(std::move(args));
+}
+
+AgentTool::AgentTool(Kind kind, std::shared_ptr<const Workspace> workspace, QStringList countersignServers)
+    : m_kind(kind), m_workspace(std::move(workspace)), m_countersignServers(std::move(countersignServers))
+{
+}
+
+QString AgentTool::name() const
+{
+    return QStringLiteral("agent:") + QLatin1String(kindName(m_kind));
+}
+
+json AgentTool::descriptor() const
+{
+    return {{"name", name().toStdString()},
+            {"description", "An agent's own tool, through its pre-tool hook"},
+            {"inputSchema", {{"type", "object"}}},
+            {"annotations",
+             {{"readOnlyHint", m_kind == Kind::Read},
+              {"destructiveHint", m_kind != Kind::Read},
+              {"idempotentHint", false}}}};
+}
+
+Verdict AgentTool::defaultVerdict(const json &arguments) const
+{
+    switch (m_kind) {
+    case Kind::Read:
+        return Verdict::Allow;
+    case Kind::Mcp:
+        return m_countersignServers.contains(QString::fromStdString(arguments.value("server", "")))
+                   ? Verdict::Allow // gated by this console already, as an MCP call
+                   : Verdict::Ask;
+    case Kind::Shell: {
+        // The read-only forms run_command trusts, for a plain command in a folder inside the roots.
+        const auto argv = arguments.find("argv");
+        if (argv == arguments.end() || !m_workspace || m_workspace->isEmpty())
+            return Verdict::Ask;
+        auto cwd =
+            m_workspace->resolve(QString::fromStdString(arguments.value("cwd", "")), Workspace::Must::Exist);
+        if (!cwd)
+            return Verdict::Ask;
+        QStringList words;
+        for (const json &w : *argv)
+            words.append(QString::fromStdString(w.get<std::string>()));
+        return ReadOnlyCommand::refusal(words, cwd.value(), *m_workspace).isEmpty() ? Verdict::Allow
+                                                                                    : Verdict::Ask;
+    }
+    default:
+        return Verdict::Ask;
+    }
+}
+
+void AgentTool::plan(const json &arguments, PlanDone done)
+{
+    const QString agent = agentTitle(arguments);
+    const QString tool = QString::fromStdString(arguments.value("tool", ""));
+    switch (m_kind) {
+    case Kind::Shell:
+        return done(planShell(arguments));
+    case Kind::Write:
+    case Kind::Edit:
+        return done(planFileChange(arguments));
+    default:
+        break;
+    }
+    Plan plan;
+    plan.risk = Risk::Medium;
+    const json &shown = m_kind == Kind::Patch ? arguments.at("patch")
+                        : m_kind == Kind::Mcp ? arguments.at("arguments")
+                                              : arguments.at("input");
+    if (m_kind == Kind::Patch) {
+        plan.title = QStringLiteral("Apply a patch with %1's own %2").arg(agent, tool);
+        plan.diff = QString::fromStdString(shown.get<std::string>());
+        static const QRegularExpression file(QStringLiteral("^\\*\\*\\* (?:Add|Update|Delete) File: (.+)$"),
+                                             QRegularExpression::MultilineOption);
+        for (auto it = file.globalMatch(plan.diff); it.hasNext();)
+            plan.targets.append(it.next().captured(1).trimmed());
+    } else if (m_kind == Kind::Mcp) {
+        plan.title = QStringLiteral("Call %1 on the MCP server \"%2\", from %3")
+                         .arg(QString::fromStdString(arguments.value("name", "")),
+                              QString::fromStdString(arguments.value("server", "")), agent);
+        plan.targets.append(QString::fromStdString(arguments.value("server", "")));
+    } else {
+        plan.title = QStringLiteral("Use %1's own %2 tool").arg(agent, tool);
+    }
+    plan.prompt =
+        QStringLiteral("%1 wants to use its own %2 tool (not one of Countersign's):\n\n%3")
+            .arg(agent, tool,
+                 m_kind == Kind::Patch ? plan.diff : QString::fromStdString(shown.dump(2)).left(8192));
+    done(plan);
+}
+
+Result<Plan> AgentTool::planShell(const json &arguments) const
+{
+    const QString agent = agentTitle(arguments);
+    const QString command = QString::fromStdString(arguments.at("command").get<std::string>());
+    const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
+    Plan plan;
+    plan.risk = Risk::High;
+    plan.title = QStringLiteral("Run \"%1\" in %2's own shell").arg(shortened(command), agent);
+    plan.summary = command;
+    plan.targets.append(cwd);
+    // What it says read-only commands are, and why this one is not.
+    QString readOnly = QStringLiteral("no: it is not a plain list of words (a shell reads more into it)");
+    if (const auto argv = arguments.find("argv"); argv != arguments.end()) {
+        QStringList words;
+        for (const json &w : *argv)
+            words.append(QString::fromStdString(w.get<std::string>()));
+        Result<QString> inRoots = failure(QStringLiteral("no workspace roots are configured"));
+        if (m_workspace && !m_workspace->isEmpty())
+            inRoots = m_workspace->resolve(cwd, Workspace::Must::Exist);
+        const QString why =
+            inRoots ? ReadOnlyCommand::refusal(words, inRoots.value(), *m_workspace) : inRoots.error();
+        readOnly = why.isEmpty() ? QStringLiteral("yes") : QStringLiteral("no: ") + why;
+    }
+    // The files inside the roots that it names, with their hashes now.
+    json named = json::array();
+    static const QRegularExpression separators(QStringLiteral("[\\s;&|<>()`$'\"]+"));
+    for (const QString &word : command.split(separators, Qt::SkipEmptyParts)) {
+        if (named.size() >= kMaxNamedFiles || !m_workspace)
+            break;
+        const QString path = absoluteIn(word, cwd);
+        if (!m_workspace->confines(path) || !QFileInfo(path).isFile())
+            continue;
+        auto now = readFile(path);
+        named.push_back(
+            {{"path", path.toStdString()},
+             {"sha256", now && now.value().exists ? sha256(now.value().bytes).toStdString() : ""}});
+    }
+    plan.blastRadius = {{"namedFiles", named}, {"readOnly", readOnly.startsWith(QLatin1String("yes"))}};
+    QString files;
+    for (const json &f : named)
+        files += QStringLiteral("\n  %1  %2")
+                     .arg(QString::fromStdString(f.at("sha256").get<std::string>()).left(12),
+                          QString::fromStdString(f.at("path").get<std::string>()));
+    plan.prompt =
+        QStringLiteral("%1 wants to run this with its own shell tool (not through Countersign):\n\n"
+                       "$ %2\n\nin %3\nRead-only form: %4%5")
+            .arg(agent, command, cwd.isEmpty() ? QStringLiteral("(no folder given)") : cwd, readOnly,
+                 files.isEmpty() ? QString() : QStringLiteral("\nFiles it names:") + files);
+    return plan;
+}
+
+Result<Plan> AgentTool::planFileChange(const json &arguments) const
+{
+    const QString agent = agentTitle(arguments);
+    const QString tool = QString::fromStdString(arguments.value("tool", ""));
+    const QString path = QString::fromStdString(arguments.at("path").get<std::string>());
+    if (path.isEmpty() || !QDir::isAbsolutePath(path))
+        return failure(
+            QStringLiteral("%1's %2 names no absolute file (and no folder to find it in)").arg(agent, tool));
+    auto now = readFile(path);
+    if (!now)
+        return failure(now.error());
+    QByteArray after;
+    if (m_kind == Kind::Write) {
+        after = QByteArray::fromStdString(arguments.at("content").get<std::string>());
+    } else {
+        auto edited = applied(now.value().bytes, arguments.at("edits"), path);
+        if (!edited)
+            return failure(edited.error());
+        after = std::move(edited).value();
+    }
+    Plan plan;
+    plan.risk = Risk::Medium;
+    plan.title =
+        QStringLiteral("%1 %2 with %3's own %4")
+            .arg(now.value().exists ? QStringLiteral("Change") : QStringLiteral("Create"), path, agent, tool);
+    plan.diff = Git::unifiedDiff(path, now.value().bytes, after);
+    plan.targets.append(path);
+    plan.blastRadius = {{"files", 1},
+                        {"bytesBefore", now.value().bytes.size()},
+                        {"bytesAfter", after.size()},
+                        {"beforeSha256", now.value().exists ? sha256(now.value().bytes).toStdString() : ""},
+                        {"afterSha256", sha256(after).toStdString()},
+                        {"inRoots", m_workspace && m_workspace->confines(path)}};
+    plan.prompt =
+        QStringLiteral("%1 wants to %2 this file with its own %3 tool (not through Countersign):\n%4")
+            .arg(agent, now.value().exists ? QStringLiteral("change") : QStringLiteral("create"), tool, path);
+    return plan;
+}
+
+void AgentTool::apply(const json &arguments, ApplyDone done)
+{
+    Q_UNUSED(arguments)
+    done({{"content",
+           json::array({{{"type", "text"}, {"text", "Allowed: the agent runs it with its own tool."}}})},
+          {"structuredContent", {{"countersignHook", "allow"}}}});
+}
+
+bool AgentTool::isAllow(const json &result)
+{
+    return result.is_object() && result.value("isError", false) != true &&
+           result.value("structuredContent", json::object()).value("countersignHook", json()) == "allow";
+}
+
+} // namespace Countersign

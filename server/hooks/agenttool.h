@@ -1,0 +1,55 @@
+#pragma once
+
+#include "gatedaction.h"
+#include "hookcall.h"
+
+#include <QStringList>
+
+#include <memory>
+
+namespace Countersign {
+
+class Workspace;
+
+// An agent's own tool (its shell, its file writes and edits, another MCP server's tool), reaching the
+// gate through the agent's pre-tool hook. The gate judges it as any gated tool: policy first (rules
+// on "agent:shell", "agent:write", ...), then a card with the real plan, a single-use ticket, the
+// audit chain. The client runs the tool itself, so "apply" runs nothing: it is the allow the hook
+// answers (marked, so that nothing else reads as one), once per approval.
+class AgentTool final : public GatedAction
+{
+public:
+    enum class Kind { Shell, Write, Edit, Patch, Mcp, Read, Other };
+
+    static Kind kindOf(const QString &tool);
+    // The call as the policy and the card see it, the same for every client: the agent, its tool,
+    // the working folder and the canonical input of the kind (a shell command's argv only when it
+    // is a plain list of words). Fails on an input that is not what that tool takes.
+    static Result<nlohmann::json> arguments(const HookCall &call);
+
+    // countersignServers: the names this console's own MCP server goes by in the clients (its
+    // tools are gated by it already, so their hook calls are allowed by default).
+    AgentTool(Kind kind, std::shared_ptr<const Workspace> workspace, QStringList countersignServers);
+
+    QString name() const override;
+    nlohmann::json descriptor() const override;
+    bool readsOnly() const override { return m_kind == Kind::Read; }
+    Verdict defaultVerdict(const nlohmann::json &arguments) const override;
+    void plan(const nlohmann::json &arguments, PlanDone done) override;
+    void apply(const nlohmann::json &arguments, ApplyDone done) override;
+
+    // The marker apply() puts on its result: the hook answers allow only for a result that has it.
+    static bool isAllow(const nlohmann::json &result);
+    // Files larger than this are not read for a plan (the card says so; it still asks).
+    static constexpr qint64 kMaxFileBytes = 4 * 1024 * 1024;
+
+private:
+    Result<Plan> planShell(const nlohmann::json &arguments) const;
+    Result<Plan> planFileChange(const nlohmann::json &arguments) const;
+
+    Kind m_kind;
+    std::shared_ptr<const Workspace> m_workspace;
+    QStringList m_countersignServers;
+};
+
+} // namespace Countersign

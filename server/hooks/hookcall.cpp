@@ -1,0 +1,224 @@
+#include "hookcall.h"
+
+namespace Countersign {
+
+using json = nlohmann::json;
+
+namespace HookClients {
+
+std::optional<HookClient> parse(const QString &name)
+{
+    if (name == QLatin1String("claude-code") || name == QLatin1String("claude"))
+        return HookClient::ClaudeCode;
+    if (name == QLatin1String("codex"))
+        return HookClient::Codex;
+    if (name == QLatin1String("gemini"))
+        return HookClient::Gemini;
+    if (name == QLatin1String("qwen"))
+        return HookClient::Qwen;
+    return std::nullopt;
+}
+
+QString name(HookClient client)
+{
+    switch (client) {
+    case HookClient::ClaudeCode:
+        return QStringLiteral("claude-code");
+    case HookClient::Codex:
+        return QStringLiteral("codex");
+    case HookClient::Gemini:
+        return QStringLiteral("gemini");
+    case HookClient::Qwen:
+        return QStringLiteral("qwen");
+    }
+    return {};
+}
+
+QString title(HookClient client)
+{
+    switch (client) {
+    case HookClient::ClaudeCode:
+        return QStringLiteral("Claude Code");
+    case HookClient::Codex:
+        return QStringLiteral("Codex");
+    case HookClient::Gemini:
+        return QStringLiteral("Gemini CLI");
+    case HookClient::Qwen:
+        return QStringLiteral("Qwen Code");
+    }
+    return {};
+}
+
+} // namespace HookClients
+
+namespace {
+
+constexpr qsizetype kMaxName = 256;
+
+// A string field of at most max characters; empty when absent and not required.
+Result<QString> stringField(const json &payload, const char *key, bool required, qsizetype max = kMaxName)
+{
+    const auto it = payload.find(key);
+    if (it == payload.end() || it->is_null()) {
+        if (required)
+            return failure(QStringLiteral("the hook payload has no %1").arg(QLatin1String(key)));
+        return QString();
+    }
+    if (!it->is_string())
+        return failure(QStringLiteral("the hook payload's %1 is not a string").arg(QLatin1String(key)));
+    const QString value = QString::fromStdString(it->get<std::string>());
+    if (value.size() > max)
+        return failure(QStringLiteral("the hook payload's %1 is longer than %2 characters")
+                           .arg(QLatin1String(key))
+                           .arg(max));
+    return value;
+}
+
+std::optional<HookCall::Event> eventOf(HookClient client, const QString &name, bool &failed)
+{
+    failed = false;
+    if (client == HookClient::Gemini) {
+        if (name == QLatin1String("BeforeTool"))
+            return HookCall::Event::Pre;
+        if (name == QLatin1String("AfterTool"))
+            return HookCall::Event::Post;
+        return std::nullopt;
+    }
+    if (name == QLatin1String("PreToolUse"))
+        return HookCall::Event::Pre;
+    if (name == QLatin1String("PermissionRequest"))
+        return HookCall::Event::Permission;
+    if (name == QLatin1String("PostToolUse"))
+        return HookCall::Event::Post;
+    if (name == QLatin1String("PostToolUseFailure") && client != HookClient::Codex) {
+        failed = true;
+        return HookCall::Event::Post;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+Result<HookCall> HookCall::parse(HookClient client, const json &payload)
+{
+    if (!payload.is_object())
+        return failure(QStringLiteral("the hook payload is not a JSON object"));
+    HookCall call;
+    call.client = client;
+    auto event = stringField(payload, "hook_event_name", true);
+    if (!event)
+        return failure(event.error());
+    call.eventName = event.value();
+    const auto kind = eventOf(client, call.eventName, call.failed);
+    if (!kind)
+        return failure(QStringLiteral("%1 hooks send no event %2 that Countersign takes")
+                           .arg(HookClients::title(client), call.eventName.left(64)));
+    call.event = *kind;
+    auto tool = stringField(payload, "tool_name", true);
+    if (!tool)
+        return failure(tool.error());
+    if (tool.value().isEmpty())
+        return failure(QStringLiteral("the hook payload's tool_name is empty"));
+    call.tool = tool.value();
+    const auto input = payload.find("tool_input");
+    if (input == payload.end() || !input->is_object())
+        return failure(QStringLiteral("the hook payload's tool_input is not an object"));
+    call.input = *input;
+    // Claude Code, Codex and Qwen Code send the call's id before it runs and after (Codex not with
+    // PermissionRequest); Gemini CLI sends none.
+    auto id = stringField(payload, "tool_use_id", false);
+    if (!id)
+        return failure(id.error());
+    call.toolUseId = id.value();
+    auto cwd = stringField(payload, "cwd", false, 4096);
+    if (!cwd)
+        return failure(cwd.error());
+    call.cwd = cwd.value();
+    auto session = stringField(payload, "session_id", false);
+    if (!session)
+        return failure(session.error());
+    call.sessionId = session.value();
+    if (call.event == Event::Post)
+        call.response = payload.value("tool_response", json());
+    return call;
+}
+
+namespace {
+
+QByteArray encode(const json &value)
+{
+    return QByteArray::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace)) + '\n';
+}
+
+json claudeStyle(HookCall::Event event, bool allow, const QString &reason)
+{
+    if (event == HookCall::Event::Permission) {
+        json decision = {{"behavior", allow ? "allow" : "deny"}};
+        if (!allow)
+            decision["message"] = reason.toStdString();
+        return {{"hookSpecificOutput", {{"hookEventName", "PermissionRequest"}, {"decision", decision}}}};
+    }
+    json out = {{"hookEventName", "PreToolUse"}, {"permissionDecision", allow ? "allow" : "deny"}};
+    if (!reason.isEmpty())
+        out["permissionDecisionReason"] = reason.toStdString();
+    return {{"hookSpecificOutput", out}};
+}
+
+} // namespace
+
+HookAnswer HookAnswer::allow(HookClient client, HookCall::Event event)
+{
+    HookAnswer answer;
+    switch (client) {
+    case HookClient::Codex:
+        // Codex's PreToolUse cannot allow (only deny, or say nothing); its PermissionRequest can.
+        if (event == HookCall::Event::Permission)
+            answer.stdoutText = encode(claudeStyle(event, true, {}));
+        break;
+    case HookClient::Gemini:
+        answer.stdoutText = encode({{"decision", "allow"}});
+        break;
+    case HookClient::ClaudeCode:
+    case HookClient::Qwen:
+        answer.stdoutText =
+            encode(claudeStyle(event, true, QStringLiteral("Countersign: allowed (a rule, or approved)")));
+        break;
+    }
+    return answer;
+}
+
+HookAnswer HookAnswer::deny(HookClient client, HookCall::Event event, const QString &reason)
+{
+    const QString words =
+        reason.trimmed().isEmpty() ? QStringLiteral("Countersign declined this call") : reason;
+    HookAnswer answer;
+    if (client == HookClient::Gemini)
+        answer.stdoutText = encode({{"decision", "deny"}, {"reason", words.toStdString()}});
+    else
+        answer.stdoutText = encode(claudeStyle(event, false, words));
+    return answer;
+}
+
+HookAnswer HookAnswer::recorded()
+{
+    return HookAnswer{};
+}
+
+json HookAnswer::toJson() const
+{
+    return {{"stdout", stdoutText.toStdString()}, {"stderr", stderrText.toStdString()}, {"exit", exitCode}};
+}
+
+std::optional<HookAnswer> HookAnswer::fromJson(const json &value)
+{
+    if (!value.is_object() || !value.value("stdout", json()).is_string() ||
+        !value.value("stderr", json()).is_string() || !value.value("exit", json()).is_number_integer())
+        return std::nullopt;
+    HookAnswer answer;
+    answer.stdoutText = QByteArray::fromStdString(value.at("stdout").get<std::string>());
+    answer.stderrText = QByteArray::fromStdString(value.at("stderr").get<std::string>());
+    answer.exitCode = value.at("exit").get<int>();
+    return answer;
+}
+
+} // namespace Countersign

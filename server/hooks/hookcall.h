@@ -1,0 +1,64 @@
+#pragma once
+
+#include "result.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+
+#include <optional>
+
+namespace Countersign {
+
+// The agents whose own tools reach Countersign through their pre-tool hooks (docs/client-hooks.md
+// has each one's hook format, as its source shows it).
+enum class HookClient { ClaudeCode, Codex, Gemini, Qwen };
+
+namespace HookClients {
+// "claude-code", "codex", "gemini", "qwen" (what `countersign hook CLIENT` and /hooks/CLIENT take).
+std::optional<HookClient> parse(const QString &name);
+QString name(HookClient client);
+QString title(HookClient client); // "Claude Code", for the card
+} // namespace HookClients
+
+// One hook call as the client sent it, typed: before a tool runs (the gate decides) or after (what
+// ran is recorded). Every field is checked; a payload that is not what the client sends is refused
+// with the reason (and the hook answers deny).
+struct HookCall final
+{
+    enum class Event { Pre, Permission, Post };
+    HookClient client = HookClient::ClaudeCode;
+    Event event = Event::Pre;
+    QString eventName;    // the client's own name for it (PreToolUse, BeforeTool, ...)
+    QString tool;         // the client's tool name (Bash, run_shell_command, mcp__fs__write, ...)
+    nlohmann::json input; // tool_input, an object
+    QString toolUseId;    // the client's id for the call; empty where it sends none (Gemini)
+    QString cwd;
+    QString sessionId;
+    nlohmann::json response; // Post: tool_response as sent (any JSON)
+    bool failed = false;     // Post: the client reported the tool failed (PostToolUseFailure)
+
+    static constexpr qsizetype kMaxPayloadBytes = 4 * 1024 * 1024;
+
+    static Result<HookCall> parse(HookClient client, const nlohmann::json &payload);
+};
+
+// What the client reads back, in its own format: stdout, stderr and the exit code of a command
+// hook, or the body of an HTTP hook's 200 answer (stdout). Allow where the client's format has it;
+// where it has none (Codex's PreToolUse) allowing is saying nothing.
+struct HookAnswer final
+{
+    QByteArray stdoutText;
+    QByteArray stderrText;
+    int exitCode = 0;
+
+    static HookAnswer allow(HookClient client, HookCall::Event event);
+    // reason reaches the model word for word (the client may put its own words around it).
+    static HookAnswer deny(HookClient client, HookCall::Event event, const QString &reason);
+    // A post-tool report taken: nothing for the client to do.
+    static HookAnswer recorded();
+    nlohmann::json toJson() const;
+    static std::optional<HookAnswer> fromJson(const nlohmann::json &json);
+};
+
+} // namespace Countersign

@@ -1,0 +1,219 @@
+#include "hookservice.h"
+
+#include "auditstore.h"
+#include "canonicaljson.h"
+#include "gate.h"
+#include "jsonrpc.h"
+#include "workspace.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QLoggingCategory>
+#include <QPointer>
+
+Q_LOGGING_CATEGORY(lcHooks, "countersign.hooks")
+
+namespace Countersign {
+
+using json = nlohmann::json;
+
+namespace {
+
+QString sha256Of(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+// The first text block of a tool result, for a deny's reason.
+QString textOf(const json &result)
+{
+    const json content = result.value("content", json::array());
+    if (content.is_array() && !content.empty() && content[0].is_object() &&
+        content[0].value("text", json()).is_string())
+        return QString::fromStdString(content[0].at("text").get<std::string>());
+    return QStringLiteral("Countersign did not allow this call");
+}
+
+// The exit code a post-tool report gives, where the client's tool_response has one.
+json exitCodeOf(const json &response)
+{
+    if (!response.is_object())
+        return nullptr;
+    for (const char *key : {"exit_code", "exitCode", "returncode"}) {
+        if (const auto it = response.find(key); it != response.end() && it->is_number_integer())
+            return *it;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+HookService::HookService(Gate &gate, AuditStore &store, QObject *parent)
+    : QObject(parent), m_gate(gate), m_store(store)
+{
+}
+
+void HookService::configure(Settings settings)
+{
+    m_settings = std::move(settings);
+    m_tools.clear(); // built again with the new roots on the next call
+}
+
+std::shared_ptr<AgentTool> HookService::toolFor(AgentTool::Kind kind)
+{
+    auto &tool = m_tools[kind];
+    if (!tool)
+        tool = std::make_shared<AgentTool>(kind, m_settings.workspace, m_settings.countersignServers);
+    return tool;
+}
+
+void HookService::handle(HookClient client, const Principal &who, const json &payload, Answered done)
+{
+    auto call = HookCall::parse(client, payload);
+    if (!call) {
+        qCInfo(lcHooks) << "refused a hook payload from" << who.name << ":" << call.error();
+        // The event is not known when the payload is unreadable: a deny in the pre-tool shape is
+        // what every client reads as one (a post-tool hook ignores it).
+        return done(HookAnswer::deny(
+            client, HookCall::Event::Pre,
+            QStringLiteral("Countersign refused the hook call: %1. Nothing was allowed.").arg(call.error())));
+    }
+    if (call.value().event == HookCall::Event::Post)
+        return after(call.value(), who, std::move(done));
+    before(call.value(), who, std::move(done));
+}
+
+QString HookService::reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const
+{
+    return QString::number(who.connectionId) + QLatin1Char('|') + HookClients::name(call.client) +
+           (call.toolUseId.isEmpty() ? QStringLiteral("|args:") + argsDigest
+                                     : QStringLiteral("|id:") + call.toolUseId);
+}
+
+void HookService::remember(const QString &key, Allowed allowed)
+{
+    allowed.order = ++m_order;
+    m_allowed.insert(key, std::move(allowed));
+    if (m_allowed.size() <= kMaxAwaitingReport)
+        return;
+    auto oldest = m_allowed.begin();
+    for (auto it = m_allowed.begin(); it != m_allowed.end(); ++it) {
+        if (it->order < oldest->order)
+            oldest = it;
+    }
+    m_allowed.erase(oldest);
+}
+
+void HookService::before(const HookCall &call, const Principal &who, Answered done)
+{
+    auto arguments = AgentTool::arguments(call);
+    if (!arguments)
+        return done(HookAnswer::deny(
+            call.client, call.event,
+            QStringLiteral("Countersign refused the call: %1. Nothing was allowed.").arg(arguments.error())));
+    const AgentTool::Kind kind = AgentTool::kindOf(call.tool);
+    const std::shared_ptr<AgentTool> tool = toolFor(kind);
+    // The call as the gate takes one: a 2025-era call of this connection, without a way to ask
+    // its client, held at most until just before the client's hook timeout.
+    McpRequest request;
+    request.id = ++m_nextId;
+    request.method = QStringLiteral("tools/call");
+    request.params = {{"name", tool->name().toStdString()}, {"arguments", arguments.value()}};
+    request.envelope.protocolVersion = QLatin1String(JsonRpc::kLegacyVersions[0]);
+    request.envelope.legacy = true;
+    const json clientInfo = {
+        {"name", (HookClients::name(call.client) + QStringLiteral(" (hook)")).toStdString()},
+        {"version", ""}};
+    if (auto refused = request.envelope.readClient(json::object(), clientInfo))
+        return done(HookAnswer::deny(call.client, call.event, *refused));
+    CallContext context{who, Transport::Stdio};
+    context.holdMs = m_settings.holdMs;
+    const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
+    const QString key = reportKey(who, call, argsDigest);
+    const QString path = QString::fromStdString(arguments.value().value("path", ""));
+    const json &args = request.params.at("arguments");
+    m_gate.call(tool, ToolCall{args, request.params, request, context},
+                [self = QPointer<HookService>(this), client = call.client, event = call.event, key,
+                 argsDigest, path, done = std::move(done)](ToolReply reply) {
+                    if (auto *error = std::get_if<ProtocolError>(&reply))
+                        return done(HookAnswer::deny(
+                            client, event,
+                            QStringLiteral("Countersign: %1. Nothing was allowed.").arg(error->message)));
+                    const json &result = std::get<json>(reply);
+                    if (!AgentTool::isAllow(result))
+                        return done(HookAnswer::deny(client, event, textOf(result)));
+                    if (self) {
+                        const json receipt =
+                            result.value("_meta", json::object()).value(Gate::kReceiptMetaKey, json());
+                        Allowed allowed;
+                        allowed.nonce =
+                            QString::fromStdString(receipt.is_object() ? receipt.value("nonce", "") : "");
+                        allowed.argsDigest = argsDigest;
+                        allowed.path = path;
+                        self->remember(key, allowed);
+                    }
+                    done(HookAnswer::allow(client, event));
+                });
+}
+
+void HookService::after(const HookCall &call, const Principal &who, Answered done)
+{
+    auto arguments = AgentTool::arguments(call);
+    const QString argsDigest =
+        arguments ? QString::fromLatin1(CanonicalJson::digest(arguments.value())) : QString();
+    const QString key = reportKey(who, call, argsDigest);
+    const auto found = m_allowed.constFind(key);
+    json detail = {{"connection", who.name.toStdString()},
+                   {"agent", HookClients::name(call.client).toStdString()},
+                   {"tool", call.tool.toStdString()},
+                   {"toolUseId", call.toolUseId.toStdString()},
+                   {"argsDigest", argsDigest.toStdString()},
+                   {"failed", call.failed},
+                   {"exitCode", exitCodeOf(call.response)},
+                   {"outputSha256", sha256Of(QByteArray::fromStdString(call.response.dump(
+                                                 -1, ' ', false, json::error_handler_t::replace)))
+                                        .toStdString()}};
+    QString problem;
+    if (found == m_allowed.cend()) {
+        problem = QStringLiteral("%1 reported running %2 (tool-use id %3), which Countersign never allowed")
+                      .arg(HookClients::title(call.client), call.tool,
+                           call.toolUseId.isEmpty() ? QStringLiteral("none") : call.toolUseId.left(64));
+    } else if (found->argsDigest != argsDigest) {
+        problem = QStringLiteral("%1 reported running %2 (tool-use id %3) with other input than was allowed")
+                      .arg(HookClients::title(call.client), call.tool, call.toolUseId.left(64));
+    } else {
+        detail["nonce"] = found->nonce.toStdString();
+        if (!found->path.isEmpty()) {
+            QFile file(found->path);
+            const QString now = file.open(QIODevice::ReadOnly) ? sha256Of(file.readAll()) : QString();
+            detail["fileSha256"] = now.toStdString();
+            auto op = found->nonce.isEmpty() ? Result<std::optional<Operation>>(std::nullopt)
+                                             : m_store.operation(found->nonce);
+            const QString approved =
+                op && op.value()
+                    ? QString::fromStdString(op.value()->plan.blastRadius.value("afterSha256", ""))
+                    : QString();
+            if (!approved.isEmpty() && now != approved) {
+                detail["fileMatchesPlan"] = false;
+                problem = QStringLiteral("%1 changed %2, and the file is not what was approved")
+                              .arg(HookClients::title(call.client), found->path);
+            } else if (!approved.isEmpty()) {
+                detail["fileMatchesPlan"] = true;
+            }
+        }
+        m_allowed.remove(key);
+    }
+    if (!problem.isEmpty())
+        detail["problem"] = problem.toStdString();
+    const QString event =
+        problem.isEmpty() ? QStringLiteral("agent-tool-ran") : QStringLiteral("agent-tool-flagged");
+    if (auto recorded = m_store.recordEvent(event, detail); !recorded)
+        qCWarning(lcHooks) << "the report of" << call.tool << "was not recorded:" << recorded.error();
+    if (!problem.isEmpty()) {
+        qCWarning(lcHooks) << problem;
+        Q_EMIT flagged(problem);
+    }
+    done(HookAnswer::recorded());
+}
+
+} // namespace Countersign

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "agenttool.h"
+#include "hookcall.h"
+#include "principal.h"
+
+#include <QHash>
+#include <QObject>
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace Countersign {
+
+class AuditStore;
+class Gate;
+class Workspace;
+
+// The agents' pre- and post-tool hooks, whatever carried them (Claude Code's HTTP hook, the
+// `countersign hook CLIENT` shim on the local socket). Before a tool runs, the call goes through
+// the gate as an AgentTool and the hook is answered allow only when the gate ran its allow: a rule
+// allowed it, or a human approved this call's card (one approval, one call). Everything else is a
+// deny with the words the agent reads: declined and why, still waiting (before the client's own
+// hook timeout, which lets calls through), a bad payload, a store failure. After the tool ran, the
+// report is matched to its allow by the client's tool-use id and the input's digest and its outcome
+// put in the audit chain; a report that matches nothing, or a file that is not what was approved,
+// is flagged.
+class HookService final : public QObject
+{
+    Q_OBJECT
+public:
+    HookService(Gate &gate, AuditStore &store, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(HookService)
+
+    struct Settings final
+    {
+        std::shared_ptr<const Workspace> workspace;
+        QStringList countersignServers = {QStringLiteral("countersign"), QStringLiteral("cs")};
+        // How long a call is held for the human before the hook answers "still waiting", under the
+        // clients' hook timeouts (the setup writes 600 s; Gemini CLI reads milliseconds).
+        qint64 holdMs = 570'000;
+    };
+    void configure(Settings settings);
+
+    using Answered = std::function<void(HookAnswer)>;
+    // payload: the hook's JSON as the client sent it. done is called once.
+    void handle(HookClient client, const Principal &who, const nlohmann::json &payload, Answered done);
+
+    // Allowed calls whose post-tool report has not come, per connection, at most this many kept.
+    static constexpr int kMaxAwaitingReport = 1024;
+
+Q_SIGNALS:
+    // A post-tool report for a call that was never allowed, or a file that differs from the approved
+    // diff: the words are for the window.
+    void flagged(const QString &message);
+
+private:
+    struct Allowed final
+    {
+        QString nonce;
+        QString argsDigest;
+        QString afterSha256; // a write or edit: the file as approved
+        QString path;
+        qint64 order = 0;
+    };
+    void before(const HookCall &call, const Principal &who, Answered done);
+    void after(const HookCall &call, const Principal &who, Answered done);
+    std::shared_ptr<AgentTool> toolFor(AgentTool::Kind kind);
+    QString reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const;
+    void remember(const QString &key, Allowed allowed);
+
+    Gate &m_gate;
+    AuditStore &m_store;
+    Settings m_settings;
+    std::map<AgentTool::Kind, std::shared_ptr<AgentTool>> m_tools;
+    QHash<QString, Allowed> m_allowed; // reportKey -> the allow it is waiting to hear about
+    qint64 m_order = 0;
+    qint64 m_nextId = 0;
+};
+
+} // namespace Countersign
