@@ -1,8 +1,8 @@
 #include "mcpserver.h"
 
 #include "auditstore.h"
-#include "clock.h"
 #include "callspans.h"
+#include "clock.h"
 #include "commandaction.h"
 #include "commandrunner.h"
 #include "database.h"
@@ -247,8 +247,7 @@ void McpServer::serveHook(const HttpRequest &request, const QString &clientName,
     if (request.method != "POST")
         return deny(QStringLiteral("Countersign's hook endpoint takes POST only"));
     if (!client)
-        return deny(
-            QStringLiteral("Countersign has no hook for the client \"%1\"").arg(clientName.left(64)));
+        return deny(QStringLiteral("Countersign has no hook for the client \"%1\"").arg(clientName.left(64)));
     const auto authorization = request.header("authorization");
     std::optional<Principal> principal;
     if (authorization && authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
@@ -262,8 +261,8 @@ void McpServer::serveHook(const HttpRequest &request, const QString &clientName,
                 : QStringLiteral("Countersign cannot read its store, so nothing is allowed (%1)")
                       .arg(m_tokens->lastError()));
     if (request.body.size() > HookCall::kMaxPayloadBytes)
-        return deny(
-            QStringLiteral("the hook payload is larger than %1 MiB").arg(int(HookCall::kMaxPayloadBytes >> 20)));
+        return deny(QStringLiteral("the hook payload is larger than %1 MiB")
+                        .arg(int(HookCall::kMaxPayloadBytes >> 20)));
     auto payload = JsonBody::parse(request.body);
     if (!payload)
         return deny(QStringLiteral("Countersign could not read the hook payload: %1").arg(payload.error()));

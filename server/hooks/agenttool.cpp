@@ -378,7 +378,9 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     const QString command = QString::fromStdString(arguments.at("command").get<std::string>());
     const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
     Plan plan;
-    plan.risk = Risk::High;
+    // Medium: the card shows the whole command line; High would ask to type its first target (the
+    // folder), which says nothing about the command. A rule or a plan of the user's may raise it.
+    plan.risk = Risk::Medium;
     plan.title = QStringLiteral("Run \"%1\" in %2's own shell").arg(shortened(command), agent);
     plan.summary = command;
     plan.targets.append(cwd);

@@ -209,6 +209,8 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         problem.isEmpty() ? QStringLiteral("agent-tool-ran") : QStringLiteral("agent-tool-flagged");
     if (auto recorded = m_store.recordEvent(event, detail); !recorded)
         qCWarning(lcHooks) << "the report of" << call.tool << "was not recorded:" << recorded.error();
+    else
+        qCInfo(lcHooks) << "recorded" << event << call.tool << call.toolUseId << "for" << who.name;
     if (!problem.isEmpty()) {
         qCWarning(lcHooks) << problem;
         Q_EMIT flagged(problem);

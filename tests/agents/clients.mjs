@@ -263,12 +263,15 @@ export function makeSandbox(root, name) {
 
 // Starts one client on one prompt; resolves exited with { code, signal, stdout, stderr, ms, killed }.
 // log(line) gets each line of its output, prefixed with the label.
-export function launch(key, { root = tmpdir(), mcpUrl, token, model, prompt, limitMs = 120000, log = () => {}, label = key, features } = {}) {
+// prepare(sandbox), when given, writes more into the sandbox before the client starts (its hooks),
+// and env adds variables.
+export function launch(key, { root = tmpdir(), mcpUrl, token, model, prompt, limitMs = 120000, log = () => {}, label = key, features, prepare, env: more = {} } = {}) {
     const client = CLIENTS[key];
     if (!client) throw new Error(`no client ${key}`);
     const sb = makeSandbox(root, key);
+    prepare?.(sb);
     const how = client.setup(sb, { mcpUrl, token, model, prompt, features });
-    const env = { ...baseEnv(sb.home), ...how.env };
+    const env = { ...baseEnv(sb.home), ...how.env, ...more };
     return { sandbox: sb, ...spawnBounded(how.file, how.argv, { cwd: sb.project, env, limitMs, log, label }) };
 }
 

@@ -36,6 +36,7 @@ export const SETTLED = /Declined by|Approval expired|Denied by Countersign|^wrot
 export function startModelServer({
     tool = 'write_file',
     server = 'cs',
+    exactTool = null, // a client's own tool by its exact name (Bash, run_shell_command), not an MCP one
     args = {},
     steps = [args], // several calls in a row: each called until it settles, then the next
     maxCalls = 20,
@@ -62,7 +63,7 @@ export function startModelServer({
     // The client's own name for the tool, among the names offered.
     const escaped = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const named = new RegExp(`(^|[^a-z0-9])${escaped(server)}[^a-z0-9]+${escaped(tool)}$`, 'i');
-    const matchTool = (names) => names.find((n) => named.test(n)) ?? null;
+    const matchTool = (names) => names.find((n) => (exactTool ? n === exactTool : named.test(n))) ?? null;
 
     // Decides the next answer from the results the conversation carries. results: [{ text, structured,
     // isError, raw }] in order; records the ones not seen before (with the step each answers).

@@ -88,6 +88,7 @@ int main(int argc, char **argv)
         for (const Operation &op : queue.pending())
             cards.push_back({{"nonce", op.nonce.toStdString()},
                              {"tool", op.tool.toStdString()},
+                             {"title", op.plan.title.toStdString()},
                              {"targets", op.plan.toJson()["targets"]},
                              {"diff", op.plan.diff.toStdString()}});
         std::printf("%s\n", cards.dump().c_str());
