@@ -204,7 +204,9 @@ void McpServer::buildTools()
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner);
     if (m_hooks)
-        m_hooks->configure(HookService::Settings{workspace});
+        m_hooks->configure(HookService::Settings{workspace,
+                                                 {QStringLiteral("countersign"), QStringLiteral("cs")},
+                                                 m_setup.config.hookHoldSeconds() * 1000LL});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())

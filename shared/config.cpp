@@ -112,6 +112,10 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to 600"));
             (key == "legacyHoldSeconds" ? config.m_legacyHoldSeconds : config.m_progressHoldSeconds) =
                 value.get<int>();
+        } else if (key == "hookHoldSeconds") {
+            if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 3600)
+                return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to 3600"));
+            config.m_hookHoldSeconds = value.get<int>();
         } else if (key == "cardMinimumSeconds") {
             if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)
                 return fieldError(fileName, text, key,

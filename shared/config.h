@@ -38,6 +38,9 @@ public:
     // that sends a progress token waited 240 s on its request; Gemini CLI and Qwen Code time a
     // request out at 10 minutes and stop a run at their 5th identical call).
     int progressHoldSeconds() const { return m_progressHoldSeconds; }
+    // How long an agent's own tool call is held for the human before its hook is answered "still
+    // waiting" (under the clients' hook timeouts, which let a call through: the setup writes 600 s).
+    int hookHoldSeconds() const { return m_hookHoldSeconds; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -77,6 +80,7 @@ private:
     int m_pollWindowSeconds = 20;
     int m_legacyHoldSeconds = 50;
     int m_progressHoldSeconds = 240;
+    int m_hookHoldSeconds = 570;
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;

@@ -144,6 +144,13 @@ json runningElsewhere(qint64 claimedMs)
 
 json stillPending(const Operation &op)
 {
+    if (op.tool.startsWith(QLatin1String("agent:"))) // an agent's own tool, through its hook
+        return textResult(
+            QStringLiteral("Still waiting for a human to approve \"%1\" in the Countersign window; "
+                           "nothing has run. Make the same call again to rejoin the card: an approval "
+                           "waits for it.")
+                .arg(op.plan.title),
+            true);
     return textResult(
         QStringLiteral("Waiting for a human to approve \"%1\" in the Countersign window; nothing has "
                        "run yet. Call %2 again with the same arguments to keep waiting: the same "

@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+// The agents' hooks (issue 24), attacked with nothing but a token, over real HTTP (Claude Code's
+// HTTP hook, POST /hooks/claude-code) and through the real `countersign hook CLIENT` shim on the
+// console's socket (Codex, Gemini CLI). The payloads have the shapes the clients' sources build
+// (docs/client-hooks.md) and tests/agents/hooks.mjs sends from the real Claude Code:
+//   - a command smuggled past an argvPrefix allow rule (;, $(), a newline, bash -c, env, &&, `, |, >);
+//   - a hook timeout racing the approval: answered "still waiting" before it, the next identical call
+//     takes the approval once, the one after asks again;
+//   - another connection's token never takes this connection's approval, nor its post reports;
+//   - a post-tool report never allowed, or with other input than was allowed, is flagged;
+//   - a file changed between the approval and the client's write is flagged;
+//   - malformed payloads, no token, a revoked token, an unknown client: denied, never allowed;
+//   - the shim with no console, no token, a bad token: denied in the client's own format.
+//   node hooks.mjs COUNTERSIGN_BINARY DECIDE_BINARY
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { check, exitWithSummary, waitFor } from '../peer/checks.mjs';
+import { startCountersign } from '../peer/countersign-process.mjs';
+
+const [binary, decideBinary] = process.argv.slice(2);
+if (!binary || !decideBinary) { console.error('usage: hooks.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
+const run = promisify(execFile);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const work = mkdtempSync(path.join(tmpdir(), 'countersign-hooks-security-'));
+const ws = path.join(work, 'ws');
+mkdirSync(ws);
+
+const HOLD_S = 3;
+const server = await startCountersign(binary, {
+    config: { workspaceRoots: [ws], hookHoldSeconds: HOLD_S, rules: [{ tool: 'agent:shell', argvPrefix: ['echo'], decision: 'allow' }] },
+    tokenName: 'hooks-a',
+});
+const tokenB = server.addToken('hooks-b');
+const base = server.url.replace(/\/mcp$/, '');
+const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
+const cards = () => decide('list');
+const clearCards = async () => { for (const c of await cards()) await decide('decline', '--nonce', c.nonce, '--reason', 'clean-up'); };
+
+let ids = 0;
+const claude = (event, tool, input, extra = {}) => ({
+    session_id: 'session-1', transcript_path: '/tmp/transcript.jsonl', cwd: ws, permission_mode: 'default',
+    hook_event_name: event, tool_name: tool, tool_input: input, tool_use_id: `toolu_${++ids}`, ...extra,
+});
+async function hook(payload, { token = server.token, client = 'claude-code', raw } = {}) {
+    const res = await fetch(`${base}/hooks/${client}`, {
+        method: 'POST', body: raw ?? JSON.stringify(payload),
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : {} };
+}
+const decisionOf = (answer) => answer.body.hookSpecificOutput?.permissionDecision;
+const reasonOf = (answer) => answer.body.hookSpecificOutput?.permissionDecisionReason ?? '';
+const stderrSince = (mark) => server.stderr().slice(mark);
+
+try {
+    await check('a plain command an argvPrefix rule allows is allowed at once, with no card', async () => {
+        const a = await hook(claude('PreToolUse', 'Bash', { command: 'echo hi' }));
+        assert.equal(a.status, 200);
+        assert.equal(decisionOf(a), 'allow', JSON.stringify(a.body));
+        assert.deepEqual(await cards(), []);
+    });
+
+    await check('every command smuggled past the rule (; $() newline bash -c env && ` | >) asks, and none is allowed', async () => {
+        const smuggled = ['echo hi; touch p1', 'echo $(touch p2)', 'echo hi\ntouch p3', "bash -c 'echo hi'", 'env echo hi',
+            'echo hi && touch p4', 'echo `touch p5`', 'echo hi | sh', 'echo hi > p6', 'echo ~/x', "echo 'a' b"];
+        const t0 = Date.now();
+        const answers = await Promise.all(smuggled.map((command) => hook(claude('PreToolUse', 'Bash', { command }))));
+        for (const [i, a] of answers.entries()) {
+            assert.equal(decisionOf(a), 'deny', `${JSON.stringify(smuggled[i])} -> ${JSON.stringify(a.body)}`);
+            assert.match(reasonOf(a), /Still waiting for a human/);
+        }
+        assert.ok(Date.now() - t0 >= HOLD_S * 1000 - 200, 'each was held for the human first');
+        assert.equal((await cards()).length, smuggled.length, 'one card each');
+        await clearCards();
+    });
+
+    await check('a hook timeout racing the approval: "still waiting" before it; the next identical call takes the approval once; the one after asks again', async () => {
+        const input = { command: `touch ${path.join(ws, 'late')}` };
+        const first = await hook(claude('PreToolUse', 'Bash', input));
+        assert.equal(decisionOf(first), 'deny');
+        assert.match(reasonOf(first), /Make the same call again to rejoin the card/);
+        const [card] = await cards();
+        assert.equal(card.tool, 'agent:shell');
+        await decide('approve', '--nonce', card.nonce);
+        // Another connection's identical call does not take it.
+        const stranger = await hook(claude('PreToolUse', 'Bash', input), { token: tokenB });
+        assert.equal(decisionOf(stranger), 'deny', 'another token never takes this connection\'s approval');
+        const t0 = Date.now();
+        const second = await hook(claude('PreToolUse', 'Bash', input));
+        assert.equal(decisionOf(second), 'allow', JSON.stringify(second.body));
+        assert.ok(Date.now() - t0 < 1500, 'at once');
+        const third = await hook(claude('PreToolUse', 'Bash', input));
+        assert.equal(decisionOf(third), 'deny', 'an approval answers one call');
+        assert.ok((await cards()).some((c) => c.nonce !== card.nonce), 'a new card for the third');
+        await clearCards();
+    });
+
+    await check('post reports: one never allowed, one under another token, one with other input are flagged; the true one is not', async () => {
+        const pre = claude('PreToolUse', 'Bash', { command: 'echo allowed' });
+        assert.equal(decisionOf(await hook(pre)), 'allow');
+        let mark = server.stderr().length;
+        await hook(claude('PostToolUse', 'Bash', { command: 'echo forged' }, { tool_use_id: 'toolu_forged', tool_response: { stdout: 'x' } }));
+        await hook({ ...pre, hook_event_name: 'PostToolUse', tool_response: { stdout: 'allowed' } }, { token: tokenB });
+        await hook({ ...pre, hook_event_name: 'PostToolUse', tool_input: { command: 'echo other' }, tool_response: { stdout: 'x' } });
+        const flags = [/toolu_forged\), which Countersign never allowed/, new RegExp(`${pre.tool_use_id}\\), which Countersign never allowed`),
+                       /with other input than was allowed/];
+        await waitFor('the three flags', () => flags.every((f) => f.test(stderrSince(mark))), 5000, () => stderrSince(mark));
+        await sleep(300); // each flag is also told to the window: let its lines pass
+        mark = server.stderr().length;
+        const ok = await hook({ ...pre, hook_event_name: 'PostToolUse', tool_response: { stdout: 'allowed' } });
+        assert.equal(ok.status, 200);
+        await sleep(300);
+        assert.doesNotMatch(stderrSince(mark), /never allowed|other input|not what was approved/);
+    });
+
+    await check('a file changed between the approval and the client\'s write is flagged', async () => {
+        const file = path.join(ws, 'notes.md');
+        const pre = claude('PreToolUse', 'Write', { file_path: file, content: 'approved\n' });
+        const held = hook(pre);
+        const card = await waitFor('the write\'s card', async () => (await cards())[0]);
+        assert.equal(card.tool, 'agent:write');
+        assert.match(card.diff, /\+approved/);
+        await decide('approve', '--nonce', card.nonce);
+        assert.equal(decisionOf(await held), 'allow');
+        writeFileSync(file, 'tampered\n'); // what was written is not what was approved
+        const mark = server.stderr().length;
+        await hook({ ...pre, hook_event_name: 'PostToolUse', tool_response: { filePath: file } });
+        await waitFor('the flag', () => /notes\.md, and the file is not what was approved/.test(stderrSince(mark)), 5000, () => stderrSince(mark));
+    });
+
+    await check('malformed payloads, no token, a revoked token, an unknown client and a GET are denied (200, never allow)', async () => {
+        const revoked = server.addToken('hooks-revoked');
+        execFileSync(binary, ['token', 'revoke', 'hooks-revoked', '--data-dir', server.dataDir, '--config', path.join(server.dir, 'config.json')]);
+        const bad = [
+            [{ raw: 'not json' }, /could not read the hook payload/],
+            [{ payload: { ...claude('PreToolUse', 'Bash', {}), tool_input: 'rm -rf /' } }, /tool_input is not an object/],
+            [{ payload: claude('PreToolUse', 'Bash', { command: 42 }) }, /command is not a string/],
+            [{ payload: claude('Stop', 'Bash', { command: 'echo hi' }) }, /no event Stop/],
+            [{ payload: { ...claude('PreToolUse', 'Bash', { command: 'echo hi' }), tool_name: ['Bash'] } }, /tool_name is not a string/],
+            [{ payload: claude('PreToolUse', 'Bash', { command: 'echo hi' }), token: null }, /does not know this hook's token/],
+            [{ payload: claude('PreToolUse', 'Bash', { command: 'echo hi' }), token: revoked }, /does not know this hook's token/],
+            [{ payload: claude('PreToolUse', 'Bash', { command: 'echo hi' }), client: 'cursor' }, /no hook for the client "cursor"/],
+        ];
+        for (const [c, words] of bad) {
+            const a = await hook(c.payload, c);
+            assert.equal(a.status, 200);
+            assert.equal(decisionOf(a), 'deny', JSON.stringify(a.body));
+            assert.match(reasonOf(a), words);
+        }
+        const get = await fetch(`${base}/hooks/claude-code`, { headers: { Authorization: `Bearer ${server.token}` } });
+        assert.equal((await get.json()).hookSpecificOutput.permissionDecision, 'deny');
+        assert.deepEqual(await cards(), []);
+    });
+
+    // The shim, as Codex and Gemini CLI run it.
+    const shim = (client, payload, { env = {}, dataDir = server.dataDir } = {}) => new Promise((resolve) => {
+        const child = execFile(binary, ['hook', client, '--data-dir', dataDir], { env: { ...process.env, COUNTERSIGN_TOKEN: server.token, ...env } },
+            (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
+        child.stdin.end(JSON.stringify(payload));
+    });
+    const codexPre = (command) => ({ session_id: 's', turn_id: 't', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5.5',
+                                     permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: `call_${++ids}` });
+    const geminiPre = (command) => ({ session_id: 's', transcript_path: '/tmp/t', cwd: ws, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(),
+                                      tool_name: 'run_shell_command', tool_input: { command } });
+
+    await check('the shim: Codex allowed says nothing (exit 0), denied says so in Codex\'s format; Gemini CLI\'s in its own', async () => {
+        const allowed = await shim('codex', codexPre('echo hi'));
+        assert.deepEqual([allowed.code, allowed.stdout], [0, ''], JSON.stringify(allowed));
+        const [codexDenied, geminiDenied, geminiAllowed] = await Promise.all([
+            shim('codex', codexPre('echo hi; touch nope')), shim('gemini', geminiPre('echo $(id)')), shim('gemini', geminiPre('echo hi'))]);
+        assert.equal(codexDenied.code, 0);
+        const c = JSON.parse(codexDenied.stdout);
+        assert.deepEqual(Object.keys(c), ['hookSpecificOutput']);
+        assert.equal(c.hookSpecificOutput.permissionDecision, 'deny');
+        assert.match(c.hookSpecificOutput.permissionDecisionReason, /Still waiting for a human/);
+        assert.deepEqual(JSON.parse(geminiDenied.stdout).decision, 'deny');
+        assert.match(JSON.parse(geminiDenied.stdout).reason, /Still waiting for a human/);
+        assert.equal(JSON.parse(geminiAllowed.stdout).decision, 'allow');
+        await clearCards();
+    });
+
+    await check('the shim denies with no console, no token and a bad token, and never allows', async () => {
+        const empty = mkdtempSync(path.join(work, 'no-console-'));
+        const down = await shim('codex', codexPre('echo hi'), { dataDir: empty });
+        assert.equal(JSON.parse(down.stdout).hookSpecificOutput.permissionDecision, 'deny');
+        assert.match(JSON.parse(down.stdout).hookSpecificOutput.permissionDecisionReason, /Countersign is not running/);
+        const noToken = await shim('gemini', geminiPre('echo hi'), { env: { COUNTERSIGN_TOKEN: '' } });
+        assert.equal(JSON.parse(noToken.stdout).decision, 'deny');
+        assert.match(JSON.parse(noToken.stdout).reason, /COUNTERSIGN_TOKEN is not set/);
+        const badToken = await shim('codex', codexPre('echo hi'), { env: { COUNTERSIGN_TOKEN: 'cs_wrong' } });
+        assert.match(JSON.parse(badToken.stdout).hookSpecificOutput.permissionDecisionReason, /unknown or revoked/);
+        const garbage = await new Promise((resolve) => {
+            const child = execFile(binary, ['hook', 'codex', '--data-dir', server.dataDir], { env: { ...process.env, COUNTERSIGN_TOKEN: server.token } },
+                (error, stdout) => resolve({ code: error ? error.code : 0, stdout }));
+            child.stdin.end('{"hook_event_name": "PreToolUse", ');
+        });
+        assert.equal(JSON.parse(garbage.stdout).hookSpecificOutput.permissionDecision, 'deny');
+        const unknown = await shim('cursor', codexPre('echo hi'));
+        assert.equal(unknown.code, 2, 'an unknown client: exit 2 with the reason, a block in every client');
+        assert.match(unknown.stderr, /usage: countersign hook/);
+        assert.equal(existsSync(path.join(ws, 'nope')), false);
+    });
+} finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+}
+exitWithSummary();
