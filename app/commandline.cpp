@@ -49,7 +49,11 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "  audit verify        check the audit log's hash chain, its signed checkpoints and the\n"
         "                      tables against it (--receipt FILE: and that the log still holds the\n"
         "                      receipt's signed head); reports the first problem\n"
-        "  audit export        write every operation (--format csv|json, --output FILE)"));
+        "  audit export        write every operation (--format csv|json, --output FILE)\n"
+        "  hooks install CLIENT  put Countersign in the pre-tool hooks of claude-code, codex, gemini\n"
+        "                      or qwen (their own shell and edit tools then pass the gate; --setup:\n"
+        "                      print what would be merged and change nothing)\n"
+        "  hooks remove CLIENT take them out again"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption config(QStringLiteral("config"),
@@ -133,12 +137,15 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
             okShape = verb == QLatin1String("verify") && n == 3;
         else if (noun == QLatin1String("audit"))
             okShape = (verb == QLatin1String("verify") || verb == QLatin1String("export")) && n == 2;
+        else if (noun == QLatin1String("hooks"))
+            okShape = (verb == QLatin1String("install") || verb == QLatin1String("remove")) && n == 3;
         else
             usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(noun));
         if (!okShape)
             usageError(
                 QStringLiteral("usage: countersign token add NAME | token list | token revoke NAME | "
-                               "receipt verify FILE | audit verify | audit export [--format csv|json]"));
+                               "receipt verify FILE | audit verify | audit export [--format csv|json] | "
+                               "hooks install|remove claude-code|codex|gemini|qwen"));
         if (parser.isSet(format)) {
             cl.format = parser.value(format);
             if (cl.format != QLatin1String("csv") && cl.format != QLatin1String("json"))
@@ -148,8 +155,9 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         cl.publicKey = parser.value(publicKey);
         cl.receipts = parser.values(receipt);
         cl.setup = parser.isSet(setup);
-        if (cl.setup && !(noun == QLatin1String("token") && verb == QLatin1String("add")))
-            usageError(QStringLiteral("--setup goes with token add NAME"));
+        if (cl.setup && !(noun == QLatin1String("token") && verb == QLatin1String("add")) &&
+            !(noun == QLatin1String("hooks") && verb == QLatin1String("install")))
+            usageError(QStringLiteral("--setup goes with token add NAME or hooks install CLIENT"));
     } else if (!cl.show.isEmpty() &&
                !QStringList{"approvals", "audit", "declines", "connections", "settings"}.contains(cl.show)) {
         usageError(QStringLiteral("--show must be approvals, audit, declines, connections or settings"));

@@ -5,6 +5,7 @@
 #include "localendpoint.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QLocalSocket>
 #include <QStandardPaths>
 
@@ -71,9 +72,12 @@ int runHookShim(int argc, char **argv)
     QCoreApplication::setApplicationName(QStringLiteral("countersign"));
     const QString clientName = argc > 2 ? QString::fromLocal8Bit(argv[2]) : QString();
     QString dataDir;
+    QString tokenFile;
     for (int i = 3; i + 1 < argc; ++i) {
         if (!std::strcmp(argv[i], "--data-dir"))
             dataDir = QString::fromLocal8Bit(argv[i + 1]);
+        else if (!std::strcmp(argv[i], "--token-file"))
+            tokenFile = QString::fromLocal8Bit(argv[i + 1]);
     }
     if (dataDir.isEmpty())
         dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
@@ -95,7 +99,14 @@ int runHookShim(int argc, char **argv)
                     QStringLiteral("the hook payload is not a JSON object; nothing is allowed"));
     if (payload.value("hook_event_name", json()) == "PermissionRequest")
         event = HookCall::Event::Permission;
-    const QByteArray token = qgetenv("COUNTERSIGN_TOKEN");
+    // COUNTERSIGN_TOKEN, else the file `hooks install` wrote (some clients strip *TOKEN* variables
+    // from their hooks' environment: Gemini CLI with its redaction on).
+    QByteArray token = qgetenv("COUNTERSIGN_TOKEN");
+    if (token.isEmpty() && !tokenFile.isEmpty()) {
+        QFile file(tokenFile);
+        if (file.open(QIODevice::ReadOnly))
+            token = file.read(4096).trimmed();
+    }
     if (token.isEmpty())
         return deny(client, event,
                     QStringLiteral("COUNTERSIGN_TOKEN is not set for this hook, so nothing is allowed (run: "

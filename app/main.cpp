@@ -4,6 +4,7 @@
 #include "commandline.h"
 #include "console.h"
 #include "consoleinstance.h"
+#include "hookscommand.h"
 #include "hookshim.h"
 #include "stdiobridge.h"
 #include "tokencommand.h"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
             return runTokenCommand(cl);
         if (noun == QLatin1String("audit"))
             return runAuditCommand(cl);
+        if (noun == QLatin1String("hooks"))
+            return runHooksCommand(cl);
         return runReceiptCommand(cl);
     }
 

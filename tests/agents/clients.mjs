@@ -83,7 +83,10 @@ export const CLIENTS = {
         versionOf: (c) => packageVersion('@google/gemini-cli'),
         setup(sb, { mcpUrl, token, model, prompt }) {
             mkdirSync(path.join(sb.home, '.gemini'), { recursive: true });
-            writeFileSync(path.join(sb.home, '.gemini', 'settings.json'), JSON.stringify({
+            const settings = path.join(sb.home, '.gemini', 'settings.json');
+            const before = existsSync(settings) ? JSON.parse(readFileSync(settings, 'utf8')) : {}; // hooks installed first
+            writeFileSync(settings, JSON.stringify({
+                ...before,
                 mcpServers: { [SERVER]: { httpUrl: mcpUrl, headers: { Authorization: `Bearer ${token}` }, trust: true } },
                 security: { auth: { selectedType: 'gemini-api-key' } },
                 privacy: { usageStatisticsEnabled: false },
@@ -110,7 +113,7 @@ export const CLIENTS = {
         version: '0.169.0',
         file: path.join(modules, `@openai/codex-${platform}/vendor/${codexTriple}/bin/codex`),
         versionOf: (c) => versionLine(c.file, ['--version'], /^codex-cli (\S+)/m),
-        setup(sb, { mcpUrl, token, model, prompt, features = this.features ?? [] }) {
+        setup(sb, { mcpUrl, token, model, prompt, features = this.features ?? [], flags = [] }) {
             const codexHome = path.join(sb.home, '.codex');
             mkdirSync(codexHome, { recursive: true });
             writeFileSync(path.join(codexHome, 'config.toml'), [
@@ -140,7 +143,7 @@ export const CLIENTS = {
             ].join('\n'));
             return {
                 file: this.file,
-                argv: ['exec', '--skip-git-repo-check', '--strict-config', '--json', ...features.flatMap((f) => ['--enable', f]), prompt],
+                argv: ['exec', '--skip-git-repo-check', '--strict-config', '--json', ...features.flatMap((f) => ['--enable', f]), ...flags, prompt],
                 env: {
                     CODEX_HOME: codexHome,
                     SCRIPTED_API_KEY: 'scripted-model',
@@ -265,12 +268,12 @@ export function makeSandbox(root, name) {
 // log(line) gets each line of its output, prefixed with the label.
 // prepare(sandbox), when given, writes more into the sandbox before the client starts (its hooks),
 // and env adds variables.
-export function launch(key, { root = tmpdir(), mcpUrl, token, model, prompt, limitMs = 120000, log = () => {}, label = key, features, prepare, env: more = {} } = {}) {
+export function launch(key, { root = tmpdir(), mcpUrl, token, model, prompt, limitMs = 120000, log = () => {}, label = key, features, prepare, env: more = {}, flags = [] } = {}) {
     const client = CLIENTS[key];
     if (!client) throw new Error(`no client ${key}`);
     const sb = makeSandbox(root, key);
     prepare?.(sb);
-    const how = client.setup(sb, { mcpUrl, token, model, prompt, features });
+    const how = client.setup(sb, { mcpUrl, token, model, prompt, features, flags });
     const env = { ...baseEnv(sb.home), ...how.env, ...more };
     return { sandbox: sb, ...spawnBounded(how.file, how.argv, { cwd: sb.project, env, limitMs, log, label }) };
 }

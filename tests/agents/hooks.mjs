@@ -6,9 +6,12 @@
 //   - a shell command that needs a card does not run until approved in the window, and runs once;
 //   - a write that needs a card, declined with a reason: the reason reaches the model, nothing written;
 //   - a read-only command (ls inside the roots) runs with no card;
-//   - with the console down, the command never runs.
+//   - with the console down, the command never runs;
+// and the same for Codex 0.169.0 (exec_command) and Gemini CLI 0.61.0 (run_shell_command) through
+// the `countersign hook` shim, their hooks written by `countersign hooks install` into the sandbox.
 //   node hooks.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--decide] [--verbose] [--keep]
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
@@ -100,6 +103,50 @@ try {
         assert.deepEqual(await con.cards(), []);
     });
 
+    // Codex and Gemini CLI through the shim, their hooks written by `countersign hooks install`
+    // into the sandbox's HOME (the token in a file of the data folder, not in their settings).
+    const viaShim = async (key, { tool, args, prompt, flags = [] }) => {
+        const model = await startModelServer({ exactTool: tool, args, log, label: `${key} model` });
+        const run = launch(key, {
+            root, mcpUrl: con.url, token: con.token, model, prompt, limitMs: 150_000, log, label: key, flags,
+            env: { XDG_RUNTIME_DIR: path.join(con.dir, 'run') }, // the console's socket folder, as in one login
+            prepare: (sb) => {
+                const out = execFileSync(opts.binary, ['hooks', 'install', key === 'gemini' ? 'gemini' : 'codex', '--data-dir', con.dataDir, '--config', con.configPath],
+                    { env: { ...process.env, HOME: sb.home, CODEX_HOME: path.join(sb.home, '.codex'), XDG_RUNTIME_DIR: path.join(con.dir, 'run') } }).toString();
+                log(`${key} hooks install: ${out.trim()}`);
+            },
+        });
+        return { model, run };
+    };
+    const shimClients = [
+        ['codex', 'Codex', 'exec_command', (f) => ({ cmd: `echo approved >> ${f}` }), ['--dangerously-bypass-hook-trust']],
+        ['gemini', 'Gemini CLI', 'run_shell_command', (f) => ({ command: `echo approved >> ${f}`, description: 'append' }), []],
+    ];
+    for (const [key, name, tool, args, flags] of shimClients) {
+        await check(`${name}: its own shell runs a command that needs a card only after the approval in the window, once (hooks install, the shim)`, async () => {
+            const marker = path.join(ws, `approved-${key}.txt`);
+            const { model, run } = await viaShim(key, { tool, args: args(marker), prompt: 'Append a line with the shell.', flags });
+            const card = await con.waitForCard(90_000).catch((e) => { throw new Error(`${e.message}; offered: ${model.toolNames.join(', ')}`); });
+            assert.equal(card.tool, 'agent:shell', JSON.stringify(card));
+            await sleep(3000);
+            assert.equal(existsSync(marker), false, 'nothing ran before the approval');
+            await con.approve();
+            await model.waitFor((m) => m.results.some((r) => !r.pending), 60_000, 'the command\'s result');
+            await run.exited;
+            assert.equal(readFileSync(marker, 'utf8'), 'approved\n', `ran once: ${resultText(model)}`);
+        });
+        await check(`${name}: its own shell, declined in the window with a reason: the reason reaches the model and nothing runs`, async () => {
+            const marker = path.join(ws, `declined-${key}.txt`);
+            const { model, run } = await viaShim(key, { tool, args: args(marker), prompt: 'Append a line with the shell.', flags });
+            await con.waitForCard(90_000);
+            await con.decline('not in this repository');
+            await model.waitFor((m) => m.results.length > 0, 60_000, 'the denial');
+            await run.exited;
+            assert.match(resultText(model), /not in this repository/);
+            assert.equal(existsSync(marker), false);
+        });
+    }
+
     await check('Claude Code: with the console down, its own Bash never runs', async () => {
         const marker = path.join(ws, 'down.txt');
         const hooksBase = base(con.url);
@@ -113,6 +160,16 @@ try {
         await run.exited;
         assert.equal(existsSync(marker), false, `ran with the console down: ${resultText(model)}`);
     });
+    for (const [key, name, tool, args, flags] of shimClients) {
+        await check(`${name}: with the console down, its own shell never runs (the shim denies)`, async () => {
+            const marker = path.join(ws, `down-${key}.txt`);
+            const { model, run } = await viaShim(key, { tool, args: args(marker), prompt: 'Append a line with the shell.', flags });
+            await model.waitFor((m) => m.results.length > 0, 60_000, 'the blocked call');
+            await run.exited;
+            assert.match(resultText(model), /Countersign is not running/);
+            assert.equal(existsSync(marker), false, `ran with the console down: ${resultText(model)}`);
+        });
+    }
 } finally {
     await rig?.stop().catch(() => {});
     if (!opts.keep) rmSync(root, { recursive: true, force: true });

@@ -1,0 +1,16 @@
+#pragma once
+
+namespace Countersign {
+
+struct CommandLine;
+
+// `countersign hooks install CLIENT` and `hooks remove CLIENT` (claude-code, codex, gemini, qwen):
+// Countersign's pre- and post-tool hooks merged into the client's user-level settings
+// (HookSetup), the file backed up beside itself first, a connection CLIENT-hooks with a fresh token
+// (Claude Code: in its HTTP hook's header; the others: in a file of the data folder only the user
+// can read, which the shim reads). Installing twice gives the same file; remove takes the hooks out,
+// revokes the connection and deletes the token file. `install --setup` prints what would be merged
+// and changes nothing.
+int runHooksCommand(const CommandLine &cl);
+
+} // namespace Countersign
