@@ -5,6 +5,7 @@
 #include "consoleinstance.h"
 #include "database.h"
 #include "hooksetup.h"
+#include "socketpaths.h"
 #include "systemclock.h"
 #include "tokenstore.h"
 
@@ -137,13 +138,14 @@ int runHooksCommand(const CommandLine &cl)
     HookSetup::Target target;
     target.client = client;
     target.hookUrl = consoleBase(cl, config.value()) + QStringLiteral("/hooks/") + client;
-    target.shim = {QCoreApplication::applicationFilePath(),
-                   QStringLiteral("hook"),
-                   client,
-                   QStringLiteral("--data-dir"),
-                   dataDir,
-                   QStringLiteral("--token-file"),
-                   tokenFile(dataDir, client)};
+    // The shim program beside this one (it starts in a few ms), else this program's hook command.
+    const QString shim =
+        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("countersign-hook"));
+    target.shim = QFileInfo(shim).isExecutable()
+                      ? QStringList{shim, client}
+                      : QStringList{QCoreApplication::applicationFilePath(), QStringLiteral("hook"), client};
+    target.shim << QStringLiteral("--socket") << SocketPaths::bridge(dataDir)
+                << QStringLiteral("--token-file") << tokenFile(dataDir, client);
 
     auto current = readSettings(path);
     if (verb == QLatin1String("install") && cl.setup) { // what would be merged, and nothing written

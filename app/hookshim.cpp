@@ -1,17 +1,21 @@
 #include "hookshim.h"
 
-#include "consoleinstance.h"
-#include "hookcall.h"
-#include "localendpoint.h"
+#include "hookformat.h"
 
-#include <QCoreApplication>
-#include <QFile>
-#include <QLocalSocket>
-#include <QStandardPaths>
+#include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
+#include <string>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 namespace Countersign {
 
@@ -19,133 +23,147 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kConnectMs = 2000;
-// The answer may wait for the human up to the console's hold (HookService::Settings::holdMs), under
-// the client's own hook timeout; a console that says nothing for longer than this is gone.
-constexpr int kAnswerMs = 620'000;
+constexpr size_t kMaxPayloadBytes = 4 * 1024 * 1024;
+constexpr char kHookHello[] = "hook/1"; // LocalEndpoint::kHookHelloVersion
+// The answer may wait for the human up to the console's hook hold (hookHoldSeconds, at most 3600),
+// which the setup keeps under the client's own hook timeout; a console silent for longer is gone.
+constexpr int kAnswerMs = 3'610'000;
 
-void write(FILE *to, const QByteArray &bytes)
+int print(const std::string &out, const std::string &err, int code)
 {
-    if (!bytes.isEmpty())
-        std::fwrite(bytes.constData(), 1, size_t(bytes.size()), to);
-}
-
-int print(const HookAnswer &answer)
-{
-    write(stdout, answer.stdoutText);
-    write(stderr, answer.stderrText);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fwrite(err.data(), 1, err.size(), stderr);
     std::fflush(stdout);
     std::fflush(stderr);
-    return answer.exitCode;
+    return code;
 }
 
-// A deny every client reads as one, in its own format when the client is known: that format;
-// otherwise exit 2 with the reason on stderr (which Claude Code, Codex, Qwen Code and Gemini CLI
-// all take as a block).
-int deny(std::optional<HookClient> client, HookCall::Event event, const QString &reason)
+// A deny every client reads as one: in its own format when the client is known; otherwise exit 2
+// with the reason on stderr (which Claude Code, Codex, Qwen Code and Gemini CLI all take as a block).
+int deny(std::optional<HookClient> client, HookEvent event, const std::string &reason)
 {
-    if (!client) {
-        std::fprintf(stderr, "Countersign: %s\n", qPrintable(reason));
-        return 2;
+    if (!client)
+        return print({}, "Countersign: " + reason + "\n", 2);
+    return print(HookFormat::deny(*client, event, "Countersign: " + reason), {}, 0);
+}
+
+bool writeAll(int fd, const std::string &bytes)
+{
+    for (size_t sent = 0; sent < bytes.size();) {
+        const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        sent += size_t(n);
     }
-    return print(HookAnswer::deny(*client, event, QStringLiteral("Countersign: ") + reason));
+    return true;
 }
 
-QByteArray readStdin()
+// One line from fd (without its newline), or nothing when it ends first or says nothing in time.
+std::optional<std::string> readLine(int fd)
 {
-    QByteArray all;
+    std::string got;
     char buffer[65536];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0) {
-        all.append(buffer, qsizetype(n));
-        if (all.size() > HookCall::kMaxPayloadBytes)
-            break;
+    for (;;) {
+        if (const size_t end = got.find('\n'); end != std::string::npos)
+            return got.substr(0, end);
+        pollfd p{fd, POLLIN, 0};
+        const int ready = ::poll(&p, 1, kAnswerMs);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            return std::nullopt;
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return std::nullopt;
+        got.append(buffer, size_t(n));
     }
-    return all;
 }
 
 } // namespace
 
-int runHookShim(int argc, char **argv)
+int runHookShim(int argc, char **argv, int first, const std::string &defaultSocket)
 {
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(QStringLiteral("countersign"));
-    const QString clientName = argc > 2 ? QString::fromLocal8Bit(argv[2]) : QString();
-    QString dataDir;
-    QString tokenFile;
-    for (int i = 3; i + 1 < argc; ++i) {
-        if (!std::strcmp(argv[i], "--data-dir"))
-            dataDir = QString::fromLocal8Bit(argv[i + 1]);
+    const std::string clientName = argc > first ? argv[first] : "";
+    std::string socketPath = defaultSocket;
+    std::string tokenFile;
+    for (int i = first + 1; i + 1 < argc; ++i) {
+        if (!std::strcmp(argv[i], "--socket"))
+            socketPath = argv[i + 1];
         else if (!std::strcmp(argv[i], "--token-file"))
-            tokenFile = QString::fromLocal8Bit(argv[i + 1]);
+            tokenFile = argv[i + 1];
     }
-    if (dataDir.isEmpty())
-        dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    const std::optional<HookClient> client = HookClients::parse(clientName);
+    const std::optional<HookClient> client = HookFormat::parseClient(clientName);
     if (!client)
-        return deny(std::nullopt, HookCall::Event::Pre,
-                    QStringLiteral("usage: countersign hook claude-code|codex|gemini|qwen [--data-dir DIR] "
-                                   "(\"%1\" is none of them), so nothing is allowed")
-                        .arg(clientName.left(64)));
+        return deny(std::nullopt, HookEvent::Pre,
+                    "usage: countersign-hook claude-code|codex|gemini|qwen --socket PATH [--token-file FILE] "
+                    "(\"" +
+                        clientName.substr(0, 64) + "\" is none of them), so nothing is allowed");
 
-    const QByteArray input = readStdin();
-    HookCall::Event event = HookCall::Event::Pre;
-    if (input.size() > HookCall::kMaxPayloadBytes)
-        return deny(client, event,
-                    QStringLiteral("the hook payload is larger than 4 MiB; nothing is allowed"));
-    json payload = json::parse(input.constData(), input.constData() + input.size(), nullptr, false);
+    std::string input;
+    char buffer[65536];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, stdin)) > 0 && input.size() <= kMaxPayloadBytes)
+        input.append(buffer, n);
+    HookEvent event = HookEvent::Pre;
+    if (input.size() > kMaxPayloadBytes)
+        return deny(client, event, "the hook payload is larger than 4 MiB; nothing is allowed");
+    const json payload = json::parse(input, nullptr, false);
     if (payload.is_discarded() || !payload.is_object())
-        return deny(client, event,
-                    QStringLiteral("the hook payload is not a JSON object; nothing is allowed"));
+        return deny(client, event, "the hook payload is not a JSON object; nothing is allowed");
     if (payload.value("hook_event_name", json()) == "PermissionRequest")
-        event = HookCall::Event::Permission;
+        event = HookEvent::Permission;
+
     // COUNTERSIGN_TOKEN, else the file `hooks install` wrote (some clients strip *TOKEN* variables
     // from their hooks' environment: Gemini CLI with its redaction on).
-    QByteArray token = qgetenv("COUNTERSIGN_TOKEN");
-    if (token.isEmpty() && !tokenFile.isEmpty()) {
-        QFile file(tokenFile);
-        if (file.open(QIODevice::ReadOnly))
-            token = file.read(4096).trimmed();
+    std::string token;
+    if (const char *variable = std::getenv("COUNTERSIGN_TOKEN"))
+        token = variable;
+    if (token.empty() && !tokenFile.empty()) {
+        std::ifstream file(tokenFile);
+        std::getline(file, token);
     }
-    if (token.isEmpty())
-        return deny(client, event,
-                    QStringLiteral("COUNTERSIGN_TOKEN is not set for this hook, so nothing is allowed (run: "
-                                   "countersign hooks install %1)")
-                        .arg(HookClients::name(*client)));
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' '))
+        token.pop_back();
+    if (token.empty())
+        return deny(
+            client, event,
+            "COUNTERSIGN_TOKEN is not set for this hook, so nothing is allowed (run: countersign hooks "
+            "install " +
+                clientName + ")");
 
-    QLocalSocket socket;
-    socket.connectToServer(ConsoleInstance::bridgePath(dataDir));
-    if (!socket.waitForConnected(kConnectMs))
-        return deny(
-            client, event,
-            QStringLiteral("Countersign is not running, so nothing is allowed. Start it, then call again."));
-    const json hello = {{"countersign", LocalEndpoint::kHookHelloVersion},
-                        {"token", token.toStdString()},
-                        {"client", HookClients::name(*client).toStdString()}};
-    socket.write(QByteArray::fromStdString(hello.dump()) + '\n');
-    socket.write(QByteArray::fromStdString(payload.dump(-1, ' ', false, json::error_handler_t::replace)) +
-                 '\n');
-    socket.flush();
-    QByteArray answer;
-    while (!answer.contains('\n')) {
-        if (socket.bytesAvailable() == 0 && !socket.waitForReadyRead(kAnswerMs))
-            break;
-        answer += socket.readAll();
-    }
-    const qsizetype end = answer.indexOf('\n');
-    if (end < 0)
-        return deny(
-            client, event,
-            QStringLiteral("Countersign ended the connection without an answer, so nothing is allowed"));
-    const json parsed = json::parse(answer.constData(), answer.constData() + end, nullptr, false);
-    if (parsed.is_object() && parsed.value("ok", json()) == false)
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (socketPath.empty() || socketPath.size() >= sizeof address.sun_path || fd < 0)
         return deny(client, event,
-                    QStringLiteral("%1; nothing is allowed")
-                        .arg(QString::fromStdString(parsed.value("error", std::string("refused")))));
-    const auto decoded = HookAnswer::fromJson(parsed);
-    if (!decoded)
-        return deny(client, event, QStringLiteral("Countersign's answer was unreadable; nothing is allowed"));
-    return print(*decoded);
+                    "Countersign is not running, so nothing is allowed. Start it, then call again.");
+    std::memcpy(address.sun_path, socketPath.c_str(), socketPath.size() + 1);
+    if (::connect(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0) {
+        ::close(fd);
+        return deny(client, event,
+                    "Countersign is not running, so nothing is allowed. Start it, then call again.");
+    }
+    const json hello = {
+        {"countersign", kHookHello}, {"token", token}, {"client", HookFormat::clientName(*client)}};
+    const bool sent = writeAll(fd, hello.dump() + '\n') &&
+                      writeAll(fd, payload.dump(-1, ' ', false, json::error_handler_t::replace) + '\n');
+    const std::optional<std::string> line = sent ? readLine(fd) : std::nullopt;
+    ::close(fd);
+    if (!line)
+        return deny(client, event,
+                    "Countersign ended the connection without an answer, so nothing is allowed");
+    const json answer = json::parse(*line, nullptr, false);
+    if (answer.is_object() && answer.value("ok", json()) == false)
+        return deny(client, event, answer.value("error", std::string("refused")) + "; nothing is allowed");
+    if (!answer.is_object() || !answer.value("stdout", json()).is_string() ||
+        !answer.value("stderr", json()).is_string() || !answer.value("exit", json()).is_number_integer())
+        return deny(client, event, "Countersign's answer was unreadable; nothing is allowed");
+    return print(answer.at("stdout").get<std::string>(), answer.at("stderr").get<std::string>(),
+                 answer.at("exit").get<int>());
 }
 
 } // namespace Countersign

@@ -6,11 +6,13 @@
 #include "consoleinstance.h"
 #include "hookscommand.h"
 #include "hookshim.h"
+#include "socketpaths.h"
 #include "stdiobridge.h"
 #include "tokencommand.h"
 #include "unixsignals.h"
 
 #include <QApplication>
+#include <QStandardPaths>
 
 #include <cstdio>
 #include <cstring>
@@ -21,8 +23,14 @@ using namespace Countersign;
 int main(int argc, char **argv)
 {
     // A client's hook waits on this: no command-line parser, no widgets, one round trip.
-    if (argc > 1 && !std::strcmp(argv[1], "hook"))
-        return runHookShim(argc, argv);
+    if (argc > 1 && !std::strcmp(argv[1], "hook")) {
+        QCoreApplication::setApplicationName(QStringLiteral("countersign"));
+        QString dataDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        for (int i = 3; i + 1 < argc; ++i)
+            if (!std::strcmp(argv[i], "--data-dir"))
+                dataDir = QString::fromLocal8Bit(argv[i + 1]);
+        return runHookShim(argc, argv, 2, SocketPaths::bridge(dataDir).toStdString());
+    }
     std::unique_ptr<QCoreApplication> app = CommandLine::needsWidgets(argc, argv)
                                                 ? std::make_unique<QApplication>(argc, argv)
                                                 : std::make_unique<QCoreApplication>(argc, argv);

@@ -29,7 +29,8 @@ bool isOurs(const json &handler)
         return true;
     const std::string command =
         handler.value("command", json("")).is_string() ? handler.value("command", "") : "";
-    return command.find("countersign") != std::string::npos && command.find(" hook ") != std::string::npos;
+    return command.find("countersign-hook ") != std::string::npos ||
+           (command.find("countersign") != std::string::npos && command.find(" hook ") != std::string::npos);
 }
 
 json handlerFor(const Target &target)

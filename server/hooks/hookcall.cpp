@@ -8,30 +8,12 @@ namespace HookClients {
 
 std::optional<HookClient> parse(const QString &name)
 {
-    if (name == QLatin1String("claude-code") || name == QLatin1String("claude"))
-        return HookClient::ClaudeCode;
-    if (name == QLatin1String("codex"))
-        return HookClient::Codex;
-    if (name == QLatin1String("gemini"))
-        return HookClient::Gemini;
-    if (name == QLatin1String("qwen"))
-        return HookClient::Qwen;
-    return std::nullopt;
+    return HookFormat::parseClient(name.toStdString());
 }
 
 QString name(HookClient client)
 {
-    switch (client) {
-    case HookClient::ClaudeCode:
-        return QStringLiteral("claude-code");
-    case HookClient::Codex:
-        return QStringLiteral("codex");
-    case HookClient::Gemini:
-        return QStringLiteral("gemini");
-    case HookClient::Qwen:
-        return QStringLiteral("qwen");
-    }
-    return {};
+    return QString::fromStdString(HookFormat::clientName(client));
 }
 
 QString title(HookClient client)
@@ -143,59 +125,17 @@ Result<HookCall> HookCall::parse(HookClient client, const json &payload)
     return call;
 }
 
-namespace {
-
-QByteArray encode(const json &value)
-{
-    return QByteArray::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace)) + '\n';
-}
-
-json claudeStyle(HookCall::Event event, bool allow, const QString &reason)
-{
-    if (event == HookCall::Event::Permission) {
-        json decision = {{"behavior", allow ? "allow" : "deny"}};
-        if (!allow)
-            decision["message"] = reason.toStdString();
-        return {{"hookSpecificOutput", {{"hookEventName", "PermissionRequest"}, {"decision", decision}}}};
-    }
-    json out = {{"hookEventName", "PreToolUse"}, {"permissionDecision", allow ? "allow" : "deny"}};
-    if (!reason.isEmpty())
-        out["permissionDecisionReason"] = reason.toStdString();
-    return {{"hookSpecificOutput", out}};
-}
-
-} // namespace
-
 HookAnswer HookAnswer::allow(HookClient client, HookCall::Event event)
 {
     HookAnswer answer;
-    switch (client) {
-    case HookClient::Codex:
-        // Codex's PreToolUse cannot allow (only deny, or say nothing); its PermissionRequest can.
-        if (event == HookCall::Event::Permission)
-            answer.stdoutText = encode(claudeStyle(event, true, {}));
-        break;
-    case HookClient::Gemini:
-        answer.stdoutText = encode({{"decision", "allow"}});
-        break;
-    case HookClient::ClaudeCode:
-    case HookClient::Qwen:
-        answer.stdoutText =
-            encode(claudeStyle(event, true, QStringLiteral("Countersign: allowed (a rule, or approved)")));
-        break;
-    }
+    answer.stdoutText = QByteArray::fromStdString(HookFormat::allow(client, event));
     return answer;
 }
 
 HookAnswer HookAnswer::deny(HookClient client, HookCall::Event event, const QString &reason)
 {
-    const QString words =
-        reason.trimmed().isEmpty() ? QStringLiteral("Countersign declined this call") : reason;
     HookAnswer answer;
-    if (client == HookClient::Gemini)
-        answer.stdoutText = encode({{"decision", "deny"}, {"reason", words.toStdString()}});
-    else
-        answer.stdoutText = encode(claudeStyle(event, false, words));
+    answer.stdoutText = QByteArray::fromStdString(HookFormat::deny(client, event, reason.toStdString()));
     return answer;
 }
 

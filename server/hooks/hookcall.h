@@ -1,5 +1,6 @@
 #pragma once
 
+#include "hookformat.h"
 #include "result.h"
 
 #include <nlohmann/json.hpp>
@@ -9,10 +10,6 @@
 #include <optional>
 
 namespace Countersign {
-
-// The agents whose own tools reach Countersign through their pre-tool hooks (docs/client-hooks.md
-// has each one's hook format, as its source shows it).
-enum class HookClient { ClaudeCode, Codex, Gemini, Qwen };
 
 namespace HookClients {
 // "claude-code", "codex", "gemini", "qwen" (what `countersign hook CLIENT` and /hooks/CLIENT take).
@@ -26,7 +23,7 @@ QString title(HookClient client); // "Claude Code", for the card
 // with the reason (and the hook answers deny).
 struct HookCall final
 {
-    enum class Event { Pre, Permission, Post };
+    using Event = HookEvent;
     HookClient client = HookClient::ClaudeCode;
     Event event = Event::Pre;
     QString eventName;    // the client's own name for it (PreToolUse, BeforeTool, ...)

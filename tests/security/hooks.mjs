@@ -14,7 +14,7 @@
 //   node hooks.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -202,8 +202,20 @@ try {
         assert.equal(JSON.parse(garbage.stdout).hookSpecificOutput.permissionDecision, 'deny');
         const unknown = await shim('cursor', codexPre('echo hi'));
         assert.equal(unknown.code, 2, 'an unknown client: exit 2 with the reason, a block in every client');
-        assert.match(unknown.stderr, /usage: countersign hook/);
+        assert.match(unknown.stderr, /usage: countersign-hook/);
         assert.equal(existsSync(path.join(ws, 'nope')), false);
+    });
+    await check('hooks install refuses a settings file it cannot write back whole (comments, not JSON), and changes nothing', async () => {
+        const home = mkdtempSync(path.join(work, 'home-'));
+        mkdirSync(path.join(home, '.gemini'));
+        const file = path.join(home, '.gemini', 'settings.json');
+        for (const text of ['{\n  // my comment\n  "theme": "dark"\n}\n', '{"theme": ']) {
+            writeFileSync(file, text);
+            const r = await run(binary, ['hooks', 'install', 'gemini', '--data-dir', server.dataDir], { env: { ...process.env, HOME: home } }).catch((e) => e);
+            assert.equal(r.code, 1, JSON.stringify(r));
+            assert.match(r.stderr, /has comments|is not valid JSON/);
+            assert.equal(readFileSync(file, 'utf8'), text, 'the file as it was');
+        }
     });
 } finally {
     await server.stop();

@@ -1,0 +1,86 @@
+#include "hookformat.h"
+
+#include <nlohmann/json.hpp>
+
+namespace Countersign::HookFormat {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string encode(const json &value)
+{
+    return value.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
+}
+
+// Claude Code's format, which Codex and Qwen Code read too.
+json claudeStyle(HookEvent event, bool allow, const std::string &reason)
+{
+    if (event == HookEvent::Permission) {
+        json decision = {{"behavior", allow ? "allow" : "deny"}};
+        if (!allow)
+            decision["message"] = reason;
+        return {{"hookSpecificOutput", {{"hookEventName", "PermissionRequest"}, {"decision", decision}}}};
+    }
+    json out = {{"hookEventName", "PreToolUse"}, {"permissionDecision", allow ? "allow" : "deny"}};
+    if (!reason.empty())
+        out["permissionDecisionReason"] = reason;
+    return {{"hookSpecificOutput", out}};
+}
+
+} // namespace
+
+std::optional<HookClient> parseClient(const std::string &name)
+{
+    if (name == "claude-code" || name == "claude")
+        return HookClient::ClaudeCode;
+    if (name == "codex")
+        return HookClient::Codex;
+    if (name == "gemini")
+        return HookClient::Gemini;
+    if (name == "qwen")
+        return HookClient::Qwen;
+    return std::nullopt;
+}
+
+std::string clientName(HookClient client)
+{
+    switch (client) {
+    case HookClient::ClaudeCode:
+        return "claude-code";
+    case HookClient::Codex:
+        return "codex";
+    case HookClient::Gemini:
+        return "gemini";
+    case HookClient::Qwen:
+        return "qwen";
+    }
+    return {};
+}
+
+std::string allow(HookClient client, HookEvent event)
+{
+    switch (client) {
+    case HookClient::Codex:
+        // Codex's PreToolUse cannot allow (only deny, or say nothing); its PermissionRequest can.
+        return event == HookEvent::Permission ? encode(claudeStyle(event, true, {})) : std::string();
+    case HookClient::Gemini:
+        return encode({{"decision", "allow"}});
+    case HookClient::ClaudeCode:
+    case HookClient::Qwen:
+        return encode(claudeStyle(event, true, "Countersign: allowed (a rule, or approved)"));
+    }
+    return {};
+}
+
+std::string deny(HookClient client, HookEvent event, const std::string &reason)
+{
+    const std::string words = reason.find_first_not_of(" \t\n") == std::string::npos
+                                  ? std::string("Countersign declined this call")
+                                  : reason;
+    if (client == HookClient::Gemini)
+        return encode({{"decision", "deny"}, {"reason", words}});
+    return encode(claudeStyle(event, false, words));
+}
+
+} // namespace Countersign::HookFormat
