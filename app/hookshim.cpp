@@ -149,9 +149,11 @@ int runHookShim(int argc, char **argv, int first, const std::string &defaultSock
     }
     const json hello = {
         {"countersign", kHookHello}, {"token", token}, {"client", HookFormat::clientName(*client)}};
-    const bool sent = writeAll(fd, hello.dump() + '\n') &&
-                      writeAll(fd, payload.dump(-1, ' ', false, json::error_handler_t::replace) + '\n');
-    const std::optional<std::string> line = sent ? readLine(fd) : std::nullopt;
+    // The answer is read even when the payload could not all be sent: a refused hello is answered
+    // before the payload is read.
+    if (writeAll(fd, hello.dump() + '\n'))
+        (void)writeAll(fd, payload.dump(-1, ' ', false, json::error_handler_t::replace) + '\n');
+    const std::optional<std::string> line = readLine(fd);
     ::close(fd);
     if (!line)
         return deny(client, event,

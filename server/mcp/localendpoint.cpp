@@ -62,6 +62,9 @@ struct LocalEndpoint::Bridge final
     std::optional<Principal> hookPrincipal;
     QString hookClient;
     bool hookAsked = false;
+    // Refused and said so: what else comes is dropped unread until the peer goes (closing on unread
+    // bytes would reset the connection, and the peer could lose the refusal).
+    bool ended = false;
 };
 
 std::optional<uid_t> LocalEndpoint::peerUid(qintptr socketDescriptor)
@@ -156,7 +159,8 @@ bool LocalEndpoint::openHook(QLocalSocket *peer, const QByteArray &hello, Bridge
                             : token  ? QStringLiteral("the token is unknown or revoked")
                                      : token.error();
         peer->write(line({{"ok", false}, {"error", why.toStdString()}}));
-        peer->disconnectFromServer();
+        bridge.ended = true;
+        QTimer::singleShot(kHelloTimeoutMs, peer, [peer] { peer->abort(); }); // a peer that stays
         return true;
     }
     bridge.hookPrincipal = principal;
@@ -188,6 +192,10 @@ void LocalEndpoint::accept()
         helloTimer->start(kHelloTimeoutMs);
         auto bridge = std::make_shared<Bridge>();
         connect(peer, &QLocalSocket::readyRead, peer, [this, peer, helloTimer, bridge, greeted] {
+            if (bridge->ended) {
+                peer->readAll();
+                return;
+            }
             bridge->pending += peer->readAll();
             qsizetype end;
             while ((end = bridge->pending.indexOf('\n')) >= 0) {
@@ -212,8 +220,10 @@ void LocalEndpoint::accept()
                     *greeted = true;
                     --m_ungreeted;
                     if (openHook(peer, message, *bridge)) {
-                        if (!bridge->hookPrincipal)
-                            return; // refused: said so, and ending
+                        if (bridge->ended) { // refused: said so, and ending
+                            bridge->pending.clear();
+                            return;
+                        }
                         continue;
                     }
                     if (!(bridge->session = open(peer, message)))
