@@ -10,6 +10,8 @@
 #include "consoleinstance.h"
 #include "database.h"
 #include "declinesview.h"
+#include "hookinstaller.h"
+#include "hookscommand.h"
 #include "keyloader.h"
 #include "mainwindow.h"
 #include "mcpserver.h"
@@ -302,6 +304,7 @@ struct Console::Parts
     std::unique_ptr<ApprovalQueue> queue;
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<TokenStore> tokens;
+    std::unique_ptr<HookInstaller> hookInstaller; // Connections' Install and Remove of the agents' hooks
     std::unique_ptr<ServerThread> server;
     std::unique_ptr<MainWindow> window;
     std::unique_ptr<QThread, JoinedThread> verifier; // the start's log check; waited for first
@@ -473,6 +476,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
         p.window->setListenUrl(p.url,
                                QStringList{QCoreApplication::applicationFilePath()} + cl.stdioArguments);
+        p.hookInstaller =
+            std::make_unique<HookInstaller>(*p.tokens, hookPlace(cl.dataDir, p.url.left(p.url.size() - 4)));
+        p.window->setHookInstaller(p.hookInstaller.get());
         p.window->setConfig(p.guard->inForce(), cl.configPath, settingsText(p.guard->inForce(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "hookinstaller.h"
+
 namespace Countersign {
 
 struct CommandLine;
@@ -12,5 +14,7 @@ struct CommandLine;
 // revokes the connection and deletes the token file. `install --setup` prints what would be merged
 // and changes nothing.
 int runHooksCommand(const CommandLine &cl);
+// Where this program's hooks go: the user's home, the shim beside this program, the console's socket.
+HookInstaller::Place hookPlace(const QString &dataDir, const QString &consoleBase);
 
 } // namespace Countersign

@@ -1,8 +1,15 @@
 // HookSetup: Countersign's hooks merged into each client's settings, and taken out again, with
-// everything else in the file kept.
+// everything else in the file kept; HookInstaller: the real files, backups and tokens.
+#include "database.h"
+#include "fakeclock.h"
+#include "hookinstaller.h"
 #include "hooksetup.h"
 #include "jsoncompare.h"
+#include "tokenstore.h"
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Countersign;
@@ -84,6 +91,53 @@ private Q_SLOTS:
     {
         QVERIFY(!HookSetup::install(json::array(), target(QStringLiteral("codex"))));
         QVERIFY(!HookSetup::install(json{{"hooks", "none"}}, target(QStringLiteral("codex"))));
+    }
+
+    // The installer on real files: each install backs the file up beside itself and never over an
+    // earlier backup; a refused file keeps the connection's token working; remove with no file
+    // makes none.
+    void installer_backsUp_neverOverwrites_refusalKeepsTheToken()
+    {
+        QTemporaryDir home;
+        auto db = Database::open(QStringLiteral(":memory:"));
+        QVERIFY(db);
+        FakeClock clock;
+        TokenStore tokens(*db.value(), clock);
+        HookInstaller::Place place;
+        place.home = home.path();
+        place.dataDir = home.filePath(QStringLiteral("data"));
+        place.consoleBase = QStringLiteral("http://127.0.0.1:7331");
+        place.shim = {QStringLiteral("/usr/bin/countersign-hook")};
+        place.socket = home.filePath(QStringLiteral("s.sock"));
+        HookInstaller installer(tokens, place);
+        const QString path = home.filePath(QStringLiteral(".codex/hooks.json"));
+        QVERIFY(!installer.remove(QStringLiteral("codex")).value().isEmpty());
+        QVERIFY(!QFile::exists(path)); // nothing to take out: no file made
+        QVERIFY(QDir().mkpath(home.filePath(QStringLiteral(".codex"))));
+        const auto write = [&path](const QByteArray &bytes) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(bytes);
+        };
+        write(R"({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}})");
+        QVERIFY(installer.install(QStringLiteral("codex"), QStringLiteral("me")));
+        QVERIFY(installer.install(QStringLiteral("codex"), QStringLiteral("me")));
+        const QStringList backups = QDir(home.filePath(QStringLiteral(".codex")))
+                                        .entryList({QStringLiteral("hooks.json.countersign-backup-*")});
+        QCOMPARE(backups.size(), 2); // the second install backed up the first one's file apart
+        QVERIFY(installer.state(QStringLiteral("codex")).installed);
+        QFile tokenFile(place.dataDir + QStringLiteral("/hooks/codex.token"));
+        QVERIFY(tokenFile.open(QIODevice::ReadOnly));
+        const QByteArray token = tokenFile.readAll().trimmed();
+        tokenFile.close();
+        QVERIFY(tokens.authenticate(token).has_value());
+        // A file the merge refuses: the error names the file; the working token is not revoked.
+        write(R"({"hooks": "none"})");
+        auto refused = installer.install(QStringLiteral("codex"), QStringLiteral("me"));
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().contains(path), qPrintable(refused.error()));
+        QVERIFY(tokens.authenticate(token).has_value());
+        QVERIFY(!installer.install(QStringLiteral("cursor"), QStringLiteral("me"))); // an unknown client
     }
 };
 

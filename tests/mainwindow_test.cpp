@@ -12,6 +12,8 @@
 #include "database.h"
 #include "fakeclock.h"
 #include "helperfailure.h"
+#include "hookinstaller.h"
+#include "hookspanel.h"
 #include "mainwindow.h"
 #include "policychange.h"
 #include "policychangebanner.h"
@@ -1142,6 +1144,81 @@ private Q_SLOTS:
         op.plan.summary = op.plan.prompt;
         m_queue->park(op);
         QTRY_COMPARE(find<QLabel>("cardPrompt")->text(), op.plan.prompt);
+    }
+    // Connections installs the agents' hooks into each client's user settings (a home of the test's
+    // own), says where, marks their connection, and Remove asks first; a settings file with comments
+    // is refused and left as it was.
+    void connections_hooks_installSaysWhere_removeAsks_commentsRefused()
+    {
+        QTemporaryDir home;
+        HookInstaller::Place place;
+        place.home = home.path();
+        place.dataDir = home.filePath(QStringLiteral("data"));
+        place.consoleBase = QStringLiteral("http://127.0.0.1:7331");
+        place.shim = {QStringLiteral("/opt/countersign/bin/countersign-hook")};
+        place.socket = home.filePath(QStringLiteral("bridge.sock"));
+        HookInstaller installer(*m_tokens, place);
+        ConnectionsPage *page = m_window->connectionsPage();
+        QVERIFY(!find<QPushButton>("installHooks-claude-code")->isEnabled()); // no installer yet
+        m_window->setHookInstaller(&installer);
+        auto *state = find<QLabel>("hookState-claude-code");
+        QVERIFY(state->text().contains(QLatin1String("no hooks")));
+        QVERIFY(!find<QPushButton>("removeHooks-claude-code")->isEnabled());
+        // Claude Code: the HTTP hook with the connection's token in its header.
+        QTest::mouseClick(find<QPushButton>("installHooks-claude-code"), Qt::LeftButton);
+        const QString settings = home.filePath(QStringLiteral(".claude/settings.json"));
+        QVERIFY2(state->text().contains(settings), qPrintable(state->text()));
+        QVERIFY(find<QLabel>("hooksMessage")
+                    ->text()
+                    .contains(QLatin1String("as the connection claude-code-hooks")));
+        QFile written(settings);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const nlohmann::json hooks = nlohmann::json::parse(written.readAll().toStdString());
+        const std::string header =
+            hooks.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("headers").at("Authorization");
+        QVERIFY(m_tokens->authenticate(QByteArray::fromStdString(header.substr(7))).has_value());
+        auto *list = find<QListWidget>("connectionList");
+        QTRY_COMPARE(list->count(), 1);
+        QVERIFY(list->item(0)->text().contains(QLatin1String("claude-code-hooks")));
+        QVERIFY(list->item(0)->text().contains(QLatin1String("Claude Code's hooks: installed")));
+        // Codex: the shim, its token in a file only the user reads.
+        QTest::mouseClick(find<QPushButton>("installHooks-codex"), Qt::LeftButton);
+        QVERIFY(page->hooksPanel()->installed(QStringLiteral("codex")));
+        QFile tokenFile(place.dataDir + QStringLiteral("/hooks/codex.token"));
+        QCOMPARE(tokenFile.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
+                 QFileDevice::Permissions());
+        QVERIFY(tokenFile.open(QIODevice::ReadOnly));
+        QVERIFY(m_tokens->authenticate(tokenFile.readAll().trimmed()).has_value());
+        // Remove asks; Keep them keeps them; Remove the hooks takes them out and revokes the token.
+        QVERIFY(page->hooksPanel()->askToRemove(QStringLiteral("claude-code")));
+        QTRY_VERIFY(find<QMessageBox>("removeHooksConfirmation")->isVisible());
+        QVERIFY(find<QMessageBox>("removeHooksConfirmation")->text().contains(settings));
+        QTest::mouseClick(find<QPushButton>("cancelRemoveHooks"), Qt::LeftButton);
+        QTest::qWait(20);
+        QVERIFY(page->hooksPanel()->installed(QStringLiteral("claude-code")));
+        QTest::mouseClick(find<QPushButton>("removeHooks-claude-code"), Qt::LeftButton);
+        QTRY_VERIFY(find<QMessageBox>("removeHooksConfirmation")->isVisible());
+        QTest::mouseClick(find<QPushButton>("confirmRemoveHooks"), Qt::LeftButton);
+        QTRY_VERIFY(!page->hooksPanel()->installed(QStringLiteral("claude-code")));
+        QVERIFY(!m_tokens->authenticate(QByteArray::fromStdString(header.substr(7))).has_value());
+        QVERIFY(state->text().contains(QLatin1String("no hooks")));
+        // Gemini's settings with comments: refused, the file unchanged, the reason on screen.
+        const QString gemini = home.filePath(QStringLiteral(".gemini/settings.json"));
+        QVERIFY(QDir().mkpath(home.filePath(QStringLiteral(".gemini"))));
+        const QByteArray commented = "{\n  // mine\n  \"theme\": \"dark\"\n}\n";
+        {
+            QFile f(gemini);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(commented);
+        }
+        page->hooksPanel()->refresh();
+        QVERIFY(find<QLabel>("hookState-gemini")->text().contains(QLatin1String("has comments")));
+        QVERIFY(!find<QPushButton>("installHooks-gemini")->isEnabled());
+        QVERIFY(!page->hooksPanel()->install(QStringLiteral("gemini")));
+        QFile after(gemini);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QCOMPARE(after.readAll(), commented);
+        m_window->setHookInstaller(nullptr);
     }
     void connections_addShowsTheTokenOnce_andRevokes()
     {

@@ -1,7 +1,9 @@
 #include "connectionspage.h"
 
 #include "clientsetup.h"
-
+#include "hookinstaller.h"
+#include "hooksetup.h"
+#include "hookspanel.h"
 #include "tokenstore.h"
 #include "upstreamlist.h"
 
@@ -67,6 +69,10 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     layout->addWidget(m_message);
     layout->addWidget(m_snippets, 2);
     layout->addLayout(copyButtons);
+    m_hooks = new HooksPanel(this);
+    layout->addWidget(new QLabel(tr("The agents' own shell and edit tools, through their hooks"), this));
+    layout->addWidget(m_hooks);
+    connect(m_hooks, &HooksPanel::changed, this, &ConnectionsPage::reload);
     m_upstreams = new UpstreamList(this);
     layout->addWidget(new QLabel(tr("MCP servers behind the gate"), this));
     layout->addWidget(m_upstreams, 1);
@@ -90,6 +96,12 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     });
     reload();
     showSetup({}, {});
+}
+
+void ConnectionsPage::setHookInstaller(HookInstaller *installer)
+{
+    m_hooks->setInstaller(installer, m_owner);
+    reload();
 }
 
 void ConnectionsPage::setEndpoint(const QString &url, const QStringList &stdioCommand)
@@ -181,14 +193,19 @@ void ConnectionsPage::reload()
         m_message->setText(list.error());
         return;
     }
+    m_hooks->refresh();
     for (const auto &c : list.value()) {
         const QString created =
             QDateTime::fromMSecsSinceEpoch(c.createdMs).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
         const QString owner = c.owner.isEmpty() ? tr("no owner on record") : tr("owner %1").arg(c.owner);
-        auto *item =
-            new QListWidgetItem(c.revokedMs ? tr("%1 — %2, created %3, revoked").arg(c.name, owner, created)
-                                            : tr("%1 — %2, created %3").arg(c.name, owner, created),
-                                m_list);
+        QString text = c.revokedMs ? tr("%1 — %2, created %3, revoked").arg(c.name, owner, created)
+                                   : tr("%1 — %2, created %3").arg(c.name, owner, created);
+        for (const QString &client : HookSetup::clients())
+            if (!c.revokedMs && c.name == HookInstaller::connectionName(client))
+                text += m_hooks->installed(client)
+                            ? tr("; %1's hooks: installed").arg(HookInstaller::displayName(client))
+                            : tr("; %1's hooks: not installed").arg(HookInstaller::displayName(client));
+        auto *item = new QListWidgetItem(text, m_list);
         item->setData(Qt::UserRole, c.name);
         if (c.revokedMs)
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);

@@ -11,13 +11,17 @@ class QPushButton;
 
 namespace Countersign {
 
+class HookInstaller;
+class HooksPanel;
 class TokenStore;
 class UpstreamList;
 
 // Client connections: add one (its token is shown once, with each client's setup to paste, over
 // HTTP and stdio; Copy token and Copy setup put them on the clipboard), list them, show a
 // connection's setup again (without its token, which is not kept), revoke one (after a
-// confirmation naming it). Below them, the MCP servers behind the gate (UpstreamList).
+// confirmation naming it). Below them, the agents' own tools through their hooks (HooksPanel:
+// installed or not, per client, with Install and Remove), and the MCP servers behind the gate
+// (UpstreamList). A connection a client's hooks act as says where they are installed.
 class ConnectionsPage final : public QWidget
 {
     Q_OBJECT
@@ -38,6 +42,9 @@ public:
     int activeCount() const { return m_active; }
     // The MCP servers behind the gate, below the connections.
     UpstreamList *upstreamList() const { return m_upstreams; }
+    // Where Install and Remove write the agents' hooks (none: they are off).
+    void setHookInstaller(HookInstaller *installer);
+    HooksPanel *hooksPanel() const { return m_hooks; }
 
 Q_SIGNALS:
     // Connections were added or revoked; active is how many are active now.
@@ -64,6 +71,7 @@ private:
     QString m_shownToken; // its token, only right after it was made
     int m_active = 0;
     UpstreamList *m_upstreams = nullptr;
+    HooksPanel *m_hooks = nullptr;
 };
 
 } // namespace Countersign

@@ -238,6 +238,11 @@ void MainWindow::setUpstreams(const QString &status)
     m_connections->upstreamList()->setStatus(status);
 }
 
+void MainWindow::setHookInstaller(HookInstaller *installer)
+{
+    m_connections->setHookInstaller(installer);
+}
+
 void MainWindow::setListenUrl(const QString &url, const QStringList &stdioCommand)
 {
     m_status->setText(tr("Listening on %1").arg(url));

@@ -20,6 +20,7 @@ class ConnectionsPage;
 class DeclinesView;
 class PolicyChangeBanner;
 class SettingsPage;
+class HookInstaller;
 class TokenStore;
 struct Operation;
 
@@ -59,6 +60,8 @@ public:
     void clearConfigProblem();
     // The upstreams' states and tools (McpServer::upstreamsChanged), shown in Connections.
     void setUpstreams(const QString &status);
+    // Where Connections installs the agents' hooks.
+    void setHookInstaller(HookInstaller *installer);
     // Data and configuration paths for Help > About.
     void setPaths(const QString &configPath, const QString &dataDir);
     // Quits, after asking while cards wait; a second Quit during the quit stops waiting for the

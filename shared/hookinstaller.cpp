@@ -1,0 +1,228 @@
+#include "hookinstaller.h"
+
+#include "hooksetup.h"
+#include "tokenstore.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <nlohmann/json.hpp>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The file as JSON (null when it does not exist). A file with comments is refused: writing it back
+// would lose them.
+Result<json> readSettings(const QString &path)
+{
+    QFile file(path);
+    if (!file.exists())
+        return Result<json>(json());
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    const QByteArray bytes = file.readAll();
+    if (bytes.trimmed().isEmpty())
+        return Result<json>(json());
+    json parsed = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    if (!parsed.is_discarded())
+        return Result<json>(std::move(parsed));
+    const json lenient =
+        json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false, true);
+    if (!lenient.is_discarded())
+        return failure(QStringLiteral("%1 has comments, which writing it would lose: add the hooks by hand "
+                                      "(countersign hooks install CLIENT --setup prints them)")
+                           .arg(path));
+    return failure(QStringLiteral("%1 is not valid JSON; nothing was changed").arg(path));
+}
+
+// A copy beside it first, then the new text in place at once (a reader never sees half of it).
+Status writeSettings(const QString &path, const json &settings, QString *backup)
+{
+    if (QFile::exists(path)) {
+        const QString stem = path + QStringLiteral(".countersign-backup-") +
+                             QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+        *backup = stem;
+        for (int n = 2; QFile::exists(*backup); ++n) // an earlier backup is never overwritten
+            *backup = stem + QStringLiteral("-%1").arg(n);
+        if (!QFile::copy(path, *backup))
+            return failure(QStringLiteral("cannot back %1 up to %2; nothing was changed").arg(path, *backup));
+    }
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    file.write(QByteArray::fromStdString(settings.dump(2)) + '\n');
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    if (!file.commit())
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    return success();
+}
+
+QString tokenFile(const QString &dataDir, const QString &client)
+{
+    return QDir(dataDir).absoluteFilePath(QStringLiteral("hooks/%1.token").arg(client));
+}
+
+Status writeToken(const QString &path, const QString &token)
+{
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(token.toUtf8() + '\n');
+    if (!file.commit())
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    return success();
+}
+
+Status knownClient(const QString &client)
+{
+    if (HookSetup::clients().contains(client))
+        return success();
+    return failure(QStringLiteral("the client must be one of %1").arg(HookSetup::clients().join(QLatin1String(", "))));
+}
+
+QString backupNote(const QString &backup)
+{
+    return backup.isEmpty() ? QString() : QStringLiteral(" (backup: %1)").arg(backup);
+}
+
+} // namespace
+
+HookInstaller::HookInstaller(TokenStore &tokens, Place place) : m_tokens(tokens), m_place(std::move(place)) {}
+
+QString HookInstaller::connectionName(const QString &client)
+{
+    return client + QStringLiteral("-hooks");
+}
+
+QString HookInstaller::displayName(const QString &client)
+{
+    if (client == QLatin1String("claude-code"))
+        return QStringLiteral("Claude Code");
+    if (client == QLatin1String("codex"))
+        return QStringLiteral("Codex");
+    if (client == QLatin1String("gemini"))
+        return QStringLiteral("Gemini CLI");
+    if (client == QLatin1String("qwen"))
+        return QStringLiteral("Qwen Code");
+    return client;
+}
+
+QString HookInstaller::afterwards(const QString &client)
+{
+    if (client == QLatin1String("claude-code"))
+        return QStringLiteral(
+            "Claude Code 2.1.295 or later blocks a call when the hook fails (onFailure); an "
+            "older one lets it through.");
+    if (client == QLatin1String("codex"))
+        return QStringLiteral("Codex runs a hook only once you trust its hash: start codex and trust the "
+                              "Countersign hooks under /hooks (\"Trust all and continue\"); codex exec needs "
+                              "them trusted too, or --dangerously-bypass-hook-trust.");
+    if (client == QLatin1String("gemini"))
+        return QStringLiteral("Gemini CLI runs settings hooks only in trusted folders.");
+    return QStringLiteral("Qwen Code runs project hooks only in trusted folders; these are user-level.");
+}
+
+QString HookInstaller::settingsPath(const Place &place, const QString &client)
+{
+    return HookSetup::settingsPath(client, place.home, place.codexHome);
+}
+
+HookSetup::Target HookInstaller::targetOf(const Place &place, const QString &client)
+{
+    HookSetup::Target target;
+    target.client = client;
+    target.hookUrl = place.consoleBase + QStringLiteral("/hooks/") + client;
+    target.shim = place.shim + QStringList{client, QStringLiteral("--socket"), place.socket,
+                                           QStringLiteral("--token-file"), tokenFile(place.dataDir, client)};
+    return target;
+}
+
+HookInstaller::State HookInstaller::state(const QString &client) const
+{
+    State s;
+    s.client = client;
+    s.path = settingsPath(m_place, client);
+    auto current = readSettings(s.path);
+    if (!current)
+        s.problem = current.error();
+    else
+        s.installed = HookSetup::installed(current.value(), client);
+    return s;
+}
+
+Result<QString> HookInstaller::setupText(const Place &place, const QString &client)
+{
+    if (auto known = knownClient(client); !known)
+        return failure(known.error());
+    HookSetup::Target target = targetOf(place, client);
+    target.token = QStringLiteral("<the connection's token>");
+    auto merged = HookSetup::install(json::object(), target);
+    if (!merged)
+        return failure(merged.error());
+    return QStringLiteral("== %1: merge into %2 ==\n%3\n%4")
+        .arg(client, settingsPath(place, client), QString::fromStdString(merged.value().dump(2)), afterwards(client));
+}
+
+Result<QString> HookInstaller::install(const QString &client, const QString &owner)
+{
+    if (auto known = knownClient(client); !known)
+        return failure(known.error());
+    const QString path = settingsPath(m_place, client);
+    auto current = readSettings(path);
+    if (!current)
+        return failure(current.error());
+    HookSetup::Target target = targetOf(m_place, client);
+    target.token = QStringLiteral("<token>");
+    if (auto trial = HookSetup::install(current.value(), target); !trial) // before any token changes
+        return failure(QStringLiteral("%1: %2").arg(path, trial.error()));
+    // A fresh token each time (only its hash is kept, so an old one cannot be handed out again).
+    const QString connection = connectionName(client);
+    (void)m_tokens.revoke(connection); // none yet is fine
+    auto token = m_tokens.add(connection, owner);
+    if (!token)
+        return failure(token.error());
+    target.token = token.value();
+    if (client != QLatin1String("claude-code"))
+        if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
+            return failure(saved.error());
+    auto merged = HookSetup::install(current.value(), target);
+    if (!merged)
+        return failure(QStringLiteral("%1: %2").arg(path, merged.error()));
+    QString backup;
+    if (auto written = writeSettings(path, merged.value(), &backup); !written)
+        return failure(written.error());
+    return QStringLiteral("Installed Countersign's %1 hooks in %2%3, as the connection %4.\n%5")
+        .arg(client, path, backupNote(backup), connection, afterwards(client));
+}
+
+Result<QString> HookInstaller::remove(const QString &client)
+{
+    if (auto known = knownClient(client); !known)
+        return failure(known.error());
+    const QString path = settingsPath(m_place, client);
+    auto current = readSettings(path);
+    if (!current)
+        return failure(current.error());
+    QString backup;
+    if (!current.value().is_null()) // no file: nothing to take out, and none is made
+        if (auto written = writeSettings(path, HookSetup::remove(current.value(), client), &backup); !written)
+            return failure(written.error());
+    const QString connection = connectionName(client);
+    (void)m_tokens.revoke(connection); // gone already is fine
+    QFile::remove(tokenFile(m_place.dataDir, client));
+    return QStringLiteral("Removed Countersign's %1 hooks from %2%3; the connection %4 is revoked.")
+        .arg(client, path, backupNote(backup), connection);
+}
+
+} // namespace Countersign
