@@ -5,10 +5,12 @@
 // "block"), and the console's window under Xvfb deciding the cards:
 //   - a shell command that needs a card does not run until approved in the window, and runs once;
 //   - a write that needs a card, declined with a reason: the reason reaches the model, nothing written;
+//     approved: written once;
 //   - a read-only command (ls inside the roots) runs with no card;
 //   - with the console down, the command never runs;
-// and the same for Codex 0.169.0 (exec_command) and Gemini CLI 0.61.0 (run_shell_command) through
-// the `countersign hook` shim, their hooks written by `countersign hooks install` into the sandbox.
+// and the same for Codex 0.169.0 (exec_command, apply_patch) and Gemini CLI 0.61.0
+// (run_shell_command, write_file) through the `countersign hook` shim, their hooks written by
+// `countersign hooks install` into the sandbox.
 //   node hooks.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--decide] [--verbose] [--keep]
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -92,6 +94,25 @@ try {
         assert.equal(existsSync(target), false);
     });
 
+    await check('Claude Code: its own Write, approved in the window: the file is written once, as the card showed', async () => {
+        const target = path.join(ws, 'written.txt');
+        const { model, run } = await runClaude(rig, {
+            tool: 'Write', args: { file_path: target, content: 'approved content\n' },
+            prompt: 'Write written.txt.', hooksBase: base(con.url),
+        });
+        const card = await con.waitForCard(90_000);
+        assert.equal(card.tool, 'agent:write', JSON.stringify(card));
+        await sleep(2000);
+        assert.equal(existsSync(target), false, 'nothing written before the approval');
+        await con.approve();
+        await model.waitFor((m) => m.results.some((r) => !r.pending), 60_000, 'the write\'s result');
+        await run.exited;
+        assert.equal(readFileSync(target, 'utf8'), 'approved content\n', resultText(model));
+        // The post report matched the approval, and the file is what the card showed.
+        const recorded = con.lines.find((l) => /countersign\.hooks: recorded "agent-tool-ran" "Write"/.test(l.line));
+        assert.ok(recorded, con.lines.map((l) => l.line).filter((l) => /hooks/.test(l)).join('\n'));
+    });
+
     await check('Claude Code: a read-only command inside the roots (ls) runs with no card', async () => {
         writeFileSync(path.join(ws, 'listed.txt'), 'x');
         const { model, run } = await runClaude(rig, {
@@ -122,6 +143,28 @@ try {
         ['codex', 'Codex', 'exec_command', (f) => ({ cmd: `echo approved >> ${f}` }), ['--dangerously-bypass-hook-trust']],
         ['gemini', 'Gemini CLI', 'run_shell_command', (f) => ({ command: `echo approved >> ${f}`, description: 'append' }), []],
     ];
+    // Their own file writes: Gemini CLI's write_file (a path relative to its project folder: it
+    // refuses any outside it before its hooks run), Codex's apply_patch (a freeform tool).
+    const shimWrites = [
+        ['gemini', 'Gemini CLI', 'write_file', () => ({ file_path: 'written-gemini.txt', content: 'approved content\n' }), [],
+            (run) => path.join(run.sandbox.project, 'written-gemini.txt')],
+        ['codex', 'Codex', 'apply_patch', (f) => ({ input: `*** Begin Patch\n*** Add File: ${f}\n+approved content\n*** End Patch\n` }), ['--dangerously-bypass-hook-trust'],
+            () => path.join(ws, 'written-codex.txt')],
+    ];
+    for (const [key, name, tool, args, flags, where] of shimWrites) {
+        await check(`${name}: its own ${tool}, approved in the window: the file is written once (hooks install, the shim)`, async () => {
+            const { model, run } = await viaShim(key, { tool, args: args(path.join(ws, `written-${key}.txt`)), prompt: 'Write the file.', flags });
+            const target = where(run);
+            const card = await con.waitForCard(90_000).catch((e) => { throw new Error(`${e.message}; offered: ${model.toolNames.join(', ')}`); });
+            assert.match(card.tool, /^agent:(write|patch)$/, JSON.stringify(card));
+            await sleep(2000);
+            assert.equal(existsSync(target), false, 'nothing written before the approval');
+            await con.approve();
+            await model.waitFor((m) => m.results.some((r) => !r.pending), 60_000, 'the write\'s result');
+            await run.exited;
+            assert.equal(readFileSync(target, 'utf8'), 'approved content\n', `written once: ${resultText(model)}`);
+        });
+    }
     for (const [key, name, tool, args, flags] of shimClients) {
         await check(`${name}: its own shell runs a command that needs a card only after the approval in the window, once (hooks install, the shim)`, async () => {
             const marker = path.join(ws, `approved-${key}.txt`);

@@ -246,7 +246,12 @@ export function startModelServer({
         record('responses', path, body, names, toolName, answer);
         const respId = `resp_${Math.random().toString(36).slice(2, 12)}`;
         const model = body.model ?? 'gpt-5';
-        const item = answer.kind === 'call'
+        // A freeform tool (Codex's apply_patch for some models: "type": "custom") is called with its
+        // raw input text, args.input.
+        const custom = answer.kind === 'call' && tools.some((t) => t.type === 'custom' && t.name === call.name);
+        const item = custom
+            ? { type: 'custom_tool_call', id: `ctc_${answer.id}`, call_id: answer.id, name: call.name, input: String(answer.args.input ?? ''), status: 'completed' }
+            : answer.kind === 'call'
             ? { type: 'function_call', id: `fc_${answer.id}`, call_id: answer.id, name: call.name, ...(call.namespace ? { namespace: call.namespace } : {}), arguments: JSON.stringify(answer.args), status: 'completed' }
             : answer.kind === 'search'
                 ? { type: 'tool_search_call', id: `tsc_${answer.id}`, call_id: answer.id, status: 'completed', execution: 'client', arguments: { query: answer.query, limit: 8 } }
@@ -263,6 +268,9 @@ export function startModelServer({
         if (answer.kind === 'text') {
             ev('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: answer.text });
             ev('response.output_text.done', { item_id: item.id, output_index: 0, content_index: 0, text: answer.text });
+        } else if (custom) {
+            ev('response.custom_tool_call_input.delta', { item_id: item.id, output_index: 0, delta: item.input });
+            ev('response.custom_tool_call_input.done', { item_id: item.id, output_index: 0, input: item.input });
         } else if (answer.kind === 'call') {
             ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: item.arguments });
             ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });

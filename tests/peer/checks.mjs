@@ -1,8 +1,11 @@
 // The peer tests' cases: check() runs one and prints ok/FAIL with the reason; exitWithSummary()
 // prints the count and exits 0 only if at least one ran and none failed.
+// COUNTERSIGN_CHECKS=REGEX runs only the cases whose names match (for working on one).
 const results = [];
+const only = process.env.COUNTERSIGN_CHECKS ? new RegExp(process.env.COUNTERSIGN_CHECKS) : null;
 
 export async function check(name, fn) {
+    if (only && !only.test(name)) return;
     try { await fn(); results.push([name, true]); console.log(`ok   ${name}`); }
     catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e?.stack ?? e}`); }
 }
