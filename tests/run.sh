@@ -26,4 +26,4 @@ ctest --preset asan -L "load|asan" --timeout 1500
 # The libFuzzer targets (clang, ASan, UBSan), each for a bounded time from its seed corpus.
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
-ctest --preset fuzz --timeout 900
+ctest --preset fuzz --timeout 900 --parallel 2
