@@ -88,7 +88,8 @@ Status knownClient(const QString &client)
 {
     if (HookSetup::clients().contains(client))
         return success();
-    return failure(QStringLiteral("the client must be one of %1").arg(HookSetup::clients().join(QLatin1String(", "))));
+    return failure(
+        QStringLiteral("the client must be one of %1").arg(HookSetup::clients().join(QLatin1String(", "))));
 }
 
 QString backupNote(const QString &backup)
@@ -171,7 +172,8 @@ Result<QString> HookInstaller::setupText(const Place &place, const QString &clie
     if (!merged)
         return failure(merged.error());
     return QStringLiteral("== %1: merge into %2 ==\n%3\n%4")
-        .arg(client, settingsPath(place, client), QString::fromStdString(merged.value().dump(2)), afterwards(client));
+        .arg(client, settingsPath(place, client), QString::fromStdString(merged.value().dump(2)),
+             afterwards(client));
 }
 
 Result<QString> HookInstaller::install(const QString &client, const QString &owner)

@@ -33,9 +33,9 @@ public:
     struct State final
     {
         QString client;
-        QString path;     // the client's settings file
+        QString path; // the client's settings file
         bool installed = false;
-        QString problem;  // why the file cannot be read, when it cannot
+        QString problem; // why the file cannot be read, when it cannot
     };
 
     HookInstaller(TokenStore &tokens, Place place);
