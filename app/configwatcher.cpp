@@ -20,27 +20,52 @@ ConfigWatcher::ConfigWatcher(QString path, Config current, QObject *parent)
     m_debounce.setInterval(250); // an editor's save is often several writes
     connect(&m_debounce, &QTimer::timeout, this, &ConfigWatcher::reload);
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, &m_debounce, qOverload<>(&QTimer::start));
-    connect(&m_watcher, &QFileSystemWatcher::directoryChanged, &m_debounce, qOverload<>(&QTimer::start));
-    const QString dir = QFileInfo(m_path).absolutePath();
-    if (QFileInfo::exists(dir))
-        m_watcher.addPath(dir);
-    if (QFileInfo::exists(m_path))
-        m_watcher.addPath(m_path);
+    connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, [this](const QString &folder) {
+        // The folders above may be busy (~/.config, /tmp): their changes never put a read off.
+        if (folder == QFileInfo(m_path).absolutePath() || !m_debounce.isActive())
+            m_debounce.start();
+    });
+    arm();
+}
+
+void ConfigWatcher::arm()
+{
+    const QFileInfo file(m_path);
+    QStringList wanted;
+    if (file.exists())
+        wanted.append(file.absoluteFilePath());
+    QString folder = file.absolutePath();
+    while (!QFileInfo(folder).isDir() && QFileInfo(folder).path() != folder)
+        folder = QFileInfo(folder).path();
+    wanted.append(folder);
+    if (const QString above = QFileInfo(folder).path(); above != folder)
+        wanted.append(above); // a rename of the folder itself shows here
+    const QStringList watched = m_watcher.files() + m_watcher.directories();
+    QStringList gone;
+    for (const QString &path : watched) {
+        if (!wanted.contains(path))
+            gone.append(path);
+    }
+    if (!gone.isEmpty())
+        m_watcher.removePaths(gone);
+    QStringList added;
+    for (const QString &path : wanted) {
+        if (!watched.contains(path))
+            added.append(path); // a file replaced by a save was dropped from the watch: added again
+    }
+    if (!added.isEmpty())
+        m_watcher.addPaths(added);
 }
 
 void ConfigWatcher::checkNow()
 {
     m_debounce.stop();
-    if (const QString dir = QFileInfo(m_path).absolutePath();
-        QFileInfo::exists(dir) && !m_watcher.directories().contains(dir))
-        m_watcher.addPath(dir); // made since the start: watched from now on
     reload();
 }
 
 void ConfigWatcher::reload()
 {
-    if (QFileInfo::exists(m_path) && !m_watcher.files().contains(m_path))
-        m_watcher.addPath(m_path); // replaced or created: watch the new file
+    arm(); // before the read: a change after it is seen
     const QByteArray text = contents(m_path);
     if (text == m_lastText)
         return;

@@ -10,7 +10,10 @@ namespace Countersign {
 
 // Watches the configuration file and reloads it when it changes. A file that does not parse is
 // refused (rejected() carries file:line: reason) and the last good configuration stays in force.
-// Editors that save by replacing the file are handled by watching the folder too.
+// Watched from the start whether or not it exists: the file itself when it is there, its folder
+// (or, while that does not exist, the nearest folder above it that does) and the folder above
+// that, so a file created later, a file replaced by an editor's save, a folder made since the
+// start and a renamed folder are all seen. The watch is set again after each change.
 class ConfigWatcher final : public QObject
 {
     Q_OBJECT
@@ -23,7 +26,7 @@ public:
 
 public Q_SLOTS:
     // Reads the file now, as a change would (nothing when its text is the one last read): for a
-    // write Countersign made itself, which a folder created since the start is not watched for.
+    // write Countersign made itself, read at once rather than after the watch's settling time.
     void checkNow();
 
 Q_SIGNALS:
@@ -32,6 +35,8 @@ Q_SIGNALS:
 
 private:
     void reload();
+    // Watches what the class comment says, for the file and folders as they are now.
+    void arm();
 
     QString m_path;
     Config m_current;

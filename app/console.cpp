@@ -16,6 +16,7 @@
 #include "mainwindow.h"
 #include "mcpserver.h"
 #include "serverthread.h"
+#include "settingspage.h"
 #include "systemclock.h"
 #include "tokenstore.h"
 
@@ -132,12 +133,12 @@ QString wideningText(const PolicyChange &change)
     return items.join(QStringLiteral("; "));
 }
 
-// A widening that took effect with this start, in words (stderr and the window).
-QString widenedAtStartText(const PolicyChange &change, const QString &sourcePath)
+// At start, a widening the human refused is still in the file, in words (stderr and the window).
+QString stillRefusedText(const PolicyChange &change, const QString &sourcePath)
 {
     return QStringLiteral(
-               "%1 was changed while Countersign was stopped and now lets more run without you: %2. "
-               "The change is recorded in the audit log.")
+               "%1 still holds a change you kept out in the window (%2); the configuration accepted "
+               "before it stays in force. Change the file again to be asked again.")
         .arg(sourcePath, wideningText(change));
 }
 
@@ -158,20 +159,19 @@ void reportConfigChanges(ConfigGuard *guard)
                      qPrintable(oneLine(guard->pendingSource())));
         std::fflush(stderr);
     });
-    QObject::connect(guard, &ConfigGuard::waitingForRestart, guard,
+    QObject::connect(
+        guard, &ConfigGuard::heldForWindow, guard, [](const PolicyChange &change, const QString &sourcePath) {
+            std::fprintf(stderr,
+                         "countersign: the configuration in %s widens what runs without a human "
+                         "(%s); with no window to accept it in, it is held, and the configuration "
+                         "accepted last stays in force until it is accepted in Countersign's window\n",
+                         qPrintable(oneLine(sourcePath)), qPrintable(oneLine(wideningText(change))));
+            std::fflush(stderr);
+        });
+    QObject::connect(guard, &ConfigGuard::refusedStillInFile, guard,
                      [](const PolicyChange &change, const QString &sourcePath) {
-                         std::fprintf(
-                             stderr,
-                             "countersign: the configuration in %s widens what runs without a human "
-                             "(%s); with no window to accept it in, it takes effect only at the next "
-                             "start, and the previous configuration stays in force\n",
-                             qPrintable(oneLine(sourcePath)), qPrintable(oneLine(wideningText(change))));
-                         std::fflush(stderr);
-                     });
-    QObject::connect(guard, &ConfigGuard::widenedWhileStopped, guard,
-                     [](const PolicyChange &change, const QString &sourcePath) {
-                         std::fprintf(stderr, "countersign: warning: %s\n",
-                                      qPrintable(oneLine(widenedAtStartText(change, sourcePath))));
+                         std::fprintf(stderr, "countersign: %s\n",
+                                      qPrintable(oneLine(stillRefusedText(change, sourcePath))));
                          std::fflush(stderr);
                      });
     QObject::connect(guard, &ConfigGuard::storeError, guard, [](const QString &error) {
@@ -440,20 +440,24 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.guard = std::make_unique<ConfigGuard>(config.value(), *p.store,
                                             cl.mode == CommandLine::Mode::Window
                                                 ? ConfigGuard::Widening::AskInWindow
-                                                : ConfigGuard::Widening::WaitForRestart);
+                                                : ConfigGuard::Widening::HeldForWindow);
     QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, p.guard.get(), &ConfigGuard::offer);
     reportConfigChanges(p.guard.get());
-    QString widenedAtStart; // for the window, made below
+    QString stillRefused; // for the window, made below
     const QMetaObject::Connection atStart =
-        QObject::connect(p.guard.get(), &ConfigGuard::widenedWhileStopped, p.guard.get(),
-                         [&widenedAtStart](const PolicyChange &change, const QString &sourcePath) {
-                             widenedAtStart = widenedAtStartText(change, sourcePath);
+        QObject::connect(p.guard.get(), &ConfigGuard::refusedStillInFile, p.guard.get(),
+                         [&stillRefused](const PolicyChange &change, const QString &sourcePath) {
+                             stillRefused = stillRefusedText(change, sourcePath);
                          });
+    // Before the server starts: what it runs first is the configuration accepted last.
     p.guard->recordStart();
     QObject::disconnect(atStart);
 
     // Bridges (`countersign --stdio`) reach this console's server over a local socket.
-    const McpServer::Setup setup{config.value(),   databasePath,
+    // Where to listen is the file's (or --listen's), not policy: it is not held with a widening.
+    Config serving = p.guard->inForce();
+    serving.overrideListen(config.value().listenHost(), config.value().listenPort());
+    const McpServer::Setup setup{serving,          databasePath,
                                  p.keys,           &p.clock,
                                  hooks.extraTools, ConsoleInstance::bridgePath(cl.dataDir),
                                  instanceId,       config.value().instanceName()};
@@ -484,8 +488,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
             p.window->addWarning(interruptedText);
-        if (!widenedAtStart.isEmpty())
-            p.window->addWarning(oneLine(widenedAtStart));
+        if (!stillRefused.isEmpty())
+            p.window->addWarning(oneLine(stillRefused));
         MainWindow *w = p.window.get();
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::setConfigProblem);
         QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, &MainWindow::clearConfigProblem);
@@ -501,9 +505,11 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                          &AuditView::refreshSoon);
         QObject::connect(p.server->server(), &McpServer::stepRecorded, w->declinesView(),
                          &DeclinesView::refreshSoon);
-        // A deny rule the Declines view wrote is read at once (its folder may be new, and unwatched);
-        // the guard then applies it, as any narrowing edit of the file.
+        // What the Declines view and the Settings page write is read at once, and judged by the guard
+        // as any edit of the file.
         QObject::connect(w->declinesView(), &DeclinesView::ruleWritten, p.watcher.get(),
+                         &ConfigWatcher::checkNow);
+        QObject::connect(w->settingsPage(), &SettingsPage::fileWritten, p.watcher.get(),
                          &ConfigWatcher::checkNow);
         w->showTab(cl.show);
         (void)w->winId(); // creates the native window now, so the announcer sees its first expose

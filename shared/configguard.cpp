@@ -3,6 +3,9 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QFileInfo>
 #include <QLoggingCategory>
 
 Q_LOGGING_CATEGORY(lcConfigGuard, "countersign.config")
@@ -10,6 +13,26 @@ Q_LOGGING_CATEGORY(lcConfigGuard, "countersign.config")
 namespace Countersign {
 
 using json = nlohmann::json;
+
+namespace {
+// What a refusal is remembered by: the text of the file refused.
+std::string digestOf(const QString &text)
+{
+    return QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256).toHex().toStdString();
+}
+
+QString timeText(const QDateTime &when)
+{
+    return when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
+// When the file was changed, as a person reads it.
+QString changedText(const Config &config)
+{
+    const QFileInfo file(config.sourcePath());
+    return file.exists() ? ConfigGuard::tr("changed %1").arg(timeText(file.lastModified())) : QString();
+}
+} // namespace
 
 ConfigGuard::ConfigGuard(Config inForce, AuditStore &audit, Widening widening, QObject *parent)
     : QObject(parent), m_inForce(std::move(inForce)), m_audit(audit), m_widening(widening)
@@ -23,19 +46,10 @@ void ConfigGuard::offer(const Config &config)
     const bool wasPending = hasPending();
     m_pending.reset();
     m_pendingChange = {};
+    m_pendingWhen.clear();
     const PolicyChange change = PolicyChange::compare(m_inForce, config);
     if (change.widens()) {
-        if (m_widening == Widening::WaitForRestart) {
-            record(QStringLiteral("policy-widening-waiting"), change, config.sourcePath(), false);
-            if (wasPending)
-                Q_EMIT pendingChanged();
-            Q_EMIT waitingForRestart(change, config.sourcePath());
-            return;
-        }
-        // Nothing of it applies, not even its narrowing half: what was accepted is what runs.
-        m_pending = config;
-        m_pendingChange = change;
-        Q_EMIT pendingChanged();
+        hold(config, change, changedText(config), false);
         return;
     }
     // Narrowing applies even when its audit row cannot be written: refusing it would keep the
@@ -56,6 +70,7 @@ void ConfigGuard::accept()
     Config accepted = std::move(*m_pending);
     m_pending.reset();
     m_pendingChange = {};
+    m_pendingWhen.clear();
     Q_EMIT pendingChanged();
     apply(std::move(accepted));
 }
@@ -64,16 +79,20 @@ void ConfigGuard::keepCurrent()
 {
     if (!m_pending)
         return;
-    record(QStringLiteral("policy-widened-rejected"), m_pendingChange, m_pending->sourcePath(), true);
+    // Remembered by the file's text: the next start does not ask again for the same file.
+    record(QStringLiteral("policy-widened-rejected"), m_pendingChange, m_pending->sourcePath(), true,
+           {{"digest", digestOf(m_pending->sourceText())}});
     m_pending.reset();
     m_pendingChange = {};
+    m_pendingWhen.clear();
     Q_EMIT pendingChanged();
 }
 
 bool ConfigGuard::record(const QString &event, const PolicyChange &change, const QString &sourcePath,
-                         bool withDecider)
+                         bool withDecider, const json &more)
 {
-    nlohmann::json detail = change.toJson();
+    json detail = change.toJson();
+    detail.update(more);
     detail["file"] = sourcePath.toStdString();
     if (withDecider)
         detail["by"] = ApprovalQueue::consoleUser().toStdString();
@@ -84,6 +103,24 @@ bool ConfigGuard::record(const QString &event, const PolicyChange &change, const
         return false;
     }
     return true;
+}
+
+void ConfigGuard::hold(Config config, const PolicyChange &change, const QString &when, bool atStart)
+{
+    // A live edit the window asks about is recorded when decided; one found at start, or that no
+    // window can decide, is recorded now.
+    if (atStart || m_widening == Widening::HeldForWindow)
+        record(QStringLiteral("policy-widening-waiting"), change, config.sourcePath(), false,
+               {{"digest", digestOf(config.sourceText())}, {"atStart", atStart}});
+    if (m_widening == Widening::HeldForWindow) {
+        Q_EMIT heldForWindow(change, config.sourcePath());
+        return;
+    }
+    // Nothing of it applies, not even its narrowing half: what was accepted is what runs.
+    m_pending = std::move(config);
+    m_pendingChange = change;
+    m_pendingWhen = when;
+    Q_EMIT pendingChanged();
 }
 
 void ConfigGuard::apply(Config config)
@@ -99,8 +136,11 @@ void ConfigGuard::recordInForce()
     auto last = m_audit.lastEvent(QStringLiteral("policy-in-force"));
     if (last && last.value().is_object() && last.value().value("text", json()) == text)
         return;
-    if (auto recorded = m_audit.recordEvent(QStringLiteral("policy-in-force"),
-                                            {{"file", m_inForce.sourcePath().toStdString()}, {"text", text}});
+    if (auto recorded = m_audit.recordEvent(
+            QStringLiteral("policy-in-force"),
+            {{"file", m_inForce.sourcePath().toStdString()},
+             {"text", text},
+             {"since", QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString()}});
         !recorded)
         Q_EMIT storeError(tr("The configuration in force could not be recorded in the audit log: %1")
                               .arg(recorded.error()));
@@ -113,20 +153,41 @@ void ConfigGuard::recordStart()
         Q_EMIT storeError(tr("The last recorded configuration cannot be read: %1").arg(last.error()));
         return;
     }
-    const json text = last.value().is_object() ? last.value().value("text", json()) : json();
-    if (text.is_string()) {
-        const QByteArray before = QByteArray::fromStdString(text.get<std::string>());
-        auto previous = Config::parse(before, m_inForce.sourcePath());
-        const PolicyChange change =
-            previous ? PolicyChange::compare(previous.value(), m_inForce) : PolicyChange();
-        if (previous && change.widens()) {
-            record(QStringLiteral("policy-widened-at-start"), change, m_inForce.sourcePath(), false);
-            Q_EMIT widenedWhileStopped(change, m_inForce.sourcePath());
-        } else if (previous && change.narrows()) {
-            record(QStringLiteral("policy-narrowed"), change, m_inForce.sourcePath(), false);
-        }
+    const json &accepted = last.value();
+    const json text = accepted.is_object() ? accepted.value("text", json()) : json();
+    if (!text.is_string()) {
+        recordInForce(); // the first start: the file is what the human set up
+        return;
     }
-    recordInForce();
+    auto previous = Config::parse(QByteArray::fromStdString(text.get<std::string>()), m_inForce.sourcePath());
+    if (!previous) {
+        // Written by an older Countersign in a form this one no longer reads: nothing to compare.
+        qCWarning(lcConfigGuard) << "the configuration accepted last cannot be read:" << previous.error();
+        recordInForce();
+        return;
+    }
+    const PolicyChange change = PolicyChange::compare(previous.value(), m_inForce);
+    if (change.narrows() && !change.widens())
+        record(QStringLiteral("policy-narrowed"), change, m_inForce.sourcePath(), false);
+    if (!change.widens()) {
+        recordInForce();
+        return;
+    }
+    // The file widens the configuration accepted last: that one runs until the human says.
+    Config found = std::move(m_inForce);
+    m_inForce = std::move(previous).value();
+    auto refused = m_audit.lastEvent(QStringLiteral("policy-widened-rejected"));
+    if (refused && refused.value().is_object() &&
+        refused.value().value("digest", std::string()) == digestOf(found.sourceText())) {
+        Q_EMIT refusedStillInFile(change, found.sourcePath());
+        return;
+    }
+    QString when = changedText(found);
+    if (const QString since = QString::fromStdString(accepted.value("since", std::string()));
+        !since.isEmpty())
+        when = tr("%1; the configuration in force was accepted %2")
+                   .arg(when, timeText(QDateTime::fromString(since, Qt::ISODate)));
+    hold(std::move(found), change, when, true);
 }
 
 } // namespace Countersign

@@ -15,17 +15,21 @@ class AuditStore;
 // the human accepts it. offer() takes each configuration read from the file and compares it with
 // the one in force (PolicyChange): a change that only narrows, or changes nothing the policy
 // depends on, applies at once; a change that widens, even in part, applies only whole and only
-// when accepted: in the window (accept() or keepCurrent()), or, with no window to ask in, at the
-// next start. Every policy change is recorded in the audit log: "policy-narrowed",
-// "policy-widened-accepted", "policy-widened-rejected", "policy-widening-waiting" (no window).
-// Lives in the console's thread, with the console's AuditStore.
+// when accepted in the window (accept() or keepCurrent()). With no window to ask in it is held,
+// and the configuration in force stays. The same holds across restarts: at start, the file is
+// compared with the configuration accepted last (the audit log's "policy-in-force"), and a
+// widening waits as a live edit does while the one accepted last runs; a widening refused in the
+// window stays refused until the file changes again. Every policy change is recorded in the
+// audit log: "policy-narrowed", "policy-widened-accepted", "policy-widened-rejected",
+// "policy-widening-waiting" (found, and waiting or held). Lives in the console's thread, with the
+// console's AuditStore.
 class ConfigGuard final : public QObject
 {
     Q_OBJECT
 public:
     enum class Widening {
-        AskInWindow,    // held as pending until accept() or keepCurrent()
-        WaitForRestart, // set aside (and recorded): the file is read again at the next start
+        AskInWindow,   // held as pending until accept() or keepCurrent()
+        HeldForWindow, // no window (headless, stdio): set aside and recorded; a window console accepts it
     };
 
     ConfigGuard(Config inForce, AuditStore &audit, Widening widening, QObject *parent = nullptr);
@@ -37,6 +41,9 @@ public:
     bool hasPending() const { return m_pending.has_value(); }
     const PolicyChange &pendingChange() const { return m_pendingChange; }
     QString pendingSource() const { return m_pending ? m_pending->sourcePath() : QString(); }
+    // When the file waiting was changed, and since when the configuration in force has been in
+    // force, in words ("" when neither is known).
+    const QString &pendingWhen() const { return m_pendingWhen; }
 
 public Q_SLOTS:
     // A configuration read from the file. Replaces whatever was pending: the file changed again.
@@ -47,10 +54,10 @@ public Q_SLOTS:
     // Records the refusal and drops the pending configuration: the one in force stays until the
     // file changes again.
     void keepCurrent();
-    // At start: compares the configuration in force with the last one the audit log holds
-    // ("policy-in-force", written whenever the configuration in force changes). A widening made
-    // while Countersign was stopped is recorded ("policy-widened-at-start") and reported through
-    // widenedWhileStopped; it is in force, as the file says.
+    // At start, before the server runs anything: compares the configuration read from the file
+    // with the one accepted last. A narrowing is recorded and applies; a widening puts the one
+    // accepted last back in force (read inForce() after) and waits, as a live edit does, unless
+    // it was refused in the window and the file has not changed since (refusedStillInFile).
     void recordStart();
 
 Q_SIGNALS:
@@ -58,14 +65,17 @@ Q_SIGNALS:
     void applied(const Countersign::Config &config);
     // A widening configuration started or stopped waiting for the human (read hasPending()).
     void pendingChanged();
-    // No window to ask in: a widening configuration was set aside until the next start.
-    void waitingForRestart(const Countersign::PolicyChange &change, const QString &sourcePath);
+    // No window to ask in: a widening configuration was set aside; the one in force stays.
+    void heldForWindow(const Countersign::PolicyChange &change, const QString &sourcePath);
+    // At start: the file still holds a widening the human refused; the one accepted last runs.
+    void refusedStillInFile(const Countersign::PolicyChange &change, const QString &sourcePath);
     void storeError(const QString &message);
-    void widenedWhileStopped(const Countersign::PolicyChange &change, const QString &sourcePath);
 
 private:
-    bool record(const QString &event, const PolicyChange &change, const QString &sourcePath,
-                bool withDecider);
+    bool record(const QString &event, const PolicyChange &change, const QString &sourcePath, bool withDecider,
+                const nlohmann::json &more = nlohmann::json::object());
+    // Holds a widening configuration: pending in the window, or set aside with no window.
+    void hold(Config config, const PolicyChange &change, const QString &when, bool atStart);
     void apply(Config config);
     void recordInForce();
 
@@ -74,6 +84,7 @@ private:
     Widening m_widening = Widening::AskInWindow;
     std::optional<Config> m_pending;
     PolicyChange m_pendingChange;
+    QString m_pendingWhen;
 };
 
 } // namespace Countersign

@@ -666,7 +666,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.startsWith("countersign: "));
     }
-    void configReload_narrowingFollowsTheFile_wideningWaitsForRestart_badEditIsRefused()
+    void configReload_narrowingFollowsTheFile_wideningIsHeld_badEditIsRefused()
     {
         const QString path = m_dir.filePath(QStringLiteral("reload.json"));
         const auto writeConfig = [&](const QByteArray &text) {
@@ -717,8 +717,8 @@ private Q_SLOTS:
             (err += p.readAllStandardError()).contains("widens what runs without a human"), 10000);
         QVERIFY2(err.contains("reload.json widens what runs without a human (action act_c: none → plan "
                               "[\"true\"], apply [\"true\"], risk high); with no window to accept it in, it "
-                              "takes effect only at the next start, and the previous configuration stays in "
-                              "force\n"),
+                              "is held, and the configuration accepted last stays in force until it is "
+                              "accepted in Countersign's window\n"),
                  err.constData());
         QVERIFY(listed("act_b"));
         QVERIFY(!out.contains("act_c"));

@@ -2,7 +2,8 @@
 // wires them: a configuration that widens what runs without a human reaches the server only when
 // Accept is clicked in the window, Keep current leaves the old one in force, a narrowing one
 // applies at once, and each leaves its event in the audit log. Without a window, a widening
-// configuration waits for the next start.
+// configuration is held. At a restart the file is judged against the configuration accepted last:
+// a widening waits as a live edit does, and one refused in the window stays refused.
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "config.h"
@@ -74,6 +75,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     Principal m_principal;
     int m_applied = 0;
+    int m_stillRefused = 0;
     int m_test = 0;
 
     Config configOf(const json &document)
@@ -117,15 +119,33 @@ private:
         m_guard = std::make_unique<ConfigGuard>(base, *m_store, widening);
         connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
         connect(m_guard.get(), &ConfigGuard::applied, this, [this] { ++m_applied; });
-        if (widening == ConfigGuard::Widening::AskInWindow) {
-            m_window = std::make_unique<MainWindow>(
-                MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
-            m_window->followConfigChanges(*m_guard);
-            m_window->show();
-            if (!QTest::qWaitForWindowExposed(m_window.get()))
-                return helperFailed(QStringLiteral("the window was not shown"));
-        }
+        if (widening == ConfigGuard::Widening::AskInWindow)
+            return showWindow();
         return true;
+    }
+    bool showWindow()
+    {
+        m_window = std::make_unique<MainWindow>(
+            MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
+        m_window->followConfigChanges(*m_guard);
+        m_window->show();
+        if (!QTest::qWaitForWindowExposed(m_window.get()))
+            return helperFailed(QStringLiteral("the window was not shown"));
+        return true;
+    }
+    // A restart on the same store, the file now holding document, as Console does it: a new guard
+    // judges the file at start, the server runs what the guard keeps in force, a new window follows.
+    bool restartWith(const json &document)
+    {
+        m_window.reset();
+        m_guard =
+            std::make_unique<ConfigGuard>(configOf(document), *m_store, ConfigGuard::Widening::AskInWindow);
+        connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
+        connect(m_guard.get(), &ConfigGuard::applied, this, [this] { ++m_applied; });
+        connect(m_guard.get(), &ConfigGuard::refusedStillInFile, this, [this] { ++m_stillRefused; });
+        m_guard->recordStart();
+        m_server->reconfigure(m_guard->inForce());
+        return showWindow();
     }
     template <typename T> T *find(const char *name)
     {
@@ -219,6 +239,7 @@ private Q_SLOTS:
         m_store.reset();
         m_db.reset();
         m_applied = 0;
+        m_stillRefused = 0;
     }
 
     void widening_reachesTheServerOnlyWhenAccepted()
@@ -358,38 +379,99 @@ private Q_SLOTS:
         QCOMPARE(policyEvents(), QStringList());
     }
 
-    void aWideningMadeWhileStopped_isRecordedAndReported_atTheNextStart()
+    void aWideningMadeWhileStopped_waitsAtTheNextStart_theOneAcceptedLastRuns()
     {
-        QVERIFY(build(ConfigGuard::Widening::WaitForRestart));
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
         m_guard->recordStart(); // the first start: the configuration in force is recorded
         QCOMPARE(policyEvents(), QStringList());
-        // Stopped, the file gets an approval mode for low risk; the next start reads it.
+        // Stopped, the file loses its deny rule; the next start reads it.
+        json widened = baseDocument();
+        widened["rules"] = json::array();
+        QVERIFY(restartWith(widened));
+        QTRY_VERIFY(bannerShown());
+        QVERIFY(find<QLabel>("policyChangeTitle")
+                    ->text()
+                    .contains(QLatin1String("widens what runs without you")));
+        QVERIFY2(find<QPlainTextEdit>("policyChangeText")
+                     ->toPlainText()
+                     .contains(QStringLiteral("rule tool delete_service, service=prod-*: deny → none")),
+                 qPrintable(find<QPlainTextEdit>("policyChangeText")->toPlainText()));
+        // The configuration accepted last is what the server runs.
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 1);
+        QVERIFY(deniedText("prod-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        QCOMPARE(m_applied, 0);
+        QCOMPARE(policyEvents(), QStringList{QStringLiteral("policy-widening-waiting")});
+
+        QVERIFY(click("acceptPolicyChange"));
+        QTRY_VERIFY(!bannerShown());
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 0);
+        QCOMPARE(policyEvents(), (QStringList{QStringLiteral("policy-widening-waiting"),
+                                              QStringLiteral("policy-widened-accepted")}));
+        // Started again on the same file: accepted, so nothing to ask.
+        QVERIFY(restartWith(widened));
+        QVERIFY(!bannerShown());
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 0);
+        QCOMPARE(policyEvents().size(), 2);
+    }
+
+    void aRefusedWidening_staysRefusedAcrossARestart_untilTheFileChanges()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        m_guard->recordStart();
+        json widened = baseDocument();
+        widened["ttlSeconds"] = 600;
+        m_guard->offer(configOf(widened));
+        QTRY_VERIFY(bannerShown());
+        QVERIFY(click("keepCurrentPolicy"));
+        QTRY_VERIFY(!bannerShown());
+
+        // The restart the attacker waited for: the old TTL runs, and nobody is asked again.
+        QVERIFY(restartWith(widened));
+        QCOMPARE(m_guard->inForce().ttlSeconds(), 300);
+        QVERIFY(!m_guard->hasPending());
+        QVERIFY(!bannerShown());
+        QCOMPARE(m_stillRefused, 1);
+        QCOMPARE(m_applied, 0);
+        QCOMPARE(policyEvents(), QStringList{QStringLiteral("policy-widened-rejected")});
+        // The policy in force is the one accepted before: production is still denied.
+        QVERIFY(deniedText("prod-1").startsWith(QLatin1String("Denied by Countersign policy")));
+
+        // The file changed again (while stopped): asked again, with the one accepted last in force.
+        widened["ttlSeconds"] = 900;
+        QVERIFY(restartWith(widened));
+        QTRY_VERIFY(bannerShown());
+        QCOMPARE(m_guard->inForce().ttlSeconds(), 300);
+        QVERIFY(
+            find<QPlainTextEdit>("policyChangeText")->toPlainText().contains(QStringLiteral("300 → 900")));
+    }
+
+    void headless_aWideningMadeWhileStopped_isHeld_theOneAcceptedLastRuns()
+    {
+        QVERIFY(build(ConfigGuard::Widening::HeldForWindow));
+        m_guard->recordStart();
         json widened = baseDocument();
         widened["approval"] = {{"low", "client"}};
-        ConfigGuard next(configOf(widened), *m_store, ConfigGuard::Widening::WaitForRestart);
-        int reported = 0;
-        connect(&next, &ConfigGuard::widenedWhileStopped, this,
-                [&reported](const PolicyChange &change, const QString &) {
-                    ++reported;
+        ConfigGuard next(configOf(widened), *m_store, ConfigGuard::Widening::HeldForWindow);
+        int held = 0;
+        connect(&next, &ConfigGuard::heldForWindow, this,
+                [&held](const PolicyChange &change, const QString &) {
+                    ++held;
                     QVERIFY(change.widens());
                 });
         next.recordStart();
-        QCOMPARE(reported, 1);
+        QCOMPARE(held, 1);
+        QVERIFY(!next.hasPending());
+        QCOMPARE(next.inForce().policy().approvalFor(Risk::Low), ApprovalMode::Console);
         json detail;
-        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-widened-at-start")});
+        QCOMPARE(policyEvents(&detail), QStringList{QStringLiteral("policy-widening-waiting")});
         QVERIFY(mentions(detail["widening"], "approval for low risk"));
-        // Started again on the same file: nothing new to report.
-        ConfigGuard again(configOf(widened), *m_store, ConfigGuard::Widening::WaitForRestart);
-        connect(&again, &ConfigGuard::widenedWhileStopped, this, [&reported] { ++reported; });
-        again.recordStart();
-        QCOMPARE(reported, 1);
-        QCOMPARE(policyEvents().size(), 1);
     }
-    void headless_wideningWaitsForTheNextStart_andIsRecorded()
+
+    void headless_wideningIsHeld_andIsRecorded()
     {
-        QVERIFY(build(ConfigGuard::Widening::WaitForRestart));
+        QVERIFY(build(ConfigGuard::Widening::HeldForWindow));
         int waiting = 0;
-        connect(m_guard.get(), &ConfigGuard::waitingForRestart, this,
+        connect(m_guard.get(), &ConfigGuard::heldForWindow, this,
                 [&waiting](const PolicyChange &change, const QString &source) {
                     ++waiting;
                     QVERIFY(change.widens());

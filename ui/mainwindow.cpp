@@ -357,7 +357,7 @@ void MainWindow::followConfigChanges(ConfigGuard &guard)
             m_policyChange->hide();
             return;
         }
-        m_policyChange->setChange(guard.pendingChange(), guard.pendingSource());
+        m_policyChange->setChange(guard.pendingChange(), guard.pendingSource(), guard.pendingWhen());
         m_policyChange->show();
         if (!isVisible() || isMinimized() || !isActiveWindow()) {
             if (m_tray->isVisible())

@@ -69,11 +69,12 @@ PolicyChangeBanner::PolicyChangeBanner(QWidget *parent) : QFrame(parent)
     connect(m_keep, &QPushButton::clicked, this, &PolicyChangeBanner::keepCurrentClicked);
 }
 
-void PolicyChangeBanner::setChange(const PolicyChange &change, const QString &sourcePath)
+void PolicyChangeBanner::setChange(const PolicyChange &change, const QString &sourcePath, const QString &when)
 {
+    const QString file = when.isEmpty() ? sourcePath : tr("%1 (%2)").arg(sourcePath, when);
     m_title->setText(tr("The configuration in %1 widens what runs without you. Nothing of it applies "
                         "until you accept it; Keep current leaves the configuration in force as it is.")
-                         .arg(sourcePath));
+                         .arg(file));
     QString text = tr("Widens (before → after):") + QLatin1Char('\n') + bulleted(change.widening());
     if (change.narrows())
         text += QLatin1String("\n\n") + tr("Narrows, applied with it (before → after):") + QLatin1Char('\n') +

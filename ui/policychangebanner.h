@@ -22,7 +22,8 @@ public:
     explicit PolicyChangeBanner(QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(PolicyChangeBanner)
 
-    void setChange(const PolicyChange &change, const QString &sourcePath);
+    // when: when the file was changed and the configuration in force accepted, in words.
+    void setChange(const PolicyChange &change, const QString &sourcePath, const QString &when = QString());
 
 Q_SIGNALS:
     void acceptClicked();

@@ -81,6 +81,8 @@ void SettingsPage::openFile()
             m_message->setText(tr("Cannot create %1: %2").arg(m_path, file.errorString()));
             return;
         }
+        file.close();
+        Q_EMIT fileWritten();
     }
     if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_path)))
         m_message->setText(tr("No application opened %1; open it in an editor yourself.").arg(m_path));
@@ -106,6 +108,7 @@ bool SettingsPage::save()
         m_message->setText(tr("Not saved: %1").arg(saved.error()));
         return false;
     }
+    Q_EMIT fileWritten();
     m_message->setText(
         tr("Saved to %1. The poll window and a shorter TTL apply to new calls now, a longer TTL once you "
            "accept it; the port at the next start.")

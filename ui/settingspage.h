@@ -28,6 +28,10 @@ public:
     // object, when it does not exist yet).
     void openFile();
 
+Q_SIGNALS:
+    // The page wrote the configuration file (saved, or made to open): read it now, through the guard.
+    void fileWritten();
+
 private:
     QString m_path;
     QSpinBox *m_ttl = nullptr;

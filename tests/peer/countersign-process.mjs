@@ -9,12 +9,14 @@ import path from 'node:path';
 // Pass `restartOf` (a previous server's handle) to start again on the same data folder and token,
 // `serverBinary` to serve with another build of the server than `binary` (the crash tests' host),
 // `env` for more environment variables, and `keysFrom` (another server's handle) to share its
-// server keys (a team's instances on one store share them: a ticket one seals opens on the other).
-export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf, serverBinary = binary, env = {}, keysFrom } = {}) {
+// server keys (a team's instances on one store share them: a ticket one seals opens on the other),
+// and `configAt` (a path inside the server's folder) with `config: null` to start with no
+// configuration file there yet.
+export async function startCountersign(binary, { config = {}, tokenName = 'peer', restartOf, serverBinary = binary, env = {}, keysFrom, configAt } = {}) {
     const dir = restartOf ? restartOf.dir : mkdtempSync(path.join(tmpdir(), 'countersign-peer-'));
     const dataDir = path.join(dir, 'data');
-    const configPath = path.join(dir, 'config.json');
-    if (!restartOf) writeFileSync(configPath, JSON.stringify({ keyStore: 'file', ...config }, null, 2));
+    const configPath = restartOf ? restartOf.configPath : path.join(dir, configAt ?? 'config.json');
+    if (!restartOf && config !== null) writeFileSync(configPath, JSON.stringify({ keyStore: 'file', ...config }, null, 2));
     if (keysFrom && !restartOf) {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 });
         cpSync(path.join(keysFrom.dataDir, 'keys'), path.join(dataDir, 'keys'), { recursive: true });
@@ -31,7 +33,7 @@ export async function startCountersign(binary, { config = {}, tokenName = 'peer'
     // More connections (tokens) on the same data folder, for tests that act as many clients.
     const addToken = (name) => execFileSync(binary, ['token', 'add', name, '--data-dir', dataDir, '--config', configPath], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
     return {
-        url, token, dir, dataDir, child, addToken, exited,
+        url, token, dir, dataDir, configPath, child, addToken, exited,
         stderr: listening.stderr,
         // SIGKILL, as a crash: no clean-up runs; the folder stays for a restart.
         async crash() {
