@@ -71,7 +71,7 @@ QString verdictName(Verdict verdict)
     return {};
 }
 
-bool Rule::matches(const QString &toolName, const json &args) const
+bool Rule::matches(const QString &toolName, const json &args, const PathSpellings &paths) const
 {
     if (!globMatch(tool, toolName))
         return false;
@@ -80,7 +80,22 @@ bool Rule::matches(const QString &toolName, const json &args) const
         if (it == args.end())
             return false;
         const auto text = Rule::argumentText(*it);
-        if (!text || !globMatch(pattern, *text))
+        const bool sentMatches = text && globMatch(pattern, *text);
+        const auto spelled = paths.find(name);
+        if (spelled == paths.end() || spelled->second.isEmpty()) {
+            if (!sentMatches)
+                return false;
+            continue;
+        }
+        const QString glob = pathGlob(pattern);
+        const bool resolvedMatches =
+            std::any_of(spelled->second.cbegin(), spelled->second.cend(),
+                        [&glob](const QString &path) { return globMatch(glob, path); });
+        // An allow rule lets through only what the call acts on: "link/x" is not allowed by a rule
+        // on link/* when link leads elsewhere. A deny or ask rule holds for either, the text as
+        // sent read as a path too ("build/" for a rule on ./build).
+        const bool sentPathMatches = sentMatches || (text && globMatch(glob, pathGlob(*text)));
+        if (!resolvedMatches && (verdict == Verdict::Allow || !sentPathMatches))
             return false;
     }
     if (!argvPrefix.isEmpty()) {
@@ -104,6 +119,21 @@ std::optional<QString> Rule::argumentText(const json &value)
     if (value.is_number() || value.is_boolean())
         return QString::fromStdString(value.dump());
     return std::nullopt;
+}
+
+QString Rule::pathGlob(QString glob)
+{
+    while (glob.contains(QLatin1String("//")))
+        glob.replace(QLatin1String("//"), QLatin1String("/"));
+    while (glob.contains(QLatin1String("/./")))
+        glob.replace(QLatin1String("/./"), QLatin1String("/"));
+    while (glob.startsWith(QLatin1String("./")))
+        glob.remove(0, 2);
+    while (glob.size() > 1 && glob.endsWith(QLatin1Char('/')))
+        glob.chop(1);
+    if (glob.size() > 2 && glob.endsWith(QLatin1String("/.")))
+        glob.chop(2);
+    return glob.isEmpty() ? QStringLiteral(".") : glob;
 }
 
 QString Rule::describe() const
@@ -248,11 +278,12 @@ Result<Policy> Policy::fromJson(const json &rules, const json &approval, const j
     return policy;
 }
 
-PolicyDecision Policy::evaluate(const QString &toolName, const json &args, Verdict fallback) const
+PolicyDecision Policy::evaluate(const QString &toolName, const json &args, Verdict fallback,
+                                const PathSpellings &paths) const
 {
     for (qsizetype i = 0; i < m_rules.size(); ++i) {
         const Rule &rule = m_rules[i];
-        if (rule.matches(toolName, args))
+        if (rule.matches(toolName, args, paths))
             return {rule.verdict, static_cast<int>(i),
                     QStringLiteral("rules[%1]: %2").arg(i).arg(rule.describe()), rule.reason};
     }

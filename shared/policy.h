@@ -23,6 +23,14 @@ QString verdictName(Verdict verdict);
 // "allow", "ask" or "deny"; nothing for anything else.
 std::optional<Verdict> parseVerdict(const QString &name);
 
+// The path arguments of a call as the rules see them (GatedAction::pathSpellings): for each
+// argument that names a path, the path once resolved, in each spelling that names it (relative to
+// the first workspace root when inside it, and absolute). A rule's glob on such an argument is
+// matched against these, spelled the same way (no "./" in front, no "/" at the end), so a rule on
+// build matches ./build, build/ and ROOT/build. An allow rule matches only these (what the call
+// acts on); a deny or ask rule matches the text as sent too.
+using PathSpellings = std::map<QString, QStringList>;
+
 // One rule of the "rules" list: a tool name pattern, optional argument patterns, optional argv
 // prefix (for run_command-like tools) and the verdict. Patterns are globs (* and ?), matched on
 // the whole value; a value holding a control character or a line break (U+0000-U+001F, U+007F-U+009F,
@@ -35,10 +43,13 @@ struct Rule final
     Verdict verdict = Verdict::Ask;
     QString reason;
 
-    bool matches(const QString &toolName, const nlohmann::json &args) const;
+    bool matches(const QString &toolName, const nlohmann::json &args, const PathSpellings &paths = {}) const;
     // The text an argument glob is matched against: a string's value, a number's or boolean's JSON
     // text; nothing for any other value (no argument glob matches it).
     static std::optional<QString> argumentText(const nlohmann::json &value);
+    // A glob on a path argument spelled as PathSpellings spell paths: without "./" in front, "/./"
+    // inside, doubled "/" or a "/" at the end ("." for a root itself).
+    static QString pathGlob(QString glob);
     QString describe() const;
 };
 
@@ -60,7 +71,8 @@ public:
     static Result<Policy> fromJson(const nlohmann::json &rules, const nlohmann::json &approval,
                                    const nlohmann::json &review = nullptr);
 
-    PolicyDecision evaluate(const QString &toolName, const nlohmann::json &args, Verdict fallback) const;
+    PolicyDecision evaluate(const QString &toolName, const nlohmann::json &args, Verdict fallback,
+                            const PathSpellings &paths = {}) const;
     ApprovalMode approvalFor(Risk risk) const { return m_approval[static_cast<int>(risk)]; }
     // A team's review rules for a risk level: how many different people must approve (1 or 2),
     // and whether the person who owns the calling connection is barred from approving.

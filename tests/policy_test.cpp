@@ -163,6 +163,71 @@ private Q_SLOTS:
         QCOMPARE(d.ruleIndex, rule);
         QVERIFY(!d.rule.isEmpty());
     }
+    // Rules on path arguments match what the call acts on, not how it is spelled (issue 25).
+    void pathRules_matchWhatTheCallActsOn()
+    {
+        // Built as objects, not a raw string: moc reads a glob's "/*" in a raw string as a comment.
+        const json rules = json::array(
+            {json{{"tool", "delete_path"}, {"arguments", {{"path", "./build/"}}}, {"decision", "deny"}},
+             json{{"tool", "write_file"}, {"arguments", {{"path", "scratch/*"}}}, {"decision", "allow"}}});
+        auto parsed = Policy::fromJson(rules, json());
+        QVERIFY2(parsed, parsed ? "" : qPrintable(parsed.error()));
+        const Policy &p = parsed.value();
+        const auto verdict = [&p](const char *tool, const char *sent, const PathSpellings &paths) {
+            return static_cast<int>(
+                p.evaluate(QLatin1String(tool), json{{"path", sent}}, Verdict::Ask, paths).verdict);
+        };
+        const PathSpellings build{
+            {QStringLiteral("path"), {QStringLiteral("build"), QStringLiteral("/r/build")}}};
+        for (const char *sent : {"build", "./build", "build/", "/r/build", ".//build", "/r/./build/"})
+            QVERIFY2(verdict("delete_path", sent, build) == static_cast<int>(Verdict::Deny), sent);
+        const PathSpellings src{{QStringLiteral("path"), {QStringLiteral("src"), QStringLiteral("/r/src")}}};
+        QCOMPARE(verdict("delete_path", "src", src), static_cast<int>(Verdict::Ask));
+        // A deny holds for the text as sent too, wherever a link makes it lead.
+        const PathSpellings linked{
+            {QStringLiteral("path"), {QStringLiteral("out/real"), QStringLiteral("/r/out/real")}}};
+        QCOMPARE(verdict("delete_path", "build", linked), static_cast<int>(Verdict::Deny));
+        // An allow only for what the call acts on: scratch/link/x that leads to src/x is not allowed.
+        const PathSpellings throughLink{
+            {QStringLiteral("path"), {QStringLiteral("src/x"), QStringLiteral("/r/src/x")}}};
+        QCOMPARE(verdict("write_file", "scratch/link/x", throughLink), static_cast<int>(Verdict::Ask));
+        const PathSpellings scratch{
+            {QStringLiteral("path"), {QStringLiteral("scratch/x"), QStringLiteral("/r/scratch/x")}}};
+        QCOMPARE(verdict("write_file", "/r/scratch/x", scratch), static_cast<int>(Verdict::Allow));
+        // A path outside the first root has only its absolute spelling: "build" there is not ROOT/build.
+        const PathSpellings other{{QStringLiteral("path"), {QStringLiteral("/other/build")}}};
+        QCOMPARE(verdict("delete_path", "/other/build", other), static_cast<int>(Verdict::Ask));
+        // Without spellings (arguments seen as sent): the text as sent.
+        QCOMPARE(verdict("delete_path", "./build/", {}), static_cast<int>(Verdict::Deny));
+        QCOMPARE(verdict("delete_path", "build", {}), static_cast<int>(Verdict::Ask));
+    }
+
+    void pathGlob_data()
+    {
+        QTest::addColumn<QString>("glob");
+        QTest::addColumn<QString>("spelled");
+        QTest::newRow("dot slash") << "./build"
+                                   << "build";
+        QTest::newRow("trailing slash") << "build/"
+                                        << "build";
+        QTest::newRow("both, doubled") << ".//a//b//"
+                                       << "a/b";
+        QTest::newRow("dot inside") << "/r/./x/."
+                                    << "/r/x";
+        QTest::newRow("the root") << "./"
+                                  << ".";
+        QTest::newRow("glob kept") << "./src/*.c"
+                                   << "src/*.c";
+        QTest::newRow("slash alone") << "/"
+                                     << "/";
+    }
+    void pathGlob()
+    {
+        QFETCH(QString, glob);
+        QFETCH(QString, spelled);
+        QCOMPARE(Rule::pathGlob(glob), spelled);
+    }
+
     void approvalModes_followRisk()
     {
         const Policy p = policy();

@@ -114,8 +114,9 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
 // 2. Policy decides: allow runs now, deny answers now, ask goes on to 3. The plan.
 void Gate::firstPass(const RequestPtr &request, ToolDone done)
 {
-    const PolicyDecision verdict = m_policy.evaluate(request->action->name(), request->arguments,
-                                                     request->action->defaultVerdict(request->arguments));
+    const PolicyDecision verdict =
+        m_policy.evaluate(request->action->name(), request->arguments,
+                          request->action->defaultVerdict(request->arguments), request->paths);
     if (verdict.verdict == Verdict::Allow)
         return runAllowed(request, verdict.rule, std::move(done));
     if (verdict.verdict == Verdict::Deny) {
@@ -302,7 +303,7 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     const qint64 now = m_clock.nowMs();
     const QString rule = m_policy
                              .evaluate(request->action->name(), request->arguments,
-                                       request->action->defaultVerdict(request->arguments))
+                                       request->action->defaultVerdict(request->arguments), request->paths)
                              .rule;
     Operation op = request->operation(randomNonce(), std::move(plan), rule, now, now + m_settings.ttlMs,
                                       Operation::Status::Pending);

@@ -29,6 +29,13 @@ public:
     // Whether it says it changes nothing (readOnlyHint): a rule allowing it then records it with
     // relaxed durability. Never a reason to skip the gate.
     virtual bool readsOnly() const { return false; }
+    // The arguments that name paths, resolved, in the spellings the rules match (PathSpellings);
+    // none for a tool whose arguments the rules see as sent.
+    virtual PathSpellings pathSpellings(const nlohmann::json &arguments) const
+    {
+        Q_UNUSED(arguments)
+        return {};
+    }
     // What the policy does when no rule matches.
     virtual Verdict defaultVerdict(const nlohmann::json &arguments) const
     {

@@ -28,6 +28,7 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
         request->params.erase("inputResponses");
     }
     request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
+    request->paths = action->pathSpellings(call.arguments);
     return request;
 }
 

@@ -2,6 +2,7 @@
 
 #include "mcprequest.h"
 #include "operation.h"
+#include "policy.h"
 
 #include <memory>
 
@@ -23,7 +24,8 @@ struct GateRequest final
     Transport transport = Transport::Http;
     qint64 receivedMs = 0; // when it reached the gate
     QString argsDigest;
-    Elicitor elicit; // a 2025-era call's way to ask its client (CallContext::elicit); may be empty
+    PathSpellings paths; // the path arguments as the rules see them (GatedAction::pathSpellings)
+    Elicitor elicit;     // a 2025-era call's way to ask its client (CallContext::elicit); may be empty
     std::shared_ptr<CallCancel> task; // a 2025-11-25 task's call (CallContext::task); null otherwise
     std::optional<qint64> holdMs;     // CallContext::holdMs
 

@@ -303,6 +303,19 @@ json AgentTool::descriptor() const
               {"idempotentHint", false}}}};
 }
 
+PathSpellings AgentTool::pathSpellings(const json &arguments) const
+{
+    if (m_kind != Kind::Write && m_kind != Kind::Edit)
+        return {};
+    const QString path = QString::fromStdString(arguments.value("path", std::string()));
+    if (path.isEmpty())
+        return {};
+    QStringList forms = m_workspace ? m_workspace->spellings(path) : QStringList();
+    if (forms.isEmpty())
+        forms.append(QDir::cleanPath(path));
+    return {{QStringLiteral("path"), forms}};
+}
+
 Verdict AgentTool::defaultVerdict(const json &arguments) const
 {
     switch (m_kind) {

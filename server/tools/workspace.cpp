@@ -34,6 +34,20 @@ QString Workspace::rootOf(const QString &resolved) const
     return {};
 }
 
+QStringList Workspace::spellings(const QString &path) const
+{
+    auto resolved = resolve(path, Must::MayBeNewWithFolders);
+    if (!resolved || m_roots.isEmpty())
+        return {};
+    const QString &first = m_roots.first();
+    const QString &absolute = resolved.value();
+    if (absolute == first)
+        return {QStringLiteral("."), absolute};
+    if (absolute.startsWith(first + QLatin1Char('/')))
+        return {absolute.mid(first.size() + 1), absolute};
+    return {absolute};
+}
+
 bool Workspace::confines(const QString &absolutePath) const
 {
     if (!QDir::isAbsolutePath(absolutePath) || absolutePath.contains(QChar(0)) ||

@@ -31,6 +31,10 @@ public:
     bool confines(const QString &absolutePath) const;
     // The root that holds an already resolved path.
     QString rootOf(const QString &resolved) const;
+    // How the rules see a path an agent named (PathSpellings): resolved as resolve() does (it may
+    // be new), relative to the first root when inside it ("." for the root itself), and absolute.
+    // Nothing when resolve() refuses it.
+    QStringList spellings(const QString &path) const;
 
 private:
     bool inside(const QString &canonical) const;

@@ -75,7 +75,20 @@ public:
     {
     }
 
+    // Their paths as the rules see them: resolved, so a rule on build holds for ./build and build/.
+    PathSpellings pathSpellings(const json &args) const override
+    {
+        PathSpellings paths;
+        for (const char *name : pathArguments()) {
+            if (QStringList forms = m_ws.spellings(str(args, name)); !forms.isEmpty())
+                paths[QLatin1String(name)] = std::move(forms);
+        }
+        return paths;
+    }
+
 protected:
+    // The arguments that name a path inside the roots.
+    virtual QList<const char *> pathArguments() const { return {"path"}; }
     // Most file tools plan and apply synchronously; they answer through the callbacks at once.
     virtual Result<Plan> planNow(const json &args) const = 0;
     virtual json applyNow(const json &args) const = 0;
@@ -446,6 +459,7 @@ class MovePath final : public WorkspaceAction
 public:
     using WorkspaceAction::WorkspaceAction;
     QString name() const override { return QStringLiteral("move_path"); }
+    QList<const char *> pathArguments() const override { return {"from", "to"}; }
     json descriptor() const override
     {
         return WorkspaceArgs::descriptor(
