@@ -30,6 +30,7 @@
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSaveFile>
+#include <QSet>
 #include <QTemporaryFile>
 #include <QThread>
 #include <QTimer>
@@ -178,6 +179,26 @@ void reportConfigChanges(ConfigGuard *guard)
         std::fprintf(stderr, "countersign: %s\n", qPrintable(oneLine(error)));
         std::fflush(stderr);
     });
+}
+
+// What the console says on stderr of an upstream's change of its tools that is held for the human
+// (once per change; context: an object of the console's thread).
+void reportUpstreamChanges(McpServer *server, QObject *context)
+{
+    auto said = std::make_shared<QSet<QString>>();
+    QObject::connect(server, &McpServer::upstreamWideningHeld, context,
+                     [said](const QString &upstream, const QStringList &widening) {
+                         const QString line =
+                             QStringLiteral("upstream %1 changed its tools in a way that widens what runs "
+                                            "without a human (%2); held: its tools keep what was accepted (a "
+                                            "new one asks) until it is accepted in Countersign's window")
+                                 .arg(upstream, widening.join(QStringLiteral("; ")));
+                         if (said->contains(line))
+                             return;
+                         said->insert(line);
+                         std::fprintf(stderr, "countersign: %s\n", qPrintable(oneLine(line)));
+                         std::fflush(stderr);
+                     });
 }
 
 // The Settings page: the effective configuration and policy, read-only.
@@ -465,6 +486,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());
         followConfig(p.guard.get(), s);
+        reportUpstreamChanges(s, p.guard.get());
         if (hooks.wireServer)
             hooks.wireServer(s);
     });
@@ -500,6 +522,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         w->followConfigChanges(*p.guard);
         QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
         QMetaObject::invokeMethod(p.server->server(), &McpServer::reportUpstreams, Qt::QueuedConnection);
+        QObject::connect(p.server->server(), &McpServer::upstreamWideningHeld, w,
+                         &MainWindow::showUpstreamWidening);
+        QObject::connect(p.server->server(), &McpServer::upstreamWideningCleared, w,
+                         &MainWindow::clearUpstreamWidening);
+        QObject::connect(w, &MainWindow::upstreamAccepted, p.server->server(), &McpServer::acceptUpstream);
+        QObject::connect(w, &MainWindow::upstreamKept, p.server->server(), &McpServer::keepUpstream);
+        QMetaObject::invokeMethod(p.server->server(), &McpServer::reportHeldUpstreams, Qt::QueuedConnection);
         // Calls a rule settles reach the audit log without a card: the view reads them too.
         QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(),
                          &AuditView::refreshSoon);

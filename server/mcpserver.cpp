@@ -25,6 +25,7 @@
 #include "toolregistry.h"
 #include "tooltasks.h"
 #include "upstreams.h"
+#include "upstreamtrust.h"
 #include "workspace.h"
 #include "workspacetools.h"
 
@@ -102,7 +103,14 @@ Result<quint16> McpServer::start()
     m_hooks = new HookService(*m_gate, *m_audit, this);
     connect(m_hooks, &HookService::flagged, this, &McpServer::untrustedDecision);
     m_tools = std::make_unique<ToolRegistry>();
-    m_upstreams = new Upstreams(this);
+    // What the human accepted of each upstream's tools: a change that widens is held for them.
+    m_trust = new UpstreamTrust(*m_audit, this);
+    if (auto loaded = m_trust->load(); !loaded)
+        return failure(
+            QStringLiteral("cannot read the upstream tools accepted before: %1").arg(loaded.error()));
+    connect(m_trust, &UpstreamTrust::wideningHeld, this, &McpServer::upstreamWideningHeld);
+    connect(m_trust, &UpstreamTrust::wideningCleared, this, &McpServer::upstreamWideningCleared);
+    m_upstreams = new Upstreams(*m_trust, this);
     // Upstream tool changes come in bursts (every upstream starting, an upstream flooding
     // list_changed): the tools are rebuilt at most every 250 ms, and the clients told only when
     // what tools/list answers actually changed.
@@ -117,6 +125,10 @@ Result<quint16> McpServer::start()
         reportUpstreams(); // the window's list of their tools
     });
     connect(m_upstreams, &Upstreams::toolsChanged, this, [this] {
+        if (!m_rebuild->isActive())
+            m_rebuild->start();
+    });
+    connect(m_trust, &UpstreamTrust::changed, this, [this] {
         if (!m_rebuild->isActive())
             m_rebuild->start();
     });
@@ -357,12 +369,34 @@ int McpServer::drain()
     return running;
 }
 
+void McpServer::reportHeldUpstreams()
+{
+    if (!m_trust)
+        return;
+    for (const QString &upstream : m_trust->heldUpstreams())
+        Q_EMIT upstreamWideningHeld(upstream, m_trust->held(upstream));
+}
+
+void McpServer::acceptUpstream(const QString &upstream)
+{
+    if (m_trust)
+        m_trust->accept(upstream);
+}
+
+void McpServer::keepUpstream(const QString &upstream)
+{
+    if (m_trust)
+        m_trust->keep(upstream);
+}
+
 void McpServer::stop()
 {
     // First: ending the upstreams answers what still waits on them ("outcome unknown" for a call
     // in flight), and those answers go through the dispatcher, the gate and the open connections.
     delete m_upstreams;
     m_upstreams = nullptr;
+    delete m_trust;
+    m_trust = nullptr;
     if (m_endpoint)
         m_endpoint->endStreams(); // written before the connections close, and flushed with them
     delete m_http;                // closes connections; held requests are dropped with them

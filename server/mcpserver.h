@@ -31,6 +31,7 @@ class TicketSealer;
 class TokenStore;
 class ToolRegistry;
 class Upstreams;
+class UpstreamTrust;
 struct HttpRequest;
 struct HttpResponse;
 
@@ -88,6 +89,12 @@ public Q_SLOTS:
     void wake(const QString &nonce);
     // Emits upstreamsChanged with the upstreams as they are now (a window that just connected).
     void reportUpstreams();
+    // Emits upstreamWideningHeld for each upstream whose change is held now (a window that just
+    // connected).
+    void reportHeldUpstreams();
+    // The human accepted (or refused) the held change of an upstream's tools (UpstreamTrust).
+    void acceptUpstream(const QString &upstream);
+    void keepUpstream(const QString &upstream);
 
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
@@ -104,6 +111,10 @@ Q_SIGNALS:
     void stepRecorded(Countersign::Gate::Step step, const QString &nonce);
     // The upstreams' states and tools changed (Upstreams::status, as JSON text for the window).
     void upstreamsChanged(const QString &status);
+    // An upstream changed its tools in a way that widens what runs without a human: held until
+    // accepted (one line per change); or it is no longer held.
+    void upstreamWideningHeld(const QString &upstream, const QStringList &widening);
+    void upstreamWideningCleared(const QString &upstream);
 
 private:
     void buildTools();
@@ -126,6 +137,7 @@ private:
     std::unique_ptr<OtlpExporter> m_exporter;
     CallSpans *m_spans = nullptr; // with m_exporter, when "otlp" is configured
     Upstreams *m_upstreams = nullptr;
+    UpstreamTrust *m_trust = nullptr;
     HookService *m_hooks = nullptr; // the agents' own tools, through their hooks
     QTimer *m_rebuild = nullptr;    // coalesces the upstreams' tool changes
     QTimer *m_seen = nullptr;       // tells the store this instance still runs

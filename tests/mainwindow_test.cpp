@@ -1148,6 +1148,43 @@ private Q_SLOTS:
     // Connections installs the agents' hooks into each client's user settings (a home of the test's
     // own), says where, marks their connection, and Remove asks first; a settings file with comments
     // is refused and left as it was.
+    // An upstream's held change of its tools: a banner of its own, its text as plain text, Accept
+    // only after it settled, each decision naming its upstream; the first of several held is shown.
+    void upstreamWidening_bannerShowsIt_acceptAndKeepNameTheUpstream()
+    {
+        PolicyChangeBanner *banner = m_window->upstreamChangeBanner();
+        QVERIFY(!banner->isVisible());
+        QSignalSpy accepted(m_window.get(), &MainWindow::upstreamAccepted);
+        QSignalSpy kept(m_window.get(), &MainWindow::upstreamKept);
+        m_window->showUpstreamWidening(
+            QStringLiteral("fs<b>"),
+            {QStringLiteral("tool wipe: readOnlyHint: no → yes (it would run without a card)")});
+        m_window->showUpstreamWidening(QStringLiteral("zz"),
+                                       {QStringLiteral("tool x: new, says readOnlyHint")});
+        QTRY_VERIFY(banner->isVisible());
+        auto *title = banner->findChild<QLabel *>(QStringLiteral("policyChangeTitle"));
+        QCOMPARE(title->textFormat(), Qt::PlainText);
+        QVERIFY2(title->text().contains(QLatin1String("Upstream fs<b> changed what it says of its tools")),
+                 qPrintable(title->text()));
+        QVERIFY(banner->findChild<QPlainTextEdit *>(QStringLiteral("policyChangeText"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("tool wipe: readOnlyHint: no → yes")));
+        auto *accept = banner->findChild<QPushButton *>(QStringLiteral("acceptPolicyChange"));
+        QVERIFY(!accept->isEnabled()); // not at once: a click meant for something else cannot accept it
+        QTRY_VERIFY(accept->isEnabled());
+        QTest::mouseClick(accept, Qt::LeftButton);
+        QCOMPARE(accepted.count(), 1);
+        QCOMPARE(accepted.at(0).at(0).toString(), QStringLiteral("fs<b>"));
+        m_window->clearUpstreamWidening(QStringLiteral("fs<b>")); // as the server answers
+        QVERIFY(title->text().contains(QLatin1String("Upstream zz")));
+        QTest::mouseClick(banner->findChild<QPushButton *>(QStringLiteral("keepCurrentPolicy")),
+                          Qt::LeftButton);
+        QCOMPARE(kept.count(), 1);
+        QCOMPARE(kept.at(0).at(0).toString(), QStringLiteral("zz"));
+        m_window->clearUpstreamWidening(QStringLiteral("zz"));
+        QVERIFY(!banner->isVisible());
+    }
+
     void connections_hooks_installSaysWhere_removeAsks_commentsRefused()
     {
         QTemporaryDir home;

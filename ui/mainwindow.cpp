@@ -108,6 +108,18 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     m_policyChange = new PolicyChangeBanner(central);
     m_policyChange->hide();
     layout->addWidget(m_policyChange);
+    m_upstreamChange = new PolicyChangeBanner(central);
+    m_upstreamChange->setObjectName(QStringLiteral("upstreamChangeBanner"));
+    m_upstreamChange->hide();
+    layout->addWidget(m_upstreamChange);
+    connect(m_upstreamChange, &PolicyChangeBanner::acceptClicked, this, [this] {
+        if (!m_heldUpstreams.empty())
+            Q_EMIT upstreamAccepted(m_heldUpstreams.begin()->first);
+    });
+    connect(m_upstreamChange, &PolicyChangeBanner::keepCurrentClicked, this, [this] {
+        if (!m_heldUpstreams.empty())
+            Q_EMIT upstreamKept(m_heldUpstreams.begin()->first);
+    });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -373,6 +385,31 @@ void MainWindow::followConfigChanges(ConfigGuard &guard)
     connect(m_policyChange, &PolicyChangeBanner::acceptClicked, &guard, &ConfigGuard::accept);
     connect(m_policyChange, &PolicyChangeBanner::keepCurrentClicked, &guard, &ConfigGuard::keepCurrent);
     showPending();
+}
+
+void MainWindow::showUpstreamWidening(const QString &upstream, const QStringList &widening)
+{
+    m_heldUpstreams[upstream] = widening;
+    showHeldUpstream();
+    if (!isVisible() || isMinimized() || !isActiveWindow())
+        QApplication::alert(this);
+}
+
+void MainWindow::clearUpstreamWidening(const QString &upstream)
+{
+    m_heldUpstreams.erase(upstream);
+    showHeldUpstream();
+}
+
+void MainWindow::showHeldUpstream()
+{
+    if (m_heldUpstreams.empty()) {
+        m_upstreamChange->hide();
+        return;
+    }
+    const auto &[upstream, widening] = *m_heldUpstreams.begin();
+    m_upstreamChange->setUpstreamChange(upstream, widening);
+    m_upstreamChange->show();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

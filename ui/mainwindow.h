@@ -1,6 +1,9 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QStringList>
+
+#include <map>
 
 class QLabel;
 class QPlainTextEdit;
@@ -70,6 +73,10 @@ public:
     // Shows the configuration change that waits in guard (it widens what runs without the human)
     // in a banner above the tabs, whose Accept and Keep current buttons decide it.
     void followConfigChanges(ConfigGuard &guard);
+    // An upstream's change of its tools that widens, held for the human (McpServer's
+    // upstreamWideningHeld), in a banner of the same kind; or it is no longer held.
+    void showUpstreamWidening(const QString &upstream, const QStringList &widening);
+    void clearUpstreamWidening(const QString &upstream);
 
     ApprovalsPage *approvalsPage() const { return m_approvals; }
     AuditView *auditView() const { return m_audit; }
@@ -77,6 +84,7 @@ public:
     ConnectionsPage *connectionsPage() const { return m_connections; }
     SettingsPage *settingsPage() const { return m_settings; }
     PolicyChangeBanner *policyChangeBanner() const { return m_policyChange; }
+    PolicyChangeBanner *upstreamChangeBanner() const { return m_upstreamChange; }
 
     // Opens a tab by name: approvals, audit, declines, connections, settings.
     void showTab(const QString &name);
@@ -87,6 +95,9 @@ public:
 Q_SIGNALS:
     // The quit was confirmed (or needed no confirmation): the application is asked to quit.
     void quitting();
+    // The human decided an upstream's held change in the banner.
+    void upstreamAccepted(const QString &upstream);
+    void upstreamKept(const QString &upstream);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -109,6 +120,9 @@ private:
     QLabel *m_status = nullptr;
     QLabel *m_warnings = nullptr;
     PolicyChangeBanner *m_policyChange = nullptr;
+    PolicyChangeBanner *m_upstreamChange = nullptr;
+    std::map<QString, QStringList> m_heldUpstreams; // shown one at a time, the first by name
+    void showHeldUpstream();
     QSystemTrayIcon *m_tray = nullptr;
     QWidget *m_warningBar = nullptr;
     QStringList m_warningList;

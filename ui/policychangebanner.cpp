@@ -72,13 +72,31 @@ PolicyChangeBanner::PolicyChangeBanner(QWidget *parent) : QFrame(parent)
 void PolicyChangeBanner::setChange(const PolicyChange &change, const QString &sourcePath, const QString &when)
 {
     const QString file = when.isEmpty() ? sourcePath : tr("%1 (%2)").arg(sourcePath, when);
-    m_title->setText(tr("The configuration in %1 widens what runs without you. Nothing of it applies "
-                        "until you accept it; Keep current leaves the configuration in force as it is.")
-                         .arg(file));
     QString text = tr("Widens (before → after):") + QLatin1Char('\n') + bulleted(change.widening());
     if (change.narrows())
         text += QLatin1String("\n\n") + tr("Narrows, applied with it (before → after):") + QLatin1Char('\n') +
                 bulleted(change.narrowing());
+    setText(tr("The configuration in %1 widens what runs without you. Nothing of it applies "
+               "until you accept it; Keep current leaves the configuration in force as it is.")
+                .arg(file),
+            text);
+}
+
+void PolicyChangeBanner::setUpstreamChange(const QString &upstream, const QStringList &widening)
+{
+    QStringList lines;
+    for (const QString &line : widening)
+        lines.append(QStringLiteral("  • ") + line);
+    setText(tr("Upstream %1 changed what it says of its tools, and that widens what runs without you. "
+               "Its tools keep what you accepted (a new one asks) until you accept; Keep current "
+               "leaves them so.")
+                .arg(upstream),
+            tr("Widens:") + QLatin1Char('\n') + lines.join(QLatin1Char('\n')));
+}
+
+void PolicyChangeBanner::setText(const QString &title, const QString &text)
+{
+    m_title->setText(title);
     if (m_changes->toPlainText() != text || !m_accept->isEnabled()) {
         m_accept->setEnabled(false);
         m_settle->start();

@@ -13,7 +13,8 @@ class PolicyChange;
 
 // "The configuration widens what runs without you": shown above the tabs while a reloaded
 // configuration waits for the human, with what it widens and narrows (each before → after) and
-// two buttons. Everything from the file is shown as plain text.
+// two buttons; or the same for an upstream that changed its tools (UpstreamTrust). Everything
+// from the file or the upstream is shown as plain text.
 class PolicyChangeBanner final : public QFrame
 {
     Q_OBJECT
@@ -24,12 +25,16 @@ public:
 
     // when: when the file was changed and the configuration in force accepted, in words.
     void setChange(const PolicyChange &change, const QString &sourcePath, const QString &when = QString());
+    // An upstream's change of its tools that widens, one line per change.
+    void setUpstreamChange(const QString &upstream, const QStringList &widening);
 
 Q_SIGNALS:
     void acceptClicked();
     void keepCurrentClicked();
 
 private:
+    void setText(const QString &title, const QString &text);
+
     QLabel *m_title = nullptr;
     QPlainTextEdit *m_changes = nullptr;
     QPushButton *m_accept = nullptr;

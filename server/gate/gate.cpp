@@ -111,14 +111,21 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
         firstPass(request, std::move(done));
 }
 
-// 2. Policy decides: allow runs now, deny answers now, ask goes on to 3. The plan.
+PolicyDecision Gate::decide(const GateRequest &request) const
+{
+    PolicyDecision decision =
+        m_policy.evaluate(request.action->name(), request.arguments,
+                          request.action->defaultVerdict(request.arguments), request.paths);
+    if (const QString source = request.action->defaultSource(); decision.ruleIndex < 0 && !source.isEmpty())
+        decision.rule += QStringLiteral(" (%1)").arg(source);
+    return decision;
+}
+
+// 2. Policy decides: deny answers now, allow runs now unless the same call's card waits, ask goes
+// on to 3. The plan.
 void Gate::firstPass(const RequestPtr &request, ToolDone done)
 {
-    const PolicyDecision verdict =
-        m_policy.evaluate(request->action->name(), request->arguments,
-                          request->action->defaultVerdict(request->arguments), request->paths);
-    if (verdict.verdict == Verdict::Allow)
-        return runAllowed(request, verdict.rule, std::move(done));
+    const PolicyDecision verdict = decide(*request);
     if (verdict.verdict == Verdict::Deny) {
         const qint64 now = m_clock.nowMs();
         const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()),
@@ -131,12 +138,16 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
     }
     // The same call again while its card waits (an agent retrying without the ticket, or calling
     // again after it stopped waiting): it joins that card, instead of stacking a second one. A card
-    // approved while no call waited on it is run by this call (an approval is never stranded).
+    // approved while no call waited on it is run by this call (an approval is never stranded). So
+    // does a call the policy now allows (a rule or an upstream's annotations changed since the
+    // card was made): the card's decision is final for its call, which never runs past it.
     auto same = m_store.awaitingLike(request->principal.name, request->action->name(), request->argsDigest);
     if (!same)
         return done(storeFailure(same.error()));
     if (!same.value().isEmpty())
         return join(request, same.value(), QString(), std::move(done));
+    if (verdict.verdict == Verdict::Allow)
+        return runAllowed(request, verdict.rule, std::move(done));
     QPointer<Gate> self(this);
     request->action->plan(request->arguments, [self, request, done = std::move(done)](Result<Plan> plan) {
         if (!self)
@@ -301,10 +312,7 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
         return done(GateReplies::tooManyPending(request->principal.name, waiting.value()));
 
     const qint64 now = m_clock.nowMs();
-    const QString rule = m_policy
-                             .evaluate(request->action->name(), request->arguments,
-                                       request->action->defaultVerdict(request->arguments), request->paths)
-                             .rule;
+    const QString rule = decide(*request).rule;
     Operation op = request->operation(randomNonce(), std::move(plan), rule, now, now + m_settings.ttlMs,
                                       Operation::Status::Pending);
     op.approvalMode = mode;

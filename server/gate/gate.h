@@ -138,6 +138,9 @@ Q_SIGNALS:
 private:
     using RequestPtr = GateRequestPtr;
 
+    // The policy's decision for a call, its rule in words naming where a default came from.
+    PolicyDecision decide(const GateRequest &request) const;
+
     // The steps of the flow, in the order a call meets them (gate.cpp reads top to bottom).
     void firstPass(const RequestPtr &request, ToolDone done);
     void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);

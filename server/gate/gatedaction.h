@@ -36,6 +36,9 @@ public:
         Q_UNUSED(arguments)
         return {};
     }
+    // Where the default comes from, in words for the card and the audit row ("upstream fs says
+    // readOnlyHint"); empty when it is Countersign's own for the tool.
+    virtual QString defaultSource() const { return {}; }
     // What the policy does when no rule matches.
     virtual Verdict defaultVerdict(const nlohmann::json &arguments) const
     {

@@ -39,10 +39,12 @@ QString unfenced(QString text)
 
 } // namespace
 
-UpstreamAction::UpstreamAction(UpstreamLink *link, const UpstreamSpec &spec, json tool, CommandRunner &runner)
+UpstreamAction::UpstreamAction(UpstreamLink *link, const UpstreamSpec &spec, json tool,
+                               UpstreamTrust::Standing standing, CommandRunner &runner)
     : m_link(link), m_upstream(spec.name), m_tool(QString::fromStdString(tool.value("name", std::string()))),
-      m_descriptor(std::move(tool)), m_cwd(spec.cwd.isEmpty() ? QDir::homePath() : spec.cwd),
-      m_timeoutMs(spec.timeoutSeconds * 1000), m_runner(runner)
+      m_descriptor(std::move(tool)), m_standing(std::move(standing)),
+      m_cwd(spec.cwd.isEmpty() ? QDir::homePath() : spec.cwd), m_timeoutMs(spec.timeoutSeconds * 1000),
+      m_runner(runner)
 {
     m_name = spec.prefix + m_tool;
     m_settings = spec.settingsOf(m_tool);
@@ -56,10 +58,7 @@ bool UpstreamAction::readOnly(const json &tool)
 
 bool UpstreamAction::destructive() const
 {
-    // The spec's defaults: a tool that is not read-only is destructive unless it says otherwise.
-    const json annotations = m_descriptor.value("annotations", json::object());
-    return !readOnly(m_descriptor) &&
-           !(annotations.is_object() && annotations.value("destructiveHint", json(true)) == json(false));
+    return m_standing.destructive;
 }
 
 json UpstreamAction::capped(json result, const QString &upstream)
@@ -98,6 +97,32 @@ json UpstreamAction::capped(json result, const QString &upstream)
     return out;
 }
 
+int UpstreamAction::stripOurFields(json &answer)
+{
+    static const std::string ours = "dev.countersign/";
+    int removed = 0;
+    std::vector<json *> todo{&answer};
+    while (!todo.empty()) {
+        json *node = todo.back();
+        todo.pop_back();
+        if (node->is_object()) {
+            for (auto it = node->begin(); it != node->end();) {
+                if (it.key().compare(0, ours.size(), ours) == 0) {
+                    it = node->erase(it);
+                    ++removed;
+                } else {
+                    todo.push_back(&it.value());
+                    ++it;
+                }
+            }
+        } else if (node->is_array()) {
+            for (json &element : *node)
+                todo.push_back(&element);
+        }
+    }
+    return removed;
+}
+
 json UpstreamAction::descriptor() const
 {
     json d = m_descriptor;
@@ -118,7 +143,7 @@ json UpstreamAction::descriptor() const
 Verdict UpstreamAction::defaultVerdict(const json &arguments) const
 {
     Q_UNUSED(arguments)
-    return defaultFor(m_descriptor, m_settings);
+    return defaultFor(m_standing, m_settings);
 }
 
 Verdict UpstreamAction::defaultFor(const json &tool, const UpstreamToolSettings &settings)
@@ -126,6 +151,25 @@ Verdict UpstreamAction::defaultFor(const json &tool, const UpstreamToolSettings 
     if (settings.decision)
         return *settings.decision;
     return readOnly(tool) ? Verdict::Allow : Verdict::Ask;
+}
+
+Verdict UpstreamAction::defaultFor(const UpstreamTrust::Standing &standing,
+                                   const UpstreamToolSettings &settings)
+{
+    if (settings.decision)
+        return *settings.decision;
+    return standing.readOnly ? Verdict::Allow : Verdict::Ask;
+}
+
+QString UpstreamAction::sourceOf(const QString &upstream, const UpstreamTrust::Standing &standing,
+                                 const UpstreamToolSettings &settings)
+{
+    if (settings.decision)
+        return QStringLiteral("the configuration's setting for this tool of upstream %1").arg(upstream);
+    if (!standing.held.isEmpty())
+        return standing.held;
+    return standing.readOnly ? QStringLiteral("upstream %1 says readOnlyHint").arg(upstream)
+                             : QStringLiteral("upstream %1 does not say readOnlyHint").arg(upstream);
 }
 
 QString UpstreamAction::resultText(const json &result)
@@ -212,6 +256,11 @@ void UpstreamAction::plan(const json &arguments, PlanDone done)
         }
         json dryRun = arguments;
         dryRun.update(m_settings.planWith);
+        // Said on the card: the plan is the upstream's own word, from a call made before the decision.
+        plan.prompt +=
+            QStringLiteral("\nThe plan below is upstream %1's own answer to a dry run (%2 called with its "
+                           "planWith arguments before your decision), not what Countersign measured.")
+                .arg(m_upstream, m_tool);
         m_link->request(
             QStringLiteral("tools/call"), {{"name", m_tool.toStdString()}, {"arguments", dryRun}},
             m_timeoutMs, [plan, done = std::move(done)](const UpstreamLink::Outcome &outcome) mutable {
@@ -273,6 +322,16 @@ void UpstreamAction::apply(const json &arguments, ApplyDone done)
                     result["structuredContent"] = r["structuredContent"];
                 if (r.value("isError", json(false)) == json(true))
                     result["isError"] = true;
+                if (const int removed = stripOurFields(result); removed > 0)
+                    result["content"].push_back(
+                        {{"type", "text"},
+                         {"text",
+                          QStringLiteral("[Countersign: removed %1 field(s) in Countersign's own namespace "
+                                         "(dev.countersign/) from the result of upstream %2; only "
+                                         "Countersign writes those]")
+                              .arg(removed)
+                              .arg(upstream)
+                              .toStdString()}});
                 return done(capped(std::move(result), upstream));
             }
             case Kind::Refused:

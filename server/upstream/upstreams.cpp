@@ -5,6 +5,7 @@
 #include "toolregistry.h"
 #include "upstreamaction.h"
 #include "upstreamlink.h"
+#include "upstreamtrust.h"
 
 #include <QLoggingCategory>
 
@@ -27,7 +28,7 @@ json connectionOf(const UpstreamSpec &spec)
 
 } // namespace
 
-Upstreams::Upstreams(QObject *parent) : QObject(parent) {}
+Upstreams::Upstreams(UpstreamTrust &trust, QObject *parent) : QObject(parent), m_trust(trust) {}
 
 Upstreams::~Upstreams() = default; // the links are children
 
@@ -55,11 +56,16 @@ void Upstreams::configure(const QList<UpstreamSpec> &specs)
     Q_EMIT statusChanged();
 }
 
-void Upstreams::addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner) const
+void Upstreams::addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner)
 {
+    judgeReady();
     for (const auto &[name, link] : m_links) {
+        if (link->state() != UpstreamLink::State::Ready)
+            continue;
         for (const json &tool : link->tools()) {
-            auto action = std::make_shared<UpstreamAction>(link, link->spec(), tool, runner);
+            const QString upstreamName = QString::fromStdString(tool.value("name", std::string()));
+            auto action = std::make_shared<UpstreamAction>(link, link->spec(), tool,
+                                                           m_trust.standing(name, upstreamName), runner);
             const QString served = action->name();
             if (!tools.add(std::make_unique<GatedTool>(std::move(action), gate)))
                 qCWarning(lcUpstream)
@@ -68,16 +74,34 @@ void Upstreams::addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner) co
     }
 }
 
-json Upstreams::status(const Policy &policy) const
+void Upstreams::judgeReady()
 {
+    for (const auto &[name, link] : m_links) {
+        if (link->state() != UpstreamLink::State::Ready)
+            continue; // judged only as listed by a running upstream: one that is down lists nothing
+        json listed = json::array();
+        for (const json &tool : link->tools())
+            listed.push_back(tool);
+        m_trust.judge(name, listed);
+    }
+}
+
+json Upstreams::status(const Policy &policy)
+{
+    judgeReady();
     json all = json::array();
     for (const auto &[name, link] : m_links) {
         json tools = json::array();
         for (const json &tool : link->tools()) {
             const QString toolName = QString::fromStdString(tool.value("name", std::string()));
             const QString served = link->spec().prefix + toolName;
-            const PolicyDecision decision = policy.evaluate(
-                served, json::object(), UpstreamAction::defaultFor(tool, link->spec().settingsOf(toolName)));
+            const UpstreamToolSettings settings = link->spec().settingsOf(toolName);
+            const UpstreamTrust::Standing standing = m_trust.standing(name, toolName);
+            PolicyDecision decision =
+                policy.evaluate(served, json::object(), UpstreamAction::defaultFor(standing, settings));
+            if (decision.ruleIndex < 0)
+                decision.rule +=
+                    QStringLiteral(" (%1)").arg(UpstreamAction::sourceOf(name, standing, settings));
             tools.push_back({{"name", served.toStdString()},
                              {"decision", verdictName(decision.verdict).toStdString()},
                              {"rule", decision.rule.toStdString()}});
@@ -247,6 +271,7 @@ void Upstreams::forward(UpstreamLink *link, const QString &method, json params, 
                         {}});
                 // Countersign's own _meta goes on the answer; the upstream's is not passed on.
                 body.erase("_meta");
+                UpstreamAction::stripOurFields(body);
                 body.erase("resultType");
                 body.erase("ttlMs");
                 body.erase("cacheScope");

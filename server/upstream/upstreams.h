@@ -16,6 +16,7 @@ class Gate;
 class Policy;
 class ToolRegistry;
 class UpstreamLink;
+class UpstreamTrust;
 
 // The configured upstream MCP servers (server/upstream): one UpstreamLink each, kept across
 // configuration reloads while its connection (command, env, cwd, url, headers) stays the same.
@@ -26,19 +27,21 @@ class Upstreams final : public QObject, public ContentSource
 {
     Q_OBJECT
 public:
-    explicit Upstreams(QObject *parent = nullptr);
+    // trust: what the human accepted of each upstream's tools; must outlive this.
+    explicit Upstreams(UpstreamTrust &trust, QObject *parent = nullptr);
     ~Upstreams() override;
     Q_DISABLE_COPY_MOVE(Upstreams)
 
     // Starts the new ones, stops the removed ones, restarts those whose connection changed.
     void configure(const QList<UpstreamSpec> &specs);
-    // Adds every ready upstream's tools, as GatedTools, under their prefixes; a name taken already
-    // (a built-in tool or an action) is skipped with a warning.
-    void addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner) const;
+    // Adds every ready upstream's tools, as GatedTools, under their prefixes, each as its upstream
+    // lists it now judged by the trust (UpstreamTrust::judge); a name taken already (a built-in
+    // tool or an action) is skipped with a warning.
+    void addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner);
     // For the window: [{"name", "state", "error", "server", "protocol", "tools": [{"name",
     // "decision", "rule"}]}], each tool's decision as policy makes it for a call that no
     // argument rule singles out.
-    nlohmann::json status(const Policy &policy) const;
+    nlohmann::json status(const Policy &policy);
     // Whether uri is an instance of an RFC 6570 template, each {expression} any non-empty text.
     static bool matchesTemplate(const QString &uriTemplate, const QString &uri);
 
@@ -53,6 +56,8 @@ Q_SIGNALS:
     void statusChanged();
 
 private:
+    // Each ready upstream's tools as listed now, judged by the trust (UpstreamTrust::judge).
+    void judgeReady();
     // The upstream that serves a prompt (by its served name) or a resource URI, and the name
     // or URI it knows it by; nullptr when none does.
     UpstreamLink *promptOwner(const QString &served, QString &original) const;
@@ -61,6 +66,7 @@ private:
     // Forwards a read-only request and answers done with the upstream's result, or why not.
     static void forward(UpstreamLink *link, const QString &method, nlohmann::json params, ToolDone done);
 
+    UpstreamTrust &m_trust;
     std::map<QString, UpstreamLink *> m_links;
 };
 

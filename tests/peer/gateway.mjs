@@ -149,6 +149,7 @@ try {
         assert.match(card.diff, /^-colour: red$/m);
         assert.match(card.diff, /^\+colour: blue$/m);
         assert.ok(!card.diff.startsWith('```'), 'the Markdown fence is taken off');
+        assert.match(card.prompt, /The plan below is upstream fs's own answer to a dry run \(edit_file called with its planWith arguments before your decision\)/);
         assert.equal(readFileSync(file('edit.txt'), 'utf8'), 'colour: red\nsize: 3\n', 'the dry run changed nothing');
         await decide('approve', '--nonce', card.nonce);
         const r = await pending.promise;

@@ -90,7 +90,8 @@ int main(int argc, char **argv)
                              {"tool", op.tool.toStdString()},
                              {"title", op.plan.title.toStdString()},
                              {"targets", op.plan.toJson()["targets"]},
-                             {"diff", op.plan.diff.toStdString()}});
+                             {"diff", op.plan.diff.toStdString()},
+                             {"prompt", op.plan.prompt.toStdString()}});
         std::printf("%s\n", cards.dump().c_str());
         return 0;
     }
