@@ -14,18 +14,33 @@ QByteArray contents(const QString &path)
 } // namespace
 
 ConfigWatcher::ConfigWatcher(QString path, Config current, QObject *parent)
-    : QObject(parent), m_path(std::move(path)), m_current(std::move(current)), m_lastText(contents(m_path))
+    : QObject(parent), m_path(std::move(path)), m_current(std::move(current)),
+      m_lastText(m_current.sourceText())
 {
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(250); // an editor's save is often several writes
     connect(&m_debounce, &QTimer::timeout, this, &ConfigWatcher::reload);
-    connect(&m_watcher, &QFileSystemWatcher::fileChanged, &m_debounce, qOverload<>(&QTimer::start));
+    connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, [this] { changed(true); });
     connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, [this](const QString &folder) {
         // The folders above may be busy (~/.config, /tmp): their changes never put a read off.
-        if (folder == QFileInfo(m_path).absolutePath() || !m_debounce.isActive())
-            m_debounce.start();
+        changed(folder == QFileInfo(m_path).absolutePath());
     });
     arm();
+    // Read once the event loop runs: a change between the first read (current) and this watch
+    // would otherwise never be seen.
+    QTimer::singleShot(0, this, &ConfigWatcher::reload);
+}
+
+void ConfigWatcher::changed(bool putOff)
+{
+    // An editor's save is often several writes: each puts the read off, but never for longer than
+    // kMaxWaitMs after the first, however often the file is written.
+    if (!m_debounce.isActive()) {
+        m_waiting.start();
+        m_debounce.start();
+    } else if (putOff && m_waiting.elapsed() < kMaxWaitMs) {
+        m_debounce.start();
+    }
 }
 
 void ConfigWatcher::arm()

@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <QElapsedTimer>
 #include <QFileSystemWatcher>
 #include <QObject>
 #include <QTimer>
@@ -34,7 +35,12 @@ Q_SIGNALS:
     void rejected(const QString &reason);
 
 private:
+    static constexpr int kMaxWaitMs = 2000;
+
     void reload();
+    // A watched file or folder changed: read after the settling time (putOff: the read may wait
+    // longer when more writes follow).
+    void changed(bool putOff);
     // Watches what the class comment says, for the file and folders as they are now.
     void arm();
 
@@ -43,6 +49,7 @@ private:
     QByteArray m_lastText;
     QFileSystemWatcher m_watcher;
     QTimer m_debounce;
+    QElapsedTimer m_waiting; // since the first change the next read is for
 };
 
 } // namespace Countersign

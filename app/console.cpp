@@ -187,7 +187,7 @@ void reportUpstreamChanges(McpServer *server, QObject *context)
 {
     auto said = std::make_shared<QSet<QString>>();
     QObject::connect(server, &McpServer::upstreamWideningHeld, context,
-                     [said](const QString &upstream, const QStringList &widening) {
+                     [said](const QString &upstream, const QStringList &widening, const QString &) {
                          const QString line =
                              QStringLiteral("upstream %1 changed its tools in a way that widens what runs "
                                             "without a human (%2); held: its tools keep what was accepted (a "

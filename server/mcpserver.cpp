@@ -214,7 +214,7 @@ void McpServer::buildTools()
     if (!workspace->isEmpty())
         WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate);
     if (m_upstreams)
-        m_upstreams->addTo(*m_tools, *m_gate, *m_runner);
+        m_upstreams->addTo(*m_tools, *m_gate, *m_runner, workspace);
     if (m_hooks)
         m_hooks->configure(HookService::Settings{workspace,
                                                  {QStringLiteral("countersign"), QStringLiteral("cs")},
@@ -374,19 +374,19 @@ void McpServer::reportHeldUpstreams()
     if (!m_trust)
         return;
     for (const QString &upstream : m_trust->heldUpstreams())
-        Q_EMIT upstreamWideningHeld(upstream, m_trust->held(upstream));
+        Q_EMIT upstreamWideningHeld(upstream, m_trust->held(upstream), m_trust->heldDigest(upstream));
 }
 
-void McpServer::acceptUpstream(const QString &upstream)
+void McpServer::acceptUpstream(const QString &upstream, const QString &digest)
 {
     if (m_trust)
-        m_trust->accept(upstream);
+        m_trust->accept(upstream, digest);
 }
 
-void McpServer::keepUpstream(const QString &upstream)
+void McpServer::keepUpstream(const QString &upstream, const QString &digest)
 {
     if (m_trust)
-        m_trust->keep(upstream);
+        m_trust->keep(upstream, digest);
 }
 
 void McpServer::stop()

@@ -93,8 +93,9 @@ public Q_SLOTS:
     // connected).
     void reportHeldUpstreams();
     // The human accepted (or refused) the held change of an upstream's tools (UpstreamTrust).
-    void acceptUpstream(const QString &upstream);
-    void keepUpstream(const QString &upstream);
+    // digest: of the listing the human saw (UpstreamTrust::wideningHeld).
+    void acceptUpstream(const QString &upstream, const QString &digest);
+    void keepUpstream(const QString &upstream, const QString &digest);
 
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
@@ -113,7 +114,7 @@ Q_SIGNALS:
     void upstreamsChanged(const QString &status);
     // An upstream changed its tools in a way that widens what runs without a human: held until
     // accepted (one line per change); or it is no longer held.
-    void upstreamWideningHeld(const QString &upstream, const QStringList &widening);
+    void upstreamWideningHeld(const QString &upstream, const QStringList &widening, const QString &digest);
     void upstreamWideningCleared(const QString &upstream);
 
 private:

@@ -149,22 +149,24 @@ void ConfigGuard::recordInForce()
 void ConfigGuard::recordStart()
 {
     auto last = m_audit.lastEvent(QStringLiteral("policy-in-force"));
-    if (!last) {
+    json accepted = last ? last.value() : json();
+    if (!last)
         Q_EMIT storeError(tr("The last recorded configuration cannot be read: %1").arg(last.error()));
-        return;
-    }
-    const json &accepted = last.value();
-    const json text = accepted.is_object() ? accepted.value("text", json()) : json();
-    if (!text.is_string()) {
+    else if (!accepted.is_object() || !accepted.value("text", json()).is_string()) {
         recordInForce(); // the first start: the file is what the human set up
         return;
     }
-    auto previous = Config::parse(QByteArray::fromStdString(text.get<std::string>()), m_inForce.sourcePath());
-    if (!previous) {
-        // Written by an older Countersign in a form this one no longer reads: nothing to compare.
-        qCWarning(lcConfigGuard) << "the configuration accepted last cannot be read:" << previous.error();
-        recordInForce();
-        return;
+    // The configuration accepted last. An empty text is the defaults (no file then); one that
+    // cannot be read (or no record that can) is taken as the defaults too: the narrowest baseline,
+    // so whatever the file adds waits for the human rather than running unasked.
+    const std::string text = accepted.is_object() ? accepted.value("text", std::string()) : std::string();
+    Result<Config> previous = Config();
+    if (!text.empty()) {
+        previous = Config::parse(QByteArray::fromStdString(text), m_inForce.sourcePath());
+        if (!previous) {
+            qCWarning(lcConfigGuard) << "the configuration accepted last cannot be read:" << previous.error();
+            previous = Config();
+        }
     }
     const PolicyChange change = PolicyChange::compare(previous.value(), m_inForce);
     if (change.narrows() && !change.widens())
@@ -183,7 +185,8 @@ void ConfigGuard::recordStart()
         return;
     }
     QString when = changedText(found);
-    if (const QString since = QString::fromStdString(accepted.value("since", std::string()));
+    if (const QString since = QString::fromStdString(
+            accepted.is_object() ? accepted.value("since", std::string()) : std::string());
         !since.isEmpty())
         when = tr("%1; the configuration in force was accepted %2")
                    .arg(when, timeText(QDateTime::fromString(since, Qt::ISODate)));

@@ -82,7 +82,7 @@ bool Rule::matches(const QString &toolName, const json &args, const PathSpelling
         const auto text = Rule::argumentText(*it);
         const bool sentMatches = text && globMatch(pattern, *text);
         const auto spelled = paths.find(name);
-        if (spelled == paths.end() || spelled->second.isEmpty()) {
+        if (spelled == paths.end()) {
             if (!sentMatches)
                 return false;
             continue;

@@ -28,7 +28,8 @@ std::optional<Verdict> parseVerdict(const QString &name);
 // the first workspace root when inside it, and absolute). A rule's glob on such an argument is
 // matched against these, spelled the same way (no "./" in front, no "/" at the end), so a rule on
 // build matches ./build, build/ and ROOT/build. An allow rule matches only these (what the call
-// acts on); a deny or ask rule matches the text as sent too.
+// acts on); a deny or ask rule matches the text as sent too. An argument listed with no spelling
+// (a path that cannot be resolved) is matched by no allow rule.
 using PathSpellings = std::map<QString, QStringList>;
 
 // One rule of the "rules" list: a tool name pattern, optional argument patterns, optional argv

@@ -445,6 +445,21 @@ private Q_SLOTS:
             find<QPlainTextEdit>("policyChangeText")->toPlainText().contains(QStringLiteral("300 → 900")));
     }
 
+    // No file at the first start (the defaults, an empty text on record); a wide file written while
+    // stopped: held, not run as if the record could not be read.
+    void aFileWrittenWhileStopped_overTheDefaults_waits()
+    {
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        {
+            ConfigGuard first(Config(), *m_store, ConfigGuard::Widening::AskInWindow);
+            first.recordStart();
+        }
+        QVERIFY(restartWith(baseDocument()));
+        QTRY_VERIFY(bannerShown());
+        QVERIFY(m_guard->inForce().actions().isEmpty());
+        QCOMPARE(policyEvents(), QStringList{QStringLiteral("policy-widening-waiting")});
+    }
+
     void headless_aWideningMadeWhileStopped_isHeld_theOneAcceptedLastRuns()
     {
         QVERIFY(build(ConfigGuard::Widening::HeldForWindow));

@@ -1158,9 +1158,10 @@ private Q_SLOTS:
         QSignalSpy kept(m_window.get(), &MainWindow::upstreamKept);
         m_window->showUpstreamWidening(
             QStringLiteral("fs<b>"),
-            {QStringLiteral("tool wipe: readOnlyHint: no → yes (it would run without a card)")});
-        m_window->showUpstreamWidening(QStringLiteral("zz"),
-                                       {QStringLiteral("tool x: new, says readOnlyHint")});
+            {QStringLiteral("tool wipe: readOnlyHint: no → yes (it would run without a card)")},
+            QStringLiteral("d1"));
+        m_window->showUpstreamWidening(
+            QStringLiteral("zz"), {QStringLiteral("tool x: new, says readOnlyHint")}, QStringLiteral("d2"));
         QTRY_VERIFY(banner->isVisible());
         auto *title = banner->findChild<QLabel *>(QStringLiteral("policyChangeTitle"));
         QCOMPARE(title->textFormat(), Qt::PlainText);
@@ -1175,12 +1176,14 @@ private Q_SLOTS:
         QTest::mouseClick(accept, Qt::LeftButton);
         QCOMPARE(accepted.count(), 1);
         QCOMPARE(accepted.at(0).at(0).toString(), QStringLiteral("fs<b>"));
-        m_window->clearUpstreamWidening(QStringLiteral("fs<b>")); // as the server answers
+        QCOMPARE(accepted.at(0).at(1).toString(), QStringLiteral("d1")); // the listing it showed
+        m_window->clearUpstreamWidening(QStringLiteral("fs<b>"));        // as the server answers
         QVERIFY(title->text().contains(QLatin1String("Upstream zz")));
         QTest::mouseClick(banner->findChild<QPushButton *>(QStringLiteral("keepCurrentPolicy")),
                           Qt::LeftButton);
         QCOMPARE(kept.count(), 1);
         QCOMPARE(kept.at(0).at(0).toString(), QStringLiteral("zz"));
+        QCOMPARE(kept.at(0).at(1).toString(), QStringLiteral("d2"));
         m_window->clearUpstreamWidening(QStringLiteral("zz"));
         QVERIFY(!banner->isVisible());
     }

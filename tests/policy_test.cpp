@@ -197,6 +197,10 @@ private Q_SLOTS:
         // A path outside the first root has only its absolute spelling: "build" there is not ROOT/build.
         const PathSpellings other{{QStringLiteral("path"), {QStringLiteral("/other/build")}}};
         QCOMPARE(verdict("delete_path", "/other/build", other), static_cast<int>(Verdict::Ask));
+        // Listed with no spelling (it could not be resolved): no allow matches, a deny still does.
+        const PathSpellings unresolved{{QStringLiteral("path"), {}}};
+        QCOMPARE(verdict("write_file", "scratch/x", unresolved), static_cast<int>(Verdict::Ask));
+        QCOMPARE(verdict("delete_path", "build", unresolved), static_cast<int>(Verdict::Deny));
         // Without spellings (arguments seen as sent): the text as sent.
         QCOMPARE(verdict("delete_path", "./build/", {}), static_cast<int>(Verdict::Deny));
         QCOMPARE(verdict("delete_path", "build", {}), static_cast<int>(Verdict::Ask));

@@ -112,7 +112,9 @@ private Q_SLOTS:
 
         // Accepted: the listing is what is taken.
         QSignalSpy changed(&trust, &UpstreamTrust::changed);
-        trust.accept(QStringLiteral("fs"));
+        trust.accept(QStringLiteral("fs"), QStringLiteral("not what the banner showed"));
+        QVERIFY(!trust.standing(QStringLiteral("fs"), QStringLiteral("wipe")).readOnly); // not taken
+        trust.accept(QStringLiteral("fs"), held.at(0).at(2).toString());
         QCOMPARE(changed.count(), 1);
         QVERIFY(trust.standing(QStringLiteral("fs"), QStringLiteral("wipe")).readOnly);
         QVERIFY(trust.standing(QStringLiteral("fs"), QStringLiteral("peek")).readOnly);
@@ -142,7 +144,7 @@ private Q_SLOTS:
             trust.judge(QStringLiteral("fs"), json::array({tool("wipe", false)}));
             trust.judge(QStringLiteral("fs"), json::array({tool("wipe", true)}));
             QCOMPARE(trust.heldUpstreams(), QStringList{QStringLiteral("fs")});
-            trust.keep(QStringLiteral("fs"));
+            trust.keep(QStringLiteral("fs"), trust.heldDigest(QStringLiteral("fs")));
             QVERIFY(trust.heldUpstreams().isEmpty());
             QVERIFY(!trust.standing(QStringLiteral("fs"), QStringLiteral("wipe")).readOnly);
         }
@@ -159,6 +161,42 @@ private Q_SLOTS:
         QCOMPARE(held.count(), 1);
         QCOMPARE(next.heldUpstreams(), QStringList{QStringLiteral("fs")});
         QVERIFY(events().contains(QStringLiteral("upstream-widened-rejected")));
+    }
+
+    // The attack from the review: refuse R, list W (shown), list R again: W's banner goes, and its
+    // Accept cannot take R.
+    void anAccept_takesOnlyTheListingItWasShown()
+    {
+        UpstreamTrust trust(*m_store);
+        QVERIFY(trust.load());
+        trust.judge(QStringLiteral("fs"), json::array({tool("rm_all", false)}));
+        const json refused = json::array({tool("rm_all", true)});
+        trust.judge(QStringLiteral("fs"), refused);
+        trust.keep(QStringLiteral("fs"), trust.heldDigest(QStringLiteral("fs")));
+        QSignalSpy held(&trust, &UpstreamTrust::wideningHeld);
+        QSignalSpy cleared(&trust, &UpstreamTrust::wideningCleared);
+        trust.judge(QStringLiteral("fs"), json::array({tool("rm_all", false), tool("ping", true)}));
+        QCOMPARE(held.count(), 1);
+        const QString shown = held.at(0).at(2).toString();
+        trust.judge(QStringLiteral("fs"), refused);
+        QCOMPARE(cleared.count(), 1);
+        trust.accept(QStringLiteral("fs"), shown);
+        QVERIFY(!trust.standing(QStringLiteral("fs"), QStringLiteral("rm_all")).readOnly);
+        QVERIFY(!events().contains(QStringLiteral("upstream-widened-accepted")));
+    }
+
+    void aNewToolSayingItDoesNotDestroy_isHeld_andKeepsTheHigherRisk()
+    {
+        UpstreamTrust trust(*m_store);
+        QVERIFY(trust.load());
+        trust.judge(QStringLiteral("fs"), json::array({tool("wipe", false)}));
+        json mild = tool("mild", false);
+        mild["annotations"] = {{"destructiveHint", false}};
+        trust.judge(QStringLiteral("fs"), json::array({tool("wipe", false), mild}));
+        QVERIFY(trust.standing(QStringLiteral("fs"), QStringLiteral("mild")).destructive);
+        QCOMPARE(trust.held(QStringLiteral("fs")),
+                 QStringList{QStringLiteral(
+                     "tool mild: new, says destructiveHint false (a lower risk on its card)")});
     }
 
     void aToolGoneAndBack_unchanged_isNoChange()

@@ -114,11 +114,11 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     layout->addWidget(m_upstreamChange);
     connect(m_upstreamChange, &PolicyChangeBanner::acceptClicked, this, [this] {
         if (!m_heldUpstreams.empty())
-            Q_EMIT upstreamAccepted(m_heldUpstreams.begin()->first);
+            Q_EMIT upstreamAccepted(m_heldUpstreams.begin()->first, m_heldUpstreams.begin()->second.digest);
     });
     connect(m_upstreamChange, &PolicyChangeBanner::keepCurrentClicked, this, [this] {
         if (!m_heldUpstreams.empty())
-            Q_EMIT upstreamKept(m_heldUpstreams.begin()->first);
+            Q_EMIT upstreamKept(m_heldUpstreams.begin()->first, m_heldUpstreams.begin()->second.digest);
     });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
@@ -387,9 +387,10 @@ void MainWindow::followConfigChanges(ConfigGuard &guard)
     showPending();
 }
 
-void MainWindow::showUpstreamWidening(const QString &upstream, const QStringList &widening)
+void MainWindow::showUpstreamWidening(const QString &upstream, const QStringList &widening,
+                                      const QString &digest)
 {
-    m_heldUpstreams[upstream] = widening;
+    m_heldUpstreams[upstream] = {widening, digest};
     showHeldUpstream();
     if (!isVisible() || isMinimized() || !isActiveWindow())
         QApplication::alert(this);
@@ -407,8 +408,8 @@ void MainWindow::showHeldUpstream()
         m_upstreamChange->hide();
         return;
     }
-    const auto &[upstream, widening] = *m_heldUpstreams.begin();
-    m_upstreamChange->setUpstreamChange(upstream, widening);
+    const auto &[upstream, held] = *m_heldUpstreams.begin();
+    m_upstreamChange->setUpstreamChange(upstream, held.widening);
     m_upstreamChange->show();
 }
 

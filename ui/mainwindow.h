@@ -75,7 +75,7 @@ public:
     void followConfigChanges(ConfigGuard &guard);
     // An upstream's change of its tools that widens, held for the human (McpServer's
     // upstreamWideningHeld), in a banner of the same kind; or it is no longer held.
-    void showUpstreamWidening(const QString &upstream, const QStringList &widening);
+    void showUpstreamWidening(const QString &upstream, const QStringList &widening, const QString &digest);
     void clearUpstreamWidening(const QString &upstream);
 
     ApprovalsPage *approvalsPage() const { return m_approvals; }
@@ -96,8 +96,9 @@ Q_SIGNALS:
     // The quit was confirmed (or needed no confirmation): the application is asked to quit.
     void quitting();
     // The human decided an upstream's held change in the banner.
-    void upstreamAccepted(const QString &upstream);
-    void upstreamKept(const QString &upstream);
+    // digest: of the listing the banner showed.
+    void upstreamAccepted(const QString &upstream, const QString &digest);
+    void upstreamKept(const QString &upstream, const QString &digest);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -121,7 +122,12 @@ private:
     QLabel *m_warnings = nullptr;
     PolicyChangeBanner *m_policyChange = nullptr;
     PolicyChangeBanner *m_upstreamChange = nullptr;
-    std::map<QString, QStringList> m_heldUpstreams; // shown one at a time, the first by name
+    struct HeldUpstream final
+    {
+        QStringList widening;
+        QString digest;
+    };
+    std::map<QString, HeldUpstream> m_heldUpstreams; // shown one at a time, the first by name
     void showHeldUpstream();
     QSystemTrayIcon *m_tray = nullptr;
     QWidget *m_warningBar = nullptr;

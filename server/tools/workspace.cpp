@@ -11,8 +11,10 @@ Workspace::Workspace(const QStringList &roots)
 {
     for (const QString &root : roots) {
         const QString canonical = QFileInfo(root).canonicalFilePath();
-        if (!canonical.isEmpty() && QFileInfo(canonical).isDir())
+        if (!canonical.isEmpty() && QFileInfo(canonical).isDir()) {
             m_roots.append(canonical);
+            m_configured.append(QDir::cleanPath(QFileInfo(root).absoluteFilePath()));
+        }
     }
 }
 
@@ -36,34 +38,54 @@ QString Workspace::rootOf(const QString &resolved) const
 
 QStringList Workspace::spellings(const QString &path) const
 {
-    auto resolved = resolve(path, Must::MayBeNewWithFolders);
-    if (!resolved || m_roots.isEmpty())
+    if (m_roots.isEmpty())
         return {};
+    auto resolved = resolve(path, Must::MayBeNewWithFolders);
+    if (!resolved) {
+        const QString leadsTo =
+            canonicalOf(QDir::isAbsolutePath(path) ? path : m_roots.first() + QLatin1Char('/') + path);
+        return leadsTo.isEmpty() ? QStringList() : QStringList{leadsTo};
+    }
     const QString &first = m_roots.first();
     const QString &absolute = resolved.value();
+    QStringList forms;
     if (absolute == first)
-        return {QStringLiteral("."), absolute};
-    if (absolute.startsWith(first + QLatin1Char('/')))
-        return {absolute.mid(first.size() + 1), absolute};
-    return {absolute};
+        forms.append(QStringLiteral("."));
+    else if (absolute.startsWith(first + QLatin1Char('/')))
+        forms.append(absolute.mid(first.size() + 1));
+    forms.append(absolute);
+    for (qsizetype i = 0; i < m_roots.size(); ++i) {
+        const QString &root = m_roots[i];
+        if (m_configured[i] == root || !(absolute == root || absolute.startsWith(root + QLatin1Char('/'))))
+            continue;
+        forms.append(m_configured[i] + absolute.mid(root.size()));
+        break;
+    }
+    return forms;
 }
 
-bool Workspace::confines(const QString &absolutePath) const
+QString Workspace::canonicalOf(const QString &absolutePath)
 {
     if (!QDir::isAbsolutePath(absolutePath) || absolutePath.contains(QChar(0)) ||
         absolutePath.split(QLatin1Char('/')).contains(QStringLiteral("..")))
-        return false;
+        return {};
     QString existing = QDir::cleanPath(absolutePath);
     QString rest;
     while (!QFileInfo::exists(existing) && !QFileInfo(existing).isSymLink()) {
         const qsizetype slash = existing.lastIndexOf(QLatin1Char('/'));
         if (slash <= 0)
-            return false;
+            return {};
         rest = existing.mid(slash) + rest;
         existing = existing.left(slash);
     }
     const QString canonical = QFileInfo(existing).canonicalFilePath();
-    return !canonical.isEmpty() && inside(canonical + rest);
+    return canonical.isEmpty() ? QString() : canonical + rest;
+}
+
+bool Workspace::confines(const QString &absolutePath) const
+{
+    const QString canonical = canonicalOf(absolutePath);
+    return !canonical.isEmpty() && inside(canonical);
 }
 
 QStringList Workspace::missingFolders(const QString &resolved)

@@ -32,14 +32,20 @@ public:
     // The root that holds an already resolved path.
     QString rootOf(const QString &resolved) const;
     // How the rules see a path an agent named (PathSpellings): resolved as resolve() does (it may
-    // be new), relative to the first root when inside it ("." for the root itself), and absolute.
-    // Nothing when resolve() refuses it.
+    // be new), relative to the first root when inside it ("." for the root itself), absolute, and
+    // absolute under the root as configured when that is a link to it. A path resolve() refuses is
+    // spelled only as where it leads (canonicalOf), or not at all: an allow rule then never
+    // matches it.
     QStringList spellings(const QString &path) const;
+    // An absolute path with its existing part resolved (links followed) and the rest as written;
+    // empty when nothing of it exists or it holds "..".
+    static QString canonicalOf(const QString &absolutePath);
 
 private:
     bool inside(const QString &canonical) const;
 
-    QStringList m_roots; // canonical
+    QStringList m_roots;      // canonical
+    QStringList m_configured; // as configured, one per canonical root
 };
 
 } // namespace Countersign

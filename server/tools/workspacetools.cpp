@@ -80,8 +80,9 @@ public:
     {
         PathSpellings paths;
         for (const char *name : pathArguments()) {
-            if (QStringList forms = m_ws.spellings(str(args, name)); !forms.isEmpty())
-                paths[QLatin1String(name)] = std::move(forms);
+            // Listed even when it cannot be resolved: no allow rule then matches it.
+            if (const auto value = args.find(name); value != args.end() && value->is_string())
+                paths[QLatin1String(name)] = m_ws.spellings(str(args, name));
         }
         return paths;
     }

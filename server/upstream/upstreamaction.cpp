@@ -5,6 +5,7 @@
 #include "commandrunner.h"
 #include "tool.h"
 #include "upstreamlink.h"
+#include "workspace.h"
 
 #include <QDir>
 
@@ -137,6 +138,15 @@ json UpstreamAction::descriptor() const
     // content, which a client would hold against a declared outputSchema.
     d.erase("outputSchema");
     d.erase("execution");
+    // What clients are told of it is what Countersign takes it to be (UpstreamTrust), not what the
+    // upstream claims while that waits for the human; nothing in Countersign's namespace.
+    json annotations = d.value("annotations", json::object());
+    if (!annotations.is_object())
+        annotations = json::object();
+    annotations["readOnlyHint"] = m_standing.readOnly;
+    annotations["destructiveHint"] = m_standing.destructive;
+    d["annotations"] = std::move(annotations);
+    stripOurFields(d);
     return d;
 }
 
@@ -151,6 +161,25 @@ Verdict UpstreamAction::defaultFor(const json &tool, const UpstreamToolSettings 
     if (settings.decision)
         return *settings.decision;
     return readOnly(tool) ? Verdict::Allow : Verdict::Ask;
+}
+
+PathSpellings UpstreamAction::pathSpellings(const json &arguments) const
+{
+    PathSpellings paths;
+    for (const QString &target : m_settings.targets) {
+        const auto value = arguments.find(target.toStdString());
+        if (value == arguments.end() || !value->is_string())
+            continue;
+        const QString path = QString::fromStdString(value->get<std::string>());
+        if (!path.startsWith(QLatin1Char('/')))
+            continue;
+        QStringList forms = m_workspace ? m_workspace->spellings(path) : QStringList();
+        if (forms.isEmpty())
+            if (const QString leadsTo = Workspace::canonicalOf(path); !leadsTo.isEmpty())
+                forms.append(leadsTo);
+        paths[target] = std::move(forms);
+    }
+    return paths;
 }
 
 Verdict UpstreamAction::defaultFor(const UpstreamTrust::Standing &standing,

@@ -6,10 +6,13 @@
 
 #include <QPointer>
 
+#include <memory>
+
 namespace Countersign {
 
 class CommandRunner;
 class UpstreamLink;
+class Workspace;
 
 // One tool of an upstream MCP server, served as <prefix><tool> through the gate. Its annotations,
 // as the human accepted them (UpstreamTrust: a change that widens waits), give the default
@@ -30,6 +33,11 @@ public:
     nlohmann::json descriptor() const override;
     bool readsOnly() const override { return m_standing.readOnly; }
     Verdict defaultVerdict(const nlohmann::json &arguments) const override;
+    // Its target arguments (the tool settings' "targets") that hold an absolute path, resolved
+    // against the workspace roots when inside them (else where they lead), as the rules match
+    // them; a relative one is the upstream's to resolve, and is matched as sent.
+    PathSpellings pathSpellings(const nlohmann::json &arguments) const override;
+    void setWorkspace(std::shared_ptr<const Workspace> workspace) { m_workspace = std::move(workspace); }
     QString defaultSource() const override { return sourceOf(m_upstream, m_standing, m_settings); }
     void plan(const nlohmann::json &arguments, PlanDone done) override;
     void apply(const nlohmann::json &arguments, ApplyDone done) override;
@@ -72,6 +80,7 @@ private:
     QString m_cwd;
     int m_timeoutMs = 60'000;
     CommandRunner &m_runner;
+    std::shared_ptr<const Workspace> m_workspace;
 };
 
 } // namespace Countersign

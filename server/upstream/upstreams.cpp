@@ -56,7 +56,8 @@ void Upstreams::configure(const QList<UpstreamSpec> &specs)
     Q_EMIT statusChanged();
 }
 
-void Upstreams::addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner)
+void Upstreams::addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner,
+                      std::shared_ptr<const Workspace> workspace)
 {
     judgeReady();
     for (const auto &[name, link] : m_links) {
@@ -66,6 +67,7 @@ void Upstreams::addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner)
             const QString upstreamName = QString::fromStdString(tool.value("name", std::string()));
             auto action = std::make_shared<UpstreamAction>(link, link->spec(), tool,
                                                            m_trust.standing(name, upstreamName), runner);
+            action->setWorkspace(workspace);
             const QString served = action->name();
             if (!tools.add(std::make_unique<GatedTool>(std::move(action), gate)))
                 qCWarning(lcUpstream)
@@ -125,6 +127,7 @@ void Upstreams::serve(const QString &method, const json &params, ToolDone done)
         json all = json::array();
         for (const auto &[name, link] : m_links) {
             for (json item : (link->*items)()) {
+                UpstreamAction::stripOurFields(item);
                 if (prefixed)
                     item["name"] =
                         (link->spec().prefix + QString::fromStdString(item["name"].get<std::string>()))

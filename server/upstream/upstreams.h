@@ -8,6 +8,7 @@
 #include <QObject>
 
 #include <map>
+#include <memory>
 
 namespace Countersign {
 
@@ -17,6 +18,7 @@ class Policy;
 class ToolRegistry;
 class UpstreamLink;
 class UpstreamTrust;
+class Workspace;
 
 // The configured upstream MCP servers (server/upstream): one UpstreamLink each, kept across
 // configuration reloads while its connection (command, env, cwd, url, headers) stays the same.
@@ -37,7 +39,9 @@ public:
     // Adds every ready upstream's tools, as GatedTools, under their prefixes, each as its upstream
     // lists it now judged by the trust (UpstreamTrust::judge); a name taken already (a built-in
     // tool or an action) is skipped with a warning.
-    void addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner);
+    // workspace: the roots an upstream's target paths are resolved against for the rules.
+    void addTo(ToolRegistry &tools, Gate &gate, CommandRunner &runner,
+               std::shared_ptr<const Workspace> workspace = nullptr);
     // For the window: [{"name", "state", "error", "server", "protocol", "tools": [{"name",
     // "decision", "rule"}]}], each tool's decision as policy makes it for a call that no
     // argument rule singles out.

@@ -94,6 +94,10 @@ void UpstreamTrust::judge(const QString &upstream, const json &tools)
                 widening.append(
                     QStringLiteral("tool %1: new, says readOnlyHint (it would run without a card)")
                         .arg(name));
+            else if (!now.destructive)
+                widening.append(
+                    QStringLiteral("tool %1: new, says destructiveHint false (a lower risk on its card)")
+                        .arg(name));
             else {
                 narrowing.append(QStringLiteral("tool %1: new, asks").arg(name));
                 next[name] = now;
@@ -140,18 +144,24 @@ void UpstreamTrust::judge(const QString &upstream, const json &tools)
         }
         return;
     }
+    const bool wasShown = m_held.count(upstream) > 0 && m_heldDigest[upstream] != m_refused[upstream];
     m_held[upstream] = widening;
     if (m_heldDigest[upstream] == digest)
         return; // reported already
     m_heldDigest[upstream] = digest;
-    if (m_refused[upstream] == digest)
-        return; // refused: held without asking again, until the upstream changes again
+    if (m_refused[upstream] == digest) {
+        // Refused: held without asking again, until the upstream changes again; a banner showing
+        // another listing of it goes, so that its Accept cannot take this one.
+        if (wasShown)
+            Q_EMIT wideningCleared(upstream);
+        return;
+    }
     qCWarning(lcTrust) << "upstream" << upstream << "widens; held:" << widening.join(QStringLiteral("; "));
     record(QStringLiteral("upstream-widening-held"),
            {{"upstream", upstream.toStdString()},
             {"widening", widening.join(QStringLiteral("; ")).toStdString()},
             {"digest", digest}});
-    Q_EMIT wideningHeld(upstream, widening);
+    Q_EMIT wideningHeld(upstream, widening, QString::fromStdString(digest));
 }
 
 UpstreamTrust::Standing UpstreamTrust::standing(const QString &upstream, const QString &tool) const
@@ -197,16 +207,27 @@ QStringList UpstreamTrust::heldUpstreams() const
     return out;
 }
 
-void UpstreamTrust::accept(const QString &upstream)
+QString UpstreamTrust::heldDigest(const QString &upstream) const
+{
+    const auto it = m_heldDigest.find(upstream);
+    return m_held.count(upstream) && it != m_heldDigest.end() ? QString::fromStdString(it->second)
+                                                              : QString();
+}
+
+void UpstreamTrust::accept(const QString &upstream, const QString &digest)
 {
     const auto listed = m_listed.find(upstream);
-    if (listed == m_listed.end() || !m_held.count(upstream))
-        return;
+    if (listed == m_listed.end() || !m_held.count(upstream) || digest.isEmpty() ||
+        heldDigest(upstream) != digest || digestOf(listed->second) != digest.toStdString())
+        return; // the upstream lists something else now: that is judged, and shown, anew
     record(QStringLiteral("upstream-widened-accepted"),
            {{"upstream", upstream.toStdString()},
             {"widening", m_held[upstream].join(QStringLiteral("; ")).toStdString()},
             {"by", ApprovalQueue::consoleUser().toStdString()}});
-    m_accepted[upstream] = listed->second;
+    // Merged: a tool not listed now keeps what was accepted of it.
+    Profiles &accepted = m_accepted[upstream];
+    for (const auto &[name, profile] : listed->second)
+        accepted[name] = profile;
     m_held.erase(upstream);
     m_heldDigest.erase(upstream);
     m_refused.erase(upstream);
@@ -215,16 +236,16 @@ void UpstreamTrust::accept(const QString &upstream)
     Q_EMIT changed();
 }
 
-void UpstreamTrust::keep(const QString &upstream)
+void UpstreamTrust::keep(const QString &upstream, const QString &digest)
 {
     const auto held = m_held.find(upstream);
-    if (held == m_held.end())
+    if (held == m_held.end() || digest.isEmpty() || heldDigest(upstream) != digest)
         return;
     record(QStringLiteral("upstream-widened-rejected"),
            {{"upstream", upstream.toStdString()},
             {"widening", held->second.join(QStringLiteral("; ")).toStdString()},
             {"by", ApprovalQueue::consoleUser().toStdString()}});
-    m_refused[upstream] = m_heldDigest[upstream];
+    m_refused[upstream] = digest.toStdString();
     recordAccepted();
     Q_EMIT wideningCleared(upstream);
 }

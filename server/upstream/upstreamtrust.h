@@ -21,11 +21,11 @@ class AuditStore;
 //   - a change that only narrows (readOnlyHint dropped, destructiveHint added, a new tool that
 //     asks) is taken at once, and recorded ("upstream-narrowed"); a tool no longer listed keeps
 //     what was accepted of it;
-//   - one that widens (readOnlyHint added, destructiveHint dropped, a new read-only tool, a changed
-//     schema of a tool that runs without a card) is held: the tool keeps its accepted standing (a
-//     new one asks) until the human accepts in the window ("upstream-widening-held", then
-//     "upstream-widened-accepted" or "upstream-widened-rejected"). A refusal holds until the
-//     upstream changes again.
+//   - one that widens (readOnlyHint added, destructiveHint dropped, a new read-only or
+//     non-destructive tool, a changed schema of a tool that runs without a card) is held: the tool keeps its
+//     accepted standing (a new one asks) until the human accepts in the window ("upstream-widening-held",
+//     then "upstream-widened-accepted" or "upstream-widened-rejected"). A refusal holds until the upstream
+//     changes again.
 // An upstream seen for the first time is taken as it lists itself: adding it to the configuration
 // was the human's decision (the configuration guard holds that widening). The accepted tools are
 // kept in the audit log ("upstream-tools-accepted"), so a change made while Countersign was
@@ -57,14 +57,19 @@ public:
     // The upstreams whose change is held and not refused.
     QStringList heldUpstreams() const;
 
+    // The listing a held widening is of (wideningHeld's digest); empty when none is held.
+    QString heldDigest(const QString &upstream) const;
+
 public Q_SLOTS:
-    // The human accepted (or refused) what the upstream lists now.
-    void accept(const QString &upstream);
-    void keep(const QString &upstream);
+    // The human accepted (or refused) the listing the banner showed (its digest): nothing happens
+    // when the upstream lists something else by now.
+    void accept(const QString &upstream, const QString &digest);
+    void keep(const QString &upstream, const QString &digest);
 
 Q_SIGNALS:
-    // An upstream's change widens and is held (widening: one line per change), or no longer is.
-    void wideningHeld(const QString &upstream, const QStringList &widening);
+    // An upstream's change widens and is held (widening: one line per change; digest: of that
+    // listing, for accept and keep), or no longer is.
+    void wideningHeld(const QString &upstream, const QStringList &widening, const QString &digest);
     void wideningCleared(const QString &upstream);
     // What is accepted changed: the tools must be built again.
     void changed();

@@ -2,13 +2,16 @@
 // Rules on paths against an agent that spells the same path another way (issue 25, "No widening
 // without the human"): a deny rule on delete_path build let ./build, build/ and the absolute path
 // raise cards; an allow rule on scratch/* let a write through a link inside scratch/ land
-// elsewhere. Rules now match the path the call acts on, resolved against the roots. Real binary,
-// real folders and links, raw HTTP.
+// elsewhere. Rules now match the path the call acts on, resolved against the roots, an upstream
+// tool's absolute target paths too. Real binary, real folders and links, an upstream of the test's
+// own, raw HTTP.
 //   node path-spellings.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from '../peer/checks.mjs';
 import { callTool, check, exitWithSummary, pendingCards, startCountersign, textOf } from './attacker.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
@@ -22,12 +25,21 @@ writeFileSync(path.join(root, 'secrets/key'), 'hunter2');
 writeFileSync(path.join(root, 'src/main.c'), 'int main(void) { return 0; }\n');
 symlinkSync(path.join(root, 'src'), path.join(root, 'scratch/link')); // inside the roots, elsewhere than scratch/
 
+// An upstream whose tool names its target by a path (the tool settings' targets).
+const upstreamFiles = { TOOLS: path.join(work, 'tools.json'), RUNS: path.join(work, 'runs') };
+writeFileSync(upstreamFiles.TOOLS, JSON.stringify([{ name: 'wipe', inputSchema: { type: 'object', properties: { name: { type: 'string' } } }, annotations: { destructiveHint: true } }]));
+writeFileSync(upstreamFiles.RUNS, '');
+const upstream = {
+    name: 'rug', command: [process.execPath, path.join(path.dirname(fileURLToPath(import.meta.url)), 'rugpull-upstream.mjs')],
+    env: upstreamFiles, tools: { wipe: { targets: ['name'] } },
+};
 const rules = [
+    { tool: 'rug_wipe', arguments: { name: path.join(root, 'build') }, decision: 'deny', reason: 'the upstream keeps the build' },
     { tool: 'delete_path', arguments: { path: 'build' }, decision: 'deny', reason: 'keep the build' },
     { tool: 'read_file', arguments: { path: './secrets/*' }, decision: 'deny', reason: 'no secrets' },
     { tool: 'write_file', arguments: { path: 'scratch/*' }, decision: 'allow' },
 ];
-const server = await startCountersign(binary, { config: { workspaceRoots: [root], pollWindowSeconds: 1, rules } });
+const server = await startCountersign(binary, { config: { workspaceRoots: [root], pollWindowSeconds: 1, rules, upstreams: [upstream] } });
 const denied = (r) => r.result?.isError === true && /^Denied by Countersign policy/.test(textOf(r));
 const asked = (r) => r.result?.resultType === 'input_required';
 
@@ -66,6 +78,30 @@ try {
         const r = await callTool(server, 'write_file', { path: 'scratch/link/evil.c', content: 'evil\n' });
         assert.ok(asked(r), JSON.stringify(r));
         assert.ok(!existsSync(path.join(root, 'src/evil.c')));
+    });
+    for (const spelling of [`${root}/./build/`, `${root}//build`]) {
+        await check(`an upstream's target path ${JSON.stringify(spelling)}: the deny rule on ROOT/build holds, and the upstream is not called`, async () => {
+            const r = await waitFor('the upstream\'s tool served', async () => { const a = await callTool(server, 'rug_wipe', { name: spelling }); return a.result && a; }, 10000);
+            assert.ok(denied(r), JSON.stringify(r));
+            assert.match(textOf(r), /the upstream keeps the build/);
+            assert.equal(readFileSync(upstreamFiles.RUNS, 'utf8'), '');
+        });
+    }
+    await check('a root configured through a link: a deny written with the configured path holds for build and ./build', async () => {
+        const linked = path.join(work, 'ws-link');
+        symlinkSync(root, linked);
+        const other = await startCountersign(binary, {
+            config: { workspaceRoots: [linked], rules: [{ tool: 'delete_path', arguments: { path: `${linked}/build` }, decision: 'deny', reason: 'configured spelling' }] },
+        });
+        try {
+            for (const spelling of ['build', './build/', path.join(root, 'build')]) {
+                const r = await callTool(other, 'delete_path', { path: spelling, recursive: true });
+                assert.ok(denied(r), `${spelling}: ${JSON.stringify(r)}`);
+            }
+            assert.ok(existsSync(path.join(root, 'build/out/app')));
+        } finally {
+            await other.stop();
+        }
     });
 } finally {
     await server.stop();

@@ -38,6 +38,14 @@ const whileStopped = [
 ];
 
 const asked = (r) => r.result?.resultType === 'input_required';
+async function listTools(server) {
+    const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    return (await response.json()).result?.tools ?? [];
+}
 const ranNow = (r) => r.result?.resultType === 'complete' && r.result.isError !== true;
 
 async function scenario(transport) {
@@ -98,6 +106,10 @@ async function scenario(transport) {
             assert.ok(asked(added), `a new read-only tool ran with no card: ${JSON.stringify(added)}`);
             assert.deepEqual(runs().filter((l) => !l.startsWith('peek')), [], 'nothing but peek reached the upstream');
             assert.ok(rules().some((l) => /^rug_sneak .*new since the tools you accepted of upstream rug; it asks until you accept/.test(l)), rules().join('\n'));
+            // What clients are told of the tools is what Countersign takes them to be.
+            const listed = await listTools(server);
+            assert.equal(listed.find((t) => t.name === 'rug_wipe')?.annotations?.readOnlyHint, false, JSON.stringify(listed));
+            assert.equal(listed.find((t) => t.name === 'rug_sneak')?.annotations?.readOnlyHint, false, JSON.stringify(listed));
         });
 
         await check(`${label} a change made while stopped (a read-only tool's schema): seen at the next start, held, the tool asks`, async () => {
