@@ -113,8 +113,13 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             (key == "legacyHoldSeconds" ? config.m_legacyHoldSeconds : config.m_progressHoldSeconds) =
                 value.get<int>();
         } else if (key == "hookHoldSeconds") {
-            if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 3600)
-                return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to 3600"));
+            // Under the 600 s `hooks install` gives the clients' hooks: a client that times its hook
+            // out first runs the tool (Codex, Gemini CLI, Qwen Code).
+            if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > 570)
+                return fieldError(
+                    fileName, text, key,
+                    QStringLiteral("must be an integer from 1 to 570 (the clients' hook timeouts "
+                                   "are 600 s, and a client that times out runs the tool)"));
             config.m_hookHoldSeconds = value.get<int>();
         } else if (key == "cardMinimumSeconds") {
             if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)

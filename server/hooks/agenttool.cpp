@@ -64,7 +64,8 @@ Result<QString> requiredString(const json &input, std::initializer_list<const ch
 // "git status; rm -rf ~" or "bash -c '...'" can never match an allow rule written for git status.
 std::optional<QStringList> plainWords(const QString &command)
 {
-    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./=:@%+,\\- \\t]*$"));
+    // \z, not $: $ also matches just before a final line break ("git push\n").
+    static const QRegularExpression plain(QStringLiteral("\\A[A-Za-z0-9_./=:@%+,\\- \\t]*\\z"));
     if (!plain.match(command).hasMatch())
         return std::nullopt;
     const QStringList words =
@@ -125,7 +126,10 @@ QString sha256(const QByteArray &bytes)
 }
 
 // The edits of a Claude Code Edit or MultiEdit, or a Gemini CLI replace, as [{old, new, all}].
-Result<json> editsOf(const json &input)
+// multi: the tool takes a list of edits (Claude Code's MultiEdit); every other edit tool takes
+// one, in its top-level fields, and an "edits" list beside them is refused: the client would apply
+// the top-level edit while the card showed the list.
+Result<json> editsOf(const json &input, bool multi)
 {
     json edits = json::array();
     const auto one = [&edits](const json &edit) -> Status {
@@ -139,8 +143,10 @@ Result<json> editsOf(const json &input)
         edits.push_back({{"old", *old}, {"new", *replacement}, {"all", all}});
         return success();
     };
-    if (const auto list = input.find("edits"); list != input.end()) {
-        if (!list->is_array() || list->empty() || list->size() > 256)
+    if (const auto list = input.find("edits"); list != input.end() || multi) {
+        if (!multi)
+            return failure(QStringLiteral("tool_input has an edits list, which this tool does not take"));
+        if (list == input.end() || !list->is_array() || list->empty() || list->size() > 256)
             return failure(QStringLiteral("tool_input.edits is not a list of 1 to 256 edits"));
         for (const json &edit : *list) {
             if (!edit.is_object())
@@ -230,6 +236,13 @@ Result<json> AgentTool::arguments(const HookCall &call)
         if (!command)
             return failure(command.error());
         args["command"] = command.value().toStdString();
+        // Gemini CLI runs the command in dir_path (from its folder), Codex in workdir: that is the
+        // folder the card names and the read-only check reads.
+        for (const char *key : {"dir_path", "workdir"}) {
+            if (const auto dir = input.find(key); dir != input.end() && dir->is_string() && !dir->empty())
+                args["cwd"] =
+                    absoluteIn(QString::fromStdString(dir->get<std::string>()), call.cwd).toStdString();
+        }
         if (auto words = plainWords(command.value())) {
             json argv = json::array();
             for (const QString &w : *words)
@@ -253,7 +266,7 @@ Result<json> AgentTool::arguments(const HookCall &call)
         auto path = requiredString(input, {"file_path", "path"}, 4096);
         if (!path)
             return failure(path.error());
-        auto edits = editsOf(input);
+        auto edits = editsOf(input, call.tool == QLatin1String("MultiEdit"));
         if (!edits)
             return failure(edits.error());
         args["path"] = absoluteIn(path.value(), call.cwd).toStdString();
@@ -278,6 +291,25 @@ Result<json> AgentTool::arguments(const HookCall &call)
     case Kind::Other:
         args["input"] = input;
         break;
+    }
+    // Whatever else the client sent with a shell command, a write, an edit or a patch (Claude Code's
+    // dangerouslyDisableSandbox, a timeout, a field this version does not know) is part of the call
+    // as the card shows it and as its approval is bound: another value is another call.
+    static const QStringList consumed = {
+        QStringLiteral("command"),    QStringLiteral("cmd"),         QStringLiteral("description"),
+        QStringLiteral("dir_path"),   QStringLiteral("workdir"),     QStringLiteral("file_path"),
+        QStringLiteral("path"),       QStringLiteral("content"),     QStringLiteral("old_string"),
+        QStringLiteral("new_string"), QStringLiteral("replace_all"), QStringLiteral("expected_replacements"),
+        QStringLiteral("edits"),      QStringLiteral("patch"),       QStringLiteral("input")};
+    if (const Kind kind = kindOf(call.tool);
+        input.is_object() && kind != Kind::Mcp && kind != Kind::Read && kind != Kind::Other) {
+        json more = json::object();
+        for (auto it = input.begin(); it != input.end(); ++it) {
+            if (!consumed.contains(QString::fromStdString(it.key())))
+                more[it.key()] = it.value();
+        }
+        if (!more.empty())
+            args["more"] = std::move(more);
     }
     return Result<json>(std::move(args));
 }
@@ -310,9 +342,11 @@ PathSpellings AgentTool::pathSpellings(const json &arguments) const
     const QString path = QString::fromStdString(arguments.value("path", std::string()));
     if (path.isEmpty())
         return {};
+    // Where it leads, links followed; none (no allow rule matches) when nothing of it exists.
     QStringList forms = m_workspace ? m_workspace->spellings(path) : QStringList();
     if (forms.isEmpty())
-        forms.append(QDir::cleanPath(path));
+        if (const QString leadsTo = Workspace::canonicalOf(path); !leadsTo.isEmpty())
+            forms.append(leadsTo);
     return {{QStringLiteral("path"), forms}};
 }
 

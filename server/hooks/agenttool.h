@@ -35,8 +35,8 @@ public:
     nlohmann::json descriptor() const override;
     bool readsOnly() const override { return m_kind == Kind::Read; }
     Verdict defaultVerdict(const nlohmann::json &arguments) const override;
-    // A write's or edit's path, resolved against the roots when inside them (else as the absolute
-    // path the hook's working folder makes of it).
+    // A write's or edit's path, resolved against the roots when inside them (else only where it
+    // leads, links followed).
     PathSpellings pathSpellings(const nlohmann::json &arguments) const override;
     void plan(const nlohmann::json &arguments, PlanDone done) override;
     void apply(const nlohmann::json &arguments, ApplyDone done) override;

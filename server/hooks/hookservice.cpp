@@ -11,6 +11,10 @@
 #include <QLoggingCategory>
 #include <QPointer>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 Q_LOGGING_CATEGORY(lcHooks, "countersign.hooks")
 
 namespace Countersign {
@@ -156,6 +160,26 @@ void HookService::before(const HookCall &call, const Principal &who, Answered do
                 });
 }
 
+namespace {
+// The file's SHA-256, read only if it is a regular file of at most AgentTool::kMaxFileBytes (not
+// through a link, never blocking on a pipe or a device); empty otherwise.
+QString regularFileSha256(const QString &path)
+{
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    struct stat st;
+    QFile file;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > AgentTool::kMaxFileBytes ||
+        !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return {};
+    }
+    return sha256Of(file.read(AgentTool::kMaxFileBytes + 1));
+}
+} // namespace
+
 void HookService::after(const HookCall &call, const Principal &who, Answered done)
 {
     auto arguments = AgentTool::arguments(call);
@@ -184,8 +208,7 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
     } else {
         detail["nonce"] = found->nonce.toStdString();
         if (!found->path.isEmpty()) {
-            QFile file(found->path);
-            const QString now = file.open(QIODevice::ReadOnly) ? sha256Of(file.readAll()) : QString();
+            const QString now = regularFileSha256(found->path);
             detail["fileSha256"] = now.toStdString();
             auto op = found->nonce.isEmpty() ? Result<std::optional<Operation>>(std::nullopt)
                                              : m_store.operation(found->nonce);

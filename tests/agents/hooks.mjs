@@ -164,6 +164,17 @@ try {
             await run.exited;
             assert.equal(readFileSync(target, 'utf8'), 'approved content\n', `written once: ${resultText(model)}`);
         });
+        await check(`${name}: its own ${tool}, declined in the window with a reason: the reason reaches the model and nothing is written`, async () => {
+            const { model, run } = await viaShim(key, { tool, args: args(path.join(ws, `written-${key}-declined.txt`)), prompt: 'Write the file.', flags });
+            await con.waitForCard(90_000);
+            await con.decline('no writes today');
+            await model.waitFor((m) => m.results.length > 0, 60_000, 'the denial');
+            await run.exited;
+            assert.match(resultText(model), /no writes today/);
+            // Gemini CLI writes into its sandbox's project folder (a new sandbox each run), Codex where it is told.
+            const target = key === 'codex' ? path.join(ws, 'written-codex-declined.txt') : path.join(run.sandbox.project, 'written-gemini.txt');
+            assert.equal(existsSync(target), false, 'nothing written');
+        });
     }
     for (const [key, name, tool, args, flags] of shimClients) {
         await check(`${name}: its own shell runs a command that needs a card only after the approval in the window, once (hooks install, the shim)`, async () => {
@@ -203,6 +214,26 @@ try {
         await run.exited;
         assert.equal(existsSync(marker), false, `ran with the console down: ${resultText(model)}`);
     });
+    await check('Claude Code: with the console down, its own Write never writes', async () => {
+        const target = path.join(ws, 'down-claude.txt');
+        const fakeRig = { console: { url: 'http://127.0.0.1:9/mcp', token: 'none' } };
+        const { model, run } = await runClaude(fakeRig, {
+            tool: 'Write', args: { file_path: target, content: 'x\n' }, prompt: 'Write down-claude.txt.', hooksBase: base(con.url),
+        });
+        await model.waitFor((m) => m.results.length > 0, 60_000, 'the blocked call');
+        await run.exited;
+        assert.equal(existsSync(target), false, `written with the console down: ${resultText(model)}`);
+    });
+    for (const [key, name, tool, args, flags] of shimWrites) {
+        await check(`${name}: with the console down, its own ${tool} never writes (the shim denies)`, async () => {
+            const { model, run } = await viaShim(key, { tool, args: args(path.join(ws, `down-${key}.txt`)), prompt: 'Write the file.', flags });
+            await model.waitFor((m) => m.results.length > 0, 60_000, 'the blocked call');
+            await run.exited;
+            assert.match(resultText(model), /Countersign is not running/);
+            assert.equal(existsSync(path.join(ws, `down-${key}.txt`)), false, `written with the console down: ${resultText(model)}`);
+            assert.equal(existsSync(path.join(run.sandbox.project, 'written-gemini.txt')), false);
+        });
+    }
     for (const [key, name, tool, args, flags] of shimClients) {
         await check(`${name}: with the console down, its own shell never runs (the shim denies)`, async () => {
             const marker = path.join(ws, `down-${key}.txt`);

@@ -65,9 +65,10 @@ try {
         assert.deepEqual(await cards(), []);
     });
 
-    await check('every command smuggled past the rule (; $() newline bash -c env && ` | >) asks, and none is allowed', async () => {
+    await check('every command smuggled past the rule (; $() newline, a final newline, bash -c env && ` | >) asks, and none is allowed', async () => {
         const smuggled = ['echo hi; touch p1', 'echo $(touch p2)', 'echo hi\ntouch p3', "bash -c 'echo hi'", 'env echo hi',
-            'echo hi && touch p4', 'echo `touch p5`', 'echo hi | sh', 'echo hi > p6', 'echo ~/x', "echo 'a' b"];
+            'echo hi && touch p4', 'echo `touch p5`', 'echo hi | sh', 'echo hi > p6', 'echo ~/x', "echo 'a' b",
+            'echo hi\n', 'echo hi\r\n']; // a final line break: a regular expression's $ matches before it
         const t0 = Date.now();
         const answers = await Promise.all(smuggled.map((command) => hook(claude('PreToolUse', 'Bash', { command }))));
         for (const [i, a] of answers.entries()) {
@@ -77,6 +78,17 @@ try {
         assert.ok(Date.now() - t0 >= HOLD_S * 1000 - 200, 'each was held for the human first');
         assert.equal((await cards()).length, smuggled.length, 'one card each');
         await clearCards();
+    });
+
+    await check('an edit with an edits list beside its own fields (the client applies the top-level one): refused, never shown as the list', async () => {
+        writeFileSync(path.join(ws, 'edit-me.txt'), 'A x\n');
+        const a = await hook(claude('PreToolUse', 'Edit', {
+            file_path: path.join(ws, 'edit-me.txt'), old_string: 'A', new_string: 'evil', edits: [{ old_string: 'x', new_string: 'y' }],
+        }));
+        assert.equal(decisionOf(a), 'deny', JSON.stringify(a.body));
+        assert.match(reasonOf(a), /edits list, which this tool does not take/);
+        assert.deepEqual(await cards(), []);
+        assert.equal(readFileSync(path.join(ws, 'edit-me.txt'), 'utf8'), 'A x\n');
     });
 
     await check('a hook timeout racing the approval: "still waiting" before it; the next identical call takes the approval once; the one after asks again', async () => {
