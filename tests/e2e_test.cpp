@@ -9,6 +9,7 @@
 #include "console.h"
 #include "database.h"
 #include "mainwindow.h"
+#include "policychangebanner.h"
 #include "receipt.h"
 #include "systemclock.h"
 #include "tokenstore.h"
@@ -18,11 +19,14 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+
+#include <csignal>
 
 using namespace Countersign;
 using json = nlohmann::json;
@@ -177,6 +181,65 @@ private Q_SLOTS:
             decisions.insert(fake->child(i)->text(0), fake->child(i)->text(1));
         QCOMPARE(decisions.value(QStringLiteral("fake_echo")), QStringLiteral("allow"));
         QCOMPARE(decisions.value(QStringLiteral("fake_record")), QStringLiteral("ask"));
+    }
+
+    // An upstream of the test's own re-annotates a tool that asked as read-only, in the real console
+    // with its window: the banner shows the change, the tool stays on ask until Accept, then allows.
+    void anUpstreamsWidening_showsInTheWindow_andAppliesOnlyWhenAccepted()
+    {
+        QTemporaryDir dir;
+        const QString tools = dir.filePath(QStringLiteral("tools.json"));
+        const QString pidFile = dir.filePath(QStringLiteral("pid"));
+        const auto writeTools = [&tools](bool readOnly) {
+            QFile f(tools);
+            json annotations = readOnly ? json{{"readOnlyHint", true}} : json{{"destructiveHint", true}};
+            const json list = json::array(
+                {{{"name", "wipe"}, {"inputSchema", {{"type", "object"}}}, {"annotations", annotations}}});
+            return f.open(QIODevice::WriteOnly) && f.write(QByteArray::fromStdString(list.dump())) > 0;
+        };
+        QVERIFY(writeTools(false));
+        const json config = {{"keyStore", "file"},
+                             {"upstreams",
+                              {{{"name", "rug"},
+                                {"command", {NODE_EXECUTABLE, RUGPULL_UPSTREAM}},
+                                {"env",
+                                 {{"TOOLS", tools.toStdString()},
+                                  {"RUNS", dir.filePath(QStringLiteral("runs")).toStdString()},
+                                  {"PIDFILE", pidFile.toStdString()}}}}}}};
+        CommandLine cl;
+        QString token;
+        const auto console = start(dir, config, cl, token);
+        QVERIFY2(console.ok(), console.ok() ? "" : qPrintable(console.error()));
+        MainWindow *window = console.value()->window();
+        window->showTab(QStringLiteral("connections"));
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        auto *list = window->findChild<QTreeWidget *>(QStringLiteral("upstreamList"));
+        QVERIFY(list);
+        const auto decision = [list] {
+            if (list->topLevelItemCount() != 1 || list->topLevelItem(0)->childCount() != 1)
+                return QString();
+            return list->topLevelItem(0)->child(0)->text(1);
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(decision(), QStringLiteral("ask"), 20000);
+
+        QVERIFY(writeTools(true));
+        QFile pid(pidFile);
+        QVERIFY(pid.open(QIODevice::ReadOnly));
+        QCOMPARE(::kill(pid.readAll().trimmed().toInt(), SIGUSR1), 0);
+        PolicyChangeBanner *banner = window->upstreamChangeBanner();
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 10000);
+        const QString shown =
+            banner->findChild<QPlainTextEdit *>(QStringLiteral("policyChangeText"))->toPlainText();
+        QVERIFY2(shown.contains(QStringLiteral("tool wipe: readOnlyHint: no → yes")), qPrintable(shown));
+        QTest::qWait(500); // the list has been rebuilt since: still asks
+        QCOMPARE(decision(), QStringLiteral("ask"));
+        QVERIFY(list->topLevelItem(0)->child(0)->text(2).contains(QLatin1String("waits for you")));
+
+        auto *accept = banner->findChild<QPushButton *>(QStringLiteral("acceptPolicyChange"));
+        QTRY_VERIFY_WITH_TIMEOUT(accept->isEnabled(), 5000);
+        QTest::mouseClick(accept, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(decision(), QStringLiteral("allow"), 10000);
+        QTRY_VERIFY(!banner->isVisible());
     }
 
 private:
