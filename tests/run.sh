@@ -2,8 +2,9 @@
 # Installs everything the tests need (apt packages; npm packages pinned by tests/peer/package-lock.json),
 # builds with warnings as errors and runs every test with ctest, the peer and conformance tests included,
 # with a throwaway PostgreSQL cluster for the store tests' second backend,
-# then runs the load test again against an AddressSanitizer build (its clean exit is LeakSanitizer's
-# verdict), then builds the fuzz targets with clang and runs each for a bounded time.
+# then builds the server and the libFuzzer targets once with clang, ASan and UBSan: runs the load
+# test again against that build (its clean exit is LeakSanitizer's verdict) and each fuzz target for
+# a bounded time.
 # Extra arguments go to ctest (for example -L peer, or -R dispatcher).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,11 +20,11 @@ export COUNTERSIGN_TEST_POSTGRES
 # Two at a time (the tests use ports of their own and folders of their own; the agent tests take
 # turns by their RESOURCE_LOCK).
 ctest --preset ci --timeout 1500 --parallel 2 "$@"
-# The load run on an ASan/UBSan build: errors abort, and a leak makes the server's exit fail the test.
+# One clang build with ASan and UBSan for the load run (errors abort, and a leak makes the server's
+# exit fail the test) and the libFuzzer targets (each for a bounded time from its seed corpus): the
+# sources they share are compiled once.
 cmake --preset asan >/dev/null
-cmake --build --preset asan --target countersign countersign-test-decide
+cmake --build --preset asan --target countersign countersign-test-decide fuzz_http fuzz_dispatcher fuzz_ticket \
+    fuzz_config fuzz_httpanswer
 ctest --preset asan -L "load|asan" --timeout 1500
-# The libFuzzer targets (clang, ASan, UBSan), each for a bounded time from its seed corpus.
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
-ctest --preset fuzz --timeout 900 --parallel 2
+ctest --preset asan -L fuzz --timeout 900 --parallel 2
