@@ -471,6 +471,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                              stillRefused = stillRefusedText(change, sourcePath);
                          });
     // Before the server starts: what it runs first is the configuration accepted last.
+    p.guard->setBaselineFile(QDir(cl.dataDir).filePath(QStringLiteral("policy-accepted.json")));
     p.guard->recordStart();
     QObject::disconnect(atStart);
 

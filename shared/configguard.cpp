@@ -5,8 +5,10 @@
 
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QSaveFile>
 
 Q_LOGGING_CATEGORY(lcConfigGuard, "countersign.config")
 
@@ -132,6 +134,18 @@ void ConfigGuard::apply(Config config)
 
 void ConfigGuard::recordInForce()
 {
+    if (!m_baselineFile.isEmpty()) {
+        QFile current(m_baselineFile);
+        if (!current.open(QIODevice::ReadOnly) || current.readAll() != m_inForce.sourceText()) {
+            current.close();
+            QSaveFile copy(m_baselineFile);
+            if (!copy.open(QIODevice::WriteOnly) ||
+                copy.write(m_inForce.sourceText()) != m_inForce.sourceText().size() || !copy.commit())
+                Q_EMIT storeError(tr("The configuration in force could not be kept in %1: %2")
+                                      .arg(m_baselineFile, copy.errorString()));
+            QFile::setPermissions(m_baselineFile, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        }
+    }
     const std::string text = m_inForce.sourceText().toStdString();
     auto last = m_audit.lastEvent(QStringLiteral("policy-in-force"));
     if (last && last.value().is_object() && last.value().value("text", json()) == text)
@@ -148,13 +162,19 @@ void ConfigGuard::recordInForce()
 
 void ConfigGuard::recordStart()
 {
-    auto last = m_audit.lastEvent(QStringLiteral("policy-in-force"));
-    json accepted = last ? last.value() : json();
-    if (!last)
+    json accepted;
+    if (QFile copy(m_baselineFile); !m_baselineFile.isEmpty() && copy.open(QIODevice::ReadOnly)) {
+        // This folder's own copy first: it does not change with the store the file names.
+        accepted = {
+            {"text", copy.readAll().toStdString()},
+            {"since", QFileInfo(m_baselineFile).lastModified().toUTC().toString(Qt::ISODate).toStdString()}};
+    } else if (auto last = m_audit.lastEvent(QStringLiteral("policy-in-force")); !last) {
         Q_EMIT storeError(tr("The last recorded configuration cannot be read: %1").arg(last.error()));
-    else if (!accepted.is_object() || !accepted.value("text", json()).is_string()) {
+    } else if (!last.value().is_object() || !last.value().value("text", json()).is_string()) {
         recordInForce(); // the first start: the file is what the human set up
         return;
+    } else {
+        accepted = last.value();
     }
     // The configuration accepted last. An empty text is the defaults (no file then); one that
     // cannot be read (or no record that can) is taken as the defaults too: the narrowest baseline,

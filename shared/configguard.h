@@ -37,6 +37,11 @@ public:
     ~ConfigGuard() override;
 
     const Config &inForce() const { return m_inForce; }
+    // Also keeps the configuration in force in path, this data folder's own copy, which at start is
+    // the baseline before the store's record: a file that switches to a fresh store, or another
+    // instance sharing a team store, cannot stand in for what was accepted here. Call before
+    // recordStart().
+    void setBaselineFile(const QString &path) { m_baselineFile = path; }
     // The widening configuration waiting for the human, and how it differs from the one in force.
     bool hasPending() const { return m_pending.has_value(); }
     const PolicyChange &pendingChange() const { return m_pendingChange; }
@@ -85,6 +90,7 @@ private:
     std::optional<Config> m_pending;
     PolicyChange m_pendingChange;
     QString m_pendingWhen;
+    QString m_baselineFile;
 };
 
 } // namespace Countersign

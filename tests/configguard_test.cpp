@@ -135,11 +135,12 @@ private:
     }
     // A restart on the same store, the file now holding document, as Console does it: a new guard
     // judges the file at start, the server runs what the guard keeps in force, a new window follows.
-    bool restartWith(const json &document)
+    bool restartWith(const json &document, const QString &baselineFile = QString())
     {
         m_window.reset();
         m_guard =
             std::make_unique<ConfigGuard>(configOf(document), *m_store, ConfigGuard::Widening::AskInWindow);
+        m_guard->setBaselineFile(baselineFile);
         connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
         connect(m_guard.get(), &ConfigGuard::applied, this, [this] { ++m_applied; });
         connect(m_guard.get(), &ConfigGuard::refusedStillInFile, this, [this] { ++m_stillRefused; });
@@ -458,6 +459,30 @@ private Q_SLOTS:
         QTRY_VERIFY(bannerShown());
         QVERIFY(m_guard->inForce().actions().isEmpty());
         QCOMPARE(policyEvents(), QStringList{QStringLiteral("policy-widening-waiting")});
+    }
+
+    // The file switched to a fresh store while stopped (no record there): this folder's own copy of
+    // what was accepted is the baseline, so the widening still waits.
+    void aFileThatSwitchesStores_isJudgedAgainstThisFoldersCopy()
+    {
+        const QString copy = m_dir.filePath(QStringLiteral("accepted-%1.json").arg(m_test + 1));
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow));
+        m_guard->setBaselineFile(copy);
+        m_guard->recordStart();
+        QVERIFY(QFile::exists(copy));
+        QCOMPARE(QFile(copy).permissions() & (QFileDevice::ReadOther | QFileDevice::ReadGroup),
+                 QFileDevice::Permissions());
+        cleanup();
+        QVERIFY(build(ConfigGuard::Widening::AskInWindow)); // a new database: nothing on record
+        json widened = baseDocument();
+        widened["rules"] = json::array();
+        QVERIFY(restartWith(widened, copy));
+        QTRY_VERIFY(bannerShown());
+        QCOMPARE(m_guard->inForce().policy().rules().size(), 1);
+        QVERIFY(deniedText("prod-1").startsWith(QLatin1String("Denied by Countersign policy")));
+        // Without the copy, the fresh store's start would have taken the file as it is.
+        QVERIFY(restartWith(widened));
+        QVERIFY(!bannerShown());
     }
 
     void headless_aWideningMadeWhileStopped_isHeld_theOneAcceptedLastRuns()
