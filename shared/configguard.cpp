@@ -18,9 +18,9 @@ using json = nlohmann::json;
 
 namespace {
 // What a refusal is remembered by: the text of the file refused.
-std::string digestOf(const QString &text)
+std::string digestOf(const QByteArray &text)
 {
-    return QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256).toHex().toStdString();
+    return QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex().toStdString();
 }
 
 QString timeText(const QDateTime &when)

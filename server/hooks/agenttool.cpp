@@ -343,11 +343,7 @@ PathSpellings AgentTool::pathSpellings(const json &arguments) const
     if (path.isEmpty())
         return {};
     // Where it leads, links followed; none (no allow rule matches) when nothing of it exists.
-    QStringList forms = m_workspace ? m_workspace->spellings(path) : QStringList();
-    if (forms.isEmpty())
-        if (const QString leadsTo = Workspace::canonicalOf(path); !leadsTo.isEmpty())
-            forms.append(leadsTo);
-    return {{QStringLiteral("path"), forms}};
+    return {{QStringLiteral("path"), Workspace::spellings(m_workspace.get(), path)}};
 }
 
 Verdict AgentTool::defaultVerdict(const json &arguments) const

@@ -36,14 +36,19 @@ QString Workspace::rootOf(const QString &resolved) const
     return {};
 }
 
+QStringList Workspace::spellings(const Workspace *ws, const QString &path)
+{
+    return ws ? ws->spellings(path) : Workspace(QStringList()).spellings(path);
+}
+
 QStringList Workspace::spellings(const QString &path) const
 {
-    if (m_roots.isEmpty())
-        return {};
     auto resolved = resolve(path, Must::MayBeNewWithFolders);
     if (!resolved) {
-        const QString leadsTo =
-            canonicalOf(QDir::isAbsolutePath(path) ? path : m_roots.first() + QLatin1Char('/') + path);
+        const QString absolute = QDir::isAbsolutePath(path) || m_roots.isEmpty()
+                                     ? path
+                                     : m_roots.first() + QLatin1Char('/') + path;
+        const QString leadsTo = canonicalOf(absolute);
         return leadsTo.isEmpty() ? QStringList() : QStringList{leadsTo};
     }
     const QString &first = m_roots.first();
@@ -54,13 +59,9 @@ QStringList Workspace::spellings(const QString &path) const
     else if (absolute.startsWith(first + QLatin1Char('/')))
         forms.append(absolute.mid(first.size() + 1));
     forms.append(absolute);
-    for (qsizetype i = 0; i < m_roots.size(); ++i) {
-        const QString &root = m_roots[i];
-        if (m_configured[i] == root || !(absolute == root || absolute.startsWith(root + QLatin1Char('/'))))
-            continue;
-        forms.append(m_configured[i] + absolute.mid(root.size()));
-        break;
-    }
+    const QString root = rootOf(absolute);
+    if (const QString &configured = m_configured[m_roots.indexOf(root)]; configured != root)
+        forms.append(configured + absolute.mid(root.size()));
     return forms;
 }
 

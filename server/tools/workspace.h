@@ -33,10 +33,11 @@ public:
     QString rootOf(const QString &resolved) const;
     // How the rules see a path an agent named (PathSpellings): resolved as resolve() does (it may
     // be new), relative to the first root when inside it ("." for the root itself), absolute, and
-    // absolute under the root as configured when that is a link to it. A path resolve() refuses is
-    // spelled only as where it leads (canonicalOf), or not at all: an allow rule then never
-    // matches it.
+    // absolute under the root as configured when that is a link to it. A path resolve() refuses
+    // (or any, with no roots) is spelled only as where it leads (canonicalOf), or not at all: an
+    // allow rule then never matches it. ws may be null (no roots).
     QStringList spellings(const QString &path) const;
+    static QStringList spellings(const Workspace *ws, const QString &path);
     // An absolute path with its existing part resolved (links followed) and the rest as written;
     // empty when nothing of it exists or it holds "..".
     static QString canonicalOf(const QString &absolutePath);

@@ -51,12 +51,6 @@ UpstreamAction::UpstreamAction(UpstreamLink *link, const UpstreamSpec &spec, jso
     m_settings = spec.settingsOf(m_tool);
 }
 
-bool UpstreamAction::readOnly(const json &tool)
-{
-    const json annotations = tool.value("annotations", json::object());
-    return annotations.is_object() && annotations.value("readOnlyHint", json(false)) == json(true);
-}
-
 bool UpstreamAction::destructive() const
 {
     return m_standing.destructive;
@@ -158,9 +152,7 @@ Verdict UpstreamAction::defaultVerdict(const json &arguments) const
 
 Verdict UpstreamAction::defaultFor(const json &tool, const UpstreamToolSettings &settings)
 {
-    if (settings.decision)
-        return *settings.decision;
-    return readOnly(tool) ? Verdict::Allow : Verdict::Ask;
+    return defaultFor(UpstreamTrust::claimed(tool), settings);
 }
 
 PathSpellings UpstreamAction::pathSpellings(const json &arguments) const
@@ -173,11 +165,7 @@ PathSpellings UpstreamAction::pathSpellings(const json &arguments) const
         const QString path = QString::fromStdString(value->get<std::string>());
         if (!path.startsWith(QLatin1Char('/')))
             continue;
-        QStringList forms = m_workspace ? m_workspace->spellings(path) : QStringList();
-        if (forms.isEmpty())
-            if (const QString leadsTo = Workspace::canonicalOf(path); !leadsTo.isEmpty())
-                forms.append(leadsTo);
-        paths[target] = std::move(forms);
+        paths[target] = Workspace::spellings(m_workspace.get(), path);
     }
     return paths;
 }

@@ -67,7 +67,6 @@ public:
 
 private:
     Plan basePlan(const nlohmann::json &arguments) const;
-    static bool readOnly(const nlohmann::json &tool);
     bool destructive() const;
 
     QPointer<UpstreamLink> m_link;

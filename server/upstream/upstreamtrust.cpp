@@ -42,6 +42,17 @@ Status UpstreamTrust::load()
     return success();
 }
 
+UpstreamTrust::Standing UpstreamTrust::claimed(const json &tool)
+{
+    const json annotations = tool.is_object() ? tool.value("annotations", json::object()) : json();
+    const bool readOnly =
+        annotations.is_object() && annotations.value("readOnlyHint", json(false)) == json(true);
+    // The spec's defaults: a tool that is not read-only is destructive unless it says otherwise.
+    const bool destructive = !readOnly && !(annotations.is_object() &&
+                                            annotations.value("destructiveHint", json(true)) == json(false));
+    return {readOnly, destructive, {}};
+}
+
 UpstreamTrust::Profiles UpstreamTrust::profilesOf(const json &tools)
 {
     Profiles out;
@@ -50,15 +61,9 @@ UpstreamTrust::Profiles UpstreamTrust::profilesOf(const json &tools)
     for (const json &tool : tools) {
         if (!tool.is_object() || !tool.value("name", json()).is_string())
             continue;
-        const json annotations = tool.value("annotations", json::object());
-        const bool readOnly =
-            annotations.is_object() && annotations.value("readOnlyHint", json(false)) == json(true);
-        // The spec's defaults: a tool that is not read-only is destructive unless it says otherwise.
-        const bool destructive =
-            !readOnly &&
-            !(annotations.is_object() && annotations.value("destructiveHint", json(true)) == json(false));
+        const Standing says = claimed(tool);
         out[QString::fromStdString(tool["name"].get<std::string>())] = {
-            readOnly, destructive,
+            says.readOnly, says.destructive,
             CanonicalJson::digest(tool.value("inputSchema", json::object())).toStdString()};
     }
     return out;

@@ -50,6 +50,8 @@ public:
     // Judges an upstream's tools as listed now (the tools/list entries); records and reports what
     // changed. Call each time its tools are read.
     void judge(const QString &upstream, const nlohmann::json &tools);
+    // What a tool's tools/list entry says of itself (its annotations, the spec's defaults applied).
+    static Standing claimed(const nlohmann::json &tool);
     // A tool's standing, as the last judge() left it (a tool never judged: as if new).
     Standing standing(const QString &upstream, const QString &tool) const;
     // The widening waiting for the human, one line per change; empty when none.
