@@ -1,11 +1,15 @@
 #include "stdiobridge.h"
 
 #include "commandline.h"
+#include "config.h"
 #include "consoleinstance.h"
+#include "database.h"
 #include "jsonrpc.h"
 #include "linesession.h"
 #include "localendpoint.h"
 #include "result.h"
+#include "systemclock.h"
+#include "tokenstore.h"
 
 #include <nlohmann/json.hpp>
 
@@ -99,8 +103,37 @@ Result<qint64> startConsole(const CommandLine &cl)
     return pid;
 }
 
-// A connection to the folder's console; one is started when none answers.
-Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl)
+// Whether token is an active connection of the store the folder's console would serve from: asked
+// before a console is started for it, so that a bogus token starts nothing.
+Status knownToken(const CommandLine &cl, const QByteArray &token)
+{
+    const auto unknown = [] {
+        return failure(QStringLiteral("the token in %1 is unknown or revoked; --stdio serves only an active "
+                                      "connection (make one, or give a revoked one a new token, with "
+                                      "`countersign token add NAME`), and no console was started")
+                           .arg(QLatin1String(kTokenVariable)));
+    };
+    auto config = Config::load(cl.configPath);
+    if (!config)
+        return failure(QStringLiteral("no console was started: %1").arg(config.error()));
+    const QString location = config.value().storeLocation(cl.dataDir);
+    if (!location.startsWith(QLatin1String("postgresql:")) && !QFileInfo::exists(location))
+        return unknown(); // no store yet: no connection was ever made here
+    auto db = Database::open(location, Database::Access::ReadOnly);
+    if (!db)
+        return failure(QStringLiteral("no console was started: %1").arg(db.error()));
+    SystemClock clock;
+    TokenStore tokens(*db.value(), clock);
+    if (tokens.authenticate(token))
+        return success();
+    if (const QString why = tokens.lastError(); !why.isEmpty())
+        return failure(QStringLiteral("no console was started: %1").arg(why));
+    return unknown();
+}
+
+// A connection to the folder's console; one is started when none answers, and only for a token
+// the store knows.
+Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl, const QByteArray &token)
 {
     const QString path = ConsoleInstance::bridgePath(cl.dataDir);
     if (path.isEmpty())
@@ -112,6 +145,8 @@ Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl)
     socket->connectToServer(path);
     if (socket->waitForConnected(1000))
         return socket;
+    if (auto known = knownToken(cl, token); !known)
+        return failure(known.error());
     auto started = startConsole(cl);
     if (!started)
         return failure(started.error());
@@ -352,7 +387,7 @@ int runStdioBridge(const CommandLine &cl)
                 .arg(QLatin1String(kTokenVariable)));
         return 1;
     }
-    auto socket = reachConsole(cl);
+    auto socket = reachConsole(cl, token);
     if (!socket) {
         say(socket.error());
         return 1;

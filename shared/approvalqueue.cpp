@@ -23,7 +23,10 @@ ApprovalQueue::ApprovalQueue(AuditStore &store, const Clock &clock, QObject *par
 
 Status ApprovalQueue::restore()
 {
-    auto pending = m_store.pendingOperations();
+    QStringList refused;
+    auto pending = m_store.pendingOperations(&refused);
+    for (const QString &why : refused)
+        qCCritical(lcQueue) << "card not shown:" << why;
     if (!pending)
         return failure(pending.error());
     for (const Operation &op : pending.value()) {
@@ -38,7 +41,10 @@ Status ApprovalQueue::restore()
 
 Status ApprovalQueue::sync()
 {
-    auto pending = m_store.pendingOperations();
+    QStringList refused;
+    auto pending = m_store.pendingOperations(&refused);
+    for (const QString &why : refused)
+        qCCritical(lcQueue) << "card not shown:" << why;
     if (!pending)
         return failure(pending.error());
     QSet<QString> stillPending;
@@ -54,10 +60,14 @@ Status ApprovalQueue::sync()
     for (const Operation &card : cards) {
         if (stillPending.contains(card.nonce))
             continue;
-        auto op = m_store.operation(card.nonce);
-        if (!op)
-            return failure(op.error());
-        removeCard(card.nonce, op.value() ? op.value()->status : Operation::Status::Expired);
+        auto status = m_store.status(card.nonce);
+        if (!status)
+            return failure(status.error());
+        // Pending in its row yet left out above: its row differs from the chain. The card stays as it
+        // was shown, and approving it is refused by the store with why.
+        if (status.value() && *status.value() == Operation::Status::Pending)
+            continue;
+        removeCard(card.nonce, status.value() ? *status.value() : Operation::Status::Expired);
     }
     expireDue();
     return success();
@@ -203,9 +213,9 @@ void ApprovalQueue::retire(const QString &nonce)
 {
     if (!find(nonce))
         return;
-    auto op = m_store.operation(nonce);
+    auto stored = m_store.status(nonce);
     const Operation::Status status =
-        op && op.value() ? op.value()->status : Operation::Status::Expired; // unknown: treat as gone
+        stored && stored.value() ? *stored.value() : Operation::Status::Expired; // unknown: treat as gone
     if (status == Operation::Status::Pending)
         return;
     removeCard(nonce, status);

@@ -201,6 +201,37 @@ Result<bool> AuditChain::records(const QString &nonce, const QString &event)
     return first.value().next();
 }
 
+Result<QList<json>> AuditChain::detailsOf(const QString &nonce, const QString &event)
+{
+    auto q = m_database.exec(StoreSql::kAuditDetailsOf, {nonce, event});
+    if (!q)
+        return failure(q.error());
+    QList<json> details;
+    while (q.value().next()) {
+        const QByteArray text = q.value().value(1).toByteArray();
+        json detail = json::parse(text.cbegin(), text.cend(), nullptr, false);
+        if (detail.is_discarded())
+            return failure(QStringLiteral("audit row %1 holds no JSON").arg(q.value().value(0).toLongLong()));
+        details.append(std::move(detail));
+    }
+    return details;
+}
+
+Result<QStringList> AuditChain::signedReviewers(const QString &nonce, const QByteArray &publicKey)
+{
+    const QString event = QStringLiteral("reviewed");
+    auto rows = detailsOf(nonce, event);
+    if (!rows)
+        return failure(rows.error());
+    QStringList reviewers;
+    for (const json &detail : rows.value()) {
+        if (auto signedRow = decisionSigned(nonce, event, detail, publicKey); !signedRow)
+            return failure(signedRow.error());
+        reviewers.append(QString::fromStdString(detail.value("by", std::string())));
+    }
+    return reviewers;
+}
+
 Status AuditChain::certify(const QString &nonce, const QString &event, const json &expected,
                            const QByteArray &publicKey, Row kind)
 {

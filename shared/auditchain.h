@@ -4,7 +4,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace Countersign {
 
@@ -56,6 +58,11 @@ public:
     Result<nlohmann::json> lastEvent(const QString &event);
     // Whether a row records event for nonce.
     Result<bool> records(const QString &nonce, const QString &event);
+    // The details of the rows recording event for nonce, oldest first.
+    Result<QList<nlohmann::json>> detailsOf(const QString &nonce, const QString &event);
+    // Who approved nonce as one of several ("reviewed" rows), oldest first: each row must carry
+    // its own signature made with publicKey, or the list is refused with why.
+    Result<QStringList> signedReviewers(const QString &nonce, const QByteArray &publicKey);
     // Signs the head as it stands inside transaction (Ed25519, the receipt key) and stores it as
     // a checkpoint: rows up to it cannot be rewritten, nor the log cut below it, without the key.
     Status checkpoint(const WriteTransaction &transaction, const ReceiptSigner &signer);

@@ -2,6 +2,7 @@
 
 #include "canonicaljson.h"
 #include "database.h"
+#include "plan.h"
 #include "storedvalue.h"
 #include "storesql.h"
 
@@ -10,6 +11,31 @@
 #include <QSqlRecord>
 
 namespace Countersign::AuditCrossCheck {
+
+namespace {
+
+// The first operation whose stored plan or arguments are not what the digests (compared with the
+// chain above) seal: the card would show, or the run use, something nobody approved.
+Result<QString> operationDigests(Database &database)
+{
+    auto q = database.exec(StoreSql::kCrossOperationDigests);
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &row = q.value();
+    while (row.next()) {
+        const QString nonce = row.value(0).toString();
+        auto plan = Plan::fromJson(StoredValue::parseJson(row.value(1)));
+        if (!plan || plan.value().digest() != row.value(2).toString())
+            return QStringLiteral("the stored plan of %1 is not the one its digest seals").arg(nonce);
+        if (QString::fromLatin1(CanonicalJson::digest(StoredValue::parseJson(row.value(3)))) !=
+            row.value(4).toString())
+            return QStringLiteral("the stored arguments of %1 are not the ones their digest seals")
+                .arg(nonce);
+    }
+    return QString();
+}
+
+} // namespace
 
 Result<QString> firstProblem(Database &database)
 {
@@ -29,6 +55,9 @@ Result<QString> firstProblem(Database &database)
          "operation %1 timed out in the audit chain but is stored as if not"},
         {StoreSql::kCrossClaimUnrecorded, "the run of %1 is not recorded in the audit chain"},
         {StoreSql::kCrossClaimUnauthorised, "%1 was run without an approval or a rule allowing it"},
+        {StoreSql::kCrossReviewUnrecorded, "an approval of %1 is not the one the audit chain records"},
+        {StoreSql::kCrossReviewRemoved,
+         "the audit chain records an approval of %1 that the reviews table lacks"},
     };
     for (const Check &check : kChecks) {
         auto q = database.exec(check.sql);
@@ -37,6 +66,8 @@ Result<QString> firstProblem(Database &database)
         if (q.value().next())
             return QString::fromLatin1(check.problem).arg(q.value().value(0).toString());
     }
+    if (auto digests = operationDigests(database); !digests || !digests.value().isEmpty())
+        return digests;
     auto finished = database.exec(StoreSql::kCrossFinishedClaims);
     if (!finished)
         return failure(finished.error());

@@ -22,18 +22,40 @@ std::string text(const QString &s)
     return s.toStdString();
 }
 
-// What the chain records of a new operation (audit verify compares the table with it).
-json mintedDetail(const Operation &op)
+// What the chain records of a new operation: every column that decides anything about it later
+// (who may approve it, how, until when, what it shows). The gate reads an operation only when its
+// row still holds these (AuditStore::operation), and audit verify compares the table with them.
+json mintedFields(const Operation &op)
 {
     return {{"tool", text(op.tool)},
             {"principal", text(op.principal)},
             {"client", op.clientInfo},
             {"argsDigest", text(op.argsDigest)},
             {"planDigest", text(op.planDigest)},
-            {"status", text(statusName(op.status))},
             {"rule", text(op.rule)},
+            {"createdMs", op.createdMs},
             {"expiresMs", op.expiresMs},
-            {"supersedes", text(op.supersedes)}};
+            {"supersedes", text(op.supersedes)},
+            {"approvalMode", op.approvalMode == ApprovalMode::Client ? "client" : "console"},
+            {"risk", text(riskName(op.plan.risk))},
+            {"people", op.review.people},
+            {"ownerBarred", op.review.ownerBarred ? 1 : 0},
+            {"owner", text(op.review.owner)}};
+}
+
+json mintedDetail(const Operation &op)
+{
+    json detail = mintedFields(op);
+    detail["status"] = text(statusName(op.status));
+    return detail;
+}
+
+// The chain row that records an operation's minting, by how it was settled.
+QString mintedEvent(Operation::Status status)
+{
+    return status == Operation::Status::Allowed || status == Operation::Status::Denied
+               ? QStringLiteral("settled-by-rule")
+               : QStringLiteral("minted");
 }
 
 } // namespace
@@ -75,7 +97,43 @@ Status AuditStore::insertRecorded(const WriteTransaction &transaction, const Ope
         return inserted;
     const QString event = op.status == Operation::Status::Pending ? QStringLiteral("minted")
                                                                   : QStringLiteral("settled-by-rule");
-    return m_chain->append(transaction, event, op.nonce, mintedDetail(op));
+    if (auto appended = m_chain->append(transaction, event, op.nonce, mintedDetail(op)); !appended)
+        return appended;
+    // A card is read back (by the gate and every console) only as its row here records it: a
+    // checkpoint at the row keeps that check to this one row, however long the card waits.
+    if (op.status == Operation::Status::Pending && m_signer)
+        return m_chain->checkpoint(transaction, *m_signer);
+    return success();
+}
+
+Status AuditStore::certified(const Operation &op)
+{
+    if (!m_signer)
+        return success(); // a reader (audit verify, export) decides nothing on what it reads
+    const auto differs = [&op](const QString &what) {
+        return failure(
+            QStringLiteral("operation %1 is not the one the audit log records: %2").arg(op.nonce, what));
+    };
+    if (op.plan.digest() != op.planDigest)
+        return differs(QStringLiteral("its stored plan is not the plan its digest seals"));
+    if (QString::fromLatin1(CanonicalJson::digest(op.arguments)) != op.argsDigest)
+        return differs(QStringLiteral("its stored arguments are not the ones their digest seals"));
+    if (auto row = m_chain->certify(op.nonce, mintedEvent(op.status), mintedFields(op), m_signer->publicKey(),
+                                    AuditChain::Row::Plain);
+        !row)
+        return differs(row.error());
+    auto reviewers = m_chain->signedReviewers(op.nonce, m_signer->publicKey());
+    if (!reviewers)
+        return differs(reviewers.error());
+    QStringList inChain = reviewers.value();
+    QStringList stored = op.review.approvedBy;
+    inChain.sort();
+    stored.sort();
+    if (inChain != stored)
+        return differs(QStringLiteral("its approvals (%1) are not the signed ones (%2)")
+                           .arg(op.review.approvedBy.join(QStringLiteral(", ")),
+                                reviewers.value().join(QStringLiteral(", "))));
+    return success();
 }
 
 Status AuditStore::recordOperation(const Operation &op)
@@ -125,12 +183,39 @@ Result<QString> AuditStore::recordCard(const Operation &card)
 
 Result<std::optional<Operation>> AuditStore::operation(const QString &nonce)
 {
+    auto stored = m_operations->find(nonce);
+    if (!stored || !stored.value())
+        return stored;
+    if (auto checked = certified(*stored.value()); !checked)
+        return failure(checked.error());
+    return stored;
+}
+
+Result<std::optional<Operation::Status>> AuditStore::status(const QString &nonce)
+{
+    return m_operations->status(nonce);
+}
+
+Result<std::optional<Operation>> AuditStore::storedOperation(const QString &nonce)
+{
     return m_operations->find(nonce);
 }
 
-Result<QList<Operation>> AuditStore::pendingOperations()
+Result<QList<Operation>> AuditStore::pendingOperations(QStringList *refused)
 {
-    return m_operations->pending();
+    auto pending = m_operations->pending();
+    if (!pending)
+        return pending;
+    QList<Operation> cards;
+    for (Operation &op : pending.value()) {
+        if (auto checked = certified(op); !checked) {
+            if (refused)
+                refused->append(checked.error());
+            continue;
+        }
+        cards.append(std::move(op));
+    }
+    return cards;
 }
 
 Result<int> AuditStore::pendingCount(const QString &principal)
@@ -253,7 +338,7 @@ Result<bool> AuditStore::storeDecision(const QString &nonce, const Decision &dec
 Result<QString> AuditStore::approveUnder(const WriteTransaction &transaction, const QString &nonce,
                                          const Decision &approval)
 {
-    auto op = m_operations->find(nonce); // with the approvals given so far, read under the write lock
+    auto op = operation(nonce); // with the approvals given so far, read under the write lock
     if (!op)
         return failure(op.error());
     if (!op.value())
@@ -368,6 +453,13 @@ Result<bool> AuditStore::claim(const QString &nonce)
     WriteTransaction transaction(m_db);
     if (!transaction.begun())
         return failure(transaction.begun().error());
+    // The chain's record of a run counts, not the claims row alone: a run whose row was removed
+    // around the store is claimed before all the same.
+    auto ranBefore = m_chain->records(nonce, QStringLiteral("claimed"));
+    if (!ranBefore)
+        return failure(ranBefore.error());
+    if (ranBefore.value())
+        return false;
     auto claimed = m_claims->insert(transaction, nonce, m_clock.nowMs(), m_instance);
     if (!claimed)
         return failure(claimed.error());
@@ -429,7 +521,21 @@ Result<bool> AuditStore::isAlive(const QString &id)
 
 Result<std::optional<Claim>> AuditStore::claimOf(const QString &nonce)
 {
-    return m_claims->find(nonce);
+    auto claim = m_claims->find(nonce);
+    if (!claim || !claim.value() || claim.value()->finishedMs == 0 || !m_signer)
+        return claim;
+    // A stored result is handed to the caller only as its run recorded it.
+    const QString digest = QString::fromLatin1(CanonicalJson::digest(claim.value()->result));
+    for (const char *event : {"run-succeeded", "run-failed"}) {
+        auto rows = m_chain->detailsOf(nonce, QLatin1String(event));
+        if (!rows)
+            return failure(rows.error());
+        for (const json &row : rows.value()) {
+            if (row.value("resultDigest", std::string()) == digest.toStdString())
+                return claim;
+        }
+    }
+    return failure(QStringLiteral("the stored result of %1 is not the one its run recorded").arg(nonce));
 }
 
 Result<QList<AuditStore::Interrupted>> AuditStore::reportInterrupted()

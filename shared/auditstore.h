@@ -47,9 +47,22 @@ public:
     // one write lock. The nonce of the card in force: card's, or the earlier one's (then nothing
     // was stored).
     Result<QString> recordCard(const Operation &card);
+    // The operation, only as its chain row records it: every column that decides something about
+    // it (connection, tool, arguments, plan, risk, approval mode, review rules and owner, creation
+    // and expiry) must hold what its signed "minted" row holds, its plan and arguments their
+    // digests, and its approvals the signed "reviewed" rows, both ways. A row that differs is an
+    // error (written around the store), never an operation to act on. A reader (no key) gets the
+    // row as stored.
     Result<std::optional<Operation>> operation(const QString &nonce);
-    // Pending operations, newest first (what the queue shows after a restart).
-    Result<QList<Operation>> pendingOperations();
+    // Where the operation stands, as its row says (none: no such operation). What a waiting call
+    // or a span polls; the call then reads the operation and its decision checked.
+    Result<std::optional<Operation::Status>> status(const QString &nonce);
+    // The row as stored, unchecked: for showing history (the audit view), never for deciding.
+    Result<std::optional<Operation>> storedOperation(const QString &nonce);
+    // Pending operations, newest first (what the queue shows after a restart), each checked as
+    // operation() checks it; one that differs from the chain is left out, and why is appended to
+    // refused.
+    Result<QList<Operation>> pendingOperations(QStringList *refused = nullptr);
     // How many unexpired cards a connection has waiting.
     Result<int> pendingCount(const QString &principal);
 
@@ -88,6 +101,7 @@ public:
     Result<bool> claim(const QString &nonce);
     Status finishClaim(const QString &nonce, const nlohmann::json &result,
                        Durability durability = Durability::Synced);
+    // The claim; a finished one only when its stored result is the one its run's chain row records.
     Result<std::optional<Claim>> claimOf(const QString &nonce);
 
     // This process among the instances sharing the store: its claims carry id. An instance not
@@ -134,6 +148,8 @@ public:
 
 private:
     Status insertRecorded(const WriteTransaction &transaction, const Operation &operation);
+    // Whether operation (as read) is the one the chain records; see operation().
+    Status certified(const Operation &operation);
     Status commitSigned(WriteTransaction &transaction);
     // The writes of decide(), in one transaction. true: an approval recorded as one of several.
     Result<bool> storeDecision(const QString &nonce, const Decision &decision);

@@ -28,14 +28,14 @@ struct OperationColumns final
         : nonce(column(r, "nonce")), tool(column(r, "tool")), principal(column(r, "principal")),
           clientInfo(column(r, "client_info")), arguments(column(r, "arguments")),
           argsDigest(column(r, "args_digest")), plan(column(r, "plan")), planDigest(column(r, "plan_digest")),
-          approvalMode(column(r, "approval_mode")), rule(column(r, "rule")),
+          risk(column(r, "risk")), approvalMode(column(r, "approval_mode")), rule(column(r, "rule")),
           traceparent(column(r, "traceparent")), createdMs(column(r, "created_ms")),
           expiresMs(column(r, "expires_ms")), supersedes(column(r, "supersedes")),
           status(column(r, "status")), people(column(r, "people")), ownerBarred(column(r, "owner_barred")),
           owner(column(r, "owner")), instance(column(r, "instance"))
     {
     }
-    int nonce, tool, principal, clientInfo, arguments, argsDigest, plan, planDigest, approvalMode, rule,
+    int nonce, tool, principal, clientInfo, arguments, argsDigest, plan, planDigest, risk, approvalMode, rule,
         traceparent, createdMs, expiresMs, supersedes, status, people, ownerBarred, owner, instance;
 };
 
@@ -53,7 +53,11 @@ Result<Operation> operationFromRow(const QSqlQuery &q, const OperationColumns &a
         return failure(QStringLiteral("operation %1: stored %2").arg(op.nonce, plan.error()));
     op.plan = std::move(plan).value();
     op.planDigest = q.value(at.planDigest).toString();
-    // The risk column repeats the plan's risk for SQL filters; the plan's own is the one read.
+    // The risk column repeats the plan's risk for SQL filters; the plan's own is the one read, and
+    // a row where the two differ was written around the store.
+    if (const QString risk = q.value(at.risk).toString(); risk != riskName(op.plan.risk))
+        return failure(QStringLiteral("operation %1: its stored risk (%2) is not its plan's (%3)")
+                           .arg(op.nonce, risk, riskName(op.plan.risk)));
     op.approvalMode = q.value(at.approvalMode).toString() == QLatin1String("client") ? ApprovalMode::Client
                                                                                      : ApprovalMode::Console;
     op.rule = q.value(at.rule).toString();
@@ -195,6 +199,21 @@ Result<int> OperationRecords::pendingCount(const QString &principal, qint64 nowM
         return failure(q.error());
     QSqlQuery &row = q.value();
     return row.next() ? row.value(column(row.record(), "pending")).toInt() : 0;
+}
+
+Result<std::optional<Operation::Status>> OperationRecords::status(const QString &nonce)
+{
+    auto q = m_database.exec(StoreSql::kOperationStatus, {nonce});
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &row = q.value();
+    if (!row.next())
+        return std::optional<Operation::Status>();
+    const QString name = row.value(column(row.record(), "status")).toString();
+    const auto parsed = parseStatus(name);
+    if (!parsed)
+        return failure(QStringLiteral("operation %1: unknown status %2").arg(nonce, name));
+    return std::optional<Operation::Status>(*parsed);
 }
 
 Result<bool> OperationRecords::isPending(const QString &nonce)

@@ -32,6 +32,8 @@ public:
     Result<int> pendingCount(const QString &principal, qint64 nowMs);
     // Whether the operation still waits for a decision; fails when there is no such operation.
     Result<bool> isPending(const QString &nonce);
+    // The status alone; none when there is no such operation.
+    Result<std::optional<Operation::Status>> status(const QString &nonce);
     Status setStatus(const WriteTransaction &transaction, const QString &nonce, Operation::Status status);
     // Approved operations whose ticket expired after sinceMs, at or before nowMs, with no run
     // claimed, oldest first.

@@ -1,5 +1,7 @@
 #include "policy.h"
 
+#include "canonicaljson.h"
+
 #include <algorithm>
 
 namespace Countersign {
@@ -80,7 +82,7 @@ bool Rule::matches(const QString &toolName, const json &args, const PathSpelling
         if (it == args.end())
             return false;
         const auto text = Rule::argumentText(*it);
-        const bool sentMatches = text && globMatch(pattern, *text);
+        const bool sentMatches = text && (globMatch(pattern, *text) || sameNumber(pattern, *it));
         const auto spelled = paths.find(name);
         if (spelled == paths.end()) {
             if (!sentMatches)
@@ -117,8 +119,16 @@ std::optional<QString> Rule::argumentText(const json &value)
     if (value.is_string())
         return QString::fromStdString(value.get<std::string>());
     if (value.is_number() || value.is_boolean())
-        return QString::fromStdString(value.dump());
+        return QString::fromStdString(CanonicalJson::serialize(value)); // 1.0 and 1e0 are "1"
     return std::nullopt;
+}
+
+bool Rule::sameNumber(const QString &pattern, const json &value)
+{
+    if (!value.is_number())
+        return false;
+    const json written = json::parse(pattern.toStdString(), nullptr, false);
+    return written.is_number() && CanonicalJson::serialize(written) == CanonicalJson::serialize(value);
 }
 
 QString Rule::pathGlob(QString glob)

@@ -45,9 +45,13 @@ struct Rule final
     QString reason;
 
     bool matches(const QString &toolName, const nlohmann::json &args, const PathSpellings &paths = {}) const;
-    // The text an argument glob is matched against: a string's value, a number's or boolean's JSON
-    // text; nothing for any other value (no argument glob matches it).
+    // The text an argument glob is matched against: a string's value, a number's or boolean's
+    // canonical JSON text (as the arguments digest writes it: 1.0 and 1e0 are "1"); nothing for
+    // any other value (no argument glob matches it).
     static std::optional<QString> argumentText(const nlohmann::json &value);
+    // Whether pattern, read as a JSON number, is value (a number) by value: a rule written "1.0"
+    // matches 1, 1.0 and 1e0 alike.
+    static bool sameNumber(const QString &pattern, const nlohmann::json &value);
     // A glob on a path argument spelled as PathSpellings spell paths: without "./" in front, "/./"
     // inside, doubled "/" or a "/" at the end ("." for a root itself).
     static QString pathGlob(QString glob);

@@ -377,6 +377,8 @@ inline constexpr const char *kAuditLastEvent =
 inline constexpr const char *kAuditHashAt = "SELECT hash FROM audit_log WHERE seq = ?";
 inline constexpr const char *kAuditFirstOf =
     "SELECT seq FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq LIMIT 1";
+inline constexpr const char *kAuditDetailsOf =
+    "SELECT seq, detail FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq";
 inline constexpr const char *kCheckpointInsert = "INSERT INTO audit_checkpoints (seq, signed) VALUES (?, ?) "
                                                  "ON CONFLICT (seq) DO UPDATE SET signed = excluded.signed";
 inline constexpr const char *kCheckpointCovering =
@@ -386,7 +388,7 @@ inline constexpr const char *kHeadGet = "SELECT unsigned_until, signed FROM audi
 inline constexpr const char *kHeadSet = "UPDATE audit_head SET signed = ? WHERE id = 1";
 inline constexpr const char *kAuditDecisionRows =
     "SELECT seq, nonce, event, detail FROM audit_log WHERE event IN ('approved', 'declined', 'expired', "
-    "'abandoned') "
+    "'abandoned', 'reviewed') "
     "AND seq > (SELECT unsigned_until FROM audit_head WHERE id = 1) ORDER BY seq";
 
 // AuditCrossCheck: each returns the nonce of the first row that the chain does not account for.
@@ -408,7 +410,28 @@ inline constexpr const char *kCrossOperationUnrecorded =
     "AND json_extract(a.detail, '$.principal') = o.principal "
     "AND json_extract(a.detail, '$.argsDigest') = o.args_digest "
     "AND json_extract(a.detail, '$.planDigest') = o.plan_digest "
-    "AND CAST(json_extract(a.detail, '$.expiresMs') AS BIGINT) = o.expires_ms) LIMIT 1";
+    "AND CAST(json_extract(a.detail, '$.expiresMs') AS BIGINT) = o.expires_ms "
+    "AND json_extract(a.detail, '$.rule') = o.rule "
+    "AND json_extract(a.detail, '$.supersedes') = COALESCE(o.supersedes, '') "
+    // Rows minted before the chain recorded these (no approvalMode) hold them nowhere to compare.
+    "AND (json_extract(a.detail, '$.approvalMode') IS NULL OR "
+    "(json_extract(a.detail, '$.approvalMode') = o.approval_mode AND json_extract(a.detail, '$.risk') = "
+    "o.risk "
+    "AND CAST(json_extract(a.detail, '$.people') AS BIGINT) = o.people "
+    "AND CAST(json_extract(a.detail, '$.ownerBarred') AS BIGINT) = o.owner_barred "
+    "AND json_extract(a.detail, '$.owner') = COALESCE(o.owner, '') "
+    "AND CAST(json_extract(a.detail, '$.createdMs') AS BIGINT) = o.created_ms))) LIMIT 1";
+// Each approval of several has its signed chain row, and each such row its approval.
+inline constexpr const char *kCrossReviewUnrecorded =
+    "SELECT r.nonce FROM reviews r WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = r.nonce "
+    "AND a.event = 'reviewed' AND json_extract(a.detail, '$.by') = r.reviewer "
+    "AND CAST(json_extract(a.detail, '$.decidedMs') AS BIGINT) = r.reviewed_ms) LIMIT 1";
+inline constexpr const char *kCrossReviewRemoved =
+    "SELECT a.nonce FROM audit_log a WHERE a.event = 'reviewed' AND NOT EXISTS (SELECT 1 FROM reviews r "
+    "WHERE r.nonce = a.nonce AND r.reviewer = json_extract(a.detail, '$.by')) LIMIT 1";
+// Every operation's plan and arguments with the digests its chain row records (compared in C++).
+inline constexpr const char *kCrossOperationDigests =
+    "SELECT nonce, plan, plan_digest, arguments, args_digest FROM operations";
 // An operation the chain says timed out but whose row says otherwise (set back to be claimed).
 inline constexpr const char *kCrossTimedOutRevived =
     "SELECT o.nonce FROM operations o JOIN audit_log a ON a.nonce = o.nonce AND a.event = 'timed-out' "

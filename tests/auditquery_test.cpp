@@ -4,6 +4,7 @@
 #include "auditfilter.h"
 #include "auditquery.h"
 #include "auditstore.h"
+#include "canonicaljson.h"
 #include "database.h"
 #include "receipt.h"
 #include "systemclock.h"
@@ -52,6 +53,7 @@ private:
         op.principal = QLatin1String(principal);
         op.clientInfo = {{"name", client}};
         op.arguments = {{"target", target}};
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
         if (*target)
             op.plan.targets = {QLatin1String(target)};
         op.plan.title = QStringLiteral("%1 %2").arg(op.tool, QLatin1String(target));
@@ -174,6 +176,7 @@ private Q_SLOTS:
         op.nonce = QStringLiteral("h");
         op.tool = QStringLiteral("drop_table");
         op.principal = QStringLiteral("carol-laptop");
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
         op.planDigest = op.plan.digest();
         op.createdMs = at(2, 4);
         op.expiresMs = op.createdMs + 300'000;

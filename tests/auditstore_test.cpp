@@ -1,6 +1,7 @@
 #include "auditchain.h"
 #include "auditexport.h"
 #include "auditstore.h"
+#include "canonicaljson.h"
 #include "claimrecords.h"
 #include "database.h"
 #include "fakeclock.h"
@@ -44,7 +45,7 @@ private:
         op.principal = QStringLiteral("agent");
         op.clientInfo = {{"name", "ide"}};
         op.arguments = {{"service", "web-1"}};
-        op.argsDigest = QStringLiteral("ad");
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
         op.plan.title = QStringLiteral("Delete web-1");
         op.plan.prompt = QStringLiteral("Delete service web-1?");
         op.plan.targets = {QStringLiteral("web-1")};

@@ -7,6 +7,7 @@
 #include "auditstore.h"
 #include "auditview.h"
 #include "blastradiustext.h"
+#include "canonicaljson.h"
 #include "database.h"
 #include "decisionchart.h"
 #include "fakeclock.h"
@@ -66,6 +67,7 @@ private:
         op.principal = QStringLiteral("vscode");
         op.clientInfo = {{"name", "Claude Code"}};
         op.arguments = {{"service", target.toStdString()}};
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
         op.plan.title = QStringLiteral("Delete %1").arg(target);
         op.plan.prompt = QStringLiteral("Delete service %1?").arg(target);
         op.plan.diff = QStringLiteral("-name: %1\n").arg(target);

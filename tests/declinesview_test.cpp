@@ -6,6 +6,7 @@
 // file that cannot be written refused with the reason, and hostile text shown as plain text.
 #include "approvalqueue.h"
 #include "auditstore.h"
+#include "canonicaljson.h"
 #include "config.h"
 #include "configguard.h"
 #include "configwatcher.h"
@@ -105,7 +106,8 @@ private:
         op.tool = tool;
         op.principal = QStringLiteral("agent");
         op.arguments = arguments;
-        op.argsDigest = digest;
+        Q_UNUSED(digest) // the test's label for these arguments; the store holds their real digest
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments));
         op.plan.title = QStringLiteral("%1 %2").arg(tool, targets.value(0));
         op.plan.targets = targets;
         op.planDigest = op.plan.digest();
@@ -122,7 +124,7 @@ private:
         op.tool = tool;
         op.principal = QStringLiteral("agent");
         op.arguments = arguments;
-        op.argsDigest = QStringLiteral("denied");
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments));
         op.plan = Plan::settledByRule(tool);
         op.planDigest = op.plan.digest();
         op.rule = QStringLiteral("rules[0]: tool delete_service, service=prod-* \u2192 deny");

@@ -7,6 +7,7 @@
 #include "auditmodel.h"
 #include "auditstore.h"
 #include "auditview.h"
+#include "canonicaljson.h"
 #include "config.h"
 #include "connectionspage.h"
 #include "database.h"
@@ -79,7 +80,8 @@ private:
 
     Operation park(Risk risk = Risk::Medium, const QString &tool = QStringLiteral("delete_service"),
                    const QString &target = QStringLiteral("web-1"), const char *client = "Claude Code",
-                   const QString &principal = QStringLiteral("vscode"), bool intoQueue = true)
+                   const QString &principal = QStringLiteral("vscode"), bool intoQueue = true,
+                   const Review &review = Review())
     {
         Operation op;
         op.nonce = QStringLiteral("%1").arg(++m_next, 32, 10, QLatin1Char('0'));
@@ -87,6 +89,7 @@ private:
         op.principal = principal;
         op.clientInfo = {{"name", client}};
         op.arguments = {{"service", target.toStdString()}};
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
         op.plan.title = QStringLiteral("Delete %1").arg(target);
         op.plan.prompt = QStringLiteral("Delete service %1?").arg(target);
         op.plan.diff = QStringLiteral("--- a/%1\n+++ /dev/null\n@@ -1 +0,0 @@\n-name: %1\n").arg(target);
@@ -97,6 +100,7 @@ private:
         op.rule = QStringLiteral("no rule matched: default ask");
         op.createdMs = m_clock.nowMs() + m_next; // newest last
         op.expiresMs = m_clock.nowMs() + 300'000;
+        op.review = review;
         if (auto recorded = m_store->recordOperation(op); !recorded)
             helperFailed(QStringLiteral("record failed: %1").arg(recorded.error()));
         if (intoQueue)
@@ -250,11 +254,10 @@ private Q_SLOTS:
     void twoPeopleCard_waitsForTheSecondPerson()
     {
         m_queue->setPerson(QStringLiteral("Bea Lopez"));
-        Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"),
-                            "Claude Code", QStringLiteral("vscode"), false);
-        op.review.people = 2;
-        QVERIFY(m_db->exec("UPDATE operations SET people = 2").ok());
-        m_queue->park(op);
+        Review twoPeople;
+        twoPeople.people = 2;
+        const Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"),
+                                  "Claude Code", QStringLiteral("vscode"), true, twoPeople);
         readTheCard();
         QTRY_VERIFY(find<QLabel>("cardReview")->isVisible());
         QVERIFY2(find<QLabel>("cardReview")->text().contains(QLatin1String("no one has approved it yet")),
@@ -278,12 +281,11 @@ private Q_SLOTS:
     void ownConnectionCard_itsOwnerMayOnlyDecline()
     {
         m_queue->setPerson(QStringLiteral("Bea Lopez"));
-        Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"),
-                            "Claude Code", QStringLiteral("vscode"), false);
-        op.review.ownerBarred = true;
-        op.review.owner = QStringLiteral("Bea Lopez");
-        QVERIFY(m_db->exec("UPDATE operations SET owner_barred = 1, owner = 'Bea Lopez'").ok());
-        m_queue->park(op);
+        Review own;
+        own.ownerBarred = true;
+        own.owner = QStringLiteral("Bea Lopez");
+        const Operation op = park(Risk::Medium, QStringLiteral("delete_service"), QStringLiteral("web-1"),
+                                  "Claude Code", QStringLiteral("vscode"), true, own);
         readTheCard();
         QTRY_VERIFY(find<QLabel>("cardReview")->isVisible());
         QVERIFY(find<QLabel>("cardReview")->text().contains(QLatin1String("belongs to Bea Lopez")));

@@ -314,7 +314,7 @@ void AuditView::showDetail()
     }
     m_selectedKey = m_model->keyAt(current.row());
     const QString id = m_model->idAt(current.row());
-    auto op = m_store.operation(id);
+    auto op = m_store.storedOperation(id); // history as stored; audit verify checks it
     if (!op || !op.value()) {
         m_detail->setPlainText(op ? tr("This operation is no longer in the store.") : op.error());
         return;

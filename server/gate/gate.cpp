@@ -164,8 +164,12 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
 void Gate::join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done)
 {
     auto stored = m_store.operation(nonce);
-    if (!stored)
+    if (!stored) {
+        qCCritical(lcGate) << "refusing to join" << nonce << ":" << stored.error();
+        Q_EMIT untrustedDecision(
+            QStringLiteral("Nothing was run for %1: %2").arg(request->action->name(), stored.error()));
         return done(storeFailure(stored.error()));
+    }
     if (!stored.value())
         return done(GateReplies::superseded());
     const Operation &op = *stored.value();
@@ -434,9 +438,14 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(GateReplies::outcomeUnknown(c.claimedMs));
     }
 
+    // The card as the verified chain records it (mode, risk, review rules, expiry), or nothing runs.
     auto stored = m_store.operation(ticket.nonce);
-    if (!stored)
+    if (!stored) {
+        qCCritical(lcGate) << "refusing" << ticket.nonce << ":" << stored.error();
+        Q_EMIT untrustedDecision(
+            QStringLiteral("Nothing was run for %1: %2").arg(request->action->name(), stored.error()));
         return done(storeFailure(stored.error()));
+    }
     if (!stored.value())
         return done(
             GateReplies::invalidState(QStringLiteral("its operation is not in this server's records")));
@@ -762,8 +771,8 @@ void Gate::pollDecisions()
         return;
     }
     for (const QString &nonce : m_holder->nonces()) {
-        auto op = m_store.operation(nonce);
-        if (op && op.value() && op.value()->status != Operation::Status::Pending) {
+        auto status = m_store.status(nonce);
+        if (status && status.value() && *status.value() != Operation::Status::Pending) {
             Q_EMIT retired(nonce);
             m_holder->wake(nonce);
         }

@@ -7,12 +7,28 @@
 #include "traceparent.h"
 
 #include <QLoggingCategory>
+#include <QRegularExpression>
 
 Q_LOGGING_CATEGORY(lcSpans, "countersign.spans")
 
 namespace Countersign {
 
 namespace {
+
+// The rule that decided, by its index only ("rules[2]", or "default ask" when none matched): a
+// rule's patterns can pin argument values ("Deny this from now on" writes the call's own), and
+// arguments never leave the machine.
+QString ruleLabel(const QString &rule)
+{
+    static const QRegularExpression indexed(QStringLiteral("^rules\\[\\d+\\]"));
+    static const QRegularExpression fallback(
+        QStringLiteral("^no rule matched: (default (allow|deny|ask))\\b"));
+    if (const auto m = indexed.match(rule); m.hasMatch())
+        return m.captured(0);
+    if (const auto m = fallback.match(rule); m.hasMatch())
+        return m.captured(1);
+    return QStringLiteral("other");
+}
 
 // A name from the agent or an upstream, fit for an attribute: no control characters, at most
 // CallSpans::kMaxText characters (never half a surrogate pair).
@@ -76,9 +92,9 @@ CallSpans::~CallSpans()
     for (auto it = m_open.begin(); it != m_open.end(); ++it) {
         Operation::Status status = it->status;
         if (status == Operation::Status::Pending) { // a card may have been approved meanwhile
-            auto stored = m_store.operation(it.key());
+            auto stored = m_store.status(it.key());
             if (stored && stored.value())
-                status = stored.value()->status;
+                status = *stored.value();
         }
         OtlpSpan span = std::move(it->span);
         span.set(QStringLiteral("countersign.decision"), statusName(status));
@@ -138,7 +154,7 @@ void CallSpans::open(const Operation &operation, const GateRequest &request)
     if (const QString client = operation.clientName(); !client.isEmpty())
         span.set(QStringLiteral("countersign.client.name"), capped(client));
     if (!operation.rule.isEmpty())
-        span.set(QStringLiteral("countersign.rule"), capped(operation.rule));
+        span.set(QStringLiteral("countersign.rule"), ruleLabel(operation.rule));
     if (operation.status == Operation::Status::Pending) { // a card: the plan was made, its risk is known
         span.set(QStringLiteral("countersign.risk"), riskName(operation.plan.risk));
         if (!operation.supersedes.isEmpty())
@@ -209,14 +225,14 @@ void CallSpans::evaluate(const QString &nonce)
         return;
     const qint64 now = m_clock.nowMs();
     const qint64 expiresMs = it->expiresMs;
-    auto stored = m_store.operation(nonce);
+    auto stored = m_store.status(nonce);
     if (!stored)
         return;
     if (!stored.value()) { // gone from the store (never expected): nothing more will be learnt
         m_open.remove(nonce);
         return;
     }
-    const Operation::Status status = stored.value()->status;
+    const Operation::Status status = *stored.value();
     if (status == Operation::Status::Pending) {
         // Expired undecided, whether or not anyone has recorded it yet.
         if (now >= expiresMs)

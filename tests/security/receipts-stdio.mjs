@@ -127,6 +127,12 @@ try {
         assert.match(err, /unknown or revoked/);
         assert.ok(!err.includes(wrong), 'the token is not echoed');
         assert.ok(!ran('wrong'), 'nothing ran');
+        // B9 (issue 26): a bogus token starts no console that keeps running.
+        assert.match(err, /no console was started/, err);
+        await new Promise((r) => setTimeout(r, 1000));
+        const consoles = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n')
+            .filter((args) => args.includes(stdioData) && !args.includes('--stdio'));
+        assert.deepEqual(consoles, [], 'no console runs for the folder');
     });
 
     await check('--stdio with a valid token serves; revoked while running: the next call gets -32000, nothing runs, exit 1', async () => {
