@@ -218,7 +218,8 @@ void McpServer::buildTools()
     if (m_hooks)
         m_hooks->configure(HookService::Settings{workspace,
                                                  {QStringLiteral("countersign"), QStringLiteral("cs")},
-                                                 m_setup.config.hookHoldSeconds() * 1000LL});
+                                                 m_setup.config.hookHoldSeconds() * 1000LL,
+                                                 m_setup.config.mode()});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())

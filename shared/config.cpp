@@ -121,6 +121,13 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                     QStringLiteral("must be an integer from 1 to 570 (the clients' hook timeouts "
                                    "are 600 s, and a client that times out runs the tool)"));
             config.m_hookHoldSeconds = value.get<int>();
+        } else if (key == "mode") {
+            const auto mode = value.is_string()
+                                  ? parseGateMode(QString::fromStdString(value.get<std::string>()))
+                                  : std::nullopt;
+            if (!mode)
+                return fieldError(fileName, text, key, QStringLiteral("must be \"standard\" or \"strict\""));
+            config.m_mode = *mode;
         } else if (key == "cardMinimumSeconds") {
             if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)
                 return fieldError(fileName, text, key,

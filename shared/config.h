@@ -41,6 +41,8 @@ public:
     // How long an agent's own tool call is held for the human before its hook is answered "still
     // waiting" (under the clients' hook timeouts, which let a call through: the setup writes 600 s).
     int hookHoldSeconds() const { return m_hookHoldSeconds; }
+    // "mode": what the agents' own tools may do with no card when no rule decides.
+    GateMode mode() const { return m_mode; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -81,6 +83,7 @@ private:
     int m_legacyHoldSeconds = 50;
     int m_progressHoldSeconds = 240;
     int m_hookHoldSeconds = 570;
+    GateMode m_mode = GateMode::Standard;
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;

@@ -6,6 +6,20 @@
 
 namespace Countersign {
 
+QString gateModeName(GateMode mode)
+{
+    return mode == GateMode::Strict ? QStringLiteral("strict") : QStringLiteral("standard");
+}
+
+std::optional<GateMode> parseGateMode(const QString &name)
+{
+    if (name == QLatin1String("standard"))
+        return GateMode::Standard;
+    if (name == QLatin1String("strict"))
+        return GateMode::Strict;
+    return std::nullopt;
+}
+
 namespace {
 
 using json = nlohmann::json;

@@ -58,6 +58,13 @@ struct Rule final
     QString describe() const;
 };
 
+// What runs with no card when no rule decides (docs/threat-model.md): "standard" judges what a
+// call would do (reads, the project's own build and tests, writes inside the roots run; deletions,
+// the network, secrets and the rest ask); "strict" asks for everything that is not a read.
+enum class GateMode { Standard, Strict };
+QString gateModeName(GateMode mode);
+std::optional<GateMode> parseGateMode(const QString &name);
+
 struct PolicyDecision final
 {
     Verdict verdict = Verdict::Ask;

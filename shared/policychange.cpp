@@ -191,6 +191,9 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
         }
     }
 
+    if (before.mode() != after.mode())
+        add(after.mode() == GateMode::Standard, QStringLiteral("mode"), gateModeName(before.mode()),
+            gateModeName(after.mode()));
     if (before.ttlSeconds() != after.ttlSeconds())
         add(after.ttlSeconds() > before.ttlSeconds(), QStringLiteral("ttlSeconds"),
             QString::number(before.ttlSeconds()), QString::number(after.ttlSeconds()));

@@ -137,6 +137,11 @@ private Q_SLOTS:
             << QByteArray("2E2182E22") << QStringLiteral("c.json: invalid JSON");
         QTest::newRow("overflow in a value")
             << QByteArray("{\"ttlSeconds\": 1e999}") << QStringLiteral("c.json");
+        QTest::newRow("unknown mode") << QByteArray("{\"mode\": \"lenient\"}")
+                                      << QStringLiteral("c.json:1: mode: must be \"standard\" or \"strict\"");
+        QTest::newRow("mode not a string")
+            << QByteArray("{\"mode\": 1}")
+            << QStringLiteral("c.json:1: mode: must be \"standard\" or \"strict\"");
         QTest::newRow("unknown key") << QByteArray("{\n\n\"tllSeconds\": 5}")
                                      << QStringLiteral("c.json:3: tllSeconds: unknown setting");
         // The conformance fixtures live in the test host only; the product has no switch for them.

@@ -159,6 +159,12 @@ private Q_SLOTS:
         QTest::newRow("widens: a risk level moved to client approval")
             << base << QByteArray(R"({"approval": {"low": "client"}})")
             << list({"approval for low risk: console → client"}) << QStringList();
+        QTest::newRow("widens: strict mode back to standard")
+            << QByteArray(R"({"mode": "strict"})") << QByteArray("{}") << list({"mode: strict → standard"})
+            << QStringList();
+        QTest::newRow("narrows: standard mode to strict")
+            << QByteArray("{}") << QByteArray(R"({"mode": "strict"})") << QStringList()
+            << list({"mode: standard → strict"});
         QTest::newRow("widens: a longer ttlSeconds") << base << QByteArray(R"({"ttlSeconds": 600})")
                                                      << list({"ttlSeconds: 300 → 600"}) << QStringList();
         QTest::newRow("widens: a smaller cardMinimumSeconds")

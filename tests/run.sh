@@ -25,6 +25,6 @@ ctest --preset ci --timeout 1500 --parallel 2 "$@"
 # sources they share are compiled once.
 cmake --preset asan >/dev/null
 cmake --build --preset asan --target countersign countersign-test-decide fuzz_http fuzz_dispatcher fuzz_ticket \
-    fuzz_config fuzz_httpanswer
+    fuzz_config fuzz_httpanswer fuzz_shell
 ctest --preset asan -L "load|asan" --timeout 1500
 ctest --preset asan -L fuzz --timeout 900 --parallel 2

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "configfile.h"
 
+#include <QComboBox>
 #include <QDesktopServices>
 #include <QDir>
 #include <QFile>
@@ -29,6 +30,14 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
         s->setSuffix(suffix);
         return s;
     };
+    m_mode = new QComboBox(this);
+    m_mode->setObjectName(QStringLiteral("settingMode"));
+    m_mode->addItem(tr("Standard: ask when it matters (deletions, the network, secrets, installs...)"),
+                    QStringLiteral("standard"));
+    m_mode->addItem(tr("Strict: ask for everything that is not a read"), QStringLiteral("strict"));
+    m_mode->setToolTip(
+        tr("What the agents' own shell and edit tools may do with no card when no rule "
+           "decides. Going back to Standard widens the policy: it waits for you to accept it."));
     m_ttl = spin("settingTtl", 1, 86400, tr(" s"));
     m_poll = spin("settingPollWindow", 1, 300, tr(" s"));
     m_port = spin("settingPort", 0, 65535, QString());
@@ -51,6 +60,7 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_effective->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
 
     auto *form = new QFormLayout;
+    form->addRow(tr("Agents' own tools"), m_mode);
     form->addRow(tr("Approval expires after (TTL)"), m_ttl);
     form->addRow(tr("Hold a retry for up to (poll window)"), m_poll);
     form->addRow(tr("Listen port on 127.0.0.1 (next start)"), m_port);
@@ -91,6 +101,8 @@ void SettingsPage::openFile()
 void SettingsPage::setConfig(const Config &config, const QString &configPath, const QString &effectiveText)
 {
     m_path = configPath;
+    m_modeInForce = gateModeName(config.mode());
+    m_mode->setCurrentIndex(m_mode->findData(m_modeInForce));
     m_ttl->setValue(config.ttlSeconds());
     m_poll->setValue(config.pollWindowSeconds());
     m_port->setValue(config.listenPort());
@@ -100,18 +112,19 @@ void SettingsPage::setConfig(const Config &config, const QString &configPath, co
 
 bool SettingsPage::save()
 {
-    const nlohmann::json changes = {
-        {"ttlSeconds", m_ttl->value()},
-        {"pollWindowSeconds", m_poll->value()},
-        {"listen", QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString()}};
+    nlohmann::json changes = {{"ttlSeconds", m_ttl->value()},
+                              {"pollWindowSeconds", m_poll->value()},
+                              {"listen", QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString()}};
+    if (const QString mode = m_mode->currentData().toString(); mode != m_modeInForce)
+        changes["mode"] = mode.toStdString();
     if (auto saved = ConfigFile::update(m_path, changes); !saved) {
         m_message->setText(tr("Not saved: %1").arg(saved.error()));
         return false;
     }
     Q_EMIT fileWritten();
     m_message->setText(
-        tr("Saved to %1. The poll window and a shorter TTL apply to new calls now, a longer TTL once you "
-           "accept it; the port at the next start.")
+        tr("Saved to %1. The poll window, a shorter TTL and strict mode apply to new calls now; a longer "
+           "TTL and standard mode once you accept them; the port at the next start.")
             .arg(m_path));
     return true;
 }

@@ -5,6 +5,7 @@
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QComboBox;
 class QSpinBox;
 
 namespace Countersign {
@@ -34,6 +35,8 @@ Q_SIGNALS:
 
 private:
     QString m_path;
+    QComboBox *m_mode = nullptr;
+    QString m_modeInForce; // written only when the human changes it
     QSpinBox *m_ttl = nullptr;
     QSpinBox *m_poll = nullptr;
     QSpinBox *m_port = nullptr;

@@ -113,11 +113,11 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
 
 PolicyDecision Gate::decide(const GateRequest &request) const
 {
+    const GatedAction::Default fallback = request.action->byDefault(request.arguments);
     PolicyDecision decision =
-        m_policy.evaluate(request.action->name(), request.arguments,
-                          request.action->defaultVerdict(request.arguments), request.paths);
-    if (const QString source = request.action->defaultSource(); decision.ruleIndex < 0 && !source.isEmpty())
-        decision.rule += QStringLiteral(" (%1)").arg(source);
+        m_policy.evaluate(request.action->name(), request.arguments, fallback.verdict, request.paths);
+    if (decision.ruleIndex < 0 && !fallback.why.isEmpty())
+        decision.rule += QStringLiteral(" (%1)").arg(fallback.why);
     return decision;
 }
 

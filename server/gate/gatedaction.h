@@ -45,6 +45,17 @@ public:
         Q_UNUSED(arguments)
         return Verdict::Ask;
     }
+    // The default and why, in words for the card and the audit row: for a tool whose default
+    // depends on what this call would do (an agent's shell command), the reason is the call's own.
+    struct Default final
+    {
+        Verdict verdict = Verdict::Ask;
+        QString why;
+    };
+    virtual Default byDefault(const nlohmann::json &arguments) const
+    {
+        return {defaultVerdict(arguments), defaultSource()};
+    }
 
     // arguments are already validated against the inputSchema. A plan that cannot be made is an
     // Error shown to the agent; no card is made.

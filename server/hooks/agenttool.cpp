@@ -1,7 +1,6 @@
 #include "agenttool.h"
 
 #include "git.h"
-#include "readonlycommand.h"
 #include "workspace.h"
 
 #include <QCryptographicHash>
@@ -314,9 +313,33 @@ Result<json> AgentTool::arguments(const HookCall &call)
     return Result<json>(std::move(args));
 }
 
-AgentTool::AgentTool(Kind kind, std::shared_ptr<const Workspace> workspace, QStringList countersignServers)
-    : m_kind(kind), m_workspace(std::move(workspace)), m_countersignServers(std::move(countersignServers))
+AgentTool::AgentTool(Kind kind, std::shared_ptr<const Workspace> workspace, QStringList countersignServers,
+                     GateMode mode)
+    : m_kind(kind), m_workspace(std::move(workspace)), m_countersignServers(std::move(countersignServers)),
+      m_mode(mode)
 {
+}
+
+CommandJudge AgentTool::judge() const
+{
+    return CommandJudge(m_workspace.get(), m_mode, QDir::homePath());
+}
+
+QStringList AgentTool::patchTargets(const QString &patch, const QString &cwd, bool *deletes)
+{
+    static const QRegularExpression file(
+        QStringLiteral("^\\*\\*\\* (Add|Update|Delete) File: (.+)$|^\\*\\*\\* Move to: (.+)$"),
+        QRegularExpression::MultilineOption);
+    QStringList targets;
+    *deletes = false;
+    for (auto it = file.globalMatch(patch); it.hasNext();) {
+        const auto m = it.next();
+        if (m.captured(1) == QLatin1String("Delete"))
+            *deletes = true;
+        const QString path = (m.captured(2).isEmpty() ? m.captured(3) : m.captured(2)).trimmed();
+        targets.append(absoluteIn(path, cwd));
+    }
+    return targets;
 }
 
 QString AgentTool::name() const
@@ -348,31 +371,88 @@ PathSpellings AgentTool::pathSpellings(const json &arguments) const
 
 Verdict AgentTool::defaultVerdict(const json &arguments) const
 {
+    return byDefault(arguments).verdict;
+}
+
+GatedAction::Default AgentTool::byDefault(const json &arguments) const
+{
+    const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
+    const auto judged = [](const CommandJudge::Judgement &j) { return Default{j.verdict, j.why}; };
     switch (m_kind) {
-    case Kind::Read:
-        return Verdict::Allow;
     case Kind::Mcp:
-        return m_countersignServers.contains(QString::fromStdString(arguments.value("server", "")))
-                   ? Verdict::Allow // gated by this console already, as an MCP call
-                   : Verdict::Ask;
+        if (m_countersignServers.contains(QString::fromStdString(arguments.value("server", ""))))
+            return {Verdict::Allow, QStringLiteral("this console's own MCP server, gated as MCP calls")};
+        return {Verdict::Ask, QStringLiteral("another MCP server's tool")};
     case Kind::Shell: {
-        // The read-only forms run_command trusts, for a plain command in a folder inside the roots.
-        const auto argv = arguments.find("argv");
-        if (argv == arguments.end() || !m_workspace || m_workspace->isEmpty())
-            return Verdict::Ask;
-        auto cwd =
-            m_workspace->resolve(QString::fromStdString(arguments.value("cwd", "")), Workspace::Must::Exist);
-        if (!cwd)
-            return Verdict::Ask;
-        QStringList words;
-        for (const json &w : *argv)
-            words.append(QString::fromStdString(w.get<std::string>()));
-        return ReadOnlyCommand::refusal(words, cwd.value(), *m_workspace).isEmpty() ? Verdict::Allow
-                                                                                    : Verdict::Ask;
+        if (cwd.isEmpty() || !QDir::isAbsolutePath(cwd))
+            return {Verdict::Ask, QStringLiteral("the command's folder is not known")};
+        return judged(judge().line(QString::fromStdString(arguments.value("command", "")), cwd));
     }
-    default:
-        return Verdict::Ask;
+    case Kind::Read: {
+        // The file or folder it reads (Claude Code's file_path and path, Gemini CLI's absolute_path,
+        // dir_path and paths), or the folder it runs in.
+        const json &input = arguments.value("input", json::object());
+        QStringList paths;
+        if (input.is_object()) {
+            for (const char *key :
+                 {"file_path", "absolute_path", "path", "dir_path", "directory", "notebook_path"}) {
+                if (const auto it = input.find(key); it != input.end() && it->is_string() && !it->empty())
+                    paths.append(absoluteIn(QString::fromStdString(it->get<std::string>()), cwd));
+            }
+            if (const auto it = input.find("paths"); it != input.end()) {
+                if (!it->is_array())
+                    return {Verdict::Ask, QStringLiteral("paths is not a list")};
+                for (const json &p : *it) {
+                    if (!p.is_string())
+                        return {Verdict::Ask, QStringLiteral("paths holds something that is not a path")};
+                    const QString path = QString::fromStdString(p.get<std::string>());
+                    paths.append(absoluteIn(path, cwd));
+                }
+            }
+        } else {
+            return {Verdict::Ask, QStringLiteral("the tool's input is not an object")};
+        }
+        if (paths.isEmpty())
+            paths.append(cwd);
+        const CommandJudge j = judge();
+        for (const QString &path : paths) {
+            if (path.isEmpty() || !QDir::isAbsolutePath(path))
+                return {Verdict::Ask, QStringLiteral("reads a path whose folder is not known")};
+            const CommandJudge::Judgement read = j.read(path);
+            if (read.verdict != Verdict::Allow)
+                return judged(read);
+        }
+        return {Verdict::Allow, QStringLiteral("reads only")};
     }
+    case Kind::Write:
+    case Kind::Edit: {
+        const QString path = QString::fromStdString(arguments.value("path", std::string()));
+        if (path.isEmpty() || !QDir::isAbsolutePath(path))
+            return {Verdict::Ask, QStringLiteral("writes a file whose folder is not known")};
+        return judged(judge().write(path));
+    }
+    case Kind::Patch: {
+        bool deletes = false;
+        const QStringList targets =
+            patchTargets(QString::fromStdString(arguments.value("patch", std::string())), cwd, &deletes);
+        if (deletes)
+            return {Verdict::Ask, QStringLiteral("the patch deletes a file")};
+        if (targets.isEmpty())
+            return {Verdict::Ask, QStringLiteral("the patch names no file Countersign can read")};
+        const CommandJudge j = judge();
+        for (const QString &path : targets) {
+            if (path.isEmpty() || !QDir::isAbsolutePath(path))
+                return {Verdict::Ask, QStringLiteral("the patch writes a file whose folder is not known")};
+            const CommandJudge::Judgement write = j.write(path);
+            if (write.verdict != Verdict::Allow)
+                return judged(write);
+        }
+        return {Verdict::Allow, QStringLiteral("the patch writes inside the workspace roots")};
+    }
+    case Kind::Other:
+        break;
+    }
+    return {Verdict::Ask, QStringLiteral("a tool Countersign does not know")};
 }
 
 void AgentTool::plan(const json &arguments, PlanDone done)
@@ -420,26 +500,23 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     const QString agent = agentTitle(arguments);
     const QString command = QString::fromStdString(arguments.at("command").get<std::string>());
     const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
+    const CommandJudge::Judgement judged =
+        QDir::isAbsolutePath(cwd)
+            ? judge().line(command, cwd)
+            : CommandJudge::Judgement{Verdict::Ask,
+                                      QStringLiteral("the command's folder is not known"),
+                                      {QStringLiteral("the command's folder is not known")},
+                                      {},
+                                      false};
     Plan plan;
-    // Medium: the card shows the whole command line; High would ask to type its first target (the
-    // folder), which says nothing about the command. A rule or a plan of the user's may raise it.
-    plan.risk = Risk::Medium;
+    // What cannot come back is High: the human types its first target (what it deletes) to approve.
+    // The rest is Medium: the card shows the whole line and why it asks.
+    plan.risk = judged.destructive ? Risk::High : Risk::Medium;
     plan.title = QStringLiteral("Run \"%1\" in %2's own shell").arg(shortened(command), agent);
-    plan.summary = command;
-    plan.targets.append(cwd);
-    // What it says read-only commands are, and why this one is not.
-    QString readOnly = QStringLiteral("no: it is not a plain list of words (a shell reads more into it)");
-    if (const auto argv = arguments.find("argv"); argv != arguments.end()) {
-        QStringList words;
-        for (const json &w : *argv)
-            words.append(QString::fromStdString(w.get<std::string>()));
-        Result<QString> inRoots = failure(QStringLiteral("no workspace roots are configured"));
-        if (m_workspace && !m_workspace->isEmpty())
-            inRoots = m_workspace->resolve(cwd, Workspace::Must::Exist);
-        const QString why =
-            inRoots ? ReadOnlyCommand::refusal(words, inRoots.value(), *m_workspace) : inRoots.error();
-        readOnly = why.isEmpty() ? QStringLiteral("yes") : QStringLiteral("no: ") + why;
-    }
+    plan.summary = judged.why;
+    plan.targets = judged.targets;
+    if (!plan.targets.contains(cwd))
+        plan.targets.append(cwd);
     // The files inside the roots that it names, with their hashes now.
     json named = json::array();
     static const QRegularExpression separators(QStringLiteral("[\\s;&|<>()`$'\"]+"));
@@ -454,17 +531,23 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
             {{"path", path.toStdString()},
              {"sha256", now && now.value().exists ? sha256(now.value().bytes).toStdString() : ""}});
     }
-    plan.blastRadius = {{"namedFiles", named}, {"readOnly", readOnly.startsWith(QLatin1String("yes"))}};
+    plan.blastRadius = {{"namedFiles", named},
+                        {"asks", judged.toJson().at("asks")},
+                        {"irreversible", judged.destructive},
+                        {"mode", gateModeName(m_mode).toStdString()}};
     QString files;
     for (const json &f : named)
         files += QStringLiteral("\n  %1  %2")
                      .arg(QString::fromStdString(f.at("sha256").get<std::string>()).left(12),
                           QString::fromStdString(f.at("path").get<std::string>()));
-    plan.prompt =
-        QStringLiteral("%1 wants to run this with its own shell tool (not through Countersign):\n\n"
-                       "$ %2\n\nin %3\nRead-only form: %4%5")
-            .arg(agent, command, cwd.isEmpty() ? QStringLiteral("(no folder given)") : cwd, readOnly,
-                 files.isEmpty() ? QString() : QStringLiteral("\nFiles it names:") + files);
+    QString reasons;
+    for (const QString &why : judged.asks)
+        reasons += QStringLiteral("\n  - ") + why;
+    plan.prompt = QStringLiteral("%1 wants to run this with its own shell tool (not through Countersign):\n\n"
+                                 "$ %2\n\nin %3\nWhy it asks:%4%5")
+                      .arg(agent, command, cwd.isEmpty() ? QStringLiteral("(no folder given)") : cwd,
+                           reasons.isEmpty() ? QStringLiteral(" a rule asks for it") : reasons,
+                           files.isEmpty() ? QString() : QStringLiteral("\nFiles it names:") + files);
     return plan;
 }
 

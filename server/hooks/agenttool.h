@@ -1,5 +1,6 @@
 #pragma once
 
+#include "commandjudge.h"
 #include "gatedaction.h"
 #include "hookcall.h"
 
@@ -29,12 +30,17 @@ public:
 
     // countersignServers: the names this console's own MCP server goes by in the clients (its
     // tools are gated by it already, so their hook calls are allowed by default).
-    AgentTool(Kind kind, std::shared_ptr<const Workspace> workspace, QStringList countersignServers);
+    // mode: what runs with no card when no rule decides (CommandJudge).
+    AgentTool(Kind kind, std::shared_ptr<const Workspace> workspace, QStringList countersignServers,
+              GateMode mode = GateMode::Standard);
 
     QString name() const override;
     nlohmann::json descriptor() const override;
     bool readsOnly() const override { return m_kind == Kind::Read; }
     Verdict defaultVerdict(const nlohmann::json &arguments) const override;
+    // Judged by what the call would do: a shell command's effects, a read's or a write's path
+    // (CommandJudge), with the reason in words.
+    Default byDefault(const nlohmann::json &arguments) const override;
     // A write's or edit's path, resolved against the roots when inside them (else only where it
     // leads, links followed).
     PathSpellings pathSpellings(const nlohmann::json &arguments) const override;
@@ -50,9 +56,14 @@ private:
     Result<Plan> planShell(const nlohmann::json &arguments) const;
     Result<Plan> planFileChange(const nlohmann::json &arguments) const;
 
+    CommandJudge judge() const;
+    // The files an apply_patch names (relative ones from cwd), and whether it deletes any.
+    static QStringList patchTargets(const QString &patch, const QString &cwd, bool *deletes);
+
     Kind m_kind;
     std::shared_ptr<const Workspace> m_workspace;
     QStringList m_countersignServers;
+    GateMode m_mode = GateMode::Standard;
 };
 
 } // namespace Countersign

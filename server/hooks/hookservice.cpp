@@ -67,7 +67,8 @@ std::shared_ptr<AgentTool> HookService::toolFor(AgentTool::Kind kind)
 {
     auto &tool = m_tools[kind];
     if (!tool)
-        tool = std::make_shared<AgentTool>(kind, m_settings.workspace, m_settings.countersignServers);
+        tool = std::make_shared<AgentTool>(kind, m_settings.workspace, m_settings.countersignServers,
+                                           m_settings.mode);
     return tool;
 }
 

@@ -40,6 +40,8 @@ public:
         // How long a call is held for the human before the hook answers "still waiting", under the
         // clients' hook timeouts (the setup writes 600 s; Gemini CLI reads milliseconds).
         qint64 holdMs = 570'000;
+        // What the agents' tools may do with no card when no rule decides.
+        GateMode mode = GateMode::Standard;
     };
     void configure(Settings settings);
 

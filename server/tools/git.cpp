@@ -75,11 +75,14 @@ LossReport lossReport(const QStringList &absoluteFiles)
         unsigned int flags = 0;
         if (git_status_file(&flags, repo.get(), relative.toUtf8().constData()) != 0)
             continue;
-        if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) // not in git: gone for good
+        if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) { // not in git: gone for good
             report.untracked.append(file);
-        else if (flags & (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_TYPECHANGE |
-                          GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
-                          GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED | GIT_STATUS_INDEX_TYPECHANGE))
+            if (flags & GIT_STATUS_IGNORED)
+                report.ignored.append(file);
+        } else if (flags &
+                   (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_TYPECHANGE |
+                    GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
+                    GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED | GIT_STATUS_INDEX_TYPECHANGE))
             report.uncommitted.append(file);
     }
     return report;

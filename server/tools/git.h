@@ -17,6 +17,7 @@ struct LossReport final
 {
     QStringList untracked;
     QStringList uncommitted;
+    QStringList ignored; // the untracked ones that .gitignore names (also in untracked)
     bool inWorkTree = false;
 
     // Git cannot bring the files back: outside a work tree, or some untracked or uncommitted.

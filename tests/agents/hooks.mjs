@@ -55,7 +55,9 @@ const base = (url) => url.replace(/\/mcp$/, '');
 
 let rig;
 try {
-    rig = await startRig(opts, { config: { workspaceRoots: [root], cardMinimumSeconds: 1 }, log, label: 'claude', root });
+    // Strict mode: every change asks, so that an append and a write inside the roots raise the cards
+    // these cases decide (standard mode lets them run; tests/shell holds its decisions).
+    rig = await startRig(opts, { config: { workspaceRoots: [root], cardMinimumSeconds: 1, mode: 'strict' }, log, label: 'claude', root });
     const con = rig.console;
 
     await check('Claude Code: its own Bash runs a command that needs a card only after the approval in the window, once', async () => {

@@ -31,7 +31,9 @@ mkdirSync(ws);
 
 const HOLD_S = 3;
 const server = await startCountersign(binary, {
-    config: { workspaceRoots: [ws], hookHoldSeconds: HOLD_S, rules: [{ tool: 'agent:shell', argvPrefix: ['echo'], decision: 'allow' }] },
+    // Strict mode: every change asks (standard mode lets writes inside the roots run; tests/shell
+    // holds its decisions), so that each smuggled write is a card.
+    config: { workspaceRoots: [ws], hookHoldSeconds: HOLD_S, mode: 'strict', rules: [{ tool: 'agent:shell', argvPrefix: ['echo'], decision: 'allow' }] },
     tokenName: 'hooks-a',
 });
 const tokenB = server.addToken('hooks-b');
@@ -66,9 +68,9 @@ try {
     });
 
     await check('every command smuggled past the rule (; $() newline, a final newline, bash -c env && ` | >) asks, and none is allowed', async () => {
-        const smuggled = ['echo hi; touch p1', 'echo $(touch p2)', 'echo hi\ntouch p3', "bash -c 'echo hi'", 'env echo hi',
-            'echo hi && touch p4', 'echo `touch p5`', 'echo hi | sh', 'echo hi > p6', 'echo ~/x', "echo 'a' b",
-            'echo hi\n', 'echo hi\r\n']; // a final line break: a regular expression's $ matches before it
+        const smuggled = ['echo hi; touch p1', 'echo $(touch p2)', 'echo hi\ntouch p3', "bash -c 'echo hi > p7'", 'env touch p8',
+            'echo hi && touch p4', 'echo `touch p5`', 'echo hi | sh', 'echo hi > p6', 'echo hi > ~/x', "echo 'a' b; touch p9",
+            'echo hi\ntouch p10\n', 'echo hi\r\ntouch p11']; // a final line break: a regular expression's $ matches before it
         const t0 = Date.now();
         const answers = await Promise.all(smuggled.map((command) => hook(claude('PreToolUse', 'Bash', { command }))));
         for (const [i, a] of answers.entries()) {
@@ -184,7 +186,7 @@ try {
         const allowed = await shim('codex', codexPre('echo hi'));
         assert.deepEqual([allowed.code, allowed.stdout], [0, ''], JSON.stringify(allowed));
         const [codexDenied, geminiDenied, geminiAllowed] = await Promise.all([
-            shim('codex', codexPre('echo hi; touch nope')), shim('gemini', geminiPre('echo $(id)')), shim('gemini', geminiPre('echo hi'))]);
+            shim('codex', codexPre('echo hi; touch nope')), shim('gemini', geminiPre('echo $(touch nope2)')), shim('gemini', geminiPre('echo hi'))]);
         assert.equal(codexDenied.code, 0);
         const c = JSON.parse(codexDenied.stdout);
         assert.deepEqual(Object.keys(c), ['hookSpecificOutput']);

@@ -1,0 +1,686 @@
+#include "commandjudge.h"
+
+#include "git.h"
+#include "workspace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+namespace Countersign {
+
+using Shell::Effect;
+using json = nlohmann::json;
+
+namespace {
+
+// Relative to the home folder: files and folders whose reading hands over a credential.
+const QStringList kHomeSecrets = {QStringLiteral(".ssh"),
+                                  QStringLiteral(".aws"),
+                                  QStringLiteral(".config/gh"),
+                                  QStringLiteral(".gnupg"),
+                                  QStringLiteral(".netrc"),
+                                  QStringLiteral(".npmrc"),
+                                  QStringLiteral(".pypirc"),
+                                  QStringLiteral(".docker/config.json"),
+                                  QStringLiteral(".kube"),
+                                  QStringLiteral(".git-credentials"),
+                                  QStringLiteral(".config/gcloud"),
+                                  QStringLiteral(".azure"),
+                                  QStringLiteral(".password-store"),
+                                  QStringLiteral(".local/share/keyrings"),
+                                  QStringLiteral(".config/hub"),
+                                  QStringLiteral(".config/countersign"),
+                                  QStringLiteral(".local/share/countersign"),
+                                  QStringLiteral(".config/rclone"),
+                                  QStringLiteral(".cargo/credentials"),
+                                  QStringLiteral(".cargo/credentials.toml"),
+                                  QStringLiteral(".gem/credentials"),
+                                  QStringLiteral(".terraform.d/credentials.tfrc.json"),
+                                  QStringLiteral(".vault-token"),
+                                  QStringLiteral(".claude/.credentials.json"),
+                                  QStringLiteral(".codex/auth.json"),
+                                  QStringLiteral(".gemini/oauth_creds.json"),
+                                  QStringLiteral(".qwen/oauth_creds.json"),
+                                  QStringLiteral(".config/github-copilot"),
+                                  QStringLiteral(".mozilla"),
+                                  QStringLiteral(".config/google-chrome"),
+                                  QStringLiteral(".config/chromium"),
+                                  QStringLiteral(".pgpass"),
+                                  QStringLiteral(".my.cnf")};
+
+// Relative to the home folder: what runs at a login, a shell's start, or an agent's next call.
+const QStringList kHomeProtected = {QStringLiteral(".bashrc"),
+                                    QStringLiteral(".bash_profile"),
+                                    QStringLiteral(".bash_login"),
+                                    QStringLiteral(".bash_logout"),
+                                    QStringLiteral(".profile"),
+                                    QStringLiteral(".zshrc"),
+                                    QStringLiteral(".zshenv"),
+                                    QStringLiteral(".zprofile"),
+                                    QStringLiteral(".zlogin"),
+                                    QStringLiteral(".config/fish"),
+                                    QStringLiteral(".inputrc"),
+                                    QStringLiteral(".gitconfig"),
+                                    QStringLiteral(".config/git"),
+                                    QStringLiteral(".ssh"),
+                                    QStringLiteral(".gnupg"),
+                                    QStringLiteral(".config/autostart"),
+                                    QStringLiteral(".config/systemd"),
+                                    QStringLiteral(".local/bin"),
+                                    QStringLiteral("bin"),
+                                    QStringLiteral(".claude"),
+                                    QStringLiteral(".claude.json"),
+                                    QStringLiteral(".codex"),
+                                    QStringLiteral(".gemini"),
+                                    QStringLiteral(".qwen"),
+                                    QStringLiteral(".config/opencode"),
+                                    QStringLiteral(".pi"),
+                                    QStringLiteral(".cline"),
+                                    QStringLiteral(".copilot"),
+                                    QStringLiteral(".config/github-copilot"),
+                                    QStringLiteral(".cursor"),
+                                    QStringLiteral(".vscode"),
+                                    QStringLiteral(".config/Code"),
+                                    QStringLiteral(".config/countersign"),
+                                    QStringLiteral(".local/share/countersign"),
+                                    QStringLiteral(".npmrc"),
+                                    QStringLiteral(".pypirc"),
+                                    QStringLiteral(".aws"),
+                                    QStringLiteral(".kube"),
+                                    QStringLiteral(".docker"),
+                                    QStringLiteral(".cargo/config.toml"),
+                                    QStringLiteral(".cargo/config"),
+                                    QStringLiteral(".pip"),
+                                    QStringLiteral(".config/pip"),
+                                    QStringLiteral(".pydistutils.cfg"),
+                                    QStringLiteral(".Xresources"),
+                                    QStringLiteral(".xprofile"),
+                                    QStringLiteral(".xinitrc")};
+
+// Anywhere: folders and files of a project whose change runs code elsewhere or steers an agent.
+const QStringList kProjectProtected = {QStringLiteral(".git"),
+                                       QStringLiteral(".github/workflows"),
+                                       QStringLiteral(".gitlab-ci.yml"),
+                                       QStringLiteral(".circleci"),
+                                       QStringLiteral(".claude"),
+                                       QStringLiteral(".gemini"),
+                                       QStringLiteral(".codex"),
+                                       QStringLiteral(".qwen"),
+                                       QStringLiteral(".vscode"),
+                                       QStringLiteral(".cursor"),
+                                       QStringLiteral(".envrc"),
+                                       QStringLiteral(".mcp.json"),
+                                       QStringLiteral(".husky"),
+                                       QStringLiteral(".pre-commit-config.yaml"),
+                                       QStringLiteral(".opencode"),
+                                       QStringLiteral("opencode.json"),
+                                       QStringLiteral(".pi"),
+                                       QStringLiteral(".clinerules"),
+                                       QStringLiteral(".devcontainer"),
+                                       QStringLiteral(".gitattributes"),
+                                       QStringLiteral(".gitmodules"),
+                                       QStringLiteral(".npmrc"),
+                                       QStringLiteral(".yarnrc"),
+                                       QStringLiteral(".yarnrc.yml"),
+                                       QStringLiteral("Jenkinsfile"),
+                                       QStringLiteral(".travis.yml"),
+                                       QStringLiteral("azure-pipelines.yml"),
+                                       QStringLiteral(".buildkite"),
+                                       QStringLiteral(".drone.yml"),
+                                       QStringLiteral("CLAUDE.md"),
+                                       QStringLiteral("CLAUDE.local.md"),
+                                       QStringLiteral("AGENTS.md"),
+                                       QStringLiteral("GEMINI.md"),
+                                       QStringLiteral("QWEN.md"),
+                                       QStringLiteral(".cursorrules"),
+                                       QStringLiteral(".windsurfrules"),
+                                       QStringLiteral(".roo"),
+                                       QStringLiteral(".github/actions"),
+                                       QStringLiteral(".github/copilot-instructions.md"),
+                                       QStringLiteral("lefthook.yml"),
+                                       QStringLiteral(".lefthook.yml"),
+                                       QStringLiteral("mise.toml"),
+                                       QStringLiteral(".mise.toml"),
+                                       QStringLiteral(".tool-versions"),
+                                       QStringLiteral(".continue"),
+                                       QStringLiteral(".aider.conf.yml"),
+                                       QStringLiteral(".kiro"),
+                                       QStringLiteral(".amazonq"),
+                                       QStringLiteral(".zed"),
+                                       QStringLiteral(".idea"),
+                                       QStringLiteral("bitbucket-pipelines.yml"),
+                                       QStringLiteral(".gitea"),
+                                       QStringLiteral(".forgejo"),
+                                       QStringLiteral(".woodpecker.yml"),
+                                       QStringLiteral(".woodpecker"),
+                                       QStringLiteral("bunfig.toml"),
+                                       QStringLiteral(".pnpmfile.cjs"),
+                                       QStringLiteral(".gitlab"),
+                                       QStringLiteral(".yarn/plugins"),
+                                       QStringLiteral(".gemini"),
+                                       QStringLiteral(".cargo/config.toml"),
+                                       QStringLiteral(".cargo/config")};
+
+bool under(const QString &path, const QString &folder)
+{
+    return path == folder || path.startsWith(folder + QLatin1Char('/'));
+}
+
+// The path's components from each ancestor: a/b/.git/hooks/x holds ".git" and ".git/hooks/x".
+bool hasComponentPath(const QString &path, const QStringList &names)
+{
+    const QStringList parts = path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    for (qsizetype i = 0; i < parts.size(); ++i) {
+        for (const QString &name : names) {
+            const int n = int(name.count(QLatin1Char('/'))) + 1;
+            if (i + n <= parts.size() && QStringList(parts.mid(i, n)).join(QLatin1Char('/')) == name)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool secretFileName(const QString &name)
+{
+    static const QRegularExpression secret(
+        QStringLiteral("^(\\.env(\\..*)?|\\.envrc|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\\.(pem|key|p12|pfx|jks|"
+                       "keystore|kdbx|gpg|asc)|"
+                       "credentials(\\.json|\\.toml)?|secrets?\\.(json|ya?ml|toml|env)|\\.(bash|zsh|python|"
+                       "node_repl|psql|mysql|sqlite|lesshst)_?history|"
+                       "service-account.*\\.json|\\.htpasswd|\\.pgpass|auth\\.json|token(s)?\\.json)$"));
+    static const QStringList harmless = {QStringLiteral(".env.example"), QStringLiteral(".env.sample"),
+                                         QStringLiteral(".env.template"), QStringLiteral(".env.dist"),
+                                         QStringLiteral(".env.defaults")};
+    return secret.match(name).hasMatch() && !harmless.contains(name) && !name.endsWith(QLatin1String(".pub"));
+}
+
+bool isDevice(const QString &path)
+{
+    static const QStringList devices = {QStringLiteral("/dev/null"),   QStringLiteral("/dev/stdout"),
+                                        QStringLiteral("/dev/stderr"), QStringLiteral("/dev/tty"),
+                                        QStringLiteral("/dev/zero"),   QStringLiteral("/dev/urandom"),
+                                        QStringLiteral("/dev/random"), QStringLiteral("/dev/stdin")};
+    return devices.contains(path) || path.startsWith(QLatin1String("/dev/fd/")) ||
+           path.startsWith(QLatin1String("/proc/self/fd/"));
+}
+
+QString shortPath(const QString &path, const QString &home)
+{
+    if (!home.isEmpty() && under(path, home))
+        return QStringLiteral("~") + path.mid(home.size());
+    return path;
+}
+
+} // namespace
+
+json CommandJudge::Judgement::toJson() const
+{
+    json asking = json::array();
+    for (const QString &a : asks)
+        asking.push_back(a.toStdString());
+    json t = json::array();
+    for (const QString &p : targets)
+        t.push_back(p.toStdString());
+    return {{"verdict", verdictName(verdict).toStdString()},
+            {"why", why.toStdString()},
+            {"asks", asking},
+            {"targets", t},
+            {"destructive", destructive}};
+}
+
+CommandJudge::CommandJudge(const Workspace *ws, Mode mode, QString home)
+    : m_ws(ws), m_mode(mode), m_home(QDir::cleanPath(std::move(home)))
+{
+}
+
+bool CommandJudge::isSecret(const QString &absolutePath) const
+{
+    QStringList forms = {QDir::cleanPath(absolutePath)};
+    if (const QString canonical = Workspace::canonicalOf(forms.first());
+        !canonical.isEmpty() && canonical != forms.first())
+        forms.append(canonical);
+    for (const QString &path : forms) {
+        for (const QString &s : kHomeSecrets) {
+            if (!m_home.isEmpty() && under(path, m_home + QLatin1Char('/') + s))
+                return true;
+        }
+        if (secretFileName(QFileInfo(path).fileName()))
+            return true;
+        if (path.startsWith(QLatin1String("/etc/shadow")) || path.startsWith(QLatin1String("/etc/sudoers")) ||
+            QRegularExpression(QStringLiteral("^/proc/[^/]+/environ$")).match(path).hasMatch())
+            return true;
+    }
+    return false;
+}
+
+bool CommandJudge::isProtected(const QString &absolutePath) const
+{
+    QStringList forms = {QDir::cleanPath(absolutePath)};
+    if (const QString canonical = Workspace::canonicalOf(forms.first());
+        !canonical.isEmpty() && canonical != forms.first())
+        forms.append(canonical);
+    for (const QString &path : forms) {
+        for (const QString &p : kHomeProtected) {
+            if (!m_home.isEmpty() && under(path, m_home + QLatin1Char('/') + p))
+                return true;
+        }
+        if (hasComponentPath(path, kProjectProtected))
+            return true;
+    }
+    return false;
+}
+
+QString CommandJudge::resolved(const QString &path)
+{
+    if (!path.split(QLatin1Char('/')).contains(QStringLiteral("..")))
+        return QDir::cleanPath(path);
+    QString real = QStringLiteral("/");
+    for (const QString &part : path.split(QLatin1Char('/'), Qt::SkipEmptyParts)) {
+        if (part == QLatin1String("."))
+            continue;
+        if (part == QLatin1String("..")) {
+            const QString here = QFileInfo(real).canonicalFilePath();
+            real = QFileInfo(here.isEmpty() ? real : here).absolutePath();
+            continue;
+        }
+        real = real == QLatin1String("/") ? real + part : real + QLatin1Char('/') + part;
+        if (const QString canonical = QFileInfo(real).canonicalFilePath(); !canonical.isEmpty())
+            real = canonical;
+    }
+    return QDir::cleanPath(real);
+}
+
+static bool isNetworkDevice(const QString &path)
+{
+    return path.startsWith(QLatin1String("/dev/tcp/")) || path.startsWith(QLatin1String("/dev/udp/"));
+}
+
+// Why reading path asks; empty when it runs.
+QString CommandJudge::readRefusal(const QString &written) const
+{
+    // /proc and /dev/fd lead through links the judge cannot follow as the agent's shell would
+    // (/proc/self is the console, not the shell): any ".." through them, and /proc itself, asks.
+    if ((written.startsWith(QLatin1String("/proc/")) || written.startsWith(QLatin1String("/dev/"))) &&
+        written.split(QLatin1Char('/')).contains(QStringLiteral("..")))
+        return QStringLiteral("reads %1, through a link only the running shell can follow").arg(written);
+    const QString path = resolved(written);
+    if (isNetworkDevice(path))
+        return QStringLiteral("opens a network connection (%1)").arg(path);
+    if (isSecret(path))
+        return QStringLiteral("reads a secret (%1)").arg(shortPath(path, m_home));
+    if (path.startsWith(QLatin1String("/proc/"))) {
+        static const QStringList harmless = {QStringLiteral("/proc/cpuinfo"), QStringLiteral("/proc/meminfo"),
+                                             QStringLiteral("/proc/version"), QStringLiteral("/proc/loadavg"),
+                                             QStringLiteral("/proc/uptime"),  QStringLiteral("/proc/stat")};
+        if (!harmless.contains(path))
+            return QStringLiteral("reads %1 (another process's files, environment or folder)").arg(path);
+    }
+    const bool inRoots = m_ws && m_ws->confines(path);
+    if (!inRoots && !m_home.isEmpty()) {
+        const QString real = Workspace::canonicalOf(path).isEmpty() ? path : Workspace::canonicalOf(path);
+        if (under(real, m_home))
+            return QStringLiteral("reads %1, in your home folder outside the workspace roots")
+                .arg(shortPath(path, m_home));
+        if (under(m_home, real) || real == QLatin1String("/"))
+            return QStringLiteral("reads %1, which holds your home folder").arg(path);
+    }
+    return {};
+}
+
+// Why replacing the content of the file at path asks: work that git cannot bring back is in it.
+QString CommandJudge::replaceRefusal(const QString &path) const
+{
+    const QFileInfo info(path);
+    if (!info.isFile())
+        return {};
+    const Git::LossReport report = Git::lossReport({info.canonicalFilePath()});
+    if (!report.inWorkTree)
+        return QStringLiteral("overwrites %1, which no git repository keeps").arg(shortPath(path, m_home));
+    if (!report.uncommitted.isEmpty())
+        return QStringLiteral("overwrites %1, which holds changes git has not committed")
+            .arg(shortPath(path, m_home));
+    if (report.untracked.size() > report.ignored.size() || (!report.ignored.isEmpty() && isSecret(path)))
+        return QStringLiteral("overwrites %1, which git does not keep").arg(shortPath(path, m_home));
+    return {};
+}
+
+QString CommandJudge::sameLineRefusal(const QList<Effect> &effects) const
+{
+    QStringList names;   // the definitions' file names
+    QStringList folders; // where the project commands run
+    QStringList scripts; // the scripts run
+    for (const Effect &e : effects) {
+        if (e.kind != Effect::Kind::Runs)
+            continue;
+        if (e.code == Effect::Code::Project) {
+            for (const QString &d : e.definitions)
+                names.append(QFileInfo(d).fileName());
+            folders.append(resolved(e.cwd));
+        } else if (e.code == Effect::Code::Script && e.pathKnown) {
+            scripts.append(resolved(e.path));
+        }
+    }
+    if (folders.isEmpty() && scripts.isEmpty())
+        return {};
+    for (const Effect &e : effects) {
+        if (e.kind != Effect::Kind::Writes && e.kind != Effect::Kind::Deletes)
+            continue;
+        if (!e.pathKnown || e.glob)
+            return QStringLiteral(
+                "changes files it names only when it runs, and runs the project's code in the same line");
+        const QString path = resolved(e.path);
+        if (path.contains(QLatin1String("/node_modules/")))
+            return QStringLiteral("changes %1 and runs the project's tools in the same line")
+                .arg(shortPath(path, m_home));
+        const bool folderOfIt = std::any_of(folders.cbegin(), folders.cend(),
+                                            [&path](const QString &f) { return under(f, path); }) ||
+                                std::any_of(scripts.cbegin(), scripts.cend(),
+                                            [&path](const QString &s) { return under(s, path); });
+        if (names.contains(QFileInfo(path).fileName()) || folderOfIt)
+            return QStringLiteral("changes %1 and runs what it defines in the same line")
+                .arg(shortPath(path, m_home));
+    }
+    return {};
+}
+
+// Why writing path asks; empty when it runs (inside the roots, not protected).
+QString CommandJudge::writeRefusal(const QString &written) const
+{
+    if ((written.startsWith(QLatin1String("/proc/")) || written.startsWith(QLatin1String("/dev/"))) &&
+        written.split(QLatin1Char('/')).contains(QStringLiteral("..")))
+        return QStringLiteral("writes %1, through a link only the running shell can follow").arg(written);
+    const QString path = resolved(written);
+    if (isNetworkDevice(path))
+        return QStringLiteral("opens a network connection (%1)").arg(path);
+    if (isDevice(path))
+        return {};
+    if (isProtected(path))
+        return QStringLiteral(
+                   "writes %1, which changes what runs later (a start-up file, an agent's settings, "
+                   ".git or CI)")
+            .arg(shortPath(path, m_home));
+    if (!m_ws || !m_ws->confines(path))
+        return QStringLiteral("writes %1, outside the workspace roots").arg(shortPath(path, m_home));
+    return {};
+}
+
+QStringList CommandJudge::expand(const QString &pattern, bool *complete) const
+{
+    *complete = true;
+    QStringList current = {QStringLiteral("/")};
+    const QStringList parts = pattern.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    static const QRegularExpression wild(QStringLiteral("[*?\\[{]"));
+    for (const QString &part : parts) {
+        QStringList next;
+        for (const QString &base : current) {
+            const QString prefix = base == QLatin1String("/") ? base : base + QLatin1Char('/');
+            if (!wild.match(part).hasMatch()) {
+                next.append(prefix + part);
+                continue;
+            }
+            if (part.contains(QLatin1Char('{'))) { // brace expansion: judged by the folder it is in
+                *complete = false;
+                next.append(prefix + part);
+                continue;
+            }
+            QDir::Filters filters = QDir::AllEntries | QDir::NoDotAndDotDot | QDir::System;
+            if (part.startsWith(QLatin1Char('.')))
+                filters |= QDir::Hidden;
+            for (const QString &name : QDir(base).entryList({part}, filters)) {
+                next.append(prefix + name);
+                if (next.size() > kMaxGlobMatches) {
+                    *complete = false;
+                    return next;
+                }
+            }
+        }
+        current = next;
+        if (current.isEmpty())
+            return {};
+    }
+    return current;
+}
+
+QString CommandJudge::scriptRefusal(const QString &path) const
+{
+    if (path.isEmpty())
+        return QStringLiteral("runs a file it names only when the line runs");
+    if (!m_ws || !m_ws->confines(path))
+        return QStringLiteral("runs %1, outside the workspace roots").arg(shortPath(path, m_home));
+    if (!QFileInfo(path).isFile())
+        return QStringLiteral("runs %1, which is not a file yet").arg(shortPath(path, m_home));
+    const Git::LossReport report = Git::lossReport({Workspace::canonicalOf(path)});
+    if (!report.inWorkTree)
+        return QStringLiteral("runs %1, which no git repository keeps (the agent may have written it)")
+            .arg(shortPath(path, m_home));
+    if (!report.untracked.isEmpty() || !report.uncommitted.isEmpty())
+        return QStringLiteral("runs %1, changed since the last commit").arg(shortPath(path, m_home));
+    return {};
+}
+
+QString CommandJudge::projectRefusal(const Effect &e, QString *unchanged) const
+{
+    if (e.cwd.isEmpty())
+        return QStringLiteral("%1 in a folder not known before the line runs").arg(e.what);
+    const QString cwd = Workspace::canonicalOf(e.cwd);
+    if (cwd.isEmpty() || !m_ws || !m_ws->confines(cwd))
+        return QStringLiteral("%1 outside the workspace roots").arg(e.what);
+    // The files that define what runs, from the folder up to its root.
+    QStringList found;
+    const QString root = m_ws->rootOf(cwd);
+    for (const QString &name : e.definitions) {
+        for (QString dir = cwd;;) {
+            const QString candidate = dir + QLatin1Char('/') + name;
+            if (QFileInfo(candidate).isFile()) {
+                found.append(candidate);
+                break;
+            }
+            if (dir == root || dir.size() <= root.size())
+                break;
+            dir = QFileInfo(dir).absolutePath();
+        }
+    }
+    if (found.isEmpty()) {
+        *unchanged = QStringLiteral("no file defines it here");
+        return {};
+    }
+    const Git::LossReport report = Git::lossReport(found);
+    if (!report.inWorkTree)
+        return QStringLiteral("%1, and no git repository keeps %2: the agent may have written what it runs")
+            .arg(e.what, QFileInfo(found.first()).fileName());
+    QStringList changed;
+    for (const QString &f : report.untracked + report.uncommitted)
+        changed.append(QDir(cwd).relativeFilePath(f));
+    if (!changed.isEmpty())
+        return QStringLiteral("%1 after %2 changed since the last commit")
+            .arg(e.what, changed.join(QStringLiteral(", ")));
+    QStringList names;
+    for (const QString &f : found)
+        names.append(QDir(cwd).relativeFilePath(f));
+    *unchanged = QStringLiteral("%1 unchanged since the last commit").arg(names.join(QStringLiteral(", ")));
+    return {};
+}
+
+void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allowedBecause) const
+{
+    const auto ask = [&j](const QString &why) {
+        if (!j.asks.contains(why))
+            j.asks.append(why);
+    };
+    const auto target = [&j](const QString &path) {
+        if (!path.isEmpty() && !j.targets.contains(path))
+            j.targets.append(path);
+    };
+    switch (e.kind) {
+    case Effect::Kind::Reads: {
+        if (e.path.isEmpty() && e.pathKnown)
+            return; // prints; reads nothing named
+        if (!e.pathKnown) {
+            ask(QStringLiteral("%1: a path not known before the line runs").arg(e.what));
+            return;
+        }
+        QStringList paths = {e.path};
+        if (e.glob) {
+            bool complete = true;
+            paths = expand(e.path, &complete);
+            if (!complete && (!m_ws || !m_ws->confines(QFileInfo(e.path).absolutePath())))
+                ask(QStringLiteral("%1: a pattern outside the workspace roots").arg(e.what));
+        }
+        for (const QString &p : paths) {
+            if (const QString why = readRefusal(p); !why.isEmpty())
+                ask(why);
+        }
+        return;
+    }
+    case Effect::Kind::Writes: {
+        if (m_mode == Mode::Strict)
+            ask(QStringLiteral("%1 (strict mode asks for every change)").arg(e.what));
+        if (!e.pathKnown || e.path.isEmpty()) {
+            ask(QStringLiteral("%1: where it writes is not known before the line runs").arg(e.what));
+            return;
+        }
+        QStringList paths = {e.path};
+        if (e.glob) { // what it matches now, and the folder the pattern stays in
+            bool complete = true;
+            paths = expand(e.path, &complete);
+            static const QRegularExpression wild(QStringLiteral("[*?\\[{]"));
+            QString folder = e.path.left(e.path.indexOf(wild));
+            paths.append(folder.left(folder.lastIndexOf(QLatin1Char('/'))));
+            if (!complete)
+                ask(QStringLiteral("%1: a pattern that matches more than Countersign reads").arg(e.what));
+        }
+        for (const QString &path : paths) {
+            if (const QString why = writeRefusal(path); !why.isEmpty()) {
+                ask(why);
+                target(path);
+            } else if (e.replaces && m_mode == Mode::Standard) {
+                if (const QString lost = replaceRefusal(resolved(path)); !lost.isEmpty()) {
+                    j.destructive = true;
+                    ask(lost);
+                    target(path);
+                }
+            }
+        }
+        if (!allowedBecause.contains(QStringLiteral("writes inside the workspace roots")))
+            allowedBecause.append(QStringLiteral("writes inside the workspace roots"));
+        return;
+    }
+    case Effect::Kind::Deletes:
+        j.destructive = true;
+        ask(e.what.isEmpty() ? QStringLiteral("deletes files") : e.what);
+        target(e.path);
+        return;
+    case Effect::Kind::History:
+        j.destructive = true;
+        ask(e.what);
+        target(e.path);
+        return;
+    case Effect::Kind::Network:
+    case Effect::Kind::Installs:
+    case Effect::Kind::Secret:
+    case Effect::Kind::Environment:
+    case Effect::Kind::Privilege:
+    case Effect::Kind::Unknown:
+        ask(e.what);
+        return;
+    case Effect::Kind::Runs:
+        if (m_mode == Mode::Strict) {
+            ask(QStringLiteral("%1 (strict mode asks for everything that is not a read)").arg(e.what));
+            return;
+        }
+        switch (e.code) {
+        case Effect::Code::Project: {
+            // A path it is given outside the roots (pytest --basetemp=~/x, cargo clean's target):
+            // what it does there is not the project's.
+            for (const QString &a : e.argv.mid(1)) {
+                const QString value = a.contains(QLatin1Char('=')) ? a.section(QLatin1Char('='), 1) : a;
+                if (!(value.startsWith(QLatin1Char('/')) || value.startsWith(QLatin1Char('~')) ||
+                      value.startsWith(QLatin1String(".."))))
+                    continue;
+                const QString p = resolved(value.startsWith(QLatin1Char('~')) ? m_home + value.mid(1)
+                                           : QDir::isAbsolutePath(value)      ? value
+                                                                         : e.cwd + QLatin1Char('/') + value);
+                if (!isDevice(p) && (!m_ws || !m_ws->confines(p)))
+                    ask(QStringLiteral("%1 and names %2, outside the workspace roots")
+                            .arg(e.what, shortPath(p, m_home)));
+            }
+            QString unchanged;
+            if (const QString why = projectRefusal(e, &unchanged); !why.isEmpty())
+                ask(why);
+            else
+                allowedBecause.append(QStringLiteral("%1; %2").arg(e.what, unchanged));
+            return;
+        }
+        case Effect::Code::Script:
+            if (const QString why = scriptRefusal(e.pathKnown ? e.path : QString()); !why.isEmpty())
+                ask(why);
+            else
+                allowedBecause.append(QStringLiteral("%1, unchanged since the last commit").arg(e.what));
+            return;
+        case Effect::Code::Inline:
+        case Effect::Code::Stdin:
+        case Effect::Code::None:
+            ask(e.what);
+            return;
+        }
+        return;
+    }
+}
+
+CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const
+{
+    Judgement j;
+    QStringList allowedBecause;
+    for (const Effect &e : effects)
+        judgeEffect(e, j, allowedBecause);
+    if (const QString why = sameLineRefusal(effects); !why.isEmpty())
+        j.asks.append(why);
+    if (!j.asks.isEmpty()) {
+        j.verdict = Verdict::Ask;
+        j.why = j.asks.first();
+        if (j.asks.size() > 1)
+            j.why += QStringLiteral(" (and %1 more reason%2 to ask)")
+                         .arg(j.asks.size() - 1)
+                         .arg(j.asks.size() > 2 ? QStringLiteral("s") : QString());
+        return j;
+    }
+    j.verdict = Verdict::Allow;
+    j.why =
+        allowedBecause.isEmpty() ? QStringLiteral("reads only") : allowedBecause.join(QStringLiteral("; "));
+    return j;
+}
+
+CommandJudge::Judgement CommandJudge::line(const QString &command, const QString &cwd) const
+{
+    return judge(Shell::CommandEffects::ofLine(command, {QDir::cleanPath(cwd), m_home}));
+}
+
+CommandJudge::Judgement CommandJudge::argv(const QStringList &words, const QString &cwd) const
+{
+    return judge(Shell::CommandEffects::ofArgv(words, {QDir::cleanPath(cwd), m_home}));
+}
+
+CommandJudge::Judgement CommandJudge::read(const QString &absolutePath) const
+{
+    Effect e;
+    e.kind = Effect::Kind::Reads;
+    e.path = QDir::cleanPath(absolutePath);
+    e.pathKnown = QDir::isAbsolutePath(absolutePath);
+    e.what = QStringLiteral("reads %1").arg(shortPath(e.path, m_home));
+    return judge({e});
+}
+
+CommandJudge::Judgement CommandJudge::write(const QString &absolutePath) const
+{
+    Effect e;
+    e.kind = Effect::Kind::Writes;
+    e.path = QDir::cleanPath(absolutePath);
+    e.pathKnown = QDir::isAbsolutePath(absolutePath);
+    e.what = QStringLiteral("writes %1").arg(shortPath(e.path, m_home));
+    return judge({e});
+}
+
+} // namespace Countersign

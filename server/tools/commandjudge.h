@@ -1,0 +1,75 @@
+#pragma once
+
+#include "commandeffects.h"
+#include "policy.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <QString>
+#include <QStringList>
+
+namespace Countersign {
+
+class Workspace;
+
+// What the gate does by default with an agent's command line, file read or file write, and why:
+// irreversibility times blast radius (docs/threat-model.md). In "standard" mode reads, the
+// project's own build and test commands while the files that define them are as committed, writes
+// inside the workspace roots and git that keeps history run with no card; deletions, discarded
+// work, rewritten history, the network, installs, secrets, writes outside the roots or to protected
+// files (start-up files, the agents' settings, .git/, CI), environment poisoning and code given
+// inline ask. "strict" asks for everything that is not a read. What the reader cannot read asks,
+// and no part of a line softens what another part decides.
+class CommandJudge final
+{
+public:
+    using Mode = GateMode;
+
+    struct Judgement final
+    {
+        Verdict verdict = Verdict::Ask;
+        QString why;              // one sentence, for the audit row and the card
+        QStringList asks;         // each reason to ask, in words
+        QStringList targets;      // the paths deleted, discarded or written outside the roots, first
+        bool destructive = false; // something would be deleted, discarded or rewritten
+        nlohmann::json toJson() const;
+    };
+
+    // ws may be null (no roots: nothing is inside them). home: what ~ stands for.
+    CommandJudge(const Workspace *ws, Mode mode, QString home);
+
+    Judgement line(const QString &command, const QString &cwd) const;
+    Judgement argv(const QStringList &argv, const QString &cwd) const;
+    Judgement read(const QString &absolutePath) const;
+    Judgement write(const QString &absolutePath) const;
+
+    // A file whose reading hands over a credential (~/.ssh, ~/.aws, .env, ...), by its path as
+    // written or where it leads.
+    bool isSecret(const QString &absolutePath) const;
+    // A file whose change reaches past the project or the gate: shell start-up files, the agents'
+    // and Countersign's own settings, .git/ internals, CI definitions.
+    bool isProtected(const QString &absolutePath) const;
+
+    // Most files a pattern is expanded to when it is judged; more asks.
+    static constexpr int kMaxGlobMatches = 2000;
+
+private:
+    Judgement judge(const QList<Shell::Effect> &effects) const;
+    void judgeEffect(const Shell::Effect &e, Judgement &j, QStringList &allowedBecause) const;
+    QString readRefusal(const QString &path) const;
+    QString writeRefusal(const QString &path) const;
+    QString projectRefusal(const Shell::Effect &e, QString *unchanged) const;
+    QString scriptRefusal(const QString &path) const;
+    QStringList expand(const QString &pattern, bool *complete) const;
+    // Where a path leads as the kernel finds it: each link followed before a ".." goes up.
+    static QString resolved(const QString &path);
+    QString replaceRefusal(const QString &path) const;
+    // Writes in the same line that change what a project command or a script of it runs.
+    QString sameLineRefusal(const QList<Shell::Effect> &effects) const;
+
+    const Workspace *m_ws;
+    Mode m_mode;
+    QString m_home;
+};
+
+} // namespace Countersign

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace Countersign::Shell {
+
+// One thing a command line would do, as the reader understands it. Paths are absolute (the
+// folder, earlier cd's and ~ applied), as written otherwise: links are followed by whoever judges.
+struct Effect final
+{
+    enum class Kind {
+        Reads,       // path read (a file or a folder's listing)
+        Writes,      // path created or changed (inside a git work tree, git keeps what it had committed)
+        Deletes,     // what is at path is deleted, discarded or overwritten past what git keeps
+        Network,     // something leaves the machine (host, when known, in path)
+        Runs,        // code runs: see Code
+        Installs,    // a package is fetched and installed (and its install scripts run)
+        Secret,      // a secret is read: an environment dump, a secret variable
+        History,     // git history is rewritten or dropped
+        Environment, // what later programs run is changed (LD_PRELOAD=, PATH=, alias, git -c)
+        Privilege,   // runs as another user (sudo, su, doas)
+        Unknown,     // the reader cannot tell what this part does
+    };
+    // What runs, for Kind::Runs.
+    enum class Code {
+        None,
+        Project, // the project's own build, test, lint or format command: definitions say what runs
+        Script,  // a file run as a program or by an interpreter (path)
+        Inline,  // code given on the command line (python -c, node -e)
+        Stdin,   // code read from a pipe (curl ... | sh)
+    };
+
+    Kind kind = Kind::Unknown;
+    Code code = Code::None;
+    QString path;          // absolute; the host for Network; empty when none
+    bool pathKnown = true; // false: it expands (a variable, a substitution) and is not known yet
+    bool glob = false;     // path is a pattern (*, ?, [...], {a,b})
+    bool replaces =
+        false; // Writes: an existing file's content is replaced (>, cp onto it, sed -i), not added to
+    QStringList definitions; // Code::Project: the files that define what runs (names, looked up from cwd)
+    QString cwd;             // the folder the command runs in (empty: not known)
+    QStringList argv;        // the command as read (wrappers taken off), for the card and the plans
+    QString what;            // in words, for the card: "deletes build (rm -rf)"
+};
+
+// What a command line does: each simple command, in order, with wrappers taken off (sudo, env,
+// timeout, nice, xargs, npx -c, ...), nested shells read (sh -c, bash -lc, eval, a here-document
+// piped into a shell), cd followed, and every redirection a read or a write.
+class CommandEffects final
+{
+public:
+    struct Context final
+    {
+        QString cwd;  // absolute; empty when not known
+        QString home; // the home folder ~ and $HOME stand for
+    };
+
+    static QList<Effect> ofLine(const QString &line, const Context &context);
+    // An argv that is run without a shell (run_command): the same effects, no parsing.
+    static QList<Effect> ofArgv(const QStringList &argv, const Context &context);
+
+    static QString kindName(Effect::Kind kind);
+};
+
+} // namespace Countersign::Shell

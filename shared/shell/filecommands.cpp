@@ -1,0 +1,996 @@
+#include "filecommands.h"
+
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <QUrl>
+#include <algorithm>
+
+namespace Countersign::Shell::FileCommands {
+
+namespace {
+
+QStringList words(std::initializer_list<const char *> list)
+{
+    QStringList out;
+    for (const char *w : list)
+        out.append(QLatin1String(w));
+    return out;
+}
+
+// The operands (options and their values skipped) of a command.
+QList<Arg> operands(const QList<Arg> &args, const QStringList &valued = {})
+{
+    QList<Arg> out;
+    bool only = false;
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!only && a.known && a.text == QLatin1String("--")) {
+            only = true;
+            continue;
+        }
+        if (!only && CommandCatalog::isOption(a)) {
+            if (valued.contains(a.text))
+                ++k;
+            continue;
+        }
+        out.append(a);
+    }
+    return out;
+}
+
+bool isOptionCluster(const Arg &a)
+{
+    return a.known && a.text.size() > 1 && a.text.startsWith(QLatin1Char('-')) &&
+           !a.text.startsWith(QLatin1String("--"));
+}
+
+bool hasOption(const QList<Arg> &args, QChar letter, const QStringList &longForms = {})
+{
+    for (const Arg &a : args.mid(1)) {
+        if (a.text == QLatin1String("--"))
+            break;
+        if (a.text.startsWith(QLatin1String("--"))) {
+            for (const QString &l : longForms) {
+                if (l.startsWith(a.text.section(QLatin1Char('='), 0, 0)) && a.text.size() > 3)
+                    return true; // long options may be abbreviated
+            }
+        } else if (a.text.startsWith(QLatin1Char('-')) && a.text.mid(1).contains(letter)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// cp, mv, ln, install: SOURCES... DEST, or -t DEST SOURCES... (-t anywhere in a cluster, the long
+// option abbreviated as GNU allows). A link's target is where later writes through it land: it is
+// judged as a write too (a link out of the roots, to a start-up file or an agent's settings, asks).
+void copyLike(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    QList<Arg> ops;
+    Arg target;
+    bool targetGiven = false;
+    bool links = program == QLatin1String("ln");
+    static const QStringList valuedShort = words({"S", "m", "o", "g", "Z"});
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!CommandCatalog::isOption(a) || a.text == QLatin1String("--")) {
+            if (a.text != QLatin1String("--"))
+                ops.append(a);
+            continue;
+        }
+        if (a.text.startsWith(QLatin1String("--"))) {
+            const QString name = a.text.section(QLatin1Char('='), 0, 0);
+            if (name.size() >= 4 && QStringLiteral("--target-directory").startsWith(name)) {
+                targetGiven = true;
+                target = a.text.contains(QLatin1Char('='))
+                             ? Arg{a.text.section(QLatin1Char('='), 1), a.known, a.glob, {}}
+                             : args.value(++k);
+            } else if ((name.size() >= 4 && QStringLiteral("--symbolic-link").startsWith(name)) ||
+                       (name.size() >= 4 && QStringLiteral("--link").startsWith(name) && name.size() <= 6)) {
+                links = true;
+            } else if (name == QLatin1String("--suffix") || name == QLatin1String("--mode") ||
+                       name == QLatin1String("--owner") || name == QLatin1String("--group")) {
+                if (!a.text.contains(QLatin1Char('=')))
+                    ++k;
+            }
+            continue;
+        }
+        for (qsizetype i = 1; i < a.text.size(); ++i) {
+            const QString letter = a.text.at(i);
+            if (letter == QLatin1String("t")) {
+                targetGiven = true;
+                target =
+                    i + 1 < a.text.size() ? Arg{a.text.mid(i + 1), a.known, a.glob, {}} : args.value(++k);
+                break;
+            }
+            if ((letter == QLatin1String("s") || letter == QLatin1String("l")) &&
+                program == QLatin1String("cp"))
+                links = true;
+            if (valuedShort.contains(letter) && program != QLatin1String("ln")) {
+                if (i + 1 == a.text.size())
+                    ++k;
+                break;
+            }
+        }
+    }
+    if (!targetGiven && !ops.isEmpty())
+        target = ops.takeLast();
+    const bool moves = program == QLatin1String("mv");
+    if (ops.isEmpty() && links && !targetGiven) {
+        ops.append(target); // ln -s TARGET: a link in cwd
+        target = Arg{QStringLiteral("."), true, false, {}};
+    }
+    for (const Arg &source : ops) {
+        c.addPath(
+            Effect::Kind::Reads,
+            QStringLiteral("%1 %2 %3")
+                .arg(program, links ? QStringLiteral("links to") : QStringLiteral("reads"), source.text),
+            source);
+        if (links)
+            c.addPath(Effect::Kind::Writes,
+                      QStringLiteral("%1 makes a way to write %2").arg(program, source.text), source);
+        if (moves) // its content goes with it, but what goes where /dev/null is is gone
+            c.addPath(Effect::Kind::Writes, QStringLiteral("mv takes %1 from where it is").arg(source.text),
+                      source);
+        if (moves && CommandCatalog::absolute(target, c.how().cwd).startsWith(QLatin1String("/dev/")))
+            c.addPath(Effect::Kind::Deletes,
+                      QStringLiteral("mv %1 into %2 deletes it").arg(source.text, target.text), source);
+    }
+    if (target.text.isEmpty() && !targetGiven) {
+        c.unknown(QStringLiteral("%1 with no destination").arg(program));
+        return;
+    }
+    // Onto an existing file (not into a folder): its content is replaced.
+    const QString where = CommandCatalog::absolute(target, c.how().cwd);
+    if (!where.isEmpty() && !QFileInfo(where).isDir())
+        c.addReplace(QStringLiteral("%1 writes %2").arg(program, target.text), target);
+    else
+        c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, target.text), target);
+}
+
+void remove(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const bool recursive =
+        hasOption(args, QLatin1Char('r'), words({"--recursive"})) || hasOption(args, QLatin1Char('R'));
+    const QList<Arg> targets = operands(args);
+    if (targets.isEmpty()) {
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 with nothing to delete").arg(program));
+        return;
+    }
+    for (const Arg &t : targets)
+        c.addPath(Effect::Kind::Deletes,
+                  QStringLiteral("%1 deletes %2%3")
+                      .arg(program, t.text, recursive ? QStringLiteral(" and all it holds") : QString()),
+                  t);
+}
+
+void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const bool curl = program == QLatin1String("curl");
+    const bool wget = program == QLatin1String("wget");
+    if (curl || wget || program == QLatin1String("http") || program == QLatin1String("https") ||
+        program == QLatin1String("xh")) {
+        // Runs with no card only as a plain request to this machine: every option one that neither
+        // sends data, nor reads a file, nor goes through a proxy, nor writes anywhere but -o FILE
+        // (judged as a write). Anything else is the network.
+        static const QStringList flags = words({"-s",
+                                                "-S",
+                                                "-f",
+                                                "-L",
+                                                "-i",
+                                                "-I",
+                                                "-v",
+                                                "-k",
+                                                "-q",
+                                                "-sS",
+                                                "-fsS",
+                                                "-sf",
+                                                "-fs",
+                                                "-sL",
+                                                "-fsSL",
+                                                "-sSL",
+                                                "-Ss",
+                                                "-sI",
+                                                "-si",
+                                                "-fL",
+                                                "-qO-",
+                                                "--silent",
+                                                "--show-error",
+                                                "--fail",
+                                                "--location",
+                                                "--include",
+                                                "--head",
+                                                "--verbose",
+                                                "--insecure",
+                                                "--quiet",
+                                                "--no-progress-meter",
+                                                "--compressed",
+                                                "--fail-with-body",
+                                                "--no-verbose",
+                                                "-nv"});
+        static const QStringList valued =
+            words({"-m", "--max-time", "--connect-timeout", "-H", "--header", "-w", "--write-out", "-A",
+                   "--user-agent", "--retry", "-o", "--output", "-O", "--output-document", "-T", "--timeout",
+                   "-t", "--tries"});
+        bool plain = true;
+        QStringList hosts;
+        for (qsizetype k = 1; k < args.size(); ++k) {
+            const Arg &a = args.at(k);
+            if (!a.known) {
+                plain = false;
+                continue;
+            }
+            const QString option = a.text.section(QLatin1Char('='), 0, 0);
+            if (CommandCatalog::isOption(a)) {
+                const bool writesTo =
+                    (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||
+                    (wget && (option == QLatin1String("-O") || option == QLatin1String("--output-document")));
+                if (writesTo) {
+                    const Arg out = a.text.contains(QLatin1Char('='))
+                                        ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                                        : args.value(k + 1);
+                    if (out.text != QLatin1String("-") && out.text != QLatin1String("/dev/null"))
+                        c.addReplace(QStringLiteral("%1 writes %2").arg(program, out.text), out);
+                } else if (curl && option == QLatin1String("-O")) {
+                    c.add(Effect::Kind::Writes, QStringLiteral("curl -O writes the download here"),
+                          c.how().cwd, !c.how().cwd.isEmpty());
+                    continue;
+                } else if (!flags.contains(a.text) && !valued.contains(option)) {
+                    plain = false; // a body, a file, a proxy, a config, a method...
+                } else if (option == QLatin1String("-o") || option == QLatin1String("-O") ||
+                           option == QLatin1String("-T")) {
+                    // -o and -O and -T are wget's log file, output and timeout: only the ones above
+                    if (wget && option == QLatin1String("-o"))
+                        plain = false;
+                }
+                if (valued.contains(option) && !a.text.contains(QLatin1Char('=')))
+                    ++k;
+                continue;
+            }
+            hosts.append(
+                hostOf(a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text));
+        }
+        if (hosts.isEmpty())
+            hosts.append(QString());
+        for (const QString &host : hosts) {
+            if (plain && !host.isEmpty() && isLocalHost(host))
+                c.add(Effect::Kind::Reads, QStringLiteral("%1 asks %2 (this machine)").arg(program, host));
+            else
+                c.add(Effect::Kind::Network,
+                      QStringLiteral("%1 reaches %2")
+                          .arg(program, host.isEmpty() ? QStringLiteral("a host not known yet") : host),
+                      host, !host.isEmpty());
+        }
+        if (wget && !hasOption(args, QLatin1Char('O'), words({"--output-document"})))
+            c.add(Effect::Kind::Writes, QStringLiteral("wget writes the download here"), c.how().cwd,
+                  !c.how().cwd.isEmpty());
+        return;
+    }
+    if (program == QLatin1String("rsync") || program == QLatin1String("scp") ||
+        program == QLatin1String("sftp")) {
+        bool remote = program == QLatin1String("sftp");
+        const QList<Arg> ops = operands(args, words({"-e", "--rsh", "-i", "-P", "-o", "-F", "-c", "-l", "-S",
+                                                     "--exclude", "--include", "--filter"}));
+        for (const Arg &a : ops)
+            remote = remote || !a.known || !hostOf(a.text).isEmpty();
+        if (remote) {
+            c.add(Effect::Kind::Network, QStringLiteral("%1 copies to or from another machine").arg(program));
+            return;
+        }
+        QList<Arg> local = ops;
+        if (local.isEmpty())
+            return;
+        const Arg target = local.takeLast();
+        for (const Arg &s : local)
+            c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, s.text), s);
+        if (hasOption(args, QLatin1Char('\0'),
+                      words({"--delete", "--delete-before", "--delete-after", "--delete-during",
+                             "--delete-excluded", "--remove-source-files"})))
+            c.addPath(Effect::Kind::Deletes,
+                      QStringLiteral("%1 --delete deletes what is not in the source").arg(program), target);
+        else
+            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, target.text), target);
+        return;
+    }
+    c.add(Effect::Kind::Network, QStringLiteral("%1 talks to another machine or service").arg(program));
+}
+
+void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    if (program == QLatin1String("tar")) {
+        // Options it knows only: any other (-I, --to-command, --checkpoint-action, --rsh-command,
+        // --use-compress-program, --info-script, ... or their abbreviations) may run a program.
+        static const QStringList longSafe = words({"--create",
+                                                   "--extract",
+                                                   "--get",
+                                                   "--list",
+                                                   "--append",
+                                                   "--update",
+                                                   "--file",
+                                                   "--directory",
+                                                   "--gzip",
+                                                   "--gunzip",
+                                                   "--bzip2",
+                                                   "--xz",
+                                                   "--zstd",
+                                                   "--lzma",
+                                                   "--verbose",
+                                                   "--exclude",
+                                                   "--strip-components",
+                                                   "--to-stdout",
+                                                   "--wildcards",
+                                                   "--no-same-owner",
+                                                   "--preserve-permissions",
+                                                   "--auto-compress",
+                                                   "--keep-old-files",
+                                                   "--skip-old-files",
+                                                   "--totals",
+                                                   "--exclude-vcs",
+                                                   "--sort",
+                                                   "--mtime",
+                                                   "--owner",
+                                                   "--group",
+                                                   "--numeric-owner"});
+        static const QString shortSafe = QStringLiteral("cxtrufCzjJvaOpkmPhSs");
+        QString mode;
+        QString archive;
+        QString folder = c.how().cwd;
+        QList<Arg> operands;
+        for (qsizetype k = 1; k < args.size(); ++k) {
+            const Arg &a = args.at(k);
+            if (!a.known) {
+                c.unknown(QStringLiteral("tar is given an argument that expands (%1)").arg(a.text));
+                return;
+            }
+            const QString t = a.text;
+            if (t.startsWith(QLatin1String("--"))) {
+                const QString name = t.section(QLatin1Char('='), 0, 0);
+                if (!longSafe.contains(name)) {
+                    c.unknown(QStringLiteral("tar %1 is not an option Countersign knows (some run programs)")
+                                  .arg(t));
+                    return;
+                }
+                const QString value =
+                    t.contains(QLatin1Char('=')) ? t.section(QLatin1Char('='), 1)
+                    : (name == QLatin1String("--file") || name == QLatin1String("--directory") ||
+                       name == QLatin1String("--exclude") || name == QLatin1String("--strip-components") ||
+                       name == QLatin1String("--sort") || name == QLatin1String("--mtime") ||
+                       name == QLatin1String("--owner") || name == QLatin1String("--group"))
+                        ? args.value(++k).text
+                        : QString();
+                if (name == QLatin1String("--list"))
+                    mode = QStringLiteral("t");
+                else if (name == QLatin1String("--extract") || name == QLatin1String("--get"))
+                    mode = QStringLiteral("x");
+                else if (name == QLatin1String("--create") || name == QLatin1String("--append") ||
+                         name == QLatin1String("--update"))
+                    mode = QStringLiteral("c");
+                else if (name == QLatin1String("--file"))
+                    archive = value;
+                else if (name == QLatin1String("--directory"))
+                    folder = CommandCatalog::absolute(Arg{value, true, false, {}}, folder);
+                continue;
+            }
+            const bool cluster = t.startsWith(QLatin1Char('-')) || (k == 1 && !t.isEmpty());
+            if (!cluster) {
+                operands.append(Arg{t, a.known, a.glob, a.variables});
+                continue;
+            }
+            for (qsizetype i = t.startsWith(QLatin1Char('-')) ? 1 : 0; i < t.size(); ++i) {
+                const QChar l = t.at(i);
+                if (!shortSafe.contains(l)) {
+                    c.unknown(QStringLiteral("tar -%1 is not an option Countersign knows (some run programs)")
+                                  .arg(l));
+                    return;
+                }
+                if (l == QLatin1Char('t') || l == QLatin1Char('x') || l == QLatin1Char('c'))
+                    mode = l;
+                else if (l == QLatin1Char('r') || l == QLatin1Char('u'))
+                    mode = QStringLiteral("c");
+                else if (l == QLatin1Char('f') || l == QLatin1Char('C')) {
+                    const QString value = i + 1 < t.size() && t.startsWith(QLatin1Char('-'))
+                                              ? t.mid(i + 1)
+                                              : args.value(++k).text;
+                    if (l == QLatin1Char('f'))
+                        archive = value;
+                    else
+                        folder = CommandCatalog::absolute(Arg{value, true, false, {}}, folder);
+                    if (i + 1 < t.size() && t.startsWith(QLatin1Char('-')))
+                        break;
+                }
+            }
+        }
+        if (!hostOf(archive).isEmpty() && !archive.startsWith(QLatin1Char('/'))) {
+            c.add(Effect::Kind::Network,
+                  QStringLiteral("tar's archive %1 is on another machine").arg(archive));
+            return;
+        }
+        const Arg archiveArg{archive, true, false, {}};
+        if (mode == QLatin1String("t")) {
+            if (!archive.isEmpty() && archive != QLatin1String("-"))
+                c.addPath(Effect::Kind::Reads, QStringLiteral("tar lists %1").arg(archive), archiveArg);
+            c.add(Effect::Kind::Reads, QStringLiteral("tar lists an archive"));
+        } else if (mode == QLatin1String("x")) {
+            c.add(Effect::Kind::Writes, QStringLiteral("tar extracts files"), folder, !folder.isEmpty());
+            c.unknown(QStringLiteral("tar -x writes wherever the archive's paths lead"));
+        } else if (mode == QLatin1String("c")) {
+            if (!archive.isEmpty() && archive != QLatin1String("-"))
+                c.addPath(Effect::Kind::Writes, QStringLiteral("tar writes the archive %1").arg(archive),
+                          archiveArg);
+            for (const Arg &o : operands) // what it packs, from the -C folder
+                c.add(Effect::Kind::Reads, QStringLiteral("tar packs %1").arg(o.text),
+                      CommandCatalog::absolute(o, folder),
+                      o.known && !CommandCatalog::absolute(o, folder).isEmpty(), o.glob);
+        } else {
+            c.unknown(QStringLiteral("tar with no mode Countersign can read"));
+        }
+        return;
+    }
+    if (program == QLatin1String("unzip")) {
+        if (hasOption(args, QLatin1Char('l')) || hasOption(args, QLatin1Char('t')) ||
+            hasOption(args, QLatin1Char('v')))
+            c.add(Effect::Kind::Reads, QStringLiteral("unzip lists an archive"));
+        else
+            c.unknown(QStringLiteral("unzip writes wherever the archive's paths lead"));
+        return;
+    }
+    // zip's -T/-TT and 7z's many switches run programs or write anywhere: read only the plain forms.
+    if (program == QLatin1String("7z")) {
+        if (args.value(1).text == QLatin1String("l") || args.value(1).text == QLatin1String("t"))
+            c.add(Effect::Kind::Reads, QStringLiteral("7z lists or tests an archive"));
+        else
+            c.unknown(QStringLiteral("7z writes wherever its switches and the archive's paths lead"));
+        return;
+    }
+    for (const Arg &a : args.mid(1)) {
+        if (program == QLatin1String("zip") &&
+            (a.text.startsWith(QLatin1String("-T")) || a.text.startsWith(QLatin1String("--test")) ||
+             a.text.startsWith(QLatin1String("--unzip")) ||
+             (isOptionCluster(a) && a.text.contains(QLatin1Char('T'))))) {
+            c.unknown(QStringLiteral("zip -T runs a program to test the archive"));
+            return;
+        }
+        if (a.text.startsWith(QLatin1String("--use-compress")) || a.text == QLatin1String("-S") ||
+            a.text.startsWith(QLatin1String("--suffix"))) {
+            c.unknown(QStringLiteral("%1 %2 is not an option Countersign reads").arg(program, a.text));
+            return;
+        }
+    }
+    // zip, gzip and the like: their operands are read, and replaced by or packed into files beside them;
+    // unpacking writes the name without its suffix over whatever is there.
+    const bool unpacks =
+        program.startsWith(QLatin1String("un")) || program == QLatin1String("gunzip") ||
+        std::any_of(args.cbegin() + 1, args.cend(),
+                    [](const Arg &a) { return isOptionCluster(a) && a.text.contains(QLatin1Char('d')); }) ||
+        std::any_of(args.cbegin(), args.cend(),
+                    [](const Arg &a) { return a.text == QLatin1String("--decompress"); });
+    for (const Arg &a : operands(args)) {
+        c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, a.text), a);
+        const qsizetype dot = a.text.lastIndexOf(QLatin1Char('.'));
+        if (unpacks && dot > 0)
+            c.addReplace(QStringLiteral("%1 writes %2").arg(program, a.text.left(dot)),
+                         Arg{a.text.left(dot), a.known, a.glob, a.variables});
+    }
+    for (const Arg &a : operands(args))
+        c.addPath(Effect::Kind::Writes, QStringLiteral("%1 rewrites %2").arg(program, a.text), a);
+    c.add(Effect::Kind::Writes, QStringLiteral("%1 writes here").arg(program), c.how().cwd,
+          !c.how().cwd.isEmpty());
+}
+
+void find(CommandCatalog &c, const QList<Arg> &args)
+{
+    qsizetype k = 1;
+    QList<Arg> starts;
+    while (k < args.size() && !(args.at(k).text.startsWith(QLatin1Char('-')) && args.at(k).text.size() > 1) &&
+           args.at(k).text != QLatin1String("(") && args.at(k).text != QLatin1String("!")) {
+        starts.append(args.at(k));
+        ++k;
+    }
+    if (starts.isEmpty())
+        starts.append(Arg{QStringLiteral("."), true, false, {}});
+    for (const Arg &s : starts)
+        c.addPath(Effect::Kind::Reads, QStringLiteral("find walks %1").arg(s.text), s);
+    for (; k < args.size(); ++k) {
+        const QString t = args.at(k).text;
+        if (t == QLatin1String("-delete")) {
+            for (const Arg &s : starts)
+                c.addPath(Effect::Kind::Deletes,
+                          QStringLiteral("find -delete deletes what matches under %1").arg(s.text), s);
+        } else if (t == QLatin1String("-exec") || t == QLatin1String("-execdir") ||
+                   t == QLatin1String("-ok") || t == QLatin1String("-okdir")) {
+            QList<Arg> inner;
+            for (++k; k < args.size() && args.at(k).text != QLatin1String(";") &&
+                      args.at(k).text != QLatin1String("+");
+                 ++k) {
+                Arg a = args.at(k);
+                if (a.text.contains(QLatin1String("{}"))) { // each path found, under the start folders
+                    a.text =
+                        starts.size() == 1 && starts.first().known
+                            ? CommandCatalog::absolute(starts.first(), c.how().cwd) + QStringLiteral("/*")
+                            : QStringLiteral("{}");
+                    a.glob = true;
+                    a.known = a.text != QLatin1String("{}");
+                }
+                inner.append(a);
+            }
+            c.runInner(inner);
+        } else if (t == QLatin1String("-fprint") || t == QLatin1String("-fprint0") ||
+                   t == QLatin1String("-fprintf") || t == QLatin1String("-fls")) {
+            c.addPath(Effect::Kind::Writes,
+                      QStringLiteral("find %1 writes %2").arg(t, args.value(k + 1).text), args.value(k + 1));
+            ++k;
+        }
+    }
+}
+
+// sed: -i edits its files; the script's w, W, r, R and e commands (and s///w, s///e) write, read or
+// run programs. Options are read as GNU sed reads them (-n, -E, -s, -z, -u clustered; -e and -f
+// with their value attached or next; -i with an attached suffix; long ones abbreviated). A script
+// is scanned with its regular expressions and replacements taken out: any w, W, r, R, e or F left
+// (or an s command's w or e flag) makes it unknown.
+bool sedScriptRisky(const QString &script)
+{
+    QString rest;
+    qsizetype i = 0;
+    const qsizetype n = script.size();
+    const auto skipDelimited = [&](QChar delim, int parts) {
+        for (int p = 0; p < parts && i < n; ++p) {
+            while (i < n && script.at(i) != delim) {
+                if (script.at(i) == QLatin1Char('\\'))
+                    ++i;
+                else if (script.at(i) == QLatin1Char('\n') && delim != QLatin1Char('\n'))
+                    return false;
+                ++i;
+            }
+            if (i >= n)
+                return false;
+            ++i; // the delimiter
+        }
+        return true;
+    };
+    while (i < n) {
+        const QChar ch = script.at(i);
+        if (ch == QLatin1Char('/')) { // an address /re/
+            ++i;
+            if (!skipDelimited(QLatin1Char('/'), 1))
+                return true;
+            continue;
+        }
+        if (ch == QLatin1Char('\\') && i + 1 < n) { // an address \cREc
+            const QChar d = script.at(i + 1);
+            i += 2;
+            if (!skipDelimited(d, 1))
+                return true;
+            continue;
+        }
+        if (ch == QLatin1Char('s') || ch == QLatin1Char('y')) {
+            if (i + 1 >= n)
+                return true;
+            const QChar d = script.at(i + 1);
+            if (d == QLatin1Char('\n') || d == QLatin1Char('\\'))
+                return true;
+            i += 2;
+            if (!skipDelimited(d, 2))
+                return true;
+            if (ch == QLatin1Char('s')) {
+                while (i < n && (script.at(i).isLetterOrNumber())) {
+                    if (script.at(i) == QLatin1Char('w') || script.at(i) == QLatin1Char('e') ||
+                        script.at(i) == QLatin1Char('W'))
+                        return true;
+                    ++i;
+                }
+            }
+            continue;
+        }
+        if (ch == QLatin1Char('a') || ch == QLatin1Char('i') || ch == QLatin1Char('c')) {
+            // Text to the end of the line: taken as it is (it holds no command).
+            while (i < n && script.at(i) != QLatin1Char('\n'))
+                ++i;
+            continue;
+        }
+        if (ch == QLatin1Char(':') || ch == QLatin1Char('b') || ch == QLatin1Char('t') ||
+            ch == QLatin1Char('T')) {
+            // A label: to the end of the line or the next ';'.
+            ++i;
+            while (i < n && script.at(i) != QLatin1Char('\n') && script.at(i) != QLatin1Char(';'))
+                ++i;
+            continue;
+        }
+        rest += ch;
+        ++i;
+    }
+    static const QRegularExpression risky(QStringLiteral("[wWrReF]"));
+    return risky.match(rest).hasMatch();
+}
+
+void sed(CommandCatalog &c, const QList<Arg> &args)
+{
+    bool inPlace = false;
+    bool scriptGiven = false;
+    QStringList scripts;
+    QList<Arg> files;
+    const auto unknownScript = [&c](const Arg &a) {
+        if (!a.known) {
+            c.unknown(QStringLiteral("a sed script that expands"));
+            return true;
+        }
+        return false;
+    };
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!CommandCatalog::isOption(a)) {
+            if (!scriptGiven) {
+                scriptGiven = true;
+                if (unknownScript(a))
+                    return;
+                scripts.append(a.text);
+            } else {
+                files.append(a);
+            }
+            continue;
+        }
+        if (a.text.startsWith(QLatin1String("--"))) {
+            const QString name = a.text.section(QLatin1Char('='), 0, 0);
+            const auto is = [&name](const char *full) {
+                return name.size() >= 3 && QLatin1String(full).startsWith(name);
+            };
+            if (is("--expression")) {
+                scriptGiven = true;
+                const Arg value = a.text.contains(QLatin1Char('='))
+                                      ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                                      : args.value(++k);
+                if (unknownScript(value))
+                    return;
+                scripts.append(value.text);
+            } else if (is("--in-place")) {
+                inPlace = true;
+                if (a.text.section(QLatin1Char('='), 1).contains(QLatin1Char('/')) ||
+                    a.text.section(QLatin1Char('='), 1).contains(QLatin1Char('*'))) {
+                    c.unknown(QStringLiteral("sed --in-place writes its backup elsewhere"));
+                    return;
+                }
+            } else if (is("--quiet") || is("--silent") || is("--regexp-extended") || is("--separate") ||
+                       is("--null-data") || is("--unbuffered") || is("--posix") || is("--debug") ||
+                       is("--sandbox") || is("--follow-symlinks") || is("--line-length")) {
+                continue;
+            } else {
+                c.unknown(QStringLiteral("sed %1 is not an option Countersign knows").arg(a.text));
+                return;
+            }
+            continue;
+        }
+        for (qsizetype i = 1; i < a.text.size(); ++i) {
+            const QChar l = a.text.at(i);
+            if (l == QLatin1Char('i')) { // -i[SUFFIX]: the rest of the cluster is the suffix
+                inPlace = true;
+                if (a.text.mid(i + 1).contains(QLatin1Char('/')) ||
+                    a.text.mid(i + 1).contains(QLatin1Char('*'))) {
+                    c.unknown(QStringLiteral("sed -i%1 writes its backup elsewhere").arg(a.text.mid(i + 1)));
+                    return;
+                }
+                break;
+            }
+            if (l == QLatin1Char('e')) {
+                scriptGiven = true;
+                const Arg value =
+                    i + 1 < a.text.size() ? Arg{a.text.mid(i + 1), a.known, false, {}} : args.value(++k);
+                if (unknownScript(value))
+                    return;
+                scripts.append(value.text);
+                break;
+            }
+            if (l == QLatin1Char('f')) {
+                c.unknown(QStringLiteral("sed -f runs a script from a file"));
+                return;
+            }
+            if (l == QLatin1Char('l')) { // -l N
+                if (i + 1 == a.text.size())
+                    ++k;
+                break;
+            }
+            if (!QStringLiteral("nEsrzu").contains(l)) {
+                c.unknown(QStringLiteral("sed -%1 is not an option Countersign knows").arg(l));
+                return;
+            }
+        }
+    }
+    for (const QString &script : scripts) {
+        if (sedScriptRisky(script)) {
+            c.unknown(QStringLiteral("the sed script writes a file, reads one or runs a program (w, r, e)"));
+            return;
+        }
+    }
+    for (const Arg &f : files) {
+        if (inPlace)
+            c.addReplace(QStringLiteral("sed edits %1").arg(f.text), f);
+        else
+            c.addPath(Effect::Kind::Reads, QStringLiteral("sed reads %1").arg(f.text), f);
+    }
+    if (files.isEmpty())
+        c.add(Effect::Kind::Reads, QStringLiteral("sed edits its input"));
+}
+
+// awk: system(), pipes, getline from a command and print > file write or run programs.
+void awk(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    bool scriptSeen = false;
+    QList<Arg> files;
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (a.text == QLatin1String("-v") || a.text == QLatin1String("-F")) {
+            ++k;
+            continue;
+        }
+        if (CommandCatalog::isOption(a)) {
+            // -F: and -vname=value only; -f, --source, -e, --exec, -l, -E and the rest read or run more.
+            if (a.text.startsWith(QLatin1String("-F")) || a.text.startsWith(QLatin1String("-v")))
+                continue;
+            c.unknown(QStringLiteral("%1 %2 reads or runs more than its program").arg(program, a.text));
+            return;
+        }
+        if (!scriptSeen) {
+            scriptSeen = true;
+            static const QRegularExpression danger(QStringLiteral(
+                "system|print[^;}]*[>|]|getline|ENVIRON|PROCINFO|@|fflush|ARGV|ARGC|close|FILENAME|\\|&"));
+            if (!a.known || danger.match(a.text).hasMatch()) {
+                c.unknown(
+                    QStringLiteral("the %1 program writes files, runs commands or reads the environment")
+                        .arg(program));
+                return;
+            }
+            continue;
+        }
+        if (!a.text.contains(QLatin1Char('=')))
+            files.append(a);
+    }
+    for (const Arg &f : files)
+        c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, f.text), f);
+    if (files.isEmpty())
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 reads its input").arg(program));
+}
+
+} // namespace
+
+QString hostOf(const QString &operand)
+{
+    if (operand.contains(QLatin1String("://"))) {
+        const QUrl url(operand);
+        return url.host();
+    }
+    // user@host:path or host:path (scp, rsync); not a:b with a slash before the colon.
+    static const QRegularExpression remote(QStringLiteral("^(?:[^@/:]+@)?([A-Za-z0-9.\\-\\[\\]]+):"));
+    const auto m = remote.match(operand);
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+bool isLocalHost(const QString &host)
+{
+    const QString h = host.toLower();
+    return h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") || h == QLatin1String("::1") ||
+           h == QLatin1String("[::1]") || h.endsWith(QLatin1String(".localhost"));
+}
+
+bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    if (program == QLatin1String("cp") || program == QLatin1String("mv") || program == QLatin1String("ln") ||
+        program == QLatin1String("install")) {
+        for (qsizetype k = 1; program == QLatin1String("install") && k < args.size(); ++k) {
+            const QString t = args.at(k).text;
+            const QString mode = t == QLatin1String("-m") || t == QLatin1String("--mode")
+                                     ? args.value(k + 1).text
+                                 : t.startsWith(QLatin1String("--mode=")) ? t.mid(7)
+                                 : t.startsWith(QLatin1String("-m"))      ? t.mid(2)
+                                                                          : QString();
+            if (!mode.isEmpty() &&
+                (mode.contains(QLatin1Char('s')) ||
+                 QRegularExpression(QStringLiteral("^0?[2-7][0-7]{3}$")).match(mode).hasMatch()))
+                c.add(Effect::Kind::Privilege,
+                      QStringLiteral("install -m %1 sets a set-user-id bit").arg(mode));
+        }
+        copyLike(c, program, args);
+        return true;
+    }
+    if (program == QLatin1String("rm") || program == QLatin1String("unlink") ||
+        program == QLatin1String("shred") || program == QLatin1String("srm") ||
+        program == QLatin1String("wipe") || program == QLatin1String("trash") ||
+        program == QLatin1String("trash-put") || program == QLatin1String("truncate")) {
+        remove(c, program, args);
+        return true;
+    }
+    if (program == QLatin1String("mkdir") || program == QLatin1String("touch") ||
+        program == QLatin1String("rmdir") || program == QLatin1String("chmod") ||
+        program == QLatin1String("chown") || program == QLatin1String("chgrp") ||
+        program == QLatin1String("mkfifo") || program == QLatin1String("mktemp") ||
+        program == QLatin1String("setfacl")) {
+        const QStringList valued =
+            program == QLatin1String("touch") ? words({"-r", "-d", "-t", "--reference", "--date"})
+            : program == QLatin1String("mkdir") || program == QLatin1String("mkfifo")
+                ? words({"-m", "--mode", "-Z", "--context"})
+            : program == QLatin1String("mktemp") ? words({"-p", "-t", "--tmpdir", "--suffix"})
+                                                 : words({"--reference"});
+        const QList<Arg> ops = operands(args, valued);
+        const bool modeFirst = program == QLatin1String("chmod") || program == QLatin1String("chown") ||
+                               program == QLatin1String("chgrp") || program == QLatin1String("setfacl");
+        static const QRegularExpression setId(QStringLiteral("^(0?[2-7][0-7]{3}|.*[ugoa]*[+=][rwxXt]*s.*)$"));
+        if ((program == QLatin1String("chmod") || program == QLatin1String("setfacl")) && !ops.isEmpty() &&
+            setId.match(ops.first().text).hasMatch())
+            c.add(Effect::Kind::Privilege,
+                  QStringLiteral("chmod %1 sets a set-user-id or set-group-id bit").arg(ops.first().text));
+        if (program == QLatin1String("mktemp")) { // a new empty file of its own name
+            c.add(Effect::Kind::Reads, QStringLiteral("mktemp makes a new temporary file"));
+            return true;
+        }
+        const bool reference = std::any_of(args.cbegin(), args.cend(), [](const Arg &a) {
+            return a.text.startsWith(QLatin1String("--reference"));
+        });
+        for (const Arg &a : modeFirst && !reference ? ops.mid(1) : ops)
+            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 %2").arg(program, a.text), a);
+        return true;
+    }
+    if (program == QLatin1String("dd")) {
+        for (const Arg &a : args.mid(1)) {
+            if (a.text.startsWith(QLatin1String("if=")))
+                c.addPath(Effect::Kind::Reads, QStringLiteral("dd reads %1").arg(a.text.mid(3)),
+                          Arg{a.text.mid(3), a.known, a.glob, {}});
+            else if (a.text.startsWith(QLatin1String("of=")))
+                c.addPath(Effect::Kind::Deletes, QStringLiteral("dd overwrites %1").arg(a.text.mid(3)),
+                          Arg{a.text.mid(3), a.known, a.glob, {}});
+        }
+        c.add(Effect::Kind::Reads, QStringLiteral("dd copies"));
+        return true;
+    }
+    static const QStringList archivers = words({"tar", "zip", "unzip", "gzip", "gunzip", "bzip2", "bunzip2",
+                                                "xz", "unxz", "zstd", "unzstd", "7z", "lz4"});
+    if (archivers.contains(program)) {
+        archive(c, program, args);
+        return true;
+    }
+    if (program == QLatin1String("split") || program == QLatin1String("csplit") ||
+        program == QLatin1String("shuf") || program == QLatin1String("iconv") ||
+        program == QLatin1String("xxd") || program == QLatin1String("od") ||
+        program == QLatin1String("hexdump") || program == QLatin1String("base64") ||
+        program == QLatin1String("fold")) {
+        // Readers that also write: -o FILE (shuf, iconv), split's and csplit's output prefix, xxd's
+        // second operand; split --filter runs a shell.
+        QList<Arg> ops;
+        for (qsizetype k = 1; k < args.size(); ++k) {
+            const Arg &a = args.at(k);
+            if (a.text.startsWith(QLatin1String("--filter")) ||
+                (program == QLatin1String("split") && a.text.startsWith(QLatin1String("--fil")))) {
+                c.unknown(QStringLiteral("split --filter runs a shell command"));
+                return true;
+            }
+            if ((a.text == QLatin1String("-o") || a.text.startsWith(QLatin1String("--output")) ||
+                 (a.text.startsWith(QLatin1String("-o")) && a.text.size() > 2)) &&
+                program != QLatin1String("od") && program != QLatin1String("hexdump")) {
+                const Arg out =
+                    a.text == QLatin1String("-o") || a.text == QLatin1String("--output") ? args.value(++k)
+                    : a.text.startsWith(QLatin1String("--output=")) ? Arg{a.text.mid(9), a.known, false, {}}
+                                                                    : Arg{a.text.mid(2), a.known, false, {}};
+                c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, out.text), out);
+                continue;
+            }
+            if (program == QLatin1String("csplit") &&
+                (a.text == QLatin1String("-f") || a.text.startsWith(QLatin1String("--prefix")) ||
+                 (a.text.startsWith(QLatin1String("-f")) && a.text.size() > 2))) {
+                Arg prefix =
+                    a.text == QLatin1String("-f") || a.text == QLatin1String("--prefix") ? args.value(++k)
+                    : a.text.startsWith(QLatin1String("--prefix=")) ? Arg{a.text.mid(9), a.known, false, {}}
+                                                                    : Arg{a.text.mid(2), a.known, false, {}};
+                prefix.text += QLatin1Char('*');
+                prefix.glob = true;
+                c.addPath(Effect::Kind::Writes, QStringLiteral("csplit writes its pieces"), prefix);
+                continue;
+            }
+            static const QStringList splitValued = words({"-b",
+                                                          "-l",
+                                                          "-n",
+                                                          "-a",
+                                                          "-C",
+                                                          "-t",
+                                                          "--bytes",
+                                                          "--lines",
+                                                          "--number",
+                                                          "--suffix-length",
+                                                          "--additional-suffix",
+                                                          "--separator",
+                                                          "--line-bytes",
+                                                          "-w",
+                                                          "-c",
+                                                          "-s",
+                                                          "-g",
+                                                          "-u",
+                                                          "--cols",
+                                                          "--seek",
+                                                          "--len"});
+            if (splitValued.contains(a.text)) {
+                ++k;
+                continue;
+            }
+            if (!CommandCatalog::isOption(a))
+                ops.append(a);
+        }
+        const bool outputOperand = program == QLatin1String("split") || program == QLatin1String("xxd");
+        for (qsizetype i = 0; i < ops.size(); ++i) {
+            if (outputOperand && i == 1) {
+                Arg out = ops.at(i);
+                if (program == QLatin1String("split")) {
+                    out.text += QLatin1Char('*');
+                    out.glob = true;
+                }
+                c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, ops.at(i).text),
+                          out);
+            } else if (program != QLatin1String("csplit") || i == 0) {
+                c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, ops.at(i).text),
+                          ops.at(i));
+            }
+        }
+        if (program == QLatin1String("csplit"))
+            c.add(Effect::Kind::Writes, QStringLiteral("csplit writes its pieces here"), c.how().cwd,
+                  !c.how().cwd.isEmpty());
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 prints").arg(program));
+        return true;
+    }
+    if (program == QLatin1String("patch")) {
+        c.add(Effect::Kind::Writes, QStringLiteral("patch changes the files its patch names"), c.how().cwd,
+              !c.how().cwd.isEmpty());
+        c.unknown(QStringLiteral("patch writes wherever its patch's paths lead"));
+        return true;
+    }
+    if (program == QLatin1String("find")) {
+        find(c, args);
+        return true;
+    }
+    if (program == QLatin1String("sed") || program == QLatin1String("gsed")) {
+        sed(c, args);
+        return true;
+    }
+    if (program == QLatin1String("awk") || program == QLatin1String("gawk") ||
+        program == QLatin1String("mawk") || program == QLatin1String("nawk")) {
+        awk(c, program, args);
+        return true;
+    }
+    static const QStringList networked = words({"curl",        "wget",
+                                                "http",        "https",
+                                                "xh",          "ssh",
+                                                "scp",         "sftp",
+                                                "rsync",       "nc",
+                                                "ncat",        "netcat",
+                                                "telnet",      "ftp",
+                                                "socat",       "ping",
+                                                "dig",         "nslookup",
+                                                "host",        "whois",
+                                                "gh",          "hub",
+                                                "glab",        "aws",
+                                                "gcloud",      "gsutil",
+                                                "az",          "kubectl",
+                                                "helm",        "terraform",
+                                                "tofu",        "pulumi",
+                                                "ansible",     "ansible-playbook",
+                                                "docker",      "podman",
+                                                "vagrant",     "heroku",
+                                                "vercel",      "netlify",
+                                                "fly",         "flyctl",
+                                                "firebase",    "psql",
+                                                "mysql",       "mariadb",
+                                                "mongo",       "mongosh",
+                                                "redis-cli",   "sqlite3",
+                                                "mail",        "sendmail",
+                                                "mutt",        "lftp",
+                                                "s3cmd",       "rclone",
+                                                "doctl",       "wrangler",
+                                                "supabase",    "sam",
+                                                "cdk",         "serverless",
+                                                "eksctl",      "minikube",
+                                                "kind",        "skaffold",
+                                                "tailscale",   "ngrok",
+                                                "cloudflared", "openssl"});
+    if (networked.contains(program)) {
+        network(c, program, args);
+        return true;
+    }
+    return false;
+}
+
+} // namespace Countersign::Shell::FileCommands

@@ -1,0 +1,701 @@
+#include "projecttools.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+namespace Countersign::Shell::ProjectTools {
+
+namespace {
+
+QStringList words(std::initializer_list<const char *> list)
+{
+    QStringList out;
+    for (const char *w : list)
+        out.append(QLatin1String(w));
+    return out;
+}
+
+// The first argument that is not an option (and its index), skipping the values of valued options.
+int subcommandIndex(const QList<Arg> &args, const QStringList &valued = {})
+{
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        if (CommandCatalog::isOption(args.at(k))) {
+            if (valued.contains(args.at(k).text))
+                ++k;
+            continue;
+        }
+        return int(k);
+    }
+    return -1;
+}
+
+QStringList operandsAfter(const QList<Arg> &args, int from)
+{
+    QStringList out;
+    for (qsizetype k = from; k < args.size(); ++k) {
+        if (!CommandCatalog::isOption(args.at(k)))
+            out.append(args.at(k).text);
+    }
+    return out;
+}
+
+const QStringList kMakeDefinitions = words({"Makefile", "makefile", "GNUmakefile"});
+const QStringList kCargoDefinitions =
+    words({"Cargo.toml", "build.rs", ".cargo/config.toml", ".cargo/config"});
+const QStringList kGoDefinitions = words({"go.mod", "go.work"});
+const QStringList kCmakeDefinitions = words({"CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json"});
+const QStringList kGradleDefinitions = words({"build.gradle", "build.gradle.kts", "settings.gradle",
+                                              "settings.gradle.kts", "pom.xml", "gradlew", "mvnw"});
+const QStringList kRubyDefinitions = words({"Rakefile", "Gemfile", ".rspec"});
+
+// Make targets that reach past the project.
+bool publishing(const QString &target)
+{
+    static const QStringList targets = words({"install", "uninstall", "deploy", "publish", "release",
+                                              "upload", "push", "dist-upload", "docker-push"});
+    return targets.contains(target);
+}
+
+// Whether the package.json that npm would read from cwd (the nearest one up) defines script.
+bool scriptDefined(const QString &cwd, const QString &script)
+{
+    if (cwd.isEmpty())
+        return false;
+    for (QDir dir(cwd);;) {
+        QFile file(dir.filePath(QStringLiteral("package.json")));
+        if (file.open(QIODevice::ReadOnly)) {
+            const QJsonObject scripts = QJsonDocument::fromJson(file.read(1 << 20))
+                                            .object()
+                                            .value(QLatin1String("scripts"))
+                                            .toObject();
+            return scripts.contains(script);
+        }
+        if (!dir.cdUp())
+            return false;
+    }
+}
+
+bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const int at = subcommandIndex(args, words({"--prefix", "-C", "--cwd", "--filter", "-w", "--workspace"}));
+    const QString sub = at < 0 ? QString() : args.at(at).text;
+    const QStringList rest = at < 0 ? QStringList() : operandsAfter(args, at + 1);
+    if (at >= 0 && !args.at(at).known) {
+        c.unknown(QStringLiteral("%1's command expands (%2)").arg(program, sub));
+        return true;
+    }
+    static const QStringList installs = words({"install",
+                                               "i",
+                                               "in",
+                                               "ins",
+                                               "inst",
+                                               "insta",
+                                               "instal",
+                                               "isnt",
+                                               "isntall",
+                                               "add",
+                                               "ci",
+                                               "clean-install",
+                                               "install-clean",
+                                               "update",
+                                               "up",
+                                               "upgrade",
+                                               "dedupe",
+                                               "rebuild",
+                                               "link",
+                                               "ln",
+                                               "dlx",
+                                               "create",
+                                               "init",
+                                               "exec",
+                                               "x",
+                                               "global",
+                                               "import",
+                                               "install-test",
+                                               "it"});
+    static const QStringList publishes =
+        words({"publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "login", "logout",
+               "adduser", "token", "team", "org", "star", "hook"});
+    static const QStringList reads =
+        words({"ls",      "list",   "ll",     "la",   "outdated", "view",   "info",    "show",    "why",
+               "explain", "config", "get",    "root", "bin",      "prefix", "help",    "version", "-v",
+               "doctor",  "audit",  "search", "pack", "query",    "fund",   "licenses"});
+    static const QStringList removes = words({"uninstall", "remove", "rm", "r", "un", "unlink", "prune"});
+    if (sub.isEmpty()) {
+        if (program == QLatin1String("yarn") || program == QLatin1String("bun")) // bare yarn installs
+            c.add(Effect::Kind::Installs,
+                  QStringLiteral("installs the project's packages (%1)").arg(program));
+        else
+            c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its help").arg(program));
+        return true;
+    }
+    if (sub == QLatin1String("exec") || sub == QLatin1String("x") || sub == QLatin1String("dlx")) {
+        // npm exec -c LINE / npm exec -- CMD: read the command; else a package from the registry
+        for (qsizetype k = at + 1; k < args.size(); ++k) {
+            if ((args.at(k).text == QLatin1String("-c") || args.at(k).text == QLatin1String("--call")) &&
+                k + 1 < args.size()) {
+                c.readLine(args.at(k + 1).text, c.how().cwd);
+                return true;
+            }
+            if (args.at(k).text == QLatin1String("--")) {
+                return ProjectTools::read(c, QStringLiteral("npx"),
+                                          QList<Arg>{Arg{QStringLiteral("npx"), true, false, {}}} +
+                                              args.mid(k + 1)),
+                       true;
+            }
+        }
+        c.add(Effect::Kind::Installs, QStringLiteral("fetches and runs a package (%1 %2)").arg(program, sub));
+        return true;
+    }
+    if (installs.contains(sub)) {
+        c.add(Effect::Kind::Installs,
+              rest.isEmpty()
+                  ? QStringLiteral("installs the project's packages and runs their install scripts (%1 %2)")
+                        .arg(program, sub)
+                  : QStringLiteral("installs %1 (%2 %3)").arg(rest.join(QLatin1Char(' ')), program, sub));
+        return true;
+    }
+    if (publishes.contains(sub)) {
+        c.add(Effect::Kind::Network, QStringLiteral("%1 %2 sends to the package registry").arg(program, sub));
+        return true;
+    }
+    if (removes.contains(sub)) {
+        c.add(Effect::Kind::Writes,
+              QStringLiteral("removes packages from the project (%1 %2)").arg(program, sub), c.how().cwd,
+              !c.how().cwd.isEmpty());
+        return true;
+    }
+    if (reads.contains(sub) &&
+        !(sub == QLatin1String("config") && operandsAfter(args, at + 1).value(0) != QLatin1String("get") &&
+          operandsAfter(args, at + 1).value(0) != QLatin1String("list") && !rest.isEmpty())) {
+        if (sub == QLatin1String("view") || sub == QLatin1String("info") ||
+            sub == QLatin1String("outdated") || sub == QLatin1String("show") ||
+            (sub == QLatin1String("pack") && !rest.isEmpty()) || sub == QLatin1String("audit") ||
+            sub == QLatin1String("search") || sub == QLatin1String("doctor"))
+            c.add(Effect::Kind::Network, QStringLiteral("%1 %2 asks the package registry").arg(program, sub));
+        else
+            c.add(Effect::Kind::Reads, QStringLiteral("%1 %2 reads the project").arg(program, sub),
+                  c.how().cwd, !c.how().cwd.isEmpty());
+        return true;
+    }
+    if (sub == QLatin1String("config") || sub == QLatin1String("set")) {
+        c.add(Effect::Kind::Environment,
+              QStringLiteral("%1 %2 changes the package manager's settings").arg(program, sub));
+        return true;
+    }
+    if (sub == QLatin1String("version")) {
+        c.add(Effect::Kind::Writes,
+              QStringLiteral("%1 version changes package.json and commits").arg(program), c.how().cwd,
+              !c.how().cwd.isEmpty());
+        return true;
+    }
+    // test, run X, start, build, X (yarn and pnpm run scripts by name): a package.json script, one
+    // the project's package.json defines, with no option that changes how it runs.
+    QString script = sub;
+    if (sub == QLatin1String("run") || sub == QLatin1String("run-script") || sub == QLatin1String("rum") ||
+        sub == QLatin1String("urn"))
+        script = rest.value(0);
+    else if (sub == QLatin1String("t") || sub == QLatin1String("tst"))
+        script = QStringLiteral("test");
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const QString t = args.at(k).text;
+        if (t == QLatin1String("--"))
+            break; // what follows goes to the script
+        static const QStringList harmless =
+            words({"--silent", "-s", "--if-present", "--quiet", "-q", "--loglevel=silent", "--no-color",
+                   "--color=false", "--verbose"});
+        if (t.startsWith(QLatin1Char('-')) && !harmless.contains(t)) {
+            c.unknown(QStringLiteral("%1 %2 may change how the script runs").arg(program, t));
+            return true;
+        }
+    }
+    if (!script.isEmpty() && !scriptDefined(c.how().cwd, script)) {
+        c.unknown(QStringLiteral("%1 %2: \"%3\" is not a script of the project's package.json")
+                      .arg(program, sub, script));
+        return true;
+    }
+    if (script.isEmpty()) {
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 run lists the scripts").arg(program), c.how().cwd,
+              !c.how().cwd.isEmpty());
+        return true;
+    }
+    if (publishing(script) || script == QLatin1String("prepublish") ||
+        script == QLatin1String("prepublishOnly")) {
+        c.unknown(QStringLiteral("the script \"%1\" may publish or install").arg(script));
+        return true;
+    }
+    c.project(QStringLiteral("runs the project's \"%1\" script (%2, from package.json)").arg(script, program),
+              nodeDefinitions());
+    return true;
+}
+
+// npx NAME: a tool installed in the project (node_modules/.bin) runs as the project's; anything
+// else is fetched from the registry first.
+bool npx(CommandCatalog &c, const QList<Arg> &args)
+{
+    qsizetype k = 1;
+    while (k < args.size() && CommandCatalog::isOption(args.at(k))) {
+        const QString o = args.at(k).text;
+        if ((o == QLatin1String("-c") || o == QLatin1String("--call")) && k + 1 < args.size()) {
+            c.readLine(args.at(k + 1).text, c.how().cwd);
+            return true;
+        }
+        if (o == QLatin1String("-p") || o.startsWith(QLatin1String("--package"))) {
+            c.add(Effect::Kind::Installs,
+                  QStringLiteral("fetches and runs a package (npx %1)").arg(args.value(k + 1).text));
+            return true;
+        }
+        ++k;
+    }
+    if (k >= args.size()) {
+        c.unknown(QStringLiteral("npx with no command"));
+        return true;
+    }
+    const Arg &tool = args.at(k);
+    bool local = false;
+    if (tool.known && !tool.text.contains(QLatin1Char('/')) && !tool.text.contains(QLatin1Char('@')) &&
+        !c.how().cwd.isEmpty()) {
+        for (QDir dir(c.how().cwd);;) {
+            if (QFileInfo::exists(dir.filePath(QStringLiteral("node_modules/.bin/") + tool.text))) {
+                local = true;
+                break;
+            }
+            if (dir.exists(QStringLiteral(".git")) || !dir.cdUp())
+                break;
+        }
+    }
+    if (!local) {
+        c.add(Effect::Kind::Installs,
+              QStringLiteral("fetches %1 from the package registry and runs it (npx)").arg(tool.text));
+        return true;
+    }
+    QList<Arg> inner = args.mid(k);
+    if (!ProjectTools::read(c, tool.text, inner))
+        c.unknown(QStringLiteral("npx %1 is not a tool Countersign knows").arg(tool.text));
+    return true;
+}
+
+bool cargo(CommandCatalog &c, const QList<Arg> &args)
+{
+    const int at = subcommandIndex(args, words({"-C", "--manifest-path", "--config", "-Z"}));
+    const QString sub = at < 0 ? QString() : args.at(at).text;
+    for (const Arg &a : args) {
+        if (a.text == QLatin1String("--config") || a.text.startsWith(QLatin1String("--config=")) ||
+            a.text.startsWith(QLatin1String("+"))) {
+            c.add(Effect::Kind::Environment, QStringLiteral("cargo %1 changes how cargo builds").arg(a.text));
+            return true;
+        }
+    }
+    static const QStringList builds = words({"build",
+                                             "b",
+                                             "check",
+                                             "c",
+                                             "test",
+                                             "t",
+                                             "run",
+                                             "r",
+                                             "bench",
+                                             "doc",
+                                             "d",
+                                             "clippy",
+                                             "fmt",
+                                             "tree",
+                                             "metadata",
+                                             "nextest",
+                                             "clean",
+                                             "fix",
+                                             "expand",
+                                             "llvm-cov",
+                                             "miri",
+                                             "udeps",
+                                             "machete",
+                                             "watch",
+                                             "verify-project",
+                                             "locate-project",
+                                             "pkgid",
+                                             "version",
+                                             "help",
+                                             "-V",
+                                             "--version",
+                                             "--list"});
+    static const QStringList installs = words({"add", "install", "update", "fetch", "generate-lockfile",
+                                               "vendor", "binstall", "uninstall", "remove", "rm"});
+    if (sub.isEmpty() || builds.contains(sub)) {
+        static const QRegularExpression harmless(QStringLiteral(
+            "^(--release|-r|--lib|--bins?|--tests?|--benches|--examples?|--all-targets|--workspace|--all|--"
+            "all-features|"
+            "--no-default-features|-q|--quiet|-v+|--verbose|--locked|--offline|--frozen|--no-run|--doc|--no-"
+            "fail-fast|"
+            "--check|--message-format(=[a-z-]+)?|--color(=[a-z]+)?|--timings|-j[0-9]*|--jobs(=[0-9]+)?|-p|--"
+            "package(=[A-Za-z0-9_-]+)?|"
+            "-F|--features(=[A-Za-z0-9_,/ "
+            "-]+)?|--bin(=[A-Za-z0-9_-]+)?|--example(=[A-Za-z0-9_-]+)?|--test(=[A-Za-z0-9_-]+)?|"
+            "--bench(=[A-Za-z0-9_-]+)?|--profile(=[a-z-]+)?|--exclude|--keep-going|--future-incompat-report|-"
+            "-no-deps|--open|"
+            "--fix|--allow-dirty|--allow-staged|--allow-no-vcs|--edition-idioms|--all-targets)$"));
+        for (qsizetype k = 1; k < args.size(); ++k) {
+            const QString t = args.at(k).text;
+            if (t == QLatin1String("--"))
+                break; // the test binary's own arguments
+            if (t.startsWith(QLatin1Char('-')) && !harmless.match(t).hasMatch()) {
+                c.unknown(QStringLiteral("cargo %1 may change what cargo builds or where it writes").arg(t));
+                return true;
+            }
+        }
+        c.project(QStringLiteral("runs the project's cargo %1").arg(sub), kCargoDefinitions);
+        return true;
+    }
+    if (installs.contains(sub)) {
+        c.add(Effect::Kind::Installs, QStringLiteral("cargo %1 changes the project's dependencies").arg(sub));
+        return true;
+    }
+    if (sub == QLatin1String("publish") || sub == QLatin1String("login") || sub == QLatin1String("owner") ||
+        sub == QLatin1String("yank")) {
+        c.add(Effect::Kind::Network, QStringLiteral("cargo %1 sends to the registry").arg(sub));
+        return true;
+    }
+    c.unknown(QStringLiteral("cargo %1 is not a cargo command Countersign knows").arg(sub));
+    return true;
+}
+
+bool go(CommandCatalog &c, const QList<Arg> &args)
+{
+    const QString sub = args.value(1).text;
+    static const QStringList builds =
+        words({"build", "test", "vet", "fmt", "run", "list", "doc", "version", "env", "help", "tool"});
+    if (builds.contains(sub)) {
+        for (const Arg &a : args.mid(2)) {
+            if (a.text.contains(QLatin1Char('@')) || a.text.startsWith(QLatin1String("-exec")) ||
+                a.text.startsWith(QLatin1String("-toolexec")) ||
+                a.text.startsWith(QLatin1String("-modfile")) ||
+                a.text.startsWith(QLatin1String("-overlay")) || a.text.startsWith(QLatin1String("-o")) ||
+                a.text.startsWith(QLatin1String("-C"))) {
+                c.unknown(QStringLiteral("go %1 %2 fetches or runs something else").arg(sub, a.text));
+                return true;
+            }
+        }
+        if (sub == QLatin1String("env") && args.size() > 2 && args.at(2).text == QLatin1String("-w")) {
+            c.add(Effect::Kind::Environment, QStringLiteral("go env -w changes go's settings"));
+            return true;
+        }
+        c.project(QStringLiteral("runs the project's go %1").arg(sub), kGoDefinitions);
+        return true;
+    }
+    if (sub == QLatin1String("get") || sub == QLatin1String("install") || sub == QLatin1String("mod")) {
+        if (sub == QLatin1String("mod") &&
+            (args.value(2).text == QLatin1String("why") || args.value(2).text == QLatin1String("graph") ||
+             args.value(2).text == QLatin1String("verify"))) {
+            c.project(QStringLiteral("go mod %1").arg(args.value(2).text), kGoDefinitions);
+            return true;
+        }
+        c.add(Effect::Kind::Installs, QStringLiteral("go %1 fetches modules").arg(sub));
+        return true;
+    }
+    c.unknown(QStringLiteral("go %1 (go generate runs any command the sources name)").arg(sub));
+    return true;
+}
+
+bool make(CommandCatalog &c, const QList<Arg> &args)
+{
+    QStringList definitions = kMakeDefinitions;
+    QString cwd = c.how().cwd;
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!a.known) {
+            c.unknown(QStringLiteral("make is given an argument that expands (%1)").arg(a.text));
+            return true;
+        }
+        if ((a.text == QLatin1String("-f") || a.text == QLatin1String("--file") ||
+             a.text == QLatin1String("--makefile")) &&
+            k + 1 < args.size()) {
+            if (args.at(k + 1).text == QLatin1String("-") || !args.at(k + 1).known) {
+                c.unknown(QStringLiteral("make -f - reads its makefile from standard input"));
+                return true;
+            }
+            definitions = {args.at(++k).text};
+        } else if ((a.text == QLatin1String("-C") || a.text == QLatin1String("--directory")) &&
+                   k + 1 < args.size()) {
+            cwd = CommandCatalog::absolute(args.at(++k), cwd);
+        } else if (a.text.startsWith(QLatin1String("-C")) && a.text.size() > 2) {
+            cwd = CommandCatalog::absolute(Arg{a.text.mid(2), true, false, {}}, cwd);
+        } else if (a.text.startsWith(QLatin1Char('-'))) {
+            // Options that only say how much to do; any other (--eval, --directory=, -I, -W, -o,
+            // --file=, -E, -R, ...) may change what runs.
+            static const QRegularExpression harmless(QStringLiteral(
+                "^(-j[0-9]*|-l[0-9.]*|-k|-s|-n|-B|-q|-i|-w|-O[a-z]*|-r|--jobs(=[0-9]+)?|--keep-going|--"
+                "silent|--quiet|"
+                "--dry-run|--just-print|--always-make|--no-print-directory|--print-directory|--warn-"
+                "undefined-variables|"
+                "--output-sync(=[a-z]+)?|--no-builtin-rules|--load-average(=[0-9.]+)?|-[jksnBqiwr]+)$"));
+            if (!harmless.match(a.text).hasMatch()) {
+                c.unknown(QStringLiteral("make %1 may change what make runs").arg(a.text));
+                return true;
+            }
+            if (a.text == QLatin1String("-j") || a.text == QLatin1String("-l")) {
+                bool number = false;
+                args.value(k + 1).text.toDouble(&number);
+                if (number)
+                    ++k;
+            }
+            continue;
+        } else if (a.text.contains(QLatin1Char('='))) {
+            // A variable on the command line overrides the makefile's: it can change any recipe.
+            c.add(Effect::Kind::Environment, QStringLiteral("make %1 overrides what the makefile says")
+                                                 .arg(a.text.section(QLatin1Char('='), 0, 0)));
+        } else if (publishing(a.text)) {
+            c.unknown(QStringLiteral("make %1 reaches past the project").arg(a.text));
+            return true;
+        }
+    }
+    c.setCwd(cwd);
+    c.project(QStringLiteral("runs the project's make %1")
+                  .arg(operandsAfter(args, 1).join(QLatin1Char(' ')))
+                  .trimmed(),
+              definitions);
+    return true;
+}
+
+bool pip(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const int at = subcommandIndex(args);
+    const QString sub = at < 0 ? QString() : args.at(at).text;
+    static const QStringList reads =
+        words({"list", "show", "freeze", "check", "help", "inspect", "debug", "hash", "cache"});
+    if (reads.contains(sub) || sub.isEmpty()) {
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 %2 reads the installed packages").arg(program, sub));
+        return true;
+    }
+    if (sub == QLatin1String("uninstall")) {
+        c.add(Effect::Kind::Installs, QStringLiteral("%1 uninstall removes packages").arg(program));
+        return true;
+    }
+    c.add(Effect::Kind::Installs, QStringLiteral("%1 %2 fetches and installs packages").arg(program, sub));
+    return true;
+}
+
+} // namespace
+
+QStringList pythonDefinitions()
+{
+    return words({"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "pytest.ini",
+                  "conftest.py", "tests/conftest.py"});
+}
+
+QStringList nodeDefinitions()
+{
+    return words({"package.json", ".npmrc", "jest.config.js", "jest.config.ts", "vitest.config.ts",
+                  "vitest.config.js", "vite.config.ts", "vite.config.js", ".mocharc.json", ".mocharc.js",
+                  "tsconfig.json", "eslint.config.js", ".eslintrc.js", ".eslintrc.json", "webpack.config.js",
+                  "babel.config.js"});
+}
+
+bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    static const QStringList nodeManagers = words({"npm", "pnpm", "yarn", "bun"});
+    if (nodeManagers.contains(program))
+        return nodeManager(c, program, args);
+    if (program == QLatin1String("npx") || program == QLatin1String("pnpx") ||
+        program == QLatin1String("bunx"))
+        return npx(c, args);
+    if (program == QLatin1String("cargo"))
+        return cargo(c, args);
+    if (program == QLatin1String("go"))
+        return go(c, args);
+    if (program == QLatin1String("make") || program == QLatin1String("gmake"))
+        return make(c, args);
+    if (program == QLatin1String("pip") || program == QLatin1String("pip3") ||
+        program == QLatin1String("pipx") || program == QLatin1String("uv") ||
+        program == QLatin1String("poetry") || program == QLatin1String("pdm") ||
+        program == QLatin1String("conda") || program == QLatin1String("mamba")) {
+        if ((program == QLatin1String("uv") || program == QLatin1String("poetry") ||
+             program == QLatin1String("pdm")) &&
+            (args.value(1).text == QLatin1String("run"))) {
+            QList<Arg> inner = args.mid(2);
+            if (!inner.isEmpty())
+                c.runInner(inner);
+            return true;
+        }
+        if (program == QLatin1String("uv") && args.value(1).text == QLatin1String("pip"))
+            return pip(c, QStringLiteral("uv pip"), args.mid(1));
+        return pip(c, program, args);
+    }
+    static const QStringList installers =
+        words({"apt",    "apt-get",  "aptitude", "dpkg",   "dnf",     "yum",     "pacman",
+               "zypper", "apk",      "brew",     "port",   "snap",    "flatpak", "gem",
+               "bundle", "composer", "cpan",     "cpanm",  "nix-env", "choco",   "winget",
+               "scoop",  "asdf",     "mise",     "rustup", "nvm",     "pyenv",   "sdk"});
+    if (installers.contains(program)) {
+        static const QStringList reading =
+            words({"list", "show", "search", "info", "--version", "policy", "-l", "outdated"});
+        if (reading.contains(args.value(1).text))
+            c.add(Effect::Kind::Reads,
+                  QStringLiteral("%1 %2 reads what is installed").arg(program, args.value(1).text));
+        else if (program == QLatin1String("bundle") && args.value(1).text == QLatin1String("exec"))
+            c.runInner(args.mid(2));
+        else
+            c.add(Effect::Kind::Installs, QStringLiteral("%1 installs or changes packages").arg(program));
+        return true;
+    }
+    struct Tool final
+    {
+        const char *what;
+        QStringList definitions;
+    };
+    const QStringList py = pythonDefinitions();
+    const QStringList js = nodeDefinitions();
+    static const QHash<QString, Tool> tools = {
+        {QStringLiteral("pytest"), {"tests", py}},
+        {QStringLiteral("py.test"), {"tests", py}},
+        {QStringLiteral("tox"), {"tests", py}},
+        {QStringLiteral("nox"), {"tests", py}},
+        {QStringLiteral("black"), {"formatter", py}},
+        {QStringLiteral("ruff"), {"linter", py}},
+        {QStringLiteral("flake8"), {"linter", py}},
+        {QStringLiteral("pylint"), {"linter", py}},
+        {QStringLiteral("mypy"), {"type checker", py}},
+        {QStringLiteral("isort"), {"formatter", py}},
+        {QStringLiteral("pyright"), {"type checker", py}},
+        {QStringLiteral("coverage"), {"tests", py}},
+        {QStringLiteral("jest"), {"tests", js}},
+        {QStringLiteral("vitest"), {"tests", js}},
+        {QStringLiteral("mocha"), {"tests", js}},
+        {QStringLiteral("tsc"), {"build", js}},
+        {QStringLiteral("eslint"), {"linter", js}},
+        {QStringLiteral("prettier"), {"formatter", js}},
+        {QStringLiteral("biome"), {"linter", js}},
+        {QStringLiteral("vite"), {"build", js}},
+        {QStringLiteral("webpack"), {"build", js}},
+        {QStringLiteral("esbuild"), {"build", js}},
+        {QStringLiteral("playwright"), {"tests", js}},
+        {QStringLiteral("stylelint"), {"linter", js}},
+        {QStringLiteral("cmake"), {"build", kCmakeDefinitions}},
+        {QStringLiteral("ctest"), {"tests", kCmakeDefinitions}},
+        {QStringLiteral("ninja"), {"build", kCmakeDefinitions + words({"build.ninja", "meson.build"})}},
+        {QStringLiteral("meson"), {"build", words({"meson.build", "meson_options.txt"})}},
+        {QStringLiteral("gradle"), {"build", kGradleDefinitions}},
+        {QStringLiteral("mvn"), {"build", kGradleDefinitions}},
+        {QStringLiteral("rake"), {"build", kRubyDefinitions}},
+        {QStringLiteral("rspec"), {"tests", kRubyDefinitions}},
+        {QStringLiteral("rubocop"), {"linter", kRubyDefinitions}},
+        {QStringLiteral("just"), {"recipes", words({"justfile", "Justfile", ".justfile"})}},
+        {QStringLiteral("task"), {"tasks", words({"Taskfile.yml", "Taskfile.yaml"})}},
+        {QStringLiteral("dotnet"),
+         {"build", words({"Directory.Build.props", "global.json", "NuGet.Config"})}},
+        {QStringLiteral("rustfmt"), {"formatter", kCargoDefinitions}},
+        {QStringLiteral("gofmt"), {"formatter", kGoDefinitions}},
+        {QStringLiteral("clang-format"), {"formatter", words({".clang-format"})}},
+        {QStringLiteral("clang-tidy"), {"linter", words({".clang-tidy", "compile_commands.json"})}},
+        {QStringLiteral("shellcheck"), {"linter", words({".shellcheckrc"})}},
+        {QStringLiteral("phpunit"), {"tests", words({"phpunit.xml", "composer.json"})}},
+        {QStringLiteral("swift"), {"build", words({"Package.swift"})}},
+        {QStringLiteral("gcc"), {"compiler", {}}},
+        {QStringLiteral("g++"), {"compiler", {}}},
+        {QStringLiteral("cc"), {"compiler", {}}},
+        {QStringLiteral("c++"), {"compiler", {}}},
+        {QStringLiteral("clang"), {"compiler", {}}},
+        {QStringLiteral("clang++"), {"compiler", {}}},
+        {QStringLiteral("rustc"), {"compiler", {}}},
+        {QStringLiteral("javac"), {"compiler", {}}},
+    };
+    const auto tool = tools.constFind(program);
+    if (tool == tools.cend())
+        return false;
+    if (program == QLatin1String("dotnet") &&
+        (args.value(1).text == QLatin1String("add") || args.value(1).text == QLatin1String("tool"))) {
+        c.add(Effect::Kind::Installs, QStringLiteral("dotnet %1 installs packages").arg(args.value(1).text));
+        return true;
+    }
+    if (program == QLatin1String("cmake") && args.value(1).text == QLatin1String("--install")) {
+        c.unknown(QStringLiteral("cmake --install installs outside the project"));
+        return true;
+    }
+    static const QStringList loading = words(
+        {"-e",        "--eval",        "--exec",     "--execute",         "--require",       "--import",
+         "--loader",  "--plugin",      "--rulesdir", "--resolve-plugins", "--install-types", "--init-script",
+         "--command", "--rakefile",    "--settings", "--global-settings", "--toolchain",     "-D",
+         "-I",        "--include-dir", "-r",         "--rcfile",          "--load-plugins",  "--plugins",
+         "-L",        "--preset-file", "--prefix",   "--destdir"});
+    for (const Arg &a : args.mid(1)) {
+        const QString name = a.text.section(QLatin1Char('='), 0, 0);
+        const bool loads =
+            std::any_of(loading.cbegin(), loading.cend(),
+                        [&](const QString &l) {
+                            return name == l || (l.size() == 2 && a.text.startsWith(l) &&
+                                                 !a.text.startsWith(QLatin1String("--")) &&
+                                                 program != QLatin1String("cmake") &&
+                                                 l != QLatin1String("-D") && l != QLatin1String("-I") &&
+                                                 l != QLatin1String("-L") && l != QLatin1String("-r"));
+                        }) ||
+            (program == QLatin1String("cmake") && a.text.startsWith(QLatin1String("-D")) &&
+             !a.text.startsWith(QLatin1String("-DCMAKE_BUILD_TYPE=")) &&
+             !a.text.startsWith(QLatin1String("-DBUILD_TESTING=")) &&
+             !a.text.startsWith(QLatin1String("-DCMAKE_EXPORT_COMPILE_COMMANDS="))) ||
+            (program == QLatin1String("eslint") && (name == QLatin1String("-c"))) ||
+            ((program == QLatin1String("rake") || program == QLatin1String("gradle")) &&
+             (a.text.startsWith(QLatin1String("-I")) || a.text.startsWith(QLatin1String("-r")) ||
+              a.text.startsWith(QLatin1String("-f")))) ||
+            ((program == QLatin1String("mvn") || program == QLatin1String("gradle")) &&
+             (a.text.startsWith(QLatin1String("-D")) || a.text == QLatin1String("-s") ||
+              a.text == QLatin1String("-gs"))) ||
+            (!a.text.startsWith(QLatin1Char('-')) && publishing(a.text)) ||
+            (program == QLatin1String("coverage") && a.text == QLatin1String("run")) ||
+            (program == QLatin1String("playwright") && a.text == QLatin1String("install")) ||
+            (program == QLatin1String("dotnet") &&
+             (a.text == QLatin1String("nuget") || a.text == QLatin1String("publish") ||
+              a.text == QLatin1String("pack")));
+        if (loads) {
+            c.unknown(QStringLiteral("%1 %2 loads, installs or publishes more than the project's own code")
+                          .arg(program, a.text));
+            return true;
+        }
+    }
+    for (const Arg &a : args.mid(1)) {
+        const QString t = a.text;
+        const bool compiler = QString::fromLatin1(tool->what) == QLatin1String("compiler");
+        if ((program == QLatin1String("cmake") &&
+             (t == QLatin1String("-E") || t == QLatin1String("-P") ||
+              t.startsWith(QLatin1String("--install")) || t.startsWith(QLatin1String("-C")) ||
+              t.startsWith(QLatin1String("--toolchain")))) ||
+            (compiler && (t.startsWith(QLatin1String("-wrapper")) ||
+                          t.startsWith(QLatin1String("-fplugin")) || t.startsWith(QLatin1String("-B")) ||
+                          t.startsWith(QLatin1String("-specs")) || t.startsWith(QLatin1String("--specs")) ||
+                          t.startsWith(QLatin1String("-Xclang")) || t.startsWith(QLatin1String("-fuse-ld")) ||
+                          t.startsWith(QLatin1String("-Wl,")) || t.startsWith(QLatin1String("@")))) ||
+            (program == QLatin1String("pytest") &&
+             (t.startsWith(QLatin1String("-p")) || t.startsWith(QLatin1String("--basetemp")) ||
+              t.startsWith(QLatin1String("-c")) || t.startsWith(QLatin1String("--rootdir")) ||
+              t.startsWith(QLatin1String("--confcutdir")) || t.startsWith(QLatin1String("--override-ini")) ||
+              t.startsWith(QLatin1String("-o")))) ||
+            (t.startsWith(QLatin1String("--config")) && program != QLatin1String("cmake")) || !a.known) {
+            c.unknown(QStringLiteral("%1 %2 may change what runs or where it writes").arg(program, t));
+            return true;
+        }
+    }
+    if ((program == QLatin1String("cmake") || program == QLatin1String("meson")) &&
+        args.value(1).text == QLatin1String("-P")) {
+        c.unknown(QStringLiteral("cmake -P runs a script"));
+        return true;
+    }
+    c.project(QStringLiteral("runs the project's %1 (%2)").arg(QLatin1String(tool->what), program),
+              tool->definitions);
+    if (QString::fromLatin1(tool->what) == QLatin1String("compiler")) {
+        for (const Arg &a : args.mid(1)) {
+            if (!a.text.startsWith(QLatin1Char('-')))
+                c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, a.text), a);
+        }
+    }
+    // A compiler's -o, a formatter's -i/--write: files written, judged as writes.
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        if (args.at(k).text == QLatin1String("-o") && k + 1 < args.size())
+            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, args.at(k + 1).text),
+                      args.at(k + 1));
+    }
+    return true;
+}
+
+} // namespace Countersign::Shell::ProjectTools

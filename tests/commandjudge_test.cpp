@@ -1,0 +1,168 @@
+// The command reader and the judge on the corpus (tests/shell/corpus.json): each line with the
+// decision it must get in standard mode, in the real git repository tests/shell/make-fixture.sh
+// builds. Prints the share of must-ask lines that asked (must be all), the share of must-run lines
+// that ran (goal: 95% or more) and the time per decision.
+#include "commandjudge.h"
+#include "workspace.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Countersign;
+
+class CommandJudgeTest final : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_ws, m_home, m_outside;
+    std::unique_ptr<Workspace> m_workspace;
+
+    QString filled(QString line) const
+    {
+        return line.replace(QLatin1String("{ws}"), m_ws)
+            .replace(QLatin1String("{home}"), m_home)
+            .replace(QLatin1String("{outside}"), m_outside);
+    }
+
+    static QJsonArray corpus()
+    {
+        QFile file(QStringLiteral(CORPUS_FILE));
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        return QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("lines")).toArray();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QProcess fixture;
+        fixture.start(QStringLiteral("bash"), {QStringLiteral(FIXTURE_SCRIPT), m_dir.path()});
+        QVERIFY(fixture.waitForFinished(60000));
+        QVERIFY2(fixture.exitCode() == 0, fixture.readAllStandardError().constData());
+        m_ws = m_dir.path() + QStringLiteral("/ws");
+        m_home = m_dir.path() + QStringLiteral("/home");
+        m_outside = m_dir.path() + QStringLiteral("/outside");
+        m_workspace = std::make_unique<Workspace>(QStringList{m_ws});
+        QVERIFY(corpus().size() >= 400);
+    }
+
+    void corpus_line_getsItsDecision_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<bool>("mustAsk");
+        for (const QJsonValue &v : corpus()) {
+            const QJsonArray entry = v.toArray();
+            const QString line = entry.at(1).toString();
+            QTest::newRow(line.left(70).toUtf8().constData())
+                << line << (entry.at(0).toString() == QLatin1String("ask"));
+        }
+    }
+    void corpus_line_getsItsDecision()
+    {
+        QFETCH(QString, line);
+        QFETCH(bool, mustAsk);
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
+        const CommandJudge::Judgement j = judge.line(filled(line), m_ws);
+        QVERIFY2((j.verdict == Verdict::Ask) == mustAsk,
+                 qPrintable(QStringLiteral("%1 -> %2: %3").arg(line, verdictName(j.verdict), j.why)));
+        QVERIFY2(!j.why.isEmpty(), "every decision says why");
+    }
+
+    // The figures the issue asks for, over the whole corpus in one pass.
+    void corpus_figures()
+    {
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
+        int asks = 0, asked = 0, runs = 0, ran = 0;
+        QElapsedTimer timer;
+        timer.start();
+        for (const QJsonValue &v : corpus()) {
+            const QJsonArray entry = v.toArray();
+            const bool mustAsk = entry.at(0).toString() == QLatin1String("ask");
+            const bool didAsk = judge.line(filled(entry.at(1).toString()), m_ws).verdict == Verdict::Ask;
+            (mustAsk ? asks : runs) += 1;
+            if (mustAsk && didAsk)
+                ++asked;
+            if (!mustAsk && !didAsk)
+                ++ran;
+        }
+        const double perLine = double(timer.nsecsElapsed()) / 1e6 / (asks + runs);
+        qInfo("corpus: %d lines; must ask: %d/%d asked (%.1f%%); must run: %d/%d ran with no card (%.1f%%); "
+              "%.3f ms per decision in process",
+              asks + runs, asked, asks, 100.0 * asked / asks, ran, runs, 100.0 * ran / runs, perLine);
+        QCOMPARE(asked, asks);
+        QVERIFY2(ran * 100 >= runs * 95, "at least 95% of the everyday lines run with no card");
+    }
+
+    void strict_asksForEverythingButReads()
+    {
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Strict, m_home);
+        QCOMPARE(judge.line(QStringLiteral("git status"), m_ws).verdict, Verdict::Allow);
+        QCOMPARE(judge.line(QStringLiteral("cat README.md | head"), m_ws).verdict, Verdict::Allow);
+        QCOMPARE(judge.line(QStringLiteral("cargo test"), m_ws).verdict, Verdict::Ask);
+        QCOMPARE(judge.line(QStringLiteral("touch x"), m_ws).verdict, Verdict::Ask);
+        QCOMPARE(judge.write(m_ws + QStringLiteral("/src/main.rs")).verdict, Verdict::Ask);
+        QCOMPARE(judge.read(m_home + QStringLiteral("/.ssh/id_rsa")).verdict, Verdict::Ask);
+    }
+
+    void readAndWrite_followTheSameRulesAsTheShell_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("write");
+        QTest::addColumn<bool>("mustAsk");
+        QTest::newRow("read a source") << "{ws}/src/main.rs" << false << false;
+        QTest::newRow("read .env") << "{ws}/.env" << false << true;
+        QTest::newRow("read .env.example") << "{ws}/.env.example" << false << false;
+        QTest::newRow("read a link to a key") << "{ws}/link-to-key" << false << true;
+        QTest::newRow("read ~/.ssh/id_rsa") << "{home}/.ssh/id_rsa" << false << true;
+        QTest::newRow("read ~/.aws/credentials") << "{home}/.aws/credentials" << false << true;
+        QTest::newRow("read a private file in home") << "{home}/notes-private.txt" << false << true;
+        QTest::newRow("read a system file") << "/etc/hostname" << false << false;
+        QTest::newRow("write a source") << "{ws}/src/main.rs" << true << false;
+        QTest::newRow("write a new file") << "{ws}/docs/new.md" << true << false;
+        QTest::newRow("write outside") << "{outside}/file.txt" << true << true;
+        QTest::newRow("write .git/config") << "{ws}/.git/config" << true << true;
+        QTest::newRow("write a hook") << "{ws}/.git/hooks/pre-commit" << true << true;
+        QTest::newRow("write CI") << "{ws}/.github/workflows/ci.yml" << true << true;
+        QTest::newRow("write the project's agent settings") << "{ws}/.claude/settings.json" << true << true;
+        QTest::newRow("write ~/.bashrc") << "{home}/.bashrc" << true << true;
+        QTest::newRow("write through a link out of the roots") << "{ws}/link-to-key" << true << true;
+    }
+    void readAndWrite_followTheSameRulesAsTheShell()
+    {
+        QFETCH(QString, path);
+        QFETCH(bool, write);
+        QFETCH(bool, mustAsk);
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
+        const auto j = write ? judge.write(filled(path)) : judge.read(filled(path));
+        QVERIFY2((j.verdict == Verdict::Ask) == mustAsk, qPrintable(j.why));
+    }
+
+    void asks_sayWhatAndWhere()
+    {
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
+        const auto reset = judge.line(QStringLiteral("git reset --hard"), m_ws);
+        QVERIFY(reset.destructive);
+        QVERIFY2(reset.why.contains(QLatin1String("discards")), qPrintable(reset.why));
+        const auto make = judge.line(QStringLiteral("make -C dirty"), m_ws);
+        QVERIFY2(make.why.contains(QLatin1String("Makefile changed since the last commit")),
+                 qPrintable(make.why));
+        const auto test = judge.line(QStringLiteral("cargo test"), m_ws);
+        QCOMPARE(test.verdict, Verdict::Allow);
+        QVERIFY2(test.why.contains(QLatin1String("Cargo.toml")) &&
+                     test.why.contains(QLatin1String("unchanged")),
+                 qPrintable(test.why));
+        const auto rm = judge.line(QStringLiteral("rm -rf build"), m_ws);
+        QVERIFY(rm.targets.contains(m_ws + QStringLiteral("/build")));
+    }
+};
+
+QTEST_GUILESS_MAIN(CommandJudgeTest)
+#include "commandjudge_test.moc"
