@@ -61,8 +61,6 @@ private:
     QString projectRefusal(const Shell::Effect &e, QString *unchanged) const;
     QString scriptRefusal(const QString &path) const;
     QStringList expand(const QString &pattern, bool *complete) const;
-    // Where a path leads as the kernel finds it: each link followed before a ".." goes up.
-    static QString resolved(const QString &path);
     QString replaceRefusal(const QString &path) const;
     // Writes in the same line that change what a project command or a script of it runs.
     QString sameLineRefusal(const QList<Shell::Effect> &effects) const;

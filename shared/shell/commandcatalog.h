@@ -81,11 +81,10 @@ public:
     void setCwd(const QString &cwd) { m_how.cwd = cwd; }
     const QString &home() const { return m_home; }
 
+    // Runs args as a command of its own, with how (a wrapper's command, in the wrapper's folder).
+    void run(const QList<Arg> &args, const Invocation &how) { m_runArgs(args, how); }
+
 private:
-    bool wrapper(const QString &program, const QList<Arg> &args);
-    bool shell(const QString &program, const QList<Arg> &args);
-    bool interpreter(const QString &program, const QList<Arg> &args);
-    bool builtin(const QString &program, const QList<Arg> &args);
     void secretVariables(const QList<Arg> &args);
 
     Invocation m_how;

@@ -1,5 +1,9 @@
 #include "filecommands.h"
 
+#include "argtools.h"
+#include "networkcommands.h"
+#include "textcommands.h"
+
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -8,59 +12,9 @@
 
 namespace Countersign::Shell::FileCommands {
 
+using namespace ArgTools;
+
 namespace {
-
-QStringList words(std::initializer_list<const char *> list)
-{
-    QStringList out;
-    for (const char *w : list)
-        out.append(QLatin1String(w));
-    return out;
-}
-
-// The operands (options and their values skipped) of a command.
-QList<Arg> operands(const QList<Arg> &args, const QStringList &valued = {})
-{
-    QList<Arg> out;
-    bool only = false;
-    for (qsizetype k = 1; k < args.size(); ++k) {
-        const Arg &a = args.at(k);
-        if (!only && a.known && a.text == QLatin1String("--")) {
-            only = true;
-            continue;
-        }
-        if (!only && CommandCatalog::isOption(a)) {
-            if (valued.contains(a.text))
-                ++k;
-            continue;
-        }
-        out.append(a);
-    }
-    return out;
-}
-
-bool isOptionCluster(const Arg &a)
-{
-    return a.known && a.text.size() > 1 && a.text.startsWith(QLatin1Char('-')) &&
-           !a.text.startsWith(QLatin1String("--"));
-}
-
-bool hasOption(const QList<Arg> &args, QChar letter, const QStringList &longForms = {})
-{
-    for (const Arg &a : args.mid(1)) {
-        if (a.text == QLatin1String("--"))
-            break;
-        if (a.text.startsWith(QLatin1String("--"))) {
-            for (const QString &l : longForms) {
-                if (l.startsWith(a.text.section(QLatin1Char('='), 0, 0)) && a.text.size() > 3)
-                    return true; // long options may be abbreviated
-            }
-        } else if (a.text.startsWith(QLatin1Char('-')) && a.text.mid(1).contains(letter)) {
-            return true;
-        }
-    }
-    return false;
-}
 
 // cp, mv, ln, install: SOURCES... DEST, or -t DEST SOURCES... (-t anywhere in a cluster, the long
 // option abbreviated as GNU allows). A link's target is where later writes through it land: it is
@@ -163,137 +117,6 @@ void remove(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                   QStringLiteral("%1 deletes %2%3")
                       .arg(program, t.text, recursive ? QStringLiteral(" and all it holds") : QString()),
                   t);
-}
-
-void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
-{
-    const bool curl = program == QLatin1String("curl");
-    const bool wget = program == QLatin1String("wget");
-    if (curl || wget || program == QLatin1String("http") || program == QLatin1String("https") ||
-        program == QLatin1String("xh")) {
-        // Runs with no card only as a plain request to this machine: every option one that neither
-        // sends data, nor reads a file, nor goes through a proxy, nor writes anywhere but -o FILE
-        // (judged as a write). Anything else is the network.
-        static const QStringList flags = words({"-s",
-                                                "-S",
-                                                "-f",
-                                                "-L",
-                                                "-i",
-                                                "-I",
-                                                "-v",
-                                                "-k",
-                                                "-q",
-                                                "-sS",
-                                                "-fsS",
-                                                "-sf",
-                                                "-fs",
-                                                "-sL",
-                                                "-fsSL",
-                                                "-sSL",
-                                                "-Ss",
-                                                "-sI",
-                                                "-si",
-                                                "-fL",
-                                                "-qO-",
-                                                "--silent",
-                                                "--show-error",
-                                                "--fail",
-                                                "--location",
-                                                "--include",
-                                                "--head",
-                                                "--verbose",
-                                                "--insecure",
-                                                "--quiet",
-                                                "--no-progress-meter",
-                                                "--compressed",
-                                                "--fail-with-body",
-                                                "--no-verbose",
-                                                "-nv"});
-        static const QStringList valued =
-            words({"-m", "--max-time", "--connect-timeout", "-H", "--header", "-w", "--write-out", "-A",
-                   "--user-agent", "--retry", "-o", "--output", "-O", "--output-document", "-T", "--timeout",
-                   "-t", "--tries"});
-        bool plain = true;
-        QStringList hosts;
-        for (qsizetype k = 1; k < args.size(); ++k) {
-            const Arg &a = args.at(k);
-            if (!a.known) {
-                plain = false;
-                continue;
-            }
-            const QString option = a.text.section(QLatin1Char('='), 0, 0);
-            if (CommandCatalog::isOption(a)) {
-                const bool writesTo =
-                    (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||
-                    (wget && (option == QLatin1String("-O") || option == QLatin1String("--output-document")));
-                if (writesTo) {
-                    const Arg out = a.text.contains(QLatin1Char('='))
-                                        ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
-                                        : args.value(k + 1);
-                    if (out.text != QLatin1String("-") && out.text != QLatin1String("/dev/null"))
-                        c.addReplace(QStringLiteral("%1 writes %2").arg(program, out.text), out);
-                } else if (curl && option == QLatin1String("-O")) {
-                    c.add(Effect::Kind::Writes, QStringLiteral("curl -O writes the download here"),
-                          c.how().cwd, !c.how().cwd.isEmpty());
-                    continue;
-                } else if (!flags.contains(a.text) && !valued.contains(option)) {
-                    plain = false; // a body, a file, a proxy, a config, a method...
-                } else if (option == QLatin1String("-o") || option == QLatin1String("-O") ||
-                           option == QLatin1String("-T")) {
-                    // -o and -O and -T are wget's log file, output and timeout: only the ones above
-                    if (wget && option == QLatin1String("-o"))
-                        plain = false;
-                }
-                if (valued.contains(option) && !a.text.contains(QLatin1Char('=')))
-                    ++k;
-                continue;
-            }
-            hosts.append(
-                hostOf(a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text));
-        }
-        if (hosts.isEmpty())
-            hosts.append(QString());
-        for (const QString &host : hosts) {
-            if (plain && !host.isEmpty() && isLocalHost(host))
-                c.add(Effect::Kind::Reads, QStringLiteral("%1 asks %2 (this machine)").arg(program, host));
-            else
-                c.add(Effect::Kind::Network,
-                      QStringLiteral("%1 reaches %2")
-                          .arg(program, host.isEmpty() ? QStringLiteral("a host not known yet") : host),
-                      host, !host.isEmpty());
-        }
-        if (wget && !hasOption(args, QLatin1Char('O'), words({"--output-document"})))
-            c.add(Effect::Kind::Writes, QStringLiteral("wget writes the download here"), c.how().cwd,
-                  !c.how().cwd.isEmpty());
-        return;
-    }
-    if (program == QLatin1String("rsync") || program == QLatin1String("scp") ||
-        program == QLatin1String("sftp")) {
-        bool remote = program == QLatin1String("sftp");
-        const QList<Arg> ops = operands(args, words({"-e", "--rsh", "-i", "-P", "-o", "-F", "-c", "-l", "-S",
-                                                     "--exclude", "--include", "--filter"}));
-        for (const Arg &a : ops)
-            remote = remote || !a.known || !hostOf(a.text).isEmpty();
-        if (remote) {
-            c.add(Effect::Kind::Network, QStringLiteral("%1 copies to or from another machine").arg(program));
-            return;
-        }
-        QList<Arg> local = ops;
-        if (local.isEmpty())
-            return;
-        const Arg target = local.takeLast();
-        for (const Arg &s : local)
-            c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, s.text), s);
-        if (hasOption(args, QLatin1Char('\0'),
-                      words({"--delete", "--delete-before", "--delete-after", "--delete-during",
-                             "--delete-excluded", "--remove-source-files"})))
-            c.addPath(Effect::Kind::Deletes,
-                      QStringLiteral("%1 --delete deletes what is not in the source").arg(program), target);
-        else
-            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, target.text), target);
-        return;
-    }
-    c.add(Effect::Kind::Network, QStringLiteral("%1 talks to another machine or service").arg(program));
 }
 
 void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
@@ -401,7 +224,7 @@ void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                 }
             }
         }
-        if (!hostOf(archive).isEmpty() && !archive.startsWith(QLatin1Char('/'))) {
+        if (!NetworkCommands::hostOf(archive).isEmpty() && !archive.startsWith(QLatin1Char('/'))) {
             c.add(Effect::Kind::Network,
                   QStringLiteral("tar's archive %1 is on another machine").arg(archive));
             return;
@@ -524,252 +347,7 @@ void find(CommandCatalog &c, const QList<Arg> &args)
     }
 }
 
-// sed: -i edits its files; the script's w, W, r, R and e commands (and s///w, s///e) write, read or
-// run programs. Options are read as GNU sed reads them (-n, -E, -s, -z, -u clustered; -e and -f
-// with their value attached or next; -i with an attached suffix; long ones abbreviated). A script
-// is scanned with its regular expressions and replacements taken out: any w, W, r, R, e or F left
-// (or an s command's w or e flag) makes it unknown.
-bool sedScriptRisky(const QString &script)
-{
-    QString rest;
-    qsizetype i = 0;
-    const qsizetype n = script.size();
-    const auto skipDelimited = [&](QChar delim, int parts) {
-        for (int p = 0; p < parts && i < n; ++p) {
-            while (i < n && script.at(i) != delim) {
-                if (script.at(i) == QLatin1Char('\\'))
-                    ++i;
-                else if (script.at(i) == QLatin1Char('\n') && delim != QLatin1Char('\n'))
-                    return false;
-                ++i;
-            }
-            if (i >= n)
-                return false;
-            ++i; // the delimiter
-        }
-        return true;
-    };
-    while (i < n) {
-        const QChar ch = script.at(i);
-        if (ch == QLatin1Char('/')) { // an address /re/
-            ++i;
-            if (!skipDelimited(QLatin1Char('/'), 1))
-                return true;
-            continue;
-        }
-        if (ch == QLatin1Char('\\') && i + 1 < n) { // an address \cREc
-            const QChar d = script.at(i + 1);
-            i += 2;
-            if (!skipDelimited(d, 1))
-                return true;
-            continue;
-        }
-        if (ch == QLatin1Char('s') || ch == QLatin1Char('y')) {
-            if (i + 1 >= n)
-                return true;
-            const QChar d = script.at(i + 1);
-            if (d == QLatin1Char('\n') || d == QLatin1Char('\\'))
-                return true;
-            i += 2;
-            if (!skipDelimited(d, 2))
-                return true;
-            if (ch == QLatin1Char('s')) {
-                while (i < n && (script.at(i).isLetterOrNumber())) {
-                    if (script.at(i) == QLatin1Char('w') || script.at(i) == QLatin1Char('e') ||
-                        script.at(i) == QLatin1Char('W'))
-                        return true;
-                    ++i;
-                }
-            }
-            continue;
-        }
-        if (ch == QLatin1Char('a') || ch == QLatin1Char('i') || ch == QLatin1Char('c')) {
-            // Text to the end of the line: taken as it is (it holds no command).
-            while (i < n && script.at(i) != QLatin1Char('\n'))
-                ++i;
-            continue;
-        }
-        if (ch == QLatin1Char(':') || ch == QLatin1Char('b') || ch == QLatin1Char('t') ||
-            ch == QLatin1Char('T')) {
-            // A label: to the end of the line or the next ';'.
-            ++i;
-            while (i < n && script.at(i) != QLatin1Char('\n') && script.at(i) != QLatin1Char(';'))
-                ++i;
-            continue;
-        }
-        rest += ch;
-        ++i;
-    }
-    static const QRegularExpression risky(QStringLiteral("[wWrReF]"));
-    return risky.match(rest).hasMatch();
-}
-
-void sed(CommandCatalog &c, const QList<Arg> &args)
-{
-    bool inPlace = false;
-    bool scriptGiven = false;
-    QStringList scripts;
-    QList<Arg> files;
-    const auto unknownScript = [&c](const Arg &a) {
-        if (!a.known) {
-            c.unknown(QStringLiteral("a sed script that expands"));
-            return true;
-        }
-        return false;
-    };
-    for (qsizetype k = 1; k < args.size(); ++k) {
-        const Arg &a = args.at(k);
-        if (!CommandCatalog::isOption(a)) {
-            if (!scriptGiven) {
-                scriptGiven = true;
-                if (unknownScript(a))
-                    return;
-                scripts.append(a.text);
-            } else {
-                files.append(a);
-            }
-            continue;
-        }
-        if (a.text.startsWith(QLatin1String("--"))) {
-            const QString name = a.text.section(QLatin1Char('='), 0, 0);
-            const auto is = [&name](const char *full) {
-                return name.size() >= 3 && QLatin1String(full).startsWith(name);
-            };
-            if (is("--expression")) {
-                scriptGiven = true;
-                const Arg value = a.text.contains(QLatin1Char('='))
-                                      ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
-                                      : args.value(++k);
-                if (unknownScript(value))
-                    return;
-                scripts.append(value.text);
-            } else if (is("--in-place")) {
-                inPlace = true;
-                if (a.text.section(QLatin1Char('='), 1).contains(QLatin1Char('/')) ||
-                    a.text.section(QLatin1Char('='), 1).contains(QLatin1Char('*'))) {
-                    c.unknown(QStringLiteral("sed --in-place writes its backup elsewhere"));
-                    return;
-                }
-            } else if (is("--quiet") || is("--silent") || is("--regexp-extended") || is("--separate") ||
-                       is("--null-data") || is("--unbuffered") || is("--posix") || is("--debug") ||
-                       is("--sandbox") || is("--follow-symlinks") || is("--line-length")) {
-                continue;
-            } else {
-                c.unknown(QStringLiteral("sed %1 is not an option Countersign knows").arg(a.text));
-                return;
-            }
-            continue;
-        }
-        for (qsizetype i = 1; i < a.text.size(); ++i) {
-            const QChar l = a.text.at(i);
-            if (l == QLatin1Char('i')) { // -i[SUFFIX]: the rest of the cluster is the suffix
-                inPlace = true;
-                if (a.text.mid(i + 1).contains(QLatin1Char('/')) ||
-                    a.text.mid(i + 1).contains(QLatin1Char('*'))) {
-                    c.unknown(QStringLiteral("sed -i%1 writes its backup elsewhere").arg(a.text.mid(i + 1)));
-                    return;
-                }
-                break;
-            }
-            if (l == QLatin1Char('e')) {
-                scriptGiven = true;
-                const Arg value =
-                    i + 1 < a.text.size() ? Arg{a.text.mid(i + 1), a.known, false, {}} : args.value(++k);
-                if (unknownScript(value))
-                    return;
-                scripts.append(value.text);
-                break;
-            }
-            if (l == QLatin1Char('f')) {
-                c.unknown(QStringLiteral("sed -f runs a script from a file"));
-                return;
-            }
-            if (l == QLatin1Char('l')) { // -l N
-                if (i + 1 == a.text.size())
-                    ++k;
-                break;
-            }
-            if (!QStringLiteral("nEsrzu").contains(l)) {
-                c.unknown(QStringLiteral("sed -%1 is not an option Countersign knows").arg(l));
-                return;
-            }
-        }
-    }
-    for (const QString &script : scripts) {
-        if (sedScriptRisky(script)) {
-            c.unknown(QStringLiteral("the sed script writes a file, reads one or runs a program (w, r, e)"));
-            return;
-        }
-    }
-    for (const Arg &f : files) {
-        if (inPlace)
-            c.addReplace(QStringLiteral("sed edits %1").arg(f.text), f);
-        else
-            c.addPath(Effect::Kind::Reads, QStringLiteral("sed reads %1").arg(f.text), f);
-    }
-    if (files.isEmpty())
-        c.add(Effect::Kind::Reads, QStringLiteral("sed edits its input"));
-}
-
-// awk: system(), pipes, getline from a command and print > file write or run programs.
-void awk(CommandCatalog &c, const QString &program, const QList<Arg> &args)
-{
-    bool scriptSeen = false;
-    QList<Arg> files;
-    for (qsizetype k = 1; k < args.size(); ++k) {
-        const Arg &a = args.at(k);
-        if (a.text == QLatin1String("-v") || a.text == QLatin1String("-F")) {
-            ++k;
-            continue;
-        }
-        if (CommandCatalog::isOption(a)) {
-            // -F: and -vname=value only; -f, --source, -e, --exec, -l, -E and the rest read or run more.
-            if (a.text.startsWith(QLatin1String("-F")) || a.text.startsWith(QLatin1String("-v")))
-                continue;
-            c.unknown(QStringLiteral("%1 %2 reads or runs more than its program").arg(program, a.text));
-            return;
-        }
-        if (!scriptSeen) {
-            scriptSeen = true;
-            static const QRegularExpression danger(QStringLiteral(
-                "system|print[^;}]*[>|]|getline|ENVIRON|PROCINFO|@|fflush|ARGV|ARGC|close|FILENAME|\\|&"));
-            if (!a.known || danger.match(a.text).hasMatch()) {
-                c.unknown(
-                    QStringLiteral("the %1 program writes files, runs commands or reads the environment")
-                        .arg(program));
-                return;
-            }
-            continue;
-        }
-        if (!a.text.contains(QLatin1Char('=')))
-            files.append(a);
-    }
-    for (const Arg &f : files)
-        c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, f.text), f);
-    if (files.isEmpty())
-        c.add(Effect::Kind::Reads, QStringLiteral("%1 reads its input").arg(program));
-}
-
 } // namespace
-
-QString hostOf(const QString &operand)
-{
-    if (operand.contains(QLatin1String("://"))) {
-        const QUrl url(operand);
-        return url.host();
-    }
-    // user@host:path or host:path (scp, rsync); not a:b with a slash before the colon.
-    static const QRegularExpression remote(QStringLiteral("^(?:[^@/:]+@)?([A-Za-z0-9.\\-\\[\\]]+):"));
-    const auto m = remote.match(operand);
-    return m.hasMatch() ? m.captured(1) : QString();
-}
-
-bool isLocalHost(const QString &host)
-{
-    const QString h = host.toLower();
-    return h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") || h == QLatin1String("::1") ||
-           h == QLatin1String("[::1]") || h.endsWith(QLatin1String(".localhost"));
-}
 
 bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
@@ -942,54 +520,9 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         find(c, args);
         return true;
     }
-    if (program == QLatin1String("sed") || program == QLatin1String("gsed")) {
-        sed(c, args);
+
+    if (TextCommands::read(c, program, args) || NetworkCommands::read(c, program, args))
         return true;
-    }
-    if (program == QLatin1String("awk") || program == QLatin1String("gawk") ||
-        program == QLatin1String("mawk") || program == QLatin1String("nawk")) {
-        awk(c, program, args);
-        return true;
-    }
-    static const QStringList networked = words({"curl",        "wget",
-                                                "http",        "https",
-                                                "xh",          "ssh",
-                                                "scp",         "sftp",
-                                                "rsync",       "nc",
-                                                "ncat",        "netcat",
-                                                "telnet",      "ftp",
-                                                "socat",       "ping",
-                                                "dig",         "nslookup",
-                                                "host",        "whois",
-                                                "gh",          "hub",
-                                                "glab",        "aws",
-                                                "gcloud",      "gsutil",
-                                                "az",          "kubectl",
-                                                "helm",        "terraform",
-                                                "tofu",        "pulumi",
-                                                "ansible",     "ansible-playbook",
-                                                "docker",      "podman",
-                                                "vagrant",     "heroku",
-                                                "vercel",      "netlify",
-                                                "fly",         "flyctl",
-                                                "firebase",    "psql",
-                                                "mysql",       "mariadb",
-                                                "mongo",       "mongosh",
-                                                "redis-cli",   "sqlite3",
-                                                "mail",        "sendmail",
-                                                "mutt",        "lftp",
-                                                "s3cmd",       "rclone",
-                                                "doctl",       "wrangler",
-                                                "supabase",    "sam",
-                                                "cdk",         "serverless",
-                                                "eksctl",      "minikube",
-                                                "kind",        "skaffold",
-                                                "tailscale",   "ngrok",
-                                                "cloudflared", "openssl"});
-    if (networked.contains(program)) {
-        network(c, program, args);
-        return true;
-    }
     return false;
 }
 

@@ -11,11 +11,6 @@ namespace FileCommands {
 
 bool read(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
 
-// The host a URL or an scp/rsync operand names ("user@host:path"); empty when it names none.
-QString hostOf(const QString &operand);
-// Whether a host is this machine.
-bool isLocalHost(const QString &host);
-
 } // namespace FileCommands
 
 } // namespace Countersign::Shell

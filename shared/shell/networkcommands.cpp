@@ -1,0 +1,210 @@
+#include "networkcommands.h"
+
+#include "argtools.h"
+
+#include <QRegularExpression>
+#include <QUrl>
+
+namespace Countersign::Shell::NetworkCommands {
+
+using namespace ArgTools;
+
+namespace {
+
+void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const bool curl = program == QLatin1String("curl");
+    const bool wget = program == QLatin1String("wget");
+    if (curl || wget || program == QLatin1String("http") || program == QLatin1String("https") ||
+        program == QLatin1String("xh")) {
+        // Runs with no card only as a plain request to this machine: every option one that neither
+        // sends data, nor reads a file, nor goes through a proxy, nor writes anywhere but -o FILE
+        // (judged as a write). Anything else is the network.
+        static const QStringList flags = words({"-s",
+                                                "-S",
+                                                "-f",
+                                                "-L",
+                                                "-i",
+                                                "-I",
+                                                "-v",
+                                                "-k",
+                                                "-q",
+                                                "-sS",
+                                                "-fsS",
+                                                "-sf",
+                                                "-fs",
+                                                "-sL",
+                                                "-fsSL",
+                                                "-sSL",
+                                                "-Ss",
+                                                "-sI",
+                                                "-si",
+                                                "-fL",
+                                                "-qO-",
+                                                "--silent",
+                                                "--show-error",
+                                                "--fail",
+                                                "--location",
+                                                "--include",
+                                                "--head",
+                                                "--verbose",
+                                                "--insecure",
+                                                "--quiet",
+                                                "--no-progress-meter",
+                                                "--compressed",
+                                                "--fail-with-body",
+                                                "--no-verbose",
+                                                "-nv"});
+        static const QStringList valued =
+            words({"-m", "--max-time", "--connect-timeout", "-H", "--header", "-w", "--write-out", "-A",
+                   "--user-agent", "--retry", "-o", "--output", "-O", "--output-document", "-T", "--timeout",
+                   "-t", "--tries"});
+        bool plain = true;
+        QStringList hosts;
+        for (qsizetype k = 1; k < args.size(); ++k) {
+            const Arg &a = args.at(k);
+            if (!a.known) {
+                plain = false;
+                continue;
+            }
+            const QString option = a.text.section(QLatin1Char('='), 0, 0);
+            if (CommandCatalog::isOption(a)) {
+                const bool writesTo =
+                    (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||
+                    (wget && (option == QLatin1String("-O") || option == QLatin1String("--output-document")));
+                if (writesTo) {
+                    const Arg out = a.text.contains(QLatin1Char('='))
+                                        ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                                        : args.value(k + 1);
+                    if (out.text != QLatin1String("-") && out.text != QLatin1String("/dev/null"))
+                        c.addReplace(QStringLiteral("%1 writes %2").arg(program, out.text), out);
+                } else if (curl && option == QLatin1String("-O")) {
+                    c.add(Effect::Kind::Writes, QStringLiteral("curl -O writes the download here"),
+                          c.how().cwd, !c.how().cwd.isEmpty());
+                    continue;
+                } else if (!flags.contains(a.text) && !valued.contains(option)) {
+                    plain = false; // a body, a file, a proxy, a config, a method...
+                } else if (option == QLatin1String("-o") || option == QLatin1String("-O") ||
+                           option == QLatin1String("-T")) {
+                    // -o and -O and -T are wget's log file, output and timeout: only the ones above
+                    if (wget && option == QLatin1String("-o"))
+                        plain = false;
+                }
+                if (valued.contains(option) && !a.text.contains(QLatin1Char('=')))
+                    ++k;
+                continue;
+            }
+            hosts.append(
+                hostOf(a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text));
+        }
+        if (hosts.isEmpty())
+            hosts.append(QString());
+        for (const QString &host : hosts) {
+            if (plain && !host.isEmpty() && isLocalHost(host))
+                c.add(Effect::Kind::Reads, QStringLiteral("%1 asks %2 (this machine)").arg(program, host));
+            else
+                c.add(Effect::Kind::Network,
+                      QStringLiteral("%1 reaches %2")
+                          .arg(program, host.isEmpty() ? QStringLiteral("a host not known yet") : host),
+                      host, !host.isEmpty());
+        }
+        if (wget && !hasOption(args, QLatin1Char('O'), words({"--output-document"})))
+            c.add(Effect::Kind::Writes, QStringLiteral("wget writes the download here"), c.how().cwd,
+                  !c.how().cwd.isEmpty());
+        return;
+    }
+    if (program == QLatin1String("rsync") || program == QLatin1String("scp") ||
+        program == QLatin1String("sftp")) {
+        bool remote = program == QLatin1String("sftp");
+        const QList<Arg> ops = operands(args, words({"-e", "--rsh", "-i", "-P", "-o", "-F", "-c", "-l", "-S",
+                                                     "--exclude", "--include", "--filter"}));
+        for (const Arg &a : ops)
+            remote = remote || !a.known || !hostOf(a.text).isEmpty();
+        if (remote) {
+            c.add(Effect::Kind::Network, QStringLiteral("%1 copies to or from another machine").arg(program));
+            return;
+        }
+        QList<Arg> local = ops;
+        if (local.isEmpty())
+            return;
+        const Arg target = local.takeLast();
+        for (const Arg &s : local)
+            c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, s.text), s);
+        if (hasOption(args, QLatin1Char('\0'),
+                      words({"--delete", "--delete-before", "--delete-after", "--delete-during",
+                             "--delete-excluded", "--remove-source-files"})))
+            c.addPath(Effect::Kind::Deletes,
+                      QStringLiteral("%1 --delete deletes what is not in the source").arg(program), target);
+        else
+            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, target.text), target);
+        return;
+    }
+    c.add(Effect::Kind::Network, QStringLiteral("%1 talks to another machine or service").arg(program));
+}
+
+} // namespace
+
+QString hostOf(const QString &operand)
+{
+    if (operand.contains(QLatin1String("://"))) {
+        const QUrl url(operand);
+        return url.host();
+    }
+    // user@host:path or host:path (scp, rsync); not a:b with a slash before the colon.
+    static const QRegularExpression remote(QStringLiteral("^(?:[^@/:]+@)?([A-Za-z0-9.\\-\\[\\]]+):"));
+    const auto m = remote.match(operand);
+    return m.hasMatch() ? m.captured(1) : QString();
+}
+
+bool isLocalHost(const QString &host)
+{
+    const QString h = host.toLower();
+    return h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") || h == QLatin1String("::1") ||
+           h == QLatin1String("[::1]") || h.endsWith(QLatin1String(".localhost"));
+}
+
+bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    static const QStringList networked = words({"curl",        "wget",
+                                                "http",        "https",
+                                                "xh",          "ssh",
+                                                "scp",         "sftp",
+                                                "rsync",       "nc",
+                                                "ncat",        "netcat",
+                                                "telnet",      "ftp",
+                                                "socat",       "ping",
+                                                "dig",         "nslookup",
+                                                "host",        "whois",
+                                                "gh",          "hub",
+                                                "glab",        "aws",
+                                                "gcloud",      "gsutil",
+                                                "az",          "kubectl",
+                                                "helm",        "terraform",
+                                                "tofu",        "pulumi",
+                                                "ansible",     "ansible-playbook",
+                                                "docker",      "podman",
+                                                "vagrant",     "heroku",
+                                                "vercel",      "netlify",
+                                                "fly",         "flyctl",
+                                                "firebase",    "psql",
+                                                "mysql",       "mariadb",
+                                                "mongo",       "mongosh",
+                                                "redis-cli",   "sqlite3",
+                                                "mail",        "sendmail",
+                                                "mutt",        "lftp",
+                                                "s3cmd",       "rclone",
+                                                "doctl",       "wrangler",
+                                                "supabase",    "sam",
+                                                "cdk",         "serverless",
+                                                "eksctl",      "minikube",
+                                                "kind",        "skaffold",
+                                                "tailscale",   "ngrok",
+                                                "cloudflared", "openssl"});
+    if (networked.contains(program)) {
+        network(c, program, args);
+        return true;
+    }
+    return false;
+}
+
+} // namespace Countersign::Shell::NetworkCommands
