@@ -87,12 +87,17 @@ QString matcher(const QString &client)
     // Anchored: the clients read a matcher with anything but letters, digits, _ and | as an
     // unanchored regular expression (Bash would also match BashOutput).
     if (client == QLatin1String("claude-code"))
-        return QStringLiteral("^(Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*)$");
+        return QStringLiteral("^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$");
     if (client == QLatin1String("qwen"))
-        return QStringLiteral("^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|mcp__.*)$");
+        return QStringLiteral(
+            "^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|read_file|read_many_files|"
+            "list_directory|glob|grep_search|search_file_content|mcp__.*)$");
     if (client == QLatin1String("codex"))
         return QStringLiteral("^(Bash|apply_patch|mcp__.*)$");
-    return QStringLiteral("^(run_shell_command|write_file|replace)$");
+    // The read tools too: a read of a secret asks, as cat's does.
+    return QStringLiteral(
+        "^(run_shell_command|write_file|replace|read_file|read_many_files|list_directory|glob|"
+        "search_file_content|grep_search)$");
 }
 
 json remove(const json &settings, const QString &client)

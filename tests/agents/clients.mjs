@@ -201,7 +201,11 @@ export const CLIENTS = {
         versionOf: (c) => packageVersion('@qwen-code/qwen-code'),
         setup(sb, { mcpUrl, token, model, prompt }) {
             mkdirSync(path.join(sb.home, '.qwen'), { recursive: true });
-            writeFileSync(path.join(sb.home, '.qwen', 'settings.json'), JSON.stringify({
+            // Hooks a test's prepare installed there (countersign hooks install qwen) are kept.
+            const settingsFile = path.join(sb.home, '.qwen', 'settings.json');
+            const installed = existsSync(settingsFile) ? JSON.parse(readFileSync(settingsFile, 'utf8')).hooks : undefined;
+            writeFileSync(settingsFile, JSON.stringify({
+                ...(installed ? { hooks: installed } : {}),
                 mcpServers: { [SERVER]: { httpUrl: mcpUrl, headers: { Authorization: `Bearer ${token}` }, trust: true } },
                 security: { auth: { selectedType: 'openai' } },
                 model: { name: 'scripted-model' },

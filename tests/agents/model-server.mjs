@@ -36,7 +36,8 @@ export const SETTLED = /Declined by|Approval expired|Denied by Countersign|^wrot
 export function startModelServer({
     tool = 'write_file',
     server = 'cs',
-    exactTool = null, // a client's own tool by its exact name (Bash, run_shell_command), not an MCP one
+    exactTool = null, // a client's own tool by its exact name (Bash, run_shell_command), not an MCP one;
+                      // or a list of them: a session, each step { tool, args } calling its own tool
     args = {},
     steps = [args], // several calls in a row: each called until it settles, then the next
     maxCalls = 20,
@@ -63,7 +64,10 @@ export function startModelServer({
     // The client's own name for the tool, among the names offered.
     const escaped = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const named = new RegExp(`(^|[^a-z0-9])${escaped(server)}[^a-z0-9]+${escaped(tool)}$`, 'i');
-    const matchTool = (names) => names.find((n) => (exactTool ? n === exactTool : named.test(n))) ?? null;
+    const session = Array.isArray(exactTool) ? new Set(exactTool) : null;
+    const matchTool = (names) => names.find((n) => (session ? session.has(n) : exactTool ? n === exactTool : named.test(n))) ?? null;
+    // Whether a call in the conversation is one of the script's (its result counts).
+    const ours = (name, toolName) => (session ? session.has(name) : name === toolName);
 
     // Decides the next answer from the results the conversation carries. results: [{ text, structured,
     // isError, raw }] in order; records the ones not seen before (with the step each answers).
@@ -83,12 +87,14 @@ export function startModelServer({
         if (step < steps.length && inStep < maxCalls) {
             const n = results.length + 1;
             const id = `call_${n}_${Math.random().toString(36).slice(2, 10)}`;
+            const name = session ? steps[step].tool : toolName;
+            const args = session ? steps[step].args : steps[step];
             if (n > state.calls.length) {
-                state.calls.push({ n, step, at: Date.now(), api, name: toolName, id, args: steps[step] });
+                state.calls.push({ n, step, at: Date.now(), api, name, id, args });
                 notify();
             }
-            say(`${api}: tool call #${n} (step ${step + 1}) ${toolName}(${oneLine(JSON.stringify(steps[step]), 200)})`);
-            return { kind: 'call', name: toolName, id, args: steps[step] };
+            say(`${api}: tool call #${n} (step ${step + 1}) ${name}(${oneLine(JSON.stringify(args), 200)})`);
+            return { kind: 'call', name, id, args };
         }
         say(`${api}: final text after ${results.length} result(s)${inStep >= maxCalls ? `: gave up after ${maxCalls} calls` : ''}`);
         return { kind: 'text', text: finalText };
@@ -116,7 +122,7 @@ export function startModelServer({
             for (const m of body.messages ?? []) {
                 if (!Array.isArray(m.content)) continue;
                 for (const b of m.content) {
-                    if (m.role === 'assistant' && b.type === 'tool_use' && b.name === toolName) ids.set(b.id, true);
+                    if (m.role === 'assistant' && b.type === 'tool_use' && ours(b.name, toolName)) ids.set(b.id, true);
                     if (m.role === 'user' && b.type === 'tool_result' && ids.has(b.tool_use_id)) {
                         results.push({ text: flatten(b.content), structured: b.content, isError: !!b.is_error, raw: b });
                     }
@@ -165,7 +171,7 @@ export function startModelServer({
             const results = [];
             for (const c of body.contents ?? []) {
                 for (const p of c.parts ?? []) {
-                    if (p.functionResponse && p.functionResponse.name === toolName) {
+                    if (p.functionResponse && ours(p.functionResponse.name, toolName)) {
                         const r = p.functionResponse.response ?? {};
                         results.push({ text: flatten(r), structured: r, isError: 'error' in r, raw: p.functionResponse });
                     }
@@ -227,7 +233,7 @@ export function startModelServer({
             const ids = new Set();
             const results = [];
             for (const item of input) {
-                if ((item.type === 'function_call' || item.type === 'custom_tool_call') && (item.name === call.name || item.name === toolName)) ids.add(item.call_id);
+                if ((item.type === 'function_call' || item.type === 'custom_tool_call') && (item.name === call.name || ours(item.name, toolName))) ids.add(item.call_id);
                 if ((item.type === 'function_call_output' || item.type === 'custom_tool_call_output') && ids.has(item.call_id)) {
                     const out = item.output;
                     let structured = out;
@@ -236,6 +242,7 @@ export function startModelServer({
                 }
             }
             answer = decide('responses', toolName, results);
+            if (session && answer.kind === 'call') call = responseCallName(tools, answer.name);
         } else if ((body.tools ?? []).some((t) => t.type === 'tool_search') && !input.some((i) => i.type === 'tool_search_call')) {
             // What a model does when the tool it wants is deferred: search for it.
             const query = `${server} ${tool}`;
@@ -289,7 +296,7 @@ export function startModelServer({
             const ids = new Set();
             const results = [];
             for (const m of body.messages ?? []) {
-                if (m.role === 'assistant') for (const c of m.tool_calls ?? []) if (c.function?.name === toolName) ids.add(c.id);
+                if (m.role === 'assistant') for (const c of m.tool_calls ?? []) if (ours(c.function?.name, toolName)) ids.add(c.id);
                 if (m.role === 'tool' && ids.has(m.tool_call_id)) {
                     let structured = m.content;
                     if (typeof structured === 'string') { try { structured = JSON.parse(structured); } catch { /* text */ } }

@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+// Ask only when it matters (issue 37), with the real agents: Claude Code (its HTTP hook), Codex and
+// Gemini CLI (the `countersign hook` shim, written by `countersign hooks install`), each driven by
+// the scripted model through a realistic session in a real git repository, in standard mode:
+//   read three files, search, edit two files, write a new one, run the project's tests (make
+//   test, its Makefile as committed), commit; then edit again, `git reset --hard` over that
+//   uncommitted edit, and `rm -rf` an untracked folder.
+// Only the last two raise a card (each declined in the window with a reason: nothing is lost).
+// (Codex's own sandbox keeps .git read-only, so its commit is refused by git, not by the gate.)
+// Prints the number of cards per client.
+//   node session.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--verbose] [--keep]
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { check, exitWithSummary } from '../peer/checks.mjs';
+import { launch } from './clients.mjs';
+import { makeLog, parseArgs, sleep, startRig, workRoot } from './harness.mjs';
+import { startModelServer } from './model-server.mjs';
+import { installWatchdog } from './reaper.mjs';
+
+const opts = parseArgs(process.argv.slice(2), 'usage: session.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--verbose] [--keep]');
+const root = workRoot('countersign-session-');
+installWatchdog(540_000, 'session.mjs');
+const log = makeLog('session', opts.verbose);
+
+// The project every client works in: committed sources, a Makefile whose test target the agent
+// runs, and an untracked folder of the agent's own scratch work.
+function makeProject(dir) {
+    mkdirSync(path.join(dir, 'src'), { recursive: true });
+    writeFileSync(path.join(dir, 'src', 'a.js'), 'export const A = 1; // TODO: name it\n');
+    writeFileSync(path.join(dir, 'src', 'b.js'), 'export const B = 1;\n');
+    writeFileSync(path.join(dir, 'README.md'), '# Session\n\nA small project.\n');
+    writeFileSync(path.join(dir, 'Makefile'), 'test:\n\t@echo all tests passed\n');
+    const git = (...args) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.name', 'session');
+    git('config', 'user.email', 'session@example.invalid');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'start');
+    mkdirSync(path.join(dir, 'scratch'));
+    writeFileSync(path.join(dir, 'scratch', 'notes.txt'), 'the agent\'s own notes\n');
+}
+
+// Each client's own tools for the session's steps.
+const sessions = {
+    'claude-code': (p) => [
+        { tool: 'Read', args: { file_path: path.join(p, 'src', 'a.js') } },
+        { tool: 'Read', args: { file_path: path.join(p, 'src', 'b.js') } },
+        { tool: 'Read', args: { file_path: path.join(p, 'README.md') } },
+        { tool: 'Grep', args: { pattern: 'TODO', path: p } },
+        { tool: 'Edit', args: { file_path: path.join(p, 'src', 'a.js'), old_string: 'A = 1', new_string: 'A = 2' } },
+        { tool: 'Edit', args: { file_path: path.join(p, 'src', 'b.js'), old_string: 'B = 1', new_string: 'B = 2' } },
+        { tool: 'Write', args: { file_path: path.join(p, 'src', 'c.js'), content: 'export const C = 3;\n' } },
+        { tool: 'Bash', args: { command: 'make test', description: 'run the tests' } },
+        { tool: 'Bash', args: { command: 'git add -A && git commit -q -m "name the constants"', description: 'commit' } },
+        { tool: 'Edit', args: { file_path: path.join(p, 'src', 'a.js'), old_string: 'A = 2', new_string: 'A = 3' } },
+        { tool: 'Bash', args: { command: 'git reset --hard', description: 'start over' } },
+        { tool: 'Bash', args: { command: 'rm -rf scratch', description: 'clean up' } },
+    ],
+    codex: () => [
+        { tool: 'exec_command', args: { cmd: 'cat src/a.js' } },
+        { tool: 'exec_command', args: { cmd: 'cat src/b.js' } },
+        { tool: 'exec_command', args: { cmd: 'cat README.md' } },
+        { tool: 'exec_command', args: { cmd: 'grep -rn TODO src' } },
+        { tool: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/a.js\n@@\n-export const A = 1; // TODO: name it\n+export const A = 2; // TODO: name it\n*** End Patch\n' } },
+        { tool: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/b.js\n@@\n-export const B = 1;\n+export const B = 2;\n*** End Patch\n' } },
+        { tool: 'apply_patch', args: { input: '*** Begin Patch\n*** Add File: src/c.js\n+export const C = 3;\n*** End Patch\n' } },
+        { tool: 'exec_command', args: { cmd: 'make test' } },
+        { tool: 'exec_command', args: { cmd: 'git add -A && git commit -q -m "name the constants"' } },
+        { tool: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/a.js\n@@\n-export const A = 2; // TODO: name it\n+export const A = 3; // TODO: name it\n*** End Patch\n' } },
+        { tool: 'exec_command', args: { cmd: 'git reset --hard' } },
+        { tool: 'exec_command', args: { cmd: 'rm -rf scratch' } },
+    ],
+    gemini: () => [
+        { tool: 'read_file', args: { file_path: 'src/a.js' } },
+        { tool: 'read_file', args: { file_path: 'src/b.js' } },
+        { tool: 'read_file', args: { file_path: 'README.md' } },
+        { tool: 'grep_search', args: { pattern: 'TODO' } },
+        { tool: 'replace', args: { file_path: 'src/a.js', old_string: 'A = 1', new_string: 'A = 2', instruction: 'rename' } },
+        { tool: 'replace', args: { file_path: 'src/b.js', old_string: 'B = 1', new_string: 'B = 2', instruction: 'rename' } },
+        { tool: 'write_file', args: { file_path: 'src/c.js', content: 'export const C = 3;\n' } },
+        { tool: 'run_shell_command', args: { command: 'make test', description: 'run the tests' } },
+        { tool: 'run_shell_command', args: { command: 'git add -A && git commit -q -m "name the constants"', description: 'commit' } },
+        { tool: 'replace', args: { file_path: 'src/a.js', old_string: 'A = 2', new_string: 'A = 3', instruction: 'again' } },
+        { tool: 'run_shell_command', args: { command: 'git reset --hard', description: 'start over' } },
+        { tool: 'run_shell_command', args: { command: 'rm -rf scratch', description: 'clean up' } },
+    ],
+    qwen: (p) => [
+        { tool: 'read_file', args: { absolute_path: path.join(p, 'src/a.js'), file_path: path.join(p, 'src/a.js') } },
+        { tool: 'read_file', args: { absolute_path: path.join(p, 'src/b.js'), file_path: path.join(p, 'src/b.js') } },
+        { tool: 'read_file', args: { absolute_path: path.join(p, 'README.md'), file_path: path.join(p, 'README.md') } },
+        { tool: 'grep_search', args: { pattern: 'TODO' } },
+        { tool: 'edit', args: { file_path: path.join(p, 'src/a.js'), old_string: 'A = 1', new_string: 'A = 2' } },
+        { tool: 'edit', args: { file_path: path.join(p, 'src/b.js'), old_string: 'B = 1', new_string: 'B = 2' } },
+        { tool: 'write_file', args: { file_path: path.join(p, 'src/c.js'), content: 'export const C = 3;\n' } },
+        { tool: 'run_shell_command', args: { command: 'make test', description: 'run the tests' } },
+        { tool: 'run_shell_command', args: { command: 'git add -A && git commit -q -m "name the constants"', description: 'commit' } },
+        { tool: 'edit', args: { file_path: path.join(p, 'src/a.js'), old_string: 'A = 2', new_string: 'A = 3' } },
+        { tool: 'run_shell_command', args: { command: 'git reset --hard', description: 'start over' } },
+        { tool: 'run_shell_command', args: { command: 'rm -rf scratch', description: 'clean up' } },
+    ],
+};
+const claudeMatcher = '^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$';
+
+let rig;
+const cardsPer = {};
+try {
+    rig = await startRig(opts, { config: { workspaceRoots: [root], cardMinimumSeconds: 0, hookHoldSeconds: 120 }, log, label: 'session', root });
+    const con = rig.console;
+    const base = con.url.replace(/\/mcp$/, '');
+
+    for (const key of ['claude-code', 'codex', 'gemini', 'qwen']) {
+        await check(`${key}: a realistic session runs with no card but for git reset --hard over uncommitted work and rm -rf of an untracked folder`, async () => {
+            let project = null;
+            const stepsOf = sessions[key];
+            // The steps name the project's folder (Claude Code's tools take absolute paths): the
+            // model reads its steps when the client asks, after the sandbox is made and they are in.
+            const steps = [];
+            const toolNames = [...new Set(stepsOf('/x').map((s) => s.tool))];
+            const model = await startModelServer({ exactTool: toolNames, steps, log, label: `${key} model`, maxCalls: 6 });
+            const run = launch(key === 'claude-code' ? 'claude' : key, {
+                root, mcpUrl: con.url, token: con.token, model, prompt: 'Work on the project.', limitMs: 240_000, log, label: key,
+                env: { COUNTERSIGN_TOKEN: con.token, XDG_RUNTIME_DIR: path.join(con.dir, 'run') },
+                flags: key === 'codex' ? ['--dangerously-bypass-hook-trust'] : [],
+                prepare: (sb) => {
+                    project = sb.project;
+                    makeProject(sb.project);
+                    steps.push(...stepsOf(sb.project));
+                    if (key === 'claude-code') {
+                        const hook = { type: 'http', url: `${base}/hooks/claude-code`, timeout: 600, onFailure: 'block',
+                                       headers: { Authorization: 'Bearer $COUNTERSIGN_TOKEN' }, allowedEnvVars: ['COUNTERSIGN_TOKEN'] };
+                        mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+                        writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({
+                            hooks: { PreToolUse: [{ matcher: claudeMatcher, hooks: [hook] }], PostToolUse: [{ matcher: claudeMatcher, hooks: [hook] }] },
+                        }, null, 2));
+                    } else {
+                        execFileSync(opts.binary, ['hooks', 'install', key, '--data-dir', con.dataDir, '--config', con.configPath], {
+                            env: { ...process.env, HOME: sb.home, CODEX_HOME: path.join(sb.home, '.codex'), XDG_RUNTIME_DIR: path.join(con.dir, 'run') },
+                        });
+                    }
+                },
+            });
+            const seen = [];
+            // Each card, as it shows: declined with a reason (nothing is lost), counted.
+            const deadline = Date.now() + 200_000;
+            while (Date.now() < deadline && seen.length < 4) {
+                const card = await con.waitForCard(5_000).catch(() => null);
+                if (card && !seen.some((c) => c.nonce === card.nonce)) {
+                    seen.push(card);
+                    await con.decline('not in this session');
+                }
+                const done = await Promise.race([run.exited.then(() => true), sleep(100).then(() => false)]);
+                if (done) break;
+            }
+            await run.exited;
+            await model.close();
+            cardsPer[key] = seen.length;
+            console.log(`${key}: ${seen.length} card(s): ${seen.map((c) => c.title).join(' | ')}`);
+            assert.equal(seen.length, 2, `two cards: ${JSON.stringify(seen.map((c) => c.title))}; model calls: ${model?.calls.length}`);
+            assert.match(seen[0].title, /git reset --hard/);
+            assert.match(seen[1].title, /rm -rf scratch/);
+            // What ran did run; what was declined did not.
+            const read = (f) => readFileSync(path.join(project, f), 'utf8');
+            assert.match(read('src/a.js'), /A = 3/, 'the uncommitted edit survives the declined reset');
+            assert.match(read('src/b.js'), /B = 2/);
+            assert.equal(read('src/c.js'), 'export const C = 3;\n');
+            assert.ok(existsSync(path.join(project, 'scratch', 'notes.txt')), 'the untracked folder survives the declined rm -rf');
+            const log2 = execFileSync('git', ['-C', project, 'log', '--oneline']).toString().trim().split('\n');
+            if (key === 'codex') {
+                // Codex's own sandbox keeps .git read-only: the gate let the commit run, git refused.
+                const commit = model.results.find((r) => r.step === 8);
+                assert.match(commit?.text ?? '', /Process exited with code|Read-only file system/, JSON.stringify(commit));
+            } else {
+                assert.equal(log2.length, 2, `the commit ran: ${log2.join(' / ')}`);
+            }
+        });
+    }
+    console.log(`cards per client: ${JSON.stringify(cardsPer)}`);
+} finally {
+    await rig?.stop();
+}
+exitWithSummary();
