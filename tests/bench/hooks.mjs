@@ -3,10 +3,12 @@
 // call (an argvPrefix rule allows it), the way each client runs it: the `countersign-hook CLIENT`
 // shim as a fresh process (and `countersign hook CLIENT`, the same code in the full program) (Codex, Gemini CLI, Qwen Code: spawn, read stdin, the console's socket,
 // print), and Claude Code's HTTP hook (one POST on a fresh connection). Also a Node process that
-// does nothing but start, for scale (a hook written in Node pays at least that). p50/p99 over --n.
+// does nothing but start, for scale (a hook written in Node pays at least that). Then the quiet
+// calls standard mode lets run with no rule (issue 37: read, judged, git asked whether the Makefile
+// is as committed): git status, make test, grep -rn, cat | head, a plain ls. p50/p99 over --n.
 //   node hooks.mjs COUNTERSIGN_BINARY [--n 300]
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -19,15 +21,23 @@ if (!binary) { console.error('usage: hooks.mjs COUNTERSIGN_BINARY [--n 300]'); p
 
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-bench-hooks-'));
 const ws = path.join(work, 'ws');
-mkdirSync(ws);
+mkdirSync(path.join(ws, 'src'), { recursive: true });
+// A real repository: the judge asks git whether the Makefile make test runs is as committed.
+writeFileSync(path.join(ws, 'Makefile'), 'test:\n\t@echo ok\n');
+writeFileSync(path.join(ws, 'README.md'), '# bench\n');
+writeFileSync(path.join(ws, 'src', 'a.c'), '// TODO\n');
+for (const args of [['init', '-q'], ['-c', 'user.name=b', '-c', 'user.email=b@example.invalid', 'add', '-A'],
+                    ['-c', 'user.name=b', '-c', 'user.email=b@example.invalid', 'commit', '-q', '-m', 'bench']])
+    execFileSync('git', ['-C', ws, ...args]);
 const server = await startCountersign(binary, {
     config: { workspaceRoots: [ws], rules: [{ tool: 'agent:shell', argvPrefix: ['echo'], decision: 'allow' }] },
     tokenName: 'bench-hooks',
 });
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const fmt = (xs) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
-const payload = (i) => JSON.stringify({ session_id: 's', turn_id: 't', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse', model: 'm',
-                                        permission_mode: 'default', tool_name: 'Bash', tool_input: { command: `echo ${i}` }, tool_use_id: `call_${i}` });
+const quiet = ['git status', 'make test', 'grep -rn TODO src', 'cat README.md | head -5', 'ls -la src'];
+const payload = (i, command = `echo ${i}`) => JSON.stringify({ session_id: 's', turn_id: 't', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse', model: 'm',
+                                        permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: `call_${i}` });
 const timed = (file, args, input, env) => new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = execFile(file, args, { env }, (error, stdout) => (error ? reject(error) : resolve({ ms: performance.now() - t0, stdout })));
@@ -36,10 +46,10 @@ const timed = (file, args, input, env) => new Promise((resolve, reject) => {
 try {
     const env = { ...process.env, COUNTERSIGN_TOKEN: server.token };
     const shimBinary = path.join(path.dirname(binary), 'countersign-hook');
-    const through = async (file, args, offset) => {
+    const through = async (file, args, offset, commandOf = (i) => `echo ${i}`) => {
         const out = [];
         for (let i = 0; i < N; ++i) {
-            const r = await timed(file, args, payload(offset + i), env);
+            const r = await timed(file, args, payload(offset + i, commandOf(i)), env);
             if (r.stdout !== '') throw new Error(`not allowed: ${r.stdout}`);
             out.push(r.ms);
         }
@@ -59,12 +69,25 @@ try {
         http.push(performance.now() - t0);
         if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(JSON.stringify(body));
     }
+    const quietShim = await through(shimBinary, ['codex', '--socket', socket], 30 * N, (i) => quiet[i % quiet.length]);
+    const quietHttp = [];
+    for (let i = 0; i < N; ++i) {
+        const t0 = performance.now();
+        const res = await fetch(`${base}/hooks/claude-code`, { method: 'POST', body: payload(40 * N + i, quiet[i % quiet.length]),
+            headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Connection: 'close' } });
+        const body = await res.json();
+        quietHttp.push(performance.now() - t0);
+        if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`${quiet[i % quiet.length]}: ${JSON.stringify(body)}`);
+    }
     const nodes = [];
     for (let i = 0; i < Math.min(N, 50); ++i) nodes.push((await timed(process.execPath, ['-e', '0'], '', process.env)).ms);
     console.log(`== hooks: an allowed call (argvPrefix rule), ${N} each, one at a time`);
     console.log(`countersign-hook codex (what hooks install writes: a fresh process, the console's socket): ${fmt(shim)}`);
     console.log(`countersign hook codex (the same from the full program, which loads every library of the window): ${fmt(full)}`);
     console.log(`POST /hooks/claude-code (Claude Code's HTTP hook, a fresh connection): ${fmt(http)}`);
+    console.log(`== hooks: quiet calls standard mode runs with no rule (${quiet.join(', ')}), ${N} each`);
+    console.log(`countersign-hook codex: ${fmt(quietShim)}`);
+    console.log(`POST /hooks/claude-code: ${fmt(quietHttp)}`);
     console.log(`for scale, node -e 0 (a Node hook's start alone): ${fmt(nodes)}`);
 } finally {
     await server.stop();
