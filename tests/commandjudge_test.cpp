@@ -2,6 +2,7 @@
 // decision it must get in standard mode, in the real git repository tests/shell/make-fixture.sh
 // builds. Prints the share of must-ask lines that asked (must be all), the share of must-run lines
 // that ran (goal: 95% or more) and the time per decision.
+#include "blastradius.h"
 #include "commandjudge.h"
 #include "workspace.h"
 
@@ -161,6 +162,38 @@ private Q_SLOTS:
                  qPrintable(test.why));
         const auto rm = judge.line(QStringLiteral("rm -rf build"), m_ws);
         QVERIFY(rm.targets.contains(m_ws + QStringLiteral("/build")));
+    }
+
+    // What a destructive line would lose, measured in the fixture (issue 38's first part).
+    void blastRadius_saysWhatWouldBeLost_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QStringList>("says");
+        QTest::newRow("rm -rf of an ignored folder")
+            << "rm -rf build" << QStringList{"20 files", "20 git cannot bring back"};
+        QTest::newRow("rm of a committed file")
+            << "rm a.txt" << QStringList{"1 file", "git can bring it back"};
+        QTest::newRow("git reset --hard over an hour of work")
+            << "git reset --hard" << QStringList{"2 files", "README.md (+60 −0)", "dirty/Makefile (+1 −1)"};
+        QTest::newRow("git checkout -- one file")
+            << "git checkout -- README.md" << QStringList{"1 file", "README.md (+60 −0)"};
+        QTest::newRow("git clean -fd")
+            << "git clean -fd" << QStringList{"untracked files", "notes.txt", "dirty/new.sh"};
+        QTest::newRow("what is only known when it runs")
+            << "rm -rf \"$DIR\"" << QStringList{"only known when it runs"};
+    }
+    void blastRadius_saysWhatWouldBeLost()
+    {
+        QFETCH(QString, line);
+        QFETCH(QStringList, says);
+        const BlastRadius r = BlastRadius::of(Shell::CommandEffects::ofLine(line, {m_ws, m_home}), m_home);
+        const QString sentence = r.sentences.join(QLatin1Char(' '));
+        for (const QString &s : says)
+            QVERIFY2(sentence.contains(s), qPrintable(sentence));
+        if (line.startsWith(QLatin1String("git reset")))
+            QVERIFY2(r.diff.contains(QLatin1String("+uncommitted line 60")), qPrintable(r.diff.left(400)));
+        if (!line.contains(QLatin1String("a.txt")) && !line.contains(QLatin1String("$DIR")))
+            QVERIFY(r.lost);
     }
 };
 

@@ -1,5 +1,6 @@
 #include "agenttool.h"
 
+#include "blastradius.h"
 #include "git.h"
 #include "workspace.h"
 
@@ -513,7 +514,15 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     // The rest is Medium: the card shows the whole line and why it asks.
     plan.risk = judged.destructive ? Risk::High : Risk::Medium;
     plan.title = QStringLiteral("Run \"%1\" in %2's own shell").arg(shortened(command), agent);
-    plan.summary = judged.why;
+    // What it would lose, measured now (issue 38): the files and bytes it deletes and how many git
+    // can bring back, the uncommitted diff it discards; the digest of the plan binds it.
+    const BlastRadius radius =
+        judged.destructive && QDir::isAbsolutePath(cwd)
+            ? BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}),
+                              QDir::homePath())
+            : BlastRadius{};
+    plan.summary = radius.sentences.isEmpty() ? judged.why : radius.sentences.join(QLatin1Char(' '));
+    plan.diff = radius.diff;
     plan.targets = judged.targets;
     if (!plan.targets.contains(cwd))
         plan.targets.append(cwd);
@@ -533,6 +542,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     }
     plan.blastRadius = {{"namedFiles", named},
                         {"asks", judged.toJson().at("asks")},
+                        {"measured", radius.detail},
                         {"irreversible", judged.destructive},
                         {"mode", gateModeName(m_mode).toStdString()}};
     QString files;
@@ -543,6 +553,8 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     QString reasons;
     for (const QString &why : judged.asks)
         reasons += QStringLiteral("\n  - ") + why;
+    for (const QString &lost : radius.sentences)
+        reasons += QStringLiteral("\n  - ") + lost;
     plan.prompt = QStringLiteral("%1 wants to run this with its own shell tool (not through Countersign):\n\n"
                                  "$ %2\n\nin %3\nWhy it asks:%4%5")
                       .arg(agent, command, cwd.isEmpty() ? QStringLiteral("(no folder given)") : cwd,

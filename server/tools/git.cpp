@@ -88,6 +88,73 @@ LossReport lossReport(const QStringList &absoluteFiles)
     return report;
 }
 
+Uncommitted uncommitted(const QString &folder, const QStringList &paths, qsizetype maxDiffBytes)
+{
+    ensureInit();
+    Uncommitted out;
+    git_repository *raw = nullptr;
+    if (git_repository_open_ext(&raw, QFile::encodeName(folder).constData(), 0, nullptr) != 0) {
+        out.error = QStringLiteral("no git repository holds %1").arg(folder);
+        return out;
+    }
+    Repo repo(raw);
+    const char *workdir = git_repository_workdir(repo.get());
+    if (!workdir) {
+        out.error = QStringLiteral("the repository has no work tree");
+        return out;
+    }
+    const QString root = QFileInfo(QString::fromUtf8(workdir)).canonicalFilePath();
+    git_object *treeObject = nullptr;
+    if (git_revparse_single(&treeObject, repo.get(), "HEAD^{tree}") != 0) {
+        out.error = QStringLiteral("the repository has no commit yet");
+        return out;
+    }
+    std::unique_ptr<git_object, void (*)(git_object *)> tree(treeObject, git_object_free);
+    git_diff_options options;
+    git_diff_options_init(&options, GIT_DIFF_OPTIONS_VERSION);
+    options.context_lines = 3;
+    QList<QByteArray> specs;
+    const QString canonicalFolder = QFileInfo(folder).canonicalFilePath();
+    for (const QString &p : paths)
+        specs.append(QDir(root).relativeFilePath(QDir(canonicalFolder).filePath(p)).toUtf8());
+    std::vector<char *> specPointers;
+    for (QByteArray &s : specs)
+        specPointers.push_back(s.data());
+    if (!specPointers.empty()) {
+        options.pathspec.strings = specPointers.data();
+        options.pathspec.count = specPointers.size();
+    }
+    git_diff *rawDiff = nullptr;
+    if (git_diff_tree_to_workdir_with_index(&rawDiff, repo.get(), reinterpret_cast<git_tree *>(tree.get()),
+                                            &options) != 0) {
+        out.error = QString::fromUtf8(git_error_last() ? git_error_last()->message : "libgit2 error");
+        return out;
+    }
+    std::unique_ptr<git_diff, void (*)(git_diff *)> diff(rawDiff, git_diff_free);
+    const size_t deltas = git_diff_num_deltas(diff.get());
+    for (size_t i = 0; i < deltas; ++i) {
+        git_patch *rawPatch = nullptr;
+        if (git_patch_from_diff(&rawPatch, diff.get(), i) != 0 || !rawPatch)
+            continue;
+        std::unique_ptr<git_patch, void (*)(git_patch *)> patch(rawPatch, git_patch_free);
+        size_t added = 0, removed = 0;
+        git_patch_line_stats(nullptr, &added, &removed, patch.get());
+        const git_diff_delta *delta = git_patch_get_delta(patch.get());
+        out.files.append(
+            {QString::fromUtf8(delta->new_file.path ? delta->new_file.path : delta->old_file.path),
+             int(added), int(removed)});
+        if (out.diff.size() >= maxDiffBytes) {
+            out.truncated = true;
+            continue;
+        }
+        git_buf buf = GIT_BUF_INIT;
+        if (git_patch_to_buf(&buf, patch.get()) == 0)
+            out.diff += QString::fromUtf8(buf.ptr, qsizetype(buf.size));
+        git_buf_dispose(&buf);
+    }
+    return out;
+}
+
 namespace {
 
 // The repository-level keys a read-only git command may meet: layout, identity, where remotes

@@ -43,6 +43,26 @@ struct RepositoryCheck final
 };
 RepositoryCheck inspectRepository(const QString &folder, const QStringList &ceilings);
 
+// The uncommitted changes of tracked files (staged or not) a "git reset --hard" or "git checkout
+// -- PATHS" would discard, against HEAD, in the repository that holds folder: a unified diff (at
+// most maxDiffBytes of it) and, per file, the lines added and removed. paths (relative to folder)
+// narrow it; none means every file. error is set when no repository or HEAD can be read.
+struct FileChange final
+{
+    QString path; // relative to the work tree
+    int added = 0;
+    int removed = 0;
+};
+struct Uncommitted final
+{
+    QString diff;
+    QList<FileChange> files;
+    bool truncated = false;
+    QString error;
+};
+Uncommitted uncommitted(const QString &folder, const QStringList &paths = {},
+                        qsizetype maxDiffBytes = 256 * 1024);
+
 // True when the first 8000 bytes hold a NUL byte (git's own test for binary content).
 bool looksBinary(const QByteArray &bytes);
 

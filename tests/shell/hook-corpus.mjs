@@ -89,13 +89,16 @@ try {
         assert.match(log, /no rule matched: default allow \(runs the project's cargo test; Cargo\.toml, build\.rs unchanged since the last commit\)/, log);
     });
 
-    await check('the card of a destructive line says why it asks, and it must be typed to approve', async () => {
+    await check('the card of a destructive line says why it asks and what would be lost, and it must be typed to approve', async () => {
         const a = await hook('git reset --hard');
         assert.equal(a.decision, 'deny');
         const [card] = await decide('list');
         assert.ok(card, 'a card');
         assert.equal(card.risk, 'high', JSON.stringify(card));
         assert.match(card.prompt, /Why it asks:\n  - git reset --hard discards every uncommitted change/, card.prompt);
+        // What would be lost, measured: the hour of work in README.md, line by line in the diff pane.
+        assert.match(card.prompt, /Discards the uncommitted changes in 2 files \(\+61 −1 lines\).*README\.md \(\+60 −0\)/, card.prompt);
+        assert.match(card.diff, /\+uncommitted line 60/, card.diff.slice(0, 400));
         assert.equal(card.targets[0], ws, 'what it discards is the first target, the one typed to approve');
         const mistyped = await run(decideBinary, [server.dataDir, 'approve', '--nonce', card.nonce, '--typed', 'yes'])
             .then(() => 'approved', (e) => e.stderr);

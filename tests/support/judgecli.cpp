@@ -1,7 +1,9 @@
 // countersign-test-judge: the standard-mode judgement of command lines, for attack reviews and
 // corpus work by hand. Reads one line per argument (or, with -, NUL-separated lines on stdin),
-// judged in CWD with roots ROOT and home HOME; prints one JSON object per line.
+// judged in CWD with roots ROOT and home HOME; prints one JSON object per line (with what a
+// destructive one would lose, as its card says).
 //   countersign-test-judge ROOT HOME CWD [--strict] LINE... | -
+#include "blastradius.h"
 #include "commandjudge.h"
 #include "workspace.h"
 
@@ -42,8 +44,14 @@ int main(int argc, char **argv)
     }
     const CommandJudge judge(&ws, mode, home);
     for (const QString &line : args) {
-        nlohmann::json out = judge.line(line, cwd).toJson();
+        const CommandJudge::Judgement judged = judge.line(line, cwd);
+        nlohmann::json out = judged.toJson();
         out["line"] = line.toStdString();
+        if (judged.destructive) { // what the card would say would be lost
+            const BlastRadius radius =
+                BlastRadius::of(Shell::CommandEffects::ofLine(line, {cwd, home}), home);
+            out["lost"] = radius.sentences.join(QLatin1Char(' ')).toStdString();
+        }
         std::puts(out.dump().c_str());
     }
     return 0;

@@ -1,0 +1,235 @@
+#include "blastradius.h"
+
+#include "git.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QLocale>
+
+namespace Countersign {
+
+using Shell::Effect;
+using json = nlohmann::json;
+
+namespace {
+
+QString sizeText(qint64 bytes)
+{
+    return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+QString plural(qsizetype n, const char *one, const char *many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
+// The files (and folders) at path, as rm -r would meet them: links not followed, at most max.
+struct Walk final
+{
+    QStringList files;
+    int folders = 0;
+    qint64 bytes = 0;
+    bool atLeast = false;
+};
+
+Walk walk(const QString &path, int max)
+{
+    Walk w;
+    const QFileInfo top(path);
+    if (!top.isDir() || top.isSymLink()) {
+        if (top.exists() || top.isSymLink()) {
+            w.files.append(path);
+            w.bytes = top.isSymLink() ? 0 : top.size();
+        }
+        return w;
+    }
+    w.folders = 1;
+    QDirIterator it(path, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString entry = it.next();
+        const QFileInfo info = it.fileInfo();
+        if (info.isDir() && !info.isSymLink()) {
+            ++w.folders;
+            continue;
+        }
+        if (w.files.size() >= max) {
+            w.atLeast = true;
+            break;
+        }
+        w.files.append(entry);
+        w.bytes += info.isSymLink() ? 0 : info.size();
+    }
+    return w;
+}
+
+QStringList listed(const QStringList &files, const QString &base)
+{
+    QStringList out;
+    for (const QString &f : files.mid(0, BlastRadius::kListed))
+        out.append(QDir(base).relativeFilePath(f));
+    if (files.size() > BlastRadius::kListed)
+        out.append(QStringLiteral("and %1 more").arg(files.size() - BlastRadius::kListed));
+    return out;
+}
+
+void measureDeletion(BlastRadius &r, const Effect &e, const QString &home)
+{
+    Q_UNUSED(home)
+    if (!e.pathKnown || e.path.isEmpty() || e.glob) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("%1: what it deletes is only known when it runs.").arg(e.what));
+        return;
+    }
+    const Walk w = walk(e.path, BlastRadius::kMaxFiles);
+    if (w.files.isEmpty() && w.folders == 0) {
+        r.sentences.append(QStringLiteral("%1: nothing is there now.").arg(QDir::toNativeSeparators(e.path)));
+        r.detail.push_back({{"kind", "delete"}, {"path", e.path.toStdString()}, {"files", 0}});
+        return;
+    }
+    // Which of them git can bring back: tracked and unchanged (checked for the first 500).
+    const QStringList checked = w.files.mid(0, 500);
+    const Git::LossReport loss = Git::lossReport(checked);
+    const qsizetype gone = loss.inWorkTree ? loss.untracked.size() + loss.uncommitted.size() : checked.size();
+    const qsizetype restorable = checked.size() - gone;
+    const bool partial = w.atLeast || checked.size() < w.files.size();
+    QString sentence =
+        QStringLiteral("Deletes %1: %2%3%4 (%5)")
+            .arg(QDir::toNativeSeparators(e.path), partial ? QStringLiteral("at least ") : QString(),
+                 plural(w.files.size(), "file", "files"),
+                 w.folders > 0 ? QStringLiteral(" in %1").arg(plural(w.folders, "folder", "folders"))
+                               : QString(),
+                 sizeText(w.bytes));
+    sentence +=
+        gone > 0 ? QStringLiteral("; %1 git cannot bring back (%2 untracked or ignored, %3 with uncommitted "
+                                  "changes)")
+                       .arg(gone)
+                       .arg(loss.inWorkTree ? loss.untracked.size() : checked.size())
+                       .arg(loss.uncommitted.size())
+                 : QStringLiteral("; git can bring %1 back")
+                       .arg(restorable == 1 ? QStringLiteral("it") : QStringLiteral("them all"));
+    if (partial && gone == 0)
+        sentence += QStringLiteral(" (of those checked)");
+    r.sentences.append(sentence + QLatin1Char('.'));
+    r.lost = r.lost || gone > 0 || partial;
+    json first = json::array();
+    for (const QString &f : listed(w.files, e.path.section(QLatin1Char('/'), 0, -2)))
+        first.push_back(f.toStdString());
+    r.detail.push_back({{"kind", "delete"},
+                        {"path", e.path.toStdString()},
+                        {"files", w.files.size()},
+                        {"folders", w.folders},
+                        {"bytes", w.bytes},
+                        {"atLeast", partial},
+                        {"lostForGood", gone},
+                        {"restorable", restorable},
+                        {"first", first}});
+}
+
+void measureDiscard(BlastRadius &r, const Effect &e, const QStringList &paths)
+{
+    const Git::Uncommitted changes = Git::uncommitted(e.cwd, paths);
+    if (!changes.error.isEmpty()) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("%1: not measured (%2).").arg(e.what, changes.error));
+        return;
+    }
+    int added = 0, removed = 0;
+    QStringList names;
+    json files = json::array();
+    for (const Git::FileChange &f : changes.files) {
+        added += f.added;
+        removed += f.removed;
+        names.append(QStringLiteral("%1 (+%2 −%3)").arg(f.path).arg(f.added).arg(f.removed));
+        files.push_back({{"path", f.path.toStdString()}, {"added", f.added}, {"removed", f.removed}});
+    }
+    if (changes.files.isEmpty()) {
+        r.sentences.append(QStringLiteral("Discards nothing: no uncommitted change is there now."));
+    } else {
+        r.lost = true;
+        r.sentences.append(
+            QStringLiteral("Discards the uncommitted changes in %1 (+%2 −%3 lines), which git cannot "
+                           "bring back: %4.")
+                .arg(plural(changes.files.size(), "file", "files"))
+                .arg(added)
+                .arg(removed)
+                .arg(names.mid(0, BlastRadius::kListed).join(QStringLiteral(", ")) +
+                     (names.size() > BlastRadius::kListed
+                          ? QStringLiteral(" and %1 more").arg(names.size() - BlastRadius::kListed)
+                          : QString())));
+    }
+    r.diff += changes.diff;
+    if (changes.truncated)
+        r.diff += QStringLiteral("\n(the diff goes on; only its first part is shown)\n");
+    r.detail.push_back({{"kind", "discard"}, {"folder", e.cwd.toStdString()}, {"files", files}});
+}
+
+void measureClean(BlastRadius &r, const Effect &e, bool ignoredToo)
+{
+    const Walk w = walk(e.cwd, BlastRadius::kMaxFiles);
+    QStringList candidates;
+    for (const QString &f : w.files) {
+        if (!f.contains(QLatin1String("/.git/")))
+            candidates.append(f);
+    }
+    const Git::LossReport loss = Git::lossReport(candidates.mid(0, 500));
+    QStringList deleted;
+    for (const QString &f : loss.untracked) {
+        if (ignoredToo || !loss.ignored.contains(f))
+            deleted.append(f);
+    }
+    r.lost = r.lost || !deleted.isEmpty();
+    r.sentences.append(deleted.isEmpty()
+                           ? QStringLiteral("Deletes no file: nothing untracked is there now.")
+                           : QStringLiteral("Deletes %1 git does not keep: %2.")
+                                 .arg(plural(deleted.size(), "untracked file", "untracked files"),
+                                      listed(deleted, e.cwd).join(QStringLiteral(", "))));
+    json files = json::array();
+    for (const QString &f : deleted)
+        files.push_back(QDir(e.cwd).relativeFilePath(f).toStdString());
+    r.detail.push_back({{"kind", "clean"}, {"folder", e.cwd.toStdString()}, {"files", files}});
+}
+
+} // namespace
+
+BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
+{
+    BlastRadius r;
+    for (const Effect &e : effects) {
+        const bool git = e.argv.value(0) == QLatin1String("git");
+        if (e.kind == Effect::Kind::Deletes && !git) {
+            measureDeletion(r, e, home);
+        } else if (e.kind == Effect::Kind::Deletes && git && !e.cwd.isEmpty()) {
+            const QStringList argv = e.argv;
+            if (argv.contains(QStringLiteral("clean"))) {
+                measureClean(r, e, std::any_of(argv.cbegin(), argv.cend(), [](const QString &a) {
+                                 return a.startsWith(QLatin1Char('-')) &&
+                                        !a.startsWith(QLatin1String("--")) && a.contains(QLatin1Char('x'));
+                             }));
+            } else if (argv.contains(QStringLiteral("reset")) || argv.contains(QStringLiteral("checkout")) ||
+                       argv.contains(QStringLiteral("restore")) || argv.contains(QStringLiteral("switch"))) {
+                // The paths it names (after "--", or operands that are there), or every file.
+                QStringList paths;
+                const qsizetype dashes = argv.indexOf(QStringLiteral("--"));
+                const QStringList tail = dashes >= 0 ? argv.mid(dashes + 1) : argv.mid(2);
+                for (const QString &a : tail) {
+                    if (!a.startsWith(QLatin1Char('-')) &&
+                        (dashes >= 0 || QFileInfo::exists(QDir(e.cwd).filePath(a))) &&
+                        a != QLatin1String("."))
+                        paths.append(a);
+                }
+                measureDiscard(r, e, paths);
+            } else {
+                r.unmeasured = true;
+                r.sentences.append(QStringLiteral("%1: not measured yet.").arg(e.what));
+            }
+        } else if (e.kind == Effect::Kind::History) {
+            r.unmeasured = true;
+            r.sentences.append(QStringLiteral("%1: not measured yet.").arg(e.what));
+        }
+    }
+    return r;
+}
+
+} // namespace Countersign

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "commandeffects.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QString>
+#include <QStringList>
+
+namespace Countersign {
+
+// What a destructive command would lose, measured from the real state when the call arrives: the
+// files and folders an rm (or find -delete) would delete, with how many git can bring back and how
+// many it cannot; the uncommitted changes a git reset --hard, checkout -- PATHS or restore would
+// discard, per file with its lines; the untracked files a git clean would delete. One plain
+// sentence for the card, the detail for the plan (its digest binds it), and the diff of discarded
+// work. Bounded: a walk stops at kMaxFiles and says "at least"; what cannot be measured says so.
+struct BlastRadius final
+{
+    QStringList sentences;
+    QString diff;
+    nlohmann::json detail = nlohmann::json::array();
+    bool lost = false; // something git cannot bring back
+    bool unmeasured = false;
+
+    static BlastRadius of(const QList<Shell::Effect> &effects, const QString &home);
+
+    static constexpr int kMaxFiles = 2000;
+    static constexpr int kListed = 10;
+};
+
+} // namespace Countersign
