@@ -181,11 +181,52 @@ private Q_SLOTS:
             << "git clean -fd" << QStringList{"untracked files", "notes.txt", "dirty/new.sh"};
         QTest::newRow("what is only known when it runs")
             << "rm -rf \"$DIR\"" << QStringList{"only known when it runs"};
+        QTest::newRow("git stash drop")
+            << "git stash drop" << QStringList{"Drops 1 stash for good", "stash@{0}", "1 file, +1 −0"};
+        QTest::newRow("git stash clear") << "git stash clear" << QStringList{"Drops 1 stash for good"};
+        QTest::newRow("git branch -D of unmerged work")
+            << "git branch -D spike"
+            << QStringList{"Deletes the branch spike and 1 commit no other branch holds", "try a spike"};
     }
     void blastRadius_saysWhatWouldBeLost()
     {
         QFETCH(QString, line);
         QFETCH(QStringList, says);
+        // A stash and a branch of work no other branch holds, made in a copy of the fixture's repository.
+        if (line.startsWith(QLatin1String("git stash")) || line.startsWith(QLatin1String("git branch"))) {
+            const QString copy = m_dir.path() + QStringLiteral("/copy-") + QString::number(qHash(line));
+            QCOMPARE(QProcess::execute(QStringLiteral("git"),
+                                       {QStringLiteral("clone"), QStringLiteral("-q"), m_ws, copy}),
+                     0);
+            const auto git = [&copy](const QStringList &args) {
+                return QProcess::execute(QStringLiteral("git"),
+                                         QStringList{QStringLiteral("-C"), copy, QStringLiteral("-c"),
+                                                     QStringLiteral("user.name=t"), QStringLiteral("-c"),
+                                                     QStringLiteral("user.email=t@example.invalid")} +
+                                             args);
+            };
+            QFile note(copy + QStringLiteral("/a.txt"));
+            QVERIFY(note.open(QIODevice::Append));
+            note.write("stashed line\n");
+            note.close();
+            QCOMPARE(git({QStringLiteral("stash"), QStringLiteral("push"), QStringLiteral("-q"),
+                          QStringLiteral("-m"), QStringLiteral("half done")}),
+                     0);
+            QCOMPARE(git({QStringLiteral("checkout"), QStringLiteral("-q"), QStringLiteral("-b"),
+                          QStringLiteral("spike")}),
+                     0);
+            QCOMPARE(git({QStringLiteral("commit"), QStringLiteral("-q"), QStringLiteral("--allow-empty"),
+                          QStringLiteral("-m"), QStringLiteral("try a spike")}),
+                     0);
+            QCOMPARE(git({QStringLiteral("checkout"), QStringLiteral("-q"), QStringLiteral("main")}), 0);
+            const BlastRadius r =
+                BlastRadius::of(Shell::CommandEffects::ofLine(line, {copy, m_home}), m_home);
+            const QString sentence = r.sentences.join(QLatin1Char(' '));
+            for (const QString &expected : says)
+                QVERIFY2(sentence.contains(expected), qPrintable(sentence));
+            QVERIFY(r.lost);
+            return;
+        }
         const BlastRadius r = BlastRadius::of(Shell::CommandEffects::ofLine(line, {m_ws, m_home}), m_home);
         const QString sentence = r.sentences.join(QLatin1Char(' '));
         for (const QString &s : says)

@@ -6,6 +6,7 @@
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QLocale>
+#include <QRegularExpression>
 
 namespace Countersign {
 
@@ -191,6 +192,82 @@ void measureClean(BlastRadius &r, const Effect &e, bool ignoredToo)
     r.detail.push_back({{"kind", "clean"}, {"folder", e.cwd.toStdString()}, {"files", files}});
 }
 
+void measureStash(BlastRadius &r, const Effect &e)
+{
+    const Git::Stashes all = Git::stashes(e.cwd);
+    if (!all.error.isEmpty()) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("%1: not measured (%2).").arg(e.what, all.error));
+        return;
+    }
+    // drop [stash@{N}] drops one (the newest when none is named); clear drops them all.
+    QList<Git::Stash> dropped = all.stashes;
+    if (e.argv.contains(QStringLiteral("drop")) || e.argv.contains(QStringLiteral("pop"))) {
+        int index = 0;
+        for (const QString &a : e.argv) {
+            static const QRegularExpression named(QStringLiteral("^(?:stash@\\{)?(\\d+)\\}?$"));
+            if (const auto m = named.match(a); m.hasMatch())
+                index = m.captured(1).toInt();
+        }
+        dropped.clear();
+        for (const Git::Stash &s : all.stashes) {
+            if (s.index == index)
+                dropped.append(s);
+        }
+    }
+    json detail = json::array();
+    QStringList said;
+    for (const Git::Stash &s : dropped) {
+        said.append(QStringLiteral("stash@{%1} \"%2\" (%3, +%4 −%5)")
+                        .arg(s.index)
+                        .arg(s.message, plural(s.files, "file", "files"))
+                        .arg(s.added)
+                        .arg(s.removed));
+        detail.push_back({{"index", s.index},
+                          {"message", s.message.toStdString()},
+                          {"files", s.files},
+                          {"added", s.added},
+                          {"removed", s.removed}});
+    }
+    r.lost = r.lost || !dropped.isEmpty();
+    r.sentences.append(dropped.isEmpty()
+                           ? QStringLiteral("Drops no stash: there is none to drop.")
+                           : QStringLiteral("Drops %1 for good: %2.")
+                                 .arg(plural(dropped.size(), "stash", "stashes"),
+                                      said.mid(0, BlastRadius::kListed).join(QStringLiteral(", "))));
+    r.detail.push_back({{"kind", "stash"}, {"folder", e.cwd.toStdString()}, {"stashes", detail}});
+}
+
+void measureBranch(BlastRadius &r, const Effect &e)
+{
+    // The branch named: the last operand after the options.
+    QString branch;
+    for (const QString &a : e.argv.mid(2)) {
+        if (!a.startsWith(QLatin1Char('-')))
+            branch = a;
+    }
+    const Git::BranchLoss loss = Git::branchLoss(e.cwd, branch);
+    if (!loss.error.isEmpty()) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("%1: not measured (%2).").arg(e.what, loss.error));
+        return;
+    }
+    r.lost = r.lost || loss.count > 0;
+    r.sentences.append(
+        loss.count == 0
+            ? QStringLiteral("Deletes the branch %1; every commit of it is on another branch.").arg(branch)
+            : QStringLiteral("Deletes the branch %1 and %2 no other branch holds: %3.")
+                  .arg(branch, plural(loss.count, "commit", "commits"),
+                       loss.subjects.join(QStringLiteral("; "))));
+    json subjects = json::array();
+    for (const QString &s : loss.subjects)
+        subjects.push_back(s.toStdString());
+    r.detail.push_back({{"kind", "branch"},
+                        {"branch", branch.toStdString()},
+                        {"commits", loss.count},
+                        {"subjects", subjects}});
+}
+
 } // namespace
 
 BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
@@ -202,7 +279,9 @@ BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
             measureDeletion(r, e, home);
         } else if (e.kind == Effect::Kind::Deletes && git && !e.cwd.isEmpty()) {
             const QStringList argv = e.argv;
-            if (argv.contains(QStringLiteral("clean"))) {
+            if (argv.contains(QStringLiteral("stash"))) {
+                measureStash(r, e);
+            } else if (argv.contains(QStringLiteral("clean"))) {
                 measureClean(r, e, std::any_of(argv.cbegin(), argv.cend(), [](const QString &a) {
                                  return a.startsWith(QLatin1Char('-')) &&
                                         !a.startsWith(QLatin1String("--")) && a.contains(QLatin1Char('x'));
@@ -224,6 +303,9 @@ BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
                 r.unmeasured = true;
                 r.sentences.append(QStringLiteral("%1: not measured yet.").arg(e.what));
             }
+        } else if (e.kind == Effect::Kind::History && git && e.argv.contains(QStringLiteral("branch")) &&
+                   !e.cwd.isEmpty()) {
+            measureBranch(r, e);
         } else if (e.kind == Effect::Kind::History) {
             r.unmeasured = true;
             r.sentences.append(QStringLiteral("%1: not measured yet.").arg(e.what));

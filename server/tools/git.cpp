@@ -157,6 +157,118 @@ Uncommitted uncommitted(const QString &folder, const QStringList &paths, qsizety
 
 namespace {
 
+Repo openRepo(const QString &folder, QString *error)
+{
+    ensureInit();
+    git_repository *raw = nullptr;
+    if (git_repository_open_ext(&raw, QFile::encodeName(folder).constData(), 0, nullptr) != 0) {
+        *error = QStringLiteral("no git repository holds %1").arg(folder);
+        return Repo(nullptr);
+    }
+    return Repo(raw);
+}
+
+struct StashWalk final
+{
+    git_repository *repo = nullptr;
+    QList<Stash> *out = nullptr;
+};
+
+int eachStash(size_t index, const char *message, const git_oid *id, void *payload)
+{
+    auto *walk = static_cast<StashWalk *>(payload);
+    Stash s;
+    s.index = int(index);
+    s.message = QString::fromUtf8(message ? message : "");
+    git_commit *commit = nullptr;
+    git_commit *parent = nullptr;
+    git_tree *tree = nullptr;
+    git_tree *base = nullptr;
+    git_diff *diff = nullptr;
+    git_diff_stats *stats = nullptr;
+    if (git_commit_lookup(&commit, walk->repo, id) == 0 && git_commit_parent(&parent, commit, 0) == 0 &&
+        git_commit_tree(&tree, commit) == 0 && git_commit_tree(&base, parent) == 0 &&
+        git_diff_tree_to_tree(&diff, walk->repo, base, tree, nullptr) == 0 &&
+        git_diff_get_stats(&stats, diff) == 0) {
+        s.files = int(git_diff_stats_files_changed(stats));
+        s.added = int(git_diff_stats_insertions(stats));
+        s.removed = int(git_diff_stats_deletions(stats));
+    }
+    git_diff_stats_free(stats);
+    git_diff_free(diff);
+    git_tree_free(base);
+    git_tree_free(tree);
+    git_commit_free(parent);
+    git_commit_free(commit);
+    walk->out->append(s);
+    return 0;
+}
+
+} // namespace
+
+Stashes stashes(const QString &folder)
+{
+    Stashes out;
+    Repo repo = openRepo(folder, &out.error);
+    if (!repo)
+        return out;
+    StashWalk walk{repo.get(), &out.stashes};
+    if (git_stash_foreach(repo.get(), eachStash, &walk) != 0)
+        out.error = QString::fromUtf8(git_error_last() ? git_error_last()->message : "libgit2 error");
+    return out;
+}
+
+BranchLoss branchLoss(const QString &folder, const QString &branch, int max)
+{
+    BranchLoss out;
+    Repo repo = openRepo(folder, &out.error);
+    if (!repo)
+        return out;
+    git_reference *ref = nullptr;
+    if (git_branch_lookup(&ref, repo.get(), branch.toUtf8().constData(), GIT_BRANCH_LOCAL) != 0) {
+        out.error = QStringLiteral("there is no branch %1").arg(branch);
+        return out;
+    }
+    std::unique_ptr<git_reference, void (*)(git_reference *)> branchRef(ref, git_reference_free);
+    git_revwalk *rawWalk = nullptr;
+    if (git_revwalk_new(&rawWalk, repo.get()) != 0) {
+        out.error = QStringLiteral("cannot walk the history");
+        return out;
+    }
+    std::unique_ptr<git_revwalk, void (*)(git_revwalk *)> walk(rawWalk, git_revwalk_free);
+    const git_oid *tip = git_reference_target(branchRef.get());
+    if (!tip || git_revwalk_push(walk.get(), tip) != 0) {
+        out.error = QStringLiteral("the branch %1 points at no commit").arg(branch);
+        return out;
+    }
+    git_branch_iterator *rawIt = nullptr;
+    if (git_branch_iterator_new(&rawIt, repo.get(), GIT_BRANCH_ALL) == 0) {
+        std::unique_ptr<git_branch_iterator, void (*)(git_branch_iterator *)> it(rawIt,
+                                                                                 git_branch_iterator_free);
+        git_reference *other = nullptr;
+        git_branch_t type;
+        while (git_branch_next(&other, &type, it.get()) == 0) {
+            if (git_reference_cmp(other, branchRef.get()) != 0 && git_reference_target(other))
+                git_revwalk_hide(walk.get(), git_reference_target(other));
+            git_reference_free(other);
+        }
+    }
+    git_oid id;
+    while (out.count < 10000 && git_revwalk_next(&id, walk.get()) == 0) {
+        if (out.subjects.size() < max) {
+            git_commit *commit = nullptr;
+            if (git_commit_lookup(&commit, repo.get(), &id) == 0) {
+                out.subjects.append(QString::fromUtf8(git_commit_summary(commit)));
+                git_commit_free(commit);
+            }
+        }
+        ++out.count;
+    }
+    return out;
+}
+
+namespace {
+
 // The repository-level keys a read-only git command may meet: layout, identity, where remotes
 // are and which branches track them. Anything else (filter drivers, include, core.worktree,
 // extensions such as partialClone, a promisor remote, protocol.*, gpg.*, ...) could make a reading

@@ -63,6 +63,33 @@ struct Uncommitted final
 Uncommitted uncommitted(const QString &folder, const QStringList &paths = {},
                         qsizetype maxDiffBytes = 256 * 1024);
 
+// The stashes of the repository that holds folder, newest first: each one's message and what it
+// holds against its base (files, lines added and removed). error is set when none can be read.
+struct Stash final
+{
+    int index = 0;
+    QString message;
+    int files = 0;
+    int added = 0;
+    int removed = 0;
+};
+struct Stashes final
+{
+    QList<Stash> stashes;
+    QString error;
+};
+Stashes stashes(const QString &folder);
+
+// The commits of a local branch that no other branch (local or remote-tracking) reaches: what
+// "git branch -D" loses. At most max subjects are listed; count counts them all (up to 10000).
+struct BranchLoss final
+{
+    int count = 0;
+    QStringList subjects;
+    QString error;
+};
+BranchLoss branchLoss(const QString &folder, const QString &branch, int max = 10);
+
 // True when the first 8000 bytes hold a NUL byte (git's own test for binary content).
 bool looksBinary(const QByteArray &bytes);
 
