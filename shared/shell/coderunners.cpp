@@ -259,15 +259,8 @@ bool shell(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         if (a.text == QLatin1String("-") || a.text == QLatin1String("--"))
             continue;
         // sh FILE: the file runs.
-        Effect e;
-        e.kind = Effect::Kind::Runs;
-        e.code = Effect::Code::Script;
-        e.path = CommandCatalog::absolute(a, c.how().cwd);
-        e.pathKnown = !e.path.isEmpty() && !a.glob;
-        e.cwd = c.how().cwd;
-        e.argv = c.how().argv;
-        e.what = QStringLiteral("runs the shell script %1").arg(a.text);
-        c.append(std::move(e));
+        const QString path = CommandCatalog::absolute(a, c.how().cwd);
+        c.script(QStringLiteral("runs the shell script %1").arg(a.text), path, !path.isEmpty() && !a.glob);
         return true;
     }
     // No line, no file: it runs what it reads.
@@ -280,15 +273,8 @@ bool shell(CommandCatalog &c, const QString &program, const QList<Arg> &args)
             c.readLine(c.how().stdinText, c.how().cwd);
         break;
     case Stdin::File: {
-        Effect e;
-        e.kind = Effect::Kind::Runs;
-        e.code = Effect::Code::Script;
-        e.path = c.how().stdinPath;
-        e.pathKnown = !e.path.isEmpty();
-        e.cwd = c.how().cwd;
-        e.argv = c.how().argv;
-        e.what = QStringLiteral("runs the shell code it reads from %1").arg(e.path);
-        c.append(std::move(e));
+        const QString path = c.how().stdinPath;
+        c.script(QStringLiteral("runs the shell code it reads from %1").arg(path), path, !path.isEmpty());
         break;
     }
     case Stdin::Pipe:
@@ -430,15 +416,9 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
                 ++k;
             continue;
         }
-        Effect e;
-        e.kind = Effect::Kind::Runs;
-        e.code = Effect::Code::Script;
-        e.path = CommandCatalog::absolute(a, c.how().cwd);
-        e.pathKnown = !e.path.isEmpty() && !a.glob;
-        e.cwd = c.how().cwd;
-        e.argv = c.how().argv;
-        e.what = QStringLiteral("runs the script %1 with %2").arg(a.text, program);
-        c.append(std::move(e));
+        const QString path = CommandCatalog::absolute(a, c.how().cwd);
+        c.script(QStringLiteral("runs the script %1 with %2").arg(a.text, program), path,
+                 !path.isEmpty() && !a.glob);
         return true;
     }
     // No script: code from standard input (a here-document is code too).

@@ -247,6 +247,17 @@ void CommandCatalog::append(Effect e)
     m_effects.append(std::move(e));
 }
 
+void CommandCatalog::script(const QString &what, const QString &path, bool known)
+{
+    Effect e;
+    e.kind = Effect::Kind::Runs;
+    e.code = Effect::Code::Script;
+    e.path = path;
+    e.pathKnown = known;
+    e.what = what;
+    append(std::move(e));
+}
+
 void CommandCatalog::addReplace(const QString &what, const Arg &arg)
 {
     addPath(Effect::Kind::Writes, what, arg);

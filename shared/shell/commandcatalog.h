@@ -61,6 +61,8 @@ public:
     // A write that replaces what the file held (cp onto it, tee, sed -i, -o FILE).
     void addReplace(const QString &what, const Arg &arg);
     void project(const QString &what, const QStringList &definitions);
+    // A file run as a program or by an interpreter (Code::Script); known: its path is known now.
+    void script(const QString &what, const QString &path, bool known);
     // An effect made by hand: its folder and argv are the command's when it names none.
     void append(Effect e);
     void unknown(const QString &what) { add(Effect::Kind::Unknown, what); }

@@ -236,15 +236,9 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         if (rest.isEmpty()) {
             c.unknown(QStringLiteral("%1 with no file").arg(program));
         } else {
-            Effect e;
-            e.kind = Effect::Kind::Runs;
-            e.code = Effect::Code::Script;
-            e.path = CommandCatalog::absolute(rest.first(), c.how().cwd);
-            e.pathKnown = !e.path.isEmpty();
-            e.cwd = c.how().cwd;
-            e.argv = c.how().argv;
-            e.what = QStringLiteral("runs the shell code in %1 (%2)").arg(rest.first().text, program);
-            c.append(std::move(e));
+            const QString path = CommandCatalog::absolute(rest.first(), c.how().cwd);
+            c.script(QStringLiteral("runs the shell code in %1 (%2)").arg(rest.first().text, program), path,
+                     !path.isEmpty());
         }
         return true;
     }
