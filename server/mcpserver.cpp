@@ -9,11 +9,11 @@
 #include "dispatcher.h"
 #include "gate.h"
 #include "gatedtool.h"
-#include "headerchecks.h"
+#include "hookendpoint.h"
 #include "hookservice.h"
 #include "httpserver.h"
-#include "jsonbody.h"
 #include "jsonrpc.h"
+#include "localcaller.h"
 #include "localendpoint.h"
 #include "mcphttpendpoint.h"
 #include "otlpexporter.h"
@@ -146,25 +146,14 @@ Result<quint16> McpServer::start()
     m_dispatcher->setContent(m_upstreams);
     m_dispatcher->setTasks(std::make_shared<ToolTasks>([clock = &clock] { return clock->nowMs(); }));
     const auto authenticate = [this](const QByteArray &token) { return m_tokens->authenticate(token); };
+    m_hookDoor =
+        std::make_unique<HookEndpoint>(*m_hooks, authenticate, [this] { return m_tokens->lastError(); });
     if (!m_setup.bridgeSocketPath.isEmpty()) {
         m_bridges = new LocalEndpoint(*m_dispatcher, authenticate, this);
         m_bridges->setHookHandler([this](const QString &clientName, const Principal &who,
                                          const QByteArray &payload,
                                          std::function<void(const QByteArray &)> answer) {
-            const auto client = HookClients::parse(clientName);
-            const auto deny = [&](const QString &why) {
-                answer(JsonRpc::encode(
-                    HookAnswer::deny(client.value_or(HookClient::ClaudeCode), HookCall::Event::Pre, why)
-                        .toJson()));
-            };
-            if (!client)
-                return deny(QStringLiteral("Countersign has no hook for the client \"%1\"").arg(clientName));
-            auto parsed = JsonBody::parse(payload);
-            if (!parsed)
-                return deny(
-                    QStringLiteral("Countersign could not read the hook payload: %1").arg(parsed.error()));
-            m_hooks->handle(*client, who, parsed.value(),
-                            [answer](HookAnswer a) { answer(JsonRpc::encode(a.toJson())); });
+            m_hookDoor->serveLine(clientName, who, payload, answer);
         });
         if (auto listening = m_bridges->listen(m_setup.bridgeSocketPath); !listening)
             return failure(listening.error());
@@ -241,51 +230,6 @@ void McpServer::tellIfToolsChanged()
         m_endpoint->notifyToolsChanged();
 }
 
-// POST /hooks/CLIENT: a client's HTTP hook (Claude Code's "type": "http"), with the connection's
-// bearer token. The answer is the hook's JSON, always 200 (a non-2xx answer is a hook failure,
-// which the clients let through); every refusal is a deny the agent can read.
-void McpServer::serveHook(const HttpRequest &request, const QString &clientName,
-                          const std::function<void(HttpResponse)> &respond)
-{
-    const auto client = HookClients::parse(clientName);
-    const auto deny = [&](const QString &why) {
-        const HookAnswer answer =
-            HookAnswer::deny(client.value_or(HookClient::ClaudeCode), HookCall::Event::Pre, why);
-        respond(HttpResponse::json(200, answer.stdoutText));
-    };
-    const auto host = request.header("host");
-    if (!host || !HeaderChecks::isLoopbackHost(*host))
-        return respond(McpHttpEndpoint::refusal(403, JsonRpc::kServerError, QStringLiteral("Invalid Host")));
-    if (const auto origin = request.header("origin"); origin && !HeaderChecks::isAllowedOrigin(*origin))
-        return respond(
-            McpHttpEndpoint::refusal(403, JsonRpc::kServerError, QStringLiteral("Invalid Origin")));
-    if (request.method != "POST")
-        return deny(QStringLiteral("Countersign's hook endpoint takes POST only"));
-    if (!client)
-        return deny(QStringLiteral("Countersign has no hook for the client \"%1\"").arg(clientName.left(64)));
-    const auto authorization = request.header("authorization");
-    std::optional<Principal> principal;
-    if (authorization && authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
-        principal = m_tokens->authenticate(authorization->mid(7).trimmed());
-    if (!principal)
-        return deny(
-            m_tokens->lastError().isEmpty()
-                ? QStringLiteral("Countersign does not know this hook's token (unknown or revoked), so "
-                                 "nothing is allowed. Run: countersign hooks install %1")
-                      .arg(HookClients::name(*client))
-                : QStringLiteral("Countersign cannot read its store, so nothing is allowed (%1)")
-                      .arg(m_tokens->lastError()));
-    if (request.body.size() > HookCall::kMaxPayloadBytes)
-        return deny(QStringLiteral("the hook payload is larger than %1 MiB")
-                        .arg(int(HookCall::kMaxPayloadBytes >> 20)));
-    auto payload = JsonBody::parse(request.body);
-    if (!payload)
-        return deny(QStringLiteral("Countersign could not read the hook payload: %1").arg(payload.error()));
-    m_hooks->handle(*client, *principal, payload.value(), [respond](HookAnswer answer) {
-        respond(HttpResponse::json(200, answer.stdoutText.isEmpty() ? QByteArray("{}") : answer.stdoutText));
-    });
-}
-
 std::size_t McpServer::toolsDigest() const
 {
     std::string all;
@@ -327,11 +271,11 @@ void McpServer::route(const HttpRequest &request, const std::function<void(HttpR
     if (path == "/mcp")
         return m_endpoint->serve(request, respond);
     if (path.startsWith("/hooks/"))
-        return serveHook(request, QString::fromLatin1(path.mid(7)), respond);
+        return m_hookDoor->serve(request, QString::fromLatin1(path.mid(7)), respond);
     static const QRegularExpression approval(QStringLiteral("^/approvals/([0-9a-f]{32})$"));
     const auto match = approval.match(QString::fromLatin1(path));
     const auto host = request.header("host");
-    if (match.hasMatch() && request.method == "GET" && host && HeaderChecks::isLoopbackHost(*host)) {
+    if (match.hasMatch() && request.method == "GET" && host && LocalCaller::isLoopbackHost(*host)) {
         // Only shows the card in the window; deciding happens there and nowhere else.
         Q_EMIT revealRequested(match.captured(1));
         HttpResponse page;
@@ -405,6 +349,7 @@ void McpServer::stop()
     delete m_bridges;
     m_bridges = nullptr;
     m_endpoint.reset();
+    m_hookDoor.reset();
     m_dispatcher.reset();
     m_tools.reset();
     delete m_runner; // kills running commands without reporting: an unfinished claim stays unfinished

@@ -21,6 +21,7 @@ class Clock;
 class CommandRunner;
 class Database;
 class Dispatcher;
+class HookEndpoint;
 class HookService;
 class HttpServer;
 class LocalEndpoint;
@@ -123,8 +124,6 @@ private:
     std::size_t toolsDigest() const;
     void tellIfToolsChanged();
     void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
-    void serveHook(const HttpRequest &request, const QString &clientName,
-                   const std::function<void(HttpResponse)> &respond);
     // With "otlp" configured: a span per gated call, exported (server/telemetry).
     void startExport();
 
@@ -139,9 +138,10 @@ private:
     CallSpans *m_spans = nullptr; // with m_exporter, when "otlp" is configured
     Upstreams *m_upstreams = nullptr;
     UpstreamTrust *m_trust = nullptr;
-    HookService *m_hooks = nullptr; // the agents' own tools, through their hooks
-    QTimer *m_rebuild = nullptr;    // coalesces the upstreams' tool changes
-    QTimer *m_seen = nullptr;       // tells the store this instance still runs
+    HookService *m_hooks = nullptr;           // the agents' own tools, through their hooks
+    std::unique_ptr<HookEndpoint> m_hookDoor; // their HTTP and local-socket door
+    QTimer *m_rebuild = nullptr;              // coalesces the upstreams' tool changes
+    QTimer *m_seen = nullptr;                 // tells the store this instance still runs
     std::size_t m_toolsDigest = 0;
     CommandRunner *m_runner = nullptr;
     std::unique_ptr<ToolRegistry> m_tools;

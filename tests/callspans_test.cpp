@@ -136,6 +136,32 @@ private Q_SLOTS:
         m_stack.reset();
     }
 
+    // A call through the door for calls that are not MCP requests (an agent's own tool, its hook
+    // shim on the local socket): named as a tool's execution, with no MCP method, no JSON-RPC id and
+    // no protocol version, over "unix".
+    void agentCall_isAnExecuteToolSpan_withoutMcpAttributes()
+    {
+        makeGate(json::parse(R"([{"tool": "delete_service", "decision": "allow"}])"));
+        AgentCall call;
+        call.principal = Principal{1, QStringLiteral("agent"), {}};
+        call.client = QStringLiteral("codex (hook)");
+        call.arguments = {{"service", kSecret}};
+        call.transport = Transport::Unix;
+        call.holdMs = 1000;
+        std::optional<Gate::Judgement> out;
+        m_stack->gate().judge(m_action, call, [&out](Gate::Judgement j) { out = std::move(j); });
+        QTRY_VERIFY(out.has_value());
+        QVERIFY(out->allowed);
+        QTRY_COMPARE(m_exported.size(), 1);
+        const OtlpSpan &span = m_exported.first();
+        QCOMPARE(span.name, QStringLiteral("execute_tool delete_service"));
+        QCOMPARE(text(span, "mcp.method.name"), QStringLiteral("(none)"));
+        QCOMPARE(text(span, "jsonrpc.request.id"), QStringLiteral("(none)"));
+        QCOMPARE(text(span, "mcp.protocol.version"), QStringLiteral("(none)"));
+        QCOMPARE(text(span, "network.transport"), QStringLiteral("unix"));
+        QCOMPARE(text(span, "gen_ai.operation.name"), QStringLiteral("execute_tool"));
+        QCOMPARE(text(span, "countersign.client.name"), QStringLiteral("codex (hook)"));
+    }
     void deniedByARule_endsAtOnce_asAnError()
     {
         makeGate(json::parse(R"([{"tool": "delete_service", "decision": "deny", "reason": "never"}])"));

@@ -111,6 +111,37 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
         firstPass(request, std::move(done));
 }
 
+// 1'. A call that is not an MCP request: the same flow from the policy on, held on its own request
+// while its card waits; the tool result it ends with becomes a judgement. Only a run (allowed by a
+// rule, or approved and claimed once) ends without isError: every refusal, decline and wait is an
+// error result.
+void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done)
+{
+    ToolDone answer = [done = std::move(done)](ToolReply reply) {
+        if (const auto *error = std::get_if<ProtocolError>(&reply))
+            return done(
+                {false, {}, QStringLiteral("Countersign: %1. Nothing was allowed.").arg(error->message)});
+        const json &result = std::get<json>(reply);
+        Judgement judgement;
+        judgement.allowed = result.is_object() && result.value("isError", false) != true;
+        const json receipt = result.is_object()
+                                 ? result.value("_meta", json::object()).value(kReceiptMetaKey, json())
+                                 : json();
+        if (receipt.is_object() && receipt.value("nonce", json()).is_string())
+            judgement.nonce = QString::fromStdString(receipt.at("nonce").get<std::string>());
+        const json content = result.is_object() ? result.value("content", json::array()) : json::array();
+        if (content.is_array() && !content.empty() && content[0].is_object() &&
+            content[0].value("text", json()).is_string())
+            judgement.words = QString::fromStdString(content[0].at("text").get<std::string>());
+        else if (!judgement.allowed)
+            judgement.words = QStringLiteral("Countersign did not allow this call");
+        done(std::move(judgement));
+    };
+    if (m_draining)
+        return answer(GateReplies::quitting());
+    firstPass(GateRequest::from(action, call, m_clock.nowMs()), std::move(answer));
+}
+
 PolicyDecision Gate::decide(const GateRequest &request) const
 {
     const GatedAction::Default fallback = request.action->byDefault(request.arguments);

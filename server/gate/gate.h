@@ -66,7 +66,20 @@ public:
     // keep their expiry.
     void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs,
                      qint64 progressHoldMs);
+    // The MCP door: a tools/call, answered with a tool result or a protocol error.
     void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
+    // The other door: a call that is not an MCP request (an agent's own tool, through its hook),
+    // through the same policy, cards, tickets and audit chain, answered with a judgement. The
+    // action's apply runs nothing there: it is the agent's client that runs the call, when and
+    // only when the judgement allows it.
+    struct Judgement final
+    {
+        bool allowed = false;
+        QString nonce; // the receipt's, when a human approved the call; empty otherwise
+        QString words; // why not, for the agent (declined and why, still waiting, refused)
+    };
+    using Judged = std::function<void(Judgement)>;
+    void judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done);
 
     int heldCount() const;
     // Tools running now (approved or allowed by a rule), claimed and not yet recorded as ended.

@@ -19,7 +19,6 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->transport = call.context.transport;
     request->receivedMs = receivedMs;
     request->task = call.context.task;
-    request->holdMs = call.context.holdMs;
     if (request->envelope.legacy) {
         request->elicit = call.context.elicit;
         // Not 2025-era params: a 2025-era call is answered on its own request, and the client's
@@ -27,6 +26,28 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
         request->params.erase("requestState");
         request->params.erase("inputResponses");
     }
+    request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
+    request->paths = action->pathSpellings(call.arguments);
+    return request;
+}
+
+std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<GatedAction> &action,
+                                                     const AgentCall &call, qint64 receivedMs)
+{
+    auto request = std::make_shared<GateRequest>();
+    request->mcp = false;
+    request->action = action;
+    request->arguments = call.arguments;
+    request->params = {{"name", action->name().toStdString()}, {"arguments", call.arguments}};
+    request->principal = call.principal;
+    // Held on its own request while the card waits, as a 2025-era call is; it has no way to ask
+    // its client anything, so a card in client mode is refused (GateReplies::formCapabilityMissing).
+    request->envelope.legacy = true;
+    request->envelope.clientName = call.client;
+    request->envelope.clientInfo = {{"name", call.client.toStdString()}};
+    request->transport = call.transport;
+    request->receivedMs = receivedMs;
+    request->holdMs = call.holdMs;
     request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
     request->paths = action->pathSpellings(call.arguments);
     return request;

@@ -11,7 +11,19 @@ namespace Countersign {
 class GatedAction;
 struct ToolCall;
 
-// One tools/call as the gate judges it, copied out of the request (a ToolCall's references do not
+// A call that is not an MCP request: an agent's own tool, through its hook. It reaches the gate
+// through Gate::judge, a front door beside the MCP one, and is held on its own request while its
+// card waits (it has no ticket to bring back).
+struct AgentCall final
+{
+    Principal principal;
+    QString client; // the agent, in words for the card ("claude-code (hook)")
+    nlohmann::json arguments;
+    Transport transport = Transport::Http;
+    qint64 holdMs = 0; // answered "still waiting" after this, under the client's own hook timeout
+};
+
+// One call as the gate judges it, copied out of the request (a ToolCall's references do not
 // outlive Tool::call, and the gate answers later).
 struct GateRequest final
 {
@@ -27,10 +39,13 @@ struct GateRequest final
     PathSpellings paths; // the path arguments as the rules see them (GatedAction::pathSpellings)
     Elicitor elicit;     // a 2025-era call's way to ask its client (CallContext::elicit); may be empty
     std::shared_ptr<CallCancel> task; // a 2025-11-25 task's call (CallContext::task); null otherwise
-    std::optional<qint64> holdMs;     // CallContext::holdMs
+    std::optional<qint64> holdMs;     // AgentCall::holdMs; unset: the gate's hold limits apply
+    bool mcp = true;                  // false: an AgentCall (no JSON-RPC id, no protocol version)
 
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
                                                    const ToolCall &call, qint64 receivedMs);
+    static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
+                                                   const AgentCall &call, qint64 receivedMs);
 
     // A retry brings back the requestState of an earlier input_required.
     bool isRetry() const { return params.contains("requestState"); }

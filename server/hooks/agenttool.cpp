@@ -606,14 +606,7 @@ void AgentTool::apply(const json &arguments, ApplyDone done)
 {
     Q_UNUSED(arguments)
     done({{"content",
-           json::array({{{"type", "text"}, {"text", "Allowed: the agent runs it with its own tool."}}})},
-          {"structuredContent", {{"countersignHook", "allow"}}}});
-}
-
-bool AgentTool::isAllow(const json &result)
-{
-    return result.is_object() && result.value("isError", false) != true &&
-           result.value("structuredContent", json::object()).value("countersignHook", json()) == "allow";
+           json::array({{{"type", "text"}, {"text", "Allowed: the agent runs it with its own tool."}}})}});
 }
 
 } // namespace Countersign

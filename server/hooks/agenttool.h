@@ -15,8 +15,9 @@ class Workspace;
 // An agent's own tool (its shell, its file writes and edits, another MCP server's tool), reaching the
 // gate through the agent's pre-tool hook. The gate judges it as any gated tool: policy first (rules
 // on "agent:shell", "agent:write", ...), then a card with the real plan, a single-use ticket, the
-// audit chain. The client runs the tool itself, so "apply" runs nothing: it is the allow the hook
-// answers (marked, so that nothing else reads as one), once per approval.
+// audit chain, through the gate's door for calls that are not MCP requests (Gate::judge). The
+// client runs the tool itself, so "apply" runs nothing: it is the allow the hook answers, once per
+// approval.
 class AgentTool final : public GatedAction
 {
 public:
@@ -47,8 +48,6 @@ public:
     void plan(const nlohmann::json &arguments, PlanDone done) override;
     void apply(const nlohmann::json &arguments, ApplyDone done) override;
 
-    // The marker apply() puts on its result: the hook answers allow only for a result that has it.
-    static bool isAllow(const nlohmann::json &result);
     // Files larger than this are not read for a plan (the card says so; it still asks).
     static constexpr qint64 kMaxFileBytes = 4 * 1024 * 1024;
 

@@ -3,7 +3,6 @@
 #include "auditstore.h"
 #include "canonicaljson.h"
 #include "gate.h"
-#include "jsonrpc.h"
 #include "workspace.h"
 
 #include <QCryptographicHash>
@@ -26,16 +25,6 @@ namespace {
 QString sha256Of(const QByteArray &bytes)
 {
     return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
-
-// The first text block of a tool result, for a deny's reason.
-QString textOf(const json &result)
-{
-    const json content = result.value("content", json::array());
-    if (content.is_array() && !content.empty() && content[0].is_object() &&
-        content[0].value("text", json()).is_string())
-        return QString::fromStdString(content[0].at("text").get<std::string>());
-    return QStringLiteral("Countersign did not allow this call");
 }
 
 // The exit code a post-tool report gives, where the client's tool_response has one.
@@ -72,7 +61,8 @@ std::shared_ptr<AgentTool> HookService::toolFor(AgentTool::Kind kind)
     return tool;
 }
 
-void HookService::handle(HookClient client, const Principal &who, const json &payload, Answered done)
+void HookService::handle(HookClient client, const Principal &who, Transport transport, const json &payload,
+                         Answered done)
 {
     auto call = HookCall::parse(client, payload);
     if (!call) {
@@ -85,7 +75,7 @@ void HookService::handle(HookClient client, const Principal &who, const json &pa
     }
     if (call.value().event == HookCall::Event::Post)
         return after(call.value(), who, std::move(done));
-    before(call.value(), who, std::move(done));
+    before(call.value(), who, transport, std::move(done));
 }
 
 QString HookService::reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const
@@ -109,56 +99,37 @@ void HookService::remember(const QString &key, Allowed allowed)
     m_allowed.erase(oldest);
 }
 
-void HookService::before(const HookCall &call, const Principal &who, Answered done)
+void HookService::before(const HookCall &call, const Principal &who, Transport transport, Answered done)
 {
     auto arguments = AgentTool::arguments(call);
     if (!arguments)
         return done(HookAnswer::deny(
             call.client, call.event,
             QStringLiteral("Countersign refused the call: %1. Nothing was allowed.").arg(arguments.error())));
-    const AgentTool::Kind kind = AgentTool::kindOf(call.tool);
-    const std::shared_ptr<AgentTool> tool = toolFor(kind);
-    // The call as the gate takes one: a 2025-era call of this connection, without a way to ask
-    // its client, held at most until just before the client's hook timeout.
-    McpRequest request;
-    request.id = ++m_nextId;
-    request.method = QStringLiteral("tools/call");
-    request.params = {{"name", tool->name().toStdString()}, {"arguments", arguments.value()}};
-    request.envelope.protocolVersion = QLatin1String(JsonRpc::kLegacyVersions[0]);
-    request.envelope.legacy = true;
-    const json clientInfo = {
-        {"name", (HookClients::name(call.client) + QStringLiteral(" (hook)")).toStdString()},
-        {"version", ""}};
-    if (auto refused = request.envelope.readClient(json::object(), clientInfo))
-        return done(HookAnswer::deny(call.client, call.event, *refused));
-    CallContext context{who, Transport::Stdio};
-    context.holdMs = m_settings.holdMs;
+    const std::shared_ptr<AgentTool> tool = toolFor(AgentTool::kindOf(call.tool));
+    AgentCall agentCall;
+    agentCall.principal = who;
+    agentCall.client = HookClients::name(call.client) + QStringLiteral(" (hook)");
+    agentCall.arguments = arguments.value();
+    agentCall.transport = transport;
+    agentCall.holdMs = m_settings.holdMs; // answered before the client's own hook timeout
     const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
     const QString key = reportKey(who, call, argsDigest);
     const QString path = QString::fromStdString(arguments.value().value("path", ""));
-    const json &args = request.params.at("arguments");
-    m_gate.call(tool, ToolCall{args, request.params, request, context},
-                [self = QPointer<HookService>(this), client = call.client, event = call.event, key,
-                 argsDigest, path, done = std::move(done)](ToolReply reply) {
-                    if (auto *error = std::get_if<ProtocolError>(&reply))
-                        return done(HookAnswer::deny(
-                            client, event,
-                            QStringLiteral("Countersign: %1. Nothing was allowed.").arg(error->message)));
-                    const json &result = std::get<json>(reply);
-                    if (!AgentTool::isAllow(result))
-                        return done(HookAnswer::deny(client, event, textOf(result)));
-                    if (self) {
-                        const json receipt =
-                            result.value("_meta", json::object()).value(Gate::kReceiptMetaKey, json());
-                        Allowed allowed;
-                        allowed.nonce =
-                            QString::fromStdString(receipt.is_object() ? receipt.value("nonce", "") : "");
-                        allowed.argsDigest = argsDigest;
-                        allowed.path = path;
-                        self->remember(key, allowed);
-                    }
-                    done(HookAnswer::allow(client, event));
-                });
+    m_gate.judge(tool, agentCall,
+                 [self = QPointer<HookService>(this), client = call.client, event = call.event, key,
+                  argsDigest, path, done = std::move(done)](Gate::Judgement judgement) {
+                     if (!judgement.allowed)
+                         return done(HookAnswer::deny(client, event, judgement.words));
+                     if (self) {
+                         Allowed allowed;
+                         allowed.nonce = judgement.nonce;
+                         allowed.argsDigest = argsDigest;
+                         allowed.path = path;
+                         self->remember(key, allowed);
+                     }
+                     done(HookAnswer::allow(client, event));
+                 });
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "agenttool.h"
 #include "hookcall.h"
+#include "mcprequest.h"
 #include "principal.h"
 
 #include <QHash>
@@ -46,8 +47,10 @@ public:
     void configure(Settings settings);
 
     using Answered = std::function<void(HookAnswer)>;
-    // payload: the hook's JSON as the client sent it. done is called once.
-    void handle(HookClient client, const Principal &who, const nlohmann::json &payload, Answered done);
+    // payload: the hook's JSON as the client sent it; transport: how it came (HookEndpoint). done is
+    // called once.
+    void handle(HookClient client, const Principal &who, Transport transport, const nlohmann::json &payload,
+                Answered done);
 
     // Allowed calls whose post-tool report has not come, per connection, at most this many kept.
     static constexpr int kMaxAwaitingReport = 1024;
@@ -66,7 +69,7 @@ private:
         QString path;
         qint64 order = 0;
     };
-    void before(const HookCall &call, const Principal &who, Answered done);
+    void before(const HookCall &call, const Principal &who, Transport transport, Answered done);
     void after(const HookCall &call, const Principal &who, Answered done);
     std::shared_ptr<AgentTool> toolFor(AgentTool::Kind kind);
     QString reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const;
@@ -78,7 +81,6 @@ private:
     std::map<AgentTool::Kind, std::shared_ptr<AgentTool>> m_tools;
     QHash<QString, Allowed> m_allowed; // reportKey -> the allow it is waiting to hear about
     qint64 m_order = 0;
-    qint64 m_nextId = 0;
 };
 
 } // namespace Countersign

@@ -3,8 +3,6 @@
 #include "httprequest.h"
 #include "jsonrpc.h"
 
-#include <QUrl>
-
 namespace Countersign::HeaderChecks {
 
 namespace {
@@ -17,13 +15,6 @@ Reply mismatch(const McpRequest &request, const QString &header, const QString &
                           request.id, JsonRpc::kHeaderMismatch,
                           QStringLiteral("Bad Request: the request headers and body disagree: %1").arg(body),
                           {{"mismatch", {{"header", header.toStdString()}, {"body", body.toStdString()}}}})};
-}
-
-bool isLoopbackName(const QString &host)
-{
-    const QString h = host.toLower();
-    return h == QLatin1String("localhost") || h == QLatin1String("127.0.0.1") ||
-           h == QLatin1String("[::1]") || h == QLatin1String("::1");
 }
 
 } // namespace
@@ -45,30 +36,6 @@ QByteArray encodeValue(const QString &text)
     for (const QChar c : text)
         plain = plain && c.unicode() >= 0x20 && c.unicode() < 0x7f;
     return plain ? text.toLatin1() : "=?base64?" + text.toUtf8().toBase64() + "?=";
-}
-
-bool isLoopbackHost(const QByteArray &hostHeader)
-{
-    QString host = QString::fromLatin1(hostHeader);
-    if (host.startsWith(QLatin1Char('['))) {
-        const qsizetype close = host.indexOf(QLatin1Char(']'));
-        if (close < 0)
-            return false;
-        host = host.left(close + 1);
-    } else if (const qsizetype colon = host.lastIndexOf(QLatin1Char(':')); colon >= 0) {
-        host = host.left(colon);
-    }
-    return isLoopbackName(host);
-}
-
-bool isAllowedOrigin(const QByteArray &origin)
-{
-    const QUrl url(QString::fromLatin1(origin), QUrl::StrictMode);
-    if (!url.isValid() || url.host().isEmpty())
-        return false;
-    if (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
-        return false;
-    return isLoopbackName(url.host()) || url.host() == QLatin1String("::1");
 }
 
 std::optional<Reply> check(const McpRequest &request, const HttpRequest &http)

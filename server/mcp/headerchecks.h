@@ -23,10 +23,6 @@ std::optional<QByteArray> decodeValue(const QByteArray &value);
 // (non-ASCII, control characters, edge whitespace, a value that looks encoded) as =?base64?…?=.
 QByteArray encodeValue(const QString &text);
 
-// Host and Origin: only loopback names pass (DNS-rebinding defence). A missing Origin passes.
-bool isLoopbackHost(const QByteArray &hostHeader);
-bool isAllowedOrigin(const QByteArray &origin);
-
 } // namespace HeaderChecks
 
 } // namespace Countersign

@@ -4,6 +4,7 @@
 #include "headerchecks.h"
 #include "jsonbody.h"
 #include "jsonrpc.h"
+#include "localcaller.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -58,40 +59,37 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
         r.headers.append(qMakePair(QByteArray("Allow"), QByteArray("GET, POST, DELETE")));
         return r;
     }
-    const auto host = request.header("host");
-    if (!host || !HeaderChecks::isLoopbackHost(*host))
-        return McpHttpEndpoint::refusal(
-            403, JsonRpc::kServerError,
-            QStringLiteral("Invalid Host: %1")
-                .arg(host ? QString::fromLatin1(*host) : QStringLiteral("(missing)")));
-    if (const auto origin = request.header("origin"); origin && !HeaderChecks::isAllowedOrigin(*origin))
-        return McpHttpEndpoint::refusal(
-            403, JsonRpc::kServerError,
-            QStringLiteral("Invalid Origin: %1").arg(QString::fromLatin1(*origin)));
-
-    const auto authorization = request.header("authorization");
-    if (authorization && authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
-        principal = authenticate(authorization->mid(7).trimmed());
-    if (!principal && authorization) {
-        if (const QString problem = storeProblem ? storeProblem() : QString(); !problem.isEmpty()) {
-            HttpResponse r = McpHttpEndpoint::refusal(
-                503, JsonRpc::kServerError,
-                QStringLiteral("Service Unavailable: Countersign cannot read its store, so nothing is run "
-                               "(%1)")
-                    .arg(problem));
-            r.headers.append(qMakePair(QByteArray("Retry-After"), QByteArray("5")));
-            return r;
-        }
-    }
-    if (!principal) {
+    const LocalCaller::Checked caller = LocalCaller::check(request, authenticate, storeProblem);
+    switch (caller.refusal) {
+    case LocalCaller::Refusal::None:
+        principal = caller.principal;
+        break;
+    case LocalCaller::Refusal::Host:
+        return McpHttpEndpoint::refusal(403, JsonRpc::kServerError,
+                                        QStringLiteral("Invalid Host: %1").arg(caller.detail));
+    case LocalCaller::Refusal::Origin:
+        return McpHttpEndpoint::refusal(403, JsonRpc::kServerError,
+                                        QStringLiteral("Invalid Origin: %1").arg(caller.detail));
+    case LocalCaller::Refusal::StoreUnreadable: {
         HttpResponse r = McpHttpEndpoint::refusal(
-            401, JsonRpc::kServerError,
-            authorization ? QStringLiteral("Unauthorized: unknown or revoked bearer token")
-                          : QStringLiteral("Unauthorized: send Authorization: Bearer <token> "
-                                           "(create one with: countersign token add NAME)"));
+            503, JsonRpc::kServerError,
+            QStringLiteral("Service Unavailable: Countersign cannot read its store, so nothing is run (%1)")
+                .arg(caller.detail));
+        r.headers.append(qMakePair(QByteArray("Retry-After"), QByteArray("5")));
+        return r;
+    }
+    case LocalCaller::Refusal::NoToken:
+    case LocalCaller::Refusal::UnknownToken: {
+        HttpResponse r =
+            McpHttpEndpoint::refusal(401, JsonRpc::kServerError,
+                                     caller.refusal == LocalCaller::Refusal::UnknownToken
+                                         ? QStringLiteral("Unauthorized: unknown or revoked bearer token")
+                                         : QStringLiteral("Unauthorized: send Authorization: Bearer <token> "
+                                                          "(create one with: countersign token add NAME)"));
         r.headers.append(
             qMakePair(QByteArray("WWW-Authenticate"), QByteArray("Bearer realm=\"countersign\"")));
         return r;
+    }
     }
 
     if (request.method != "POST")

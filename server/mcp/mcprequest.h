@@ -61,7 +61,9 @@ struct Reply final
 // Receives a Reply exactly once, possibly after the call that was handed it has returned.
 using ReplyHandler = std::function<void(Reply)>;
 
-enum class Transport { Http, Stdio };
+// How a call reached the server: HTTP on loopback, a stdio client through its bridge, or the local
+// socket itself (the hook shim).
+enum class Transport { Http, Stdio, Unix };
 
 // Asks the client something in the middle of a call: sends elicitation/create with params on the
 // call's channel (a 2025-era call's event stream, or its stdio connection) and hands answered the
@@ -103,9 +105,6 @@ struct CallContext final
     // Set for a task-augmented call (2025-11-25): it is held until its card is decided or its
     // ticket expires, and may be cancelled.
     std::shared_ptr<CallCancel> task;
-    // How long a 2025-era call may be held for the human, when its caller knows better than the
-    // hold limits (a hook answers before its client's own timeout); unset: the limits apply.
-    std::optional<qint64> holdMs;
 };
 
 } // namespace Countersign

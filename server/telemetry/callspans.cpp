@@ -137,10 +137,12 @@ void CallSpans::open(const Operation &operation, const GateRequest &request)
     }
     span.spanId = OtlpSpan::randomId(8);
     const QString tool = capped(operation.tool);
-    span.name = QStringLiteral("tools/call ") + tool;
+    // An MCP call's span is named for its method; an agent's own tool (its hook) is no MCP request.
+    span.name = (request.mcp ? QStringLiteral("tools/call ") : QStringLiteral("execute_tool ")) + tool;
     span.kind = OtlpSpan::Kind::Server;
     span.startMs = request.receivedMs > 0 ? request.receivedMs : operation.createdMs;
-    span.set(QStringLiteral("mcp.method.name"), QStringLiteral("tools/call"));
+    if (request.mcp)
+        span.set(QStringLiteral("mcp.method.name"), QStringLiteral("tools/call"));
     span.set(QStringLiteral("gen_ai.operation.name"), QStringLiteral("execute_tool"));
     span.set(QStringLiteral("gen_ai.tool.name"), tool);
     if (const QString id = requestId(request.id); !id.isEmpty())
@@ -148,7 +150,9 @@ void CallSpans::open(const Operation &operation, const GateRequest &request)
     if (!request.envelope.protocolVersion.isEmpty())
         span.set(QStringLiteral("mcp.protocol.version"), capped(request.envelope.protocolVersion));
     span.set(QStringLiteral("network.transport"),
-             request.transport == Transport::Stdio ? QStringLiteral("pipe") : QStringLiteral("tcp"));
+             request.transport == Transport::Stdio  ? QStringLiteral("pipe")
+             : request.transport == Transport::Unix ? QStringLiteral("unix")
+                                                    : QStringLiteral("tcp"));
     span.set(QStringLiteral("countersign.nonce"), operation.nonce);
     span.set(QStringLiteral("countersign.connection"), capped(operation.principal));
     if (const QString client = operation.clientName(); !client.isEmpty())

@@ -2,8 +2,8 @@
 // content-type checks, JSON body, envelope, MCP header checks, dispatch). The input is split into
 // chunks at the positions its first byte picks, as a socket would deliver it.
 #include "fuzzdispatcher.h"
-#include "headerchecks.h"
 #include "httpparser.h"
+#include "localcaller.h"
 #include "mcphttpendpoint.h"
 
 #include <cstdint>
@@ -39,9 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             });
             FuzzSupport::awaitAnswer(answered);
             if (const auto host = request.header("host"))
-                (void)HeaderChecks::isLoopbackHost(*host);
+                (void)LocalCaller::isLoopbackHost(*host);
             if (const auto origin = request.header("origin"))
-                (void)HeaderChecks::isAllowedOrigin(*origin);
+                (void)LocalCaller::isAllowedOrigin(*origin);
             if (++requests > 64)
                 return 0;
             state = parser.feed({});
