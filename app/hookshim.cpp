@@ -96,7 +96,7 @@ int runHookShim(int argc, char **argv, int first, const std::string &defaultSock
         else if (!std::strcmp(argv[i], "--token-file"))
             tokenFile = argv[i + 1];
     }
-    const std::optional<HookClient> client = HookFormat::parseClient(clientName);
+    const std::optional<HookClient> client = hookClientNamed(clientName);
     if (!client)
         return deny(std::nullopt, HookEvent::Pre,
                     "usage: countersign-hook claude-code|codex|gemini|qwen --socket PATH [--token-file FILE] "
@@ -148,7 +148,7 @@ int runHookShim(int argc, char **argv, int first, const std::string &defaultSock
                     "Countersign is not running, so nothing is allowed. Start it, then call again.");
     }
     const json hello = {
-        {"countersign", kHookHello}, {"token", token}, {"client", HookFormat::clientName(*client)}};
+        {"countersign", kHookHello}, {"token", token}, {"client", std::string(hookClientSpec(*client).name)}};
     // The answer is read even when the payload could not all be sent: a refused hello is answered
     // before the payload is read.
     if (writeAll(fd, hello.dump() + '\n'))

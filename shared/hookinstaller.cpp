@@ -1,5 +1,6 @@
 #include "hookinstaller.h"
 
+#include "hookclients.h"
 #include "hooksetup.h"
 #include "tokenstore.h"
 
@@ -108,30 +109,20 @@ QString HookInstaller::connectionName(const QString &client)
 
 QString HookInstaller::displayName(const QString &client)
 {
-    if (client == QLatin1String("claude-code"))
-        return QStringLiteral("Claude Code");
-    if (client == QLatin1String("codex"))
-        return QStringLiteral("Codex");
-    if (client == QLatin1String("gemini"))
-        return QStringLiteral("Gemini CLI");
-    if (client == QLatin1String("qwen"))
-        return QStringLiteral("Qwen Code");
-    return client;
+    const auto named = hookClientNamed(client.toStdString());
+    if (!named)
+        return client;
+    const std::string_view title = hookClientSpec(*named).title;
+    return QString::fromUtf8(title.data(), qsizetype(title.size()));
 }
 
 QString HookInstaller::afterwards(const QString &client)
 {
-    if (client == QLatin1String("claude-code"))
-        return QStringLiteral(
-            "Claude Code 2.1.295 or later blocks a call when the hook fails (onFailure); an "
-            "older one lets it through.");
-    if (client == QLatin1String("codex"))
-        return QStringLiteral("Codex runs a hook only once you trust its hash: start codex and trust the "
-                              "Countersign hooks under /hooks (\"Trust all and continue\"); codex exec needs "
-                              "them trusted too, or --dangerously-bypass-hook-trust.");
-    if (client == QLatin1String("gemini"))
-        return QStringLiteral("Gemini CLI runs settings hooks only in trusted folders.");
-    return QStringLiteral("Qwen Code runs project hooks only in trusted folders; these are user-level.");
+    const auto named = hookClientNamed(client.toStdString());
+    if (!named)
+        return {};
+    const std::string_view words = hookClientSpec(*named).afterwards;
+    return QString::fromUtf8(words.data(), qsizetype(words.size()));
 }
 
 QString HookInstaller::settingsPath(const Place &place, const QString &client)
@@ -195,7 +186,8 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
     if (!token)
         return failure(token.error());
     target.token = token.value();
-    if (client != QLatin1String("claude-code"))
+    const auto named = hookClientNamed(client.toStdString());
+    if (!named || !hookClientSpec(*named).httpHook) // an HTTP hook holds its token in its header
         if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
             return failure(saved.error());
     auto merged = HookSetup::install(current.value(), target);

@@ -1,5 +1,7 @@
 #include "hooksetup.h"
 
+#include "hookclients.h"
+
 #include <QDir>
 #include <QRegularExpression>
 
@@ -9,13 +11,29 @@ using json = nlohmann::json;
 
 namespace {
 
+QString text(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+const HookClientSpec *specOf(const QString &client)
+{
+    const auto named = hookClientNamed(client.toStdString());
+    return named && text(hookClientSpec(*named).name) == client ? &hookClientSpec(*named) : nullptr;
+}
+
+// The events Countersign hooks in the client: before a tool runs, when it would ask (where it has
+// that hook), after it ran.
 QStringList eventsOf(const QString &client)
 {
-    if (client == QLatin1String("claude-code"))
-        return {QStringLiteral("PreToolUse"), QStringLiteral("PostToolUse")};
-    if (client == QLatin1String("gemini"))
-        return {QStringLiteral("BeforeTool"), QStringLiteral("AfterTool")};
-    return {QStringLiteral("PreToolUse"), QStringLiteral("PermissionRequest"), QStringLiteral("PostToolUse")};
+    const HookClientSpec *spec = specOf(client);
+    if (!spec)
+        return {};
+    QStringList events{text(spec->preEvent)};
+    if (!spec->permissionEvent.empty())
+        events.append(text(spec->permissionEvent));
+    events.append(text(spec->postEvent));
+    return events;
 }
 
 // One of Countersign's handlers: an HTTP hook on a loopback /hooks/ URL, or a command that runs
@@ -35,7 +53,8 @@ bool isOurs(const json &handler)
 
 json handlerFor(const Target &target)
 {
-    if (target.client == QLatin1String("claude-code"))
+    const HookClientSpec *spec = specOf(target.client);
+    if (spec && spec->httpHook)
         return {{"type", "http"},
                 {"url", target.hookUrl.toStdString()},
                 {"headers", {{"Authorization", ("Bearer " + target.token).toStdString()}}},
@@ -50,7 +69,7 @@ json handlerFor(const Target &target)
                                 QLatin1Char('\'')
                           : part);
     json handler = {{"type", "command"}, {"command", quoted.join(QLatin1Char(' ')).toStdString()}};
-    if (target.client == QLatin1String("gemini")) {
+    if (spec && spec->timeoutInMs) { // Gemini CLI's form: a name, and milliseconds
         handler["name"] = "countersign";
         handler["timeout"] = 600000; // milliseconds
     } else {
@@ -64,40 +83,26 @@ json handlerFor(const Target &target)
 
 QStringList clients()
 {
-    return {QStringLiteral("claude-code"), QStringLiteral("codex"), QStringLiteral("gemini"),
-            QStringLiteral("qwen")};
+    QStringList names;
+    for (const HookClientSpec &spec : kHookClients)
+        names.append(text(spec.name));
+    return names;
 }
 
 QString settingsPath(const QString &client, const QString &home, const QString &codexHome)
 {
-    if (client == QLatin1String("claude-code"))
-        return QDir(home).filePath(QStringLiteral(".claude/settings.json"));
-    if (client == QLatin1String("codex"))
-        return QDir(codexHome.isEmpty() ? QDir(home).filePath(QStringLiteral(".codex")) : codexHome)
-            .filePath(QStringLiteral("hooks.json"));
-    if (client == QLatin1String("gemini"))
-        return QDir(home).filePath(QStringLiteral(".gemini/settings.json"));
-    if (client == QLatin1String("qwen"))
-        return QDir(home).filePath(QStringLiteral(".qwen/settings.json"));
-    return {};
+    const HookClientSpec *spec = specOf(client);
+    if (!spec)
+        return {};
+    if (spec->client == HookClient::Codex && !codexHome.isEmpty())
+        return QDir(codexHome).filePath(QStringLiteral("hooks.json"));
+    return QDir(home).filePath(text(spec->settingsFile));
 }
 
 QString matcher(const QString &client)
 {
-    // Anchored: the clients read a matcher with anything but letters, digits, _ and | as an
-    // unanchored regular expression (Bash would also match BashOutput).
-    if (client == QLatin1String("claude-code"))
-        return QStringLiteral("^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$");
-    if (client == QLatin1String("qwen"))
-        return QStringLiteral(
-            "^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|read_file|read_many_files|"
-            "list_directory|glob|grep_search|search_file_content|mcp__.*)$");
-    if (client == QLatin1String("codex"))
-        return QStringLiteral("^(Bash|apply_patch|mcp__.*)$");
-    // The read tools too: a read of a secret asks, as cat's does.
-    return QStringLiteral(
-        "^(run_shell_command|write_file|replace|read_file|read_many_files|list_directory|glob|"
-        "search_file_content|grep_search)$");
+    const HookClientSpec *spec = specOf(client);
+    return spec ? text(spec->matcher) : QString();
 }
 
 json remove(const json &settings, const QString &client)

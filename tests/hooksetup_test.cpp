@@ -2,6 +2,7 @@
 // everything else in the file kept; HookInstaller: the real files, backups and tokens.
 #include "database.h"
 #include "fakeclock.h"
+#include "hookclients.h"
 #include "hookinstaller.h"
 #include "hooksetup.h"
 #include "jsoncompare.h"
@@ -43,6 +44,45 @@ private:
     }
 
 private Q_SLOTS:
+    // One list names the clients: each kind once, by a name that reads back as itself, with the
+    // settings file, events and matcher the installer writes.
+    void theOneList_namesEachClientOnce_andTheInstallerFollowsIt()
+    {
+        QSet<int> kinds;
+        QStringList names;
+        for (const HookClientSpec &spec : kHookClients) {
+            QVERIFY(!kinds.contains(int(spec.client)));
+            kinds.insert(int(spec.client));
+            const QString name = QString::fromUtf8(spec.name.data(), qsizetype(spec.name.size()));
+            names.append(name);
+            QCOMPARE(hookClientNamed(spec.name), std::optional<HookClient>(spec.client));
+            QVERIFY(!spec.title.empty() && !spec.preEvent.empty() && !spec.postEvent.empty());
+            QVERIFY(spec.matcher.front() == '^' && spec.matcher.back() == '$');
+            QCOMPARE(HookSetup::matcher(name),
+                     QString::fromUtf8(spec.matcher.data(), qsizetype(spec.matcher.size())));
+            QVERIFY(HookSetup::settingsPath(name, QStringLiteral("/h"))
+                        .endsWith(QString::fromUtf8(spec.settingsFile.data(),
+                                                    qsizetype(spec.settingsFile.size()))));
+            HookSetup::Target target;
+            target.client = name;
+            target.hookUrl = QStringLiteral("http://127.0.0.1:7331/hooks/") + name;
+            target.token = QStringLiteral("cs_t");
+            target.shim = {QStringLiteral("countersign-hook"), name};
+            auto merged = HookSetup::install(json::object(), target);
+            QVERIFY(merged.ok());
+            QVERIFY(merged.value().at("hooks").contains(std::string(spec.preEvent)));
+            QVERIFY(merged.value().at("hooks").contains(std::string(spec.postEvent)));
+            QCOMPARE(merged.value().at("hooks").contains("PermissionRequest"),
+                     spec.permissionEvent == "PermissionRequest");
+            QVERIFY(HookSetup::installed(merged.value(), name));
+        }
+        QCOMPARE(HookSetup::clients(), names);
+        QCOMPARE(hookClientNamed("claude"), std::optional<HookClient>(HookClient::ClaudeCode));
+        QVERIFY(!hookClientNamed("claude-code ").has_value());
+        QVERIFY(HookSetup::settingsPath(QStringLiteral("cursor"), QStringLiteral("/h")).isEmpty());
+        QCOMPARE(HookSetup::settingsPath(QStringLiteral("codex"), QStringLiteral("/h"), QStringLiteral("/c")),
+                 QStringLiteral("/c/hooks.json"));
+    }
     void install_isIdempotent_andKeepsTheUsersOwn_data()
     {
         QTest::addColumn<QString>("client");

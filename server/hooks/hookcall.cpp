@@ -8,27 +8,19 @@ namespace HookClients {
 
 std::optional<HookClient> parse(const QString &name)
 {
-    return HookFormat::parseClient(name.toStdString());
+    return hookClientNamed(name.toStdString());
 }
 
 QString name(HookClient client)
 {
-    return QString::fromStdString(HookFormat::clientName(client));
+    const std::string_view n = hookClientSpec(client).name;
+    return QString::fromUtf8(n.data(), qsizetype(n.size()));
 }
 
 QString title(HookClient client)
 {
-    switch (client) {
-    case HookClient::ClaudeCode:
-        return QStringLiteral("Claude Code");
-    case HookClient::Codex:
-        return QStringLiteral("Codex");
-    case HookClient::Gemini:
-        return QStringLiteral("Gemini CLI");
-    case HookClient::Qwen:
-        return QStringLiteral("Qwen Code");
-    }
-    return {};
+    const std::string_view t = hookClientSpec(client).title;
+    return QString::fromUtf8(t.data(), qsizetype(t.size()));
 }
 
 } // namespace HookClients
@@ -59,20 +51,18 @@ Result<QString> stringField(const json &payload, const char *key, bool required,
 std::optional<HookCall::Event> eventOf(HookClient client, const QString &name, bool &failed)
 {
     failed = false;
-    if (client == HookClient::Gemini) {
-        if (name == QLatin1String("BeforeTool"))
-            return HookCall::Event::Pre;
-        if (name == QLatin1String("AfterTool"))
-            return HookCall::Event::Post;
-        return std::nullopt;
-    }
-    if (name == QLatin1String("PreToolUse"))
+    const HookClientSpec &spec = hookClientSpec(client);
+    const QByteArray event = name.toUtf8();
+    const auto is = [&event](std::string_view n) {
+        return !n.empty() && std::string_view(event.constData(), size_t(event.size())) == n;
+    };
+    if (is(spec.preEvent))
         return HookCall::Event::Pre;
-    if (name == QLatin1String("PermissionRequest"))
+    if (is(spec.permissionEvent))
         return HookCall::Event::Permission;
-    if (name == QLatin1String("PostToolUse"))
+    if (is(spec.postEvent))
         return HookCall::Event::Post;
-    if (name == QLatin1String("PostToolUseFailure") && client != HookClient::Codex) {
+    if (is(spec.failureEvent)) {
         failed = true;
         return HookCall::Event::Post;
     }

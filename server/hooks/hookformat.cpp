@@ -30,34 +30,6 @@ json claudeStyle(HookEvent event, bool allow, const std::string &reason)
 
 } // namespace
 
-std::optional<HookClient> parseClient(const std::string &name)
-{
-    if (name == "claude-code" || name == "claude")
-        return HookClient::ClaudeCode;
-    if (name == "codex")
-        return HookClient::Codex;
-    if (name == "gemini")
-        return HookClient::Gemini;
-    if (name == "qwen")
-        return HookClient::Qwen;
-    return std::nullopt;
-}
-
-std::string clientName(HookClient client)
-{
-    switch (client) {
-    case HookClient::ClaudeCode:
-        return "claude-code";
-    case HookClient::Codex:
-        return "codex";
-    case HookClient::Gemini:
-        return "gemini";
-    case HookClient::Qwen:
-        return "qwen";
-    }
-    return {};
-}
-
 std::string allow(HookClient client, HookEvent event)
 {
     switch (client) {
