@@ -95,11 +95,14 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         QStringLiteral("setup"),
         QStringLiteral("token add: also print how to point each client at Countersign (HTTP and stdio), "
                        "as the Connections tab shows it."));
+    const QCommandLineOption yes(QStringLiteral("yes"),
+                                 QStringLiteral("undo: revert without asking (the diff is still printed)."));
     parser.addOptions(
-        {config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show, setup});
+        {config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show, setup, yes});
     parser.addPositionalArgument(
         QStringLiteral("command"),
-        QStringLiteral("Optional: token add|list|revoke, receipt verify, audit verify|export."),
+        QStringLiteral(
+            "Optional: token add|list|revoke, receipt verify, audit verify|export, undo OPERATION."),
         QStringLiteral("[command]"));
     parser.process(app);
 
@@ -139,13 +142,15 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
             okShape = (verb == QLatin1String("verify") || verb == QLatin1String("export")) && n == 2;
         else if (noun == QLatin1String("hooks"))
             okShape = (verb == QLatin1String("install") || verb == QLatin1String("remove")) && n == 3;
+        else if (noun == QLatin1String("undo"))
+            okShape = n == 2;
         else
             usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(noun));
         if (!okShape)
-            usageError(
-                QStringLiteral("usage: countersign token add NAME | token list | token revoke NAME | "
-                               "receipt verify FILE | audit verify | audit export [--format csv|json] | "
-                               "hooks install|remove claude-code|codex|gemini|qwen"));
+            usageError(QStringLiteral(
+                "usage: countersign token add NAME | token list | token revoke NAME | "
+                "receipt verify FILE | audit verify | audit export [--format csv|json] | "
+                "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--yes]"));
         if (parser.isSet(format)) {
             cl.format = parser.value(format);
             if (cl.format != QLatin1String("csv") && cl.format != QLatin1String("json"))
@@ -155,6 +160,9 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         cl.publicKey = parser.value(publicKey);
         cl.receipts = parser.values(receipt);
         cl.setup = parser.isSet(setup);
+        cl.yes = parser.isSet(yes);
+        if (cl.yes && noun != QLatin1String("undo"))
+            usageError(QStringLiteral("--yes goes with undo OPERATION"));
         if (cl.setup && !(noun == QLatin1String("token") && verb == QLatin1String("add")) &&
             !(noun == QLatin1String("hooks") && verb == QLatin1String("install")))
             usageError(QStringLiteral("--setup goes with token add NAME or hooks install CLIENT"));

@@ -28,6 +28,7 @@ struct CommandLine final
     QStringList receipts; // audit verify: receipts whose signed head the log must hold
     QString show;         // window: the tab to open on (approvals, audit, connections, settings)
     bool setup = false;   // token add: print every client's setup as well
+    bool yes = false;     // undo: revert without asking on the terminal
     // What `countersign --stdio` needs to reach this console: the folders given on this command
     // line (absolute), without the program.
     QStringList stdioArguments;

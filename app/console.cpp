@@ -10,6 +10,7 @@
 #include "consoleinstance.h"
 #include "database.h"
 #include "declinesview.h"
+#include "fileundo.h"
 #include "hookinstaller.h"
 #include "hookscommand.h"
 #include "keyloader.h"
@@ -17,6 +18,7 @@
 #include "mcpserver.h"
 #include "serverthread.h"
 #include "settingspage.h"
+#include "snapshotstore.h"
 #include "systemclock.h"
 #include "tokenstore.h"
 
@@ -326,6 +328,8 @@ struct Console::Parts
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<TokenStore> tokens;
     std::unique_ptr<HookInstaller> hookInstaller; // Connections' Install and Remove of the agents' hooks
+    std::unique_ptr<SnapshotStore> snapshots;     // the audit view's Revert reads what was kept
+    std::unique_ptr<FileUndo> undo;
     std::unique_ptr<ServerThread> server;
     std::unique_ptr<MainWindow> window;
     std::unique_ptr<QThread, JoinedThread> verifier; // the start's log check; waited for first
@@ -479,10 +483,15 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     // Where to listen is the file's (or --listen's), not policy: it is not held with a widening.
     Config serving = p.guard->inForce();
     serving.overrideListen(config.value().listenHost(), config.value().listenPort());
-    const McpServer::Setup setup{serving,          databasePath,
-                                 p.keys,           &p.clock,
-                                 hooks.extraTools, ConsoleInstance::bridgePath(cl.dataDir),
-                                 instanceId,       config.value().instanceName()};
+    const McpServer::Setup setup{serving,
+                                 databasePath,
+                                 p.keys,
+                                 &p.clock,
+                                 hooks.extraTools,
+                                 ConsoleInstance::bridgePath(cl.dataDir),
+                                 instanceId,
+                                 config.value().instanceName(),
+                                 SnapshotStore::folderIn(cl.dataDir)};
     p.server = std::make_unique<ServerThread>(setup);
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());
@@ -506,6 +515,14 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         p.hookInstaller =
             std::make_unique<HookInstaller>(*p.tokens, hookPlace(cl.dataDir, p.url.left(p.url.size() - 4)));
         p.window->setHookInstaller(p.hookInstaller.get());
+        p.snapshots = std::make_unique<SnapshotStore>(
+            SnapshotStore::folderIn(cl.dataDir),
+            SnapshotStore::Limits{qint64(p.guard->inForce().undoMegabytes()) << 20,
+                                  qint64(p.guard->inForce().undoDays()) * 24 * 3600 * 1000});
+        p.undo = std::make_unique<FileUndo>(*p.store, *p.snapshots);
+        p.window->setUndo(p.undo.get(), config.value().person().isEmpty()
+                                            ? QStringLiteral("console")
+                                            : QStringLiteral("console:") + config.value().person());
         p.window->setConfig(p.guard->inForce(), cl.configPath, settingsText(p.guard->inForce(), cl, p.keys));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);

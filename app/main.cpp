@@ -9,6 +9,7 @@
 #include "socketpaths.h"
 #include "stdiobridge.h"
 #include "tokencommand.h"
+#include "undocommand.h"
 #include "unixsignals.h"
 
 #include <QApplication>
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
             return runAuditCommand(cl);
         if (noun == QLatin1String("hooks"))
             return runHooksCommand(cl);
+        if (noun == QLatin1String("undo"))
+            return runUndoCommand(cl);
         return runReceiptCommand(cl);
     }
 

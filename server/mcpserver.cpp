@@ -18,6 +18,7 @@
 #include "mcphttpendpoint.h"
 #include "otlpexporter.h"
 #include "receipt.h"
+#include "snapshotstore.h"
 #include "statustool.h"
 #include "ticketsealer.h"
 #include "tokenstore.h"
@@ -205,10 +206,17 @@ void McpServer::buildTools()
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner, workspace);
     if (m_hooks)
-        m_hooks->configure(HookService::Settings{workspace,
-                                                 {QStringLiteral("countersign"), QStringLiteral("cs")},
-                                                 m_setup.config.hookHoldSeconds() * 1000LL,
-                                                 m_setup.config.mode()});
+        m_hooks->configure(HookService::Settings{
+            workspace,
+            {QStringLiteral("countersign"), QStringLiteral("cs")},
+            m_setup.config.hookHoldSeconds() * 1000LL,
+            m_setup.config.mode(),
+            m_setup.snapshotsPath.isEmpty()
+                ? nullptr
+                : std::make_shared<SnapshotStore>(
+                      m_setup.snapshotsPath,
+                      SnapshotStore::Limits{qint64(m_setup.config.undoMegabytes()) << 20,
+                                            qint64(m_setup.config.undoDays()) * 24 * 3600 * 1000})});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())

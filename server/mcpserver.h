@@ -64,6 +64,9 @@ public:
         // claims name no instance (tests).
         QString instanceId;
         QString instanceName; // Config::instanceName: recorded with each call it serves
+        // Where the agents' allowed changes keep their files' previous content for an undo
+        // (SnapshotStore, bounded by Config::undoMegabytes and undoDays); none when empty.
+        QString snapshotsPath;
     };
 
     explicit McpServer(Setup setup, QObject *parent = nullptr);

@@ -569,6 +569,21 @@ Status AuditStore::recordEvent(const QString &event, const json &detail)
     return commitSigned(transaction);
 }
 
+Status AuditStore::recordEvent(const QString &event, const QString &nonce, const json &detail)
+{
+    WriteTransaction transaction(m_db);
+    if (!transaction.begun())
+        return transaction.begun();
+    if (auto appended = m_chain->append(transaction, event, nonce, detail); !appended)
+        return appended;
+    return commitSigned(transaction);
+}
+
+Result<QList<json>> AuditStore::eventsOf(const QString &nonce, const QString &event)
+{
+    return m_chain->detailsOf(nonce, event);
+}
+
 Result<json> AuditStore::lastEvent(const QString &event)
 {
     return m_chain->lastEvent(event);

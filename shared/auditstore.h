@@ -127,6 +127,11 @@ public:
     // An event that is not about one operation (a policy change accepted or applied, ...), in the
     // hash chain with its detail.
     Status recordEvent(const QString &event, const nlohmann::json &detail);
+    // An event about one operation that is not a step of its flow (what an agent's tool did after
+    // it was allowed, a revert of it), in the chain under the operation's nonce.
+    Status recordEvent(const QString &event, const QString &nonce, const nlohmann::json &detail);
+    // The details of the operation's events of that name, oldest first.
+    Result<QList<nlohmann::json>> eventsOf(const QString &nonce, const QString &event);
     // The detail of the last such event, or null when there is none.
     Result<nlohmann::json> lastEvent(const QString &event);
 

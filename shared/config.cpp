@@ -121,6 +121,12 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                     QStringLiteral("must be an integer from 1 to 570 (the clients' hook timeouts "
                                    "are 600 s, and a client that times out runs the tool)"));
             config.m_hookHoldSeconds = value.get<int>();
+        } else if (key == "undoMegabytes" || key == "undoDays") {
+            const int max = key == "undoMegabytes" ? 65536 : 365;
+            if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > max)
+                return fieldError(fileName, text, key,
+                                  QStringLiteral("must be an integer from 1 to %1").arg(max));
+            (key == "undoMegabytes" ? config.m_undoMegabytes : config.m_undoDays) = value.get<int>();
         } else if (key == "mode") {
             const auto mode = value.is_string()
                                   ? parseGateMode(QString::fromStdString(value.get<std::string>()))

@@ -43,6 +43,10 @@ public:
     int hookHoldSeconds() const { return m_hookHoldSeconds; }
     // "mode": what the agents' own tools may do with no card when no rule decides.
     GateMode mode() const { return m_mode; }
+    // "undoMegabytes" and "undoDays": how much of what agents' changes overwrote is kept for an
+    // undo, and for how long (the snapshot store drops the oldest first past either).
+    int undoMegabytes() const { return m_undoMegabytes; }
+    int undoDays() const { return m_undoDays; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -83,6 +87,8 @@ private:
     int m_legacyHoldSeconds = 50;
     int m_progressHoldSeconds = 240;
     int m_hookHoldSeconds = 570;
+    int m_undoMegabytes = 512;
+    int m_undoDays = 14;
     GateMode m_mode = GateMode::Standard;
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;

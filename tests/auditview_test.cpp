@@ -11,14 +11,17 @@
 #include "database.h"
 #include "decisionchart.h"
 #include "fakeclock.h"
+#include "fileundo.h"
 #include "helperfailure.h"
 #include "receipt.h"
+#include "snapshotstore.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateEdit>
+#include <QDialog>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,6 +29,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -394,6 +398,54 @@ private Q_SLOTS:
             message->text(),
             QStringLiteral("Nothing was exported to %1: %2").arg(QDir::toNativeSeparators(nowhere), error));
         QVERIFY(message->isVisible());
+    }
+    // A row whose change kept what it overwrote offers Revert: the dialog shows the diff it applies,
+    // Revert restores the bytes and says so, and a second one is refused in the view. A row that
+    // kept nothing offers none.
+    void revert_showsTheDiff_restoresTheBytes_once()
+    {
+        SnapshotStore snapshots(m_dir.filePath(QStringLiteral("snapshots")), {});
+        FileUndo undo(*m_store, snapshots);
+        const QString file = m_dir.filePath(QStringLiteral("edited.txt"));
+        const auto put = [&file](const QByteArray &bytes) {
+            QFile f(file);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        QVERIFY(put("kept line\nbefore\n"));
+        auto kept = snapshots.keep(file);
+        QVERIFY(kept.ok());
+        QVERIFY(put("kept line\nafter\n"));
+        const QString nonce = add(QStringLiteral("quiet-edit"), Operation::Status::Approved);
+        QVERIFY(m_store
+                    ->recordEvent(QStringLiteral("agent-tool-ran"), nonce,
+                                  {{"undo", FileUndo::record({kept.value()})}})
+                    .ok());
+        const QString other = add(QStringLiteral("nothing-kept"), Operation::Status::Approved);
+        showView();
+        m_view->setUndo(&undo, QStringLiteral("console:alice"));
+        QVERIFY(listed());
+        auto *revert = find<QPushButton>("auditRevert");
+        QVERIFY(select(other));
+        QVERIFY(!revert->isVisible());
+        QVERIFY(select(nonce));
+        QVERIFY(revert->isVisible());
+        revert->click();
+        auto *dialog = m_view->findChild<QDialog *>(QStringLiteral("revertDialog"));
+        QVERIFY(dialog);
+        const QString diff = dialog->findChild<QPlainTextEdit *>(QStringLiteral("revertDiff"))->toPlainText();
+        QVERIFY2(diff.contains(QLatin1String("-after\n+before")), qPrintable(diff));
+        dialog->findChild<QPushButton *>(QStringLiteral("revertConfirm"))->click();
+        QTRY_VERIFY(find<QLabel>("auditRevertMessage")->text().contains(QLatin1String("Reverted 1 file")));
+        QFile restored(file);
+        QVERIFY(restored.open(QIODevice::ReadOnly));
+        QCOMPARE(restored.readAll(), QByteArray("kept line\nbefore\n"));
+        QVERIFY(relisted());
+        QVERIFY(select(nonce));
+        revert->click();
+        QVERIFY(find<QLabel>("auditRevertMessage")->text().contains(QLatin1String("reverted already")));
+        QVERIFY(!m_view->findChild<QDialog *>(QStringLiteral("revertDialog"), Qt::FindDirectChildrenOnly) ||
+                !m_view->findChild<QDialog *>(QStringLiteral("revertDialog"))->isVisible());
+        m_view->setUndo(nullptr, {});
     }
     void dateBoxes_areDisabled_whileFromIsOff()
     {

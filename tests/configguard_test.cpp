@@ -112,7 +112,7 @@ private:
         keys.kid = QStringLiteral("guard");
         keys.signingSeed = QByteArray(32, '\x07');
         m_server =
-            std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}});
+            std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}});
         if (auto started = m_server->start(); !started)
             return helperFailed(started.error());
 

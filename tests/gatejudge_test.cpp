@@ -104,13 +104,17 @@ private Q_SLOTS:
         const auto j = judge(agentCall("make test"));
         QVERIFY(j.has_value());
         QVERIFY(j->allowed);
-        QVERIFY(j->nonce.isEmpty()); // no human approved it: no receipt
+        QVERIFY(!j->approved);         // no human approved it: no receipt
+        QCOMPARE(j->nonce.size(), 32); // its audit row
         QCOMPARE(m_action->applyRuns, 1);
         QCOMPARE(m_stack->queue().pending().size(), 0);
         auto rows = m_stack->store().report(false);
         QVERIFY(rows.ok());
         QCOMPARE(rows.value().size(), 1);
         QCOMPARE_JSON(rows.value()[0].at("decision"), json("allowed"));
+        auto op = m_stack->store().storedOperation(j->nonce);
+        QVERIFY(op.ok() && op.value());
+        QVERIFY(op.value()->status == Operation::Status::Allowed);
     }
     void denyRule_isRefused_withTheRulesReason()
     {
@@ -134,6 +138,7 @@ private Q_SLOTS:
         QVERIFY(m_stack->queue().approve(nonce, QStringLiteral("console:alice")).ok());
         QTRY_VERIFY_WITH_TIMEOUT(out->has_value(), 5000);
         QVERIFY((*out)->allowed);
+        QVERIFY((*out)->approved);
         QCOMPARE((*out)->nonce, nonce);
         QCOMPARE(m_action->applyRuns, 1);
         auto op = m_stack->store().operation(nonce);

@@ -7,19 +7,24 @@
 #include "decisionchart.h"
 #include "riskstyle.h"
 #include "themecolours.h"
+#include "undo.h"
 #include "visibletext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateEdit>
 #include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -135,6 +140,16 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_exportMessage->setWordWrap(true);
     m_exportMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_exportMessage->hide();
+    m_revert = new QPushButton(tr("Revert…"), this);
+    m_revert->setObjectName(QStringLiteral("auditRevert"));
+    m_revert->setToolTip(tr("Take back what this change of the agent's did to its files"));
+    m_revert->hide();
+    m_revertMessage = new QLabel(this);
+    m_revertMessage->setObjectName(QStringLiteral("auditRevertMessage"));
+    m_revertMessage->setTextFormat(Qt::PlainText);
+    m_revertMessage->setWordWrap(true);
+    m_revertMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_revertMessage->hide();
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_decision);
@@ -155,6 +170,8 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     splitter->setStretchFactor(1, 2);
     auto *footer = new QHBoxLayout;
     footer->addWidget(m_status);
+    footer->addWidget(m_revert);
+    footer->addWidget(m_revertMessage, 1);
     footer->addWidget(m_exportMessage, 1, Qt::AlignRight);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(filters);
@@ -197,6 +214,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     });
     connect(m_model, &AuditModel::loadingChanged, this, &AuditView::showStatus);
     connect(exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
+    connect(m_revert, &QPushButton::clicked, this, &AuditView::revertSelected);
     connect(m_model, &AuditModel::exported, this, &AuditView::exportEnded);
     reloadChoices();
     m_chart->setCounts(m_model->days());
@@ -307,6 +325,8 @@ void AuditView::refreshSoon()
 void AuditView::showDetail()
 {
     const QModelIndex current = m_table->selectionModel()->currentIndex();
+    m_revert->hide();
+    m_selectedNonce.clear();
     if (!current.isValid()) {
         m_selectedKey = 0;
         m_detail->setHtml(tr("<p>Select a row to see what its card showed, its decision and receipt.</p>"));
@@ -320,6 +340,73 @@ void AuditView::showDetail()
         return;
     }
     m_detail->setHtml(detailPage(*op.value()));
+    m_selectedNonce = op.value()->nonce;
+    if (m_undo) {
+        const auto undoable = m_undo->hasUndo(m_selectedNonce);
+        m_revert->setVisible(undoable && undoable.value());
+    }
+}
+
+void AuditView::setUndo(Undo *undo, const QString &by)
+{
+    m_undo = undo;
+    m_revertBy = by;
+    showDetail();
+}
+
+void AuditView::revertSelected()
+{
+    if (!m_undo || m_selectedNonce.isEmpty())
+        return;
+    const QString nonce = m_selectedNonce;
+    auto preview = m_undo->preview(nonce);
+    if (!preview)
+        return showRevertMessage(tr("Cannot revert: %1").arg(preview.error()), true);
+    if (!preview.value().refusal.isEmpty())
+        return showRevertMessage(tr("Cannot revert: %1. Nothing was changed.").arg(preview.value().refusal),
+                                 true);
+    // Asks first, showing exactly what the revert writes; Cancel is the default.
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName(QStringLiteral("revertDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Revert the agent's change"));
+    auto *question = new QLabel(tr("Put back what %n file(s) held before the agent's change? This "
+                                   "applies the diff below.",
+                                   nullptr, int(preview.value().files.size())),
+                                dialog);
+    question->setWordWrap(true);
+    question->setTextFormat(Qt::PlainText);
+    auto *diff = new QPlainTextEdit(visibleText(preview.value().diff), dialog);
+    diff->setObjectName(QStringLiteral("revertDiff"));
+    diff->setReadOnly(true);
+    diff->setLineWrapMode(QPlainTextEdit::NoWrap);
+    diff->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, dialog);
+    QPushButton *revert = buttons->addButton(tr("Revert"), QDialogButtonBox::AcceptRole);
+    revert->setObjectName(QStringLiteral("revertConfirm"));
+    revert->setAutoDefault(false);
+    buttons->button(QDialogButtonBox::Cancel)->setDefault(true);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addWidget(question);
+    layout->addWidget(diff, 1);
+    layout->addWidget(buttons);
+    dialog->resize(720, 420);
+    connect(dialog, &QDialog::accepted, this, [this, nonce] {
+        auto reverted = m_undo->revert(nonce, m_revertBy);
+        showRevertMessage(reverted ? reverted.value() : reverted.error(), !reverted);
+        refreshSoon();
+    });
+    dialog->open();
+}
+
+void AuditView::showRevertMessage(const QString &text, bool failed)
+{
+    m_revertMessage->setStyleSheet(failed ? ThemeColours::textCss(ThemeColours::errorText(palette()))
+                                          : QString());
+    m_revertMessage->setText(text);
+    m_revertMessage->show();
 }
 
 QString AuditView::detailPage(const Operation &o)

@@ -17,6 +17,7 @@ namespace Countersign {
 class AuditModel;
 class AuditStore;
 class DecisionChart;
+class Undo;
 struct Operation;
 
 // The audit log as a table: sort by any column, filter by decision, client, tool, date range and
@@ -38,6 +39,13 @@ public:
     // that it is exporting, then where it wrote how many rows, or why it could not; ends in
     // exportFinished. The Export button is disabled meanwhile.
     void exportTo(const QString &path);
+    // Where a row's Revert goes (an agent's change that ran with no card, kept for an undo), and
+    // who reverts in the audit chain ("console:alice"). Unset: no row offers Revert.
+    void setUndo(Undo *undo, const QString &by);
+    // The selected row's Revert: shows the diff it would apply in a dialog (objectName
+    // "revertDialog", its diff "revertDiff"), or why it cannot be undone now; on Revert, restores
+    // the files and says so (objectName "auditRevertMessage").
+    void revertSelected();
 
 Q_SIGNALS:
     void exportFinished(bool ok, const QString &error);
@@ -57,6 +65,7 @@ private:
     void showQueryErrors();
     void showStatus();
     void showExportMessage(const QString &text, bool failed);
+    void showRevertMessage(const QString &text, bool failed);
     void exportEnded(const QString &path, int rows, const QString &error);
 
     AuditStore &m_store;
@@ -79,6 +88,11 @@ private:
     QLabel *m_status = nullptr;
     QLabel *m_exportMessage = nullptr;
     QPushButton *m_exportButton = nullptr;
+    QPushButton *m_revert = nullptr;
+    QLabel *m_revertMessage = nullptr;
+    Undo *m_undo = nullptr;
+    QString m_revertBy;
+    QString m_selectedNonce;
     // The last error of the choices' queries; the table's and the chart's are the model's.
     QString m_choicesError;
     // The selected row's operation (AuditModel::keyAt), selected again after the rows are read again.

@@ -255,6 +255,11 @@ void MainWindow::setHookInstaller(HookInstaller *installer)
     m_connections->setHookInstaller(installer);
 }
 
+void MainWindow::setUndo(Undo *undo, const QString &by)
+{
+    m_audit->setUndo(undo, by);
+}
+
 void MainWindow::setListenUrl(const QString &url, const QStringList &stdioCommand)
 {
     m_status->setText(tr("Listening on %1").arg(url));

@@ -25,6 +25,7 @@ class PolicyChangeBanner;
 class SettingsPage;
 class HookInstaller;
 class TokenStore;
+class Undo;
 struct Operation;
 
 // The approval console's main window: pending approvals, the audit log, the declines, connections
@@ -65,6 +66,8 @@ public:
     void setUpstreams(const QString &status);
     // Where Connections installs the agents' hooks.
     void setHookInstaller(HookInstaller *installer);
+    // The audit view's Revert of an agent's change that ran with no card (AuditView::setUndo).
+    void setUndo(Undo *undo, const QString &by);
     // Data and configuration paths for Help > About.
     void setPaths(const QString &configPath, const QString &dataDir);
     // Quits, after asking while cards wait; a second Quit during the quit stops waiting for the

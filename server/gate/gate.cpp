@@ -118,17 +118,23 @@ void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call
 void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done)
 {
     ToolDone answer = [done = std::move(done)](ToolReply reply) {
-        if (const auto *error = std::get_if<ProtocolError>(&reply))
-            return done(
-                {false, {}, QStringLiteral("Countersign: %1. Nothing was allowed.").arg(error->message)});
+        if (const auto *error = std::get_if<ProtocolError>(&reply)) {
+            Judgement refused;
+            refused.words = QStringLiteral("Countersign: %1. Nothing was allowed.").arg(error->message);
+            return done(std::move(refused));
+        }
         const json &result = std::get<json>(reply);
         Judgement judgement;
         judgement.allowed = result.is_object() && result.value("isError", false) != true;
-        const json receipt = result.is_object()
-                                 ? result.value("_meta", json::object()).value(kReceiptMetaKey, json())
-                                 : json();
-        if (receipt.is_object() && receipt.value("nonce", json()).is_string())
+        const json meta = result.is_object() ? result.value("_meta", json::object()) : json::object();
+        const json receipt = meta.value(kReceiptMetaKey, json());
+        const json operation = meta.value(kOperationMetaKey, json());
+        if (receipt.is_object() && receipt.value("nonce", json()).is_string()) {
             judgement.nonce = QString::fromStdString(receipt.at("nonce").get<std::string>());
+            judgement.approved = true;
+        } else if (operation.is_string()) {
+            judgement.nonce = QString::fromStdString(operation.get<std::string>());
+        }
         const json content = result.is_object() ? result.value("content", json::array()) : json::array();
         if (content.is_array() && !content.empty() && content[0].is_object() &&
             content[0].value("text", json()).is_string())
@@ -412,14 +418,16 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     Q_EMIT opened(op, *request);
     ++m_applying;
     QPointer<Gate> self(this);
-    request->action->apply(request->arguments,
-                           [self, nonce = op.nonce, durability, done = std::move(done)](json result) {
-                               if (self)
-                                   self->recordEnd(nonce, result, durability);
-                               done(std::move(result));
-                               if (self)
-                                   self->applyEnded();
-                           });
+    request->action->apply(request->arguments, [self, nonce = op.nonce, durability, mcp = request->mcp,
+                                                done = std::move(done)](json result) {
+        if (self)
+            self->recordEnd(nonce, result, durability);
+        if (!mcp && result.is_object()) // for the judgement: its audit row
+            result["_meta"][kOperationMetaKey] = nonce.toStdString();
+        done(std::move(result));
+        if (self)
+            self->applyEnded();
+    });
 }
 
 // 6. The retry: the ticket opens, and names this tool, this connection and these arguments.

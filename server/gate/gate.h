@@ -75,8 +75,9 @@ public:
     struct Judgement final
     {
         bool allowed = false;
-        QString nonce; // the receipt's, when a human approved the call; empty otherwise
-        QString words; // why not, for the agent (declined and why, still waiting, refused)
+        bool approved = false; // a human approved it (its receipt is signed); else a rule or the default
+        QString nonce;         // an allowed call's operation (its audit row, and its receipt when approved)
+        QString words;         // why not, for the agent (declined and why, still waiting, refused)
     };
     using Judged = std::function<void(Judgement)>;
     void judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done);
@@ -107,6 +108,9 @@ public:
 
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = ReceiptBody::kMetaKey;
+    // _meta key of the operation's nonce on the result of a call judged through judge() that a rule
+    // or the default allowed (it has no receipt); only judge() reads it.
+    static constexpr const char *kOperationMetaKey = "countersign/operation";
 
     // The durable steps of a gated call, each emitted by stepRecorded() right after it is in
     // SQLite and before the next one starts: Minted (pending operation stored, input_required not

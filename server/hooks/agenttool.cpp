@@ -2,6 +2,7 @@
 
 #include "blastradius.h"
 #include "git.h"
+#include "snapshotstore.h"
 #include "workspace.h"
 
 #include <QCryptographicHash>
@@ -15,6 +16,25 @@ namespace Countersign {
 using json = nlohmann::json;
 
 namespace {
+
+// Why the file's previous content cannot be kept for an undo (a write over it then asks): not a
+// regular file, or larger than the snapshot store keeps. Empty when it can (or it does not exist).
+QString unkeepable(const QString &path)
+{
+    const QFileInfo info(path);
+    if (!info.exists() && !info.isSymLink())
+        return {};
+    if (info.isSymLink() || !info.isFile())
+        return QStringLiteral("writes %1, which is not a regular file: its previous content cannot be kept "
+                              "for an undo")
+            .arg(path);
+    if (info.size() > SnapshotStore::kMaxFileBytes)
+        return QStringLiteral("writes %1 (%2 MiB): a file over %3 MiB is not kept for an undo")
+            .arg(path)
+            .arg(info.size() >> 20)
+            .arg(SnapshotStore::kMaxFileBytes >> 20);
+    return {};
+}
 
 constexpr qsizetype kMaxCommand = 64 * 1024;
 constexpr int kMaxNamedFiles = 32;
@@ -430,7 +450,12 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
         const QString path = QString::fromStdString(arguments.value("path", std::string()));
         if (path.isEmpty() || !QDir::isAbsolutePath(path))
             return {Verdict::Ask, QStringLiteral("writes a file whose folder is not known")};
-        return judged(judge().write(path));
+        const Default written = judged(judge().write(path));
+        if (written.verdict == Verdict::Allow) {
+            if (const QString why = unkeepable(path); !why.isEmpty())
+                return {Verdict::Ask, why};
+        }
+        return written;
     }
     case Kind::Patch: {
         bool deletes = false;
@@ -447,6 +472,8 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
             const CommandJudge::Judgement write = j.write(path);
             if (write.verdict != Verdict::Allow)
                 return judged(write);
+            if (const QString why = unkeepable(path); !why.isEmpty())
+                return {Verdict::Ask, why};
         }
         return {Verdict::Allow, QStringLiteral("the patch writes inside the workspace roots")};
     }
@@ -454,6 +481,30 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
         break;
     }
     return {Verdict::Ask, QStringLiteral("a tool Countersign does not know")};
+}
+
+QStringList AgentTool::writtenPaths(const json &arguments) const
+{
+    switch (m_kind) {
+    case Kind::Write:
+    case Kind::Edit: {
+        const QString path = QString::fromStdString(arguments.value("path", std::string()));
+        return QDir::isAbsolutePath(path) ? QStringList{QDir::cleanPath(path)} : QStringList();
+    }
+    case Kind::Patch: {
+        bool deletes = false;
+        QStringList paths;
+        for (const QString &path :
+             patchTargets(QString::fromStdString(arguments.value("patch", std::string())),
+                          QString::fromStdString(arguments.value("cwd", "")), &deletes)) {
+            if (QDir::isAbsolutePath(path))
+                paths.append(QDir::cleanPath(path));
+        }
+        return paths;
+    }
+    default:
+        return {};
+    }
 }
 
 void AgentTool::plan(const json &arguments, PlanDone done)

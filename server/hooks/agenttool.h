@@ -50,6 +50,9 @@ public:
 
     // Files larger than this are not read for a plan (the card says so; it still asks).
     static constexpr qint64 kMaxFileBytes = 4 * 1024 * 1024;
+    // The files a write, edit or patch changes (absolute; a patch's relative ones from its cwd), whose
+    // previous content is kept for an undo before it is allowed; none for the other kinds.
+    QStringList writtenPaths(const nlohmann::json &arguments) const;
 
 private:
     Result<Plan> planShell(const nlohmann::json &arguments) const;

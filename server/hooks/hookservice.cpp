@@ -2,6 +2,7 @@
 
 #include "auditstore.h"
 #include "canonicaljson.h"
+#include "fileundo.h"
 #include "gate.h"
 #include "workspace.h"
 
@@ -116,20 +117,39 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
     const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
     const QString key = reportKey(who, call, argsDigest);
     const QString path = QString::fromStdString(arguments.value().value("path", ""));
-    m_gate.judge(tool, agentCall,
-                 [self = QPointer<HookService>(this), client = call.client, event = call.event, key,
-                  argsDigest, path, done = std::move(done)](Gate::Judgement judgement) {
-                     if (!judgement.allowed)
-                         return done(HookAnswer::deny(client, event, judgement.words));
-                     if (self) {
-                         Allowed allowed;
-                         allowed.nonce = judgement.nonce;
-                         allowed.argsDigest = argsDigest;
-                         allowed.path = path;
-                         self->remember(key, allowed);
-                     }
-                     done(HookAnswer::allow(client, event));
-                 });
+    const QStringList written = tool->writtenPaths(arguments.value());
+    m_gate.judge(
+        tool, agentCall,
+        [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,
+         written, done = std::move(done)](Gate::Judgement judgement) {
+            if (!judgement.allowed)
+                return done(HookAnswer::deny(client, event, judgement.words));
+            if (!self)
+                return done(HookAnswer::deny(
+                    client, event, QStringLiteral("Countersign is stopping. Nothing was allowed.")));
+            Allowed allowed;
+            allowed.nonce = judgement.nonce;
+            allowed.approved = judgement.approved;
+            allowed.argsDigest = argsDigest;
+            allowed.path = path;
+            // What the files hold now, kept before the client may change them.
+            if (const auto &snapshots = self->m_settings.snapshots) {
+                for (const QString &file : written) {
+                    auto kept = snapshots->keep(file);
+                    if (!kept) {
+                        qCWarning(lcHooks) << "refused an allowed change:" << kept.error();
+                        return done(HookAnswer::deny(
+                            client, event,
+                            QStringLiteral("Countersign could not keep what %1 holds now, so the change "
+                                           "could not be undone: %2. Nothing was allowed.")
+                                .arg(file, kept.error())));
+                    }
+                    allowed.kept.append(kept.value());
+                }
+            }
+            self->remember(key, std::move(allowed));
+            done(HookAnswer::allow(client, event));
+        });
 }
 
 namespace {
@@ -170,6 +190,7 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
                                                  -1, ' ', false, json::error_handler_t::replace)))
                                         .toStdString()}};
     QString problem;
+    QString nonce; // the allowed call's operation, whose chain rows this report joins
     if (found == m_allowed.cend()) {
         problem = QStringLiteral("%1 reported running %2 (tool-use id %3), which Countersign never allowed")
                       .arg(HookClients::title(call.client), call.tool,
@@ -178,12 +199,15 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         problem = QStringLiteral("%1 reported running %2 (tool-use id %3) with other input than was allowed")
                       .arg(HookClients::title(call.client), call.tool, call.toolUseId.left(64));
     } else {
+        nonce = found->nonce;
         detail["nonce"] = found->nonce.toStdString();
+        if (!found->kept.isEmpty())
+            detail["undo"] = FileUndo::record(found->kept);
         if (!found->path.isEmpty()) {
             const QString now = regularFileSha256(found->path);
             detail["fileSha256"] = now.toStdString();
-            auto op = found->nonce.isEmpty() ? Result<std::optional<Operation>>(std::nullopt)
-                                             : m_store.operation(found->nonce);
+            auto op = !found->approved ? Result<std::optional<Operation>>(std::nullopt)
+                                       : m_store.operation(found->nonce);
             const QString approved =
                 op && op.value()
                     ? QString::fromStdString(op.value()->plan.blastRadius.value("afterSha256", ""))
@@ -202,7 +226,9 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         detail["problem"] = problem.toStdString();
     const QString event =
         problem.isEmpty() ? QStringLiteral("agent-tool-ran") : QStringLiteral("agent-tool-flagged");
-    if (auto recorded = m_store.recordEvent(event, detail); !recorded)
+    if (auto recorded =
+            nonce.isEmpty() ? m_store.recordEvent(event, detail) : m_store.recordEvent(event, nonce, detail);
+        !recorded)
         qCWarning(lcHooks) << "the report of" << call.tool << "was not recorded:" << recorded.error();
     else
         qCInfo(lcHooks) << "recorded" << event << call.tool << call.toolUseId << "for" << who.name;

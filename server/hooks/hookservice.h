@@ -4,6 +4,7 @@
 #include "hookcall.h"
 #include "mcprequest.h"
 #include "principal.h"
+#include "snapshotstore.h"
 
 #include <QHash>
 #include <QObject>
@@ -26,7 +27,9 @@ class Workspace;
 // hook timeout, which lets calls through), a bad payload, a store failure. After the tool ran, the
 // report is matched to its allow by the client's tool-use id and the input's digest and its outcome
 // put in the audit chain; a report that matches nothing, or a file that is not what was approved,
-// is flagged.
+// is flagged. Before a write, edit or patch is allowed, its files' previous content is kept, and the
+// report names it in the chain under the operation's nonce, for an undo (FileUndo); a call whose
+// files cannot be kept is refused.
 class HookService final : public QObject
 {
     Q_OBJECT
@@ -43,6 +46,9 @@ public:
         qint64 holdMs = 570'000;
         // What the agents' tools may do with no card when no rule decides.
         GateMode mode = GateMode::Standard;
+        // Where an allowed write's, edit's or patch's files keep their previous content for an undo
+        // (FileUndo); null: nothing is kept.
+        std::shared_ptr<SnapshotStore> snapshots;
     };
     void configure(Settings settings);
 
@@ -65,8 +71,10 @@ private:
     {
         QString nonce;
         QString argsDigest;
-        QString afterSha256; // a write or edit: the file as approved
+        QString afterSha256;   // a write or edit: the file as approved
+        bool approved = false; // by a human (its card's plan names the file as approved)
         QString path;
+        QList<SnapshotStore::Kept> kept; // what the files held before the call, for its undo
         qint64 order = 0;
     };
     void before(const HookCall &call, const Principal &who, Transport transport, Answered done);

@@ -5,7 +5,9 @@
 // print), and Claude Code's HTTP hook (one POST on a fresh connection). Also a Node process that
 // does nothing but start, for scale (a hook written in Node pays at least that). Then the quiet
 // calls standard mode lets run with no rule (issue 37: read, judged, git asked whether the Makefile
-// is as committed): git status, make test, grep -rn, cat | head, a plain ls. p50/p99 over --n.
+// is as committed): git status, make test, grep -rn, cat | head, a plain ls. Then a quiet Write over
+// a 100 KiB file beside one of a new file: what keeping the previous content for an undo adds.
+// p50/p99 over --n.
 //   node hooks.mjs COUNTERSIGN_BINARY [--n 300]
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -79,6 +81,29 @@ try {
         quietHttp.push(performance.now() - t0);
         if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`${quiet[i % quiet.length]}: ${JSON.stringify(body)}`);
     }
+    // A quiet Write (standard mode, inside the roots): over a 100 KiB file whose content changes
+    // before each call (so each keeps a new snapshot, as after the agent's last edit), and of a file
+    // that does not exist yet (nothing to keep); the difference is what keeping the previous content
+    // for an undo adds.
+    const writeOf = (i, file) => JSON.stringify({ session_id: 's', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse',
+                                                   permission_mode: 'default', tool_name: 'Write',
+                                                   tool_input: { file_path: file, content: 'x\n' }, tool_use_id: `write_${i}` });
+    const quietWrite = async (offset, prepare) => {
+        const out = [];
+        for (let i = 0; i < N; ++i) {
+            const file = prepare(i);
+            const t0 = performance.now();
+            const res = await fetch(`${base}/hooks/claude-code`, { method: 'POST', body: writeOf(offset + i, file),
+                headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Connection: 'close' } });
+            const body = await res.json();
+            out.push(performance.now() - t0);
+            if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`write ${file}: ${JSON.stringify(body)}`);
+        }
+        return out;
+    };
+    const kib100 = path.join(ws, 'src', 'big.txt');
+    const kept = await quietWrite(50 * N, (i) => { writeFileSync(kib100, `${i}\n`.padEnd(100 * 1024, 'y')); return kib100; });
+    const fresh = await quietWrite(60 * N, (i) => path.join(ws, 'src', `new-${i}.txt`));
     const nodes = [];
     for (let i = 0; i < Math.min(N, 50); ++i) nodes.push((await timed(process.execPath, ['-e', '0'], '', process.env)).ms);
     console.log(`== hooks: an allowed call (argvPrefix rule), ${N} each, one at a time`);
@@ -88,6 +113,10 @@ try {
     console.log(`== hooks: quiet calls standard mode runs with no rule (${quiet.join(', ')}), ${N} each`);
     console.log(`countersign-hook codex: ${fmt(quietShim)}`);
     console.log(`POST /hooks/claude-code: ${fmt(quietHttp)}`);
+    console.log(`== hooks: a quiet Write through POST /hooks/claude-code, ${N} each`);
+    console.log(`over a 100 KiB file (its previous content kept for an undo): ${fmt(kept)}`);
+    console.log(`of a new file (nothing to keep): ${fmt(fresh)}`);
+    console.log(`keeping 100 KiB adds: p50 ${(pct(kept, 50) - pct(fresh, 50)).toFixed(2)} ms`);
     console.log(`for scale, node -e 0 (a Node hook's start alone): ${fmt(nodes)}`);
 } finally {
     await server.stop();

@@ -1,0 +1,84 @@
+#include "undocommand.h"
+
+#include "auditstore.h"
+#include "commandline.h"
+#include "config.h"
+#include "database.h"
+#include "fileundo.h"
+#include "keyloader.h"
+#include "receipt.h"
+#include "snapshotstore.h"
+#include "systemclock.h"
+
+#include <QFile>
+#include <QRegularExpression>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+namespace Countersign {
+
+namespace {
+
+int fail(const QString &message)
+{
+    std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
+    return 1;
+}
+
+} // namespace
+
+int runUndoCommand(const CommandLine &cl)
+{
+    const QString nonce = cl.command.value(1).toLower();
+    if (!QRegularExpression(QStringLiteral("^[0-9a-f]{32}$")).match(nonce).hasMatch())
+        return fail(QStringLiteral("\"%1\" is not an operation id (32 hex digits, as the audit view and "
+                                   "audit export show it)")
+                        .arg(cl.command.value(1).left(80)));
+    auto config = Config::load(cl.configPath);
+    if (!config)
+        return fail(config.error());
+    const QString path = config.value().storeLocation(cl.dataDir);
+    if (!Database::isPostgresUrl(path) && !QFile::exists(path))
+        return fail(QStringLiteral("no audit log at %1").arg(path));
+    // The revert is recorded in the chain under a signed checkpoint, as the window's is.
+    auto keys = loadServerKeys(config.value(), cl.dataDir);
+    if (!keys)
+        return fail(keys.error());
+    auto db = Database::open(path);
+    if (!db)
+        return fail(db.error());
+    SystemClock clock;
+    ReceiptSigner signer(keys.value().signingSeed);
+    AuditStore store(*db.value(), clock, &signer);
+    SnapshotStore snapshots(SnapshotStore::folderIn(cl.dataDir),
+                            SnapshotStore::Limits{qint64(config.value().undoMegabytes()) << 20,
+                                                  qint64(config.value().undoDays()) * 24 * 3600 * 1000});
+    FileUndo undo(store, snapshots);
+    auto preview = undo.preview(nonce);
+    if (!preview)
+        return fail(preview.error());
+    if (!preview.value().refusal.isEmpty())
+        return fail(QStringLiteral("nothing was reverted: %1").arg(preview.value().refusal));
+    std::fputs(qPrintable(preview.value().diff), stdout);
+    if (!cl.yes) {
+        std::printf("Put back what %lld file(s) held before the agent's change (the diff above)? [y/N] ",
+                    static_cast<long long>(preview.value().files.size()));
+        std::fflush(stdout);
+        std::string answer;
+        if (!std::getline(std::cin, answer) || (answer != "y" && answer != "Y" && answer != "yes")) {
+            std::printf("Nothing was reverted.\n");
+            return 2;
+        }
+    }
+    const QString user = qEnvironmentVariable("USER");
+    auto reverted =
+        undo.revert(nonce, user.isEmpty() ? QStringLiteral("cli") : QStringLiteral("cli:") + user);
+    if (!reverted)
+        return fail(reverted.error());
+    std::printf("%s\n", qPrintable(reverted.value()));
+    return 0;
+}
+
+} // namespace Countersign

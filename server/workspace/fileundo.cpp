@@ -1,0 +1,194 @@
+#include "fileundo.h"
+
+#include "auditstore.h"
+#include "git.h"
+
+#include <QFile>
+#include <QSaveFile>
+
+namespace Countersign {
+
+using json = nlohmann::json;
+
+namespace {
+
+QString digestOf(const json &value)
+{
+    return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString();
+}
+
+// One entry of an undo list, checked: a path and two digests, each a string or null.
+struct Entry final
+{
+    QString path;
+    QString before; // empty: the file did not exist
+    QString after;  // empty: the change left no file
+};
+
+std::optional<Entry> entryOf(const json &item)
+{
+    if (!item.is_object() || !item.value("path", json()).is_string())
+        return std::nullopt;
+    const json before = item.value("before", json());
+    const json after = item.value("after", json());
+    if ((!before.is_null() && !before.is_string()) || (!after.is_null() && !after.is_string()))
+        return std::nullopt;
+    return Entry{QString::fromStdString(item.at("path").get<std::string>()), digestOf(before),
+                 digestOf(after)};
+}
+
+QString describe(const SnapshotStore::FileNow &now)
+{
+    return now.exists ? QStringLiteral("%1 bytes, SHA-256 %2").arg(now.bytes.size()).arg(now.sha256.left(12))
+                      : QStringLiteral("no file");
+}
+
+} // namespace
+
+FileUndo::FileUndo(AuditStore &store, SnapshotStore &snapshots) : m_store(store), m_snapshots(snapshots) {}
+
+json FileUndo::record(const QList<SnapshotStore::Kept> &kept)
+{
+    json list = json::array();
+    for (const SnapshotStore::Kept &k : kept) {
+        const auto now = SnapshotStore::read(k.path);
+        json after = nullptr;
+        if (now && now.value().exists)
+            after = now.value().sha256.toStdString();
+        else if (!now)
+            after = "unreadable"; // never matches a digest: the revert is refused, never guessed
+        list.push_back({{"path", k.path.toStdString()},
+                        {"before", k.existed ? json(k.sha256.toStdString()) : json(nullptr)},
+                        {"after", after}});
+    }
+    return list;
+}
+
+Result<json> FileUndo::undoList(const QString &nonce)
+{
+    auto ran = m_store.eventsOf(nonce, QStringLiteral("agent-tool-ran"));
+    if (!ran)
+        return failure(ran.error());
+    for (auto it = ran.value().crbegin(); it != ran.value().crend(); ++it) {
+        const json undo = it->value("undo", json());
+        if (undo.is_array() && !undo.empty())
+            return undo;
+    }
+    return json();
+}
+
+Result<bool> FileUndo::hasUndo(const QString &nonce)
+{
+    auto list = undoList(nonce);
+    if (!list)
+        return failure(list.error());
+    return !list.value().is_null();
+}
+
+Result<UndoPreview> FileUndo::preview(const QString &nonce)
+{
+    auto list = undoList(nonce);
+    if (!list)
+        return failure(list.error());
+    if (list.value().is_null())
+        return failure(
+            QStringLiteral("%1 kept nothing to undo: only an agent's write, edit or patch that ran "
+                           "with no card keeps the files' previous content")
+                .arg(nonce));
+    UndoPreview preview;
+    preview.nonce = nonce;
+    auto reverted = m_store.eventsOf(nonce, QStringLiteral("agent-tool-reverted"));
+    if (!reverted)
+        return failure(reverted.error());
+    if (!reverted.value().isEmpty())
+        preview.refusal =
+            QStringLiteral("it was reverted already, by %1")
+                .arg(QString::fromStdString(reverted.value().last().value("by", std::string("?"))));
+    for (const json &item : list.value()) {
+        const auto entry = entryOf(item);
+        if (!entry)
+            return failure(QStringLiteral("the undo record of %1 is not readable").arg(nonce));
+        preview.files.append(entry->path);
+        const auto now = SnapshotStore::read(entry->path);
+        if (!now) {
+            if (preview.refusal.isEmpty())
+                preview.refusal = now.error();
+            continue;
+        }
+        const bool asLeft = entry->after.isEmpty() ? !now.value().exists
+                                                   : now.value().exists && now.value().sha256 == entry->after;
+        if (!asLeft && preview.refusal.isEmpty())
+            preview.refusal =
+                QStringLiteral(
+                    "%1 changed since the agent's change: it now holds %2, not what the change left (%3)")
+                    .arg(entry->path, describe(now.value()),
+                         entry->after.isEmpty() ? QStringLiteral("no file")
+                                                : QStringLiteral("SHA-256 %1").arg(entry->after.left(12)));
+        QByteArray previous;
+        if (!entry->before.isEmpty()) {
+            auto kept = m_snapshots.content(entry->before);
+            if (!kept) {
+                if (preview.refusal.isEmpty())
+                    preview.refusal = QStringLiteral("%1: %2").arg(entry->path, kept.error());
+                continue;
+            }
+            previous = kept.value();
+            if (previous.isNull())
+                previous = QByteArray(""); // an empty file, not an absent one
+        }
+        preview.diff +=
+            Git::unifiedDiff(entry->path, now.value().exists ? now.value().bytes : QByteArray(), previous);
+    }
+    return preview;
+}
+
+Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
+{
+    auto checked = preview(nonce);
+    if (!checked)
+        return failure(checked.error());
+    if (!checked.value().refusal.isEmpty())
+        return failure(QStringLiteral("Nothing was reverted: %1.").arg(checked.value().refusal));
+    auto list = undoList(nonce);
+    if (!list)
+        return failure(list.error());
+    json restored = json::array();
+    for (const json &item : list.value()) {
+        const Entry entry = *entryOf(item);
+        if (entry.before.isEmpty()) {
+            if (QFile::exists(entry.path) && !QFile::remove(entry.path))
+                return failure(QStringLiteral("%1 could not be deleted; %2 file(s) were restored before it")
+                                   .arg(entry.path)
+                                   .arg(restored.size()));
+        } else {
+            auto bytes = m_snapshots.content(entry.before);
+            if (!bytes)
+                return failure(bytes.error());
+            const QFileDevice::Permissions mode = QFile::exists(entry.path)
+                                                      ? QFile::permissions(entry.path)
+                                                      : QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+            QSaveFile file(entry.path);
+            if (!file.open(QIODevice::WriteOnly) || file.write(bytes.value()) != bytes.value().size() ||
+                !file.commit())
+                return failure(
+                    QStringLiteral("%1 could not be written (%2); %3 file(s) were restored before it")
+                        .arg(entry.path, file.errorString())
+                        .arg(restored.size()));
+            QFile::setPermissions(entry.path, mode);
+        }
+        restored.push_back(
+            {{"path", entry.path.toStdString()},
+             {"restored", entry.before.isEmpty() ? json(nullptr) : json(entry.before.toStdString())}});
+    }
+    if (auto recorded = m_store.recordEvent(QStringLiteral("agent-tool-reverted"), nonce,
+                                            {{"by", by.toStdString()}, {"files", restored}});
+        !recorded)
+        return failure(QStringLiteral("the files were restored, but the revert could not be recorded: %1")
+                           .arg(recorded.error()));
+    return QStringLiteral("Reverted %1: %2")
+        .arg(restored.size() == 1 ? QStringLiteral("1 file")
+                                  : QStringLiteral("%1 files").arg(restored.size()),
+             checked.value().files.join(QStringLiteral(", ")));
+}
+
+} // namespace Countersign

@@ -1,0 +1,235 @@
+#include "snapshotstore.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <vector>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Countersign {
+
+namespace {
+
+// An age is checked every this many keeps (and whenever the total goes over its bound).
+constexpr int kPruneEvery = 256;
+
+QString sha256Hex(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+bool isDigest(const QString &text)
+{
+    static const QRegularExpression hex(QStringLiteral("^[0-9a-f]{64}$"));
+    return hex.match(text).hasMatch();
+}
+
+QString errnoText()
+{
+    return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+bool makePrivateDir(const QString &path)
+{
+    const QByteArray name = QFile::encodeName(path);
+    if (::mkdir(name.constData(), 0700) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    return ::lstat(name.constData(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+} // namespace
+
+SnapshotStore::SnapshotStore(QString directory, Limits limits) : m_dir(std::move(directory)), m_limits(limits)
+{
+}
+
+QString SnapshotStore::folderIn(const QString &dataDir)
+{
+    return QDir(dataDir).filePath(QStringLiteral("snapshots"));
+}
+
+QString SnapshotStore::blobPath(const QString &sha256) const
+{
+    return m_dir + QLatin1Char('/') + sha256.left(2) + QLatin1Char('/') + sha256;
+}
+
+Result<SnapshotStore::FileNow> SnapshotStore::read(const QString &path)
+{
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return FileNow{};
+        return failure(QStringLiteral("%1 cannot be read (%2)").arg(path, errnoText()));
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return failure(QStringLiteral("%1 is not a regular file").arg(path));
+    }
+    if (st.st_size > kMaxFileBytes) {
+        ::close(fd);
+        return failure(QStringLiteral("%1 is larger than %2 MiB").arg(path).arg(kMaxFileBytes >> 20));
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return failure(QStringLiteral("%1 cannot be read").arg(path));
+    }
+    FileNow now;
+    now.exists = true;
+    // Sized from fstat (a buffer of the whole bound would cost more than the read), one byte over
+    // to see a file that grew since.
+    now.bytes = file.read(qint64(st.st_size) + 1);
+    if (now.bytes.size() > kMaxFileBytes)
+        return failure(QStringLiteral("%1 is larger than %2 MiB").arg(path).arg(kMaxFileBytes >> 20));
+    now.sha256 = sha256Hex(now.bytes);
+    return now;
+}
+
+Result<SnapshotStore::Kept> SnapshotStore::keep(const QString &path)
+{
+    auto now = read(path);
+    if (!now)
+        return failure(now.error());
+    Kept kept;
+    kept.path = path;
+    if (!now.value().exists)
+        return kept;
+    kept.existed = true;
+    kept.sha256 = now.value().sha256;
+    kept.bytes = now.value().bytes.size();
+
+    const QString blob = blobPath(kept.sha256);
+    const QByteArray blobName = QFile::encodeName(blob);
+    // Kept before (whole: a blob a crash cut short is written again): now the most recently kept.
+    struct stat st;
+    if (::lstat(blobName.constData(), &st) == 0) {
+        if (S_ISREG(st.st_mode) && st.st_size == kept.bytes &&
+            ::utimensat(AT_FDCWD, blobName.constData(), nullptr, AT_SYMLINK_NOFOLLOW) == 0)
+            return kept;
+        ::unlink(blobName.constData());
+    }
+    if (!m_total)
+        scan(); // once: from then on the total is kept up to date
+    const QString shard = QFileInfo(blob).absolutePath();
+    if (!m_madeDirs.contains(shard) && (!makePrivateDir(m_dir) || !makePrivateDir(shard)))
+        return failure(QStringLiteral("the undo folder %1 cannot be made (%2)").arg(m_dir, errnoText()));
+    m_madeDirs.insert(shard);
+    // Written in place, not renamed into it (a rename is a second journaled change on every keep):
+    // a blob is named by its content, content() checks it, and a short one is written again above.
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = ::open(blobName.constData(), flags, 0600);
+    if (fd < 0 && errno == ENOENT && makePrivateDir(m_dir) && makePrivateDir(shard)) // removed meanwhile
+        fd = ::open(blobName.constData(), flags, 0600);
+    if (fd < 0 && errno == EEXIST)
+        return kept; // the same content, kept at this moment by another instance
+    if (fd < 0)
+        return failure(QStringLiteral("the undo folder %1 cannot be written (%2)").arg(m_dir, errnoText()));
+    const QByteArray &bytes = now.value().bytes;
+    qint64 written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            const QString why = errnoText();
+            ::close(fd);
+            ::unlink(blobName.constData());
+            return failure(QStringLiteral("the previous content of %1 cannot be kept (%2)").arg(path, why));
+        }
+        written += n;
+    }
+    if (::close(fd) != 0) {
+        const QString why = errnoText();
+        ::unlink(blobName.constData());
+        return failure(QStringLiteral("the previous content of %1 cannot be kept (%2)").arg(path, why));
+    }
+    *m_total += kept.bytes;
+    if (++m_keptSincePrune >= kPruneEvery || *m_total > m_limits.maxBytes)
+        prune();
+    return kept;
+}
+
+Result<QByteArray> SnapshotStore::content(const QString &sha256) const
+{
+    if (!isDigest(sha256))
+        return failure(QStringLiteral("\"%1\" is not a SHA-256 digest").arg(sha256.left(80)));
+    QFile file(blobPath(sha256));
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("the kept copy %1 is gone (the undo store keeps %2 MiB for %3 days)")
+                           .arg(sha256.left(12))
+                           .arg(m_limits.maxBytes >> 20)
+                           .arg(m_limits.maxAgeMs / (24 * 3600 * 1000)));
+    QByteArray bytes = file.read(std::min(file.size(), kMaxFileBytes) + 1);
+    if (sha256Hex(bytes) != sha256)
+        return failure(QStringLiteral("the kept copy %1 is damaged: its content no longer matches its digest")
+                           .arg(sha256.left(12)));
+    return bytes;
+}
+
+void SnapshotStore::scan()
+{
+    qint64 total = 0;
+    QDirIterator it(m_dir, QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        total += it.fileInfo().size();
+    }
+    m_total = total;
+}
+
+qint64 SnapshotStore::totalBytes()
+{
+    if (!m_total)
+        scan();
+    return *m_total;
+}
+
+qint64 SnapshotStore::prune()
+{
+    m_keptSincePrune = 0;
+    struct Blob
+    {
+        QString path;
+        qint64 bytes;
+        qint64 keptMs;
+    };
+    std::vector<Blob> blobs;
+    QDirIterator it(m_dir, QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        const QFileInfo info = it.fileInfo();
+        blobs.push_back({info.filePath(), info.size(), info.lastModified().toMSecsSinceEpoch()});
+    }
+    const qint64 oldest = QDateTime::currentMSecsSinceEpoch() - m_limits.maxAgeMs;
+    std::sort(blobs.begin(), blobs.end(), [](const Blob &a, const Blob &b) { return a.keptMs < b.keptMs; });
+    qint64 total = 0;
+    for (const Blob &blob : blobs)
+        total += blob.bytes;
+    // Past the bound, down to nine tenths of it: the next prunes are then a tenth of the bound's
+    // worth of keeps away, rather than one.
+    const qint64 target = total > m_limits.maxBytes ? m_limits.maxBytes - m_limits.maxBytes / 10 : total;
+    for (const Blob &blob : blobs) {
+        if (blob.keptMs >= oldest && total <= target)
+            break;
+        if (QFile::remove(blob.path))
+            total -= blob.bytes;
+    }
+    m_total = total;
+    return total;
+}
+
+} // namespace Countersign

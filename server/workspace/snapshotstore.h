@@ -1,0 +1,77 @@
+#pragma once
+
+#include "result.h"
+
+#include <QByteArray>
+#include <QSet>
+#include <QString>
+
+#include <optional>
+
+namespace Countersign {
+
+// What a file held before an agent's write, edit or patch that ran with no card, kept so that the
+// human can take the change back (FileUndo). Content-addressed: a blob named by its SHA-256 under
+// DIR/ab/, mode 0600 in a folder of mode 0700, so the same content is kept once; a blob a crash cut
+// short is written again by the next keep of its content. Bounded: blobs older than maxAgeMs go first, then the least
+// recently kept, until the total is under maxBytes. A blob read back must still hash to its name.
+// Not thread-safe: one instance per thread (the server's keeps, the window's and the command
+// line's read); they share the folder safely.
+class SnapshotStore final
+{
+public:
+    struct Limits final
+    {
+        qint64 maxBytes = 512LL << 20;
+        qint64 maxAgeMs = 14LL * 24 * 3600 * 1000;
+    };
+    // The largest file kept: a write over a larger one asks instead (it could not be undone).
+    static constexpr qint64 kMaxFileBytes = 16LL << 20;
+
+    // A file's state before the change: its content's digest (kept in the store), or that it did
+    // not exist.
+    struct Kept final
+    {
+        QString path;
+        bool existed = false;
+        QString sha256; // empty when !existed
+        qint64 bytes = 0;
+    };
+
+    SnapshotStore(QString directory, Limits limits);
+    // The store's folder in a data folder: DATA/snapshots.
+    static QString folderIn(const QString &dataDir);
+
+    const QString &directory() const { return m_dir; }
+    // Keeps the file's current content (a regular file, not followed through a link, never
+    // blocking on a pipe or a device), or notes that it does not exist. Fails for anything else
+    // (a folder, a device, a file over kMaxFileBytes, a store that cannot be written): the caller
+    // must not let the change run without its undo.
+    Result<Kept> keep(const QString &path);
+    // The kept bytes with this digest; fails when they are gone (pruned) or damaged.
+    Result<QByteArray> content(const QString &sha256) const;
+    // Drops what is past the limits; called by keep() when needed. Returns the bytes kept after.
+    qint64 prune();
+    qint64 totalBytes();
+
+    // A regular file's bytes and digest, read as keep() reads it; nothing when it does not exist.
+    struct FileNow final
+    {
+        bool exists = false;
+        QByteArray bytes;
+        QString sha256;
+    };
+    static Result<FileNow> read(const QString &path);
+
+private:
+    QString blobPath(const QString &sha256) const;
+    void scan();
+
+    QString m_dir;
+    Limits m_limits;
+    std::optional<qint64> m_total; // bytes in the store, once scanned
+    QSet<QString> m_madeDirs;      // the shard folders made (or found) by this instance
+    int m_keptSincePrune = 0;
+};
+
+} // namespace Countersign

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "result.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace Countersign {
+
+// Taking back what an agent's write, edit or patch changed when it ran with no card: its files'
+// previous content was kept before it ran, and the audit chain names it under the operation's
+// nonce (the event "agent-tool-ran", its "undo" list). The audit view's Revert and
+// `countersign undo` both go through this; the server's FileUndo does the work.
+struct UndoPreview final
+{
+    QString nonce;
+    QStringList files; // the paths it restores (or deletes, where the agent created them)
+    QString diff;      // from each file as it is now to what it held before the agent's change
+    // Why it cannot be undone now (a file changed since the change, a kept copy is gone, it was
+    // reverted already); empty when it can.
+    QString refusal;
+};
+
+class Undo
+{
+public:
+    virtual ~Undo() = default;
+    // Whether the operation kept what an undo needs (an agent's change that ran with no card).
+    virtual Result<bool> hasUndo(const QString &nonce) = 0;
+    virtual Result<UndoPreview> preview(const QString &nonce) = 0;
+    // Checks again (a file that changed since the preview is refused), restores every file, and
+    // records "agent-tool-reverted" with by in the chain. The words are for the person.
+    virtual Result<QString> revert(const QString &nonce, const QString &by) = 0;
+};
+
+} // namespace Countersign

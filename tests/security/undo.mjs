@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+// Undo of what an agent's own write, edit or patch changed when it ran with no card (issue 38),
+// through the real console's HTTP hook (Claude Code's payloads) and the real `countersign undo`, in
+// a workspace root that is a real git repository, in standard mode. The test does what the client
+// does between its pre- and post-tool hooks: it writes the file.
+//   - a quiet Write over a committed file, and a Write that creates one: reverted, bytes exact, the
+//     created file gone; the revert is in the audit chain and `audit verify` is intact;
+//   - a revert after the file changed again is refused, and the human's work stays;
+//   - a revert asked without --yes and answered "n" changes nothing;
+//   - the file swapped for a link to a file outside the roots after the change: refused, the outside
+//     file untouched;
+//   - a Write through a link, or over a file too large to keep, asks instead of running unkept;
+//   - a revert of an operation that kept nothing, or a malformed id: refused.
+//   node undo.mjs COUNTERSIGN_BINARY DECIDE_BINARY
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { check, exitWithSummary } from '../peer/checks.mjs';
+import { startCountersign } from '../peer/countersign-process.mjs';
+
+const [binary, decideBinary] = process.argv.slice(2);
+if (!binary || !decideBinary) { console.error('usage: undo.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
+const run = promisify(execFile);
+const work = mkdtempSync(path.join(tmpdir(), 'countersign-undo-'));
+const ws = path.join(work, 'ws');
+const outside = path.join(work, 'outside.txt');
+mkdirSync(ws);
+const git = (...args) => execFileSync('git', ['-C', ws, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+git('init', '-q', '-b', 'main');
+git('config', 'user.email', 't@example.invalid');
+git('config', 'user.name', 'Test');
+writeFileSync(path.join(ws, 'README.md'), '# Project\n\nCommitted text.\n');
+writeFileSync(path.join(ws, 'notes.md'), 'an hour of notes\n');
+git('add', 'README.md');
+git('commit', '-q', '-m', 'init');
+writeFileSync(outside, 'outside the roots\n');
+
+const server = await startCountersign(binary, { config: { workspaceRoots: [ws], hookHoldSeconds: 3, mode: 'standard' }, tokenName: 'undo-hooks' });
+const base = server.url.replace(/\/mcp$/, '');
+const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
+const clearCards = async () => { for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'clean-up'); };
+const cli = (args, input) => spawnSync(binary, [...args, '--data-dir', server.dataDir, '--config', server.configPath],
+    { input: input ?? '', encoding: 'utf8' });
+
+let ids = 0;
+const claude = (event, tool, input, id) => ({
+    session_id: 'session-undo', transcript_path: '/tmp/transcript.jsonl', cwd: ws, permission_mode: 'default',
+    hook_event_name: event, tool_name: tool, tool_input: input, tool_use_id: id,
+});
+async function hook(payload) {
+    const res = await fetch(`${base}/hooks/claude-code`, {
+        method: 'POST', body: JSON.stringify(payload),
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    return text ? JSON.parse(text) : {};
+}
+const decisionOf = (body) => body.hookSpecificOutput?.permissionDecision;
+// The client's Write tool, between its hooks: asked, then (when allowed) written, then reported.
+async function agentWrite(file, content) {
+    const id = `toolu_${++ids}`;
+    const input = { file_path: file, content };
+    const pre = await hook(claude('PreToolUse', 'Write', input, id));
+    if (decisionOf(pre) !== 'allow') return { allowed: false, pre };
+    writeFileSync(file, content);
+    await hook({ ...claude('PostToolUse', 'Write', input, id), tool_response: { type: 'update', filePath: file } });
+    return { allowed: true, pre };
+}
+// The operation id of the newest quiet write of file, from the audit export.
+function operationOf(file) {
+    const rows = JSON.parse(cli(['audit', 'export', '--format', 'json']).stdout);
+    const mine = rows.filter((r) => r.tool === 'agent:write' && JSON.stringify(r).includes(file));
+    assert.ok(mine.length > 0, `no audit row for ${file}`);
+    return mine[mine.length - 1].id;
+}
+
+try {
+    await check('a quiet Write over a committed file is reverted by countersign undo --yes, bytes exact, and recorded', async () => {
+        const file = path.join(ws, 'README.md');
+        const before = readFileSync(file);
+        const w = await agentWrite(file, '# Project\n\nRewritten by the agent.\n');
+        assert.ok(w.allowed, JSON.stringify(w.pre));
+        assert.deepEqual(await decide('list'), [], 'it ran with no card');
+        const id = operationOf(file);
+        const undo = cli(['undo', id, '--yes']);
+        assert.equal(undo.status, 0, undo.stderr);
+        assert.match(undo.stdout, /-Rewritten by the agent\.\n\+Committed text\./);
+        assert.match(undo.stdout, /Reverted 1 file/);
+        assert.deepEqual(readFileSync(file), before);
+        const again = cli(['undo', id, '--yes']);
+        assert.equal(again.status, 1);
+        assert.match(again.stderr, /reverted already/);
+        const verify = cli(['audit', 'verify']);
+        assert.equal(verify.status, 0, verify.stdout + verify.stderr);
+        assert.match(verify.stdout, /intact/);
+    });
+
+    await check('a Write that created a file is undone by deleting it', async () => {
+        const file = path.join(ws, 'src', 'new.ts');
+        mkdirSync(path.dirname(file), { recursive: true });
+        const w = await agentWrite(file, 'export const x = 1;\n');
+        assert.ok(w.allowed, JSON.stringify(w.pre));
+        const undo = cli(['undo', operationOf(file), '--yes']);
+        assert.equal(undo.status, 0, undo.stderr);
+        assert.equal(existsSync(file), false);
+    });
+
+    await check('a revert after the file changed again is refused, and the later work stays', async () => {
+        const file = path.join(ws, 'notes.md');
+        const w = await agentWrite(file, 'the agent rewrote the notes\n');
+        assert.ok(w.allowed, JSON.stringify(w.pre));
+        writeFileSync(file, 'the human wrote more since\n');
+        const undo = cli(['undo', operationOf(file), '--yes']);
+        assert.equal(undo.status, 1);
+        assert.match(undo.stderr, /changed since the agent's change/);
+        assert.equal(readFileSync(file, 'utf8'), 'the human wrote more since\n');
+    });
+
+    await check('asked without --yes and answered "n", nothing is reverted', async () => {
+        const file = path.join(ws, 'answer.md');
+        writeFileSync(file, 'v1\n');
+        const w = await agentWrite(file, 'v2\n');
+        assert.ok(w.allowed, JSON.stringify(w.pre));
+        const undo = cli(['undo', operationOf(file)], 'n\n');
+        assert.equal(undo.status, 2);
+        assert.match(undo.stdout, /Nothing was reverted/);
+        assert.equal(readFileSync(file, 'utf8'), 'v2\n');
+    });
+
+    await check('the file swapped for a link to a file outside the roots: the revert is refused, the outside file untouched', async () => {
+        const file = path.join(ws, 'swap.md');
+        writeFileSync(file, 'original\n');
+        const w = await agentWrite(file, 'changed\n');
+        assert.ok(w.allowed, JSON.stringify(w.pre));
+        rmSync(file);
+        symlinkSync(outside, file);
+        const undo = cli(['undo', operationOf(file), '--yes']);
+        assert.equal(undo.status, 1);
+        assert.equal(readFileSync(outside, 'utf8'), 'outside the roots\n');
+    });
+
+    await check('a Write through a link, or over a file too large to keep, asks instead of running with no undo', async () => {
+        const link = path.join(ws, 'link.md');
+        writeFileSync(path.join(ws, 'real.md'), 'real\n');
+        symlinkSync(path.join(ws, 'real.md'), link);
+        const big = path.join(ws, 'big.bin');
+        writeFileSync(big, '');
+        truncateSync(big, 17 * 1024 * 1024);
+        const throughLink = await agentWrite(link, 'x\n');
+        assert.equal(throughLink.allowed, false, JSON.stringify(throughLink.pre));
+        const cards = await decide('list');
+        assert.equal(cards.length, 1, JSON.stringify(cards));
+        assert.deepEqual(cards[0].targets, [link]);
+        await clearCards();
+        // Too large to keep, and to show as a diff: refused outright, never run unkept.
+        const tooLarge = await agentWrite(big, 'x\n');
+        assert.equal(tooLarge.allowed, false, JSON.stringify(tooLarge.pre));
+        assert.match(tooLarge.pre.hookSpecificOutput.permissionDecisionReason, /larger than/);
+        assert.equal(readFileSync(path.join(ws, 'real.md'), 'utf8'), 'real\n');
+    });
+
+    await check('an operation that kept nothing, or a malformed id, is refused', async () => {
+        const bad = cli(['undo', '../../etc/passwd', '--yes']);
+        assert.equal(bad.status, 1);
+        assert.match(bad.stderr, /not an operation id/);
+        const none = cli(['undo', 'f'.repeat(32), '--yes']);
+        assert.equal(none.status, 1);
+        assert.match(none.stderr, /kept nothing to undo/);
+    });
+} finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+}
+exitWithSummary();

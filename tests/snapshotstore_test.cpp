@@ -1,0 +1,240 @@
+// The undo of an agent's change that ran with no card: the snapshot store over a real folder
+// (content-addressed blobs, private modes, bounds, damage), and FileUndo over a real SQLite audit
+// chain (the diff it would apply, a revert that restores the bytes and is recorded, and the
+// refusals: changed since, reverted already, a kept copy gone).
+#include "auditstore.h"
+#include "fakeclock.h"
+#include "fileundo.h"
+#include "gatestack.h"
+#include "jsoncompare.h"
+#include "snapshotstore.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace Countersign;
+using json = nlohmann::json;
+
+namespace {
+
+void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(file.write(bytes), bytes.size());
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(missing)");
+}
+
+int modeOf(const QString &path)
+{
+    struct stat st;
+    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
+}
+
+qint64 bytesOnDisk(const QString &dir)
+{
+    qint64 total = 0;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        total += it.fileInfo().size();
+    }
+    return total;
+}
+
+} // namespace
+
+class SnapshotStoreTest : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    FakeClock m_clock;
+
+    QString work(const QString &name) const { return m_dir.filePath(QStringLiteral("work/") + name); }
+    QString store() const
+    {
+        return m_dir.filePath(QStringLiteral("snapshots-%1").arg(QTest::currentTestFunction()));
+    }
+
+private Q_SLOTS:
+    void init() { QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("work"))); }
+
+    void keep_isContentAddressed_private_andReadBack()
+    {
+        SnapshotStore snapshots(store(), {});
+        writeFile(work(QStringLiteral("a.txt")), "one\ntwo\n");
+        auto kept = snapshots.keep(work(QStringLiteral("a.txt")));
+        QVERIFY2(kept.ok(), kept.ok() ? "" : qPrintable(kept.error()));
+        QVERIFY(kept.value().existed);
+        QCOMPARE(kept.value().bytes, 8);
+        const QString blob =
+            store() + QLatin1Char('/') + kept.value().sha256.left(2) + QLatin1Char('/') + kept.value().sha256;
+        QVERIFY(QFile::exists(blob));
+        QCOMPARE(modeOf(blob), 0600);
+        QCOMPARE(modeOf(store()), 0700);
+        QCOMPARE(snapshots.content(kept.value().sha256).value(), QByteArray("one\ntwo\n"));
+        // The same content again is the same blob.
+        writeFile(work(QStringLiteral("b.txt")), "one\ntwo\n");
+        QCOMPARE(snapshots.keep(work(QStringLiteral("b.txt"))).value().sha256, kept.value().sha256);
+        QCOMPARE(bytesOnDisk(store()), 8);
+        // A file that is not there is kept as absent.
+        auto absent = snapshots.keep(work(QStringLiteral("new.txt")));
+        QVERIFY(absent.ok());
+        QVERIFY(!absent.value().existed);
+    }
+    // What cannot be kept is refused, never read through a link or blocked on.
+    void keep_refusesLinksFoldersFifosAndLargeFiles()
+    {
+        SnapshotStore snapshots(store(), {});
+        writeFile(work(QStringLiteral("target")), "secret");
+        QVERIFY(QFile::link(work(QStringLiteral("target")), work(QStringLiteral("link"))));
+        QVERIFY(!snapshots.keep(work(QStringLiteral("link"))).ok());
+        QVERIFY(!snapshots.keep(m_dir.filePath(QStringLiteral("work"))).ok());
+        QCOMPARE(::mkfifo(QFile::encodeName(work(QStringLiteral("fifo"))).constData(), 0600), 0);
+        QVERIFY(!snapshots.keep(work(QStringLiteral("fifo"))).ok());
+        QFile big(work(QStringLiteral("big")));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(SnapshotStore::kMaxFileBytes + 1));
+        big.close();
+        QVERIFY(!snapshots.keep(work(QStringLiteral("big"))).ok());
+    }
+    void content_damagedOrGone_isRefused()
+    {
+        SnapshotStore snapshots(store(), {});
+        writeFile(work(QStringLiteral("a.txt")), "original");
+        const QString sha = snapshots.keep(work(QStringLiteral("a.txt"))).value().sha256;
+        const QString blob = store() + QLatin1Char('/') + sha.left(2) + QLatin1Char('/') + sha;
+        QFile::setPermissions(blob, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        writeFile(blob, "tampered");
+        auto damaged = snapshots.content(sha);
+        QVERIFY(!damaged.ok());
+        QVERIFY(damaged.error().contains(QLatin1String("damaged")));
+        QVERIFY(QFile::remove(blob));
+        QVERIFY(snapshots.content(sha).error().contains(QLatin1String("gone")));
+        QVERIFY(!snapshots.content(QStringLiteral("../../etc/passwd")).ok());
+    }
+    // 10,000 edits of distinct content pass through a store bounded at 1 MiB: it never holds more
+    // than its bound, and keeps the most recent.
+    void tenThousandEdits_stayUnderTheBound()
+    {
+        SnapshotStore snapshots(store(), {1 << 20, 14LL * 24 * 3600 * 1000});
+        const QString path = work(QStringLiteral("edited.txt"));
+        QString lastSha;
+        for (int i = 0; i < 10'000; ++i) {
+            writeFile(path, QByteArray(1000, 'x') + QByteArray::number(i));
+            auto kept = snapshots.keep(path);
+            QVERIFY(kept.ok());
+            lastSha = kept.value().sha256;
+            if (i % 1000 == 999)
+                QVERIFY2(bytesOnDisk(store()) <= (1 << 20),
+                         qPrintable(QString::number(bytesOnDisk(store()))));
+        }
+        QVERIFY(bytesOnDisk(store()) <= (1 << 20));
+        QVERIFY(bytesOnDisk(store()) > (1 << 20) / 2); // pruned under the bound, not emptied
+        QVERIFY(snapshots.content(lastSha).ok());
+    }
+    void pastTheAge_isPruned()
+    {
+        SnapshotStore snapshots(store(), {1 << 30, 3600 * 1000});
+        writeFile(work(QStringLiteral("old.txt")), "old");
+        const QString sha = snapshots.keep(work(QStringLiteral("old.txt"))).value().sha256;
+        const QString blob = store() + QLatin1Char('/') + sha.left(2) + QLatin1Char('/') + sha;
+        const timespec twoHoursAgo[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
+        QCOMPARE(::utimensat(AT_FDCWD, QFile::encodeName(blob).constData(), twoHoursAgo, 0), 0);
+        writeFile(work(QStringLiteral("new.txt")), "new");
+        const QString fresh = snapshots.keep(work(QStringLiteral("new.txt"))).value().sha256;
+        snapshots.prune();
+        QVERIFY(!QFile::exists(blob));
+        QVERIFY(snapshots.content(fresh).ok());
+    }
+
+    // FileUndo over a real audit chain: an edit kept, recorded as the hook records it, reverted.
+    void revert_restoresTheBytes_recordsIt_andOnlyOnce()
+    {
+        auto stack = GateStack::create(m_clock, m_dir.filePath(QStringLiteral("undo.db")));
+        QVERIFY(stack.ok());
+        AuditStore &audit = stack.value()->store();
+        SnapshotStore snapshots(store(), {});
+        const QString edited = work(QStringLiteral("notes.md"));
+        const QString created = work(QStringLiteral("created.md"));
+        writeFile(edited, "line 1\nline 2\nline 3\n");
+        QVERIFY(QFile::setPermissions(edited, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                                  QFileDevice::ExeOwner));
+        QList<SnapshotStore::Kept> kept{snapshots.keep(edited).value(), snapshots.keep(created).value()};
+        // The agent's change, then its report.
+        writeFile(edited, "line 1\nline 2 changed\nline 3\n");
+        writeFile(created, "brand new\n");
+        const QString nonce = QStringLiteral("0123456789abcdef0123456789abcdef");
+        QVERIFY(audit.recordEvent(QStringLiteral("agent-tool-ran"), nonce, {{"undo", FileUndo::record(kept)}})
+                    .ok());
+
+        FileUndo undo(audit, snapshots);
+        QVERIFY(undo.hasUndo(nonce).value());
+        QVERIFY(!undo.hasUndo(QStringLiteral("ffffffffffffffffffffffffffffffff")).value());
+        auto preview = undo.preview(nonce);
+        QVERIFY2(preview.ok(), preview.ok() ? "" : qPrintable(preview.error()));
+        QVERIFY2(preview.value().refusal.isEmpty(), qPrintable(preview.value().refusal));
+        QCOMPARE(preview.value().files, QStringList({edited, created}));
+        QVERIFY(preview.value().diff.contains(QLatin1String("-line 2 changed\n+line 2\n")));
+        QVERIFY(preview.value().diff.contains(QLatin1String("-brand new")));
+
+        auto reverted = undo.revert(nonce, QStringLiteral("console:alice"));
+        QVERIFY2(reverted.ok(), reverted.ok() ? "" : qPrintable(reverted.error()));
+        QCOMPARE(readFile(edited), QByteArray("line 1\nline 2\nline 3\n"));
+        QCOMPARE(modeOf(edited), 0700);   // its permissions kept
+        QVERIFY(!QFile::exists(created)); // the agent created it: gone again
+        auto recorded = audit.eventsOf(nonce, QStringLiteral("agent-tool-reverted"));
+        QCOMPARE(recorded.value().size(), 1);
+        QCOMPARE_JSON(recorded.value().first().at("by"), json("console:alice"));
+
+        // Once only.
+        auto again = undo.revert(nonce, QStringLiteral("console:alice"));
+        QVERIFY(!again.ok());
+        QVERIFY(again.error().contains(QLatin1String("reverted already")));
+    }
+    // Work done since the agent's change is never thrown away: the revert is refused, and says how
+    // the file differs; nothing is written.
+    void revert_afterTheFileChangedAgain_isRefused()
+    {
+        auto stack = GateStack::create(m_clock, m_dir.filePath(QStringLiteral("undo2.db")));
+        QVERIFY(stack.ok());
+        AuditStore &audit = stack.value()->store();
+        SnapshotStore snapshots(store(), {});
+        const QString edited = work(QStringLiteral("main.c"));
+        writeFile(edited, "int main() { return 0; }\n");
+        const QList<SnapshotStore::Kept> kept{snapshots.keep(edited).value()};
+        writeFile(edited, "int main() { return 1; }\n");
+        const QString nonce = QStringLiteral("abcdefabcdefabcdefabcdefabcdef01");
+        QVERIFY(audit.recordEvent(QStringLiteral("agent-tool-ran"), nonce, {{"undo", FileUndo::record(kept)}})
+                    .ok());
+        writeFile(edited, "int main() { return 2; } // the human's own edit\n");
+        FileUndo undo(audit, snapshots);
+        auto preview = undo.preview(nonce);
+        QVERIFY(preview.ok());
+        QVERIFY2(preview.value().refusal.contains(QLatin1String("changed since")),
+                 qPrintable(preview.value().refusal));
+        auto reverted = undo.revert(nonce, QStringLiteral("console"));
+        QVERIFY(!reverted.ok());
+        QVERIFY(reverted.error().startsWith(QLatin1String("Nothing was reverted")));
+        QCOMPARE(readFile(edited), QByteArray("int main() { return 2; } // the human's own edit\n"));
+        QVERIFY(audit.eventsOf(nonce, QStringLiteral("agent-tool-reverted")).value().isEmpty());
+        // An operation that kept nothing has nothing to undo.
+        QVERIFY(!undo.preview(QStringLiteral("ffffffffffffffffffffffffffffffff")).ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(SnapshotStoreTest)
+#include "snapshotstore_test.moc"
