@@ -13,8 +13,8 @@ namespace Countersign {
 // What a file held before an agent's write, edit or patch that ran with no card, kept so that the
 // human can take the change back (FileUndo). Content-addressed: a blob named by its SHA-256 under
 // DIR/ab/, mode 0600 in a folder of mode 0700, so the same content is kept once; a blob a crash cut
-// short is written again by the next keep of its content. Bounded: blobs older than maxAgeMs go first, then the least
-// recently kept, until the total is under maxBytes. A blob read back must still hash to its name.
+// short is written again by the next keep of its content. Bounded: blobs older than maxAgeMs go first, then
+// the least recently kept, until the total is under maxBytes. A blob read back must still hash to its name.
 // Not thread-safe: one instance per thread (the server's keeps, the window's and the command
 // line's read); they share the folder safely.
 class SnapshotStore final
