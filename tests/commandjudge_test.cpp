@@ -236,6 +236,65 @@ private Q_SLOTS:
         if (!line.contains(QLatin1String("a.txt")) && !line.contains(QLatin1String("$DIR")))
             QVERIFY(r.lost);
     }
+
+    // A forced push names the remote commits it overwrites, from the remote-tracking branch and when
+    // it was last updated; a deletion those no local branch holds; a plain push loses nothing; a
+    // remote never fetched is said to be unmeasured (issue 38).
+    void blastRadius_forcedPush_namesTheRemoteCommitsItOverwrites()
+    {
+        const QString bare = m_dir.path() + QStringLiteral("/remote.git");
+        const QString work = m_dir.path() + QStringLiteral("/pusher");
+        QCOMPARE(QProcess::execute(QStringLiteral("git"), {QStringLiteral("init"), QStringLiteral("-q"),
+                                                           QStringLiteral("--bare"), bare}),
+                 0);
+        QCOMPARE(QProcess::execute(QStringLiteral("git"),
+                                   {QStringLiteral("clone"), QStringLiteral("-q"), m_ws, work}),
+                 0);
+        const auto git = [&work](const QString &line) {
+            return QProcess::execute(QStringLiteral("git"),
+                                     QStringList{QStringLiteral("-C"), work, QStringLiteral("-c"),
+                                                 QStringLiteral("user.name=t"), QStringLiteral("-c"),
+                                                 QStringLiteral("user.email=t@example.invalid")} +
+                                         line.split(QLatin1Char(' ')));
+        };
+        QCOMPARE(git(QStringLiteral("remote add up ") + bare), 0);
+        QCOMPARE(git(QStringLiteral("commit -q --allow-empty -m shared")), 0);
+        QCOMPARE(git(QStringLiteral("push -q up main")), 0);
+        QCOMPARE(git(QStringLiteral("commit -q --allow-empty -m remote-only-work")), 0);
+        QCOMPARE(git(QStringLiteral("push -q up main")), 0);
+        QCOMPARE(git(QStringLiteral("reset -q --hard HEAD~1")), 0);
+        QCOMPARE(git(QStringLiteral("commit -q --allow-empty -m rewritten")), 0);
+        const auto radius = [&](const QString &line) {
+            return BlastRadius::of(Shell::CommandEffects::ofLine(line, {work, m_home}), m_home);
+        };
+        for (const QString &line :
+             {QStringLiteral("git push --force up main"), QStringLiteral("git push up +main"),
+              QStringLiteral("git push -f up"), QStringLiteral("git push --force-with-lease up main:main")}) {
+            const BlastRadius r = radius(line);
+            const QString said = r.sentences.join(QLatin1Char(' '));
+            QVERIFY2(said.contains(QLatin1String("Overwrites up/main as last fetched")) &&
+                         said.contains(QLatin1String("1 commit that main does not hold: remote-only-work")),
+                     qPrintable(line + QStringLiteral(": ") + said));
+            QVERIFY(r.lost);
+            QVERIFY(!r.unmeasured);
+        }
+        const BlastRadius deleting = radius(QStringLiteral("git push up :main"));
+        QVERIFY2(
+            deleting.sentences.join(QLatin1Char(' ')).contains(QLatin1String("Deletes up/main")) &&
+                deleting.sentences.join(QLatin1Char(' ')).contains(QLatin1String("no local branch holds")),
+            qPrintable(deleting.sentences.join(QLatin1Char(' '))));
+        QVERIFY(deleting.lost);
+        const BlastRadius plain = radius(QStringLiteral("git push up main"));
+        QVERIFY(plain.sentences.isEmpty() && !plain.lost);
+        const BlastRadius ahead = radius(QStringLiteral("git push --force origin main"));
+        QVERIFY2(ahead.sentences.join(QLatin1Char(' ')).contains(QLatin1String("nothing there is lost")),
+                 qPrintable(ahead.sentences.join(QLatin1Char(' '))));
+        QVERIFY(!ahead.lost);
+        const BlastRadius unknown = radius(QStringLiteral("git push --force nowhere main"));
+        QVERIFY(unknown.unmeasured);
+        QVERIFY(unknown.sentences.join(QLatin1Char(' ')).contains(QLatin1String("never fetched")));
+        QCOMPARE(radius(QStringLiteral("git push --force --all up")).unmeasured, true);
+    }
 };
 
 QTEST_GUILESS_MAIN(CommandJudgeTest)

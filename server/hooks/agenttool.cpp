@@ -561,17 +561,23 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
                                       {},
                                       false};
     Plan plan;
-    // What cannot come back is High: the human types its first target (what it deletes) to approve.
-    // The rest is Medium: the card shows the whole line and why it asks.
-    plan.risk = judged.destructive ? Risk::High : Risk::Medium;
     plan.title = QStringLiteral("Run \"%1\" in %2's own shell").arg(shortened(command), agent);
     // What it would lose, measured now (issue 38): the files and bytes it deletes and how many git
-    // can bring back, the uncommitted diff it discards; the digest of the plan binds it.
+    // can bring back, the uncommitted diff it discards, the remote commits a forced push overwrites;
+    // the digest of the plan binds it.
     const BlastRadius radius =
-        judged.destructive && QDir::isAbsolutePath(cwd)
+        QDir::isAbsolutePath(cwd)
             ? BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}),
                               QDir::homePath())
             : BlastRadius{};
+    // Risk follows what would be lost: something git cannot bring back, or what could not be
+    // measured, is High (the human types its first target to approve); a destructive line that
+    // measurably loses nothing is Low; the rest is Medium (the card shows the line and why it asks).
+    const bool measuredNothingLost =
+        judged.destructive && !radius.sentences.isEmpty() && !radius.lost && !radius.unmeasured;
+    plan.risk = radius.lost || radius.unmeasured || (judged.destructive && !measuredNothingLost) ? Risk::High
+                : measuredNothingLost                                                            ? Risk::Low
+                                      : Risk::Medium;
     plan.summary = radius.sentences.isEmpty() ? judged.why : radius.sentences.join(QLatin1Char(' '));
     plan.diff = radius.diff;
     plan.targets = judged.targets;
@@ -594,7 +600,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     plan.blastRadius = {{"namedFiles", named},
                         {"asks", judged.toJson().at("asks")},
                         {"measured", radius.detail},
-                        {"irreversible", judged.destructive},
+                        {"irreversible", judged.destructive || radius.lost},
                         {"mode", gateModeName(m_mode).toStdString()}};
     QString files;
     for (const json &f : named)

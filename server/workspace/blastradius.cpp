@@ -2,6 +2,7 @@
 
 #include "git.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
@@ -268,6 +269,150 @@ void measureBranch(BlastRadius &r, const Effect &e)
                         {"subjects", subjects}});
 }
 
+// One destination of a push: the local revision pushed (empty for a deletion) and the remote
+// branch it lands on, and whether it may overwrite what is there.
+struct PushTarget final
+{
+    QString source;
+    QString branch;
+    bool forced = false;
+    bool deleting = false;
+};
+
+QString shortBranch(QString ref)
+{
+    for (const char *prefix : {"refs/heads/", "heads/"}) {
+        if (ref.startsWith(QLatin1String(prefix)))
+            return ref.mid(int(qstrlen(prefix)));
+    }
+    return ref;
+}
+
+// git push [options] [remote [refspec...]]: what a forced push (--force, -f, --force-with-lease,
+// --force-if-includes, a +refspec) would overwrite on the remote, and what a deletion (--delete,
+// :branch) would delete, from the remote-tracking branches and when they were last fetched. A
+// push that cannot overwrite anything (not forced, nothing deleted) loses nothing.
+void measurePush(BlastRadius &r, const Effect &e)
+{
+    const qsizetype at = e.argv.indexOf(QStringLiteral("push"));
+    bool forced = false;
+    bool deleting = false;
+    bool everything = false;
+    QStringList operands;
+    static const QStringList valued = {QStringLiteral("--repo"), QStringLiteral("-o"),
+                                       QStringLiteral("--push-option"), QStringLiteral("--receive-pack"),
+                                       QStringLiteral("--exec")};
+    const QStringList args = e.argv.mid(at + 1);
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        if (a == QLatin1String("--")) {
+            operands += args.mid(i + 1);
+            break;
+        }
+        if (valued.contains(a)) {
+            ++i;
+        } else if (a == QLatin1String("--force") || a.startsWith(QLatin1String("--force-with-lease")) ||
+                   a == QLatin1String("--force-if-includes")) {
+            forced = true;
+        } else if (a == QLatin1String("--delete")) {
+            deleting = true;
+        } else if (a == QLatin1String("--all") || a == QLatin1String("--mirror") ||
+                   a == QLatin1String("--prune") || a == QLatin1String("--branches")) {
+            everything = true;
+        } else if (a.startsWith(QLatin1String("--"))) {
+            continue;
+        } else if (a.startsWith(QLatin1Char('-')) && a.size() > 1) {
+            forced = forced || a.contains(QLatin1Char('f'));
+            deleting = deleting || a.contains(QLatin1Char('d'));
+        } else {
+            operands.append(a);
+        }
+    }
+    const Git::Current here = Git::current(e.cwd);
+    const QString remote = operands.isEmpty() ? here.remote : operands.first();
+    QList<PushTarget> targets;
+    const QStringList refspecs = operands.mid(1);
+    for (const QString &spec : refspecs) {
+        PushTarget t;
+        QString rest = spec;
+        t.forced = forced || rest.startsWith(QLatin1Char('+'));
+        if (rest.startsWith(QLatin1Char('+')))
+            rest = rest.mid(1);
+        const qsizetype colon = rest.indexOf(QLatin1Char(':'));
+        t.source = colon < 0 ? rest : rest.left(colon);
+        t.branch = shortBranch(colon < 0 ? rest : rest.mid(colon + 1));
+        if (t.source == QLatin1String("HEAD") && colon < 0)
+            t.branch = here.branch;
+        t.deleting = deleting || (colon >= 0 && t.source.isEmpty());
+        if (t.deleting)
+            t.branch = shortBranch(colon < 0 ? rest : rest.mid(colon + 1));
+        targets.append(t);
+    }
+    if (refspecs.isEmpty() && !everything) // push.default: the current branch, to its namesake
+        targets.append({here.branch, here.branch, forced, deleting});
+    if (everything && (forced || deleting)) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("%1: a forced push of every branch is not measured.").arg(e.what));
+        return;
+    }
+    json detail = json::array();
+    for (const PushTarget &t : targets) {
+        if (!t.forced && !t.deleting)
+            continue;
+        if (t.branch.isEmpty() || (!t.deleting && t.source.isEmpty())) {
+            r.unmeasured = true;
+            r.sentences.append(
+                QStringLiteral("%1: which remote branch it overwrites is not known.").arg(e.what));
+            continue;
+        }
+        const QString tracking = remote + QLatin1Char('/') + t.branch;
+        const Git::RemoteLoss loss = Git::remoteLoss(e.cwd, remote, t.branch, t.source, t.deleting);
+        if (!loss.error.isEmpty() || !loss.known) {
+            r.unmeasured = true;
+            r.sentences.append(
+                loss.known ? QStringLiteral("%1: not measured (%2).").arg(e.what, loss.error)
+                           : QStringLiteral("%1 on %2, which was never fetched here: what the remote holds "
+                                            "there cannot be measured.")
+                                 .arg(t.deleting ? QStringLiteral("Deletes %1").arg(t.branch)
+                                                 : QStringLiteral("Overwrites %1").arg(t.branch),
+                                      remote));
+            continue;
+        }
+        const QString fetched =
+            loss.fetchedMs > 0 ? QStringLiteral("%1 as last fetched %2 UTC")
+                                     .arg(tracking, QDateTime::fromMSecsSinceEpoch(loss.fetchedMs, Qt::UTC)
+                                                        .toString(QStringLiteral("yyyy-MM-dd HH:mm")))
+                               : QStringLiteral("%1 (when it was last fetched is not known)").arg(tracking);
+        r.lost = r.lost || loss.count > 0;
+        if (loss.count == 0)
+            r.sentences.append(
+                t.deleting ? QStringLiteral("Deletes %1; every commit of it is on a local branch (%2).")
+                                 .arg(tracking, fetched)
+                           : QStringLiteral("Overwrites %1 with %2; nothing there is lost: %2 holds "
+                                            "every commit of %3.")
+                                 .arg(tracking, t.source, fetched));
+        else
+            r.sentences.append(QStringLiteral("%1 %2 and %3 that %4: %5.")
+                                   .arg(t.deleting ? QStringLiteral("Deletes") : QStringLiteral("Overwrites"),
+                                        fetched, plural(loss.count, "commit", "commits"),
+                                        t.deleting ? QStringLiteral("no local branch holds")
+                                                   : QStringLiteral("%1 does not hold").arg(t.source),
+                                        loss.subjects.join(QStringLiteral("; "))));
+        json subjects = json::array();
+        for (const QString &subject : loss.subjects)
+            subjects.push_back(subject.toStdString());
+        detail.push_back({{"remote", remote.toStdString()},
+                          {"branch", t.branch.toStdString()},
+                          {"source", t.source.toStdString()},
+                          {"deleting", t.deleting},
+                          {"commits", loss.count},
+                          {"subjects", subjects},
+                          {"fetchedMs", loss.fetchedMs}});
+    }
+    if (!detail.empty())
+        r.detail.push_back({{"kind", "push"}, {"folder", e.cwd.toStdString()}, {"targets", detail}});
+}
+
 } // namespace
 
 BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
@@ -303,6 +448,9 @@ BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
                 r.unmeasured = true;
                 r.sentences.append(QStringLiteral("%1: not measured yet.").arg(e.what));
             }
+        } else if (e.kind == Effect::Kind::Network && git && e.argv.contains(QStringLiteral("push")) &&
+                   !e.cwd.isEmpty()) {
+            measurePush(r, e);
         } else if (e.kind == Effect::Kind::History && git && e.argv.contains(QStringLiteral("branch")) &&
                    !e.cwd.isEmpty()) {
             measureBranch(r, e);

@@ -2,7 +2,9 @@
 
 #include <git2.h>
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QHash>
 
@@ -215,6 +217,111 @@ Stashes stashes(const QString &folder)
     StashWalk walk{repo.get(), &out.stashes};
     if (git_stash_foreach(repo.get(), eachStash, &walk) != 0)
         out.error = QString::fromUtf8(git_error_last() ? git_error_last()->message : "libgit2 error");
+    return out;
+}
+
+RemoteLoss remoteLoss(const QString &folder, const QString &remote, const QString &branch,
+                      const QString &source, bool deleting, int max)
+{
+    RemoteLoss out;
+    Repo repo = openRepo(folder, &out.error);
+    if (!repo)
+        return out;
+    const QByteArray tracking = ("refs/remotes/" + remote + QLatin1Char('/') + branch).toUtf8();
+    git_oid tip;
+    if (git_reference_name_to_id(&tip, repo.get(), tracking.constData()) != 0)
+        return out; // never fetched: not known
+    out.known = true;
+    git_reflog *reflog = nullptr;
+    if (git_reflog_read(&reflog, repo.get(), tracking.constData()) == 0) {
+        if (git_reflog_entrycount(reflog) > 0) {
+            const git_signature *who = git_reflog_entry_committer(git_reflog_entry_byindex(reflog, 0));
+            if (who)
+                out.fetchedMs = qint64(who->when.time) * 1000;
+        }
+        git_reflog_free(reflog);
+    }
+    if (out.fetchedMs == 0) {
+        const QFileInfo fetchHead(
+            QDir(QFile::decodeName(git_repository_path(repo.get()))).filePath(QStringLiteral("FETCH_HEAD")));
+        if (fetchHead.exists())
+            out.fetchedMs = fetchHead.lastModified().toMSecsSinceEpoch();
+    }
+    git_revwalk *rawWalk = nullptr;
+    if (git_revwalk_new(&rawWalk, repo.get()) != 0) {
+        out.error = QStringLiteral("cannot walk the history");
+        return out;
+    }
+    std::unique_ptr<git_revwalk, void (*)(git_revwalk *)> walk(rawWalk, git_revwalk_free);
+    if (git_revwalk_push(walk.get(), &tip) != 0) {
+        out.error = QStringLiteral("cannot walk %1").arg(QString::fromUtf8(tracking));
+        return out;
+    }
+    if (deleting) {
+        git_branch_iterator *rawIt = nullptr;
+        if (git_branch_iterator_new(&rawIt, repo.get(), GIT_BRANCH_LOCAL) == 0) {
+            std::unique_ptr<git_branch_iterator, void (*)(git_branch_iterator *)> it(
+                rawIt, git_branch_iterator_free);
+            git_reference *local = nullptr;
+            git_branch_t type;
+            while (git_branch_next(&local, &type, it.get()) == 0) {
+                if (git_reference_target(local))
+                    git_revwalk_hide(walk.get(), git_reference_target(local));
+                git_reference_free(local);
+            }
+        }
+    } else {
+        git_object *pushed = nullptr;
+        if (git_revparse_single(&pushed, repo.get(), source.toUtf8().constData()) != 0) {
+            out.error = QStringLiteral("%1 names no commit here").arg(source);
+            return out;
+        }
+        git_object *commit = nullptr;
+        const int peeled = git_object_peel(&commit, pushed, GIT_OBJECT_COMMIT);
+        git_object_free(pushed);
+        if (peeled != 0) {
+            out.error = QStringLiteral("%1 names no commit here").arg(source);
+            return out;
+        }
+        git_revwalk_hide(walk.get(), git_object_id(commit));
+        git_object_free(commit);
+    }
+    git_oid id;
+    while (out.count < 10000 && git_revwalk_next(&id, walk.get()) == 0) {
+        if (out.subjects.size() < max) {
+            git_commit *commit = nullptr;
+            if (git_commit_lookup(&commit, repo.get(), &id) == 0) {
+                out.subjects.append(QString::fromUtf8(git_commit_summary(commit)));
+                git_commit_free(commit);
+            }
+        }
+        ++out.count;
+    }
+    return out;
+}
+
+Current current(const QString &folder)
+{
+    Current out;
+    out.remote = QStringLiteral("origin");
+    Repo repo = openRepo(folder, &out.error);
+    if (!repo)
+        return out;
+    git_reference *head = nullptr;
+    if (git_repository_head(&head, repo.get()) != 0) {
+        out.error = QStringLiteral("HEAD names no branch");
+        return out;
+    }
+    if (git_reference_is_branch(head)) {
+        const char *name = nullptr;
+        if (git_branch_name(&name, head) == 0)
+            out.branch = QString::fromUtf8(name);
+        git_buf remote = GIT_BUF_INIT;
+        if (git_branch_upstream_remote(&remote, repo.get(), git_reference_name(head)) == 0)
+            out.remote = QString::fromUtf8(remote.ptr, qsizetype(remote.size));
+        git_buf_dispose(&remote);
+    }
+    git_reference_free(head);
     return out;
 }
 

@@ -90,6 +90,31 @@ struct BranchLoss final
 };
 BranchLoss branchLoss(const QString &folder, const QString &branch, int max = 10);
 
+// What a forced push (or one that deletes a branch) would take from the remote, as far as this
+// repository knows it: the commits of the remote-tracking branch REMOTE/BRANCH that the pushed
+// commit (source, a revision) does not hold, or for a deletion that no local branch holds; and when
+// that tracking branch was last updated here (its reflog's newest entry, else FETCH_HEAD's time).
+// known is false when there is no such tracking branch (never fetched): nothing can be said then.
+struct RemoteLoss final
+{
+    bool known = false;
+    int count = 0;
+    QStringList subjects;
+    qint64 fetchedMs = 0; // 0: not known
+    QString error;
+};
+RemoteLoss remoteLoss(const QString &folder, const QString &remote, const QString &branch,
+                      const QString &source, bool deleting, int max = 10);
+// The branch HEAD is on (empty when detached) and the remote its upstream is on ("origin" when it
+// has none), as a push with no remote or refspec would use them.
+struct Current final
+{
+    QString branch;
+    QString remote;
+    QString error;
+};
+Current current(const QString &folder);
+
 // True when the first 8000 bytes hold a NUL byte (git's own test for binary content).
 bool looksBinary(const QByteArray &bytes);
 

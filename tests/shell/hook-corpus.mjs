@@ -105,6 +105,16 @@ try {
         assert.notEqual(mistyped, 'approved', 'a High card is not approved without its target typed');
         for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'corpus');
     });
+
+    await check('risk follows what would be lost: rm of a committed, unchanged file is Low, with no typing', async () => {
+        const a = await hook('rm a.txt');
+        assert.equal(a.decision, 'deny');
+        const [card] = await decide('list');
+        assert.ok(card, 'a card');
+        assert.equal(card.risk, 'low', JSON.stringify(card));
+        assert.match(card.prompt, /git can bring it back/, card.prompt);
+        for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'corpus');
+    });
 } finally {
     await server.stop().catch(() => {});
     rmSync(work, { recursive: true, force: true });
