@@ -284,6 +284,16 @@ private Q_SLOTS:
         QTest::newRow("a known key of another type is still shown")
             << json{{"files", "many"}} << QStringList{QStringLiteral("files: many")};
         QTest::newRow("irreversible is the risk's") << json{{"irreversible", true}} << QStringList();
+        QTest::newRow("what an agent's command would lose, measured")
+            << json{{"measured",
+                     {{{"kind", "discard"}, {"files", {{{"path", "main.rs"}, {"added", 3}, {"removed", 1}}}}},
+                      {{"kind", "push"},
+                       {"targets",
+                        {{{"remote", "origin"}, {"branch", "main"}, {"deleting", false}, {"commits", 2}}}}},
+                      {{"kind", "branch"}, {"branch", "spike"}, {"commits", 1}}}}}
+            << QStringList{QStringLiteral("discards uncommitted changes: main.rs (+3 −1)"),
+                           QStringLiteral("overwrites origin/main: 2 commits lost"),
+                           QStringLiteral("deletes the branch spike: 1 commit no other branch holds")};
     }
     void blastRadius_readsAsWords()
     {

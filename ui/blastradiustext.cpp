@@ -72,6 +72,69 @@ QString textOf(const json &value)
                : QString::fromStdString(value.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+// One entry of what an agent's destructive command would lose (the "measured" list the server
+// made), in words: a line per entry, the detail beyond it in the card's prompt and diff.
+QString measuredLine(const json &m)
+{
+    if (!m.is_object())
+        return textOf(m);
+    const std::string kind = m.value("kind", json("")).is_string() ? m.value("kind", std::string()) : "";
+    const auto str = [&m](const char *key) {
+        const auto it = m.find(key);
+        return it != m.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
+    };
+    const auto num = [&m](const char *key) {
+        const auto it = m.find(key);
+        return it != m.end() && it->is_number_integer() ? it->get<qint64>() : qint64(0);
+    };
+    const auto list = [&m](const char *key) {
+        const auto it = m.find(key);
+        return it != m.end() && it->is_array() ? *it : json::array();
+    };
+    if (kind == "delete")
+        return tr("deletes %1: %2, %3 (%4 git cannot bring back)")
+            .arg(str("path"), counted(num("files"), "%1 file", "%1 files"), size(num("bytes")),
+                 number(num("lostForGood")));
+    if (kind == "discard") {
+        QStringList files;
+        for (const json &f : list("files")) {
+            if (f.is_object())
+                files.append(QStringLiteral("%1 (+%2 −%3)")
+                                 .arg(QString::fromStdString(f.value("path", std::string())))
+                                 .arg(f.value("added", 0))
+                                 .arg(f.value("removed", 0)));
+        }
+        return tr("discards uncommitted changes: %1")
+            .arg(files.isEmpty() ? tr("none") : files.join(QStringLiteral(", ")));
+    }
+    if (kind == "clean") {
+        QStringList files;
+        for (const json &f : list("files"))
+            files.append(textOf(f));
+        return tr("git clean deletes: %1")
+            .arg(files.isEmpty() ? tr("nothing") : files.join(QStringLiteral(", ")));
+    }
+    if (kind == "stash")
+        return counted(json(list("stashes").size()), "drops %1 stash", "drops %1 stashes");
+    if (kind == "branch")
+        return tr("deletes the branch %1: %2 no other branch holds")
+            .arg(str("branch"), counted(num("commits"), "%1 commit", "%1 commits"));
+    if (kind == "push") {
+        QStringList targets;
+        for (const json &t : list("targets")) {
+            if (!t.is_object())
+                continue;
+            targets.append(tr("%1 %2/%3: %4 lost")
+                               .arg(t.value("deleting", false) ? tr("deletes") : tr("overwrites"),
+                                    QString::fromStdString(t.value("remote", std::string())),
+                                    QString::fromStdString(t.value("branch", std::string())),
+                                    counted(json(t.value("commits", 0)), "%1 commit", "%1 commits")));
+        }
+        return targets.join(QStringLiteral("; "));
+    }
+    return textOf(m);
+}
+
 // The facts of the workspace tools: files and their size, lines, what git can restore, moves,
 // run_command's folder and pinned files.
 void knownLines(const json &blast, QStringList &out, Used &used)
@@ -127,6 +190,11 @@ void knownLines(const json &blast, QStringList &out, Used &used)
     if (const auto cwd = blast.find("cwd"); cwd != blast.end() && cwd->is_string()) {
         used.insert(QStringLiteral("cwd"));
         out.append(tr("runs in %1").arg(textOf(*cwd)));
+    }
+    if (const auto measured = blast.find("measured"); measured != blast.end() && measured->is_array()) {
+        used.insert(QStringLiteral("measured"));
+        for (const json &m : *measured)
+            out.append(measuredLine(m));
     }
     if (const auto pinned = blast.find("pinnedFiles"); pinned != blast.end() && pinned->is_object()) {
         used.insert(QStringLiteral("pinnedFiles"));
