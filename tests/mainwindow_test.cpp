@@ -416,7 +416,10 @@ private Q_SLOTS:
         const QString shown = find<QLabel>("cardTargets")->text();
         for (const char *mark : {"U+200B", "U+202E", "U+2028"})
             QVERIFY2(shown.contains(QLatin1String(mark)), qPrintable(shown));
-        QVERIFY(!shown.contains(QChar(0x202E)) && !shown.contains(QChar(0x200B)));
+        QVERIFY(!shown.contains(QChar(0x202E)));
+        // A raw U+200B on the label is only a break mark of the card's own, after its U+200C.
+        for (qsizetype i = shown.indexOf(QChar(0x200B)); i >= 0; i = shown.indexOf(QChar(0x200B), i + 1))
+            QVERIFY(i > 0 && shown[i - 1] == QChar(0x200C));
         QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("U+2066")));
         QVERIFY(find<QLabel>("confirmLabel")->text().contains(QLatin1String("U+202E")));
         readTheCard();

@@ -37,11 +37,33 @@ QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
     // HTML (a 1px span hid half of a target).
     l->setTextFormat(Qt::PlainText);
     l->setWordWrap(wrap);
+    // A wrapped label takes the width it is given: agent text (laidOutText) never sets the window's.
+    if (wrap)
+        l->setSizePolicy(QSizePolicy::Ignored, l->sizePolicy().verticalPolicy());
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     return l;
 }
 
+// Agent-chosen text on a label: laid out bounded, whole in the tooltip (laidOutText).
+void showAgentText(QLabel *label, const QString &text)
+{
+    const QString visible = visibleText(text);
+    label->setText(laidOutText(visible));
+    label->setToolTip(tooltipText(visible));
+}
+
 } // namespace
+
+// What was typed, without the break marks laidOutText puts in long words (pasted from the card's
+// own label). An agent's target that holds such characters itself never matches: they are not
+// typed back.
+QString ApprovalCard::typedConfirmation() const
+{
+    QString typed = m_confirm->text();
+    typed.remove(QChar(0x200B));
+    typed.remove(QChar(0x200C));
+    return typed;
+}
 
 ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *parent)
     : QWidget(parent), m_queue(queue), m_clock(clock)
@@ -217,11 +239,12 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_expired = false;
     m_error->hide();
     const Plan &plan = operation.plan;
-    m_title->setText(visibleText(plan.title.isEmpty() ? operation.tool : plan.title));
+    showAgentText(m_title, plan.title.isEmpty() ? operation.tool : plan.title);
     const QString client =
         operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
-    m_client->setText(visibleText(
-        tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool)));
+    showAgentText(
+        m_client,
+        tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool));
     m_risk->setText(RiskStyle::words(plan.risk, plan.isIrreversible()));
     QPalette riskPalette = m_risk->palette();
     riskPalette.setColor(QPalette::Window, RiskStyle::colour(plan.risk));
@@ -229,19 +252,18 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_risk->setPalette(riskPalette);
     // The summary only when it says more than the prompt (workspace tools make both the same).
     const bool summaryAdds = !plan.summary.isEmpty() && !plan.prompt.contains(plan.summary);
-    m_prompt->setText(
-        visibleText(summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt));
+    showAgentText(m_prompt, summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt);
     updateAgent();
     const QString review = reviewText(operation.review);
-    m_review->setText(visibleText(review));
+    showAgentText(m_review, review);
     m_review->setVisible(!review.isEmpty());
     if (!same)
         m_diff->setPlainText(
             visibleText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
-    m_targets->setText(
-        visibleText(plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n'))));
-    m_blast->setText(visibleText(BlastRadiusText::text(plan.blastRadius)));
-    m_rule->setText(visibleText(operation.rule.isEmpty() ? tr("(none)") : operation.rule));
+    showAgentText(m_targets,
+                  plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n')));
+    showAgentText(m_blast, BlastRadiusText::text(plan.blastRadius));
+    showAgentText(m_rule, operation.rule.isEmpty() ? tr("(none)") : operation.rule);
     m_arguments->setPlainText(visibleText(QString::fromStdString(operation.arguments.dump(2))));
     const bool typed = operation.needsTypedConfirmation();
     m_confirmLabel->setVisible(typed);
@@ -251,7 +273,8 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_reason->clear();
     }
     m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve")
-                                .arg(visibleText(operation.confirmationText()).toHtmlEscaped()));
+                                .arg(laidOutText(visibleText(operation.confirmationText())).toHtmlEscaped()));
+    m_confirmLabel->setToolTip(tooltipText(visibleText(operation.confirmationText())));
     if (!same)
         m_shownSinceMs = m_clock.nowMs();
     updateCountdown();
@@ -330,7 +353,7 @@ void ApprovalCard::updateAgent()
 void ApprovalCard::updateApproveEnabled()
 {
     const bool typedOk =
-        !m_operation.needsTypedConfirmation() || m_confirm->text() == m_operation.confirmationText();
+        !m_operation.needsTypedConfirmation() || typedConfirmation() == m_operation.confirmationText();
     const bool open = !m_operation.nonce.isEmpty() && !m_expired;
     const bool shown = shownLongEnough();
     // The team's review rules: the store refuses such an approval too.
@@ -364,7 +387,7 @@ void ApprovalCard::approve()
         return;
     }
     m_error->hide();
-    auto r = m_queue.approve(m_operation.nonce, m_queue.reviewer(), m_confirm->text());
+    auto r = m_queue.approve(m_operation.nonce, m_queue.reviewer(), typedConfirmation());
     if (!r)
         showError(r.error());
 }

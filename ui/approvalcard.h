@@ -50,6 +50,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    QString typedConfirmation() const;
     void restartMinimum();
     // Whether the minimum time has passed; otherwise arms m_shownTimer for the rest of it.
     bool shownLongEnough();

@@ -37,6 +37,14 @@ QString oneLine(QString text)
     return text;
 }
 
+// A list entry's agent-chosen field, bounded (the card shows it whole): the list never widens the
+// window, and a huge name costs nothing to lay out.
+QString listed(const QString &text)
+{
+    constexpr qsizetype kMax = 120;
+    return text.size() <= kMax ? text : text.left(kMax) + QStringLiteral("…");
+}
+
 QList<Operation> ordered(QList<Operation> cards, ApprovalsPage::Order order)
 {
     using Order = ApprovalsPage::Order;
@@ -175,8 +183,8 @@ void ApprovalsPage::rebuild()
             m_listedStale.insert(op.nonce);
         auto *item = new QListWidgetItem(
             QStringLiteral("%1%2\n%3 · %4%5")
-                .arg(op.tool, target.isEmpty() ? QString() : QStringLiteral(" — ") + oneLine(target),
-                     op.clientName().isEmpty() ? op.principal : oneLine(op.clientName()),
+                .arg(op.tool, target.isEmpty() ? QString() : QStringLiteral(" — ") + listed(oneLine(target)),
+                     op.clientName().isEmpty() ? op.principal : listed(oneLine(op.clientName())),
                      RiskStyle::words(op.plan.risk, false),
                      stale ? tr("\nfrom before the restart: its agent may be gone") : QString()),
             m_list);

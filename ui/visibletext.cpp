@@ -2,6 +2,8 @@
 
 #include <QStringView>
 
+#include <algorithm>
+
 namespace Countersign {
 
 QString visibleText(const QString &text)
@@ -27,6 +29,36 @@ QString visibleText(const QString &text)
         i += length - 1;
     }
     return out;
+}
+
+QString laidOutText(const QString &visible)
+{
+    const qsizetype shown = std::min(visible.size(), kMaxLaidOut);
+    QString out;
+    out.reserve(shown + shown / kMaxRun + 48);
+    qsizetype run = 0;
+    for (qsizetype i = 0; i < shown; ++i) {
+        const QChar c = visible[i];
+        run = c.isSpace() ? 0 : run + 1;
+        if (run > kMaxRun && !c.isLowSurrogate()) {
+            // A non-joiner first: a font's ligature ("ff") would swallow the break otherwise.
+            out += QChar(0x200C);
+            out += QChar(0x200B);
+            run = 1;
+        }
+        out += c;
+    }
+    if (visible.size() > shown)
+        out += QStringLiteral(" … (%1 more characters)").arg(visible.size() - shown);
+    return out;
+}
+
+QString tooltipText(const QString &visible)
+{
+    return visible.size() <= kMaxTooltip
+               ? visible
+               : visible.left(kMaxTooltip) +
+                     QStringLiteral(" … (%1 more characters)").arg(visible.size() - kMaxTooltip);
 }
 
 } // namespace Countersign
