@@ -276,6 +276,67 @@ private Q_SLOTS:
         sockets.clear();
         QTRY_COMPARE(connectionCount(), 0);
     }
+
+    // Issue 26, B5: a full server takes a new connection in place of the one idle the longest, so a
+    // flood of idle sockets never locks a client out; a connection being answered is never the one
+    // closed, and when all are, the new one is refused.
+    void full_newConnectionTakesTheIdlestsPlace_heldOnesStay()
+    {
+        QMetaObject::invokeMethod(
+            m_server,
+            [this] {
+                m_server->setMaxConnections(4);
+                m_server->setTimeouts({30'000, 30'000}); // only eviction closes the idle ones
+            },
+            Qt::BlockingQueuedConnection);
+        QTcpSocket held;
+        connectTo(held);
+        held.write(request("park:1"));
+        QTRY_VERIFY(m_isParked.load());
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        for (int i = 0; i < 3; ++i) {
+            idle.push_back(std::make_unique<QTcpSocket>());
+            connectTo(*idle.back());
+            QTest::qWait(20); // each idle a little less long than the one before
+        }
+        QTRY_COMPARE(connectionCount(), 4);
+        for (int round = 0; round < 6; ++round) { // the flood reopens, the client still gets in
+            QTcpSocket client;
+            connectTo(client);
+            client.write(request("ok"));
+            const auto responses = readResponses(client, 1);
+            QCOMPARE(responses.size(), 1);
+            QVERIFY(responses[0].endsWith("echo:ok"));
+        }
+        QTRY_VERIFY(idle[0]->state() == QAbstractSocket::UnconnectedState); // the idlest went first
+        int evicted = 0;
+        QMetaObject::invokeMethod(
+            m_server, [&] { evicted = m_server->evictedCount(); }, Qt::BlockingQueuedConnection);
+        QVERIFY(evicted >= 1);
+        QCOMPARE(held.state(), QAbstractSocket::ConnectedState); // the held request stays
+        QMetaObject::invokeMethod(
+            m_server, [this] { m_parked(HttpResponse::json(200, "late")); }, Qt::BlockingQueuedConnection);
+        const auto late = readResponses(held, 1);
+        QCOMPARE(late.size(), 1);
+        QVERIFY(late[0].endsWith("late"));
+    }
+    void full_everyConnectionBusy_theNewOneIsRefused()
+    {
+        QMetaObject::invokeMethod(
+            m_server, [this] { m_server->setMaxConnections(1); }, Qt::BlockingQueuedConnection);
+        QTcpSocket held;
+        connectTo(held);
+        held.write(request("park:1"));
+        QTRY_VERIFY(m_isParked.load());
+        QTcpSocket refused;
+        connectTo(refused);
+        QTRY_COMPARE_WITH_TIMEOUT(refused.state(), QAbstractSocket::UnconnectedState, 3000);
+        int count = 0;
+        QMetaObject::invokeMethod(
+            m_server, [&] { count = m_server->refusedCount(); }, Qt::BlockingQueuedConnection);
+        QCOMPARE(count, 1);
+        QCOMPARE(held.state(), QAbstractSocket::ConnectedState);
+    }
 };
 
 QTEST_GUILESS_MAIN(HttpServerTest)

@@ -1,5 +1,6 @@
 #include "httpconnection.h"
 
+#include <QDeadlineTimer>
 #include <QPointer>
 #include <QTcpSocket>
 
@@ -27,6 +28,18 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
             [this] { write(m_refuse(408, QStringLiteral("Request Timeout")), false); });
     connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
     m_idleTimer.start();
+    m_lastActivityMs = QDeadlineTimer::current().deadline();
+}
+
+void HttpConnection::evict()
+{
+    m_closing = true;
+    m_requestTimer.stop();
+    m_idleTimer.stop();
+    m_socket->disconnect(this); // its disconnected signal must not say closed() a second time
+    m_socket->abort();
+    Q_EMIT closed();
+    deleteLater();
 }
 
 HttpConnection::~HttpConnection()
@@ -72,6 +85,7 @@ void HttpConnection::onReadyRead()
 void HttpConnection::processBuffered(const QByteArray &bytes)
 {
     if (!bytes.isEmpty()) {
+        m_lastActivityMs = QDeadlineTimer::current().deadline();
         m_idleTimer.stop();
         if (!m_requestTimer.isActive())
             m_requestTimer.start();
@@ -128,6 +142,7 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
 void HttpConnection::write(const HttpResponse &response, bool keepAlive)
 {
     const bool keep = keepAlive && !response.close;
+    m_lastActivityMs = QDeadlineTimer::current().deadline();
     m_socket->write(response.serialize(keep));
     if (!keep)
         closeAfterWrite();

@@ -47,6 +47,13 @@ public:
     // goes) while the client reads it, until the deadline at most. Deleting the connection
     // discards whatever is still buffered.
     void flushWritten(QDeadlineTimer deadline);
+    // Whether the router holds a request of this connection or streams to it: such a connection is
+    // never evicted for another. One that is idle, or still sending a request, may be.
+    bool isBusy() const { return m_inFlight || m_streaming; }
+    // When it last sent bytes or was answered (ms on a monotonic clock).
+    qint64 lastActivityMs() const { return m_lastActivityMs; }
+    // Closes it at once to make room for another (HttpServer, full); closed() is emitted.
+    void evict();
 
 Q_SIGNALS:
     void closed();
@@ -68,6 +75,7 @@ private:
     bool m_inRouter = false;
     bool m_closing = false;
     bool m_streaming = false; // an event stream is open: its response never ends by itself
+    qint64 m_lastActivityMs = 0;
 };
 
 } // namespace Countersign

@@ -1,7 +1,10 @@
 #include "httpserver.h"
 
+#include <QLoggingCategory>
 #include <QTcpServer>
 #include <QTcpSocket>
+
+Q_LOGGING_CATEGORY(lcHttpServer, "countersign.http.server")
 
 namespace Countersign {
 
@@ -43,14 +46,33 @@ Result<quint16> HttpServer::listen(const QString &host, quint16 port)
 void HttpServer::onNewConnection()
 {
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
-        if (m_connections >= kMaxConnections) {
-            socket->abort();
-            socket->deleteLater();
-            continue;
+        if (m_connections >= m_max) {
+            HttpConnection *idlest = nullptr;
+            for (HttpConnection *c : std::as_const(m_open)) {
+                if (!c->isBusy() && (!idlest || c->lastActivityMs() < idlest->lastActivityMs()))
+                    idlest = c;
+            }
+            if (!idlest) {
+                ++m_refused;
+                qCWarning(lcHttpServer)
+                    << "refused a connection: all" << m_connections << "are being answered";
+                socket->abort();
+                socket->deleteLater();
+                continue;
+            }
+            ++m_evicted;
+            if (m_evicted == 1 || m_evicted % 1000 == 0)
+                qCWarning(lcHttpServer) << "full: closed the connection idle the longest for a new one ("
+                                        << m_evicted << "so far)";
+            idlest->evict();
         }
         ++m_connections;
         auto *connection = new HttpConnection(socket, m_router, m_refuse, m_timeouts, this);
-        connect(connection, &HttpConnection::closed, this, [this] { --m_connections; });
+        m_open.append(connection);
+        connect(connection, &HttpConnection::closed, this, [this, connection] {
+            --m_connections;
+            m_open.removeOne(connection);
+        });
     }
 }
 

@@ -27,6 +27,14 @@ public:
     // host is "127.0.0.1"; port 0 picks a free one. Returns the bound port.
     Result<quint16> listen(const QString &host, quint16 port);
     int connectionCount() const { return m_connections; }
+    // Full (kMaxConnections open), a new connection takes the place of the one idle the longest:
+    // one that is not being answered or streamed to (it sent nothing, or only part of a request,
+    // or it waits between requests). A flood of idle sockets, or of slow unauthenticated ones, so
+    // never locks a client out. Only when every connection is busy is the new one refused.
+    int evictedCount() const { return m_evicted; }
+    int refusedCount() const { return m_refused; }
+    void setMaxConnections(int max) { m_max = max; }                               // tests
+    void setTimeouts(HttpConnection::Timeouts timeouts) { m_timeouts = timeouts; } // tests: new connections
     // Accepts no new connection; the open ones are served until they close.
     void stopListening();
 
@@ -38,6 +46,10 @@ private:
     HttpConnection::Refusal m_refuse;
     HttpConnection::Timeouts m_timeouts;
     int m_connections = 0;
+    int m_max = kMaxConnections;
+    int m_evicted = 0;
+    int m_refused = 0;
+    QList<HttpConnection *> m_open;
 };
 
 } // namespace Countersign
