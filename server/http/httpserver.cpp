@@ -14,6 +14,12 @@ HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Refusal re
       m_refuse(std::move(refuse)), m_timeouts(timeouts)
 {
     connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
+    // QTcpServer stops accepting after an accept error other than "would block" (too many open
+    // files): say so, and accept again at once, so that a burst never leaves the port deaf.
+    connect(m_server, &QTcpServer::acceptError, this, [this](QAbstractSocket::SocketError error) {
+        qCWarning(lcHttpServer) << "accept failed:" << error << m_server->errorString();
+        m_server->resumeAccepting();
+    });
 }
 
 HttpServer::~HttpServer()
