@@ -337,6 +337,25 @@ private Q_SLOTS:
         QCOMPARE(r.httpStatus, 202);
         QVERIFY(!r.body.has_value());
     }
+    // Issue 26, B4: a client's account of itself is bounded, so that sessions cannot pin memory.
+    void clientInfoOrCapabilities_overTheBound_areRefused()
+    {
+        json msg = request(16, "tools/list");
+        msg["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = {
+            {"name", std::string(Envelope::kMaxClientBytes, 'n')}, {"version", "1"}};
+        Reply r = send(msg);
+        verifyError(r, 400, 16, JsonRpc::kInvalidParams);
+        QVERIFY(r.body->dump().find("clientInfo is larger than 16 KiB") != std::string::npos);
+        msg = request(17, "tools/list");
+        msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {
+            {"experimental", {{"x", std::string(Envelope::kMaxClientBytes, 'c')}}}};
+        r = send(msg);
+        verifyError(r, 400, 17, JsonRpc::kInvalidParams);
+        msg = request(18, "tools/list");
+        msg["params"]["_meta"]["io.modelcontextprotocol/clientInfo"] = {{"name", std::string(4000, 'n')},
+                                                                        {"version", "1"}};
+        verifyResult(send(msg), 18); // a long name under the bound is taken
+    }
     void clientInfo_isOptional()
     {
         json msg = request(15, "tools/list");

@@ -4,6 +4,15 @@ namespace Countersign {
 
 std::optional<QString> Envelope::readClient(const nlohmann::json &capabilities, const nlohmann::json &info)
 {
+    // Kept with every session and call: a client's account of itself is small, and one that is not
+    // would pin memory per session (issue 26, B4) and be laid out on every card.
+    for (const auto &[field, value] :
+         {std::pair{"clientInfo", &info}, std::pair{"clientCapabilities", &capabilities}}) {
+        if (value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size() > kMaxClientBytes)
+            return QStringLiteral("io.modelcontextprotocol/%1 is larger than %2 KiB")
+                .arg(QLatin1String(field))
+                .arg(kMaxClientBytes / 1024);
+    }
     // The agent's words about itself: typed here once, so nothing later reads a number as a name.
     QString name, version;
     if (!info.is_null()) {

@@ -36,8 +36,11 @@ struct Envelope final
     // and capabilities are those given at initialize.
     bool legacy = false;
 
+    // The most either of clientInfo and clientCapabilities may take, as JSON text.
+    static constexpr std::size_t kMaxClientBytes = 16 * 1024;
     // Sets clientCapabilities, clientInfo and the typed fields read from them. A field of the
-    // wrong type is not guessed at: the reason is returned and nothing is set.
+    // wrong type, or larger than kMaxClientBytes, is not guessed at: the reason is returned and
+    // nothing is set.
     std::optional<QString> readClient(const nlohmann::json &capabilities, const nlohmann::json &info);
 };
 

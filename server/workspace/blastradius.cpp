@@ -103,13 +103,17 @@ void measureDeletion(BlastRadius &r, const Effect &e, const QString &home)
                  w.folders > 0 ? QStringLiteral(" in %1").arg(plural(w.folders, "folder", "folders"))
                                : QString(),
                  sizeText(w.bytes));
+    if (checked.size() < w.files.size())
+        sentence += QStringLiteral("; of the first %1 checked,").arg(checked.size());
+    else
+        sentence += QLatin1Char(';');
     sentence +=
-        gone > 0 ? QStringLiteral("; %1 git cannot bring back (%2 untracked or ignored, %3 with uncommitted "
+        gone > 0 ? QStringLiteral(" %1 git cannot bring back (%2 untracked or ignored, %3 with uncommitted "
                                   "changes)")
                        .arg(gone)
                        .arg(loss.inWorkTree ? loss.untracked.size() : checked.size())
                        .arg(loss.uncommitted.size())
-                 : QStringLiteral("; git can bring %1 back")
+                 : QStringLiteral(" git can bring %1 back")
                        .arg(restorable == 1 ? QStringLiteral("it") : QStringLiteral("them all"));
     if (partial && gone == 0)
         sentence += QStringLiteral(" (of those checked)");

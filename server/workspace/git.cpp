@@ -9,6 +9,7 @@
 #include <QHash>
 
 #include <memory>
+#include <vector>
 
 namespace Countersign::Git {
 
@@ -61,31 +62,80 @@ LossReport lossReport(const QStringList &absoluteFiles)
 {
     ensureInit();
     LossReport report;
-    QHash<QString, std::shared_ptr<git_repository>> repos; // by work tree
+    // The repository of each folder, opened once; then one status walk per repository over the
+    // files it holds (git_status_file walks the index once per file: 500 files took 0.4 s).
+    QHash<QString, std::shared_ptr<git_repository>> repos;
+    struct Held final
+    {
+        std::shared_ptr<git_repository> repo;
+        QStringList files;
+        QList<QByteArray> relative;
+    };
+    QHash<git_repository *, Held> byRepo;
     for (const QString &file : absoluteFiles) {
-        git_repository *raw = nullptr;
-        const QByteArray start = QFile::encodeName(QFileInfo(file).absolutePath());
-        if (git_repository_open_ext(&raw, start.constData(), 0, nullptr) != 0)
-            continue;
-        Repo repo(raw);
-        const char *workdir = git_repository_workdir(repo.get());
-        if (!workdir)
+        const QString folder = QFileInfo(file).absolutePath();
+        auto found = repos.find(folder);
+        if (found == repos.end()) {
+            git_repository *raw = nullptr;
+            if (git_repository_open_ext(&raw, QFile::encodeName(folder).constData(), 0, nullptr) != 0)
+                raw = nullptr;
+            found = repos.insert(folder, std::shared_ptr<git_repository>(raw, [](git_repository *r) {
+                                     if (r)
+                                         git_repository_free(r);
+                                 }));
+        }
+        const std::shared_ptr<git_repository> &repo = found.value();
+        if (!repo || !git_repository_workdir(repo.get()))
             continue;
         report.inWorkTree = true;
-        const QString root = QFileInfo(QString::fromUtf8(workdir)).canonicalFilePath();
-        const QString relative = QDir(root).relativeFilePath(file);
-        unsigned int flags = 0;
-        if (git_status_file(&flags, repo.get(), relative.toUtf8().constData()) != 0)
+        const QString root =
+            QFileInfo(QString::fromUtf8(git_repository_workdir(repo.get()))).canonicalFilePath();
+        Held &held = byRepo[repo.get()];
+        held.repo = repo;
+        held.files.append(file);
+        held.relative.append(QDir(root).relativeFilePath(file).toUtf8());
+    }
+    for (const Held &held : std::as_const(byRepo)) {
+        std::vector<char *> specs;
+        for (const QByteArray &r : held.relative)
+            specs.push_back(const_cast<char *>(r.constData()));
+        git_status_options options;
+        git_status_options_init(&options, GIT_STATUS_OPTIONS_VERSION);
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+        options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_INCLUDE_IGNORED |
+                        GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS | GIT_STATUS_OPT_RECURSE_IGNORED_DIRS |
+                        GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH;
+        options.pathspec = {specs.data(), specs.size()};
+        git_status_list *rawList = nullptr;
+        if (git_status_list_new(&rawList, held.repo.get(), &options) != 0)
             continue;
-        if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) { // not in git: gone for good
-            report.untracked.append(file);
-            if (flags & GIT_STATUS_IGNORED)
-                report.ignored.append(file);
-        } else if (flags &
-                   (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_TYPECHANGE |
-                    GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
-                    GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED | GIT_STATUS_INDEX_TYPECHANGE))
-            report.uncommitted.append(file);
+        std::unique_ptr<git_status_list, void (*)(git_status_list *)> list(rawList, git_status_list_free);
+        QHash<QByteArray, unsigned int> status; // relative path -> flags; absent: tracked, unchanged
+        for (size_t i = 0; i < git_status_list_entrycount(list.get()); ++i) {
+            const git_status_entry *entry = git_status_byindex(list.get(), i);
+            const git_diff_delta *delta =
+                entry->index_to_workdir ? entry->index_to_workdir : entry->head_to_index;
+            if (!delta)
+                continue;
+            for (const char *path : {delta->old_file.path, delta->new_file.path}) {
+                if (path)
+                    status[QByteArray(path)] |= entry->status;
+            }
+        }
+        for (qsizetype i = 0; i < held.files.size(); ++i) {
+            const unsigned int flags = status.value(held.relative[i]);
+            const QString &file = held.files[i];
+            if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) { // not in git: gone for good
+                report.untracked.append(file);
+                if (flags & GIT_STATUS_IGNORED)
+                    report.ignored.append(file);
+            } else if (flags &
+                       (GIT_STATUS_WT_MODIFIED | GIT_STATUS_WT_DELETED | GIT_STATUS_WT_TYPECHANGE |
+                        GIT_STATUS_WT_RENAMED | GIT_STATUS_INDEX_NEW | GIT_STATUS_INDEX_MODIFIED |
+                        GIT_STATUS_INDEX_DELETED | GIT_STATUS_INDEX_RENAMED | GIT_STATUS_INDEX_TYPECHANGE)) {
+                report.uncommitted.append(file);
+            }
+        }
     }
     return report;
 }
