@@ -9,6 +9,7 @@
 #include "receipt.h"
 #include "snapshotstore.h"
 #include "systemclock.h"
+#include "visibletext.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -61,7 +62,8 @@ int runUndoCommand(const CommandLine &cl)
         return fail(preview.error());
     if (!preview.value().refusal.isEmpty())
         return fail(QStringLiteral("nothing was reverted: %1").arg(preview.value().refusal));
-    std::fputs(qPrintable(preview.value().diff), stdout);
+    // The agent's text, with what a terminal would act on (escape sequences) shown as marks.
+    std::fputs(qPrintable(visibleText(preview.value().diff)), stdout);
     if (!cl.yes) {
         std::printf("Put back what %lld file(s) held before the agent's change (the diff above)? [y/N] ",
                     static_cast<long long>(preview.value().files.size()));

@@ -171,6 +171,8 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("says");
         QTest::newRow("rm -rf of an ignored folder")
             << "rm -rf build" << QStringList{"20 files", "20 git cannot bring back"};
+        QTest::newRow("rm -rf .git: what git keeps, gone")
+            << "rm -rf .git" << QStringList{"git cannot bring back"};
         QTest::newRow("rm of a committed file")
             << "rm a.txt" << QStringList{"1 file", "git can bring it back"};
         QTest::newRow("git reset --hard over an hour of work")

@@ -234,6 +234,51 @@ private Q_SLOTS:
         // An operation that kept nothing has nothing to undo.
         QVERIFY(!undo.preview(QStringLiteral("ffffffffffffffffffffffffffffffff")).ok());
     }
+
+    // The reviewer's attack: after the change, the agent swaps the file's folder for a link to a
+    // folder outside the roots holding a file with the same content as the change left. The
+    // revert must not write there.
+    void revert_throughAFolderSwappedForALink_isRefused_andWritesNothingThere()
+    {
+        auto stack = GateStack::create(m_clock, m_dir.filePath(QStringLiteral("undo3.db")));
+        QVERIFY(stack.ok());
+        AuditStore &audit = stack.value()->store();
+        SnapshotStore snapshots(store(), {});
+        const QString sub = work(QStringLiteral("sub"));
+        QVERIFY(QDir().mkpath(sub));
+        const QString file = sub + QStringLiteral("/.bashrc");
+        writeFile(file, "echo payload\n");
+        const QList<SnapshotStore::Kept> kept{snapshots.keep(file).value()};
+        writeFile(file, "the skeleton\n");
+        const QString nonce = QStringLiteral("00000000000000000000000000000abc");
+        QVERIFY(audit.recordEvent(QStringLiteral("agent-tool-ran"), nonce, {{"undo", FileUndo::record(kept)}})
+                    .ok());
+        const QString victim = m_dir.filePath(QStringLiteral("victim-home"));
+        QVERIFY(QDir().mkpath(victim));
+        writeFile(victim + QStringLiteral("/.bashrc"), "the skeleton\n");
+        QVERIFY(QDir(sub).removeRecursively());
+        QVERIFY(QFile::link(victim, sub));
+        FileUndo undo(audit, snapshots);
+        auto preview = undo.preview(nonce);
+        QVERIFY(preview.ok());
+        QVERIFY2(!preview.value().refusal.isEmpty(), "the preview saw nothing wrong");
+        QVERIFY(!undo.revert(nonce, QStringLiteral("console")).ok());
+        QCOMPARE(readFile(victim + QStringLiteral("/.bashrc")), QByteArray("the skeleton\n"));
+        // Reading through the link is refused too: nothing outside is kept.
+        QVERIFY(!snapshots.keep(file).ok());
+    }
+    void keep_ofAFileWithOtherHardLinks_isRefused()
+    {
+        SnapshotStore snapshots(store(), {});
+        const QString secret = m_dir.filePath(QStringLiteral("secret.key"));
+        writeFile(secret, "private\n");
+        QCOMPARE(::link(QFile::encodeName(secret).constData(),
+                        QFile::encodeName(work(QStringLiteral("alias"))).constData()),
+                 0);
+        auto kept = snapshots.keep(work(QStringLiteral("alias")));
+        QVERIFY(!kept.ok());
+        QVERIFY(kept.error().contains(QLatin1String("hard links")));
+    }
 };
 
 QTEST_GUILESS_MAIN(SnapshotStoreTest)

@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <sys/stat.h>
+
 namespace Countersign {
 
 using json = nlohmann::json;
@@ -27,6 +29,12 @@ QString unkeepable(const QString &path)
     if (info.isSymLink() || !info.isFile())
         return QStringLiteral("writes %1, which is not a regular file: its previous content cannot be kept "
                               "for an undo")
+            .arg(path);
+    struct stat st;
+    if (::lstat(QFile::encodeName(path).constData(), &st) == 0 && st.st_nlink > 1)
+        return QStringLiteral(
+                   "writes %1, which has other hard links: its previous content is not kept for an "
+                   "undo")
             .arg(path);
     if (info.size() > SnapshotStore::kMaxFileBytes)
         return QStringLiteral("writes %1 (%2 MiB): a file over %3 MiB is not kept for an undo")

@@ -136,6 +136,11 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
             if (const auto &snapshots = self->m_settings.snapshots) {
                 for (const QString &file : written) {
                     auto kept = snapshots->keep(file);
+                    if (!kept && judgement.approved) {
+                        // A human approved this very change on its card: it runs, with no undo.
+                        qCWarning(lcHooks) << "an approved change keeps no undo:" << kept.error();
+                        continue;
+                    }
                     if (!kept) {
                         qCWarning(lcHooks) << "refused an allowed change:" << kept.error();
                         return done(HookAnswer::deny(

@@ -31,6 +31,11 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
     m_lastActivityMs = QDeadlineTimer::current().deadline();
 }
 
+bool HttpConnection::isBusy() const
+{
+    return m_inFlight || m_streaming || m_closing || m_socket->bytesToWrite() > 0;
+}
+
 void HttpConnection::evict()
 {
     m_closing = true;

@@ -49,7 +49,8 @@ public:
     void flushWritten(QDeadlineTimer deadline);
     // Whether the router holds a request of this connection or streams to it: such a connection is
     // never evicted for another. One that is idle, or still sending a request, may be.
-    bool isBusy() const { return m_inFlight || m_streaming; }
+    // An answer still being sent counts as busy too: closing it would drop the answer.
+    bool isBusy() const;
     // When it last sent bytes or was answered (ms on a monotonic clock).
     qint64 lastActivityMs() const { return m_lastActivityMs; }
     // Closes it at once to make room for another (HttpServer, full); closed() is emitted.

@@ -3,8 +3,16 @@
 #include "auditstore.h"
 #include "git.h"
 
+#include <QCryptographicHash>
 #include <QFile>
-#include <QSaveFile>
+#include <QRandomGenerator>
+#include <QScopeGuard>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace Countersign {
 
@@ -35,6 +43,63 @@ std::optional<Entry> entryOf(const json &item)
         return std::nullopt;
     return Entry{QString::fromStdString(item.at("path").get<std::string>()), digestOf(before),
                  digestOf(after)};
+}
+
+// What the file named leaf in the open folder dir holds now, read without following a link.
+Result<SnapshotStore::FileNow> stateAt(int dir, const QByteArray &leaf)
+{
+    const int fd = ::openat(dir, leaf.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return SnapshotStore::FileNow{};
+        return failure(QString::fromLocal8Bit(std::strerror(errno)));
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > SnapshotStore::kMaxFileBytes) {
+        ::close(fd);
+        return failure(QStringLiteral("it is not a regular file of at most %1 MiB")
+                           .arg(SnapshotStore::kMaxFileBytes >> 20));
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return failure(QStringLiteral("it cannot be read"));
+    }
+    SnapshotStore::FileNow now;
+    now.exists = true;
+    now.mode = int(st.st_mode & 07777);
+    now.bytes = file.read(qint64(st.st_size) + 1);
+    now.sha256 = QString::fromLatin1(QCryptographicHash::hash(now.bytes, QCryptographicHash::Sha256).toHex());
+    return now;
+}
+
+// Replaces leaf in the open folder dir with bytes and mode: a new file beside it (O_EXCL, never
+// through a link), then renamed over it, all relative to dir.
+Status replaceAt(int dir, const QByteArray &leaf, const QByteArray &bytes, int mode)
+{
+    const QByteArray temporary = '.' + leaf.left(64) + ".countersign-revert-" +
+                                 QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+    const int fd =
+        ::openat(dir, temporary.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return failure(QString::fromLocal8Bit(std::strerror(errno)));
+    qint64 written = 0;
+    bool ok = true;
+    while (ok && written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        written += ok ? n : 0;
+    }
+    ok = ok && ::fchmod(fd, mode_t(mode)) == 0;
+    const QString why = ok ? QString() : QString::fromLocal8Bit(std::strerror(errno));
+    if (::close(fd) != 0 || !ok || ::renameat(dir, temporary.constData(), dir, leaf.constData()) != 0) {
+        const QString reason = why.isEmpty() ? QString::fromLocal8Bit(std::strerror(errno)) : why;
+        ::unlinkat(dir, temporary.constData(), 0);
+        return failure(reason);
+    }
+    return Done{};
 }
 
 QString describe(const SnapshotStore::FileNow &now)
@@ -153,32 +218,45 @@ Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
     if (!list)
         return failure(list.error());
     json restored = json::array();
+    const auto stop = [&restored](const QString &why) {
+        return failure(
+            QStringLiteral("%1; %2 file(s) were restored before it").arg(why).arg(restored.size()));
+    };
     for (const json &item : list.value()) {
-        const Entry entry = *entryOf(item);
-        if (entry.before.isEmpty()) {
-            if (QFile::exists(entry.path) && !QFile::remove(entry.path))
-                return failure(QStringLiteral("%1 could not be deleted; %2 file(s) were restored before it")
-                                   .arg(entry.path)
-                                   .arg(restored.size()));
+        const auto entry = entryOf(item);
+        if (!entry)
+            return stop(QStringLiteral("the undo record of %1 is not readable").arg(nonce));
+        // Everything below goes through this folder, opened without following a link: a folder
+        // swapped for a link since the preview is refused, and one swapped after this open is not
+        // where anything is written.
+        QByteArray leaf;
+        const int dir = SnapshotStore::openFolderOf(entry->path, &leaf);
+        if (dir < 0)
+            return stop(QStringLiteral("%1 cannot be reached without following a link (%2)")
+                            .arg(entry->path, QString::fromLocal8Bit(std::strerror(errno))));
+        const auto closeDir = qScopeGuard([dir] { ::close(dir); });
+        auto now = stateAt(dir, leaf);
+        if (!now)
+            return stop(QStringLiteral("%1: %2").arg(entry->path, now.error()));
+        const bool asLeft = entry->after.isEmpty() ? !now.value().exists
+                                                   : now.value().exists && now.value().sha256 == entry->after;
+        if (!asLeft)
+            return stop(QStringLiteral("%1 changed while it was being reverted").arg(entry->path));
+        if (entry->before.isEmpty()) {
+            if (now.value().exists && ::unlinkat(dir, leaf.constData(), 0) != 0)
+                return stop(QStringLiteral("%1 could not be deleted").arg(entry->path));
         } else {
-            auto bytes = m_snapshots.content(entry.before);
+            auto bytes = m_snapshots.content(entry->before);
             if (!bytes)
-                return failure(bytes.error());
-            const QFileDevice::Permissions mode = QFile::exists(entry.path)
-                                                      ? QFile::permissions(entry.path)
-                                                      : QFileDevice::ReadOwner | QFileDevice::WriteOwner;
-            QSaveFile file(entry.path);
-            if (!file.open(QIODevice::WriteOnly) || file.write(bytes.value()) != bytes.value().size() ||
-                !file.commit())
-                return failure(
-                    QStringLiteral("%1 could not be written (%2); %3 file(s) were restored before it")
-                        .arg(entry.path, file.errorString())
-                        .arg(restored.size()));
-            QFile::setPermissions(entry.path, mode);
+                return stop(bytes.error());
+            if (auto written =
+                    replaceAt(dir, leaf, bytes.value(), now.value().exists ? now.value().mode : 0600);
+                !written)
+                return stop(QStringLiteral("%1 could not be written (%2)").arg(entry->path, written.error()));
         }
         restored.push_back(
-            {{"path", entry.path.toStdString()},
-             {"restored", entry.before.isEmpty() ? json(nullptr) : json(entry.before.toStdString())}});
+            {{"path", entry->path.toStdString()},
+             {"restored", entry->before.isEmpty() ? json(nullptr) : json(entry->before.toStdString())}});
     }
     if (auto recorded = m_store.recordEvent(QStringLiteral("agent-tool-reverted"), nonce,
                                             {{"by", by.toStdString()}, {"files", restored}});

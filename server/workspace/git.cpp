@@ -93,7 +93,12 @@ LossReport lossReport(const QStringList &absoluteFiles)
         Held &held = byRepo[repo.get()];
         held.repo = repo;
         held.files.append(file);
-        held.relative.append(QDir(root).relativeFilePath(file).toUtf8());
+        // Where the file really is (its folder resolved; the file itself may be a link, which is
+        // what is deleted), relative to the work tree.
+        const QString realFolder = QFileInfo(folder).canonicalFilePath();
+        const QString real =
+            realFolder.isEmpty() ? file : realFolder + QLatin1Char('/') + QFileInfo(file).fileName();
+        held.relative.append(QDir(root).relativeFilePath(real).toUtf8());
     }
     for (const Held &held : std::as_const(byRepo)) {
         std::vector<char *> specs;
@@ -122,8 +127,19 @@ LossReport lossReport(const QStringList &absoluteFiles)
                     status[QByteArray(path)] |= entry->status;
             }
         }
+        // A file the status list does not name is unchanged only if the index holds it: outside
+        // the work tree, in .git/, or missing from both, git cannot bring it back.
+        git_index *rawIndex = nullptr;
+        const bool indexed = git_repository_index(&rawIndex, held.repo.get()) == 0;
+        std::unique_ptr<git_index, void (*)(git_index *)> index(rawIndex, git_index_free);
         for (qsizetype i = 0; i < held.files.size(); ++i) {
-            const unsigned int flags = status.value(held.relative[i]);
+            const QByteArray &relative = held.relative[i];
+            unsigned int flags = status.value(relative);
+            const bool outside = relative.startsWith("../") || relative == ".." || relative == ".git" ||
+                                 relative.startsWith(".git/");
+            if (outside ||
+                (flags == 0 && (!indexed || !git_index_get_bypath(index.get(), relative.constData(), 0))))
+                flags |= GIT_STATUS_WT_NEW;
             const QString &file = held.files[i];
             if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) { // not in git: gone for good
                 report.untracked.append(file);

@@ -65,19 +65,63 @@ QString SnapshotStore::blobPath(const QString &sha256) const
     return m_dir + QLatin1Char('/') + sha256.left(2) + QLatin1Char('/') + sha256;
 }
 
+int SnapshotStore::openFolderOf(const QString &path, QByteArray *leaf)
+{
+    const QString clean = QDir::cleanPath(path);
+    if (!QDir::isAbsolutePath(clean) || clean == QLatin1String("/")) {
+        errno = EINVAL;
+        return -1;
+    }
+    const QList<QByteArray> parts = QFile::encodeName(clean).split('/');
+    int dir = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (qsizetype i = 1; dir >= 0 && i + 1 < parts.size(); ++i) {
+        if (parts[i].isEmpty() || parts[i] == "." || parts[i] == "..") {
+            ::close(dir);
+            errno = EINVAL;
+            return -1;
+        }
+        const int next = ::openat(dir, parts[i].constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        const int saved = errno;
+        ::close(dir);
+        errno = saved;
+        dir = next;
+    }
+    if (dir >= 0)
+        *leaf = parts.last();
+    return dir;
+}
+
 Result<SnapshotStore::FileNow> SnapshotStore::read(const QString &path)
 {
-    const int fd =
-        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
+    // Every folder on the way is opened without following a link, so a folder swapped for one
+    // (after the judge saw the path) fails here rather than reading elsewhere.
+    QByteArray leaf;
+    const int dir = openFolderOf(path, &leaf);
+    if (dir < 0) {
         if (errno == ENOENT)
             return FileNow{};
+        return failure(
+            QStringLiteral("%1 cannot be read: a folder on its way is a link or cannot be opened (%2)")
+                .arg(path, errnoText()));
+    }
+    const int fd = ::openat(dir, leaf.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    const int openErrno = errno;
+    ::close(dir);
+    if (fd < 0) {
+        if (openErrno == ENOENT)
+            return FileNow{};
+        errno = openErrno;
         return failure(QStringLiteral("%1 cannot be read (%2)").arg(path, errnoText()));
     }
     struct stat st;
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
         return failure(QStringLiteral("%1 is not a regular file").arg(path));
+    }
+    // Another name for the same file (a hard link, perhaps to a secret elsewhere): not kept.
+    if (st.st_nlink > 1) {
+        ::close(fd);
+        return failure(QStringLiteral("%1 has other hard links").arg(path));
     }
     if (st.st_size > kMaxFileBytes) {
         ::close(fd);
@@ -90,6 +134,7 @@ Result<SnapshotStore::FileNow> SnapshotStore::read(const QString &path)
     }
     FileNow now;
     now.exists = true;
+    now.mode = int(st.st_mode & 07777);
     // Sized from fstat (a buffer of the whole bound would cost more than the read), one byte over
     // to see a file that grew since.
     now.bytes = file.read(qint64(st.st_size) + 1);

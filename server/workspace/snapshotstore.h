@@ -15,7 +15,8 @@ namespace Countersign {
 // DIR/ab/, mode 0600 in a folder of mode 0700, so the same content is kept once; a blob a crash cut
 // short is written again by the next keep of its content. Bounded: blobs older than maxAgeMs go first, then
 // the least recently kept, until the total is under maxBytes. A blob read back must still hash to its name.
-// Not thread-safe: one instance per thread (the server's keeps, the window's and the command
+// Files are read only through folders opened without following links (openFolderOf). Not
+// thread-safe: one instance per thread (the server's keeps, the window's and the command
 // line's read); they share the folder safely.
 class SnapshotStore final
 {
@@ -60,8 +61,14 @@ public:
         bool exists = false;
         QByteArray bytes;
         QString sha256;
+        int mode = 0600;
     };
+    // Fails for a folder on the way that is a link, and for a file with other hard links.
     static Result<FileNow> read(const QString &path);
+    // The folder that holds an absolute path, opened one component at a time from "/" without
+    // following a link (O_DIRECTORY | O_NOFOLLOW each); leaf is the last component. -1 (errno set)
+    // when a folder on the way is missing, is a link or is not a folder. The caller closes it.
+    static int openFolderOf(const QString &path, QByteArray *leaf);
 
 private:
     QString blobPath(const QString &sha256) const;
