@@ -3,7 +3,6 @@
 #include "auditstore.h"
 #include "git.h"
 
-#include <QCryptographicHash>
 #include <QFile>
 #include <QRandomGenerator>
 #include <QScopeGuard>
@@ -43,34 +42,6 @@ std::optional<Entry> entryOf(const json &item)
         return std::nullopt;
     return Entry{QString::fromStdString(item.at("path").get<std::string>()), digestOf(before),
                  digestOf(after)};
-}
-
-// What the file named leaf in the open folder dir holds now, read without following a link.
-Result<SnapshotStore::FileNow> stateAt(int dir, const QByteArray &leaf)
-{
-    const int fd = ::openat(dir, leaf.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return SnapshotStore::FileNow{};
-        return failure(QString::fromLocal8Bit(std::strerror(errno)));
-    }
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > SnapshotStore::kMaxFileBytes) {
-        ::close(fd);
-        return failure(QStringLiteral("it is not a regular file of at most %1 MiB")
-                           .arg(SnapshotStore::kMaxFileBytes >> 20));
-    }
-    QFile file;
-    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
-        ::close(fd);
-        return failure(QStringLiteral("it cannot be read"));
-    }
-    SnapshotStore::FileNow now;
-    now.exists = true;
-    now.mode = int(st.st_mode & 07777);
-    now.bytes = file.read(qint64(st.st_size) + 1);
-    now.sha256 = QString::fromLatin1(QCryptographicHash::hash(now.bytes, QCryptographicHash::Sha256).toHex());
-    return now;
 }
 
 // Replaces leaf in the open folder dir with bytes and mode: a new file beside it (O_EXCL, never
@@ -235,7 +206,7 @@ Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
             return stop(QStringLiteral("%1 cannot be reached without following a link (%2)")
                             .arg(entry->path, QString::fromLocal8Bit(std::strerror(errno))));
         const auto closeDir = qScopeGuard([dir] { ::close(dir); });
-        auto now = stateAt(dir, leaf);
+        auto now = SnapshotStore::readAt(dir, leaf);
         if (!now)
             return stop(QStringLiteral("%1: %2").arg(entry->path, now.error()));
         const bool asLeft = entry->after.isEmpty() ? !now.value().exists

@@ -286,6 +286,43 @@ Stashes stashes(const QString &folder)
     return out;
 }
 
+namespace {
+
+// Hides from the walk every branch of that kind but except: it then yields what none of them reaches.
+void hideBranches(git_repository *repo, git_revwalk *walk, git_branch_t kind,
+                  const git_reference *except = nullptr)
+{
+    git_branch_iterator *rawIt = nullptr;
+    if (git_branch_iterator_new(&rawIt, repo, kind) != 0)
+        return;
+    std::unique_ptr<git_branch_iterator, void (*)(git_branch_iterator *)> it(rawIt, git_branch_iterator_free);
+    git_reference *ref = nullptr;
+    git_branch_t type;
+    while (git_branch_next(&ref, &type, it.get()) == 0) {
+        if ((!except || git_reference_cmp(ref, except) != 0) && git_reference_target(ref))
+            git_revwalk_hide(walk, git_reference_target(ref));
+        git_reference_free(ref);
+    }
+}
+
+// Counts the commits the walk yields (at most 10000), keeping the subjects of the first max.
+void countWalk(git_repository *repo, git_revwalk *walk, int max, int *count, QStringList *subjects)
+{
+    git_oid id;
+    while (*count < 10000 && git_revwalk_next(&id, walk) == 0) {
+        if (subjects->size() < max) {
+            git_commit *commit = nullptr;
+            if (git_commit_lookup(&commit, repo, &id) == 0) {
+                subjects->append(QString::fromUtf8(git_commit_summary(commit)));
+                git_commit_free(commit);
+            }
+        }
+        ++*count;
+    }
+}
+
+} // namespace
+
 RemoteLoss remoteLoss(const QString &folder, const QString &remote, const QString &branch,
                       const QString &source, bool deleting, int max)
 {
@@ -324,18 +361,7 @@ RemoteLoss remoteLoss(const QString &folder, const QString &remote, const QStrin
         return out;
     }
     if (deleting) {
-        git_branch_iterator *rawIt = nullptr;
-        if (git_branch_iterator_new(&rawIt, repo.get(), GIT_BRANCH_LOCAL) == 0) {
-            std::unique_ptr<git_branch_iterator, void (*)(git_branch_iterator *)> it(
-                rawIt, git_branch_iterator_free);
-            git_reference *local = nullptr;
-            git_branch_t type;
-            while (git_branch_next(&local, &type, it.get()) == 0) {
-                if (git_reference_target(local))
-                    git_revwalk_hide(walk.get(), git_reference_target(local));
-                git_reference_free(local);
-            }
-        }
+        hideBranches(repo.get(), walk.get(), GIT_BRANCH_LOCAL);
     } else {
         git_object *pushed = nullptr;
         if (git_revparse_single(&pushed, repo.get(), source.toUtf8().constData()) != 0) {
@@ -352,17 +378,7 @@ RemoteLoss remoteLoss(const QString &folder, const QString &remote, const QStrin
         git_revwalk_hide(walk.get(), git_object_id(commit));
         git_object_free(commit);
     }
-    git_oid id;
-    while (out.count < 10000 && git_revwalk_next(&id, walk.get()) == 0) {
-        if (out.subjects.size() < max) {
-            git_commit *commit = nullptr;
-            if (git_commit_lookup(&commit, repo.get(), &id) == 0) {
-                out.subjects.append(QString::fromUtf8(git_commit_summary(commit)));
-                git_commit_free(commit);
-            }
-        }
-        ++out.count;
-    }
+    countWalk(repo.get(), walk.get(), max, &out.count, &out.subjects);
     return out;
 }
 
@@ -414,29 +430,8 @@ BranchLoss branchLoss(const QString &folder, const QString &branch, int max)
         out.error = QStringLiteral("the branch %1 points at no commit").arg(branch);
         return out;
     }
-    git_branch_iterator *rawIt = nullptr;
-    if (git_branch_iterator_new(&rawIt, repo.get(), GIT_BRANCH_ALL) == 0) {
-        std::unique_ptr<git_branch_iterator, void (*)(git_branch_iterator *)> it(rawIt,
-                                                                                 git_branch_iterator_free);
-        git_reference *other = nullptr;
-        git_branch_t type;
-        while (git_branch_next(&other, &type, it.get()) == 0) {
-            if (git_reference_cmp(other, branchRef.get()) != 0 && git_reference_target(other))
-                git_revwalk_hide(walk.get(), git_reference_target(other));
-            git_reference_free(other);
-        }
-    }
-    git_oid id;
-    while (out.count < 10000 && git_revwalk_next(&id, walk.get()) == 0) {
-        if (out.subjects.size() < max) {
-            git_commit *commit = nullptr;
-            if (git_commit_lookup(&commit, repo.get(), &id) == 0) {
-                out.subjects.append(QString::fromUtf8(git_commit_summary(commit)));
-                git_commit_free(commit);
-            }
-        }
-        ++out.count;
-    }
+    hideBranches(repo.get(), walk.get(), GIT_BRANCH_ALL, branchRef.get());
+    countWalk(repo.get(), walk.get(), max, &out.count, &out.subjects);
     return out;
 }
 

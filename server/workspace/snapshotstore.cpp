@@ -91,6 +91,41 @@ int SnapshotStore::openFolderOf(const QString &path, QByteArray *leaf)
     return dir;
 }
 
+Result<SnapshotStore::FileNow> SnapshotStore::readAt(int dir, const QByteArray &leaf)
+{
+    const int fd = ::openat(dir, leaf.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return FileNow{};
+        return failure(errnoText());
+    }
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return failure(QStringLiteral("it is not a regular file"));
+    }
+    if (st.st_size > kMaxFileBytes) {
+        ::close(fd);
+        return failure(QStringLiteral("it is larger than %1 MiB").arg(kMaxFileBytes >> 20));
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return failure(QStringLiteral("it cannot be read"));
+    }
+    FileNow now;
+    now.exists = true;
+    now.mode = int(st.st_mode & 07777);
+    now.links = qint64(st.st_nlink);
+    // Sized from fstat (a buffer of the whole bound would cost more than the read), one byte over
+    // to see a file that grew since.
+    now.bytes = file.read(qint64(st.st_size) + 1);
+    if (now.bytes.size() > kMaxFileBytes)
+        return failure(QStringLiteral("it is larger than %1 MiB").arg(kMaxFileBytes >> 20));
+    now.sha256 = sha256Hex(now.bytes);
+    return now;
+}
+
 Result<SnapshotStore::FileNow> SnapshotStore::read(const QString &path)
 {
     // Every folder on the way is opened without following a link, so a folder swapped for one
@@ -104,43 +139,13 @@ Result<SnapshotStore::FileNow> SnapshotStore::read(const QString &path)
             QStringLiteral("%1 cannot be read: a folder on its way is a link or cannot be opened (%2)")
                 .arg(path, errnoText()));
     }
-    const int fd = ::openat(dir, leaf.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    const int openErrno = errno;
+    auto now = readAt(dir, leaf);
     ::close(dir);
-    if (fd < 0) {
-        if (openErrno == ENOENT)
-            return FileNow{};
-        errno = openErrno;
-        return failure(QStringLiteral("%1 cannot be read (%2)").arg(path, errnoText()));
-    }
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return failure(QStringLiteral("%1 is not a regular file").arg(path));
-    }
+    if (!now)
+        return failure(QStringLiteral("%1: %2").arg(path, now.error()));
     // Another name for the same file (a hard link, perhaps to a secret elsewhere): not kept.
-    if (st.st_nlink > 1) {
-        ::close(fd);
+    if (now.value().links > 1)
         return failure(QStringLiteral("%1 has other hard links").arg(path));
-    }
-    if (st.st_size > kMaxFileBytes) {
-        ::close(fd);
-        return failure(QStringLiteral("%1 is larger than %2 MiB").arg(path).arg(kMaxFileBytes >> 20));
-    }
-    QFile file;
-    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
-        ::close(fd);
-        return failure(QStringLiteral("%1 cannot be read").arg(path));
-    }
-    FileNow now;
-    now.exists = true;
-    now.mode = int(st.st_mode & 07777);
-    // Sized from fstat (a buffer of the whole bound would cost more than the read), one byte over
-    // to see a file that grew since.
-    now.bytes = file.read(qint64(st.st_size) + 1);
-    if (now.bytes.size() > kMaxFileBytes)
-        return failure(QStringLiteral("%1 is larger than %2 MiB").arg(path).arg(kMaxFileBytes >> 20));
-    now.sha256 = sha256Hex(now.bytes);
     return now;
 }
 

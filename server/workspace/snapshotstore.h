@@ -62,7 +62,11 @@ public:
         QByteArray bytes;
         QString sha256;
         int mode = 0600;
+        qint64 links = 1; // its hard links
     };
+    // The file named leaf in an open folder, read without following a link: a regular file of at
+    // most kMaxFileBytes (never blocking on a pipe or a device), or nothing when there is none.
+    static Result<FileNow> readAt(int dir, const QByteArray &leaf);
     // Fails for a folder on the way that is a link, and for a file with other hard links.
     static Result<FileNow> read(const QString &path);
     // The folder that holds an absolute path, opened one component at a time from "/" without
