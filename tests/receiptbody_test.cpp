@@ -46,6 +46,11 @@ private Q_SLOTS:
         QCOMPARE_JSON(body.at("finishedAt"), json(1700));
         QCOMPARE_JSON(body.at("outcome"), json("succeeded"));
         QCOMPARE_JSON(body.at("resultDigest"), json(CanonicalJson::digest(result).toStdString()));
+        QVERIFY(!body.contains("diffDigest"));
+        // The diff the card showed (the work a git reset --hard discarded) is named when given.
+        const json withDiff =
+            ReceiptBody::make(ticket(), d, 1600, 1700, result, head, QStringLiteral("d1ff"));
+        QCOMPARE_JSON(withDiff.at("diffDigest"), json("d1ff"));
     }
     void make_outcome_data()
     {

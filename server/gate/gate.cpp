@@ -12,6 +12,7 @@
 #include "retryholder.h"
 #include "ticketsealer.h"
 
+#include <QCryptographicHash>
 #include <QLoggingCategory>
 #include <QPointer>
 
@@ -728,12 +729,13 @@ void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const De
                                   qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
                                   return self->park(request, std::move(plan).value(), done, ticket.nonce);
                               }
-                              self->execute(request, ticket, decision, done);
+                              self->execute(request, ticket, decision, plan.value(), done);
                           });
 }
 
 // 7. Claim before acting, then run once; 8. the result carries a signed receipt.
-void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done)
+void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
+                   const Plan &plan, ToolDone done)
 {
     // A held retry woken, or a re-plan ended, after the quit began: the approval stays for the
     // next start; nothing new starts now.
@@ -758,18 +760,25 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     Q_EMIT stepRecorded(Step::Claimed, ticket.nonce);
     ++m_applying;
     QPointer<Gate> self(this);
-    request->action->apply(request->arguments, [self, ticket, decision, consumedMs, auditHead](json result) {
-        if (!self)
-            return;
-        const json body =
-            ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result, auditHead);
-        result = ReceiptBody::attach(std::move(result), self->m_signer.sign(body));
-        self->recordEnd(ticket.nonce, result);
-        const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
-        for (const ToolDone &d : waiting)
-            d(result);
-        self->applyEnded();
-    });
+    // The receipt names the diff the human approved (the plan's digest binds it too).
+    const QString diffDigest =
+        plan.diff.isEmpty()
+            ? QString()
+            : QString::fromLatin1(
+                  QCryptographicHash::hash(plan.diff.toUtf8(), QCryptographicHash::Sha256).toHex());
+    request->action->apply(
+        request->arguments, [self, ticket, decision, consumedMs, auditHead, diffDigest](json result) {
+            if (!self)
+                return;
+            const json body = ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result,
+                                                auditHead, diffDigest);
+            result = ReceiptBody::attach(std::move(result), self->m_signer.sign(body));
+            self->recordEnd(ticket.nonce, result);
+            const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
+            for (const ToolDone &d : waiting)
+                d(result);
+            self->applyEnded();
+        });
 }
 
 void Gate::recordEnd(const QString &nonce, const json &result, Durability durability)

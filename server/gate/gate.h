@@ -187,7 +187,8 @@ private:
                           ToolDone &done, QString &notice);
     void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
                      ToolDone done);
-    void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, ToolDone done);
+    void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, const Plan &plan,
+                 ToolDone done);
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.
     static constexpr int kRemoteRunPollMs = 200;
     void awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &claim,

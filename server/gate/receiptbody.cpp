@@ -13,28 +13,31 @@ static_assert(std::string_view(JsonRpc::kMetaServerInfo) ==
 using json = nlohmann::json;
 
 json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qint64 finishedMs,
-          const json &result, const json &auditHead)
+          const json &result, const json &auditHead, const QString &diffDigest)
 {
-    return {{"v", 1},
-            {"type", "countersign.receipt"},
-            {"tool", ticket.op.toStdString()},
-            {"connection", ticket.sub.toStdString()},
-            {"client", ticket.client.toStdString()},
-            {"nonce", ticket.nonce.toStdString()},
-            {"argsDigest", ticket.argsDigest.toStdString()},
-            {"planDigest", ticket.planDigest.toStdString()},
-            {"decision", "approved"},
-            {"approver", decision.by.toStdString()},
-            {"decidedAt", decision.atMs},
-            {"mintedAt", ticket.iat},
-            {"expiresAt", ticket.exp},
-            {"consumedAt", consumedMs},
-            {"finishedAt", finishedMs},
-            {"outcome", result.is_object() && result.value("isError", json(false)) == json(true)
-                            ? "failed"
-                            : "succeeded"},
-            {"resultDigest", ReceiptSigner::resultDigest(result).toStdString()},
-            {"auditHead", auditHead}};
+    json body = {{"v", 1},
+                 {"type", "countersign.receipt"},
+                 {"tool", ticket.op.toStdString()},
+                 {"connection", ticket.sub.toStdString()},
+                 {"client", ticket.client.toStdString()},
+                 {"nonce", ticket.nonce.toStdString()},
+                 {"argsDigest", ticket.argsDigest.toStdString()},
+                 {"planDigest", ticket.planDigest.toStdString()},
+                 {"decision", "approved"},
+                 {"approver", decision.by.toStdString()},
+                 {"decidedAt", decision.atMs},
+                 {"mintedAt", ticket.iat},
+                 {"expiresAt", ticket.exp},
+                 {"consumedAt", consumedMs},
+                 {"finishedAt", finishedMs},
+                 {"outcome", result.is_object() && result.value("isError", json(false)) == json(true)
+                                 ? "failed"
+                                 : "succeeded"},
+                 {"resultDigest", ReceiptSigner::resultDigest(result).toStdString()},
+                 {"auditHead", auditHead}};
+    if (!diffDigest.isEmpty())
+        body["diffDigest"] = diffDigest.toStdString();
+    return body;
 }
 
 json attach(json result, json signedReceipt)

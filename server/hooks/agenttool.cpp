@@ -9,8 +9,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 #include <QRegularExpression>
 
+#include <cerrno>
 #include <sys/stat.h>
 
 namespace Countersign {
@@ -491,9 +493,62 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
     return {Verdict::Ask, QStringLiteral("a tool Countersign does not know")};
 }
 
+AgentTool::ShellUndo AgentTool::shellUndo(const BlastRadius &radius) const
+{
+    ShellUndo undo;
+    const auto refuse = [&undo](QString why) {
+        undo.files.clear();
+        undo.bytes = 0;
+        undo.why = std::move(why);
+        return undo;
+    };
+    if (!radius.deletesAll)
+        return refuse(QStringLiteral("what it deletes is not all known before it runs"));
+    if (radius.deletes.size() > kMaxKeptFiles)
+        return refuse(QStringLiteral("it deletes more than %1 files").arg(kMaxKeptFiles));
+    for (const QString &file : radius.deletes) {
+        if (undo.files.contains(file))
+            continue;
+        struct stat st;
+        if (::lstat(QFile::encodeName(file).constData(), &st) != 0) {
+            if (errno == ENOENT) { // a file a change deleted: its absence is what is kept
+                if (!m_workspace || !m_workspace->confines(file))
+                    return refuse(QStringLiteral("%1 is outside the workspace roots").arg(file));
+                undo.files.append(file);
+                continue;
+            }
+            return refuse(QStringLiteral("%1 cannot be read").arg(file));
+        }
+        if (!S_ISREG(st.st_mode))
+            return refuse(QStringLiteral("%1 is not a regular file (a link, a device)").arg(file));
+        if (!m_workspace || !m_workspace->confines(file))
+            return refuse(QStringLiteral("%1 is outside the workspace roots").arg(file));
+        if (st.st_nlink > 1)
+            return refuse(QStringLiteral("%1 has other hard links").arg(file));
+        if (st.st_size > SnapshotStore::kMaxFileBytes)
+            return refuse(
+                QStringLiteral("%1 is larger than %2 MiB").arg(file).arg(SnapshotStore::kMaxFileBytes >> 20));
+        undo.bytes += st.st_size;
+        if (undo.bytes > kMaxKeptBytes)
+            return refuse(QStringLiteral("it deletes more than %1 MiB").arg(kMaxKeptBytes >> 20));
+        undo.files.append(file);
+    }
+    return undo;
+}
+
 QStringList AgentTool::writtenPaths(const json &arguments) const
 {
     switch (m_kind) {
+    case Kind::Shell: {
+        const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
+        if (!QDir::isAbsolutePath(cwd))
+            return {};
+        const BlastRadius radius = BlastRadius::of(
+            Shell::CommandEffects::ofLine(QString::fromStdString(arguments.value("command", "")),
+                                          {cwd, QDir::homePath()}),
+            QDir::homePath());
+        return shellUndo(radius).files;
+    }
     case Kind::Write:
     case Kind::Edit: {
         const QString path = QString::fromStdString(arguments.value("path", std::string()));
@@ -586,7 +641,27 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     plan.risk = radius.lost || radius.unmeasured || (judged.destructive && !measuredNothingLost) ? Risk::High
                 : measuredNothingLost                                                            ? Risk::Low
                                       : Risk::Medium;
-    plan.summary = radius.sentences.isEmpty() ? judged.why : radius.sentences.join(QLatin1Char(' '));
+    // Whether it will be undoable: what it deletes or discards, kept before it runs.
+    QStringList sentences = radius.sentences;
+    json undo;
+    if (!radius.deletes.isEmpty() || !radius.deletesAll) {
+        const ShellUndo kept = shellUndo(radius);
+        if (kept.why.isEmpty()) {
+            sentences.append(
+                QStringLiteral("Countersign keeps a copy of %1 (%2) before it runs: Revert in "
+                               "the audit view, or countersign undo, brings %3 back.")
+                    .arg(kept.files.size() == 1
+                             ? QStringLiteral("the file it deletes or overwrites")
+                             : QStringLiteral("the %1 files it deletes or overwrites").arg(kept.files.size()),
+                         QLocale::c().formattedDataSize(kept.bytes, 1, QLocale::DataSizeTraditionalFormat),
+                         kept.files.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")));
+            undo = {{"files", kept.files.size()}, {"bytes", kept.bytes}};
+        } else {
+            sentences.append(QStringLiteral("It cannot be undone: no copy is kept, as %1.").arg(kept.why));
+            undo = {{"refused", kept.why.toStdString()}};
+        }
+    }
+    plan.summary = sentences.isEmpty() ? judged.why : sentences.join(QLatin1Char(' '));
     plan.diff = radius.diff;
     plan.targets = judged.targets;
     if (!plan.targets.contains(cwd))
@@ -610,6 +685,8 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
                         {"measured", radius.detail},
                         {"irreversible", judged.destructive || radius.lost},
                         {"mode", gateModeName(m_mode).toStdString()}};
+    if (!undo.is_null())
+        plan.blastRadius["undo"] = undo;
     QString files;
     for (const json &f : named)
         files += QStringLiteral("\n  %1  %2")
@@ -618,7 +695,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     QString reasons;
     for (const QString &why : judged.asks)
         reasons += QStringLiteral("\n  - ") + why;
-    for (const QString &lost : radius.sentences)
+    for (const QString &lost : sentences)
         reasons += QStringLiteral("\n  - ") + lost;
     plan.prompt = QStringLiteral("%1 wants to run this with its own shell tool (not through Countersign):\n\n"
                                  "$ %2\n\nin %3\nWhy it asks:%4%5")

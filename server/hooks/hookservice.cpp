@@ -117,11 +117,10 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
     const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
     const QString key = reportKey(who, call, argsDigest);
     const QString path = QString::fromStdString(arguments.value().value("path", ""));
-    const QStringList written = tool->writtenPaths(arguments.value());
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,
-         written, done = std::move(done)](Gate::Judgement judgement) {
+         tool, arguments = arguments.value(), done = std::move(done)](Gate::Judgement judgement) {
             if (!judgement.allowed)
                 return done(HookAnswer::deny(client, event, judgement.words));
             if (!self)
@@ -132,14 +131,17 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
             allowed.approved = judgement.approved;
             allowed.argsDigest = argsDigest;
             allowed.path = path;
-            // What the files hold now, kept before the client may change them.
+            // What the files hold now, kept before the client may change them (measured again
+            // now: what a deletion removes is what is there when it is allowed).
             if (const auto &snapshots = self->m_settings.snapshots) {
-                for (const QString &file : written) {
+                for (const QString &file : tool->writtenPaths(arguments)) {
                     auto kept = snapshots->keep(file);
-                    if (!kept && judgement.approved) {
-                        // A human approved this very change on its card: it runs, with no undo.
-                        qCWarning(lcHooks) << "an approved change keeps no undo:" << kept.error();
-                        continue;
+                    if (!kept && (judgement.approved || !tool->needsUndo())) {
+                        // A human approved this very change on its card, or a command's card
+                        // said it may have no undo: it runs, with none.
+                        qCWarning(lcHooks) << "a change runs with no undo:" << kept.error();
+                        allowed.kept.clear();
+                        break;
                     }
                     if (!kept) {
                         qCWarning(lcHooks) << "refused an allowed change:" << kept.error();

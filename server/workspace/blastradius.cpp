@@ -81,6 +81,7 @@ void measureDeletion(BlastRadius &r, const Effect &e, const QString &home)
     Q_UNUSED(home)
     if (!e.pathKnown || e.path.isEmpty() || e.glob) {
         r.unmeasured = true;
+        r.deletesAll = false;
         r.sentences.append(QStringLiteral("%1: what it deletes is only known when it runs.").arg(e.what));
         return;
     }
@@ -119,6 +120,8 @@ void measureDeletion(BlastRadius &r, const Effect &e, const QString &home)
         sentence += QStringLiteral(" (of those checked)");
     r.sentences.append(sentence + QLatin1Char('.'));
     r.lost = r.lost || gone > 0 || partial;
+    r.deletes += w.files;
+    r.deletesAll = r.deletesAll && !w.atLeast;
     json first = json::array();
     for (const QString &f : listed(w.files, e.path.section(QLatin1Char('/'), 0, -2)))
         first.push_back(f.toStdString());
@@ -138,6 +141,7 @@ void measureDiscard(BlastRadius &r, const Effect &e, const QStringList &paths)
     const Git::Uncommitted changes = Git::uncommitted(e.cwd, paths);
     if (!changes.error.isEmpty()) {
         r.unmeasured = true;
+        r.deletesAll = false;
         r.sentences.append(QStringLiteral("%1: not measured (%2).").arg(e.what, changes.error));
         return;
     }
@@ -149,6 +153,7 @@ void measureDiscard(BlastRadius &r, const Effect &e, const QStringList &paths)
         removed += f.removed;
         names.append(QStringLiteral("%1 (+%2 −%3)").arg(f.path).arg(f.added).arg(f.removed));
         files.push_back({{"path", f.path.toStdString()}, {"added", f.added}, {"removed", f.removed}});
+        r.deletes.append(QDir(changes.workTree).filePath(f.path)); // what it holds now is discarded
     }
     if (changes.files.isEmpty()) {
         r.sentences.append(QStringLiteral("Discards nothing: no uncommitted change is there now."));
@@ -185,6 +190,8 @@ void measureClean(BlastRadius &r, const Effect &e, bool ignoredToo)
         if (ignoredToo || !loss.ignored.contains(f))
             deleted.append(f);
     }
+    r.deletes += deleted;
+    r.deletesAll = r.deletesAll && !w.atLeast && candidates.size() <= 500;
     r.lost = r.lost || !deleted.isEmpty();
     r.sentences.append(deleted.isEmpty()
                            ? QStringLiteral("Deletes no file: nothing untracked is there now.")

@@ -22,6 +22,12 @@ struct BlastRadius final
     nlohmann::json detail = nlohmann::json::array();
     bool lost = false; // something git cannot bring back
     bool unmeasured = false;
+    // Every file whose content it would delete or discard: what an rm, find -delete or git clean
+    // deletes, what a git reset --hard, checkout or restore overwrites (absolute, links not
+    // followed). What an approved call keeps for its undo. deletesAll is false when some are not
+    // listed (a pattern, a walk cut short, more untracked files than were checked, a failed measure).
+    QStringList deletes;
+    bool deletesAll = true;
 
     static BlastRadius of(const QList<Shell::Effect> &effects, const QString &home);
 

@@ -128,8 +128,9 @@ Result<UndoPreview> FileUndo::preview(const QString &nonce)
         return failure(list.error());
     if (list.value().is_null())
         return failure(
-            QStringLiteral("%1 kept nothing to undo: only an agent's write, edit or patch that ran "
-                           "with no card keeps the files' previous content")
+            QStringLiteral("%1 kept nothing to undo: an agent's write, edit or patch that ran with no "
+                           "card, and a command that deletes or discards files whose card said so, keep "
+                           "the files' previous content")
                 .arg(nonce));
     UndoPreview preview;
     preview.nonce = nonce;
@@ -201,7 +202,15 @@ Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
         // swapped for a link since the preview is refused, and one swapped after this open is not
         // where anything is written.
         QByteArray leaf;
-        const int dir = SnapshotStore::openFolderOf(entry->path, &leaf);
+        // A deletion's revert makes the folders it deleted again (a file the agent created goes
+        // only where its folder still is).
+        const int dir = SnapshotStore::openFolderOf(
+            entry->path, &leaf,
+            entry->before.isEmpty() ? SnapshotStore::Folders::MustExist : SnapshotStore::Folders::Make);
+        if (dir < 0 && errno == ENOENT && entry->before.isEmpty()) { // nothing there to delete
+            restored.push_back({{"path", entry->path.toStdString()}, {"restored", nullptr}});
+            continue;
+        }
         if (dir < 0)
             return stop(QStringLiteral("%1 cannot be reached without following a link (%2)")
                             .arg(entry->path, QString::fromLocal8Bit(std::strerror(errno))));

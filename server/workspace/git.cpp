@@ -172,6 +172,7 @@ Uncommitted uncommitted(const QString &folder, const QStringList &paths, qsizety
         return out;
     }
     const QString root = QFileInfo(QString::fromUtf8(workdir)).canonicalFilePath();
+    out.workTree = root;
     git_object *treeObject = nullptr;
     if (git_revparse_single(&treeObject, repo.get(), "HEAD^{tree}") != 0) {
         out.error = QStringLiteral("the repository has no commit yet");

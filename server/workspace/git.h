@@ -57,6 +57,7 @@ struct Uncommitted final
 {
     QString diff;
     QList<FileChange> files;
+    QString workTree; // absolute, links resolved: what the files' paths are relative to
     bool truncated = false;
     QString error;
 };

@@ -65,7 +65,7 @@ QString SnapshotStore::blobPath(const QString &sha256) const
     return m_dir + QLatin1Char('/') + sha256.left(2) + QLatin1Char('/') + sha256;
 }
 
-int SnapshotStore::openFolderOf(const QString &path, QByteArray *leaf)
+int SnapshotStore::openFolderOf(const QString &path, QByteArray *leaf, Folders folders)
 {
     const QString clean = QDir::cleanPath(path);
     if (!QDir::isAbsolutePath(clean) || clean == QLatin1String("/")) {
@@ -80,7 +80,10 @@ int SnapshotStore::openFolderOf(const QString &path, QByteArray *leaf)
             errno = EINVAL;
             return -1;
         }
-        const int next = ::openat(dir, parts[i].constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int next = ::openat(dir, parts[i].constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0 && errno == ENOENT && folders == Folders::Make &&
+            (::mkdirat(dir, parts[i].constData(), 0777) == 0 || errno == EEXIST))
+            next = ::openat(dir, parts[i].constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         const int saved = errno;
         ::close(dir);
         errno = saved;

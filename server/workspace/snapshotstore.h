@@ -71,8 +71,10 @@ public:
     static Result<FileNow> read(const QString &path);
     // The folder that holds an absolute path, opened one component at a time from "/" without
     // following a link (O_DIRECTORY | O_NOFOLLOW each); leaf is the last component. -1 (errno set)
-    // when a folder on the way is missing, is a link or is not a folder. The caller closes it.
-    static int openFolderOf(const QString &path, QByteArray *leaf);
+    // when a folder on the way is missing (unless Make makes it, as the umask allows: a revert of
+    // a deletion), is a link or is not a folder. The caller closes it.
+    enum class Folders { MustExist, Make };
+    static int openFolderOf(const QString &path, QByteArray *leaf, Folders folders = Folders::MustExist);
 
 private:
     QString blobPath(const QString &sha256) const;

@@ -10,7 +10,11 @@
 //   - the file swapped for a link to a file outside the roots after the change: refused, the outside
 //     file untouched;
 //   - a Write through a link, or over a file too large to keep, asks instead of running unkept;
-//   - a revert of an operation that kept nothing, or a malformed id: refused.
+//   - a revert of an operation that kept nothing, or a malformed id: refused;
+//   - an approved rm -rf of an untracked folder, and an approved git reset --hard over uncommitted
+//     work, keep what they delete (their cards say so): countersign undo brings the folder back
+//     with its files (bytes exact) and the discarded work back; an rm of a folder holding a link
+//     says on its card that it cannot be undone.
 //   node undo.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -70,10 +74,11 @@ async function agentWrite(file, content) {
     await hook({ ...claude('PostToolUse', 'Write', input, id), tool_response: { type: 'update', filePath: file } });
     return { allowed: true, pre };
 }
-// The operation id of the newest quiet write of file, from the audit export.
-function operationOf(file) {
+// The operation id of the newest quiet write of file (or another tool's call naming it), from the
+// audit export.
+function operationOf(file, tool = 'agent:write') {
     const rows = JSON.parse(cli(['audit', 'export', '--format', 'json']).stdout);
-    const mine = rows.filter((r) => r.tool === 'agent:write' && JSON.stringify(r).includes(file));
+    const mine = rows.filter((r) => r.tool === tool && JSON.stringify(r).includes(file));
     assert.ok(mine.length > 0, `no audit row for ${file}`);
     return mine[mine.length - 1].id;
 }
@@ -161,6 +166,77 @@ try {
         assert.equal(tooLarge.allowed, false, JSON.stringify(tooLarge.pre));
         assert.match(tooLarge.pre.hookSpecificOutput.permissionDecisionReason, /larger than/);
         assert.equal(readFileSync(path.join(ws, 'real.md'), 'utf8'), 'real\n');
+    });
+
+    // The client's Bash tool, between its hooks: a card, approved in the console, then run.
+    async function approvedBash(command) {
+        const id = `toolu_${++ids}`;
+        const input = { command, description: 'clean up' };
+        const held = hook(claude('PreToolUse', 'Bash', input, id));
+        let card;
+        for (let i = 0; i < 100 && !card; ++i) {
+            card = (await decide('list'))[0];
+            if (!card) await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.ok(card, 'a card');
+        await decide('approve', '--nonce', card.nonce);
+        let pre = await held;
+        if (decisionOf(pre) !== 'allow') // held past hookHoldSeconds: the same call takes the approval
+            pre = await hook(claude('PreToolUse', 'Bash', input, id));
+        assert.equal(decisionOf(pre), 'allow', JSON.stringify(pre));
+        execFileSync('sh', ['-c', command], { cwd: ws });
+        await hook({ ...claude('PostToolUse', 'Bash', input, id), tool_response: { stdout: '', stderr: '', interrupted: false } });
+        return card;
+    }
+
+    await check('an approved rm -rf keeps what it deletes, says so on its card, and countersign undo brings the folder back', async () => {
+        const scratch = path.join(ws, 'scratch');
+        mkdirSync(path.join(scratch, 'deep'), { recursive: true });
+        const bytes = Buffer.from([0, 1, 2, 255, 10, 13, 0]);
+        writeFileSync(path.join(scratch, 'notes.txt'), 'the agent\'s notes\n');
+        writeFileSync(path.join(scratch, 'deep', 'data.bin'), bytes);
+        const card = await approvedBash('rm -rf scratch');
+        assert.match(card.summary, /Deletes .*scratch: 2 files in 2 folders/);
+        assert.match(card.summary, /Countersign keeps a copy of the 2 files it deletes or overwrites \(\d+ bytes\) before it runs/);
+        assert.equal(existsSync(scratch), false, 'the rm ran');
+        const undo = cli(['undo', operationOf('rm -rf scratch', 'agent:shell'), '--yes']);
+        assert.equal(undo.status, 0, undo.stderr);
+        assert.match(undo.stdout, /Reverted 2 files/);
+        assert.equal(readFileSync(path.join(scratch, 'notes.txt'), 'utf8'), 'the agent\'s notes\n');
+        assert.deepEqual(readFileSync(path.join(scratch, 'deep', 'data.bin')), bytes);
+    });
+
+    await check('an approved git reset --hard keeps the work it discards: countersign undo brings it back', async () => {
+        const file = path.join(ws, 'README.md');
+        writeFileSync(file, '# Project\n\nAn hour of uncommitted work.\n');
+        const card = await approvedBash('git reset --hard');
+        assert.match(card.summary, /Discards the uncommitted changes in 1 file/);
+        assert.match(card.summary, /keeps a copy of the file it deletes or overwrites/);
+        assert.match(card.diff, /\+An hour of uncommitted work\./);
+        assert.equal(readFileSync(file, 'utf8'), '# Project\n\nCommitted text.\n', 'the reset ran');
+        const undo = cli(['undo', operationOf('git reset --hard', 'agent:shell'), '--yes']);
+        assert.equal(undo.status, 0, undo.stderr);
+        assert.equal(readFileSync(file, 'utf8'), '# Project\n\nAn hour of uncommitted work.\n');
+        git('checkout', '--', 'README.md');
+    });
+
+    await check('an rm of a folder holding a link, or of a file outside the roots, says on its card that it cannot be undone', async () => {
+        const linked = path.join(ws, 'linked');
+        mkdirSync(linked);
+        symlinkSync(outside, path.join(linked, 'to-outside'));
+        const pre = hook(claude('PreToolUse', 'Bash', { command: 'rm -rf linked' }, `toolu_${++ids}`));
+        let card;
+        for (let i = 0; i < 100 && !card; ++i) card = (await decide('list'))[0];
+        assert.match(card.summary, /It cannot be undone: no copy is kept, as .*to-outside is not a regular file/);
+        await clearCards();
+        await pre;
+        const far = hook(claude('PreToolUse', 'Bash', { command: `rm ${outside}` }, `toolu_${++ids}`));
+        card = undefined;
+        for (let i = 0; i < 100 && !card; ++i) card = (await decide('list'))[0];
+        assert.match(card.summary, /It cannot be undone: no copy is kept, as .*outside\.txt is outside the workspace roots/);
+        await clearCards();
+        await far;
+        assert.equal(readFileSync(outside, 'utf8'), 'outside the roots\n');
     });
 
     await check('an operation that kept nothing, or a malformed id, is refused', async () => {

@@ -89,6 +89,7 @@ int main(int argc, char **argv)
             cards.push_back({{"nonce", op.nonce.toStdString()},
                              {"tool", op.tool.toStdString()},
                              {"title", op.plan.title.toStdString()},
+                             {"summary", op.plan.summary.toStdString()},
                              {"risk", riskName(op.plan.risk).toStdString()},
                              {"targets", op.plan.toJson()["targets"]},
                              {"diff", op.plan.diff.toStdString()},
