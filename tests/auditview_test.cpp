@@ -294,6 +294,13 @@ private Q_SLOTS:
             << QStringList{QStringLiteral("discards uncommitted changes: main.rs (+3 −1)"),
                            QStringLiteral("overwrites origin/main: 2 commits lost"),
                            QStringLiteral("deletes the branch spike: 1 commit no other branch holds")};
+        QTest::newRow("an undo kept")
+            << json{{"undo", {{"files", 2}, {"bytes", 2048}}}}
+            << QStringList{
+                   QStringLiteral("undo: a copy of 2 files (%1) is kept before it runs").arg(size(2048))};
+        QTest::newRow("no undo") << json{{"undo", {{"refused", "it deletes more than 2000 files"}}}}
+                                 << QStringList{
+                                        QStringLiteral("undo: none, as it deletes more than 2000 files")};
     }
     void blastRadius_readsAsWords()
     {

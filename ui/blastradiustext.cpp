@@ -196,6 +196,21 @@ void knownLines(const json &blast, QStringList &out, Used &used)
         for (const json &m : *measured)
             out.append(measuredLine(m));
     }
+    // Whether an approved command that deletes or discards files can be undone.
+    if (const auto undo = blast.find("undo"); undo != blast.end() && undo->is_object()) {
+        const auto keptFiles = undo->find("files");
+        const auto keptBytes = undo->find("bytes");
+        const auto refused = undo->find("refused");
+        if (keptFiles != undo->end() && keptFiles->is_number_integer() && keptBytes != undo->end() &&
+            keptBytes->is_number_integer()) {
+            used.insert(QStringLiteral("undo"));
+            out.append(tr("undo: a copy of %1 (%2) is kept before it runs")
+                           .arg(counted(*keptFiles, "%1 file", "%1 files"), size(*keptBytes)));
+        } else if (refused != undo->end() && refused->is_string()) {
+            used.insert(QStringLiteral("undo"));
+            out.append(tr("undo: none, as %1").arg(textOf(*refused)));
+        }
+    }
     if (const auto pinned = blast.find("pinnedFiles"); pinned != blast.end() && pinned->is_object()) {
         used.insert(QStringLiteral("pinnedFiles"));
         QStringList paths;

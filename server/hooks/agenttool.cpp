@@ -695,8 +695,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     QString reasons;
     for (const QString &why : judged.asks)
         reasons += QStringLiteral("\n  - ") + why;
-    for (const QString &lost : sentences)
-        reasons += QStringLiteral("\n  - ") + lost;
+
     plan.prompt = QStringLiteral("%1 wants to run this with its own shell tool (not through Countersign):\n\n"
                                  "$ %2\n\nin %3\nWhy it asks:%4%5")
                       .arg(agent, command, cwd.isEmpty() ? QStringLiteral("(no folder given)") : cwd,

@@ -5,12 +5,18 @@
 //   read three files, search, edit two files, write a new one, run the project's tests (make
 //   test, its Makefile as committed), commit; then edit again, `git reset --hard` over that
 //   uncommitted edit, and `rm -rf` an untracked folder.
-// Only the last two raise a card (each declined in the window with a reason: nothing is lost).
-// (Codex's own sandbox keeps .git read-only, so its commit is refused by git, not by the gate.)
+// Only the last two raise a card. Gemini CLI and Qwen Code: each declined in the window with a
+// reason, and nothing is lost. Claude Code and Codex (Codex with its own sandbox off, as a developer
+// who relies on the gate runs it): the reset is declined (its card shows the uncommitted diff; a
+// screenshot goes to $COUNTERSIGN_SHOTS when set), then `git reset --hard HEAD` is approved (its
+// card shows the same diff: the declined one lost nothing) and the work is gone, with a receipt that
+// names the digest of the diff its card showed; the rm -rf is approved, its card says a copy is
+// kept, and `countersign undo` brings the folder back.
 // Prints the number of cards per client.
 //   node session.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--verbose] [--keep]
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
@@ -56,6 +62,7 @@ const sessions = {
         { tool: 'Bash', args: { command: 'git add -A && git commit -q -m "name the constants"', description: 'commit' } },
         { tool: 'Edit', args: { file_path: path.join(p, 'src', 'a.js'), old_string: 'A = 2', new_string: 'A = 3' } },
         { tool: 'Bash', args: { command: 'git reset --hard', description: 'start over' } },
+        { tool: 'Bash', args: { command: 'git reset --hard HEAD', description: 'start over' } },
         { tool: 'Bash', args: { command: 'rm -rf scratch', description: 'clean up' } },
     ],
     codex: () => [
@@ -70,7 +77,10 @@ const sessions = {
         { tool: 'exec_command', args: { cmd: 'git add -A && git commit -q -m "name the constants"' } },
         { tool: 'apply_patch', args: { input: '*** Begin Patch\n*** Update File: src/a.js\n@@\n-export const A = 2; // TODO: name it\n+export const A = 3; // TODO: name it\n*** End Patch\n' } },
         { tool: 'exec_command', args: { cmd: 'git reset --hard' } },
-        { tool: 'exec_command', args: { cmd: 'rm -rf scratch' } },
+        { tool: 'exec_command', args: { cmd: 'git reset --hard HEAD' } },
+        // (Codex 0.169 itself refuses "rm -f style" commands when its approval policy is "never",
+        // even once the gate allowed them.)
+        { tool: 'exec_command', args: { cmd: 'rm -r scratch' } },
     ],
     gemini: () => [
         { tool: 'read_file', args: { file_path: 'src/a.js' } },
@@ -101,6 +111,8 @@ const sessions = {
         { tool: 'run_shell_command', args: { command: 'rm -rf scratch', description: 'clean up' } },
     ],
 };
+// The clients whose approvals are tested here too (the others decline every card).
+const approvers = new Set(['claude-code', 'codex']);
 const claudeMatcher = '^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$';
 
 let rig;
@@ -110,8 +122,8 @@ try {
     const con = rig.console;
     const base = con.url.replace(/\/mcp$/, '');
 
-    for (const key of ['claude-code', 'codex', 'gemini', 'qwen']) {
-        await check(`${key}: a realistic session runs with no card but for git reset --hard over uncommitted work and rm -rf of an untracked folder`, async () => {
+    for (const key of ['claude-code', 'codex', 'gemini', 'qwen'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
+        await check(`${key}: a realistic session raises a card only for git reset --hard over uncommitted work and rm -rf of a folder`, async () => {
             let project = null;
             const stepsOf = sessions[key];
             // The steps name the project's folder (Claude Code's tools take absolute paths): the
@@ -122,7 +134,7 @@ try {
             const run = launch(key === 'claude-code' ? 'claude' : key, {
                 root, mcpUrl: con.url, token: con.token, model, prompt: 'Work on the project.', limitMs: 240_000, log, label: key,
                 env: { COUNTERSIGN_TOKEN: con.token, XDG_RUNTIME_DIR: path.join(con.dir, 'run') },
-                flags: key === 'codex' ? ['--dangerously-bypass-hook-trust'] : [],
+                flags: key === 'codex' ? ['--dangerously-bypass-hook-trust', '--sandbox', 'danger-full-access'] : [],
                 prepare: (sb) => {
                     project = sb.project;
                     makeProject(sb.project);
@@ -142,13 +154,23 @@ try {
                 },
             });
             const seen = [];
-            // Each card, as it shows: declined with a reason (nothing is lost), counted.
+            const approving = approvers.has(key);
+            // Each card, as it shows: declined with a reason in the window (nothing is lost), or,
+            // for the approvers, the second reset and the rm approved; counted.
             const deadline = Date.now() + 200_000;
-            while (Date.now() < deadline && seen.length < 4) {
+            while (Date.now() < deadline && seen.length < 5) {
                 const card = await con.waitForCard(5_000).catch(() => null);
                 if (card && !seen.some((c) => c.nonce === card.nonce)) {
                     seen.push(card);
-                    await con.decline('not in this session');
+                    if (approving && /git reset --hard HEAD|rm -r?f? scratch/.test(card.title)) {
+                        await con.decide('approve', '--nonce', card.nonce);
+                    } else {
+                        if (key === 'claude-code' && process.env.COUNTERSIGN_SHOTS) {
+                            await sleep(800); // the card drawn
+                            await con.screenshot(path.join(process.env.COUNTERSIGN_SHOTS, `${key}-${seen.length}.png`));
+                        }
+                        await con.decline('not in this session');
+                    }
                 }
                 const done = await Promise.race([run.exited.then(() => true), sleep(100).then(() => false)]);
                 if (done) break;
@@ -157,23 +179,46 @@ try {
             await model.close();
             cardsPer[key] = seen.length;
             console.log(`${key}: ${seen.length} card(s): ${seen.map((c) => c.title).join(' | ')}`);
-            assert.equal(seen.length, 2, `two cards: ${JSON.stringify(seen.map((c) => c.title))}; model calls: ${model?.calls.length}`);
-            assert.match(seen[0].title, /git reset --hard/);
-            assert.match(seen[1].title, /rm -rf scratch/);
-            // What ran did run; what was declined did not.
+            const titles = JSON.stringify(seen.map((c) => c.title));
+            assert.equal(seen.length, approving ? 3 : 2, `cards: ${titles}; model calls: ${model?.calls.length}`);
+            const reset = seen[0];
+            const rm = seen[seen.length - 1];
+            assert.match(reset.title, /git reset --hard/);
+            assert.match(rm.title, /rm -r?f? scratch/);
+            // The reset's card says what it would lose, with the diff.
+            assert.equal(reset.risk, 'high');
+            assert.match(reset.summary, /Discards the uncommitted changes in 1 file \(\+1 −1 lines\), which git cannot bring back: src\/a\.js/);
+            assert.match(reset.diff, /^-export const A = 2;.*\n\+export const A = 3;/m);
+            // (The agent's git add -A committed scratch/: git can bring it back too.)
+            assert.match(rm.summary, /Deletes .*scratch: 1 file in 1 folder \(22 bytes\); git can bring it back\./);
+            assert.match(rm.summary, /Countersign keeps a copy of the file it deletes or overwrites/);
             const read = (f) => readFileSync(path.join(project, f), 'utf8');
-            assert.match(read('src/a.js'), /A = 3/, 'the uncommitted edit survives the declined reset');
             assert.match(read('src/b.js'), /B = 2/);
             assert.equal(read('src/c.js'), 'export const C = 3;\n');
-            assert.ok(existsSync(path.join(project, 'scratch', 'notes.txt')), 'the untracked folder survives the declined rm -rf');
             const log2 = execFileSync('git', ['-C', project, 'log', '--oneline']).toString().trim().split('\n');
-            if (key === 'codex') {
-                // Codex's own sandbox keeps .git read-only: the gate let the commit run, git refused.
-                const commit = model.results.find((r) => r.step === 8);
-                assert.match(commit?.text ?? '', /Process exited with code|Read-only file system/, JSON.stringify(commit));
-            } else {
-                assert.equal(log2.length, 2, `the commit ran: ${log2.join(' / ')}`);
+            assert.equal(log2.length, 2, `the commit ran: ${log2.join(' / ')}`);
+            if (!approving) {
+                // What was declined did not run.
+                assert.match(read('src/a.js'), /A = 3/, 'the uncommitted edit survives the declined reset');
+                assert.ok(existsSync(path.join(project, 'scratch', 'notes.txt')), 'the untracked folder survives the declined rm -rf');
+                return;
             }
+            // Declined, the work stayed: the approved reset's card showed the same diff.
+            const approvedReset = seen[1];
+            assert.match(approvedReset.title, /git reset --hard HEAD/);
+            assert.equal(approvedReset.diff, reset.diff, 'the declined reset discarded nothing');
+            // Approved, it is gone, and the receipt names the digest of the diff it discarded.
+            assert.match(read('src/a.js'), /A = 2/, 'the approved reset discarded the edit');
+            const result = JSON.parse(execFileSync('sqlite3', [path.join(con.dataDir, 'countersign.db'),
+                `SELECT result FROM claims WHERE nonce = '${approvedReset.nonce}'`]).toString());
+            const receipt = result._meta['dev.countersign/receipt'];
+            assert.equal(receipt.nonce, approvedReset.nonce, JSON.stringify(receipt));
+            assert.equal(receipt.diffDigest, createHash('sha256').update(approvedReset.diff, 'utf8').digest('hex'), JSON.stringify(receipt));
+            // The approved rm ran, and countersign undo brings the folder back.
+            assert.equal(existsSync(path.join(project, 'scratch')), false, 'the approved rm -rf ran');
+            const undo = execFileSync(opts.binary, ['undo', rm.nonce, '--yes', '--data-dir', con.dataDir, '--config', con.configPath]).toString();
+            assert.match(undo, /Reverted 1 file/);
+            assert.equal(read('scratch/notes.txt'), 'the agent\'s own notes\n');
         });
     }
     console.log(`cards per client: ${JSON.stringify(cardsPer)}`);
