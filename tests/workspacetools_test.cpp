@@ -327,6 +327,26 @@ private Q_SLOTS:
         QVERIFY(ask("run_command", {{"argv", {"git", "push"}}}, &state, &card));
         QCOMPARE(card.confirmationText(), QStringLiteral("git push")); // no remote named: the whole line
     }
+    // run_command measures what it would lose as an agent's own shell does: git reset --hard over
+    // an uncommitted change shows that change, in words and as the diff.
+    void runCommand_measuresWhatAResetDiscards()
+    {
+        QVERIFY(write(QStringLiteral("src/app.txt"), "one\nTWO, an hour of work\nthree\n"));
+        std::string state;
+        Operation card;
+        QVERIFY(ask("run_command", {{"argv", {"git", "reset", "--hard"}}}, &state, &card));
+        QVERIFY2(card.plan.summary.startsWith(QStringLiteral(
+                     "Discards the uncommitted changes in 1 file (+1 −1 lines), which git cannot bring back: "
+                     "src/app.txt (+1 −1).")),
+                 qPrintable(card.plan.summary));
+        QVERIFY2(card.plan.diff.contains(QLatin1String("-two\n+TWO, an hour of work")),
+                 qPrintable(card.plan.diff));
+        QCOMPARE(
+            QString::fromStdString(card.plan.blastRadius.at("measured").at(0).at("kind").get<std::string>()),
+            QStringLiteral("discard"));
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\nTWO, an hour of work\nthree\n"));
+    }
     // A recursive delete lists its files in path order, and counts them in words.
     void deletePath_listsFilesSorted()
     {
@@ -342,11 +362,16 @@ private Q_SLOTS:
                      lines.at(1).startsWith(QLatin1String("-tree/a/z.txt")) &&
                      lines.at(2).startsWith(QLatin1String("-tree/b.txt")),
                  qPrintable(card.plan.diff));
-        QVERIFY2(card.plan.summary.startsWith(QLatin1String("3 files, 3 bytes")),
+        // In the same words as an agent's own rm -rf of it.
+        QVERIFY2(card.plan.summary.endsWith(
+                     QLatin1String("tree: 3 files in 2 folders (3 bytes); 3 git cannot bring back (3 "
+                                   "untracked or ignored, 0 with uncommitted changes).")),
                  qPrintable(card.plan.summary));
         QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
         QVERIFY(ask("delete_path", {{"path", "tree/b.txt"}}, &state, &card));
-        QVERIFY2(card.plan.summary.startsWith(QLatin1String("1 file, 1 byte")),
+        QVERIFY2(card.plan.summary.endsWith(QLatin1String("b.txt: 1 file (1 bytes); 1 git cannot bring "
+                                                          "back (1 untracked or ignored, 0 with uncommitted "
+                                                          "changes).")),
                  qPrintable(card.plan.summary));
     }
     void movePath_showsTheOverwrite()

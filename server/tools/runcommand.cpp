@@ -1,5 +1,6 @@
 #include "runcommand.h"
 
+#include "blastradius.h"
 #include "commandrunner.h"
 #include "readonlycommand.h"
 #include "tool.h"
@@ -126,6 +127,17 @@ void RunCommand::plan(const json &args, PlanDone done)
     p.summary = QStringLiteral("argv %1 in %2").arg(quoted(argv), cwd.value());
     p.prompt = QStringLiteral("Run %1?").arg(quoted(argv));
     p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};
+    // What it would lose, measured now as for an agent's own shell: the files an rm deletes, the
+    // uncommitted diff a git reset --hard discards, the remote commits a forced push overwrites.
+    const BlastRadius radius = BlastRadius::of(
+        Shell::CommandEffects::ofArgv(argv, {cwd.value(), QDir::homePath()}), QDir::homePath());
+    if (!radius.sentences.isEmpty()) {
+        p.summary = radius.sentences.join(QLatin1Char(' '));
+        p.prompt += QLatin1Char(' ') + p.summary;
+        p.blastRadius["measured"] = radius.detail;
+        if (!radius.diff.isEmpty())
+            p.diff += QStringLiteral("\nWhat it would discard:\n") + radius.diff;
+    }
     const QList<Pin> pinned = pins(argv, cwd.value());
     if (!pinned.isEmpty()) {
         p.diff +=

@@ -1,5 +1,6 @@
 #include "workspacetools.h"
 
+#include "blastradius.h"
 #include "commandrunner.h"
 #include "gatedaction.h"
 #include "gatedtool.h"
@@ -432,6 +433,14 @@ public:
                         .arg(lost.uncommitted.size());
         if (!lost.inWorkTree)
             p.summary += QStringLiteral("; not in a git work tree, nothing can be restored");
+        // The same sentence as an agent's own rm -r of it (BlastRadius) says it all.
+        Shell::Effect deletion;
+        deletion.kind = Shell::Effect::Kind::Deletes;
+        deletion.path = path.value();
+        deletion.what = QStringLiteral("delete_path");
+        if (const BlastRadius radius = BlastRadius::of({deletion}, QDir::homePath());
+            !radius.sentences.isEmpty())
+            p.summary = radius.sentences.join(QLatin1Char(' '));
         p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
         p.blastRadius = {{"files", files.size()},
                          {"bytes", bytes},
