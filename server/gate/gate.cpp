@@ -594,11 +594,22 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const
 // Woken by a decision or at the end of the window, the call is judged again, without holding.
 void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done)
 {
+    // One connection's calls held at once are bounded: past the bound, it is answered now as a
+    // call that may not be held is (still waiting: call again).
+    const QString who = request->principal.name;
+    if (m_heldBy.value(who) >= kMaxHeldPerConnection) {
+        qCInfo(lcGate) << "not held:" << who << "has" << kMaxHeldPerConnection << "calls held already";
+        return evaluate(request, ticket, std::move(done), false);
+    }
+    ++m_heldBy[who];
     const quint64 id =
         m_holder->hold(ticket.nonce, windowMs,
-                       [self = QPointer<Gate>(this), request, ticket, done = std::move(done)]() mutable {
-                           if (self)
-                               self->evaluate(request, ticket, std::move(done), false);
+                       [self = QPointer<Gate>(this), request, ticket, who, done = std::move(done)]() mutable {
+                           if (!self)
+                               return;
+                           if (--self->m_heldBy[who] <= 0)
+                               self->m_heldBy.remove(who);
+                           self->evaluate(request, ticket, std::move(done), false);
                        });
     if (request->task) // a cancelled task ends its hold at once (and is answered, nothing run)
         request->task->onCancel = [holder = QPointer<RetryHolder>(m_holder), id] {

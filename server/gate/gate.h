@@ -93,6 +93,10 @@ public:
     // More waiting cards than this from one connection and its next call is refused: an agent in
     // a loop must not bury the human in cards.
     static constexpr int kMaxPendingPerConnection = 50;
+    // More calls than this from one connection held at once (on cards, retries of one card
+    // included) and the next is answered at once, to call again: held requests keep their HTTP
+    // connections busy, and one token must not fill every connection slot with them.
+    static constexpr int kMaxHeldPerConnection = 32;
     // How many times a 2025-era call is asked for a typed confirmation that keeps coming back wrong.
     static constexpr int kConfirmRounds = 3;
     // An answer to the card's prompt sooner than this after it was asked is the client's own.
@@ -214,6 +218,7 @@ private:
     QHash<QString, int> m_rounds;        // nonce -> input_required rounds answered since the last fresh call
     // connection -> its clients not to prompt (they answer prompts on their own, or drop them)
     QHash<QString, QStringList> m_noPrompt;
+    QHash<QString, int> m_heldBy; // connection -> its calls held now
     int m_applying = 0;
     bool m_draining = false;
 };
