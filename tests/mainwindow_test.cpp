@@ -1043,11 +1043,48 @@ private Q_SLOTS:
         QTRY_COMPARE(list->count(), 3);
         QVERIFY(find<QLineEdit>("declineReason")->hasFocus());
     }
-    // The first start (no connection): the empty page points to Connections.
+    // After a decline typed in the reason, the keyboard goes to the next card's confirmation: the
+    // target typed next lands there, never in the reason; with nothing to type, to the list.
+    void keyboard_afterADecision_goesToTheNextCardsFirstField()
+    {
+        find<ApprovalCard>("approvalCard")->setMinimumShownMs(0);
+        park(Risk::High, QStringLiteral("delete"), QStringLiteral("prod-db"));
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("a"));
+        auto *list = find<QListWidget>("pendingList");
+        QTRY_COMPARE(list->count(), 2);
+        QTRY_COMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("prod-db"));
+        QTest::keyClick(list, Qt::Key_Up);
+        QTRY_COMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("a"));
+        QTest::keyClick(m_window.get(), Qt::Key_R, Qt::AltModifier);
+        QTRY_VERIFY(find<QLineEdit>("declineReason")->hasFocus());
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("not now"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_COMPARE(list->count(), 1);
+        QTRY_COMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("prod-db"));
+        QTRY_VERIFY(find<QLineEdit>("confirmTarget")->hasFocus());
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("prod-db"));
+        QCOMPARE(find<QLineEdit>("confirmTarget")->text(), QStringLiteral("prod-db"));
+        QCOMPARE(find<QLineEdit>("declineReason")->text(), QString());
+        // Declined from the reason again, with no card needing a confirmation next: the list.
+        park(Risk::Low, QStringLiteral("scale"), QStringLiteral("b"));
+        QTRY_COMPARE(list->count(), 2);
+        QTest::keyClick(m_window.get(), Qt::Key_R, Qt::AltModifier);
+        QTRY_VERIFY(find<QLineEdit>("declineReason")->hasFocus());
+        QCOMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("prod-db")); // shown first, still shown
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_D, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_COMPARE(list->count(), 1);
+        QTRY_COMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("b"));
+        QTRY_VERIFY(list->hasFocus());
+    }
+    // The first start (no connection): the empty page points to Connections, with the key that opens it.
     void firstStart_pointsToConnections()
     {
         auto *open = find<QPushButton>("openConnections");
         QVERIFY(open->isVisible());
+        QVERIFY2(open->text().contains(QLatin1String("(Alt+4)")), qPrintable(open->text()));
+        QTest::keyClick(m_window.get(), Qt::Key_4, Qt::AltModifier);
+        QCOMPARE(find<QTabWidget>("tabs")->currentWidget(), m_window->connectionsPage());
+        m_window->showTab(QStringLiteral("approvals"));
         QVERIFY(find<QLabel>("emptyQueue")->text().contains(QLatin1String("No agent is connected yet")));
         QTest::mouseClick(open, Qt::LeftButton);
         QCOMPARE(find<QTabWidget>("tabs")->currentWidget(), m_window->connectionsPage());

@@ -269,8 +269,15 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_confirmLabel->setVisible(typed);
     m_confirm->setVisible(typed);
     if (!same) {
+        // What is typed next is for this card: the keyboard leaves the last card's fields for this
+        // card's confirmation, so a target typed after a decline never lands in the reason.
+        const bool hadKeyboard = m_reason->hasFocus() || m_confirm->hasFocus();
         m_confirm->clear();
         m_reason->clear();
+        if (hadKeyboard && typed)
+            m_confirm->setFocus(Qt::OtherFocusReason);
+        else if (hadKeyboard)
+            Q_EMIT keyboardFree();
     }
     m_confirmLabel->setText(tr("Type <b>%1</b> to enable Approve")
                                 .arg(laidOutText(visibleText(operation.confirmationText())).toHtmlEscaped()));

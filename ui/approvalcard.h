@@ -45,6 +45,11 @@ public:
     // What the card says of the team's review rules (empty when none applies to it).
     static QString reviewText(const Review &review);
 
+Q_SIGNALS:
+    // Another card replaced the one whose field had the keyboard (it was decided), and this one
+    // has no field to type first: the keyboard should go where the cards are chosen.
+    void keyboardFree();
+
 protected:
     bool event(QEvent *event) override;
     void showEvent(QShowEvent *event) override;

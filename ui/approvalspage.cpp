@@ -90,7 +90,7 @@ ApprovalsPage::ApprovalsPage(ApprovalQueue &queue, const Clock &clock, QWidget *
     m_empty->setObjectName(QStringLiteral("emptyQueue"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
-    m_openConnections = new QPushButton(tr("Open Connections (Alt+3)"), emptyPage);
+    m_openConnections = new QPushButton(tr("Open Connections (Alt+4)"), emptyPage);
     m_openConnections->setObjectName(QStringLiteral("openConnections"));
     auto *emptyLayout = new QVBoxLayout(emptyPage);
     emptyLayout->addStretch(1);
@@ -136,6 +136,7 @@ ApprovalsPage::ApprovalsPage(ApprovalQueue &queue, const Clock &clock, QWidget *
     connect(m_declineSelected, &QPushButton::clicked, this, &ApprovalsPage::declineSelected);
     connect(m_declineConnection, &QPushButton::clicked, this, &ApprovalsPage::declineConnection);
     connect(m_openConnections, &QPushButton::clicked, this, &ApprovalsPage::connectionsWanted);
+    connect(m_card, &ApprovalCard::keyboardFree, this, &ApprovalsPage::focusList);
     setHasConnections(true);
     rebuild();
 }
