@@ -458,8 +458,19 @@ Result<bool> AuditStore::claim(const QString &nonce)
     auto ranBefore = m_chain->records(nonce, QStringLiteral("claimed"));
     if (!ranBefore)
         return failure(ranBefore.error());
-    if (ranBefore.value())
+    if (ranBefore.value()) {
+        // Claimed already: its row must be there for the retry to find. A row removed around the
+        // store is an error, never a reason to judge the call again (and again).
+        auto row = m_claims->find(nonce);
+        if (!row)
+            return failure(row.error());
+        if (!row.value())
+            return failure(
+                QStringLiteral("the audit chain records a run of %1, but its claims row is gone: the "
+                               "store was changed around Countersign; it is not run again")
+                    .arg(nonce));
         return false;
+    }
     auto claimed = m_claims->insert(transaction, nonce, m_clock.nowMs(), m_instance);
     if (!claimed)
         return failure(claimed.error());

@@ -446,6 +446,14 @@ inline constexpr const char *kCrossStatusUndecided =
 inline constexpr const char *kCrossClaimUnrecorded =
     "SELECT c.nonce FROM claims c WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = c.nonce "
     "AND a.event = 'claimed') LIMIT 1";
+// The other way: a run the chain records whose claims row is gone (removed, a retry would find
+// no claim), and an end the chain records that the claims row lacks.
+inline constexpr const char *kCrossClaimRemoved =
+    "SELECT a.nonce FROM audit_log a WHERE a.event = 'claimed' AND NOT EXISTS (SELECT 1 FROM claims c "
+    "WHERE c.nonce = a.nonce) LIMIT 1";
+inline constexpr const char *kCrossClaimUnfinished =
+    "SELECT a.nonce FROM audit_log a JOIN claims c ON c.nonce = a.nonce WHERE a.event IN ('run-succeeded', "
+    "'run-failed') AND c.finished_ms IS NULL LIMIT 1";
 inline constexpr const char *kCrossClaimUnauthorised =
     "SELECT c.nonce FROM claims c JOIN operations o ON o.nonce = c.nonce "
     "WHERE o.status NOT IN ('approved', 'allowed') LIMIT 1";

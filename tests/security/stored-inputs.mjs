@@ -3,7 +3,7 @@
 // and B2): a console card turned into a client card by `approval_mode = 'client'`, a `reviews` row
 // inserted so that one person passes the two-person rule, `owner_barred = 0` so that the owner
 // approves their own agent's call, and more columns the gate and the consoles read to decide (the
-// plan shown, the expiry, the claim of a run, the stored result). Each was honoured, or passed
+// plan shown, the expiry, the claim of a run, its removal, the stored result). Each was honoured, or passed
 // `audit verify`, before the chain recorded them. Rows are written with the sqlite3 CLI, as such a
 // process would, while the console runs.
 //   node stored-inputs.mjs COUNTERSIGN_BINARY DECIDE_BINARY
@@ -140,6 +140,23 @@ try {
         const forged = await callTool(server, 'delete_dir', { dir: 'claim' }, { requestState: first.result.requestState });
         assert.doesNotMatch(JSON.stringify(forged), /forged/, JSON.stringify(forged));
         assert.match(forged.error?.message ?? textOf(forged), /stored result of .* is not the one its run recorded/, JSON.stringify(forged));
+    });
+
+    await check('a run\'s claims row removed, or its end cleared, around the store: the retry runs nothing again and says why, verify exits 1', async () => {
+        const { server, first, nonce } = await cardFor({}, 'unclaimed');
+        await decide(server, decideBinary, 'approve', '--nonce', nonce);
+        const done = await callTool(server, 'delete_dir', { dir: 'unclaimed' }, { requestState: first.result.requestState });
+        assert.equal(done.result?.resultType, 'complete', JSON.stringify(done));
+        rmSync(path.join(work, 'applied-unclaimed'));
+        makeVictim('unclaimed');
+        sql(server.dataDir, `UPDATE claims SET finished_ms = NULL WHERE nonce = '${nonce}'`);
+        await verifyNames(server, new RegExp(`records the end of the run of ${nonce}, but the claims table says it never ended`));
+        sql(server.dataDir, `DELETE FROM claims WHERE nonce = '${nonce}'`);
+        const again = await callTool(server, 'delete_dir', { dir: 'unclaimed' }, { requestState: first.result.requestState });
+        assert.match(JSON.stringify(again), /its claims row is gone: the store was changed around Countersign; it is not run again/, JSON.stringify(again));
+        assert.ok(!applied('unclaimed'), 'nothing ran a second time');
+        assert.ok(existsSync(path.join(work, 'unclaimed', 'f.txt')));
+        await verifyNames(server, new RegExp(`records a run of ${nonce} that the claims table lacks`));
     });
 
     await check('an untouched card still runs once after approval, and the log verifies (the checks cost nothing legitimate)', async () => {
