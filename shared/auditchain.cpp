@@ -54,12 +54,40 @@ Status AuditChain::append(const WriteTransaction &transaction, const QString &ev
         seq = q.value(StoredValue::column(q.record(), "seq")).toLongLong() + 1;
         prev = q.value(StoredValue::column(q.record(), "hash")).toString();
     }
+    // The head this process (or another holding the key) signed last must name the last row: rows
+    // written, cut or rewritten around the store since are recorded before anything else is.
+    if (!m_headKey.isEmpty() && transaction.serial() != m_headCheckedIn) {
+        m_headCheckedIn = transaction.serial();
+        auto problem = checkHead(seq - 1, prev, m_headKey);
+        if (!problem)
+            return failure(problem.error());
+        if (!problem.value().isEmpty()) {
+            qWarning("countersign: the audit log was changed around Countersign: %s",
+                     qPrintable(problem.value()));
+            QString hash;
+            if (auto recorded =
+                    insertRow(seq, prev, QLatin1String(kChangedAround), QString(),
+                              {{"problem", problem.value().toStdString()}, {"lastSeq", seq - 1}}, &hash);
+                !recorded)
+                return recorded;
+            ++seq;
+            prev = hash;
+        }
+    }
+    return insertRow(seq, prev, event, nonce, detail);
+}
+
+Status AuditChain::insertRow(qint64 seq, const QString &prev, const QString &event, const QString &nonce,
+                             const json &detail, QString *hashOut)
+{
     const qint64 at = m_clock.nowMs();
     const QString hash = hashLink(prev, hashedFields(seq, at, event, nonce, detail));
     auto inserted = m_database.exec(StoreSql::kAuditInsert, {seq, at, event, StoredValue::notNull(nonce),
                                                              StoredValue::jsonText(detail), prev, hash});
     if (!inserted)
         return failure(inserted.error());
+    if (hashOut)
+        *hashOut = hash;
     return success();
 }
 
@@ -382,6 +410,22 @@ Result<AuditChain::Report> AuditChain::verify(const QByteArray &publicKey)
     } else if (!problem.value().isEmpty()) {
         report.firstBrokenSeq = expectedSeq - 1;
         report.problem = problem.value();
+        return report;
+    }
+    // A write that found the log changed around Countersign recorded it: the change stays found.
+    auto changed = m_database.exec(StoreSql::kAuditChangedAround, {QLatin1String(kChangedAround)});
+    if (!changed)
+        return failure(changed.error());
+    if (QSqlQuery &c = changed.value(); c.next()) {
+        const QByteArray detailText = c.value(1).toByteArray();
+        const json detail = json::parse(detailText.cbegin(), detailText.cend(), nullptr, false);
+        report.firstBrokenSeq = c.value(0).toLongLong();
+        report.problem = QStringLiteral("the log was changed around Countersign before row %1 (found by the "
+                                        "write that recorded row %1): %2")
+                             .arg(report.firstBrokenSeq)
+                             .arg(detail.is_object() && detail.value("problem", json()).is_string()
+                                      ? QString::fromStdString(detail.at("problem").get<std::string>())
+                                      : QStringLiteral("(no detail)"));
         return report;
     }
     // Every decision since signing began carries its own signature.

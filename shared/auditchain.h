@@ -36,6 +36,14 @@ public:
     AuditChain(Database &database, const Clock &clock);
     Q_DISABLE_COPY_MOVE(AuditChain)
 
+    // The event recorded when a write finds the log changed around Countersign since its last
+    // signed head (rows appended, cut or rewritten with no key): before the write's own rows, so
+    // signing the new head never makes the change pass `audit verify`.
+    static constexpr const char *kChangedAround = "log-changed-around";
+    // With a key, the first append of each transaction first checks the log's signed head against
+    // the last row, and records what it finds wrong (kChangedAround). A store that signs sets it.
+    void guardHead(const QByteArray &publicKey) { m_headKey = publicKey; }
+
     // Appends a row at the clock's time, linked to the last row. Runs inside transaction, which
     // holds the write lock from reading the last link to writing the new one: the row commits
     // (or not) with the write it records.
@@ -87,8 +95,13 @@ private:
     // Why the log's signed head does not name the last row (lastSeq, lastHash); empty when it does.
     Result<QString> checkHead(qint64 lastSeq, const QString &lastHash, const QByteArray &publicKey);
 
+    Status insertRow(qint64 seq, const QString &prev, const QString &event, const QString &nonce,
+                     const nlohmann::json &detail, QString *hash = nullptr);
+
     Database &m_database;
     const Clock &m_clock;
+    QByteArray m_headKey;
+    quint64 m_headCheckedIn = 0; // the transaction whose first append checked the head
 };
 
 } // namespace Countersign

@@ -66,6 +66,8 @@ AuditStore::AuditStore(Database &database, const Clock &clock, const ReceiptSign
       m_claims(std::make_unique<ClaimRecords>(database)),
       m_chain(std::make_unique<AuditChain>(database, clock))
 {
+    if (m_signer)
+        m_chain->guardHead(m_signer->publicKey());
 }
 
 AuditStore::~AuditStore() = default;

@@ -386,6 +386,9 @@ inline constexpr const char *kCheckpointCovering =
 inline constexpr const char *kCheckpointAll = "SELECT seq, signed FROM audit_checkpoints ORDER BY seq";
 inline constexpr const char *kHeadGet = "SELECT unsigned_until, signed FROM audit_head WHERE id = 1";
 inline constexpr const char *kHeadSet = "UPDATE audit_head SET signed = ? WHERE id = 1";
+// The first row recording that a write found the log changed around Countersign (bound: the event).
+inline constexpr const char *kAuditChangedAround =
+    "SELECT seq, detail FROM audit_log WHERE event = ? ORDER BY seq LIMIT 1";
 inline constexpr const char *kAuditDecisionRows =
     "SELECT seq, nonce, event, detail FROM audit_log WHERE event IN ('approved', 'declined', 'expired', "
     "'abandoned', 'reviewed') "

@@ -1,10 +1,14 @@
 #include "writetransaction.h"
 
+#include <atomic>
+
 namespace Countersign {
 
 WriteTransaction::WriteTransaction(Database &database, Durability durability)
     : m_database(database), m_durability(durability)
 {
+    static std::atomic<quint64> next{0};
+    m_serial = ++next;
     if (auto begun = m_database.beginWrite(durability); !begun)
         m_begun = failure(begun.error());
     else

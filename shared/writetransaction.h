@@ -24,12 +24,16 @@ public:
     // Makes every write since the constructor durable, or none of them: when COMMIT fails the
     // transaction stays open and the destructor rolls it back. Fails on a transaction not open.
     Status commit();
+    // A number no other transaction of this process has had: what the store's write calls key
+    // once-per-transaction checks on.
+    quint64 serial() const { return m_serial; }
 
 private:
     Database &m_database;
     Durability m_durability;
     Status m_begun = success();
     bool m_open = false;
+    quint64 m_serial = 0;
 };
 
 } // namespace Countersign

@@ -111,7 +111,8 @@ try {
             INSERT INTO audit_log VALUES (${row.seq}, ${row.at_ms}, 'approved', '${nonce}', '${JSON.stringify(detail)}', '${lastRow.hash}', '${hash}'); COMMIT;`);
         makeVictim('other');
         await callTool(server, 'delete_dir', { dir: 'other' });
-        // A legitimate decision: the server checkpoints (signs) the chain's head over the forged row.
+        // A legitimate decision: the server signs the chain's new head, but first records that the
+        // log it found was changed around it (the forged row is not under its last signed head).
         const other = (await decide(server, decideBinary, 'list')).find((c) => c.nonce !== nonce);
         await decide(server, decideBinary, 'decline', '--nonce', other.nonce, '--reason', 'no');
         const retried = await callTool(server, 'delete_dir', { dir: 'forged2' }, { requestState: first.result.requestState });
@@ -120,7 +121,19 @@ try {
         assert.ok(!applied('forged2'), 'the apply command never ran');
         const verified = await verify(server.dataDir);
         assert.equal(verified.code, 1, JSON.stringify(verified));
-        assert.match(verified.stdout, /carries no signature|not the one the audit chain records/, verified.stdout);
+        assert.match(verified.stdout, /the log was changed around Countersign before row \d+ .*: rows \d+ to \d+ were written around Countersign/, verified.stdout);
+    });
+
+    await check('the last row cut around the store, then legitimate runs sign new heads: verify still exits 1 naming the cut', async () => {
+        const server = await startCountersign(binary, { config, tokenName: 'agent' });
+        servers.push(server);
+        await approvedRun(server, 'cut1');
+        sql(server.dataDir, 'DELETE FROM audit_log WHERE seq = (SELECT MAX(seq) FROM audit_log);');
+        await approvedRun(server, 'cut2');
+        await approvedRun(server, 'cut3');
+        const verified = await verify(server.dataDir);
+        assert.equal(verified.code, 1, JSON.stringify(verified));
+        assert.match(verified.stdout, /the log was changed around Countersign before row \d+ .*: the log was cut after row \d+: its signed head is row \d+/, verified.stdout);
     });
 
     const server = await startCountersign(binary, { config, tokenName: 'agent' });
