@@ -10,7 +10,7 @@ namespace Countersign {
 // that names them: the hook formats and payloads (server/hooks, and the countersign-hook shim, which
 // links no Qt, so this header uses none), the installer (HookSetup, HookInstaller), the command line
 // and the Connections tab. docs/client-hooks.md has each one's format as its source shows it.
-enum class HookClient { ClaudeCode, Codex, Gemini, Qwen };
+enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot };
 
 struct HookClientSpec final
 {
@@ -36,7 +36,7 @@ struct HookClientSpec final
     std::string_view afterwards;
 };
 
-inline constexpr std::array<HookClientSpec, 4> kHookClients{{
+inline constexpr std::array<HookClientSpec, 5> kHookClients{{
     {HookClient::ClaudeCode, "claude-code", "Claude Code", ".claude/settings.json", "PreToolUse", "",
      "PostToolUse", "PostToolUseFailure",
      "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$", true, false,
@@ -57,6 +57,12 @@ inline constexpr std::array<HookClientSpec, 4> kHookClients{{
      "^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|read_file|read_many_files|"
      "list_directory|glob|grep_search|search_file_content|mcp__.*)$",
      false, false, "Qwen Code runs project hooks only in trusted folders; these are user-level."},
+    // Its hooks under the Claude Code names take Claude Code's payloads and answers (Copilot CLI
+    // 1.0.21 and later), with Copilot's own argument names (path, file_text, old_str, new_str): the
+    // payload parser renames them. Its own file, so that nothing else in the folder can void it.
+    {HookClient::Copilot, "copilot", "Copilot CLI", ".copilot/hooks/countersign.json", "PreToolUse", "",
+     "PostToolUse", "", "^(Bash|Read|Write|Edit|Grep|Glob|grep|glob|rg)$", false, false,
+     "Copilot CLI 1.0.21 or later; in copilot -p, a tool the hook allows runs without --allow-all-tools."},
 }};
 
 constexpr const HookClientSpec &hookClientSpec(HookClient client)

@@ -69,7 +69,12 @@ json handlerFor(const Target &target)
                                 QLatin1Char('\'')
                           : part);
     json handler = {{"type", "command"}, {"command", quoted.join(QLatin1Char(' ')).toStdString()}};
-    if (spec && spec->timeoutInMs) { // Gemini CLI's form: a name, and milliseconds
+    if (spec && spec->client == HookClient::Copilot) {
+        // Copilot CLI lets a call through when its hook times out, and skips an entry with a key
+        // it does not know: only its own keys, and a timeout past the longest the shim can wait
+        // (it answers a deny first).
+        handler["timeoutSec"] = 3700;
+    } else if (spec && spec->timeoutInMs) { // Gemini CLI's form: a name, and milliseconds
         handler["name"] = "countersign";
         handler["timeout"] = 600000; // milliseconds
     } else {

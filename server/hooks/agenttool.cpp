@@ -238,7 +238,9 @@ AgentTool::Kind AgentTool::kindOf(const QString &tool)
                                       QStringLiteral("glob"),
                                       QStringLiteral("search_file_content"),
                                       QStringLiteral("read_many_files"),
-                                      QStringLiteral("grep_search")};
+                                      QStringLiteral("grep_search"),
+                                      QStringLiteral("grep"),
+                                      QStringLiteral("rg")};
     if (shells.contains(tool))
         return Kind::Shell;
     if (writes.contains(tool))

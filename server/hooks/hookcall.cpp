@@ -93,9 +93,32 @@ Result<HookCall> HookCall::parse(HookClient client, const json &payload)
         return failure(QStringLiteral("the hook payload's tool_name is empty"));
     call.tool = tool.value();
     const auto input = payload.find("tool_input");
-    if (input == payload.end() || !input->is_object())
-        return failure(QStringLiteral("the hook payload's tool_input is not an object"));
-    call.input = *input;
+    if (client == HookClient::Copilot && input != payload.end() && input->is_string() &&
+        call.tool == QLatin1String("Edit")) {
+        // Copilot CLI's apply_patch (gpt-5 models) arrives as an Edit whose input is the patch.
+        call.tool = QStringLiteral("apply_patch");
+        call.input = {{"input", *input}};
+    } else {
+        if (input == payload.end() || !input->is_object())
+            return failure(QStringLiteral("the hook payload's tool_input is not an object"));
+        call.input = *input;
+    }
+    if (client == HookClient::Copilot) {
+        // Copilot CLI keeps its own argument names under Claude Code's tool names; it acts on
+        // those, so a payload naming both spellings is refused rather than guessed.
+        for (const auto &[copilot, claude] :
+             {std::pair{"file_text", "content"}, std::pair{"old_str", "old_string"},
+              std::pair{"new_str", "new_string"}}) {
+            const auto it = call.input.find(copilot);
+            if (it == call.input.end())
+                continue;
+            if (call.input.contains(claude))
+                return failure(QStringLiteral("the hook payload's tool_input has both %1 and %2")
+                                   .arg(QLatin1String(copilot), QLatin1String(claude)));
+            call.input[claude] = *it;
+            call.input.erase(copilot);
+        }
+    }
     // Claude Code, Codex and Qwen Code send the call's id before it runs and after (Codex not with
     // PermissionRequest); Gemini CLI sends none.
     auto id = stringField(payload, "tool_use_id", false);

@@ -13,7 +13,7 @@ std::string encode(const json &value)
     return value.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
 }
 
-// Claude Code's format, which Codex and Qwen Code read too.
+// Claude Code's format, which Codex, Qwen Code and Copilot CLI (under the Claude Code event names) read too.
 json claudeStyle(HookEvent event, bool allow, const std::string &reason)
 {
     if (event == HookEvent::Permission) {
@@ -40,6 +40,7 @@ std::string allow(HookClient client, HookEvent event)
         return encode({{"decision", "allow"}});
     case HookClient::ClaudeCode:
     case HookClient::Qwen:
+    case HookClient::Copilot:
         return encode(claudeStyle(event, true, "Countersign: allowed (a rule, or approved)"));
     }
     return {};

@@ -228,6 +228,32 @@ export const CLIENTS = {
     },
 };
 
+// Copilot CLI 1.0.102: the platform package's native binary; `-p` with --allow-all-tools (its own
+// prompts off: its hooks decide), COPILOT_OFFLINE and a provider of type openai at the scripted
+// model's Chat Completions (COPILOT_PROVIDER_BASE_URL, COPILOT_MODEL: a gpt-4.1 name keeps its edit
+// and create tools; gpt-5 names swap them for apply_patch). No sign-in. Only its own tools are
+// used here (its hooks); no MCP server is configured.
+CLIENTS.copilot = {
+    name: 'Copilot CLI',
+    version: '1.0.102',
+    file: path.join(modules, `@github/copilot-${platform}/copilot`),
+    versionOf: (c) => versionLine(c.file, ['--version'], /^GitHub Copilot CLI (\d[\d.]*\d)/m),
+    setup(sb, { prompt, model }) {
+        return {
+            file: this.file,
+            argv: ['-p', prompt, '--allow-all-tools', '--no-auto-update'],
+            env: {
+                COPILOT_OFFLINE: 'true',
+                COPILOT_AUTO_UPDATE: 'false',
+                COPILOT_PROVIDER_BASE_URL: model.urls.openai,
+                COPILOT_PROVIDER_TYPE: 'openai',
+                COPILOT_PROVIDER_API_KEY: 'scripted-model',
+                COPILOT_MODEL: 'gpt-4.1',
+            },
+        };
+    },
+};
+
 // Codex with its 2026-07-28 client on (the feature mcp_2026_07_28, off by default).
 CLIENTS.codex2026 = { ...CLIENTS.codex, name: 'Codex (mcp_2026_07_28)', features: ['mcp_2026_07_28'] };
 

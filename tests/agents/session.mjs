@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Ask only when it matters (issue 37), with the real agents: Claude Code (its HTTP hook), Codex and
-// Gemini CLI (the `countersign hook` shim, written by `countersign hooks install`), each driven by
+// Ask only when it matters (issue 37), with the real agents: Claude Code (its HTTP hook), Codex,
+// Gemini CLI, Qwen Code and Copilot CLI (the `countersign hook` shim, written by `countersign hooks
+// install`), each driven by
 // the scripted model through a realistic session in a real git repository, in standard mode:
 //   read three files, search, edit two files, write a new one, run the project's tests (make
 //   test, its Makefile as committed), commit; then edit again, `git reset --hard` over that
-//   uncommitted edit, and `rm -rf` an untracked folder.
-// Only the last two raise a card. Gemini CLI and Qwen Code: each declined in the window with a
+//   uncommitted edit, and `rm -rf` a folder. Every step passes the gate (the audit log holds it).
+// Only the last two raise a card. Gemini CLI, Qwen Code and Copilot CLI: each declined in the window with a
 // reason, and nothing is lost. Claude Code and Codex (Codex with its own sandbox off, as a developer
 // who relies on the gate runs it): the reset is declined (its card shows the uncommitted diff; a
 // screenshot goes to $COUNTERSIGN_SHOTS when set), then `git reset --hard HEAD` is approved (its
@@ -96,6 +97,22 @@ const sessions = {
         { tool: 'run_shell_command', args: { command: 'git reset --hard', description: 'start over' } },
         { tool: 'run_shell_command', args: { command: 'rm -rf scratch', description: 'clean up' } },
     ],
+    // Copilot CLI's own tools (its hooks see them as Read, Grep, Edit, Write and Bash, with its own
+    // argument names).
+    copilot: (p) => [
+        { tool: 'view', args: { path: path.join(p, 'src/a.js') } },
+        { tool: 'view', args: { path: path.join(p, 'src/b.js') } },
+        { tool: 'view', args: { path: path.join(p, 'README.md') } },
+        { tool: 'grep', args: { pattern: 'TODO', path: p } },
+        { tool: 'edit', args: { path: path.join(p, 'src/a.js'), old_str: 'A = 1', new_str: 'A = 2' } },
+        { tool: 'edit', args: { path: path.join(p, 'src/b.js'), old_str: 'B = 1', new_str: 'B = 2' } },
+        { tool: 'create', args: { path: path.join(p, 'src/c.js'), file_text: 'export const C = 3;\n' } },
+        { tool: 'bash', args: { command: 'make test', description: 'run the tests' } },
+        { tool: 'bash', args: { command: 'git add -A && git commit -q -m "name the constants"', description: 'commit' } },
+        { tool: 'edit', args: { path: path.join(p, 'src/a.js'), old_str: 'A = 2', new_str: 'A = 3' } },
+        { tool: 'bash', args: { command: 'git reset --hard', description: 'start over' } },
+        { tool: 'bash', args: { command: 'rm -rf scratch', description: 'clean up' } },
+    ],
     qwen: (p) => [
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/a.js'), file_path: path.join(p, 'src/a.js') } },
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/b.js'), file_path: path.join(p, 'src/b.js') } },
@@ -122,7 +139,7 @@ try {
     const con = rig.console;
     const base = con.url.replace(/\/mcp$/, '');
 
-    for (const key of ['claude-code', 'codex', 'gemini', 'qwen'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
+    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
         await check(`${key}: a realistic session raises a card only for git reset --hard over uncommitted work and rm -rf of a folder`, async () => {
             let project = null;
             const stepsOf = sessions[key];
@@ -179,6 +196,11 @@ try {
             await model.close();
             cardsPer[key] = seen.length;
             console.log(`${key}: ${seen.length} card(s): ${seen.map((c) => c.title).join(' | ')}`);
+            // Every step passed the gate (its hooks fired), not only the two that asked.
+            const audited = (await con.audit()).filter((r) => r.client === `${key} (hook)`);
+            const tools = [...new Set(audited.map((r) => r.tool))].sort();
+            assert.ok(audited.length >= 10, `${audited.length} calls audited: ${JSON.stringify(tools)}`);
+            console.log(`${key}: ${audited.length} calls through the gate (${tools.join(', ')})`);
             const titles = JSON.stringify(seen.map((c) => c.title));
             assert.equal(seen.length, approving ? 3 : 2, `cards: ${titles}; model calls: ${model?.calls.length}`);
             const reset = seen[0];

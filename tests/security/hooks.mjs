@@ -147,6 +147,32 @@ try {
         await waitFor('the flag', () => /notes\.md, and the file is not what was approved/.test(stderrSince(mark)), 5000, () => stderrSince(mark));
     });
 
+    await check('Copilot CLI: its own argument names are what the card shows; both spellings are refused; an Edit holding a patch is judged as the patch', async () => {
+        const copilot = (tool, input) => ({ hook_event_name: 'PreToolUse', session_id: 's', timestamp: new Date().toISOString(), cwd: ws, tool_name: tool, tool_input: input });
+        const file = path.join(ws, 'copilot.txt');
+        writeFileSync(file, 'one\n');
+        const held = hook(copilot('Edit', { path: file, old_str: 'one', new_str: 'two' }), { client: 'copilot' });
+        const card = await waitFor('the edit\'s card', async () => (await cards())[0]);
+        assert.equal(card.tool, 'agent:edit');
+        assert.match(card.diff, /-one\n\+two/, card.diff);
+        await decide('decline', '--nonce', card.nonce, '--reason', 'test');
+        assert.equal(decisionOf(await held), 'deny');
+        const write = hook(copilot('Write', { path: file, file_text: 'written by copilot\n' }), { client: 'copilot' });
+        const written = await waitFor('the write\'s card', async () => (await cards())[0]);
+        assert.match(written.diff, /\+written by copilot/, written.diff);
+        await clearCards();
+        assert.equal(decisionOf(await write), 'deny');
+        const both = await hook(copilot('Edit', { path: file, old_str: 'one', new_str: 'two', old_string: 'x', new_string: 'y' }), { client: 'copilot' });
+        assert.equal(decisionOf(both), 'deny', JSON.stringify(both.body));
+        assert.match(reasonOf(both), /has both old_str and old_string/);
+        const patch = hook(copilot('Edit', '*** Begin Patch\n*** Delete File: copilot.txt\n*** End Patch\n'), { client: 'copilot' });
+        const patchCard = await waitFor('the patch\'s card', async () => (await cards())[0]);
+        assert.equal(patchCard.tool, 'agent:patch');
+        await clearCards();
+        assert.equal(decisionOf(await patch), 'deny');
+        assert.equal(readFileSync(file, 'utf8'), 'one\n');
+    });
+
     await check('malformed payloads, no token, a revoked token, an unknown client and a GET are denied (200, never allow)', async () => {
         const revoked = server.addToken('hooks-revoked');
         execFileSync(binary, ['token', 'revoke', 'hooks-revoked', '--data-dir', server.dataDir, '--config', path.join(server.dir, 'config.json')]);
