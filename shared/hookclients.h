@@ -10,7 +10,7 @@ namespace Countersign {
 // that names them: the hook formats and payloads (server/hooks, and the countersign-hook shim, which
 // links no Qt, so this header uses none), the installer (HookSetup, HookInstaller), the command line
 // and the Connections tab. docs/client-hooks.md has each one's format as its source shows it.
-enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot };
+enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot, OpenCode };
 
 struct HookClientSpec final
 {
@@ -31,19 +31,20 @@ struct HookClientSpec final
     // letters, digits, _ and | as an unanchored regular expression (Bash would also match BashOutput).
     std::string_view matcher;
     bool httpHook;    // an HTTP hook on the console; otherwise a command hook that runs the shim
+    bool pluginFile;  // no hook settings: a plugin of Countersign's own runs the shim (OpenCodePlugin)
     bool timeoutInMs; // its hook timeout is read in milliseconds (otherwise seconds)
     // What the person must still do in the client itself (a trust step, trusted folders).
     std::string_view afterwards;
 };
 
-inline constexpr std::array<HookClientSpec, 5> kHookClients{{
+inline constexpr std::array<HookClientSpec, 6> kHookClients{{
     {HookClient::ClaudeCode, "claude-code", "Claude Code", ".claude/settings.json", "PreToolUse", "",
      "PostToolUse", "PostToolUseFailure",
-     "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$", true, false,
+     "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$", true, false, false,
      "Claude Code 2.1.295 or later blocks a call when the hook fails (onFailure); an older one lets it "
      "through."},
     {HookClient::Codex, "codex", "Codex", ".codex/hooks.json", "PreToolUse", "PermissionRequest",
-     "PostToolUse", "", "^(Bash|apply_patch|mcp__.*)$", false, false,
+     "PostToolUse", "", "^(Bash|apply_patch|mcp__.*)$", false, false, false,
      "Codex runs a hook only once you trust its hash: start codex and trust the Countersign hooks under "
      "/hooks (\"Trust all and continue\"); codex exec needs them trusted too, or "
      "--dangerously-bypass-hook-trust."},
@@ -51,18 +52,24 @@ inline constexpr std::array<HookClientSpec, 5> kHookClients{{
     {HookClient::Gemini, "gemini", "Gemini CLI", ".gemini/settings.json", "BeforeTool", "", "AfterTool", "",
      "^(run_shell_command|write_file|replace|read_file|read_many_files|list_directory|glob|"
      "search_file_content|grep_search)$",
-     false, true, "Gemini CLI runs settings hooks only in trusted folders."},
+     false, false, true, "Gemini CLI runs settings hooks only in trusted folders."},
     {HookClient::Qwen, "qwen", "Qwen Code", ".qwen/settings.json", "PreToolUse", "PermissionRequest",
      "PostToolUse", "PostToolUseFailure",
      "^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|read_file|read_many_files|"
      "list_directory|glob|grep_search|search_file_content|mcp__.*)$",
-     false, false, "Qwen Code runs project hooks only in trusted folders; these are user-level."},
+     false, false, false, "Qwen Code runs project hooks only in trusted folders; these are user-level."},
     // Its hooks under the Claude Code names take Claude Code's payloads and answers (Copilot CLI
     // 1.0.21 and later), with Copilot's own argument names (path, file_text, old_str, new_str): the
     // payload parser renames them. Its own file, so that nothing else in the folder can void it.
     {HookClient::Copilot, "copilot", "Copilot CLI", ".copilot/hooks/countersign.json", "PreToolUse", "",
-     "PostToolUse", "", "^(Bash|Read|Write|Edit|Grep|Glob|grep|glob|rg)$", false, false,
+     "PostToolUse", "", "^(Bash|Read|Write|Edit|Grep|Glob|grep|glob|rg)$", false, false, false,
      "Copilot CLI 1.0.21 or later; in copilot -p, a tool the hook allows runs without --allow-all-tools."},
+    // No hook commands: a plugin of Countersign's own in its global plugin folder runs the shim
+    // with Claude Code's payload (opencode's argument names renamed) and throws to stop a tool.
+    {HookClient::OpenCode, "opencode", "opencode", ".config/opencode/plugin/countersign.js", "PreToolUse", "",
+     "PostToolUse", "", "^(bash|edit|multiedit|write|read|glob|grep|list|patch)$", false, true, false,
+     "opencode loads plugins when it starts: restart it. Its MCP tools and the tools the plugin does not "
+     "know (webfetch, task) are not asked about."},
 }};
 
 constexpr const HookClientSpec &hookClientSpec(HookClient client)

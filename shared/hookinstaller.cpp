@@ -2,6 +2,7 @@
 
 #include "hookclients.h"
 #include "hooksetup.h"
+#include "opencodeplugin.h"
 #include "tokenstore.h"
 
 #include <QDateTime>
@@ -93,6 +94,39 @@ Status knownClient(const QString &client)
         QStringLiteral("the client must be one of %1").arg(HookSetup::clients().join(QLatin1String(", "))));
 }
 
+bool isPlugin(const QString &client)
+{
+    const auto named = hookClientNamed(client.toStdString());
+    return named && hookClientSpec(*named).pluginFile;
+}
+
+// A plugin file's state: whether it is there and Countersign's; fails when it is someone else's.
+Result<bool> pluginInstalled(const QString &path)
+{
+    QFile file(path);
+    if (!file.exists())
+        return false;
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    if (!OpenCodePlugin::isOurs(file.read(4096)))
+        return failure(QStringLiteral("%1 is not Countersign's plugin; nothing was changed").arg(path));
+    return true;
+}
+
+Status writePlugin(const QString &path, const QString &text)
+{
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(text.toUtf8());
+    if (!file.commit())
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    return success();
+}
+
 QString backupNote(const QString &backup)
 {
     return backup.isEmpty() ? QString() : QStringLiteral(" (backup: %1)").arg(backup);
@@ -145,6 +179,14 @@ HookInstaller::State HookInstaller::state(const QString &client) const
     State s;
     s.client = client;
     s.path = settingsPath(m_place, client);
+    if (isPlugin(client)) {
+        auto installed = pluginInstalled(s.path);
+        if (!installed)
+            s.problem = installed.error();
+        else
+            s.installed = installed.value();
+        return s;
+    }
     auto current = readSettings(s.path);
     if (!current)
         s.problem = current.error();
@@ -158,6 +200,9 @@ Result<QString> HookInstaller::setupText(const Place &place, const QString &clie
     if (auto known = knownClient(client); !known)
         return failure(known.error());
     HookSetup::Target target = targetOf(place, client);
+    if (isPlugin(client))
+        return QStringLiteral("== %1: save as %2 ==\n%3\n%4")
+            .arg(client, settingsPath(place, client), OpenCodePlugin::text(target.shim), afterwards(client));
     target.token = QStringLiteral("<the connection's token>");
     auto merged = HookSetup::install(json::object(), target);
     if (!merged)
@@ -172,6 +217,21 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
     if (auto known = knownClient(client); !known)
         return failure(known.error());
     const QString path = settingsPath(m_place, client);
+    if (isPlugin(client)) {
+        if (auto mine = pluginInstalled(path); !mine) // someone else's file there: left alone
+            return failure(mine.error());
+        const QString connection = connectionName(client);
+        (void)m_tokens.revoke(connection);
+        auto token = m_tokens.add(connection, owner);
+        if (!token)
+            return failure(token.error());
+        if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
+            return failure(saved.error());
+        if (auto written = writePlugin(path, OpenCodePlugin::text(targetOf(m_place, client).shim)); !written)
+            return failure(written.error());
+        return QStringLiteral("Installed Countersign's %1 plugin as %2, as the connection %3.\n%4")
+            .arg(client, path, connection, afterwards(client));
+    }
     auto current = readSettings(path);
     if (!current)
         return failure(current.error());
@@ -205,6 +265,18 @@ Result<QString> HookInstaller::remove(const QString &client)
     if (auto known = knownClient(client); !known)
         return failure(known.error());
     const QString path = settingsPath(m_place, client);
+    if (isPlugin(client)) {
+        auto mine = pluginInstalled(path);
+        if (!mine)
+            return failure(mine.error());
+        if (mine.value() && !QFile::remove(path))
+            return failure(QStringLiteral("cannot delete %1").arg(path));
+        const QString connection = connectionName(client);
+        (void)m_tokens.revoke(connection);
+        QFile::remove(tokenFile(m_place.dataDir, client));
+        return QStringLiteral("Removed Countersign's %1 plugin %2; the connection %3 is revoked.")
+            .arg(client, path, connection);
+    }
     auto current = readSettings(path);
     if (!current)
         return failure(current.error());

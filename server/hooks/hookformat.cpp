@@ -41,6 +41,7 @@ std::string allow(HookClient client, HookEvent event)
     case HookClient::ClaudeCode:
     case HookClient::Qwen:
     case HookClient::Copilot:
+    case HookClient::OpenCode: // Countersign's own plugin reads Claude Code's answer
         return encode(claudeStyle(event, true, "Countersign: allowed (a rule, or approved)"));
     }
     return {};

@@ -113,6 +113,21 @@ const sessions = {
         { tool: 'bash', args: { command: 'git reset --hard', description: 'start over' } },
         { tool: 'bash', args: { command: 'rm -rf scratch', description: 'clean up' } },
     ],
+    // opencode's own tools, through Countersign's plugin (its argument names renamed).
+    opencode: (p) => [
+        { tool: 'read', args: { filePath: path.join(p, 'src/a.js') } },
+        { tool: 'read', args: { filePath: path.join(p, 'src/b.js') } },
+        { tool: 'read', args: { filePath: path.join(p, 'README.md') } },
+        { tool: 'grep', args: { pattern: 'TODO', path: p } },
+        { tool: 'edit', args: { filePath: path.join(p, 'src/a.js'), oldString: 'A = 1', newString: 'A = 2' } },
+        { tool: 'edit', args: { filePath: path.join(p, 'src/b.js'), oldString: 'B = 1', newString: 'B = 2' } },
+        { tool: 'write', args: { filePath: path.join(p, 'src/c.js'), content: 'export const C = 3;\n' } },
+        { tool: 'bash', args: { command: 'make test', description: 'run the tests' } },
+        { tool: 'bash', args: { command: 'git add -A && git commit -q -m "name the constants"', description: 'commit' } },
+        { tool: 'edit', args: { filePath: path.join(p, 'src/a.js'), oldString: 'A = 2', newString: 'A = 3' } },
+        { tool: 'bash', args: { command: 'git reset --hard', description: 'start over' } },
+        { tool: 'bash', args: { command: 'rm -rf scratch', description: 'clean up' } },
+    ],
     qwen: (p) => [
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/a.js'), file_path: path.join(p, 'src/a.js') } },
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/b.js'), file_path: path.join(p, 'src/b.js') } },
@@ -139,7 +154,7 @@ try {
     const con = rig.console;
     const base = con.url.replace(/\/mcp$/, '');
 
-    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
+    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
         await check(`${key}: a realistic session raises a card only for git reset --hard over uncommitted work and rm -rf of a folder`, async () => {
             let project = null;
             const stepsOf = sessions[key];
