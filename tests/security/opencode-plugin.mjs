@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Countersign's opencode plugin (issue 39), as `countersign hooks install opencode` writes it,
+// loaded as opencode loads it and called as opencode calls it, against the real console through the
+// real countersign-hook shim, in a workspace root, in standard mode:
+//   - a read inside the roots is allowed; a rm -rf is held on a card, declined: the plugin throws
+//     with the console's words;
+//   - a call naming an argument in both spellings (filePath and file_path) throws, with no card;
+//   - a tool the plugin does not know (webfetch) is not asked about;
+//   - the console gone: every known tool throws (fail closed);
+//   - install refuses a countersign.js that is not Countersign's, and remove deletes only its own.
+//   node opencode-plugin.mjs COUNTERSIGN_BINARY DECIDE_BINARY
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { check, exitWithSummary, waitFor } from '../peer/checks.mjs';
+import { startCountersign } from '../peer/countersign-process.mjs';
+
+const [binary, decideBinary] = process.argv.slice(2);
+if (!binary || !decideBinary) { console.error('usage: opencode-plugin.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
+const run = promisify(execFile);
+const work = mkdtempSync(path.join(tmpdir(), 'countersign-opencode-'));
+const home = path.join(work, 'home');
+const ws = path.join(work, 'ws');
+mkdirSync(path.join(ws, 'build'), { recursive: true });
+writeFileSync(path.join(ws, 'notes.md'), 'notes\n');
+writeFileSync(path.join(ws, 'build', 'out.o'), 'object\n');
+const env = { ...process.env, HOME: home, XDG_RUNTIME_DIR: path.join(work, 'run') };
+mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+
+const server = await startCountersign(binary, { config: { workspaceRoots: [ws], hookHoldSeconds: 30, mode: 'standard' }, tokenName: 'opencode-test', env });
+const cli = (...args) => execFileSync(binary, [...args, '--data-dir', server.dataDir, '--config', server.configPath], { env }).toString();
+const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
+const pluginFile = path.join(home, '.config', 'opencode', 'plugin', 'countersign.js');
+let ids = 0;
+
+try {
+    await check('install refuses a countersign.js that is not Countersign\'s, and changes nothing', async () => {
+        mkdirSync(path.dirname(pluginFile), { recursive: true });
+        writeFileSync(pluginFile, 'export const Mine = async () => ({});\n');
+        const r = await run(binary, ['hooks', 'install', 'opencode', '--data-dir', server.dataDir, '--config', server.configPath], { env }).catch((e) => e);
+        assert.notEqual(r.code ?? 0, 0, 'refused');
+        assert.match(`${r.stderr}`, /is not Countersign's plugin; nothing was changed/);
+        assert.equal(readFileSync(pluginFile, 'utf8'), 'export const Mine = async () => ({});\n');
+        rmSync(pluginFile);
+    });
+
+    assert.match(cli('hooks', 'install', 'opencode'), /Installed Countersign's opencode plugin/);
+    const { Countersign } = await import(pathToFileURL(pluginFile).href);
+    const hooks = await Countersign({ directory: ws });
+    const before = (tool, args) => hooks['tool.execute.before']({ tool, sessionID: 'ses_1', callID: `call_${++ids}` }, { args });
+
+    await check('a read inside the roots is allowed; rm -rf is held on a card and, declined, throws with the console\'s words', async () => {
+        await before('read', { filePath: path.join(ws, 'notes.md') });
+        const held = before('bash', { command: 'rm -rf build', description: 'clean' }).then(() => 'ran', (e) => e.message);
+        const card = await waitFor('the card', async () => (await decide('list'))[0]);
+        assert.equal(card.tool, 'agent:shell');
+        assert.match(card.summary, /Deletes .*build: 1 file in 1 folder/);
+        await decide('decline', '--nonce', card.nonce, '--reason', 'keep the build');
+        assert.match(await held, /Declined by .*: keep the build/);
+        assert.ok(existsSync(path.join(ws, 'build', 'out.o')));
+    });
+
+    await check('an argument in both spellings throws, with no card; a tool the plugin does not know is not asked about', async () => {
+        const both = await before('write', { filePath: path.join(work, 'elsewhere.txt'), file_path: path.join(ws, 'notes.md'), content: 'x' })
+            .then(() => 'ran', (e) => e.message);
+        assert.match(both, /arguments name file_path twice/);
+        assert.deepEqual(await decide('list'), []);
+        await before('webfetch', { url: 'http://127.0.0.1:9/' }); // returns: not the gate's
+    });
+
+    await check('the console gone: every known tool throws, nothing is allowed', async () => {
+        await server.stop();
+        for (const [tool, args] of [['read', { filePath: path.join(ws, 'notes.md') }], ['bash', { command: 'echo hi' }]]) {
+            const r = await before(tool, args).then(() => 'ran', (e) => e.message);
+            assert.notEqual(r, 'ran', `${tool} must not run with the console gone`);
+        }
+    });
+
+    await check('remove deletes only its own plugin', async () => {
+        assert.match(cli('hooks', 'remove', 'opencode'), /Removed Countersign's opencode plugin/);
+        assert.equal(existsSync(pluginFile), false);
+    });
+} finally {
+    await server.stop().catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+}
+exitWithSummary();
