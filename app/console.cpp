@@ -36,6 +36,7 @@
 #include <QTemporaryFile>
 #include <QThread>
 #include <QTimer>
+#include <QUrl>
 #include <QWindow>
 
 #include <cstdio>
@@ -204,7 +205,12 @@ void reportUpstreamChanges(McpServer *server, QObject *context)
 }
 
 // The Settings page: the effective configuration and policy, read-only.
-QString settingsText(const Config &config, const CommandLine &cl, const ServerKeys &keys)
+// What is in force, as the Settings tab shows it: the address served now (a --listen given on the
+// command line wins over the file's), the roots and upstreams that decide what agents can touch,
+// every hold and bound, and the policy. An upstream's headers and environment are named, never
+// shown: they hold its secrets.
+QString settingsText(const Config &config, const CommandLine &cl, const ServerKeys &keys,
+                     const QString &servedUrl)
 {
     nlohmann::json actions = nlohmann::json::array();
     for (const ActionSpec &a : config.actions())
@@ -212,18 +218,54 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
                            {"risk", riskName(a.risk).toStdString()},
                            {"plan", a.plan.join(QLatin1Char(' ')).toStdString()},
                            {"apply", a.apply.join(QLatin1Char(' ')).toStdString()}});
-    const nlohmann::json effective = {
-        {"configFile", cl.configPath.toStdString()},
-        {"dataFolder", cl.dataDir.toStdString()},
-        {"listen", QStringLiteral("%1:%2").arg(config.listenHost()).arg(config.listenPort()).toStdString()},
-        {"ttlSeconds", config.ttlSeconds()},
-        {"pollWindowSeconds", config.pollWindowSeconds()},
-        {"legacyHoldSeconds", config.legacyHoldSeconds()},
-        {"progressHoldSeconds", config.progressHoldSeconds()},
-        {"cardMinimumSeconds", config.cardMinimumSeconds()},
-        {"keys", keys.storedIn.toStdString()},
-        {"actions", actions},
-        {"policy", config.policy().toJson()}};
+    nlohmann::json upstreams = nlohmann::json::array();
+    for (const UpstreamSpec &u : config.upstreams()) {
+        nlohmann::json entry = {{"name", u.name.toStdString()},
+                                {"prefix", u.prefix.toStdString()},
+                                {"timeoutSeconds", u.timeoutSeconds}};
+        if (u.isStdio())
+            entry["command"] = u.command.join(QLatin1Char(' ')).toStdString();
+        else
+            entry["url"] = u.url.toStdString();
+        nlohmann::json headerNames = nlohmann::json::array();
+        for (const auto &h : u.headers)
+            headerNames.push_back(h.first.toStdString());
+        if (!headerNames.empty())
+            entry["headers (values not shown)"] = headerNames;
+        nlohmann::json envNames = nlohmann::json::array();
+        for (auto it = u.env.cbegin(); it != u.env.cend(); ++it)
+            envNames.push_back(it.key().toStdString());
+        if (!envNames.empty())
+            entry["env (values not shown)"] = envNames;
+        upstreams.push_back(std::move(entry));
+    }
+    nlohmann::json roots = nlohmann::json::array();
+    for (const QString &root : config.workspaceRoots())
+        roots.push_back(root.toStdString());
+    const QString configured = QStringLiteral("%1:%2").arg(config.listenHost()).arg(config.listenPort());
+    const QString served =
+        QUrl(servedUrl).isValid() && !servedUrl.isEmpty()
+            ? QStringLiteral("%1:%2").arg(QUrl(servedUrl).host()).arg(QUrl(servedUrl).port())
+            : configured;
+    nlohmann::json effective = {{"configFile", cl.configPath.toStdString()},
+                                {"dataFolder", cl.dataDir.toStdString()},
+                                {"serving", served.toStdString()},
+                                {"mode", gateModeName(config.mode()).toStdString()},
+                                {"workspaceRoots", roots},
+                                {"upstreams", upstreams},
+                                {"ttlSeconds", config.ttlSeconds()},
+                                {"pollWindowSeconds", config.pollWindowSeconds()},
+                                {"legacyHoldSeconds", config.legacyHoldSeconds()},
+                                {"progressHoldSeconds", config.progressHoldSeconds()},
+                                {"hookHoldSeconds", config.hookHoldSeconds()},
+                                {"cardMinimumSeconds", config.cardMinimumSeconds()},
+                                {"undoMegabytes", config.undoMegabytes()},
+                                {"undoDays", config.undoDays()},
+                                {"keys", keys.storedIn.toStdString()},
+                                {"actions", actions},
+                                {"policy", config.policy().toJson()}};
+    if (served != configured)
+        effective["listen (configured; port 0 picks a free one)"] = configured.toStdString();
     return QCoreApplication::translate(
                "main", "The effective configuration (edit the configuration file to change it; "
                        "it is reloaded when saved):\n\n") +
@@ -523,7 +565,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         p.window->setUndo(p.undo.get(), config.value().person().isEmpty()
                                             ? QStringLiteral("console")
                                             : QStringLiteral("console:") + config.value().person());
-        p.window->setConfig(p.guard->inForce(), cl.configPath, settingsText(p.guard->inForce(), cl, p.keys));
+        p.window->setConfig(p.guard->inForce(), cl.configPath,
+                            settingsText(p.guard->inForce(), cl, p.keys, p.url));
         if (!p.keys.warning.isEmpty())
             p.window->addWarning(p.keys.warning);
         if (!interruptedText.isEmpty())
@@ -534,9 +577,17 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::setConfigProblem);
         QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, &MainWindow::clearConfigProblem);
         w->setPaths(QFileInfo(cl.configPath).absoluteFilePath(), QDir(cl.dataDir).absolutePath());
-        QObject::connect(p.guard.get(), &ConfigGuard::applied, w, [w, cl, keys = p.keys](const Config &c) {
-            w->setConfig(c, cl.configPath, settingsText(c, cl, keys));
-        });
+        QObject::connect(p.guard.get(), &ConfigGuard::applied, w,
+                         [w, cl, keys = p.keys, url = p.url](const Config &c) {
+                             w->setConfig(c, cl.configPath, settingsText(c, cl, keys, url));
+                         });
+        // A widening accepted or kept out: the fields show what is in force, not what was typed.
+        QObject::connect(p.guard.get(), &ConfigGuard::pendingChanged, w,
+                         [w, cl, keys = p.keys, url = p.url, guard = p.guard.get()] {
+                             if (!guard->hasPending())
+                                 w->setConfig(guard->inForce(), cl.configPath,
+                                              settingsText(guard->inForce(), cl, keys, url));
+                         });
         w->followConfigChanges(*p.guard);
         QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
         QMetaObject::invokeMethod(p.server->server(), &McpServer::reportUpstreams, Qt::QueuedConnection);

@@ -22,9 +22,11 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+#include <QUrl>
 
 #include <csignal>
 
@@ -149,6 +151,44 @@ private Q_SLOTS:
         decisions.sort();
         QCOMPARE(decisions,
                  (QStringList{QStringLiteral("allowed by rule"), QStringLiteral("denied by rule")}));
+    }
+
+    // Settings shows what is in force: the address served (--listen wins over the file's), the
+    // workspace roots and the upstreams (their header values never), the mode and the undo bounds;
+    // saving a changed TTL writes that key alone, never the served address.
+    void settings_showWhatIsInForce_andSaveOnlyWhatChanged()
+    {
+        QTemporaryDir dir;
+        const json config = {{"keyStore", "file"},
+                             {"listen", "127.0.0.1:7331"},
+                             {"workspaceRoots", {dir.path().toStdString()}},
+                             {"upstreams",
+                              {{{"name", "remote"},
+                                {"url", "http://127.0.0.1:9/mcp"},
+                                {"headers", {{"Authorization", "Bearer upstream-secret"}}}}}}};
+        CommandLine cl;
+        QString token;
+        const auto console = start(dir, config, cl, token);
+        QVERIFY2(console.ok(), console.ok() ? "" : qPrintable(console.error()));
+        MainWindow *window = console.value()->window();
+        window->showTab(QStringLiteral("settings"));
+        const QString served = QUrl(console.value()->url()).authority();
+        const QString text =
+            window->findChild<QPlainTextEdit *>(QStringLiteral("effectiveSettings"))->toPlainText();
+        for (const QString &expected :
+             {QStringLiteral("\"serving\": \"%1\"").arg(served), QStringLiteral("\"workspaceRoots\""),
+              QDir(dir.path()).dirName(), QStringLiteral("\"remote\""), QStringLiteral("Authorization"),
+              QStringLiteral("\"mode\": \"standard\""), QStringLiteral("\"undoMegabytes\"")})
+            QVERIFY2(text.contains(expected), qPrintable(expected + QStringLiteral("\n") + text));
+        QVERIFY2(!text.contains(QLatin1String("upstream-secret")), qPrintable(text));
+        window->findChild<QSpinBox *>(QStringLiteral("settingTtl"))->setValue(120);
+        QTest::mouseClick(window->findChild<QPushButton *>(QStringLiteral("saveSettings")), Qt::LeftButton);
+        QFile file(cl.configPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const json saved = json::parse(file.readAll().toStdString());
+        QCOMPARE(saved.value("ttlSeconds", 0), 120);
+        QCOMPARE(QString::fromStdString(saved.value("listen", std::string())),
+                 QStringLiteral("127.0.0.1:7331"));
     }
 
     // The Connections tab lists an upstream as the console starts it: ready, with its server and

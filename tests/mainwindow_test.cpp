@@ -711,7 +711,17 @@ private Q_SLOTS:
         QCOMPARE(saved.ttlSeconds(), 120);
         QCOMPARE(saved.pollWindowSeconds(), 15);
         QVERIFY(file.open(QIODevice::ReadOnly));
-        QVERIFY(file.readAll().contains("// my approvals"));
+        const QByteArray text = file.readAll();
+        file.close();
+        QVERIFY(text.contains("// my approvals"));
+        // Only the keys changed: the port (and the mode) left alone are not written.
+        QVERIFY2(!text.contains("listen") && !text.contains("mode"), text.constData());
+        // Saved again with nothing changed since the configuration in force: nothing is written.
+        m_window->setConfig(Config::load(path).value(), path, QStringLiteral("effective"));
+        QVERIFY(QFile::remove(path));
+        QTest::mouseClick(m_window->findChild<QPushButton *>(QStringLiteral("saveSettings")), Qt::LeftButton);
+        QVERIFY(!QFile::exists(path));
+        QVERIFY(find<QLabel>("settingsMessage")->text().contains(QLatin1String("Nothing changed")));
     }
     // Issue 14: quitting asks while cards wait, closing without a tray is quitting, Cancel keeps.
     // A plan command's blast radius in words on the card; an "irreversible" that is not a boolean

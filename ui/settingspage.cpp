@@ -103,6 +103,9 @@ void SettingsPage::setConfig(const Config &config, const QString &configPath, co
     m_path = configPath;
     m_modeInForce = gateModeName(config.mode());
     m_mode->setCurrentIndex(m_mode->findData(m_modeInForce));
+    m_ttlInForce = config.ttlSeconds();
+    m_pollInForce = config.pollWindowSeconds();
+    m_portInForce = config.listenPort();
     m_ttl->setValue(config.ttlSeconds());
     m_poll->setValue(config.pollWindowSeconds());
     m_port->setValue(config.listenPort());
@@ -112,11 +115,21 @@ void SettingsPage::setConfig(const Config &config, const QString &configPath, co
 
 bool SettingsPage::save()
 {
-    nlohmann::json changes = {{"ttlSeconds", m_ttl->value()},
-                              {"pollWindowSeconds", m_poll->value()},
-                              {"listen", QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString()}};
+    // Only what the human changed is written: a key left alone keeps what the file says (or its
+    // absence), whatever this instance was started with.
+    nlohmann::json changes = nlohmann::json::object();
+    if (m_ttl->value() != m_ttlInForce)
+        changes["ttlSeconds"] = m_ttl->value();
+    if (m_poll->value() != m_pollInForce)
+        changes["pollWindowSeconds"] = m_poll->value();
+    if (m_port->value() != m_portInForce)
+        changes["listen"] = QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString();
     if (const QString mode = m_mode->currentData().toString(); mode != m_modeInForce)
         changes["mode"] = mode.toStdString();
+    if (changes.empty()) {
+        m_message->setText(tr("Nothing changed: nothing was written."));
+        return true;
+    }
     if (auto saved = ConfigFile::update(m_path, changes); !saved) {
         m_message->setText(tr("Not saved: %1").arg(saved.error()));
         return false;

@@ -37,6 +37,9 @@ private:
     QString m_path;
     QComboBox *m_mode = nullptr;
     QString m_modeInForce; // written only when the human changes it
+    int m_ttlInForce = 0;  // each key is written only when the human changed it
+    int m_pollInForce = 0;
+    int m_portInForce = 0;
     QSpinBox *m_ttl = nullptr;
     QSpinBox *m_poll = nullptr;
     QSpinBox *m_port = nullptr;
