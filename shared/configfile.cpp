@@ -94,16 +94,67 @@ std::optional<Span> findTopLevel(const QByteArray &t, const QByteArray &key)
     return std::nullopt;
 }
 
+// The indentation of the line that holds position i.
+QByteArray indentAt(const QByteArray &t, qsizetype i)
+{
+    const qsizetype lineStart = t.lastIndexOf('\n', i - 1) + 1;
+    qsizetype end = lineStart;
+    while (end < t.size() && (t[end] == ' ' || t[end] == '\t'))
+        ++end;
+    return t.mid(lineStart, end - lineStart);
+}
+
+// A value as a person would write it under a key indented by indent: scalars on one line, lists
+// and objects one member per line.
+QByteArray encodedAt(const nlohmann::json &value, const QByteArray &indent)
+{
+    if (!value.is_structured() || value.empty())
+        return QByteArray::fromStdString(value.dump());
+    QByteArray text = QByteArray::fromStdString(value.dump(2));
+    text.replace("\n", "\n" + indent);
+    return text;
+}
+
 } // namespace
 
 Result<QByteArray> setTopLevel(const QByteArray &text, const QString &key, const nlohmann::json &value)
 {
     const QByteArray source = text.trimmed().isEmpty() ? QByteArray("{}\n") : text;
-    const QByteArray encoded = QByteArray::fromStdString(value.dump());
     QByteArray out = source;
     if (const auto span = findTopLevel(source, key.toUtf8())) {
-        out.replace(span->valueStart, span->valueEnd - span->valueStart, encoded);
+        const QByteArray indent = indentAt(source, span->valueStart);
+        const QByteArray current = source.mid(span->valueStart, span->valueEnd - span->valueStart);
+        const nlohmann::json was =
+            nlohmann::json::parse(current.cbegin(), current.cend(), nullptr, false, true);
+        // A list that only grows (a rule added) keeps what is there, comments and layout included:
+        // the new members go before its closing bracket.
+        if (was.is_array() && value.is_array() && value.size() > was.size() && !was.empty() &&
+            std::equal(was.cbegin(), was.cend(), value.cbegin()) && current.endsWith(']')) {
+            QByteArray added;
+            for (auto it = value.cbegin() + qsizetype(was.size()); it != value.cend(); ++it)
+                added += ",\n" + indent + "  " + encodedAt(*it, indent + "  ");
+            // Right after the last member's own text (before a comment or a line break that follows it).
+            qsizetype after = 0;
+            for (qsizetype i = 0; i + 1 < current.size();) {
+                if (const qsizetype c = skipComment(current, i); c != i) {
+                    i = c;
+                    continue;
+                }
+                if (current[i] == '"') {
+                    i = skipString(current, i);
+                    after = i;
+                    continue;
+                }
+                if (!QByteArrayView(" \t\r\n").contains(current[i]))
+                    after = i + 1;
+                ++i;
+            }
+            out.replace(span->valueStart, current.size(), current.left(after) + added + current.mid(after));
+        } else {
+            out.replace(span->valueStart, span->valueEnd - span->valueStart, encodedAt(value, indent));
+        }
     } else {
+        const QByteArray encoded = encodedAt(value, "  ");
         qsizetype brace = -1;
         for (qsizetype i = 0; i < source.size() && brace < 0;) {
             if (const qsizetype c = skipComment(source, i); c != i) {

@@ -42,6 +42,28 @@ private Q_SLOTS:
             << "ttlSeconds" << json(3)
             << QByteArray("{\"listen\": \"127.0.0.1:7331\" /* } , \"ttlSeconds\": 1 */, \"ttlSeconds\": 3}");
     }
+    // "Deny this from now on" adds a rule: the user's rules stay as written, comments and layout
+    // included, and the new one is written one member per line after the last.
+    void aRuleAdded_keepsTheUsersRules()
+    {
+        const QByteArray text =
+            "{\n  \"rules\": [\n    // never the prod cluster\n    {\"tool\": \"deploy\", "
+            "\"decision\": \"deny\"} // mine\n  ],\n  \"ttlSeconds\": 300\n}\n";
+        const json rules = json::array({{{"tool", "deploy"}, {"decision", "deny"}},
+                                        {{"tool", "drop_table"}, {"decision", "deny"}, {"reason", "no"}}});
+        auto out = ConfigFile::setTopLevel(text, QStringLiteral("rules"), rules);
+        QVERIFY2(out.ok(), out.ok() ? "" : qPrintable(out.error()));
+        QCOMPARE(out.value(),
+                 QByteArray("{\n  \"rules\": [\n    // never the prod cluster\n    {\"tool\": \"deploy\", "
+                            "\"decision\": \"deny\"},\n    {\n      \"decision\": \"deny\",\n      "
+                            "\"reason\": \"no\",\n      \"tool\": \"drop_table\"\n    } // mine\n  ],\n  "
+                            "\"ttlSeconds\": 300\n}\n"));
+        // A list replaced (not grown) is written one member per line, indented under its key.
+        auto replaced = ConfigFile::setTopLevel(text, QStringLiteral("rules"), json::array({rules[1]}));
+        QVERIFY(replaced.ok());
+        QVERIFY2(replaced.value().contains("\"rules\": [\n    {\n      \"decision\": \"deny\",\n"),
+                 replaced.value().constData());
+    }
     void setTopLevel()
     {
         QFETCH(QByteArray, text);
