@@ -10,7 +10,7 @@ namespace Countersign {
 // that names them: the hook formats and payloads (server/hooks, and the countersign-hook shim, which
 // links no Qt, so this header uses none), the installer (HookSetup, HookInstaller), the command line
 // and the Connections tab. docs/client-hooks.md has each one's format as its source shows it.
-enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot, OpenCode };
+enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot, OpenCode, Pi };
 
 struct HookClientSpec final
 {
@@ -31,13 +31,13 @@ struct HookClientSpec final
     // letters, digits, _ and | as an unanchored regular expression (Bash would also match BashOutput).
     std::string_view matcher;
     bool httpHook;    // an HTTP hook on the console; otherwise a command hook that runs the shim
-    bool pluginFile;  // no hook settings: a plugin of Countersign's own runs the shim (OpenCodePlugin)
+    bool pluginFile;  // no hook settings: a plugin of Countersign's own runs the shim (AgentPlugins)
     bool timeoutInMs; // its hook timeout is read in milliseconds (otherwise seconds)
     // What the person must still do in the client itself (a trust step, trusted folders).
     std::string_view afterwards;
 };
 
-inline constexpr std::array<HookClientSpec, 6> kHookClients{{
+inline constexpr std::array<HookClientSpec, 7> kHookClients{{
     {HookClient::ClaudeCode, "claude-code", "Claude Code", ".claude/settings.json", "PreToolUse", "",
      "PostToolUse", "PostToolUseFailure",
      "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$", true, false, false,
@@ -70,6 +70,10 @@ inline constexpr std::array<HookClientSpec, 6> kHookClients{{
      "PostToolUse", "", "^(bash|edit|multiedit|write|read|glob|grep|list|patch)$", false, true, false,
      "opencode loads plugins when it starts: restart it. Its MCP tools and the tools the plugin does not "
      "know (webfetch, task) are not asked about."},
+    // No hook commands either: an extension of Countersign's own in its global extensions folder.
+    {HookClient::Pi, "pi", "pi", ".pi/agent/extensions/countersign.js", "PreToolUse", "", "PostToolUse", "",
+     "^(bash|read|write|edit|grep|find|ls)$", false, true, false,
+     "pi loads extensions when it starts: restart it. Tools of other extensions are not asked about."},
 }};
 
 constexpr const HookClientSpec &hookClientSpec(HookClient client)

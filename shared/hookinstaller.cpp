@@ -1,8 +1,8 @@
 #include "hookinstaller.h"
 
+#include "agentplugins.h"
 #include "hookclients.h"
 #include "hooksetup.h"
-#include "opencodeplugin.h"
 #include "tokenstore.h"
 
 #include <QDateTime>
@@ -108,7 +108,7 @@ Result<bool> pluginInstalled(const QString &path)
         return false;
     if (!file.open(QIODevice::ReadOnly))
         return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    if (!OpenCodePlugin::isOurs(file.read(4096)))
+    if (!AgentPlugins::isOurs(file.read(4096)))
         return failure(QStringLiteral("%1 is not Countersign's plugin; nothing was changed").arg(path));
     return true;
 }
@@ -202,7 +202,8 @@ Result<QString> HookInstaller::setupText(const Place &place, const QString &clie
     HookSetup::Target target = targetOf(place, client);
     if (isPlugin(client))
         return QStringLiteral("== %1: save as %2 ==\n%3\n%4")
-            .arg(client, settingsPath(place, client), OpenCodePlugin::text(target.shim), afterwards(client));
+            .arg(client, settingsPath(place, client),
+                 AgentPlugins::text(*hookClientNamed(client.toStdString()), target.shim), afterwards(client));
     target.token = QStringLiteral("<the connection's token>");
     auto merged = HookSetup::install(json::object(), target);
     if (!merged)
@@ -227,7 +228,9 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
             return failure(token.error());
         if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
             return failure(saved.error());
-        if (auto written = writePlugin(path, OpenCodePlugin::text(targetOf(m_place, client).shim)); !written)
+        if (auto written = writePlugin(path, AgentPlugins::text(*hookClientNamed(client.toStdString()),
+                                                                targetOf(m_place, client).shim));
+            !written)
             return failure(written.error());
         return QStringLiteral("Installed Countersign's %1 plugin as %2, as the connection %3.\n%4")
             .arg(client, path, connection, afterwards(client));

@@ -41,7 +41,8 @@ std::string allow(HookClient client, HookEvent event)
     case HookClient::ClaudeCode:
     case HookClient::Qwen:
     case HookClient::Copilot:
-    case HookClient::OpenCode: // Countersign's own plugin reads Claude Code's answer
+    case HookClient::OpenCode: // Countersign's own plugins read Claude Code's answer
+    case HookClient::Pi:
         return encode(claudeStyle(event, true, "Countersign: allowed (a rule, or approved)"));
     }
     return {};

@@ -254,6 +254,35 @@ CLIENTS.copilot = {
     },
 };
 
+// pi 0.73.1 (@mariozechner/pi-coding-agent): dist/cli.js on the pinned Node 22; `-p` with
+// --no-session, the scripted model as a provider of ~/.pi/agent/models.json (api
+// "openai-completions" at its Chat Completions), PI_OFFLINE and PI_TELEMETRY=0. Extensions a test's
+// prepare installed in ~/.pi/agent/extensions are kept. No MCP.
+CLIENTS.pi = {
+    name: 'pi',
+    version: '0.73.1',
+    file: path.join(modules, '@mariozechner/pi-coding-agent/dist/cli.js'),
+    versionOf: () => packageVersion('@mariozechner/pi-coding-agent'),
+    setup(sb, { prompt, model }) {
+        const agentDir = path.join(sb.home, '.pi', 'agent');
+        mkdirSync(agentDir, { recursive: true });
+        writeFileSync(path.join(agentDir, 'models.json'), JSON.stringify({
+            providers: {
+                scripted: {
+                    baseUrl: model.urls.openai, api: 'openai-completions', apiKey: 'scripted-model',
+                    compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+                    models: [{ id: 'scripted-model' }],
+                },
+            },
+        }, null, 2));
+        return {
+            file: node22,
+            argv: [this.file, '--provider', 'scripted', '--model', 'scripted-model', '--no-session', '-p', prompt],
+            env: { PI_OFFLINE: '1', PI_TELEMETRY: '0' },
+        };
+    },
+};
+
 // Codex with its 2026-07-28 client on (the feature mcp_2026_07_28, off by default).
 CLIENTS.codex2026 = { ...CLIENTS.codex, name: 'Codex (mcp_2026_07_28)', features: ['mcp_2026_07_28'] };
 

@@ -128,6 +128,21 @@ const sessions = {
         { tool: 'bash', args: { command: 'git reset --hard', description: 'start over' } },
         { tool: 'bash', args: { command: 'rm -rf scratch', description: 'clean up' } },
     ],
+    // pi's own tools, through Countersign's extension (its edit takes a list of {oldText, newText}).
+    pi: (p) => [
+        { tool: 'read', args: { path: path.join(p, 'src/a.js') } },
+        { tool: 'read', args: { path: path.join(p, 'src/b.js') } },
+        { tool: 'read', args: { path: path.join(p, 'README.md') } },
+        { tool: 'bash', args: { command: 'grep -rn TODO src' } },
+        { tool: 'edit', args: { path: path.join(p, 'src/a.js'), edits: [{ oldText: 'A = 1', newText: 'A = 2' }] } },
+        { tool: 'edit', args: { path: path.join(p, 'src/b.js'), edits: [{ oldText: 'B = 1', newText: 'B = 2' }] } },
+        { tool: 'write', args: { path: path.join(p, 'src/c.js'), content: 'export const C = 3;\n' } },
+        { tool: 'bash', args: { command: 'make test' } },
+        { tool: 'bash', args: { command: 'git add -A && git commit -q -m "name the constants"' } },
+        { tool: 'edit', args: { path: path.join(p, 'src/a.js'), edits: [{ oldText: 'A = 2', newText: 'A = 3' }] } },
+        { tool: 'bash', args: { command: 'git reset --hard' } },
+        { tool: 'bash', args: { command: 'rm -rf scratch' } },
+    ],
     qwen: (p) => [
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/a.js'), file_path: path.join(p, 'src/a.js') } },
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/b.js'), file_path: path.join(p, 'src/b.js') } },
@@ -154,7 +169,7 @@ try {
     const con = rig.console;
     const base = con.url.replace(/\/mcp$/, '');
 
-    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
+    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'pi'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
         await check(`${key}: a realistic session raises a card only for git reset --hard over uncommitted work and rm -rf of a folder`, async () => {
             let project = null;
             const stepsOf = sessions[key];

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Countersign's opencode plugin (issue 39), as `countersign hooks install opencode` writes it,
-// loaded as opencode loads it and called as opencode calls it, against the real console through the
-// real countersign-hook shim, in a workspace root, in standard mode:
+// Countersign's opencode plugin and pi extension (issue 39), as `countersign hooks install opencode|pi`
+// writes them, loaded as the agent loads them and called as it calls them, against the real console
+// through the real countersign-hook shim, in a workspace root, in standard mode. opencode:
 //   - a read inside the roots is allowed; a rm -rf is held on a card, declined: the plugin throws
 //     with the console's words;
 //   - a call naming an argument in both spellings (filePath and file_path) throws, with no card;
 //   - a tool the plugin does not know (webfetch) is not asked about;
 //   - the console gone: every known tool throws (fail closed);
 //   - install refuses a countersign.js that is not Countersign's, and remove deletes only its own.
-//   node opencode-plugin.mjs COUNTERSIGN_BINARY DECIDE_BINARY
+// pi: a decline blocks with the console's words; an edit with both an edits list and a top-level
+// edit is blocked with no card; the console gone, it blocks.
+//   node agent-plugins.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { check, exitWithSummary, waitFor } from '../peer/checks.mjs';
 import { startCountersign } from '../peer/countersign-process.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
-if (!binary || !decideBinary) { console.error('usage: opencode-plugin.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
+if (!binary || !decideBinary) { console.error('usage: agent-plugins.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
 const run = promisify(execFile);
 const work = mkdtempSync(path.join(tmpdir(), 'countersign-opencode-'));
 const home = path.join(work, 'home');
@@ -72,17 +74,44 @@ try {
         await before('webfetch', { url: 'http://127.0.0.1:9/' }); // returns: not the gate's
     });
 
-    await check('the console gone: every known tool throws, nothing is allowed', async () => {
+    // pi's extension, registered with a stand-in for pi's API that keeps its handlers.
+    assert.match(cli('hooks', 'install', 'pi'), /Installed Countersign's pi plugin/);
+    const handlers = {};
+    const piExtension = (await import(pathToFileURL(path.join(home, '.pi', 'agent', 'extensions', 'countersign.js')).href)).default;
+    piExtension({ on: (event, handler) => { handlers[event] = handler; } });
+    const toolCall = (toolName, input) => handlers.tool_call({ type: 'tool_call', toolName, toolCallId: `call_${++ids}`, input }, { cwd: ws });
+
+    await check('pi: a read runs; rm -rf declined blocks with the console\'s words; an edit list beside a top-level edit blocks with no card', async () => {
+        assert.equal(await toolCall('read', { path: path.join(ws, 'notes.md') }), undefined);
+        const held = toolCall('bash', { command: 'rm -rf build' });
+        const card = await waitFor('the card', async () => (await decide('list'))[0]);
+        assert.equal(card.tool, 'agent:shell');
+        await decide('decline', '--nonce', card.nonce, '--reason', 'not the build');
+        const answer = await held;
+        assert.equal(answer?.block, true, JSON.stringify(answer));
+        assert.match(answer.reason, /Declined by .*: not the build/);
+        const both = await toolCall('edit', { path: path.join(ws, 'notes.md'), edits: [{ oldText: 'notes', newText: 'x' }], oldText: 'notes', newText: 'y' });
+        assert.equal(both?.block, true);
+        assert.match(both.reason, /both an edits list and a top-level edit/);
+        assert.deepEqual(await decide('list'), []);
+        assert.ok(existsSync(path.join(ws, 'build', 'out.o')));
+    });
+
+    await check('the console gone: every known tool of either agent is stopped, nothing is allowed', async () => {
         await server.stop();
         for (const [tool, args] of [['read', { filePath: path.join(ws, 'notes.md') }], ['bash', { command: 'echo hi' }]]) {
             const r = await before(tool, args).then(() => 'ran', (e) => e.message);
             assert.notEqual(r, 'ran', `${tool} must not run with the console gone`);
         }
+        const blocked = await toolCall('read', { path: path.join(ws, 'notes.md') });
+        assert.equal(blocked?.block, true, JSON.stringify(blocked));
     });
 
     await check('remove deletes only its own plugin', async () => {
         assert.match(cli('hooks', 'remove', 'opencode'), /Removed Countersign's opencode plugin/);
         assert.equal(existsSync(pluginFile), false);
+        assert.match(cli('hooks', 'remove', 'pi'), /Removed Countersign's pi plugin/);
+        assert.equal(existsSync(path.join(home, '.pi', 'agent', 'extensions', 'countersign.js')), false);
     });
 } finally {
     await server.stop().catch(() => {});
