@@ -7,6 +7,7 @@
 #include "config.h"
 #include "configguard.h"
 #include "configwatcher.h"
+#include "connectionspage.h"
 #include "consoleinstance.h"
 #include "database.h"
 #include "declinesview.h"
@@ -590,6 +591,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                          });
         w->followConfigChanges(*p.guard);
         QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
+        QObject::connect(p.server->server(), &McpServer::requestFrom, w->connectionsPage(),
+                         &ConnectionsPage::setLastRequest);
         QMetaObject::invokeMethod(p.server->server(), &McpServer::reportUpstreams, Qt::QueuedConnection);
         QObject::connect(p.server->server(), &McpServer::upstreamWideningHeld, w,
                          &MainWindow::showUpstreamWidening);

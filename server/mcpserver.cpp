@@ -30,6 +30,7 @@
 #include "workspace.h"
 #include "workspacetools.h"
 
+#include <QDateTime>
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QRegularExpression>
@@ -146,7 +147,19 @@ Result<quint16> McpServer::start()
                                               "with the requestState it returns.")});
     m_dispatcher->setContent(m_upstreams);
     m_dispatcher->setTasks(std::make_shared<ToolTasks>([clock = &clock] { return clock->nowMs(); }));
-    const auto authenticate = [this](const QByteArray &token) { return m_tokens->authenticate(token); };
+    // Each connection's requests, told to the window at most once a second (Connections).
+    const auto authenticate = [this](const QByteArray &token) {
+        auto principal = m_tokens->authenticate(token);
+        if (principal) {
+            const qint64 now = QDateTime::currentMSecsSinceEpoch();
+            qint64 &told = m_requestTold[principal->name];
+            if (now - told >= 1000) {
+                told = now;
+                Q_EMIT requestFrom(principal->name, now);
+            }
+        }
+        return principal;
+    };
     m_hookDoor =
         std::make_unique<HookEndpoint>(*m_hooks, authenticate, [this] { return m_tokens->lastError(); });
     if (!m_setup.bridgeSocketPath.isEmpty()) {

@@ -6,6 +6,7 @@
 #include "result.h"
 #include "serverkeys.h"
 
+#include <QHash>
 #include <QObject>
 
 class QTimer;
@@ -120,6 +121,8 @@ Q_SIGNALS:
     // accepted (one line per change); or it is no longer held.
     void upstreamWideningHeld(const QString &upstream, const QStringList &widening, const QString &digest);
     void upstreamWideningCleared(const QString &upstream);
+    // A connection's token was accepted (at most once a second per connection).
+    void requestFrom(const QString &connection, qint64 atMs);
 
 private:
     void buildTools();
@@ -131,6 +134,7 @@ private:
     void startExport();
 
     Setup m_setup;
+    QHash<QString, qint64> m_requestTold; // connection -> when requestFrom last said so
     std::unique_ptr<Database> m_database;
     std::unique_ptr<TokenStore> m_tokens;
     std::unique_ptr<AuditStore> m_audit;

@@ -1086,6 +1086,35 @@ private Q_SLOTS:
         QTRY_COMPARE(find<QLabel>("cardTargets")->text(), QStringLiteral("b"));
         QTRY_VERIFY(list->hasFocus());
     }
+    // Connections follow the store: a connection added around the window (countersign token add)
+    // shows within seconds; each line says when its last request came and the cards of its calls.
+    void connections_followTheStore_andSayWhatEachIsDoing()
+    {
+        auto *list = find<QListWidget>("connectionList");
+        const auto lineOf = [list](const QString &name) {
+            for (int i = 0; i < list->count(); ++i) {
+                if (list->item(i)->data(Qt::UserRole).toString() == name)
+                    return list->item(i)->text();
+            }
+            return QString();
+        };
+        QVERIFY(lineOf(QStringLiteral("from-the-cli")).isEmpty());
+        QVERIFY(m_tokens->add(QStringLiteral("from-the-cli"), QStringLiteral("alice")).ok());
+        QTRY_VERIFY_WITH_TIMEOUT(!lineOf(QStringLiteral("from-the-cli")).isEmpty(), 5000);
+        QVERIFY2(lineOf(QStringLiteral("from-the-cli"))
+                     .contains(QLatin1String("no request since this console started")),
+                 qPrintable(lineOf(QStringLiteral("from-the-cli"))));
+        const qint64 at = QDateTime(QDate(2026, 12, 6), QTime(9, 30, 5)).toMSecsSinceEpoch();
+        m_window->connectionsPage()->setLastRequest(QStringLiteral("from-the-cli"), at);
+        QVERIFY2(lineOf(QStringLiteral("from-the-cli"))
+                     .contains(QLatin1String("last request 2026-12-06 09:30:05")),
+                 qPrintable(lineOf(QStringLiteral("from-the-cli"))));
+        park(Risk::Medium, QStringLiteral("scale"), QStringLiteral("a"), "Claude Code",
+             QStringLiteral("from-the-cli"));
+        QTRY_VERIFY2(
+            lineOf(QStringLiteral("from-the-cli")).contains(QLatin1String("1 card(s) wait for a decision")),
+            qPrintable(lineOf(QStringLiteral("from-the-cli"))));
+    }
     // The first start (no connection): the empty page points to Connections, with the key that opens it.
     void firstStart_pointsToConnections()
     {

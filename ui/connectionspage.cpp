@@ -184,8 +184,46 @@ void ConnectionsPage::revoke(const QString &name)
     reload();
 }
 
+namespace {
+
+// What a list of connections shows, for comparing with the store's.
+QString fingerprint(const QList<TokenStore::Connection> &list)
+{
+    QStringList parts;
+    for (const auto &c : list)
+        parts.append(QStringLiteral("%1|%2|%3|%4")
+                         .arg(c.name)
+                         .arg(c.createdMs)
+                         .arg(c.revokedMs.value_or(0))
+                         .arg(c.owner));
+    return parts.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+void ConnectionsPage::reloadIfChanged()
+{
+    auto list = m_tokens.list();
+    if (list && fingerprint(list.value()) != m_listed)
+        reload();
+}
+
+void ConnectionsPage::setLastRequest(const QString &name, qint64 atMs)
+{
+    m_lastRequest.insert(name, atMs);
+    relabel();
+}
+
+void ConnectionsPage::setCards(const QHash<QString, Cards> &cards)
+{
+    m_cards = cards;
+    relabel();
+}
+
 void ConnectionsPage::reload()
 {
+    const QString selected =
+        m_list->currentItem() ? m_list->currentItem()->data(Qt::UserRole).toString() : QString();
     m_list->clear();
     int active = 0;
     auto list = m_tokens.list();
@@ -193,29 +231,63 @@ void ConnectionsPage::reload()
         m_message->setText(list.error());
         return;
     }
+    m_listed = fingerprint(list.value());
     m_hooks->refresh();
     for (const auto &c : list.value()) {
-        const QString created =
-            QDateTime::fromMSecsSinceEpoch(c.createdMs).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
-        const QString owner = c.owner.isEmpty() ? tr("no owner on record") : tr("owner %1").arg(c.owner);
-        QString text = c.revokedMs ? tr("%1 — %2, created %3, revoked").arg(c.name, owner, created)
-                                   : tr("%1 — %2, created %3").arg(c.name, owner, created);
-        for (const QString &client : HookSetup::clients())
-            if (!c.revokedMs && c.name == HookInstaller::connectionName(client))
-                text += m_hooks->installed(client)
-                            ? tr("; %1's hooks: installed").arg(HookInstaller::displayName(client))
-                            : tr("; %1's hooks: not installed").arg(HookInstaller::displayName(client));
-        auto *item = new QListWidgetItem(text, m_list);
+        auto *item = new QListWidgetItem(m_list);
         item->setData(Qt::UserRole, c.name);
+        item->setData(Qt::UserRole + 1, c.createdMs);
+        item->setData(Qt::UserRole + 2, c.owner);
+        item->setData(Qt::UserRole + 3, c.revokedMs.has_value());
         if (c.revokedMs)
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
         else
             ++active;
     }
+    relabel();
     m_active = active;
     m_showSetup->setEnabled(false);
     m_revoke->setEnabled(false);
+    for (int i = 0; i < m_list->count(); ++i) {
+        if (!selected.isEmpty() && m_list->item(i)->data(Qt::UserRole).toString() == selected &&
+            (m_list->item(i)->flags() & Qt::ItemIsEnabled))
+            m_list->setCurrentRow(i);
+    }
     Q_EMIT connectionsChanged(active);
+}
+
+// Each line: name, owner, created; its hooks; its last request; the cards it waits on.
+void ConnectionsPage::relabel()
+{
+    for (int i = 0; i < m_list->count(); ++i) {
+        QListWidgetItem *item = m_list->item(i);
+        const QString name = item->data(Qt::UserRole).toString();
+        const bool revoked = item->data(Qt::UserRole + 3).toBool();
+        const QString created = QDateTime::fromMSecsSinceEpoch(item->data(Qt::UserRole + 1).toLongLong())
+                                    .toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+        const QString ownerName = item->data(Qt::UserRole + 2).toString();
+        const QString owner = ownerName.isEmpty() ? tr("no owner on record") : tr("owner %1").arg(ownerName);
+        QString text = revoked ? tr("%1 — %2, created %3, revoked").arg(name, owner, created)
+                               : tr("%1 — %2, created %3").arg(name, owner, created);
+        for (const QString &client : HookSetup::clients())
+            if (!revoked && name == HookInstaller::connectionName(client))
+                text += m_hooks->installed(client)
+                            ? tr("; %1's hooks: installed").arg(HookInstaller::displayName(client))
+                            : tr("; %1's hooks: not installed").arg(HookInstaller::displayName(client));
+        if (!revoked) {
+            const auto last = m_lastRequest.constFind(name);
+            text += last == m_lastRequest.cend() ? tr("; no request since this console started")
+                                                 : tr("; last request %1")
+                                                       .arg(QDateTime::fromMSecsSinceEpoch(*last).toString(
+                                                           QStringLiteral("yyyy-MM-dd HH:mm:ss")));
+            const Cards cards = m_cards.value(name);
+            if (cards.waiting > 0)
+                text += cards.agentWaits > 0
+                            ? tr("; its agent is waiting on %n card(s)", nullptr, cards.agentWaits)
+                            : tr("; %n card(s) wait for a decision", nullptr, cards.waiting);
+        }
+        item->setText(text);
+    }
 }
 
 } // namespace Countersign

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QStringList>
 #include <QWidget>
 
@@ -45,6 +46,19 @@ public:
     // Where Install and Remove write the agents' hooks (none: they are off).
     void setHookInstaller(HookInstaller *installer);
     HooksPanel *hooksPanel() const { return m_hooks; }
+    // What each connection is doing, for its line: when its last request came (the server's
+    // authentication, as it happens), and how many cards of its calls wait for a decision (with
+    // how many of them its agent is waiting on now).
+    void setLastRequest(const QString &name, qint64 atMs);
+    struct Cards final
+    {
+        int waiting = 0;    // cards of this connection's calls waiting for a decision
+        int agentWaits = 0; // of those, cards a call of its agent is held on now
+    };
+    void setCards(const QHash<QString, Cards> &cards);
+    // Reads the store again when connections were added or revoked elsewhere (countersign token
+    // add, another console); the window polls it.
+    void reloadIfChanged();
 
 Q_SIGNALS:
     // Connections were added or revoked; active is how many are active now.
@@ -52,6 +66,7 @@ Q_SIGNALS:
 
 private:
     void reload();
+    void relabel();
     void revoke(const QString &name);
     void showSetup(const QString &name, const QString &token);
 
@@ -67,6 +82,9 @@ private:
     QPushButton *m_copySetup = nullptr;
     QPushButton *m_showSetup = nullptr;
     QPushButton *m_revoke = nullptr;
+    QHash<QString, qint64> m_lastRequest;
+    QHash<QString, Cards> m_cards;
+    QString m_listed;     // what the list was built from: reloaded when the store says otherwise
     QString m_shownFor;   // whose setup the text shows
     QString m_shownToken; // its token, only right after it was made
     int m_active = 0;

@@ -26,6 +26,7 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <utility>
@@ -163,6 +164,15 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     buildTray();
     connect(&m_queue, &ApprovalQueue::cardAdded, this, &MainWindow::onCardAdded);
     connect(&m_queue, &ApprovalQueue::cardRemoved, this, &MainWindow::updateCount);
+    // Connections follow the store and the queue live: a connection added with `countersign token
+    // add` shows within seconds, and each says which of its calls wait on a card.
+    connect(&m_queue, &ApprovalQueue::agentChanged, this, &MainWindow::updateConnectionCards);
+    connect(&m_queue, &ApprovalQueue::cardAdded, this, &MainWindow::updateConnectionCards);
+    connect(&m_queue, &ApprovalQueue::cardRemoved, this, &MainWindow::updateConnectionCards);
+    auto *storePoll = new QTimer(this);
+    storePoll->setInterval(2000);
+    connect(storePoll, &QTimer::timeout, m_connections, &ConnectionsPage::reloadIfChanged);
+    storePoll->start();
     connect(&m_queue, &ApprovalQueue::cardRemoved, m_audit, &AuditView::refreshSoon);
     connect(&m_queue, &ApprovalQueue::cardRemoved, m_declines, &DeclinesView::refreshSoon);
     connect(&m_queue, &ApprovalQueue::revealRequested, this, &MainWindow::reveal);
@@ -195,6 +205,18 @@ void MainWindow::buildTray()
     connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] { reveal(m_notified); });
     if (QSystemTrayIcon::isSystemTrayAvailable())
         m_tray->show();
+}
+
+void MainWindow::updateConnectionCards()
+{
+    QHash<QString, ConnectionsPage::Cards> cards;
+    for (const Operation &op : m_queue.pending()) {
+        ConnectionsPage::Cards &c = cards[op.principal];
+        ++c.waiting;
+        if (m_queue.agentOf(op.nonce) == ApprovalQueue::Agent::Waiting)
+            ++c.agentWaits;
+    }
+    m_connections->setCards(cards);
 }
 
 void MainWindow::updateCount()

@@ -111,6 +111,7 @@ private:
     void showWarnings();
     void showAbout();
     void updateCount();
+    void updateConnectionCards();
     void onCardAdded(const Operation &operation);
     void buildTray();
 
