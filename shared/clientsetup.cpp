@@ -72,6 +72,18 @@ QList<ClientSetup> ClientSetup::all(const QString &url, const QString &token, co
     for (const QString &a : stdioCommand.mid(1))
         tomlArgs << tomlString(a);
     const QString server = QLatin1String(kServerName);
+    // Gemini CLI disables every MCP server in a folder it does not trust, and says only "Disabled".
+    const QString geminiTrust = QCoreApplication::translate(
+        "ClientSetup",
+        "Gemini CLI runs MCP servers only in folders it trusts (`gemini mcp list` says \"Disabled\" "
+        "elsewhere): trust the project folder when Gemini asks, or add \"/path/to/project\": "
+        "\"TRUST_FOLDER\" to ~/.gemini/trustedFolders.json.");
+    // Claude Code defers MCP tools behind its tool search: the agent finds them when it searches.
+    const QString claudeSearch = QCoreApplication::translate(
+        "ClientSetup",
+        "Claude Code may keep MCP tools behind its tool search until the agent looks for them; "
+        "ENABLE_TOOL_SEARCH=false lists them at once. Check with `claude mcp list` (countersign: "
+        "connected).");
     return {
         {QStringLiteral("Claude Code"),
          QStringLiteral("HTTP"),
@@ -79,7 +91,8 @@ QList<ClientSetup> ClientSetup::all(const QString &url, const QString &token, co
          shellLine({QStringLiteral("claude"), QStringLiteral("mcp"), QStringLiteral("add"),
                     QStringLiteral("--scope"), QStringLiteral("user"), QStringLiteral("--transport"),
                     QStringLiteral("http"), server, url, QStringLiteral("--header"),
-                    QStringLiteral("Authorization: Bearer ") + token})},
+                    QStringLiteral("Authorization: Bearer ") + token}),
+         claudeSearch},
         {QStringLiteral("Claude Code"),
          QStringLiteral("stdio"),
          {},
@@ -87,7 +100,8 @@ QList<ClientSetup> ClientSetup::all(const QString &url, const QString &token, co
              QStringList{QStringLiteral("claude"), QStringLiteral("mcp"), QStringLiteral("add"),
                          QStringLiteral("--scope"), QStringLiteral("user"), server, QStringLiteral("--env"),
                          QLatin1String(kTokenVariable) + QLatin1Char('=') + token, QStringLiteral("--")} +
-             stdioCommand)},
+             stdioCommand),
+         claudeSearch},
         {QStringLiteral("Claude Desktop"), QStringLiteral("stdio"),
          QStringLiteral("claude_desktop_config.json (Settings > Developer > Edit Config)"),
          pretty({{"mcpServers", {{kServerName, stdioEntry(stdioCommand, tokenEnv)}}}})},
@@ -120,9 +134,10 @@ QList<ClientSetup> ClientSetup::all(const QString &url, const QString &token, co
                {{kServerName, stdioEntry(stdioCommand, {{kTokenVariable, "${env:COUNTERSIGN_TOKEN}"}})}}}})},
         {QStringLiteral("Gemini CLI"), QStringLiteral("HTTP"), QStringLiteral("~/.gemini/settings.json"),
          pretty(
-             {{"mcpServers", {{kServerName, {{"httpUrl", u}, {"headers", {{"Authorization", bearer}}}}}}}})},
+             {{"mcpServers", {{kServerName, {{"httpUrl", u}, {"headers", {{"Authorization", bearer}}}}}}}}),
+         geminiTrust},
         {QStringLiteral("Gemini CLI"), QStringLiteral("stdio"), QStringLiteral("~/.gemini/settings.json"),
-         pretty({{"mcpServers", {{kServerName, stdioEntry(stdioCommand, tokenEnv)}}}})},
+         pretty({{"mcpServers", {{kServerName, stdioEntry(stdioCommand, tokenEnv)}}}}), geminiTrust},
         {QStringLiteral("Codex"), QStringLiteral("HTTP"),
          QStringLiteral("~/.codex/config.toml, with COUNTERSIGN_TOKEN exported"),
          QStringLiteral("[mcp_servers.countersign]\nurl = %1\nbearer_token_env_var = \"COUNTERSIGN_TOKEN\"")
@@ -145,6 +160,8 @@ QString ClientSetup::document(const QString &connection, const QString &url, con
         out += QStringLiteral("\n== %1, %2%3 ==\n%4\n")
                    .arg(setup.client, setup.transport,
                         setup.where.isEmpty() ? QString() : QStringLiteral(": ") + setup.where, setup.text);
+        if (!setup.needs.isEmpty())
+            out += QStringLiteral("Then: %1\n").arg(setup.needs);
     }
     return out;
 }

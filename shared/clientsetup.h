@@ -12,13 +12,14 @@ namespace Countersign {
 // shows this text after adding a connection; `countersign token add NAME --setup` prints it.
 struct ClientSetup final
 {
-    QString client;    // "Claude Code"
-    QString transport; // "HTTP" or "stdio"
-    QString where;     // the file it goes in, or how it is run; empty for a command line
-    QString text;      // the command line, or the file's content
+    QString client;     // "Claude Code"
+    QString transport;  // "HTTP" or "stdio"
+    QString where;      // the file it goes in, or how it is run; empty for a command line
+    QString text;       // the command line, or the file's content
+    QString needs = {}; // what the client itself needs before it uses the server (a trust step)
 
     // The whole text: the token, then each client under a header line
-    // "== <client>, <transport>[: <where>] ==".
+    // "== <client>, <transport>[: <where>] ==", its text, and what it needs ("Then: ...").
     static QString document(const QString &connection, const QString &url, const QString &token,
                             const QStringList &stdioCommand);
     // url: the /mcp URL; stdioCommand: the program and its arguments (`countersign --stdio` and the

@@ -1145,6 +1145,9 @@ private Q_SLOTS:
         QCOMPARE(QGuiApplication::clipboard()->text(), newToken);
         QTest::mouseClick(find<QPushButton>("copySetup"), Qt::LeftButton);
         QVERIFY(QGuiApplication::clipboard()->text().contains(QLatin1String("== Claude Code, stdio ==")));
+        // Each client's setup says what the client itself needs: Gemini CLI's trusted folders.
+        QVERIFY(QGuiApplication::clipboard()->text().contains(
+            QLatin1String("Then: Gemini CLI runs MCP servers only in folders it trusts")));
         auto *list = find<QListWidget>("connectionList");
         const auto rowOf = [list](const QString &name) {
             for (int i = 0; i < list->count(); ++i) {

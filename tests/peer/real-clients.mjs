@@ -39,14 +39,16 @@ const RUN_LIMIT_MS = 30000;
 
 // ---------------------------------------------------------------------------------------------
 // The setup text: the lines before the first header hold the token; each client's snippet is a
-// section from a header line "== CLIENT, HTTP|stdio[: PATH] ==" to the next header or the end.
+// section from a header line "== CLIENT, HTTP|stdio[: PATH] ==" to the next header or the end, less
+// a "Then: ..." line (what the client itself needs, for the person).
 export function parseSetup(text) {
     const preamble = [];
     const sections = [];
     let current = null;
     for (const line of text.replace(/\r\n/g, '\n').split('\n')) {
         const m = /^== (.+?), (HTTP|stdio)(?:: (.*))? ==$/.exec(line);
-        if (m) sections.push(current = { client: m[1], transport: m[2], path: m[3] ?? null, lines: [] });
+        if (m) sections.push(current = { client: m[1], transport: m[2], path: m[3] ?? null, lines: [], needs: null });
+        else if (current && line.startsWith('Then: ')) current.needs = line.slice(6); // what the client needs, not pasted
         else if (current) current.lines.push(line);
         else preamble.push(line);
     }
@@ -263,11 +265,11 @@ function handWrittenSetup(server, token) {
 
 // ---------------------------------------------------------------------------------------------
 await check('parseSetup and shellWords read the setup text contract', async () => {
-    const parsed = parseSetup('token:\ncs_abcdefghijklmnopqrstuvwxyz\n\n== Claude Code, HTTP ==\n\nclaude mcp add x\n\n== Gemini CLI, stdio: ~/.gemini/settings.json ==\n{}\n');
+    const parsed = parseSetup('token:\ncs_abcdefghijklmnopqrstuvwxyz\n\n== Claude Code, HTTP ==\n\nclaude mcp add x\n\n== Gemini CLI, stdio: ~/.gemini/settings.json ==\n{}\nThen: trust the folder\n');
     assert.equal(parsed.token, 'cs_abcdefghijklmnopqrstuvwxyz');
     assert.deepEqual(parsed.sections, [
-        { client: 'Claude Code', transport: 'HTTP', path: null, body: 'claude mcp add x' },
-        { client: 'Gemini CLI', transport: 'stdio', path: '~/.gemini/settings.json', body: '{}' },
+        { client: 'Claude Code', transport: 'HTTP', path: null, needs: null, body: 'claude mcp add x' },
+        { client: 'Gemini CLI', transport: 'stdio', path: '~/.gemini/settings.json', needs: 'trust the folder', body: '{}' },
     ]);
     assert.deepEqual(shellWords('claude mcp add --header "Authorization: Bearer a\\"b" -- \'/a b/c\' d\\ e'),
         ['claude', 'mcp', 'add', '--header', 'Authorization: Bearer a"b', '--', '/a b/c', 'd e']);
