@@ -6,6 +6,7 @@
 #include "database.h"
 #include "operationrecords.h"
 #include "receipt.h"
+#include "storesql.h"
 #include "writetransaction.h"
 
 #include <algorithm>
@@ -624,9 +625,64 @@ Result<QString> AuditStore::hashAt(qint64 seq)
     return m_chain->hashAt(seq);
 }
 
+namespace {
+
+// A configuration change as a row of the report: when, what happened to it (in the decision
+// column), who decided it, and what it changed, in words.
+json policyRow(qint64 seq, qint64 atMs, const QString &event, const json &detail, bool full)
+{
+    QStringList said;
+    for (const char *side : {"widening", "narrowing"}) {
+        const json items = detail.is_object() ? detail.value(side, json::array()) : json::array();
+        if (!items.is_array())
+            continue;
+        for (const json &item : items) {
+            if (!item.is_object())
+                continue;
+            said.append(QStringLiteral("%1: %2 -> %3")
+                            .arg(QString::fromStdString(item.value("subject", std::string())),
+                                 QString::fromStdString(item.value("before", std::string())),
+                                 QString::fromStdString(item.value("after", std::string()))));
+        }
+    }
+    json row = {
+        {"time", atMs},
+        {"id", QStringLiteral("policy-%1").arg(seq).toStdString()},
+        {"tool", "(configuration)"},
+        {"targets", json::array({detail.is_object() ? detail.value("file", std::string()) : std::string()})},
+        {"decision", event.toStdString()},
+        {"decidedBy", detail.is_object() ? detail.value("by", std::string()) : std::string()},
+        {"reason", said.join(QStringLiteral("; ")).toStdString()}};
+    if (full)
+        row["policyChange"] = detail;
+    return row;
+}
+
+} // namespace
+
 Result<QList<json>> AuditStore::report(bool full)
 {
-    return m_operations->report(full);
+    auto rows = m_operations->report(full);
+    if (!rows)
+        return rows;
+    // The configuration's changes, in the chain, among the calls by time.
+    auto q = m_db.exec(StoreSql::kPolicyEvents);
+    if (!q)
+        return failure(q.error());
+    QList<json> merged;
+    qsizetype next = 0;
+    while (q.value().next()) {
+        const qint64 atMs = q.value().value(1).toLongLong();
+        const QByteArray text = q.value().value(3).toByteArray();
+        const json detail = json::parse(text.cbegin(), text.cend(), nullptr, false);
+        while (next < rows.value().size() && rows.value()[next].value("time", qint64(0)) <= atMs)
+            merged.append(std::move(rows.value()[next++]));
+        merged.append(policyRow(q.value().value(0).toLongLong(), atMs, q.value().value(2).toString(),
+                                detail.is_discarded() ? json() : detail, full));
+    }
+    while (next < rows.value().size())
+        merged.append(std::move(rows.value()[next++]));
+    return merged;
 }
 
 } // namespace Countersign

@@ -146,7 +146,10 @@ public:
     Result<QString> hashAt(qint64 seq);
 
     // One JSON object per operation, oldest first: time, client, tool, targets, decision, who,
-    // reason, outcome; with full = true also the prompt, plan, arguments and stored result.
+    // reason, outcome; with full = true also the prompt, plan, arguments and stored result. Among
+    // them by time, each change of the configuration the chain records (narrowed, a widening
+    // waiting, accepted or refused): tool "(configuration)", the event as its decision, who decided
+    // it, and what changed as its reason (with full = true, the change itself).
     Result<QList<nlohmann::json>> report(bool full);
 
     static constexpr const char *kGenesisHash = AuditChain::kGenesisHash;

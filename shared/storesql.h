@@ -337,6 +337,12 @@ inline constexpr const char *kOperationsReport =
     "FROM operations o LEFT JOIN decisions d ON d.nonce = o.nonce LEFT JOIN claims c ON c.nonce = o.nonce "
     "ORDER BY o.created_ms, o.id";
 
+// The configuration's changes the audit log records (ConfigGuard: accepted, refused, waiting,
+// narrowed), oldest first, for the audit export.
+inline constexpr const char *kPolicyEvents =
+    "SELECT seq, at_ms, event, detail FROM audit_log WHERE nonce = '' AND event IN ('policy-narrowed', "
+    "'policy-widened-accepted', 'policy-widened-rejected', 'policy-widening-waiting') ORDER BY seq";
+
 // ClaimRecords: the single run of each ticket.
 // Only an approved or rule-allowed operation can be claimed (a superseded card's late retry cannot).
 inline constexpr const char *kClaimInsert =

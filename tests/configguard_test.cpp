@@ -5,6 +5,7 @@
 // configuration is held. At a restart the file is judged against the configuration accepted last:
 // a widening waits as a live edit does, and one refused in the window stays refused.
 #include "approvalqueue.h"
+#include "auditexport.h"
 #include "auditstore.h"
 #include "config.h"
 #include "configguard.h"
@@ -279,6 +280,21 @@ private Q_SLOTS:
         QVERIFY2(mentions(detail["widening"], "action scale_service"), detail.dump().c_str());
         QVERIFY(detail.contains("by"));
         QCOMPARE(QString::fromStdString(detail.value("file", std::string())), QStringLiteral("config.json"));
+        // The audit export shows the change among the calls: what happened, who, and what changed.
+        auto report = m_store->report(false);
+        QVERIFY2(report.ok(), report.ok() ? "" : qPrintable(report.error()));
+        const auto row = std::find_if(report.value().cbegin(), report.value().cend(), [](const json &r) {
+            return r.value("tool", std::string()) == "(configuration)";
+        });
+        QVERIFY(row != report.value().cend());
+        QCOMPARE(QString::fromStdString(row->value("decision", std::string())),
+                 QStringLiteral("policy-widened-accepted"));
+        QVERIFY(!row->value("decidedBy", std::string()).empty());
+        QVERIFY2(QString::fromStdString(row->value("reason", std::string()))
+                     .contains(QLatin1String("action scale_service")),
+                 row->dump().c_str());
+        QVERIFY(QString::fromUtf8(AuditExport::csv(report.value()))
+                    .contains(QLatin1String("policy-widened-accepted")));
     }
 
     void keepCurrent_recordsTheRefusal_andTheOldConfigurationStays()

@@ -541,6 +541,25 @@ private Q_SLOTS:
         QVERIFY(!list->item(1)->font().bold());
         QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
     }
+    // A click on the tray notification shows the card it named, even while another is read (the
+    // human asked for it); the card's minimum time on screen starts again.
+    void notificationClicked_showsItsCard()
+    {
+        const Operation first = park(Risk::Low, QStringLiteral("a"), QStringLiteral("one"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 1);
+        QCOMPARE(shownNonce(), first.nonce);
+        readTheCard();
+        m_window->showTab(QStringLiteral("audit"));
+        m_window->showMinimized(); // away: the next card is notified
+        const Operation second = park(Risk::Low, QStringLiteral("b"), QStringLiteral("two"));
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
+        QCOMPARE(shownNonce(), first.nonce);
+        m_window->openNotified();
+        QCOMPARE(m_window->findChild<QTabWidget *>(QStringLiteral("tabs"))->currentWidget(),
+                 m_window->approvalsPage());
+        QCOMPARE(shownNonce(), second.nonce);
+        QVERIFY(!find<QPushButton>("approveButton")->isEnabled());
+    }
     void revealRequest_ofTheShownCard_marksNothing()
     {
         const Operation op = park();

@@ -272,6 +272,17 @@ void ApprovalsPage::reveal(const QString &nonce)
     }
 }
 
+void ApprovalsPage::select(const QString &nonce)
+{
+    for (int i = 0; i < m_list->count(); ++i) {
+        if (m_list->item(i)->data(kNonceRole).toString() == nonce) {
+            m_list->setCurrentRow(i);
+            focusList();
+            return;
+        }
+    }
+}
+
 void ApprovalsPage::declineSelected()
 {
     QStringList nonces;

@@ -36,6 +36,9 @@ public:
     // marked in the list and scrolled to, never swapped for the one being read. It is shown only
     // when no card is.
     void reveal(const QString &nonce);
+    // The human clicked the notification that named this card: it is shown (its minimum time on
+    // screen starts again); nothing when it is no longer waiting.
+    void select(const QString &nonce);
     ApprovalCard *card() const { return m_card; }
     void setOrder(Order order);
     // With no connection made yet, the empty page points to the Connections tab.

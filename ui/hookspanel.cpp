@@ -37,6 +37,16 @@ HooksPanel::HooksPanel(QWidget *parent) : QWidget(parent)
         m_rows.insert(client, row);
         ++line;
     }
+    // The clients whose own tools Countersign cannot stop: their MCP calls are gated, nothing else.
+    auto *mcpOnly = new QLabel(
+        tr("MCP alone (their own tools cannot be stopped by Countersign): Claude Desktop, VS Code, "
+           "Cursor and Cline. Their calls to Countersign's tools and to the servers behind it are gated; "
+           "their own shell and edit tools run as the client allows."),
+        this);
+    mcpOnly->setObjectName(QStringLiteral("hooksMcpOnly"));
+    mcpOnly->setTextFormat(Qt::PlainText);
+    mcpOnly->setWordWrap(true);
+    grid->addWidget(mcpOnly, line, 0, 1, 4);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("hooksMessage"));
     m_message->setTextFormat(Qt::PlainText);

@@ -202,7 +202,7 @@ void MainWindow::buildTray()
         if (reason == QSystemTrayIcon::Trigger || reason == QSystemTrayIcon::DoubleClick)
             reveal({});
     });
-    connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] { reveal(m_notified); });
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, &MainWindow::openNotified);
     if (QSystemTrayIcon::isSystemTrayAvailable())
         m_tray->show();
 }
@@ -257,6 +257,16 @@ void MainWindow::reveal(const QString &nonce)
         m_tabs->setCurrentWidget(m_approvals);
         m_approvals->reveal(nonce);
     }
+}
+
+void MainWindow::openNotified()
+{
+    showNormal();
+    raise();
+    activateWindow();
+    m_tabs->setCurrentWidget(m_approvals);
+    if (!m_notified.isEmpty())
+        m_approvals->select(m_notified);
 }
 
 void MainWindow::showTab(const QString &name)

@@ -94,6 +94,8 @@ public:
     // Raises the window and marks that card in the list (URL-mode elicitation opened
     // /approvals/<id>, which needs no token); the card being read stays shown.
     void reveal(const QString &nonce);
+    // Raises the window on the card a notification named, shown (the human clicked it).
+    void openNotified();
 
 Q_SIGNALS:
     // The quit was confirmed (or needed no confirmation): the application is asked to quit.
