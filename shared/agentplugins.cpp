@@ -70,10 +70,19 @@ const TOOLS = {
   grep: ["Grep", {}],
   list: ["LS", {}],
   patch: ["apply_patch", { patchText: "patch" }],
+  apply_patch: ["apply_patch", { patchText: "patch" }],
 };
+// Its tools that change nothing on the machine: not asked about. Every other tool (an MCP tool,
+// another plugin's) is asked about under its own name, which Countersign does not know: a card.
+const FREE = new Set(["todowrite", "todoread", "task", "skill", "question", "webfetch", "websearch", "codesearch", "invalid"]);
 const EDIT = { oldString: "old_string", newString: "new_string", replaceAll: "replace_all" };
 
+function nameOf(tool) {
+  return Object.prototype.hasOwnProperty.call(TOOLS, tool) ? TOOLS[tool][0] : String(tool);
+}
+
 function inputOf(tool, args) {
+  if (!Object.prototype.hasOwnProperty.call(TOOLS, tool)) return args && typeof args === "object" ? args : { args };
   const input = renamed(args, TOOLS[tool][1]);
   if (tool === "multiedit" && Array.isArray(input.edits))
     input.edits = input.edits.map((e) => renamed(e, EDIT));
@@ -82,18 +91,18 @@ function inputOf(tool, args) {
 
 export const Countersign = async ({ directory }) => ({
   "tool.execute.before": async (input, output) => {
-    if (!Object.prototype.hasOwnProperty.call(TOOLS, input.tool)) return;
+    if (FREE.has(input.tool)) return;
     await gate({
       hook_event_name: "PreToolUse", session_id: input.sessionID, tool_use_id: input.callID, cwd: directory,
-      tool_name: TOOLS[input.tool][0], tool_input: inputOf(input.tool, output.args),
+      tool_name: nameOf(input.tool), tool_input: inputOf(input.tool, output.args),
     });
   },
   "tool.execute.after": async (input, output) => {
-    if (!Object.prototype.hasOwnProperty.call(TOOLS, input.tool)) return;
+    if (FREE.has(input.tool)) return;
     try {
       await ask({
         hook_event_name: "PostToolUse", session_id: input.sessionID, tool_use_id: input.callID, cwd: directory,
-        tool_name: TOOLS[input.tool][0], tool_input: inputOf(input.tool, input.args), tool_response: output?.output ?? null,
+        tool_name: nameOf(input.tool), tool_input: inputOf(input.tool, input.args), tool_response: output?.output ?? null,
       });
     } catch { /* a report that cannot be made changes nothing that ran */ }
   },
@@ -116,6 +125,9 @@ const TOOLS = {
 const EDIT = { oldText: "old_string", newText: "new_string" };
 
 function toolOf(event) {
+  // A tool Countersign does not know (another extension's) is asked about under its own name.
+  if (!Object.prototype.hasOwnProperty.call(TOOLS, event.toolName))
+    return [String(event.toolName), event.input && typeof event.input === "object" ? event.input : { input: event.input }];
   const input = renamed(event.input, TOOLS[event.toolName][1]);
   if (event.toolName !== "edit" || !Object.prototype.hasOwnProperty.call(input, "edits")) return [TOOLS[event.toolName][0], input];
   if (Object.prototype.hasOwnProperty.call(input, "old_string") || Object.prototype.hasOwnProperty.call(input, "new_string"))
@@ -126,7 +138,6 @@ function toolOf(event) {
 
 export default function (pi) {
   pi.on("tool_call", async (event, ctx) => {
-    if (!Object.prototype.hasOwnProperty.call(TOOLS, event.toolName)) return undefined;
     try {
       const [name, input] = toolOf(event);
       await gate({ hook_event_name: "PreToolUse", session_id: "pi", tool_use_id: event.toolCallId, cwd: ctx.cwd,
@@ -137,7 +148,6 @@ export default function (pi) {
     }
   });
   pi.on("tool_result", async (event, ctx) => {
-    if (!Object.prototype.hasOwnProperty.call(TOOLS, event.toolName)) return undefined;
     try {
       const [name, input] = toolOf(event);
       await ask({ hook_event_name: "PostToolUse", session_id: "pi", tool_use_id: event.toolCallId, cwd: ctx.cwd,

@@ -12,8 +12,9 @@ namespace Countersign::AgentPlugins {
 // shim (shim: its program and arguments) for, in Claude Code's payload, with the agent's argument
 // names renamed to Claude Code's (a call naming both spellings is refused), and stops the tool
 // unless the answer is an allow: a shim that cannot start, exits non-zero or prints anything else
-// stops it. Tools it does not know (MCP tools among them) are not asked about; after a tool ran,
-// it reports it.
+// stops it. A tool it does not know (an MCP tool, another plugin's) is asked about under its own
+// name, which the gate does not know either: a card. opencode's tools that change nothing (its
+// todo list, a subagent, a web fetch) are not asked about. After a tool ran, it reports it.
 //   - opencode: a plugin whose "tool.execute.before" throws (its permission.ask never fires);
 //   - pi: an extension whose "tool_call" handler answers { block: true, reason }.
 QString text(HookClient client, const QStringList &shim);

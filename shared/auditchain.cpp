@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
 #include <QHash>
 #include <QMap>
 #include <QSqlRecord>
@@ -45,36 +47,45 @@ Status AuditChain::append(const WriteTransaction &transaction, const QString &ev
                           const json &detail)
 {
     Q_ASSERT(transaction.isOpen());
-    auto last = m_database.exec(StoreSql::kAuditLast);
+    if (auto guarded = guardHeadOnce(transaction); !guarded)
+        return guarded;
+    auto last = head();
     if (!last)
         return failure(last.error());
-    qint64 seq = 1;
-    QString prev = QLatin1String(kGenesisHash);
-    if (QSqlQuery &q = last.value(); q.next()) {
-        seq = q.value(StoredValue::column(q.record(), "seq")).toLongLong() + 1;
-        prev = q.value(StoredValue::column(q.record(), "hash")).toString();
+    return insertRow(last.value().seq + 1, last.value().hash, event, nonce, detail);
+}
+
+// The head this process (or another holding the key) signed last must name the last row: rows
+// written, cut or rewritten around the store since are recorded (kChangedAround) before anything
+// else is, once per transaction, whether it appends or only signs. A head that was signed and is
+// now gone, or a log cut below the head this process itself signed last, counts too.
+Status AuditChain::guardHeadOnce(const WriteTransaction &transaction)
+{
+    if (m_headKey.isEmpty() || transaction.serial() == m_headCheckedIn)
+        return success();
+    m_headCheckedIn = transaction.serial();
+    auto last = head();
+    if (!last)
+        return failure(last.error());
+    auto problem = checkHead(last.value().seq, last.value().hash, m_headKey);
+    if (!problem)
+        return failure(problem.error());
+    QString found = problem.value();
+    if (found.isEmpty() && m_lastSigned && m_lastSigned->seq > 0) {
+        auto held = hashAt(m_lastSigned->seq);
+        if (!held)
+            return failure(held.error());
+        if (held.value() != m_lastSigned->hash)
+            found = QStringLiteral(
+                        "the log no longer holds row %1 as this Countersign signed it last (cut back, or "
+                        "rewritten, to an older signed head)")
+                        .arg(m_lastSigned->seq);
     }
-    // The head this process (or another holding the key) signed last must name the last row: rows
-    // written, cut or rewritten around the store since are recorded before anything else is.
-    if (!m_headKey.isEmpty() && transaction.serial() != m_headCheckedIn) {
-        m_headCheckedIn = transaction.serial();
-        auto problem = checkHead(seq - 1, prev, m_headKey);
-        if (!problem)
-            return failure(problem.error());
-        if (!problem.value().isEmpty()) {
-            qWarning("countersign: the audit log was changed around Countersign: %s",
-                     qPrintable(problem.value()));
-            QString hash;
-            if (auto recorded =
-                    insertRow(seq, prev, QLatin1String(kChangedAround), QString(),
-                              {{"problem", problem.value().toStdString()}, {"lastSeq", seq - 1}}, &hash);
-                !recorded)
-                return recorded;
-            ++seq;
-            prev = hash;
-        }
-    }
-    return insertRow(seq, prev, event, nonce, detail);
+    if (found.isEmpty())
+        return success();
+    qWarning("countersign: the audit log was changed around Countersign: %s", qPrintable(found));
+    return insertRow(last.value().seq + 1, last.value().hash, QLatin1String(kChangedAround), QString(),
+                     {{"problem", found.toStdString()}, {"lastSeq", last.value().seq}});
 }
 
 Status AuditChain::insertRow(qint64 seq, const QString &prev, const QString &event, const QString &nonce,
@@ -107,6 +118,9 @@ json AuditChain::decisionBody(const QString &nonce, const QString &outcome, cons
 Status AuditChain::signHead(const WriteTransaction &transaction, const ReceiptSigner &signer)
 {
     Q_ASSERT(transaction.isOpen());
+    // A transaction that only signs (a start with nothing to report) checks the head first too.
+    if (auto guarded = guardHeadOnce(transaction); !guarded)
+        return guarded;
     auto current = head();
     if (!current)
         return failure(current.error());
@@ -114,7 +128,14 @@ Status AuditChain::signHead(const WriteTransaction &transaction, const ReceiptSi
         m_database.exec(StoreSql::kHeadSet, {StoredValue::jsonText(signer.sign(headBody(current.value())))});
     if (!updated)
         return failure(updated.error());
+    m_pendingSigned = current.value(); // the last signed only once its transaction commits
     return success();
+}
+
+void AuditChain::committed()
+{
+    if (m_pendingSigned)
+        m_lastSigned = std::exchange(m_pendingSigned, std::nullopt);
 }
 
 Result<AuditChain::Head> AuditChain::head()
@@ -454,6 +475,15 @@ Result<QString> AuditChain::checkHead(qint64 lastSeq, const QString &lastHash, c
     if (!q.value().next())
         return QStringLiteral("the log's signed head is missing");
     const qint64 unsignedUntil = q.value().value(0).toLongLong();
+    if (q.value().value(1).isNull()) {
+        // Signing began with the first checkpoint: a head that is gone since was removed.
+        auto checkpoints = m_database.exec(StoreSql::kCheckpointAny);
+        if (!checkpoints)
+            return failure(checkpoints.error());
+        if (checkpoints.value().next())
+            return QStringLiteral(
+                "the log's signed head was removed (its signed checkpoints show it was signed)");
+    }
     if (q.value().value(1).isNull())
         return lastSeq > unsignedUntil
                    ? QStringLiteral("rows after %1 were written, and the log's head was never signed")

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace Countersign {
 
 class Clock;
@@ -85,6 +87,9 @@ public:
     // Signs the head as it stands inside transaction as the log's current head (audit_head): a
     // row appended around the store, or the log cut, no longer matches it.
     Status signHead(const WriteTransaction &transaction, const ReceiptSigner &signer);
+    // The transaction that signed the head committed: that head is the one this instance signed
+    // last (a rolled-back one, say on a full disk, never is).
+    void committed();
     // The signed body of a decision, carried in its chain row's detail as "signed".
     static nlohmann::json decisionBody(const QString &nonce, const QString &outcome, const QString &by,
                                        const QString &reason, qint64 decidedMs);
@@ -95,13 +100,16 @@ private:
     // Why the log's signed head does not name the last row (lastSeq, lastHash); empty when it does.
     Result<QString> checkHead(qint64 lastSeq, const QString &lastHash, const QByteArray &publicKey);
 
+    Status guardHeadOnce(const WriteTransaction &transaction);
     Status insertRow(qint64 seq, const QString &prev, const QString &event, const QString &nonce,
                      const nlohmann::json &detail, QString *hash = nullptr);
 
     Database &m_database;
     const Clock &m_clock;
     QByteArray m_headKey;
-    quint64 m_headCheckedIn = 0; // the transaction whose first append checked the head
+    quint64 m_headCheckedIn = 0;         // the transaction whose first write checked the head
+    std::optional<Head> m_lastSigned;    // the head this instance signed last, committed
+    std::optional<Head> m_pendingSigned; // signed in the open transaction
 };
 
 } // namespace Countersign

@@ -85,7 +85,10 @@ Status AuditStore::commitSigned(WriteTransaction &transaction)
         if (auto signedHead = m_chain->signHead(transaction, *m_signer); !signedHead)
             return signedHead;
     }
-    return transaction.commit();
+    if (auto done = transaction.commit(); !done)
+        return done;
+    m_chain->committed();
+    return success();
 }
 
 // A new operation and the chain row that records it ("minted" for a card, "settled-by-rule").

@@ -392,6 +392,8 @@ inline constexpr const char *kCheckpointCovering =
 inline constexpr const char *kCheckpointAll = "SELECT seq, signed FROM audit_checkpoints ORDER BY seq";
 inline constexpr const char *kHeadGet = "SELECT unsigned_until, signed FROM audit_head WHERE id = 1";
 inline constexpr const char *kHeadSet = "UPDATE audit_head SET signed = ? WHERE id = 1";
+// Whether any signed checkpoint exists (signing has begun).
+inline constexpr const char *kCheckpointAny = "SELECT 1 FROM audit_checkpoints LIMIT 1";
 // The first row recording that a write found the log changed around Countersign (bound: the event).
 inline constexpr const char *kAuditChangedAround =
     "SELECT seq, detail FROM audit_log WHERE event = ? ORDER BY seq LIMIT 1";

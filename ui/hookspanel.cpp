@@ -39,7 +39,7 @@ HooksPanel::HooksPanel(QWidget *parent) : QWidget(parent)
     }
     // The clients whose own tools Countersign cannot stop: their MCP calls are gated, nothing else.
     auto *mcpOnly = new QLabel(
-        tr("MCP alone (their own tools cannot be stopped by Countersign): Claude Desktop, VS Code, "
+        tr("MCP alone (their own tools are not stopped by Countersign yet): Claude Desktop, VS Code, "
            "Cursor and Cline. Their calls to Countersign's tools and to the servers behind it are gated; "
            "their own shell and edit tools run as the client allows."),
         this);

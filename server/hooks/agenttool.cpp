@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace Countersign {
 
@@ -72,6 +73,18 @@ const char *kindName(AgentTool::Kind kind)
 
 Result<QString> requiredString(const json &input, std::initializer_list<const char *> keys, qsizetype max)
 {
+    // Two spellings of one argument (file_path and path) that disagree: which one the client acts
+    // on is not Countersign's to guess.
+    const char *first = nullptr;
+    for (const char *key : keys) {
+        const auto it = input.find(key);
+        if (it == input.end())
+            continue;
+        if (first && *it != input.at(first))
+            return failure(QStringLiteral("tool_input has both %1 and %2, and they differ")
+                               .arg(QLatin1String(first), QLatin1String(key)));
+        first = first ? first : key;
+    }
     for (const char *key : keys) {
         const auto it = input.find(key);
         if (it == input.end())
@@ -511,6 +524,12 @@ AgentTool::ShellUndo AgentTool::shellUndo(const BlastRadius &radius) const
     for (const QString &file : radius.deletes) {
         if (undo.files.contains(file))
             continue;
+        // Kept only as the snapshot store reads it: through folders that are not links.
+        QByteArray leaf;
+        if (const int dir = SnapshotStore::openFolderOf(file, &leaf); dir >= 0)
+            ::close(dir);
+        else if (errno != ENOENT)
+            return refuse(QStringLiteral("%1 is reached through a link").arg(file));
         struct stat st;
         if (::lstat(QFile::encodeName(file).constData(), &st) != 0) {
             if (errno == ENOENT) { // a file a change deleted: its absence is what is kept

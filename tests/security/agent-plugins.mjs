@@ -5,7 +5,8 @@
 //   - a read inside the roots is allowed; a rm -rf is held on a card, declined: the plugin throws
 //     with the console's words;
 //   - a call naming an argument in both spellings (filePath and file_path) throws, with no card;
-//   - a tool the plugin does not know (webfetch) is not asked about;
+//   - apply_patch is judged as a patch; a tool the plugin does not know is asked about (a card); a
+//     tool that changes nothing (webfetch) is not;
 //   - the console gone: every known tool throws (fail closed);
 //   - install refuses a countersign.js that is not Countersign's, and remove deletes only its own.
 // pi: a decline blocks with the console's words; an edit with both an edits list and a top-level
@@ -66,12 +67,23 @@ try {
         assert.ok(existsSync(path.join(ws, 'build', 'out.o')));
     });
 
-    await check('an argument in both spellings throws, with no card; a tool the plugin does not know is not asked about', async () => {
+    await check('an argument in both spellings throws, with no card; apply_patch and a tool the plugin does not know are asked about', async () => {
         const both = await before('write', { filePath: path.join(work, 'elsewhere.txt'), file_path: path.join(ws, 'notes.md'), content: 'x' })
             .then(() => 'ran', (e) => e.message);
         assert.match(both, /arguments name file_path twice/);
         assert.deepEqual(await decide('list'), []);
-        await before('webfetch', { url: 'http://127.0.0.1:9/' }); // returns: not the gate's
+        await before('webfetch', { url: 'http://127.0.0.1:9/' }); // returns: it changes nothing
+        // opencode's apply_patch (gpt models) is a patch; a tool nobody knows asks (a card).
+        const patch = before('apply_patch', { patchText: '*** Begin Patch\n*** Delete File: notes.md\n*** End Patch\n' }).then(() => 'ran', (e) => e.message);
+        const patchCard = await waitFor('the patch\'s card', async () => (await decide('list'))[0]);
+        assert.equal(patchCard.tool, 'agent:patch');
+        await decide('decline', '--nonce', patchCard.nonce, '--reason', 'no');
+        assert.match(await patch, /Declined/);
+        const mystery = before('cs_write_file', { path: 'x', content: 'y' }).then(() => 'ran', (e) => e.message);
+        const mysteryCard = await waitFor('the unknown tool\'s card', async () => (await decide('list'))[0]);
+        assert.equal(mysteryCard.tool, 'agent:other');
+        await decide('decline', '--nonce', mysteryCard.nonce, '--reason', 'no');
+        assert.match(await mystery, /Declined/);
     });
 
     // pi's extension, registered with a stand-in for pi's API that keeps its handlers.

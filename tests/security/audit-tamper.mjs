@@ -161,6 +161,28 @@ try {
     };
     const verifyCopy = (copy, ...extra) => verify(copy, '--public-key', publicKey, ...extra);
 
+    await check('the signed head removed (signed NULL, unsigned_until past the end): verify exits 1', async () => {
+        const copy = tampered((c) => sql(c, 'UPDATE audit_head SET signed = NULL, unsigned_until = 1000000;'));
+        const verified = await verifyCopy(copy);
+        assert.equal(verified.code, 1, JSON.stringify(verified));
+        assert.match(verified.stdout, /the log's signed head was removed/);
+    });
+
+    await check('a row forged while the console was stopped, then a plain restart (which signs the head): verify still names it', async () => {
+        const copy = path.join(work, 'restart', 'data');
+        cpSync(server.dataDir, copy, { recursive: true });
+        const [lastRow] = rows(copy, 'SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+        const row = { seq: lastRow.seq + 1, at_ms: Date.now(), event: 'policy-in-force', nonce: '' };
+        const detail = { digest: 'forged' };
+        sql(copy, `INSERT INTO audit_log VALUES (${row.seq}, ${row.at_ms}, 'policy-in-force', '', '${JSON.stringify(detail)}', '${lastRow.hash}', '${hashLink(lastRow.hash, row, detail)}');`);
+        const restarted = await startCountersign(binary, { restartOf: { dir: path.dirname(copy), configPath: server.configPath, token: server.token } });
+        await new Promise((r) => setTimeout(r, 500));
+        await restarted.stop({ keepFiles: true });
+        const verified = await verifyCopy(copy);
+        assert.equal(verified.code, 1, JSON.stringify(verified));
+        assert.match(verified.stdout, /changed around Countersign.*rows \d+ to \d+ were written around Countersign/, verified.stdout);
+    });
+
     await check('the last 2 rows of audit_log deleted: verify exits 1', async () => {
         const copy = tampered((c) => sql(c, 'DELETE FROM audit_log WHERE seq > (SELECT MAX(seq) - 2 FROM audit_log);'));
         const verified = await verifyCopy(copy);

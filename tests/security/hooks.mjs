@@ -165,6 +165,10 @@ try {
         const both = await hook(copilot('Edit', { path: file, old_str: 'one', new_str: 'two', old_string: 'x', new_string: 'y' }), { client: 'copilot' });
         assert.equal(decisionOf(both), 'deny', JSON.stringify(both.body));
         assert.match(reasonOf(both), /has both old_str and old_string/);
+        // path and file_path both named and different: the client acts on one of them; refused.
+        const twoPaths = await hook(copilot('Write', { path: path.join(work, 'outside.txt'), file_path: file, file_text: 'x' }), { client: 'copilot' });
+        assert.equal(decisionOf(twoPaths), 'deny', JSON.stringify(twoPaths.body));
+        assert.match(reasonOf(twoPaths), /has both file_path and path, and they differ/);
         const patch = hook(copilot('Edit', '*** Begin Patch\n*** Delete File: copilot.txt\n*** End Patch\n'), { client: 'copilot' });
         const patchCard = await waitFor('the patch\'s card', async () => (await cards())[0]);
         assert.equal(patchCard.tool, 'agent:patch');

@@ -237,6 +237,16 @@ try {
         await clearCards();
         await far;
         assert.equal(readFileSync(outside, 'utf8'), 'outside the roots\n');
+        // A folder inside the roots reached through a link: the copy could not be read as kept.
+        mkdirSync(path.join(ws, 'real-dir'));
+        writeFileSync(path.join(ws, 'real-dir', 'precious.txt'), 'precious\n');
+        symlinkSync(path.join(ws, 'real-dir'), path.join(ws, 'alias'));
+        const aliased = hook(claude('PreToolUse', 'Bash', { command: 'rm -rf alias/precious.txt' }, `toolu_${++ids}`));
+        card = undefined;
+        for (let i = 0; i < 100 && !card; ++i) card = (await decide('list'))[0];
+        assert.match(card.summary, /It cannot be undone: no copy is kept, as .*alias\/precious\.txt is reached through a link/);
+        await clearCards();
+        await aliased;
     });
 
     await check('an operation that kept nothing, or a malformed id, is refused', async () => {
