@@ -43,7 +43,23 @@ Result<json> readSettings(const QString &path)
     return failure(QStringLiteral("%1 is not valid JSON; nothing was changed").arg(path));
 }
 
-// A copy beside it first, then the new text in place at once (a reader never sees half of it).
+// bytes in place at once (a reader never sees half of it), readable by the user alone, its folder
+// made when missing: the settings, a token, a plugin.
+Status writePrivate(const QString &path, const QByteArray &bytes)
+{
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(bytes);
+    if (!file.commit())
+        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+    return success();
+}
+
+// A copy beside it first, then the new text in place at once.
 Status writeSettings(const QString &path, const json &settings, QString *backup)
 {
     if (QFile::exists(path)) {
@@ -55,16 +71,7 @@ Status writeSettings(const QString &path, const json &settings, QString *backup)
         if (!QFile::copy(path, *backup))
             return failure(QStringLiteral("cannot back %1 up to %2; nothing was changed").arg(path, *backup));
     }
-    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
-        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    file.write(QByteArray::fromStdString(settings.dump(2)) + '\n');
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    if (!file.commit())
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    return success();
+    return writePrivate(path, QByteArray::fromStdString(settings.dump(2)) + '\n');
 }
 
 QString tokenFile(const QString &dataDir, const QString &client)
@@ -74,16 +81,7 @@ QString tokenFile(const QString &dataDir, const QString &client)
 
 Status writeToken(const QString &path, const QString &token)
 {
-    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
-        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    file.write(token.toUtf8() + '\n');
-    if (!file.commit())
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    return success();
+    return writePrivate(path, token.toUtf8() + '\n');
 }
 
 Status knownClient(const QString &client)
@@ -111,20 +109,6 @@ Result<bool> pluginInstalled(const QString &path)
     if (!AgentPlugins::isOurs(file.read(4096)))
         return failure(QStringLiteral("%1 is not Countersign's plugin; nothing was changed").arg(path));
     return true;
-}
-
-Status writePlugin(const QString &path, const QString &text)
-{
-    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
-        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    file.write(text.toUtf8());
-    if (!file.commit())
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    return success();
 }
 
 QString backupNote(const QString &backup)
@@ -221,19 +205,15 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
     if (isPlugin(client)) {
         if (auto mine = pluginInstalled(path); !mine) // someone else's file there: left alone
             return failure(mine.error());
-        const QString connection = connectionName(client);
-        (void)m_tokens.revoke(connection);
-        auto token = m_tokens.add(connection, owner);
-        if (!token)
+        if (auto token = freshToken(client, owner); !token)
             return failure(token.error());
-        if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
-            return failure(saved.error());
-        if (auto written = writePlugin(path, AgentPlugins::text(*hookClientNamed(client.toStdString()),
-                                                                targetOf(m_place, client).shim));
+        if (auto written = writePrivate(path, AgentPlugins::text(*hookClientNamed(client.toStdString()),
+                                                                 targetOf(m_place, client).shim)
+                                                  .toUtf8());
             !written)
             return failure(written.error());
         return QStringLiteral("Installed Countersign's %1 plugin as %2, as the connection %3.\n%4")
-            .arg(client, path, connection, afterwards(client));
+            .arg(client, path, connectionName(client), afterwards(client));
     }
     auto current = readSettings(path);
     if (!current)
@@ -242,17 +222,10 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
     target.token = QStringLiteral("<token>");
     if (auto trial = HookSetup::install(current.value(), target); !trial) // before any token changes
         return failure(QStringLiteral("%1: %2").arg(path, trial.error()));
-    // A fresh token each time (only its hash is kept, so an old one cannot be handed out again).
-    const QString connection = connectionName(client);
-    (void)m_tokens.revoke(connection); // none yet is fine
-    auto token = m_tokens.add(connection, owner);
+    auto token = freshToken(client, owner);
     if (!token)
         return failure(token.error());
     target.token = token.value();
-    const auto named = hookClientNamed(client.toStdString());
-    if (!named || !hookClientSpec(*named).httpHook) // an HTTP hook holds its token in its header
-        if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
-            return failure(saved.error());
     auto merged = HookSetup::install(current.value(), target);
     if (!merged)
         return failure(QStringLiteral("%1: %2").arg(path, merged.error()));
@@ -260,7 +233,30 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
     if (auto written = writeSettings(path, merged.value(), &backup); !written)
         return failure(written.error());
     return QStringLiteral("Installed Countersign's %1 hooks in %2%3, as the connection %4.\n%5")
-        .arg(client, path, backupNote(backup), connection, afterwards(client));
+        .arg(client, path, backupNote(backup), connectionName(client), afterwards(client));
+}
+
+// A fresh token each time (only its hash is kept, so an old one cannot be handed out again), in
+// DATA/hooks/CLIENT.token for the shim (an HTTP hook holds it in its header instead).
+Result<QString> HookInstaller::freshToken(const QString &client, const QString &owner)
+{
+    const QString connection = connectionName(client);
+    (void)m_tokens.revoke(connection); // none yet is fine
+    auto token = m_tokens.add(connection, owner);
+    if (!token)
+        return failure(token.error());
+    const auto named = hookClientNamed(client.toStdString());
+    if (!named || !hookClientSpec(*named).httpHook)
+        if (auto saved = writeToken(tokenFile(m_place.dataDir, client), token.value()); !saved)
+            return failure(saved.error());
+    return token;
+}
+
+// The connection revoked (gone already is fine) and its token file deleted.
+void HookInstaller::dropConnection(const QString &client)
+{
+    (void)m_tokens.revoke(connectionName(client));
+    QFile::remove(tokenFile(m_place.dataDir, client));
 }
 
 Result<QString> HookInstaller::remove(const QString &client)
@@ -274,11 +270,9 @@ Result<QString> HookInstaller::remove(const QString &client)
             return failure(mine.error());
         if (mine.value() && !QFile::remove(path))
             return failure(QStringLiteral("cannot delete %1").arg(path));
-        const QString connection = connectionName(client);
-        (void)m_tokens.revoke(connection);
-        QFile::remove(tokenFile(m_place.dataDir, client));
+        dropConnection(client);
         return QStringLiteral("Removed Countersign's %1 plugin %2; the connection %3 is revoked.")
-            .arg(client, path, connection);
+            .arg(client, path, connectionName(client));
     }
     auto current = readSettings(path);
     if (!current)
@@ -287,11 +281,9 @@ Result<QString> HookInstaller::remove(const QString &client)
     if (!current.value().is_null()) // no file: nothing to take out, and none is made
         if (auto written = writeSettings(path, HookSetup::remove(current.value(), client), &backup); !written)
             return failure(written.error());
-    const QString connection = connectionName(client);
-    (void)m_tokens.revoke(connection); // gone already is fine
-    QFile::remove(tokenFile(m_place.dataDir, client));
+    dropConnection(client);
     return QStringLiteral("Removed Countersign's %1 hooks from %2%3; the connection %4 is revoked.")
-        .arg(client, path, backupNote(backup), connection);
+        .arg(client, path, backupNote(backup), connectionName(client));
 }
 
 } // namespace Countersign

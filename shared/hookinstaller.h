@@ -57,6 +57,8 @@ public:
 
 private:
     static QString settingsPath(const Place &place, const QString &client);
+    Result<QString> freshToken(const QString &client, const QString &owner);
+    void dropConnection(const QString &client);
     static HookSetup::Target targetOf(const Place &place, const QString &client);
 
     TokenStore &m_tokens;

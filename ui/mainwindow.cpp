@@ -261,9 +261,7 @@ void MainWindow::reveal(const QString &nonce)
 
 void MainWindow::openNotified()
 {
-    showNormal();
-    raise();
-    activateWindow();
+    reveal({});
     m_tabs->setCurrentWidget(m_approvals);
     if (!m_notified.isEmpty())
         m_approvals->select(m_notified);
