@@ -1,5 +1,6 @@
 #include "actionspec.h"
 
+#include "filepath.h"
 #include "scriptplaceholders.h"
 
 #include <QDir>
@@ -116,7 +117,7 @@ Result<ActionSpec> ActionSpec::fromJson(const json &value, const QString &at)
                 spec.title = text;
             else if (key == "description")
                 spec.description = text;
-            else if (!QDir::isAbsolutePath(text))
+            else if (!FilePath::isAbsolute(text))
                 return failure(field + QStringLiteral(": must be an absolute path"));
             else
                 spec.workingDirectory = text;

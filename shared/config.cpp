@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "database.h"
+#include "filepath.h"
 
 #include <nlohmann/json.hpp>
 
@@ -144,7 +145,7 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 return fieldError(fileName, text, key, QStringLiteral("must be an array of absolute paths"));
             for (const json &root : value) {
                 if (!root.is_string() ||
-                    !QFileInfo(QString::fromStdString(root.get<std::string>())).isAbsolute())
+                    !FilePath::isAbsolute(QString::fromStdString(root.get<std::string>())))
                     return fieldError(fileName, text, key,
                                       QStringLiteral("every root must be an absolute path"));
                 config.m_workspaceRoots.append(QString::fromStdString(root.get<std::string>()));

@@ -1,6 +1,7 @@
 #include "upstreamspec.h"
 
 #include "actionspec.h"
+#include "filepath.h"
 #include "scriptplaceholders.h"
 
 #include <QDir>
@@ -105,7 +106,7 @@ Result<UpstreamSpec> UpstreamSpec::fromJson(const json &value, const QString &at
             for (const auto &[name, text] : *env)
                 spec.env.insert(name, text);
         } else if (key == "cwd") {
-            if (!v.is_string() || !QDir::isAbsolutePath(QString::fromStdString(v.get<std::string>())))
+            if (!v.is_string() || !FilePath::isAbsolute(QString::fromStdString(v.get<std::string>())))
                 return failure(field + QStringLiteral(": must be an absolute path"));
             spec.cwd = QString::fromStdString(v.get<std::string>());
         } else if (key == "url") {

@@ -7,6 +7,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 
 using namespace Countersign;
@@ -88,13 +89,15 @@ private Q_SLOTS:
                     });
                     return;
                 }
+                if (r.body.startsWith("vouch:")) // as LocalCaller does for a valid token
+                    qobject_cast<HttpConnection *>(r.connection.data())->vouch();
                 respond(HttpResponse::json(200, "echo:" + r.body));
             },
             [](int status, const QString &reason) {
                 return HttpResponse::json(status,
                                           "refused:" + QByteArray::number(status) + ':' + reason.toUtf8());
             },
-            HttpConnection::Timeouts{300, 600});
+            HttpConnection::Timeouts{300, 600, 5000});
         m_server->moveToThread(&m_thread);
         Countersign::Result<quint16> port = Countersign::failure(QString());
         QMetaObject::invokeMethod(
@@ -240,6 +243,27 @@ private Q_SLOTS:
         connectTo(socket);
         QTRY_COMPARE_WITH_TIMEOUT(socket.state(), QAbstractSocket::UnconnectedState, 3000);
     }
+    // A connection a valid token came on idles longer than the clients' keep-alive pools, and says
+    // how long; one that only sent a request without one is closed as soon as an unused one.
+    void vouchedConnection_idlesLonger_andSaysHowLong()
+    {
+        QTcpSocket vouched;
+        connectTo(vouched);
+        vouched.write(request("vouch:1"));
+        const auto answer = readResponses(vouched, 1);
+        QCOMPARE(answer.size(), 1);
+        QVERIFY(answer[0].contains("Keep-Alive: timeout=5\r\n"));
+        QTcpSocket stranger;
+        connectTo(stranger);
+        stranger.write(request("anon"));
+        const auto other = readResponses(stranger, 1);
+        QCOMPARE(other.size(), 1);
+        QVERIFY(!other[0].contains("Keep-Alive: timeout=5"));
+        QTRY_COMPARE_WITH_TIMEOUT(stranger.state(), QAbstractSocket::UnconnectedState, 3000);
+        QCOMPARE(vouched.state(), QAbstractSocket::ConnectedState); // 600 ms is long past
+        vouched.write(request("again"));
+        QCOMPARE(readResponses(vouched, 1).size(), 1);
+    }
     void garbage_thenNewConnection_stillServed()
     {
         QTcpSocket bad;
@@ -319,6 +343,36 @@ private Q_SLOTS:
         const auto late = readResponses(held, 1);
         QCOMPARE(late.size(), 1);
         QVERIFY(late[0].endsWith("late"));
+    }
+    // Issue 26, B5: a flood of connections without a token never closes a client's idle one, though
+    // the client's has idled the longest.
+    void full_vouchedIdleConnection_isClosedLast()
+    {
+        QMetaObject::invokeMethod(
+            m_server,
+            [this] {
+                m_server->setMaxConnections(3);
+                m_server->setTimeouts({30'000, 30'000, 30'000});
+            },
+            Qt::BlockingQueuedConnection);
+        QTcpSocket client;
+        connectTo(client);
+        client.write(request("vouch:1"));
+        QCOMPARE(readResponses(client, 1).size(), 1);
+        std::vector<std::unique_ptr<QTcpSocket>> flood;
+        for (int i = 0; i < 8; ++i) {
+            flood.push_back(std::make_unique<QTcpSocket>());
+            connectTo(*flood.back());
+            QTest::qWait(20);
+        }
+        QTRY_VERIFY(std::count_if(flood.begin(), flood.end(), [](const auto &s) {
+                        return s->state() == QAbstractSocket::UnconnectedState;
+                    }) == 6);
+        QCOMPARE(client.state(), QAbstractSocket::ConnectedState);
+        client.write(request("again"));
+        const auto answer = readResponses(client, 1);
+        QCOMPARE(answer.size(), 1);
+        QVERIFY(answer[0].endsWith("echo:again"));
     }
     void full_everyConnectionBusy_theNewOneIsRefused()
     {

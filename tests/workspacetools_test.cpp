@@ -219,6 +219,20 @@ private Q_SLOTS:
         QVERIFY2(!r.value("isError", false), r.dump().c_str());
         QCOMPARE(read(QStringLiteral("docs/guide/intro.md")), QByteArray("# Intro\n"));
     }
+    // Qt calls ":name" absolute (its compiled-in resources): to an agent it is a file in the root.
+    // Judged as a resource, a new ":src/new/b" once sent the planner up its folders for ever.
+    void writeFile_pathStartingWithAColon_isAFileInTheRoot()
+    {
+        std::string state;
+        const json args = {{"path", ":src/new/b.txt"}, {"content", "x\n"}};
+        Operation card;
+        QVERIFY(ask("write_file", args, &state, &card));
+        QVERIFY2(card.plan.diff.contains(QLatin1String("+++ b/:src/new/b.txt")), qPrintable(card.plan.diff));
+        json r;
+        QVERIFY(approveAndRetry("write_file", args, state, card, r));
+        QVERIFY2(!r.value("isError", false), r.dump().c_str());
+        QCOMPARE(read(QStringLiteral(":src/new/b.txt")), QByteArray("x\n"));
+    }
     // A folder made into a link out of the roots between the card and the run: refused at the run
     // (the plan changed, so the card is superseded; nothing is written outside).
     void writeFile_newFolderTurnedIntoALinkOut_writesNothingOutside()

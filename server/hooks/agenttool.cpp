@@ -1,6 +1,7 @@
 #include "agenttool.h"
 
 #include "blastradius.h"
+#include "filepath.h"
 #include "git.h"
 #include "snapshotstore.h"
 #include "workspace.h"
@@ -122,7 +123,7 @@ QString absoluteIn(const QString &path, const QString &cwd)
 {
     if (path.isEmpty())
         return {};
-    return QDir::cleanPath(QDir::isAbsolutePath(path) ? path : QDir(cwd).filePath(path));
+    return QDir::cleanPath(FilePath::isAbsolute(path) ? path : cwd + QLatin1Char('/') + path);
 }
 
 QString agentTitle(const json &arguments)
@@ -430,7 +431,7 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
             return {Verdict::Allow, QStringLiteral("this console's own MCP server, gated as MCP calls")};
         return {Verdict::Ask, QStringLiteral("another MCP server's tool")};
     case Kind::Shell: {
-        if (cwd.isEmpty() || !QDir::isAbsolutePath(cwd))
+        if (cwd.isEmpty() || !FilePath::isAbsolute(cwd))
             return {Verdict::Ask, QStringLiteral("the command's folder is not known")};
         return judged(judge().line(QString::fromStdString(arguments.value("command", "")), cwd));
     }
@@ -462,7 +463,7 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
             paths.append(cwd);
         const CommandJudge j = judge();
         for (const QString &path : paths) {
-            if (path.isEmpty() || !QDir::isAbsolutePath(path))
+            if (path.isEmpty() || !FilePath::isAbsolute(path))
                 return {Verdict::Ask, QStringLiteral("reads a path whose folder is not known")};
             const CommandJudge::Judgement read = j.read(path);
             if (read.verdict != Verdict::Allow)
@@ -473,7 +474,7 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
     case Kind::Write:
     case Kind::Edit: {
         const QString path = QString::fromStdString(arguments.value("path", std::string()));
-        if (path.isEmpty() || !QDir::isAbsolutePath(path))
+        if (path.isEmpty() || !FilePath::isAbsolute(path))
             return {Verdict::Ask, QStringLiteral("writes a file whose folder is not known")};
         const Default written = judged(judge().write(path));
         if (written.verdict == Verdict::Allow) {
@@ -492,7 +493,7 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
             return {Verdict::Ask, QStringLiteral("the patch names no file Countersign can read")};
         const CommandJudge j = judge();
         for (const QString &path : targets) {
-            if (path.isEmpty() || !QDir::isAbsolutePath(path))
+            if (path.isEmpty() || !FilePath::isAbsolute(path))
                 return {Verdict::Ask, QStringLiteral("the patch writes a file whose folder is not known")};
             const CommandJudge::Judgement write = j.write(path);
             if (write.verdict != Verdict::Allow)
@@ -562,7 +563,7 @@ QStringList AgentTool::writtenPaths(const json &arguments) const
     switch (m_kind) {
     case Kind::Shell: {
         const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
-        if (!QDir::isAbsolutePath(cwd))
+        if (!FilePath::isAbsolute(cwd))
             return {};
         const BlastRadius radius = BlastRadius::of(
             Shell::CommandEffects::ofLine(QString::fromStdString(arguments.value("command", "")),
@@ -573,7 +574,7 @@ QStringList AgentTool::writtenPaths(const json &arguments) const
     case Kind::Write:
     case Kind::Edit: {
         const QString path = QString::fromStdString(arguments.value("path", std::string()));
-        return QDir::isAbsolutePath(path) ? QStringList{QDir::cleanPath(path)} : QStringList();
+        return FilePath::isAbsolute(path) ? QStringList{QDir::cleanPath(path)} : QStringList();
     }
     case Kind::Patch: {
         bool deletes = false;
@@ -581,7 +582,7 @@ QStringList AgentTool::writtenPaths(const json &arguments) const
         for (const QString &path :
              patchTargets(QString::fromStdString(arguments.value("patch", std::string())),
                           QString::fromStdString(arguments.value("cwd", "")), &deletes)) {
-            if (QDir::isAbsolutePath(path))
+            if (FilePath::isAbsolute(path))
                 paths.append(QDir::cleanPath(path));
         }
         return paths;
@@ -637,7 +638,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     const QString command = QString::fromStdString(arguments.at("command").get<std::string>());
     const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
     const CommandJudge::Judgement judged =
-        QDir::isAbsolutePath(cwd)
+        FilePath::isAbsolute(cwd)
             ? judge().line(command, cwd)
             : CommandJudge::Judgement{Verdict::Ask,
                                       QStringLiteral("the command's folder is not known"),
@@ -650,7 +651,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     // can bring back, the uncommitted diff it discards, the remote commits a forced push overwrites;
     // the digest of the plan binds it.
     const BlastRadius radius =
-        QDir::isAbsolutePath(cwd)
+        FilePath::isAbsolute(cwd)
             ? BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}),
                               QDir::homePath())
             : BlastRadius{};
@@ -730,7 +731,7 @@ Result<Plan> AgentTool::planFileChange(const json &arguments) const
     const QString agent = agentTitle(arguments);
     const QString tool = QString::fromStdString(arguments.value("tool", ""));
     const QString path = QString::fromStdString(arguments.at("path").get<std::string>());
-    if (path.isEmpty() || !QDir::isAbsolutePath(path))
+    if (path.isEmpty() || !FilePath::isAbsolute(path))
         return failure(
             QStringLiteral("%1's %2 names no absolute file (and no folder to find it in)").arg(agent, tool));
     auto now = readFile(path);

@@ -10,13 +10,13 @@ namespace Countersign {
 
 HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts,
                                QObject *parent)
-    : QObject(parent), m_socket(socket), m_router(std::move(router)), m_refuse(std::move(refuse))
+    : QObject(parent), m_socket(socket), m_router(std::move(router)), m_refuse(std::move(refuse)),
+      m_timeouts(timeouts)
 {
     m_socket->setParent(this);
     m_requestTimer.setSingleShot(true);
     m_requestTimer.setInterval(timeouts.requestMs);
     m_idleTimer.setSingleShot(true);
-    m_idleTimer.setInterval(timeouts.idleMs);
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
     connect(m_socket, &QTcpSocket::disconnected, this, [this] {
         m_requestTimer.stop();
@@ -27,7 +27,7 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
     connect(&m_requestTimer, &QTimer::timeout, this,
             [this] { write(m_refuse(408, QStringLiteral("Request Timeout")), false); });
     connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
-    m_idleTimer.start();
+    startIdle();
     m_lastActivityMs = QDeadlineTimer::current().deadline();
 }
 
@@ -141,14 +141,21 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
     if (m_parser.hasBufferedBytes() && !m_requestTimer.isActive())
         m_requestTimer.start();
     if (!m_parser.hasBufferedBytes() && !m_requestTimer.isActive())
-        m_idleTimer.start();
+        startIdle();
+}
+
+void HttpConnection::startIdle()
+{
+    m_idleTimer.start(m_vouched ? m_timeouts.vouchedIdleMs : m_timeouts.idleMs);
 }
 
 void HttpConnection::write(const HttpResponse &response, bool keepAlive)
 {
     const bool keep = keepAlive && !response.close;
     m_lastActivityMs = QDeadlineTimer::current().deadline();
-    m_socket->write(response.serialize(keep));
+    // The hint is for clients that read it (Node's fetch): they let the socket go a little before.
+    m_socket->write(
+        response.serialize(keep, (m_vouched ? m_timeouts.vouchedIdleMs : m_timeouts.idleMs) / 1000));
     if (!keep)
         closeAfterWrite();
 }

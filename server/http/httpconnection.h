@@ -17,7 +17,8 @@ namespace Countersign {
 // the router and writes the response. The router may answer later (a held request); the next
 // pipelined request waits for it, and no timeout runs while the server itself is busy. A connection that is
 // slow to send a request head and body (slow-loris) is answered 408 and closed; an idle keep-alive connection
-// is closed.
+// is closed: soon when no request on it brought a valid token, and only after the clients' own keep-alive
+// pools would have let it go when one did (vouch()), so a client never sends into a socket being closed.
 class HttpConnection final : public QObject
 {
     Q_OBJECT
@@ -32,11 +33,16 @@ public:
     // Bytes a client may pipeline behind a request that is still being answered.
     static constexpr qsizetype kMaxQueuedBytes = 2 * 1024 * 1024;
 
-    // How long a request may take to arrive whole, and how long a keep-alive connection may idle.
+    // How long a request may take to arrive whole, and how long a keep-alive connection may idle:
+    // one no valid token came on (it sent nothing yet, or was refused), and one vouched for. The
+    // second outlasts the keep-alive pools of the clients' HTTP stacks (Bun's fetch, which opencode
+    // uses, keeps an idle socket 5 minutes and reads no Keep-Alive hint): a POST the client sends
+    // just as the server closes the socket fails in the client, unanswered, and is not retried.
     struct Timeouts final
     {
         int requestMs = 10'000;
-        int idleMs = 30'000;
+        int idleMs = 10'000;
+        int vouchedIdleMs = 330'000;
     };
 
     HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts, QObject *parent);
@@ -55,6 +61,10 @@ public:
     qint64 lastActivityMs() const { return m_lastActivityMs; }
     // Closes it at once to make room for another (HttpServer, full); closed() is emitted.
     void evict();
+    // A request on it brought a valid token (LocalCaller): it may idle the longer time, and a full
+    // server closes it only when no idle connection without one is left.
+    void vouch() { m_vouched = true; }
+    bool isVouched() const { return m_vouched; }
 
 Q_SIGNALS:
     void closed();
@@ -64,6 +74,7 @@ private:
     void processBuffered(const QByteArray &bytes);
     void write(const HttpResponse &response, bool keepAlive);
     void closeAfterWrite();
+    void startIdle();
 
     QTcpSocket *m_socket = nullptr;
     Router m_router;
@@ -71,11 +82,13 @@ private:
     HttpParser m_parser;
     QTimer m_requestTimer;
     QTimer m_idleTimer;
+    Timeouts m_timeouts;
     QByteArray m_queued; // arrived while a request is in flight
     bool m_inFlight = false;
     bool m_inRouter = false;
     bool m_closing = false;
     bool m_streaming = false; // an event stream is open: its response never ends by itself
+    bool m_vouched = false;
     qint64 m_lastActivityMs = 0;
 };
 

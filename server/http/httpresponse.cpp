@@ -44,7 +44,7 @@ const char *reasonPhrase(int status)
 }
 } // namespace
 
-QByteArray HttpResponse::serialize(bool keepAlive) const
+QByteArray HttpResponse::serialize(bool keepAlive, int keepAliveSeconds) const
 {
     if (stream == Stream::More || stream == Stream::End)
         return body;
@@ -64,6 +64,8 @@ QByteArray HttpResponse::serialize(bool keepAlive) const
     out += "Cache-Control: no-store\r\n";
     out += "X-Content-Type-Options: nosniff\r\n";
     out += keepAlive && !close ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+    if (keepAlive && !close && keepAliveSeconds > 0)
+        out += "Keep-Alive: timeout=" + QByteArray::number(keepAliveSeconds) + "\r\n";
     out += "\r\n";
     out += body;
     return out;

@@ -20,7 +20,9 @@ struct HttpResponse final
     enum class Stream { None, Open, More, End };
     Stream stream = Stream::None;
 
-    QByteArray serialize(bool keepAlive) const;
+    // keepAliveSeconds: how long the server keeps the connection idle, said in a Keep-Alive header
+    // when it stays open (0: not said).
+    QByteArray serialize(bool keepAlive, int keepAliveSeconds = 0) const;
     static HttpResponse json(int status, const QByteArray &body);
 };
 

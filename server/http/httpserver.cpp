@@ -4,6 +4,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include <utility>
+
 Q_LOGGING_CATEGORY(lcHttpServer, "countersign.http.server")
 
 namespace Countersign {
@@ -54,8 +56,12 @@ void HttpServer::onNewConnection()
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
         if (m_connections >= m_max) {
             HttpConnection *idlest = nullptr;
+            // Without a token first: a flood of them never closes a client's connection.
             for (HttpConnection *c : std::as_const(m_open)) {
-                if (!c->isBusy() && (!idlest || c->lastActivityMs() < idlest->lastActivityMs()))
+                if (c->isBusy())
+                    continue;
+                if (!idlest || std::pair(c->isVouched(), c->lastActivityMs()) <
+                                   std::pair(idlest->isVouched(), idlest->lastActivityMs()))
                     idlest = c;
             }
             if (!idlest) {

@@ -29,8 +29,9 @@ public:
     int connectionCount() const { return m_connections; }
     // Full (kMaxConnections open), a new connection takes the place of the one idle the longest:
     // one that is not being answered or streamed to (it sent nothing, or only part of a request,
-    // or it waits between requests). A flood of idle sockets, or of slow unauthenticated ones, so
-    // never locks a client out. Only when every connection is busy is the new one refused.
+    // or it waits between requests), among those no valid token came on if there are any. A flood
+    // of idle sockets, or of slow unauthenticated ones, so never locks a client out, nor closes a
+    // client's idle keep-alive connection. Only when every connection is busy is the new one refused.
     int evictedCount() const { return m_evicted; }
     int refusedCount() const { return m_refused; }
     void setMaxConnections(int max) { m_max = max; }                               // tests

@@ -1,5 +1,6 @@
 #include "localcaller.h"
 
+#include "httpconnection.h"
 #include "httprequest.h"
 
 #include <QUrl>
@@ -55,8 +56,11 @@ Checked check(const HttpRequest &request, const Authenticator &authenticate,
     std::optional<Principal> principal;
     if (authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
         principal = authenticate(authorization->mid(7).trimmed());
-    if (principal)
+    if (principal) {
+        if (auto *connection = qobject_cast<HttpConnection *>(request.connection.data()))
+            connection->vouch();
         return {Refusal::None, std::move(principal), {}};
+    }
     if (const QString problem = storeProblem ? storeProblem() : QString(); !problem.isEmpty())
         return {Refusal::StoreUnreadable, std::nullopt, problem};
     return {Refusal::UnknownToken, std::nullopt, {}};

@@ -2,6 +2,7 @@
 
 #include "blastradius.h"
 #include "commandrunner.h"
+#include "filepath.h"
 #include "readonlycommand.h"
 #include "tool.h"
 #include "workspace.h"
@@ -68,7 +69,7 @@ QList<RunCommand::Pin> RunCommand::pins(const QStringList &argv, const QString &
         if (candidate.isEmpty() || candidate.contains(QChar(0)))
             continue;
         const QString absolute =
-            QDir::isAbsolutePath(candidate) ? candidate : cwd + QLatin1Char('/') + candidate;
+            FilePath::isAbsolute(candidate) ? candidate : cwd + QLatin1Char('/') + candidate;
         const QFileInfo info(absolute);
         const QString canonical = info.canonicalFilePath();
         if (canonical.isEmpty() || !QFileInfo(canonical).isFile() || !m_ws.confines(canonical) ||

@@ -1,5 +1,6 @@
 #include "commandjudge.h"
 
+#include "filepath.h"
 #include "git.h"
 #include "pathrules.h"
 #include "workspace.h"
@@ -349,7 +350,7 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
                       value.startsWith(QLatin1String(".."))))
                     continue;
                 const QString p = resolved(value.startsWith(QLatin1Char('~')) ? m_home + value.mid(1)
-                                           : QDir::isAbsolutePath(value)      ? value
+                                           : FilePath::isAbsolute(value)      ? value
                                                                          : e.cwd + QLatin1Char('/') + value);
                 if (!isDevice(p) && (!m_ws || !m_ws->confines(p)))
                     ask(QStringLiteral("%1 and names %2, outside the workspace roots")
@@ -416,7 +417,7 @@ CommandJudge::Judgement CommandJudge::read(const QString &absolutePath) const
     Effect e;
     e.kind = Effect::Kind::Reads;
     e.path = QDir::cleanPath(absolutePath);
-    e.pathKnown = QDir::isAbsolutePath(absolutePath);
+    e.pathKnown = FilePath::isAbsolute(absolutePath);
     e.what = QStringLiteral("reads %1").arg(shortPath(e.path, m_home));
     return judge({e});
 }
@@ -426,7 +427,7 @@ CommandJudge::Judgement CommandJudge::write(const QString &absolutePath) const
     Effect e;
     e.kind = Effect::Kind::Writes;
     e.path = QDir::cleanPath(absolutePath);
-    e.pathKnown = QDir::isAbsolutePath(absolutePath);
+    e.pathKnown = FilePath::isAbsolute(absolutePath);
     e.what = QStringLiteral("writes %1").arg(shortPath(e.path, m_home));
     return judge({e});
 }

@@ -1,5 +1,6 @@
 #include "readonlycommand.h"
 
+#include "filepath.h"
 #include "git.h"
 #include "workspace.h"
 
@@ -252,7 +253,7 @@ QString refusal(const QStringList &argv, const QString &cwd, const Workspace &ws
         if (program == QLatin1String("pwd"))
             return QStringLiteral("pwd takes no arguments");
         // A path, or a git revision read as one: either way it must stay inside the roots.
-        const QString absolute = QDir::isAbsolutePath(arg) ? arg : cwd + QLatin1Char('/') + arg;
+        const QString absolute = FilePath::isAbsolute(arg) ? arg : cwd + QLatin1Char('/') + arg;
         if (arg.isEmpty() || !ws.confines(absolute))
             return QStringLiteral("%1 is outside the workspace roots").arg(arg);
     }

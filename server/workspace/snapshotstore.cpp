@@ -1,5 +1,7 @@
 #include "snapshotstore.h"
 
+#include "filepath.h"
+
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
@@ -68,7 +70,7 @@ QString SnapshotStore::blobPath(const QString &sha256) const
 int SnapshotStore::openFolderOf(const QString &path, QByteArray *leaf, Folders folders)
 {
     const QString clean = QDir::cleanPath(path);
-    if (!QDir::isAbsolutePath(clean) || clean == QLatin1String("/")) {
+    if (!FilePath::isAbsolute(clean) || clean == QLatin1String("/")) {
         errno = EINVAL;
         return -1;
     }

@@ -1,5 +1,7 @@
 #include "workspace.h"
 
+#include "filepath.h"
+
 #include <QDir>
 #include <QFileInfo>
 
@@ -45,7 +47,7 @@ QStringList Workspace::spellings(const QString &path) const
 {
     auto resolved = resolve(path, Must::MayBeNewWithFolders);
     if (!resolved) {
-        const QString absolute = QDir::isAbsolutePath(path) || m_roots.isEmpty()
+        const QString absolute = FilePath::isAbsolute(path) || m_roots.isEmpty()
                                      ? path
                                      : m_roots.first() + QLatin1Char('/') + path;
         const QString leadsTo = canonicalOf(absolute);
@@ -67,7 +69,7 @@ QStringList Workspace::spellings(const QString &path) const
 
 QString Workspace::canonicalOf(const QString &absolutePath)
 {
-    if (!QDir::isAbsolutePath(absolutePath) || absolutePath.contains(QChar(0)) ||
+    if (!FilePath::isAbsolute(absolutePath) || absolutePath.contains(QChar(0)) ||
         absolutePath.split(QLatin1Char('/')).contains(QStringLiteral("..")))
         return {};
     QString existing = QDir::cleanPath(absolutePath);
@@ -110,7 +112,7 @@ Result<QString> Workspace::resolve(const QString &path, Must must) const
     if (path.split(QLatin1Char('/')).contains(QStringLiteral("..")))
         return failure(QStringLiteral("\"..\" is not allowed in paths"));
     const QString absolute =
-        QDir::cleanPath(QDir::isAbsolutePath(path) ? path : m_roots.first() + QLatin1Char('/') + path);
+        QDir::cleanPath(FilePath::isAbsolute(path) ? path : m_roots.first() + QLatin1Char('/') + path);
     const QFileInfo info(absolute);
     QString canonical;
     if (info.exists() || info.isSymLink()) {
@@ -126,7 +128,10 @@ Result<QString> Workspace::resolve(const QString &path, Must must) const
         while (!QFileInfo(existing).exists() && !QFileInfo(existing).isSymLink() &&
                must == Must::MayBeNewWithFolders && existing != QLatin1String("/")) {
             below.prepend(QFileInfo(existing).fileName());
-            existing = QFileInfo(existing).absolutePath();
+            const QString up = QFileInfo(existing).absolutePath();
+            if (up == existing)
+                return failure(QStringLiteral("the folder of %1 does not exist").arg(path));
+            existing = up;
         }
         const QString parent = QFileInfo(existing).canonicalFilePath();
         if (parent.isEmpty() || !QFileInfo(parent).isDir())

@@ -206,7 +206,7 @@ QString CommandCatalog::absolute(const Arg &arg, const QString &cwd)
     if (!arg.known || arg.text.isEmpty())
         return {};
     QString joined;
-    if (QDir::isAbsolutePath(arg.text))
+    if (arg.text.startsWith(QLatin1Char('/'))) // not QDir::isAbsolutePath: ":x" is a file here
         joined = arg.text;
     else if (cwd.isEmpty())
         return {};
