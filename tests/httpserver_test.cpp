@@ -9,6 +9,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace Countersign;
 
@@ -223,6 +230,80 @@ private Q_SLOTS:
         QVERIFY(responses[0].contains("Connection: close"));
         QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
         QCOMPARE(m_served.load(), 0);
+    }
+    // Issue 28: a client that sends the whole oversized body at once (Node's fetch does) still reads
+    // the 413: the server drops what follows instead of resetting the connection under it.
+    void oversizedBody_sentWhole_stillGetsIts413()
+    {
+        // Blocking calls, as a client stack makes them: every byte sent, then the answer read.
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        QVERIFY(fd >= 0);
+        sockaddr_in to{};
+        to.sin_family = AF_INET;
+        to.sin_port = htons(m_port);
+        to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&to), sizeof to), 0);
+        const QByteArray sent = "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 30000000\r\n\r\n" +
+                                QByteArray(30'000'000, 'x');
+        qsizetype at = 0;
+        while (at < sent.size()) {
+            const ssize_t n = ::send(fd, sent.constData() + at, size_t(sent.size() - at), MSG_NOSIGNAL);
+            QVERIFY2(n > 0,
+                     qPrintable(QStringLiteral("send: %1").arg(QString::fromLocal8Bit(strerror(errno)))));
+            at += n;
+        }
+        QByteArray answer;
+        char buffer[4096];
+        for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;)
+            answer.append(buffer, n);
+        const int error = errno;
+        ::close(fd);
+        QVERIFY2(answer.startsWith("HTTP/1.1 413"),
+                 qPrintable(QStringLiteral("got %1 bytes (%2)").arg(answer.size()).arg(strerror(error))));
+        QCOMPARE(m_served.load(), 0);
+    }
+    // Issue 26, B4: large bodies from connections without a token share one budget; past it the
+    // next is answered 503 at its head, a small request still gets in, and room comes back.
+    void largeBodiesWithoutAToken_shareABudget()
+    {
+        QMetaObject::invokeMethod(
+            m_server,
+            [this] {
+                m_server->setBodyBudget(150'000);
+                m_server->setTimeouts({5000, 5000, 5000});
+            },
+            Qt::BlockingQueuedConnection);
+        const QByteArray head = "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n";
+        QTcpSocket first;
+        connectTo(first);
+        first.write(head + QByteArray(1000, 'a')); // and the rest later
+        QVERIFY(first.waitForBytesWritten(2000));
+        QTest::qWait(100);
+        QTcpSocket second;
+        connectTo(second);
+        second.write(head);
+        const auto refused = readResponses(second, 1);
+        QCOMPARE(refused.size(), 1);
+        QVERIFY2(refused[0].startsWith("HTTP/1.1 503"), refused[0].constData());
+        QVERIFY(refused[0].contains("too many large requests"));
+        QTcpSocket small;
+        connectTo(small);
+        small.write(request("small"));
+        const auto served = readResponses(small, 1);
+        QCOMPARE(served.size(), 1);
+        QVERIFY(served[0].endsWith("echo:small"));
+        first.write(QByteArray(99'000, 'a'));
+        QCOMPARE(readResponses(first, 1).size(), 1); // its body whole: the room is given back
+        QTcpSocket third;
+        connectTo(third);
+        third.write(head + QByteArray(100'000, 'c'));
+        const auto later = readResponses(third, 1);
+        QCOMPARE(later.size(), 1);
+        QVERIFY(later[0].startsWith("HTTP/1.1 200"));
+        qint64 counted = 0;
+        QMetaObject::invokeMethod(
+            m_server, [&] { counted = m_server->bodyRefusedCount(); }, Qt::BlockingQueuedConnection);
+        QCOMPARE(counted, 1);
     }
     void slowLoris_isTimedOutWith408()
     {

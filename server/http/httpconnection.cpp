@@ -5,13 +5,16 @@
 #include <QTcpSocket>
 
 #include <algorithm>
+#include <utility>
+
+#include <sys/socket.h>
 
 namespace Countersign {
 
 HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts,
-                               QObject *parent)
+                               std::shared_ptr<BodyBudget> budget, QObject *parent)
     : QObject(parent), m_socket(socket), m_router(std::move(router)), m_refuse(std::move(refuse)),
-      m_timeouts(timeouts)
+      m_timeouts(timeouts), m_budget(std::move(budget))
 {
     m_socket->setParent(this);
     m_requestTimer.setSingleShot(true);
@@ -19,6 +22,7 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
     m_idleTimer.setSingleShot(true);
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
     connect(m_socket, &QTcpSocket::disconnected, this, [this] {
+        releaseBody();
         m_requestTimer.stop();
         m_idleTimer.stop();
         Q_EMIT closed();
@@ -33,7 +37,7 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
 
 bool HttpConnection::isBusy() const
 {
-    return m_inFlight || m_streaming || m_closing || m_socket->bytesToWrite() > 0;
+    return m_inFlight || m_streaming || (m_closing && !m_lingering) || m_socket->bytesToWrite() > 0;
 }
 
 void HttpConnection::evict()
@@ -49,6 +53,7 @@ void HttpConnection::evict()
 
 HttpConnection::~HttpConnection()
 {
+    releaseBody();
     // The socket is a child and would outlive our members while ~QObject runs; its disconnected
     // signal must not reach them then.
     m_socket->disconnect(this);
@@ -96,7 +101,10 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
             m_requestTimer.start();
     }
     HttpParser::State state = m_parser.feed(bytes);
+    if (state == HttpParser::State::NeedMore && !reserveBody())
+        return;
     while (state == HttpParser::State::Complete && !m_closing) {
+        releaseBody();
         m_requestTimer.stop();
         HttpRequest request = m_parser.takeRequest();
         request.connection = this;
@@ -131,6 +139,8 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
         if (m_inFlight || m_closing)
             return; // a held request: the responder resumes the loop
         state = m_parser.feed({});
+        if (state == HttpParser::State::NeedMore && !reserveBody())
+            return;
         if (m_parser.hasBufferedBytes())
             m_requestTimer.start();
     }
@@ -142,6 +152,29 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
         m_requestTimer.start();
     if (!m_parser.hasBufferedBytes() && !m_requestTimer.isActive())
         startIdle();
+}
+
+bool HttpConnection::reserveBody()
+{
+    const qsizetype body = m_parser.expectedBodyBytes();
+    if (!m_budget || m_reserved > 0 || m_vouched || body <= BodyBudget::kFreeBodyBytes)
+        return true;
+    if (m_budget->used + body > m_budget->limit) {
+        ++m_budget->refused;
+        write(m_refuse(503, QStringLiteral("Service Unavailable: too many large requests are arriving at "
+                                           "once; send it again in a moment")),
+              false);
+        return false;
+    }
+    m_budget->used += body;
+    m_reserved = body;
+    return true;
+}
+
+void HttpConnection::releaseBody()
+{
+    if (m_budget)
+        m_budget->used -= std::exchange(m_reserved, 0);
 }
 
 void HttpConnection::startIdle()
@@ -160,12 +193,30 @@ void HttpConnection::write(const HttpResponse &response, bool keepAlive)
         closeAfterWrite();
 }
 
+// A lingering close: once the answer is sent, only the sending side is shut, and what the client
+// still sends is read and dropped until it closes (or kLingerMs). Closing at once while a client
+// is still sending a refused body (413, 503) resets the connection, and the client's stack drops
+// the answer it had not yet read: Node's fetch saw a reset instead of the 413.
 void HttpConnection::closeAfterWrite()
 {
+    if (m_closing)
+        return;
     m_closing = true;
     m_requestTimer.stop();
     m_idleTimer.stop();
-    m_socket->disconnectFromHost(); // flushes pending bytes first
+    if (m_socket->state() != QAbstractSocket::ConnectedState || m_socket->socketDescriptor() < 0) {
+        m_socket->disconnectFromHost();
+        return;
+    }
+    const auto shutSending = [this] {
+        if (m_lingering || m_socket->bytesToWrite() > 0)
+            return;
+        m_lingering = true;
+        ::shutdown(int(m_socket->socketDescriptor()), SHUT_WR);
+        QTimer::singleShot(kLingerMs, this, [this] { m_socket->abort(); });
+    };
+    connect(m_socket, &QTcpSocket::bytesWritten, this, shutSending);
+    shutSending();
 }
 
 } // namespace Countersign

@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 
 class QTcpSocket;
 
@@ -32,6 +33,8 @@ public:
     using Refusal = std::function<HttpResponse(int status, const QString &reason)>;
     // Bytes a client may pipeline behind a request that is still being answered.
     static constexpr qsizetype kMaxQueuedBytes = 2 * 1024 * 1024;
+    // How long a closing connection reads and drops what its client still sends (closeAfterWrite).
+    static constexpr int kLingerMs = 2000;
 
     // How long a request may take to arrive whole, and how long a keep-alive connection may idle:
     // one no valid token came on (it sent nothing yet, or was refused), and one vouched for. The
@@ -45,7 +48,20 @@ public:
         int vouchedIdleMs = 330'000;
     };
 
-    HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts, QObject *parent);
+    // The bytes of large request bodies received at once, in all, on connections no valid token has
+    // come on (yet): a flood of 1 MiB bodies sent slowly from hundreds of sockets is bounded by it.
+    // A body of kFreeBodyBytes or less never counts, so a client's first request always gets in.
+    struct BodyBudget final
+    {
+        static constexpr qsizetype kFreeBodyBytes = 64 * 1024;
+        qsizetype limit = 32 * 1024 * 1024;
+        qsizetype used = 0;
+        qint64 refused = 0; // requests answered 503 for it
+    };
+
+    // budget: shared with the server's other connections (null: none).
+    HttpConnection(QTcpSocket *socket, Router router, Refusal refuse, Timeouts timeouts,
+                   std::shared_ptr<BodyBudget> budget, QObject *parent);
     Q_DISABLE_COPY_MOVE(HttpConnection)
     ~HttpConnection() override;
 
@@ -75,6 +91,8 @@ private:
     void write(const HttpResponse &response, bool keepAlive);
     void closeAfterWrite();
     void startIdle();
+    bool reserveBody(); // false: refused (answered 503)
+    void releaseBody();
 
     QTcpSocket *m_socket = nullptr;
     Router m_router;
@@ -83,12 +101,15 @@ private:
     QTimer m_requestTimer;
     QTimer m_idleTimer;
     Timeouts m_timeouts;
-    QByteArray m_queued; // arrived while a request is in flight
+    std::shared_ptr<BodyBudget> m_budget;
+    qsizetype m_reserved = 0; // of m_budget, for the body being received
+    QByteArray m_queued;      // arrived while a request is in flight
     bool m_inFlight = false;
     bool m_inRouter = false;
     bool m_closing = false;
     bool m_streaming = false; // an event stream is open: its response never ends by itself
     bool m_vouched = false;
+    bool m_lingering = false; // the answer is sent and the sending side shut
     qint64 m_lastActivityMs = 0;
 };
 

@@ -79,7 +79,7 @@ void HttpServer::onNewConnection()
             idlest->evict();
         }
         ++m_connections;
-        auto *connection = new HttpConnection(socket, m_router, m_refuse, m_timeouts, this);
+        auto *connection = new HttpConnection(socket, m_router, m_refuse, m_timeouts, m_budget, this);
         m_open.append(connection);
         connect(connection, &HttpConnection::closed, this, [this, connection] {
             --m_connections;

@@ -34,6 +34,9 @@ public:
     // client's idle keep-alive connection. Only when every connection is busy is the new one refused.
     int evictedCount() const { return m_evicted; }
     int refusedCount() const { return m_refused; }
+    // Requests refused because large bodies without a token filled their budget (503).
+    qint64 bodyRefusedCount() const { return m_budget->refused; }
+    void setBodyBudget(qsizetype bytes) { m_budget->limit = bytes; }               // tests
     void setMaxConnections(int max) { m_max = max; }                               // tests
     void setTimeouts(HttpConnection::Timeouts timeouts) { m_timeouts = timeouts; } // tests: new connections
     // Accepts no new connection; the open ones are served until they close.
@@ -51,6 +54,7 @@ private:
     int m_evicted = 0;
     int m_refused = 0;
     QList<HttpConnection *> m_open;
+    std::shared_ptr<HttpConnection::BodyBudget> m_budget = std::make_shared<HttpConnection::BodyBudget>();
 };
 
 } // namespace Countersign
