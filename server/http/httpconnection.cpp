@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 namespace Countersign {
@@ -33,6 +34,19 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
     connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
     startIdle();
     m_lastActivityMs = QDeadlineTimer::current().deadline();
+}
+
+bool HttpConnection::hasSpoken()
+{
+    if (m_spoken)
+        return true;
+    // Bytes the kernel holds that the event loop has not read yet: a burst of new connections is
+    // accepted before this one's request is read.
+    int pending = 0;
+    if (m_socket->bytesAvailable() > 0 ||
+        (::ioctl(int(m_socket->socketDescriptor()), FIONREAD, &pending) == 0 && pending > 0))
+        m_spoken = true;
+    return m_spoken;
 }
 
 bool HttpConnection::isBusy() const
@@ -95,6 +109,7 @@ void HttpConnection::onReadyRead()
 void HttpConnection::processBuffered(const QByteArray &bytes)
 {
     if (!bytes.isEmpty()) {
+        m_spoken = true;
         m_lastActivityMs = QDeadlineTimer::current().deadline();
         m_idleTimer.stop();
         if (!m_requestTimer.isActive())

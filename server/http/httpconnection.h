@@ -81,6 +81,10 @@ public:
     // server closes it only when no idle connection without one is left.
     void vouch() { m_vouched = true; }
     bool isVouched() const { return m_vouched; }
+    // Whether it has sent any byte (an idle flood's sockets never do; a client sends its request at
+    // once), read or still waiting in the kernel. Asks the kernel while it has not.
+    bool hasSpoken();
+    bool heardFrom() const { return m_spoken; } // without asking
 
 Q_SIGNALS:
     void closed();
@@ -109,6 +113,7 @@ private:
     bool m_closing = false;
     bool m_streaming = false; // an event stream is open: its response never ends by itself
     bool m_vouched = false;
+    bool m_spoken = false;
     bool m_lingering = false; // the answer is sent and the sending side shut
     qint64 m_lastActivityMs = 0;
 };

@@ -4,7 +4,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
-#include <utility>
+#include <tuple>
 
 Q_LOGGING_CATEGORY(lcHttpServer, "countersign.http.server")
 
@@ -56,13 +56,19 @@ void HttpServer::onNewConnection()
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
         if (m_connections >= m_max) {
             HttpConnection *idlest = nullptr;
-            // Without a token first: a flood of them never closes a client's connection.
-            for (HttpConnection *c : std::as_const(m_open)) {
-                if (c->isBusy())
-                    continue;
-                if (!idlest || std::pair(c->isVouched(), c->lastActivityMs()) <
-                                   std::pair(idlest->isVouched(), idlest->lastActivityMs()))
-                    idlest = c;
+            // Without a token first, and of those the silent ones: a flood of idle sockets never
+            // closes a client's connection, nor a new one that has sent its first request.
+            const auto order = [](const HttpConnection *c) {
+                return std::tuple(c->isVouched(), c->heardFrom(), c->lastActivityMs());
+            };
+            // One that looks silent is asked whether its first bytes are waiting, unread.
+            for (bool pick = true; pick;) {
+                idlest = nullptr;
+                for (HttpConnection *c : std::as_const(m_open)) {
+                    if (!c->isBusy() && (!idlest || order(c) < order(idlest)))
+                        idlest = c;
+                }
+                pick = idlest && !idlest->heardFrom() && idlest->hasSpoken();
             }
             if (!idlest) {
                 ++m_refused;

@@ -29,9 +29,10 @@ public:
     int connectionCount() const { return m_connections; }
     // Full (kMaxConnections open), a new connection takes the place of the one idle the longest:
     // one that is not being answered or streamed to (it sent nothing, or only part of a request,
-    // or it waits between requests), among those no valid token came on if there are any. A flood
-    // of idle sockets, or of slow unauthenticated ones, so never locks a client out, nor closes a
-    // client's idle keep-alive connection. Only when every connection is busy is the new one refused.
+    // or it waits between requests), among those no valid token came on if there are any, and of
+    // those the ones that never sent a byte. A flood of idle sockets, or of slow unauthenticated
+    // ones, so never locks a client out, nor closes a client's idle keep-alive connection or its
+    // new one with a request on the way. Only when every connection is busy is the new one refused.
     int evictedCount() const { return m_evicted; }
     int refusedCount() const { return m_refused; }
     // Requests refused because large bodies without a token filled their budget (503).

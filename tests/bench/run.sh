@@ -6,7 +6,9 @@
 #      Countersign by protocol era (2026-07-28, 2025-11-25) and transport (HTTP, the stdio bridge),
 #   3. the gateway's added cost, a hook's cost for an allowed call (the shim, Claude Code's HTTP hook), the blast radius of rm -rf over 100,000 files, and the store on PostgreSQL beside SQLite (gated and allowed calls,
 #      decision-to-run across instances),
-#   4. with --audit-view, the audit view over 100,000 operations as well.
+#   4. tools/list for a token holder while others flood the server (idle sockets, large bodies without
+#      a token, held calls), with the server's memory,
+#   5. with --audit-view, the audit view over 100,000 operations as well.
 # Other arguments go to the gate benchmark (for example --n 300 --concurrency 16).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,6 +35,8 @@ echo
 node tests/bench/blastradius.mjs build/ci/tests/support/countersign-test-judge
 echo
 node tests/bench/team.mjs "$binary" build/ci/tests/countersign-test-decide
+echo
+node tests/bench/flood.mjs "$binary"
 if ((audit_view)); then
     echo
     build/ci/tests/countersign-bench-auditview
