@@ -15,7 +15,8 @@ namespace Countersign::AuditCrossCheck {
 namespace {
 
 // The first operation whose stored plan or arguments are not what the digests (compared with the
-// chain above) seal: the card would show, or the run use, something nobody approved.
+// chain above) seal: the card would show, or the run use, something nobody approved. Or whose
+// client is not the one its chain row records: the card and the audit view would name another.
 Result<QString> operationDigests(Database &database)
 {
     auto q = database.exec(StoreSql::kCrossOperationDigests);
@@ -30,6 +31,13 @@ Result<QString> operationDigests(Database &database)
         if (QString::fromLatin1(CanonicalJson::digest(StoredValue::parseJson(row.value(3)))) !=
             row.value(4).toString())
             return QStringLiteral("the stored arguments of %1 are not the ones their digest seals")
+                .arg(nonce);
+        // Rows minted before the chain recorded the client hold none to compare.
+        const nlohmann::json minted = StoredValue::parseJson(row.value(6));
+        if (minted.is_object() && minted.contains("client") &&
+            CanonicalJson::digest(minted.at("client")) !=
+                CanonicalJson::digest(StoredValue::parseJson(row.value(5))))
+            return QStringLiteral("the stored client of %1 is not the one the audit chain records")
                 .arg(nonce);
     }
     return QString();
@@ -51,6 +59,7 @@ Result<QString> firstProblem(Database &database)
          "the audit chain records a decision on %1 that the decisions table lacks"},
         {StoreSql::kCrossDecisionUnsigned, "the decision on %1 is not covered by a signed checkpoint"},
         {StoreSql::kCrossStatusUndecided, "operation %1 has a status its decision does not give it"},
+        {StoreSql::kCrossStatusUnrecorded, "operation %1 has a status the audit chain does not record"},
         {StoreSql::kCrossTimedOutRevived,
          "operation %1 timed out in the audit chain but is stored as if not"},
         {StoreSql::kCrossClaimUnrecorded, "the run of %1 is not recorded in the audit chain"},

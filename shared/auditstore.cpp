@@ -209,7 +209,7 @@ Result<std::optional<Operation>> AuditStore::storedOperation(const QString &nonc
 
 Result<QList<Operation>> AuditStore::pendingOperations(QStringList *refused)
 {
-    auto pending = m_operations->pending();
+    auto pending = m_operations->pending(refused);
     if (!pending)
         return pending;
     QList<Operation> cards;

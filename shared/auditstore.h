@@ -60,8 +60,8 @@ public:
     // The row as stored, unchecked: for showing history (the audit view), never for deciding.
     Result<std::optional<Operation>> storedOperation(const QString &nonce);
     // Pending operations, newest first (what the queue shows after a restart), each checked as
-    // operation() checks it; one that differs from the chain is left out, and why is appended to
-    // refused.
+    // operation() checks it; one that differs from the chain, or cannot be read, is left out, and
+    // why is appended to refused.
     Result<QList<Operation>> pendingOperations(QStringList *refused = nullptr);
     // How many unexpired cards a connection has waiting.
     Result<int> pendingCount(const QString &principal);

@@ -164,7 +164,7 @@ Result<QString> OperationRecords::awaitingLike(const QString &principal, const Q
     return firstNonce(m_database, StoreSql::kOperationAwaitingSame, {principal, tool, argsDigest, nowMs});
 }
 
-Result<QList<Operation>> OperationRecords::pending()
+Result<QList<Operation>> OperationRecords::pending(QStringList *unreadable)
 {
     auto q = m_database.exec(StoreSql::kOperationsPending);
     if (!q)
@@ -173,8 +173,11 @@ Result<QList<Operation>> OperationRecords::pending()
     QList<Operation> out;
     while (q.value().next()) {
         auto op = operationFromRow(q.value(), at);
-        if (!op)
-            return failure(op.error());
+        if (!op) {
+            if (unreadable)
+                unreadable->append(QStringLiteral("a waiting operation cannot be read: %1").arg(op.error()));
+            continue;
+        }
         out.append(std::move(op).value());
     }
     auto reviews = m_database.exec(StoreSql::kReviewsPending);

@@ -26,8 +26,9 @@ public:
     // Fails when the nonce is stored already.
     Status insert(const WriteTransaction &transaction, const Operation &operation);
     Result<std::optional<Operation>> find(const QString &nonce);
-    // Pending operations, newest first.
-    Result<QList<Operation>> pending();
+    // Pending operations, newest first. A row that cannot be read is left out and named in
+    // unreadable (when given): one malformed row never hides the other cards.
+    Result<QList<Operation>> pending(QStringList *unreadable = nullptr);
     // How many of principal's pending operations expire after nowMs.
     Result<int> pendingCount(const QString &principal, qint64 nowMs);
     // Whether the operation still waits for a decision; fails when there is no such operation.

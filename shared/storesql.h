@@ -440,9 +440,24 @@ inline constexpr const char *kCrossReviewUnrecorded =
 inline constexpr const char *kCrossReviewRemoved =
     "SELECT a.nonce FROM audit_log a WHERE a.event = 'reviewed' AND NOT EXISTS (SELECT 1 FROM reviews r "
     "WHERE r.nonce = a.nonce AND r.reviewer = json_extract(a.detail, '$.by')) LIMIT 1";
-// Every operation's plan and arguments with the digests its chain row records (compared in C++).
+// Every operation's plan and arguments with the digests its chain row records, and its client with
+// the one its first chain row records (compared in C++).
 inline constexpr const char *kCrossOperationDigests =
-    "SELECT nonce, plan, plan_digest, arguments, args_digest FROM operations";
+    "SELECT o.nonce, o.plan, o.plan_digest, o.arguments, o.args_digest, o.client_info, "
+    "(SELECT a.detail FROM audit_log a WHERE a.nonce = o.nonce AND a.event IN ('minted', 'settled-by-rule') "
+    "ORDER BY a.seq LIMIT 1) FROM operations o";
+// An operation whose status the chain does not account for (those a decision gives are compared
+// with the decision above): waiting, though the chain records no card or records its end; allowed
+// or denied without the rule that settled it so; superseded without the row that replaced it.
+inline constexpr const char *kCrossStatusUnrecorded =
+    "SELECT o.nonce FROM operations o WHERE (o.status = 'pending' AND (NOT EXISTS (SELECT 1 FROM audit_log a "
+    "WHERE a.nonce = o.nonce AND a.event = 'minted') OR EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = "
+    "o.nonce AND a.event IN ('superseded', 'timed-out', 'approved', 'declined', 'expired', 'abandoned')))) "
+    "OR (o.status IN ('allowed', 'denied') AND NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = o.nonce "
+    "AND a.event = 'settled-by-rule' AND (json_extract(a.detail, '$.status') IS NULL OR "
+    "json_extract(a.detail, '$.status') = o.status))) "
+    "OR (o.status = 'superseded' AND NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.nonce = o.nonce AND "
+    "a.event = 'superseded')) LIMIT 1";
 // An operation the chain says timed out but whose row says otherwise (set back to be claimed).
 inline constexpr const char *kCrossTimedOutRevived =
     "SELECT o.nonce FROM operations o JOIN audit_log a ON a.nonce = o.nonce AND a.event = 'timed-out' "

@@ -159,6 +159,29 @@ try {
         await verifyNames(server, new RegExp(`records a run of ${nonce} that the claims table lacks`));
     });
 
+    await check('the client named, or a status, changed around the store: verify exits 1 naming it; a malformed card hides no other', async () => {
+        const { server, nonce } = await cardFor({}, 'client');
+        sql(server.dataDir, `UPDATE operations SET client_info = '{"name":"Trusted IDE","version":"1"}' WHERE nonce = '${nonce}'`);
+        await verifyNames(server, new RegExp(`the stored client of ${nonce} is not the one the audit chain records`));
+        sql(server.dataDir, `UPDATE operations SET client_info = (SELECT json_extract(detail, '$.client') FROM audit_log WHERE nonce = '${nonce}' AND event = 'minted') WHERE nonce = '${nonce}'`);
+        assert.equal((await verify(server.dataDir)).code, 0, 'put back as the chain records it, the log verifies');
+        // A waiting card marked superseded hides it from every console: the chain records no such thing.
+        sql(server.dataDir, `UPDATE operations SET status = 'superseded' WHERE nonce = '${nonce}'`);
+        await verifyNames(server, new RegExp(`operation ${nonce} has a status the audit chain does not record`));
+        sql(server.dataDir, `UPDATE operations SET status = 'pending' WHERE nonce = '${nonce}'`);
+        // A second card, then the first made unreadable: the second still shows, and a decision on it still works.
+        makeVictim('client2');
+        const second = await callTool(server, 'delete_dir', { dir: 'client2' });
+        assert.equal(second.result?.resultType, 'input_required', JSON.stringify(second));
+        sql(server.dataDir, `UPDATE operations SET plan = '{"not":"a plan"' WHERE nonce = '${nonce}'`);
+        await settle();
+        const listed = await run(decideBinary, [server.dataDir, 'list']);
+        const cards = JSON.parse(listed.stdout);
+        assert.equal(cards.length, 1, listed.stdout);
+        assert.notEqual(cards[0].nonce, nonce);
+        assert.match(listed.stderr, new RegExp(`card not shown: "?a waiting operation cannot be read: operation ${nonce}`));
+    });
+
     await check('an untouched card still runs once after approval, and the log verifies (the checks cost nothing legitimate)', async () => {
         const { server, first, nonce } = await cardFor({ review: { twoPeople: ['medium'] } }, 'plain');
         assert.ok((await decideAs(server, 'alice', 'approve', '--nonce', nonce)).answer);
