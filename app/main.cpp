@@ -6,6 +6,7 @@
 #include "consoleinstance.h"
 #include "hookscommand.h"
 #include "hookshim.h"
+#include "setupcommand.h"
 #include "socketpaths.h"
 #include "stdiobridge.h"
 #include "tokencommand.h"
@@ -16,10 +17,61 @@
 #include <QStandardPaths>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
 using namespace Countersign;
+
+namespace {
+
+// The status a start with no display to open ends with (not Qt's abort).
+constexpr int kNoDisplayExit = 3;
+QtMessageHandler g_qtHandler = nullptr;
+QString g_displayProblem; // what Qt's platform plugin said first
+
+// While the window's application starts: Qt says it cannot open a display in warnings, then ends
+// the process with "Reinstalling the application may fix this problem" and an abort (exit 134).
+// Said instead: what is wrong, and how to go on.
+void noDisplayHandler(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type != QtFatalMsg) {
+        if (QLatin1String(context.category ? context.category : "").startsWith(QLatin1String("qt.qpa"))) {
+            if (g_displayProblem.isEmpty())
+                g_displayProblem = message;
+            return;
+        }
+        return g_qtHandler(type, context, message);
+    }
+    QStringList named;
+    for (const char *variable : {"DISPLAY", "WAYLAND_DISPLAY"}) {
+        if (const QByteArray value = qgetenv(variable); !value.isEmpty())
+            named.append(QStringLiteral("%1=%2").arg(QLatin1String(variable), QString::fromLocal8Bit(value)));
+    }
+    const QString where =
+        named.isEmpty()
+            ? QStringLiteral("DISPLAY and WAYLAND_DISPLAY are unset: over SSH, or outside a desktop session")
+            : QStringLiteral("%1 cannot be opened").arg(named.join(QStringLiteral(", ")));
+    std::fprintf(stderr,
+                 "countersign: no display to show the window on (%s%s%s).\n"
+                 "  To run the server without a window: countersign --headless\n"
+                 "  To show the window on a display: DISPLAY=:0 countersign\n",
+                 qPrintable(where), g_displayProblem.isEmpty() ? "" : "; Qt: ", qPrintable(g_displayProblem));
+    std::fflush(stderr);
+    std::_Exit(kNoDisplayExit);
+}
+
+std::unique_ptr<QCoreApplication> makeApplication(int &argc, char **argv)
+{
+    if (!CommandLine::needsWidgets(argc, argv))
+        return std::make_unique<QCoreApplication>(argc, argv);
+    g_qtHandler = qInstallMessageHandler(noDisplayHandler);
+    auto app = std::make_unique<QApplication>(argc, argv);
+    qInstallMessageHandler(g_qtHandler);
+    return app;
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -32,9 +84,7 @@ int main(int argc, char **argv)
                 dataDir = QString::fromLocal8Bit(argv[i + 1]);
         return runHookShim(argc, argv, 2, SocketPaths::bridge(dataDir).toStdString());
     }
-    std::unique_ptr<QCoreApplication> app = CommandLine::needsWidgets(argc, argv)
-                                                ? std::make_unique<QApplication>(argc, argv)
-                                                : std::make_unique<QCoreApplication>(argc, argv);
+    std::unique_ptr<QCoreApplication> app = makeApplication(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("countersign"));
     QCoreApplication::setApplicationVersion(QStringLiteral(COUNTERSIGN_VERSION));
     const CommandLine cl = CommandLine::parse(*app);
@@ -49,6 +99,8 @@ int main(int argc, char **argv)
             return runHooksCommand(cl);
         if (noun == QLatin1String("undo"))
             return runUndoCommand(cl);
+        if (noun == QLatin1String("setup") || noun == QLatin1String("doctor"))
+            return runSetupCommand(cl);
         return runReceiptCommand(cl);
     }
 

@@ -144,6 +144,31 @@ private Q_SLOTS:
         for (const char *word : {"--config", "--data-dir", "--listen", "--headless", "--stdio", "token add"})
             QVERIFY2(r.out.contains(word), word);
     }
+    // Issue 39: started where no display can be opened, it says why and how to go on, and exits 3
+    // (Qt alone aborted with "Reinstalling the application may fix this problem", exit 134).
+    void noDisplay_isExplained_withAClearStatus_data()
+    {
+        QTest::addColumn<QString>("display");
+        QTest::newRow("unset") << QString();
+        QTest::newRow("unreachable") << QStringLiteral(":97");
+    }
+    void noDisplay_isExplained_withAClearStatus()
+    {
+        QFETCH(QString, display);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.remove(QStringLiteral("DISPLAY"));
+        if (!display.isEmpty())
+            env.insert(QStringLiteral("DISPLAY"), display);
+        const Run r = run({QStringLiteral("--data-dir"), m_dir.path()}, {}, env);
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("no display to show the window on"), r.err.constData());
+        QVERIFY2(r.err.contains("countersign --headless"), r.err.constData());
+        QVERIFY2(!r.err.contains("Reinstalling"), r.err.constData());
+        if (!display.isEmpty())
+            QVERIFY2(r.err.contains("DISPLAY=:97"), r.err.constData());
+    }
     void token_addListRevoke()
     {
         const Run added = run({QStringLiteral("token"), QStringLiteral("add"), QStringLiteral("vscode"),
