@@ -23,12 +23,6 @@ namespace {
 // A receipt is a few hundred bytes; a whole result holds at most the 256 KiB of a tool's output.
 constexpr qsizetype kMaxReceiptFileBytes = 4 * 1024 * 1024;
 
-int fail(const QString &message)
-{
-    std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
-    return 1;
-}
-
 // The key receipts and checkpoints are checked with: --public-key, or the one this installation
 // published next to its database.
 Result<QByteArray> trustedKey(const CommandLine &cl)
@@ -100,14 +94,14 @@ int runAuditCommand(const CommandLine &cl)
 {
     auto config = Config::load(cl.configPath);
     if (!config)
-        return fail(config.error());
+        return commandFailed(config.error());
     const QString path = config.value().storeLocation(cl.dataDir);
     if (!Database::isPostgresUrl(path) && !QFile::exists(path))
-        return fail(QStringLiteral("no audit log at %1").arg(path));
+        return commandFailed(QStringLiteral("no audit log at %1").arg(path));
     // Read-only: reviewing a log (a copy, a backup on read-only media) never changes it.
     auto db = Database::open(path, Database::Access::ReadOnly);
     if (!db)
-        return fail(db.error());
+        return commandFailed(db.error());
     SystemClock clock;
     AuditStore store(*db.value(), clock, nullptr); // a reader: it records nothing
     if (cl.command.value(1) == QLatin1String("verify")) {
@@ -117,7 +111,7 @@ int runAuditCommand(const CommandLine &cl)
         const QByteArray key = trusted ? trusted.value() : QByteArray();
         auto report = store.verifyChain(key);
         if (!report)
-            return fail(report.error());
+            return commandFailed(report.error());
         if (!report.value().problem.isEmpty()) {
             if (report.value().firstBrokenSeq)
                 std::printf("audit log BROKEN at row %lld: %s\n", report.value().firstBrokenSeq,
@@ -145,7 +139,7 @@ int runAuditCommand(const CommandLine &cl)
     }
     auto rows = store.report(cl.format == QLatin1String("json"));
     if (!rows)
-        return fail(rows.error());
+        return commandFailed(rows.error());
     const QByteArray bytes =
         cl.format == QLatin1String("json") ? AuditExport::json(rows.value()) : AuditExport::csv(rows.value());
     if (cl.output.isEmpty()) {
@@ -154,7 +148,7 @@ int runAuditCommand(const CommandLine &cl)
     }
     QSaveFile out(cl.output);
     if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
-        return fail(QStringLiteral("cannot write %1: %2").arg(cl.output, out.errorString()));
+        return commandFailed(QStringLiteral("cannot write %1: %2").arg(cl.output, out.errorString()));
     std::fprintf(stderr, "countersign: %lld operations written to %s\n",
                  static_cast<long long>(rows.value().size()), qPrintable(cl.output));
     return 0;

@@ -53,7 +53,13 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "  hooks install CLIENT  put Countersign in the pre-tool hooks of claude-code, codex, gemini\n"
         "                      or qwen (their own shell and edit tools then pass the gate; --setup:\n"
         "                      print what would be merged and change nothing)\n"
-        "  hooks remove CLIENT take them out again"));
+        "  hooks remove CLIENT take them out again\n"
+        "  setup CLIENT        all of one agent's set-up: its hooks or plugin, Countersign's MCP server\n"
+        "                      in its own configuration, a connection for each, then a check (claude-code,\n"
+        "                      codex, gemini, qwen, copilot, opencode, pi); --all: every agent on PATH;\n"
+        "                      --check [CLIENT]: only say whether each is ready, needs a step or fails\n"
+        "                      open, and why; --remove CLIENT: put every file back as it was\n"
+        "  doctor [CLIENT]     the same as setup --check"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption config(QStringLiteral("config"),
@@ -97,8 +103,14 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                        "as the Connections tab shows it."));
     const QCommandLineOption yes(QStringLiteral("yes"),
                                  QStringLiteral("undo: revert without asking (the diff is still printed)."));
-    parser.addOptions(
-        {config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show, setup, yes});
+    const QCommandLineOption check(
+        QStringLiteral("check"),
+        QStringLiteral("setup: only report whether each agent will use Countersign."));
+    const QCommandLineOption remove(QStringLiteral("remove"),
+                                    QStringLiteral("setup: take an agent's set-up out again."));
+    const QCommandLineOption all(QStringLiteral("all"), QStringLiteral("setup: every agent found on PATH."));
+    parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show,
+                       setup, yes, check, remove, all});
     parser.addPositionalArgument(
         QStringLiteral("command"),
         QStringLiteral(
@@ -144,13 +156,20 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
             okShape = (verb == QLatin1String("install") || verb == QLatin1String("remove")) && n == 3;
         else if (noun == QLatin1String("undo"))
             okShape = n == 2;
+        else if (noun == QLatin1String("setup")) {
+            const int modes = int(parser.isSet(check)) + int(parser.isSet(remove)) + int(parser.isSet(all));
+            okShape = modes <= 1 && (parser.isSet(all) ? n == 1 : parser.isSet(check) ? n <= 2 : n == 2);
+        } else if (noun == QLatin1String("doctor"))
+            okShape = n <= 2;
         else
             usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(noun));
         if (!okShape)
             usageError(QStringLiteral(
                 "usage: countersign token add NAME | token list | token revoke NAME | "
                 "receipt verify FILE | audit verify | audit export [--format csv|json] | "
-                "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--yes]"));
+                "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--yes] | "
+                "setup CLIENT | setup --all | setup --check [CLIENT] | setup --remove CLIENT | doctor "
+                "[CLIENT]"));
         if (parser.isSet(format)) {
             cl.format = parser.value(format);
             if (cl.format != QLatin1String("csv") && cl.format != QLatin1String("json"))
@@ -161,6 +180,11 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         cl.receipts = parser.values(receipt);
         cl.setup = parser.isSet(setup);
         cl.yes = parser.isSet(yes);
+        cl.check = parser.isSet(check);
+        cl.remove = parser.isSet(remove);
+        cl.all = parser.isSet(all);
+        if ((cl.check || cl.remove || cl.all) && noun != QLatin1String("setup"))
+            usageError(QStringLiteral("--check, --remove and --all go with setup"));
         if (cl.yes && noun != QLatin1String("undo"))
             usageError(QStringLiteral("--yes goes with undo OPERATION"));
         if (cl.setup && !(noun == QLatin1String("token") && verb == QLatin1String("add")) &&
@@ -175,6 +199,12 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         cl.mode = Mode::Headless;
     }
     return cl;
+}
+
+int commandFailed(const QString &message)
+{
+    std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
+    return 1;
 }
 
 } // namespace Countersign

@@ -29,6 +29,9 @@ struct CommandLine final
     QString show;         // window: the tab to open on (approvals, audit, connections, settings)
     bool setup = false;   // token add: print every client's setup as well
     bool yes = false;     // undo: revert without asking on the terminal
+    bool check = false;   // setup: only report
+    bool remove = false;  // setup: take it all out again
+    bool all = false;     // setup: every agent on this machine
     // What `countersign --stdio` needs to reach this console: the folders given on this command
     // line (absolute), without the program.
     QStringList stdioArguments;
@@ -38,5 +41,8 @@ struct CommandLine final
     // Prints help, version or a usage error and exits the process for those; otherwise returns.
     static CommandLine parse(const QCoreApplication &app);
 };
+
+// A one-shot command's failure: "countersign: MESSAGE" on stderr; returns exit status 1.
+int commandFailed(const QString &message);
 
 } // namespace Countersign

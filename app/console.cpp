@@ -3,6 +3,7 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "auditview.h"
+#include "clientinstaller.h"
 #include "commandline.h"
 #include "config.h"
 #include "configguard.h"
@@ -12,7 +13,6 @@
 #include "database.h"
 #include "declinesview.h"
 #include "fileundo.h"
-#include "hookinstaller.h"
 #include "hookscommand.h"
 #include "keyloader.h"
 #include "mainwindow.h"
@@ -370,8 +370,8 @@ struct Console::Parts
     std::unique_ptr<ApprovalQueue> queue;
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<TokenStore> tokens;
-    std::unique_ptr<HookInstaller> hookInstaller; // Connections' Install and Remove of the agents' hooks
-    std::unique_ptr<SnapshotStore> snapshots;     // the audit view's Revert reads what was kept
+    std::unique_ptr<ClientInstaller> clientInstaller; // Connections' Set up and Remove of the agents
+    std::unique_ptr<SnapshotStore> snapshots;         // the audit view's Revert reads what was kept
     std::unique_ptr<FileUndo> undo;
     std::unique_ptr<ServerThread> server;
     std::unique_ptr<MainWindow> window;
@@ -555,9 +555,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
             MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
         p.window->setListenUrl(p.url,
                                QStringList{QCoreApplication::applicationFilePath()} + cl.stdioArguments);
-        p.hookInstaller =
-            std::make_unique<HookInstaller>(*p.tokens, hookPlace(cl.dataDir, p.url.left(p.url.size() - 4)));
-        p.window->setHookInstaller(p.hookInstaller.get());
+        p.clientInstaller =
+            std::make_unique<ClientInstaller>(*p.tokens, hookPlace(cl.dataDir, p.url.left(p.url.size() - 4)));
+        p.window->setClientInstaller(p.clientInstaller.get());
         p.snapshots = std::make_unique<SnapshotStore>(
             SnapshotStore::folderIn(cl.dataDir),
             SnapshotStore::Limits{qint64(p.guard->inForce().undoMegabytes()) << 20,

@@ -17,14 +17,6 @@
 
 namespace Countersign {
 
-namespace {
-
-int fail(const QString &message)
-{
-    std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
-    return 1;
-}
-
 QString consoleBase(const CommandLine &cl, const Config &config)
 {
     QString url = ConsoleInstance::runningUrl(cl.dataDir);
@@ -32,8 +24,6 @@ QString consoleBase(const CommandLine &cl, const Config &config)
         url = QStringLiteral("http://%1:%2/mcp").arg(config.listenHost()).arg(config.listenPort());
     return url.left(url.size() - 4); // without "/mcp"
 }
-
-} // namespace
 
 HookInstaller::Place hookPlace(const QString &dataDir, const QString &consoleBase)
 {
@@ -57,32 +47,32 @@ int runHooksCommand(const CommandLine &cl)
     const QString verb = cl.command.value(1);
     const QString client = cl.command.value(2);
     if (!HookSetup::clients().contains(client))
-        return fail(QStringLiteral("hooks %1: the client must be one of %2")
-                        .arg(verb, HookSetup::clients().join(QLatin1String(", "))));
+        return commandFailed(QStringLiteral("hooks %1: the client must be one of %2")
+                                 .arg(verb, HookSetup::clients().join(QLatin1String(", "))));
     auto config = Config::load(cl.configPath);
     if (!config)
-        return fail(config.error());
+        return commandFailed(config.error());
     const QString dataDir = QDir(cl.dataDir).absolutePath();
     const HookInstaller::Place place = hookPlace(dataDir, consoleBase(cl, config.value()));
     if (verb == QLatin1String("install") && cl.setup) { // what would be merged, and nothing written
         auto text = HookInstaller::setupText(place, client);
         if (!text)
-            return fail(text.error());
+            return commandFailed(text.error());
         std::printf("%s\n", qPrintable(text.value()));
         return 0;
     }
     if (!QDir().mkpath(dataDir))
-        return fail(QStringLiteral("cannot create %1").arg(dataDir));
+        return commandFailed(QStringLiteral("cannot create %1").arg(dataDir));
     auto db = Database::open(config.value().storeLocation(dataDir));
     if (!db)
-        return fail(db.error());
+        return commandFailed(db.error());
     SystemClock clock;
     TokenStore tokens(*db.value(), clock);
     HookInstaller installer(tokens, place);
     auto done = verb == QLatin1String("install") ? installer.install(client, config.value().personOrLogin())
                                                  : installer.remove(client);
     if (!done)
-        return fail(done.error());
+        return commandFailed(done.error());
     std::printf("%s\n", qPrintable(done.value()));
     return 0;
 }

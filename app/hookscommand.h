@@ -4,6 +4,7 @@
 
 namespace Countersign {
 
+class Config;
 struct CommandLine;
 
 // `countersign hooks install CLIENT` and `hooks remove CLIENT` (claude-code, codex, gemini, qwen):
@@ -16,5 +17,7 @@ struct CommandLine;
 int runHooksCommand(const CommandLine &cl);
 // Where this program's hooks go: the user's home, the shim beside this program, the console's socket.
 HookInstaller::Place hookPlace(const QString &dataDir, const QString &consoleBase);
+// http://HOST:PORT of the console on this data folder: the running one's, else the configured one.
+QString consoleBase(const CommandLine &cl, const Config &config);
 
 } // namespace Countersign

@@ -20,36 +20,27 @@
 
 namespace Countersign {
 
-namespace {
-
-int fail(const QString &message)
-{
-    std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
-    return 1;
-}
-
-} // namespace
-
 int runUndoCommand(const CommandLine &cl)
 {
     const QString nonce = cl.command.value(1).toLower();
     if (!QRegularExpression(QStringLiteral("^[0-9a-f]{32}$")).match(nonce).hasMatch())
-        return fail(QStringLiteral("\"%1\" is not an operation id (32 hex digits, as the audit view and "
-                                   "audit export show it)")
-                        .arg(cl.command.value(1).left(80)));
+        return commandFailed(
+            QStringLiteral("\"%1\" is not an operation id (32 hex digits, as the audit view and "
+                           "audit export show it)")
+                .arg(cl.command.value(1).left(80)));
     auto config = Config::load(cl.configPath);
     if (!config)
-        return fail(config.error());
+        return commandFailed(config.error());
     const QString path = config.value().storeLocation(cl.dataDir);
     if (!Database::isPostgresUrl(path) && !QFile::exists(path))
-        return fail(QStringLiteral("no audit log at %1").arg(path));
+        return commandFailed(QStringLiteral("no audit log at %1").arg(path));
     // The revert is recorded in the chain under a signed checkpoint, as the window's is.
     auto keys = loadServerKeys(config.value(), cl.dataDir);
     if (!keys)
-        return fail(keys.error());
+        return commandFailed(keys.error());
     auto db = Database::open(path);
     if (!db)
-        return fail(db.error());
+        return commandFailed(db.error());
     SystemClock clock;
     ReceiptSigner signer(keys.value().signingSeed);
     AuditStore store(*db.value(), clock, &signer);
@@ -59,9 +50,9 @@ int runUndoCommand(const CommandLine &cl)
     FileUndo undo(store, snapshots);
     auto preview = undo.preview(nonce);
     if (!preview)
-        return fail(preview.error());
+        return commandFailed(preview.error());
     if (!preview.value().refusal.isEmpty())
-        return fail(QStringLiteral("nothing was reverted: %1").arg(preview.value().refusal));
+        return commandFailed(QStringLiteral("nothing was reverted: %1").arg(preview.value().refusal));
     // The agent's text, with what a terminal would act on (escape sequences) shown as marks.
     std::fputs(qPrintable(visibleText(preview.value().diff)), stdout);
     if (!cl.yes) {
@@ -78,7 +69,7 @@ int runUndoCommand(const CommandLine &cl)
     auto reverted =
         undo.revert(nonce, user.isEmpty() ? QStringLiteral("cli") : QStringLiteral("cli:") + user);
     if (!reverted)
-        return fail(reverted.error());
+        return commandFailed(reverted.error());
     std::printf("%s\n", qPrintable(reverted.value()));
     return 0;
 }

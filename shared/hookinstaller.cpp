@@ -3,13 +3,13 @@
 #include "agentplugins.h"
 #include "hookclients.h"
 #include "hooksetup.h"
+#include "privatefile.h"
 #include "tokenstore.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <nlohmann/json.hpp>
 
@@ -41,22 +41,6 @@ Result<json> readSettings(const QString &path)
                                       "(countersign hooks install CLIENT --setup prints them)")
                            .arg(path));
     return failure(QStringLiteral("%1 is not valid JSON; nothing was changed").arg(path));
-}
-
-// bytes in place at once (a reader never sees half of it), readable by the user alone, its folder
-// made when missing: the settings, a token, a plugin.
-Status writePrivate(const QString &path, const QByteArray &bytes)
-{
-    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
-        return failure(QStringLiteral("cannot create the folder of %1").arg(path));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    file.write(bytes);
-    if (!file.commit())
-        return failure(QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
-    return success();
 }
 
 // A copy beside it first, then the new text in place at once.
@@ -158,11 +142,11 @@ HookSetup::Target HookInstaller::targetOf(const Place &place, const QString &cli
     return target;
 }
 
-HookInstaller::State HookInstaller::state(const QString &client) const
+HookInstaller::State HookInstaller::stateAt(const Place &place, const QString &client)
 {
     State s;
     s.client = client;
-    s.path = settingsPath(m_place, client);
+    s.path = settingsPath(place, client);
     if (isPlugin(client)) {
         auto installed = pluginInstalled(s.path);
         if (!installed)
@@ -252,7 +236,6 @@ Result<QString> HookInstaller::freshToken(const QString &client, const QString &
     return token;
 }
 
-// The connection revoked (gone already is fine) and its token file deleted.
 void HookInstaller::dropConnection(const QString &client)
 {
     (void)m_tokens.revoke(connectionName(client));

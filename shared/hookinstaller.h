@@ -41,7 +41,8 @@ public:
     HookInstaller(TokenStore &tokens, Place place);
 
     // Whether each client's settings hold Countersign's hooks now (read from the files each time).
-    State state(const QString &client) const;
+    State state(const QString &client) const { return stateAt(m_place, client); }
+    static State stateAt(const Place &place, const QString &client);
     // What was done, in a sentence for a person (the backup's path, the client's own step after).
     Result<QString> install(const QString &client, const QString &owner);
     Result<QString> remove(const QString &client);
@@ -50,6 +51,8 @@ public:
 
     // The connection a client's hooks act as.
     static QString connectionName(const QString &client);
+    // The connection CLIENT-hooks revoked (gone already is fine) and its token file deleted.
+    void dropConnection(const QString &client);
     // What the person must still do in the client itself (Codex's trust step, trusted folders).
     static QString afterwards(const QString &client);
     // The client's name as a person reads it ("Claude Code").
@@ -58,7 +61,6 @@ public:
 private:
     static QString settingsPath(const Place &place, const QString &client);
     Result<QString> freshToken(const QString &client, const QString &owner);
-    void dropConnection(const QString &client);
     static HookSetup::Target targetOf(const Place &place, const QString &client);
 
     TokenStore &m_tokens;

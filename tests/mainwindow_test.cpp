@@ -8,12 +8,12 @@
 #include "auditstore.h"
 #include "auditview.h"
 #include "canonicaljson.h"
+#include "clientinstaller.h"
 #include "config.h"
 #include "connectionspage.h"
 #include "database.h"
 #include "fakeclock.h"
 #include "helperfailure.h"
-#include "hookinstaller.h"
 #include "hookspanel.h"
 #include "mainwindow.h"
 #include "policychange.h"
@@ -1300,10 +1300,10 @@ private Q_SLOTS:
         place.consoleBase = QStringLiteral("http://127.0.0.1:7331");
         place.shim = {QStringLiteral("/opt/countersign/bin/countersign-hook")};
         place.socket = home.filePath(QStringLiteral("bridge.sock"));
-        HookInstaller installer(*m_tokens, place);
+        ClientInstaller installer(*m_tokens, place);
         ConnectionsPage *page = m_window->connectionsPage();
         QVERIFY(!find<QPushButton>("installHooks-claude-code")->isEnabled()); // no installer yet
-        m_window->setHookInstaller(&installer);
+        m_window->setClientInstaller(&installer);
         auto *state = find<QLabel>("hookState-claude-code");
         QVERIFY(state->text().contains(QLatin1String("no hooks")));
         QVERIFY(!find<QPushButton>("removeHooks-claude-code")->isEnabled());
@@ -1320,10 +1320,22 @@ private Q_SLOTS:
         const std::string header =
             hooks.at("hooks").at("PreToolUse").at(0).at("hooks").at(0).at("headers").at("Authorization");
         QVERIFY(m_tokens->authenticate(QByteArray::fromStdString(header.substr(7))).has_value());
+        // Set up wrote the MCP server too; Check reports, off the window's thread.
+        QVERIFY(QFile::exists(home.filePath(QStringLiteral(".claude.json"))));
+        QSignalSpy checked(page->hooksPanel(), &HooksPanel::checked);
+        QTest::mouseClick(find<QPushButton>("checkClient-claude-code"), Qt::LeftButton);
+        QVERIFY(checked.wait(30000));
+        QVERIFY2(state->text().startsWith(QLatin1String("Claude Code: ")), qPrintable(state->text()));
+        QVERIFY2(state->text().contains(QLatin1String("Countersign's hooks in ") + settings),
+                 qPrintable(state->text()));
+        QVERIFY2(state->text().contains(QLatin1String("Countersign's MCP server in")),
+                 qPrintable(state->text()));
         auto *list = find<QListWidget>("connectionList");
-        QTRY_COMPARE(list->count(), 1);
-        QVERIFY(list->item(0)->text().contains(QLatin1String("claude-code-hooks")));
-        QVERIFY(list->item(0)->text().contains(QLatin1String("Claude Code's hooks: installed")));
+        QTRY_COMPARE(list->count(), 2); // claude-code-hooks and claude-code-mcp
+        const auto hooksLine = list->findItems(QStringLiteral("claude-code-hooks"), Qt::MatchContains);
+        QCOMPARE(hooksLine.size(), 1);
+        QVERIFY(hooksLine.first()->text().contains(QLatin1String("Claude Code's hooks: installed")));
+        QCOMPARE(list->findItems(QStringLiteral("claude-code-mcp"), Qt::MatchContains).size(), 1);
         // Codex: the shim, its token in a file only the user reads.
         QTest::mouseClick(find<QPushButton>("installHooks-codex"), Qt::LeftButton);
         QVERIFY(page->hooksPanel()->installed(QStringLiteral("codex")));
@@ -1361,7 +1373,7 @@ private Q_SLOTS:
         QFile after(gemini);
         QVERIFY(after.open(QIODevice::ReadOnly));
         QCOMPARE(after.readAll(), commented);
-        m_window->setHookInstaller(nullptr);
+        m_window->setClientInstaller(nullptr);
     }
     void connections_addShowsTheTokenOnce_andRevokes()
     {

@@ -1,5 +1,6 @@
 #include "connectionspage.h"
 
+#include "clientinstaller.h"
 #include "clientsetup.h"
 #include "hookinstaller.h"
 #include "hooksetup.h"
@@ -98,7 +99,7 @@ ConnectionsPage::ConnectionsPage(TokenStore &tokens, QWidget *parent) : QWidget(
     showSetup({}, {});
 }
 
-void ConnectionsPage::setHookInstaller(HookInstaller *installer)
+void ConnectionsPage::setClientInstaller(ClientInstaller *installer)
 {
     m_hooks->setInstaller(installer, m_owner);
     reload();

@@ -12,7 +12,7 @@ class QPushButton;
 
 namespace Countersign {
 
-class HookInstaller;
+class ClientInstaller;
 class HooksPanel;
 class TokenStore;
 class UpstreamList;
@@ -43,8 +43,8 @@ public:
     int activeCount() const { return m_active; }
     // The MCP servers behind the gate, below the connections.
     UpstreamList *upstreamList() const { return m_upstreams; }
-    // Where Install and Remove write the agents' hooks (none: they are off).
-    void setHookInstaller(HookInstaller *installer);
+    // Where Set up and Remove write the agents' hooks and servers (none: they are off).
+    void setClientInstaller(ClientInstaller *installer);
     HooksPanel *hooksPanel() const { return m_hooks; }
     // What each connection is doing, for its line: when its last request came (the server's
     // authentication, as it happens), and how many cards of its calls wait for a decision (with

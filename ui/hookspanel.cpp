@@ -1,13 +1,17 @@
 #include "hookspanel.h"
 
-#include "hookinstaller.h"
+#include "clientcheck.h"
+#include "clientinstaller.h"
 #include "hooksetup.h"
 
 #include <QGridLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QThread>
 #include <QVBoxLayout>
+
+#include <memory>
 
 namespace Countersign {
 
@@ -23,16 +27,20 @@ HooksPanel::HooksPanel(QWidget *parent) : QWidget(parent)
         row.state->setObjectName(QStringLiteral("hookState-%1").arg(client));
         row.state->setTextFormat(Qt::PlainText);
         row.state->setWordWrap(true);
-        row.install = new QPushButton(tr("Install"), this);
+        row.install = new QPushButton(tr("Set up"), this);
         row.install->setObjectName(QStringLiteral("installHooks-%1").arg(client));
+        row.check = new QPushButton(tr("Check"), this);
+        row.check->setObjectName(QStringLiteral("checkClient-%1").arg(client));
         row.remove = new QPushButton(tr("Remove…"), this);
         row.remove->setObjectName(QStringLiteral("removeHooks-%1").arg(client));
         grid->addWidget(name, line, 0);
         grid->addWidget(row.state, line, 1);
         grid->addWidget(row.install, line, 2);
-        grid->addWidget(row.remove, line, 3);
+        grid->addWidget(row.check, line, 3);
+        grid->addWidget(row.remove, line, 4);
         grid->setColumnStretch(1, 1);
         connect(row.install, &QPushButton::clicked, this, [this, client] { install(client); });
+        connect(row.check, &QPushButton::clicked, this, [this, client] { check(client); });
         connect(row.remove, &QPushButton::clicked, this, [this, client] { askToRemove(client); });
         m_rows.insert(client, row);
         ++line;
@@ -46,7 +54,7 @@ HooksPanel::HooksPanel(QWidget *parent) : QWidget(parent)
     mcpOnly->setObjectName(QStringLiteral("hooksMcpOnly"));
     mcpOnly->setTextFormat(Qt::PlainText);
     mcpOnly->setWordWrap(true);
-    grid->addWidget(mcpOnly, line, 0, 1, 4);
+    grid->addWidget(mcpOnly, line, 0, 1, 5);
     m_message = new QLabel(this);
     m_message->setObjectName(QStringLiteral("hooksMessage"));
     m_message->setTextFormat(Qt::PlainText);
@@ -58,7 +66,7 @@ HooksPanel::HooksPanel(QWidget *parent) : QWidget(parent)
     refresh();
 }
 
-void HooksPanel::setInstaller(HookInstaller *installer, const QString &owner)
+void HooksPanel::setInstaller(ClientInstaller *installer, const QString &owner)
 {
     m_installer = installer;
     m_owner = owner;
@@ -72,10 +80,11 @@ void HooksPanel::refresh()
         if (!m_installer) {
             row.state->setText(tr("not available in this console"));
             row.install->setEnabled(false);
+            row.check->setEnabled(false);
             row.remove->setEnabled(false);
             continue;
         }
-        const HookInstaller::State s = m_installer->state(it.key());
+        const HookInstaller::State s = m_installer->hooks().state(it.key());
         m_installed.insert(it.key(), s.installed);
         m_paths.insert(it.key(), s.path);
         if (!s.problem.isEmpty())
@@ -85,8 +94,9 @@ void HooksPanel::refresh()
                                    .arg(s.path, HookInstaller::connectionName(it.key())));
         else
             row.state->setText(tr("no hooks: its own shell and edit tools pass no card"));
-        row.install->setText(s.installed ? tr("Install again") : tr("Install"));
+        row.install->setText(s.installed ? tr("Set up again") : tr("Set up"));
         row.install->setEnabled(s.problem.isEmpty());
+        row.check->setEnabled(true);
         row.remove->setEnabled(s.installed && s.problem.isEmpty());
     }
 }
@@ -95,7 +105,7 @@ bool HooksPanel::install(const QString &client)
 {
     if (!m_installer)
         return false;
-    auto done = m_installer->install(client, m_owner);
+    auto done = m_installer->setup(client, m_owner);
     m_message->setText(done ? done.value() : done.error());
     refresh();
     if (done)
@@ -110,13 +120,16 @@ bool HooksPanel::askToRemove(const QString &client)
     delete findChild<QMessageBox *>(QStringLiteral("removeHooksConfirmation"));
     const QString name = HookInstaller::displayName(client);
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Remove the %1 hooks?").arg(name),
-                                tr("Take Countersign's hooks out of %1?").arg(m_paths.value(client)),
+                                tr("Take Countersign's hooks and MCP server out of %1?")
+                                    .arg(m_installer->files(client).join(QStringLiteral(", "))),
                                 QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("removeHooksConfirmation"));
     box->setTextFormat(Qt::PlainText);
-    box->setInformativeText(tr("%1's own shell and edit tools then run with no card, and the connection %2 "
-                               "is revoked. The file is backed up first.")
-                                .arg(name, HookInstaller::connectionName(client)));
+    box->setInformativeText(
+        tr("%1's own shell and edit tools then run with no card, and the connections "
+           "%2 and %3 are revoked. Each file goes back as it was before setup (one you "
+           "changed since keeps your changes).")
+            .arg(name, HookInstaller::connectionName(client), ClientInstaller::mcpConnection(client)));
     QPushButton *confirm = box->addButton(tr("Remove the hooks"), QMessageBox::DestructiveRole);
     confirm->setObjectName(QStringLiteral("confirmRemoveHooks"));
     QPushButton *keep = box->addButton(tr("Keep them"), QMessageBox::RejectRole);
@@ -135,6 +148,33 @@ void HooksPanel::remove(const QString &client)
     refresh();
     if (done)
         Q_EMIT changed();
+}
+
+void HooksPanel::check(const QString &client)
+{
+    if (!m_installer || !m_rows.contains(client))
+        return;
+    const Row &row = m_rows[client];
+    row.check->setEnabled(false);
+    row.state->setText(tr("checking…"));
+    // It runs the agent's programs (its version; Codex's app-server): never on the window's thread.
+    // It reads only files and the place (a copy): nothing of the window's, which may go meanwhile.
+    auto result = std::make_shared<ClientCheck>();
+    QThread *worker = QThread::create(
+        [result, client, place = m_installer->place()] { *result = ClientCheck::of(client, place); });
+    connect(worker, &QThread::finished, this, [this, result] { showCheck(*result); });
+    connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+    worker->start();
+}
+
+void HooksPanel::showCheck(const ClientCheck &check)
+{
+    if (!m_rows.contains(check.client))
+        return;
+    const Row &row = m_rows[check.client];
+    row.state->setText(check.describe().trimmed());
+    row.check->setEnabled(m_installer != nullptr);
+    Q_EMIT checked(check.client);
 }
 
 } // namespace Countersign

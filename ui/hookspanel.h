@@ -9,12 +9,15 @@ class QPushButton;
 
 namespace Countersign {
 
-class HookInstaller;
+class ClientInstaller;
+struct ClientCheck;
 
 // The agents' own tools (their shell and edit tools) through Countersign's hooks, in Connections:
-// per client (Claude Code, Codex, Gemini CLI, Qwen Code) whether its user-level settings hold the
-// hooks now and where, with Install (which says what it wrote and what is still to do in the
-// client) and Remove (after a confirmation: the agent's own tools then pass no card).
+// per agent whether its user-level settings hold the hooks now and where, with Set up (all of
+// `countersign setup CLIENT`: the hooks or plugin, the MCP server; it says what it wrote and what is
+// still to do in the agent), Check (`countersign doctor CLIENT`, off the window's thread: ready,
+// needs a step or fails open, and why) and Remove (after a confirmation: every file back as it was,
+// and the agent's own tools then pass no card).
 class HooksPanel final : public QWidget
 {
     Q_OBJECT
@@ -22,8 +25,8 @@ public:
     explicit HooksPanel(QWidget *parent = nullptr);
     Q_DISABLE_COPY_MOVE(HooksPanel)
 
-    // Where the hooks go; until it is set, the panel says so and its buttons are off.
-    void setInstaller(HookInstaller *installer, const QString &owner);
+    // Where the set-up goes; until it is set, the panel says so and its buttons are off.
+    void setInstaller(ClientInstaller *installer, const QString &owner);
     // Reads each client's settings file again.
     void refresh();
     bool install(const QString &client);
@@ -31,21 +34,26 @@ public:
     bool askToRemove(const QString &client);
     // Whether client's settings hold the hooks, as last read.
     bool installed(const QString &client) const { return m_installed.value(client); }
+    // Checks client in a thread of its own; its row says the verdict when it is in (checked()).
+    void check(const QString &client);
 
 Q_SIGNALS:
     // Hooks were installed or removed: their connections changed.
     void changed();
+    void checked(const QString &client);
 
 private:
     void remove(const QString &client);
+    void showCheck(const ClientCheck &check);
 
     struct Row final
     {
         QLabel *state = nullptr;
         QPushButton *install = nullptr;
+        QPushButton *check = nullptr;
         QPushButton *remove = nullptr;
     };
-    HookInstaller *m_installer = nullptr;
+    ClientInstaller *m_installer = nullptr;
     QString m_owner;
     QHash<QString, Row> m_rows;
     QHash<QString, bool> m_installed;

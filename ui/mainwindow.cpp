@@ -280,9 +280,9 @@ void MainWindow::setUpstreams(const QString &status)
     m_connections->upstreamList()->setStatus(status);
 }
 
-void MainWindow::setHookInstaller(HookInstaller *installer)
+void MainWindow::setClientInstaller(ClientInstaller *installer)
 {
-    m_connections->setHookInstaller(installer);
+    m_connections->setClientInstaller(installer);
 }
 
 void MainWindow::setUndo(Undo *undo, const QString &by)

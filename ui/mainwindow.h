@@ -23,7 +23,7 @@ class ConnectionsPage;
 class DeclinesView;
 class PolicyChangeBanner;
 class SettingsPage;
-class HookInstaller;
+class ClientInstaller;
 class TokenStore;
 class Undo;
 struct Operation;
@@ -64,8 +64,8 @@ public:
     void clearConfigProblem();
     // The upstreams' states and tools (McpServer::upstreamsChanged), shown in Connections.
     void setUpstreams(const QString &status);
-    // Where Connections installs the agents' hooks.
-    void setHookInstaller(HookInstaller *installer);
+    // Where Connections sets the agents up (their hooks and MCP servers).
+    void setClientInstaller(ClientInstaller *installer);
     // The audit view's Revert of an agent's change that ran with no card (AuditView::setUndo).
     void setUndo(Undo *undo, const QString &by);
     // Data and configuration paths for Help > About.

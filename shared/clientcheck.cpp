@@ -1,0 +1,293 @@
+#include "clientcheck.h"
+
+#include "hookclients.h"
+#include "mcpentries.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QVersionNumber>
+
+#include <algorithm>
+#include <optional>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Program final
+{
+    const char *client;
+    const char *name;   // on PATH
+    const char *oldest; // the first version whose hooks block on failure (empty: any)
+    const char *tested; // the version the tests run
+};
+
+constexpr Program kPrograms[] = {
+    {"claude-code", "claude", "2.1.295", "2.1.328"},
+    {"codex", "codex", "", "0.169.0"},
+    {"gemini", "gemini", "", "0.61.0"},
+    {"qwen", "qwen", "", "0.24.4"},
+    {"copilot", "copilot", "1.0.21", "1.0.102"},
+    {"opencode", "opencode", "", "1.18.33"},
+    {"pi", "pi", "", "0.73.1"},
+};
+
+const Program *programOf(const QString &client)
+{
+    for (const Program &p : kPrograms)
+        if (client == QLatin1String(p.client))
+            return &p;
+    return nullptr;
+}
+
+QProcessEnvironment environmentFor(const HookInstaller::Place &place)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOME"), place.home);
+    if (!place.codexHome.isEmpty())
+        env.insert(QStringLiteral("CODEX_HOME"), place.codexHome);
+    return env;
+}
+
+// What a program prints, within a time limit (nothing when it does not start or finish).
+QByteArray outputOf(const QString &program, const QStringList &arguments, const HookInstaller::Place &place,
+                    const QByteArray &input = {}, int waitMs = 20'000)
+{
+    QProcess p;
+    p.setProcessEnvironment(environmentFor(place));
+    p.setWorkingDirectory(place.home);
+    p.start(program, arguments);
+    if (!p.waitForStarted(5000))
+        return {};
+    p.write(input);
+    if (input.isEmpty())
+        p.closeWriteChannel();
+    QByteArray out;
+    QDeadlineTimer deadline(waitMs);
+    // app-server stays up until its stdin closes: read until the answer to request 2 is in.
+    while (!deadline.hasExpired()) {
+        if (p.waitForReadyRead(int(std::max<qint64>(deadline.remainingTime(), 1))))
+            out += p.readAllStandardOutput();
+        else if (p.state() == QProcess::NotRunning)
+            break;
+        if (const qsizetype at = out.indexOf("\"id\":2,");
+            !input.isEmpty() && at >= 0 && out.indexOf('\n', at) > 0)
+            break; // the whole line of the answer is in
+    }
+    out += p.readAllStandardOutput();
+    p.closeWriteChannel();
+    if (!p.waitForFinished(2000)) {
+        p.kill();
+        p.waitForFinished(2000);
+    }
+    return out;
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Countersign's hooks as `codex app-server` lists them for its hooks file: [trusted, all].
+std::pair<int, int> codexTrust(const QString &program, const QString &hooksFile,
+                               const HookInstaller::Place &place)
+{
+    const QByteArray requests =
+        "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientInfo\":{\"name\":\"countersign\","
+        "\"version\":\"1\"}}}\n"
+        "{\"method\":\"initialized\"}\n{\"id\":2,\"method\":\"hooks/list\",\"params\":{}}\n";
+    const QByteArray out = outputOf(program, {QStringLiteral("app-server")}, place, requests);
+    int trusted = 0;
+    int all = 0;
+    for (const QByteArray &line : out.split('\n')) {
+        const json message = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+        if (!message.is_object() || message.value("id", 0) != 2 || !message.contains("result"))
+            continue;
+        for (const json &scope : message["result"].value("data", json::array())) {
+            for (const json &hook : scope.value("hooks", json::array())) {
+                if (QString::fromStdString(hook.value("sourcePath", std::string())) != hooksFile ||
+                    !QString::fromStdString(hook.value("command", std::string()))
+                         .contains(QLatin1String("countersign")))
+                    continue;
+                ++all;
+                const std::string status = hook.value("trustStatus", std::string());
+                if (status == "trusted" || status == "managed")
+                    ++trusted;
+            }
+        }
+        return {trusted, all};
+    }
+    return {-1, -1}; // no answer
+}
+
+// The folders Gemini CLI trusts, or nothing when it trusts every folder (folder trust turned off).
+std::optional<QStringList> geminiTrustedFolders(const HookInstaller::Place &place)
+{
+    const QByteArray settings = readFile(QDir(place.home).filePath(QStringLiteral(".gemini/settings.json")));
+    const json s =
+        json::parse(settings.constData(), settings.constData() + settings.size(), nullptr, false, true);
+    if (s.is_object() && s.contains("security") && s["security"].is_object() &&
+        s["security"].value("folderTrust", json::object()).is_object() &&
+        s["security"].value("folderTrust", json::object()).value("enabled", true) == false)
+        return std::nullopt;
+    const QByteArray folders =
+        readFile(QDir(place.home).filePath(QStringLiteral(".gemini/trustedFolders.json")));
+    const json f =
+        json::parse(folders.constData(), folders.constData() + folders.size(), nullptr, false, true);
+    QStringList trusted;
+    if (f.is_object())
+        for (const auto &[path, level] : f.items())
+            if (level == "TRUST_FOLDER" || level == "TRUST_PARENT")
+                trusted << QString::fromStdString(path);
+    return trusted;
+}
+
+} // namespace
+
+QString ClientCheck::verdictWord(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Ready:
+        return QStringLiteral("ready");
+    case Verdict::NeedsStep:
+        return QStringLiteral("needs a step");
+    case Verdict::FailsOpen:
+        return QStringLiteral("fails open");
+    case Verdict::NotInstalled:
+        break;
+    }
+    return QStringLiteral("not installed");
+}
+
+ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &place)
+{
+    ClientCheck c;
+    c.client = client;
+    const Program *program = programOf(client);
+    const QString title = HookInstaller::displayName(client);
+    if (program) {
+        c.program = QStandardPaths::findExecutable(QLatin1String(program->name));
+        if (!c.program.isEmpty()) {
+            static const QRegularExpression number(QStringLiteral("\\d+\\.\\d+\\.\\d+"));
+            c.version =
+                number.match(QString::fromUtf8(outputOf(c.program, {QStringLiteral("--version")}, place)))
+                    .captured();
+        }
+    }
+    const HookInstaller::State state = HookInstaller::stateAt(place, client);
+    const auto named = hookClientNamed(client.toStdString());
+    const bool plugin = named && hookClientSpec(*named).pluginFile;
+    const QString hooksWord = plugin ? QStringLiteral("plugin") : QStringLiteral("hooks");
+    if (!state.problem.isEmpty())
+        c.found << state.problem;
+    else if (state.installed)
+        c.found << QStringLiteral("Countersign's %1 in %2").arg(hooksWord, state.path);
+    const QString mcpPath = McpEntries::configPath(client, place.home, place.codexHome);
+    bool mcp = mcpPath.isEmpty();
+    if (!mcpPath.isEmpty()) {
+        auto in = McpEntries::installed(client, readFile(mcpPath));
+        mcp = in && in.value();
+        if (!in)
+            c.found << QStringLiteral("%1: %2").arg(mcpPath, in.error());
+        else if (mcp)
+            c.found << QStringLiteral("Countersign's MCP server in %1").arg(mcpPath);
+    } else {
+        c.found << QStringLiteral("%1 has no MCP client: its own tools are gated through the %2 alone")
+                       .arg(title, hooksWord);
+    }
+    const auto verdict = [&c](Verdict v, const QString &why, const QString &step) {
+        c.verdict = v;
+        c.why = why;
+        c.step = step;
+        return c;
+    };
+    if (c.program.isEmpty())
+        return verdict(
+            Verdict::NotInstalled,
+            program ? QStringLiteral("no `%1` on PATH").arg(QLatin1String(program->name)) : QString(), {});
+    if (!state.installed)
+        return verdict(Verdict::FailsOpen,
+                       QStringLiteral("no Countersign %1: %2's own shell and edit tools run unasked")
+                           .arg(hooksWord, title),
+                       QStringLiteral("countersign setup %1").arg(client));
+    const QVersionNumber have = QVersionNumber::fromString(c.version);
+    if (program && *program->oldest && !c.version.isEmpty() &&
+        have < QVersionNumber::fromString(QLatin1String(program->oldest)))
+        return verdict(
+            Verdict::FailsOpen,
+            QStringLiteral("%1 %2 lets a call through when its hook fails (the console down); %3 and "
+                           "later block it")
+                .arg(title, c.version, QLatin1String(program->oldest)),
+            QStringLiteral("update %1").arg(title));
+    if (client == QLatin1String("codex")) {
+        const auto [trusted, all] = codexTrust(c.program, state.path, place);
+        if (all < 0)
+            c.found << QStringLiteral("`codex app-server` did not list its hooks: their trust is not known");
+        else if (all == 0)
+            return verdict(Verdict::FailsOpen,
+                           QStringLiteral("Codex does not list Countersign's hooks in %1").arg(state.path),
+                           QStringLiteral("countersign setup codex"));
+        else if (trusted < all)
+            return verdict(
+                Verdict::FailsOpen,
+                QStringLiteral("Codex runs a hook only once you trust its hash, and %1 of Countersign's %2 "
+                               "are not trusted: until then every command runs unasked")
+                    .arg(all - trusted)
+                    .arg(all),
+                QStringLiteral("start codex, open /hooks and choose \"Trust all and continue\""));
+        else
+            c.found << QStringLiteral("Codex trusts all %1 of Countersign's hooks").arg(all);
+    }
+    if (client == QLatin1String("gemini")) {
+        const auto trusted = geminiTrustedFolders(place);
+        if (trusted && trusted->isEmpty())
+            return verdict(
+                Verdict::FailsOpen,
+                QStringLiteral("Gemini CLI runs settings hooks (and MCP servers) only in folders it "
+                               "trusts, and it trusts none yet"),
+                QStringLiteral("trust your project folder when Gemini CLI asks, or add \"/path/to/project\": "
+                               "\"TRUST_FOLDER\" to ~/.gemini/trustedFolders.json"));
+        c.found << (trusted ? QStringLiteral(
+                                  "Gemini CLI runs them only in the folders it trusts: %1; elsewhere its "
+                                  "own tools run unasked")
+                                  .arg(trusted->join(QStringLiteral(", ")))
+                            : QStringLiteral("Gemini CLI's folder trust is off: hooks run in every folder"));
+    }
+    if (!mcp)
+        return verdict(
+            Verdict::NeedsStep,
+            QStringLiteral("no Countersign MCP server in %1: its gated tools are not there").arg(mcpPath),
+            QStringLiteral("countersign setup %1").arg(client));
+    if (program && !c.version.isEmpty() && have < QVersionNumber::fromString(QLatin1String(program->tested)))
+        c.found << QStringLiteral("tested with %1 %2; this is %3")
+                       .arg(title, QLatin1String(program->tested), c.version);
+    if (plugin)
+        c.found << QStringLiteral("%1 loads it when it starts: restart a running one").arg(title);
+    return verdict(Verdict::Ready, {}, {});
+}
+
+QString ClientCheck::describe() const
+{
+    QString out = QStringLiteral("%1: %2").arg(HookInstaller::displayName(client), verdictWord(verdict));
+    if (!version.isEmpty())
+        out += QStringLiteral(" (%1 %2)").arg(program, version);
+    out += QLatin1Char('\n');
+    for (const QString &fact : found)
+        out += QStringLiteral("  - %1\n").arg(fact);
+    if (!why.isEmpty())
+        out += QStringLiteral("  why: %1\n").arg(why);
+    if (!step.isEmpty())
+        out += QStringLiteral("  next: %1\n").arg(step);
+    return out;
+}
+
+} // namespace Countersign
