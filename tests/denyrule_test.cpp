@@ -96,6 +96,13 @@ private Q_SLOTS:
                                 << calls(
                                        {call("scale", {{"replicas", 4}}), call("scale", {{"replicas", 33}})})
                                 << json::array() << true;
+        // Issue 26, B14: a number is matched by value, as the arguments digest writes it: a rule
+        // written for 1.0 denies 1 and 1e0 too (once only the exact text matched), never 1.5.
+        QTest::newRow("a number by value")
+            << QStringLiteral("scale") << json{{"replicas", 1.0}}
+            << calls({call("scale", {{"replicas", 1.5}}), call("scale", {{"replicas", "1.0"}})})
+            << calls({call("scale", {{"replicas", 1}}), call("scale", json::parse(R"({"replicas": 1e0})"))})
+            << true;
         QTest::newRow("wildcards in a value")
             << QStringLiteral("delete_files") << json{{"pattern", "*.log"}, {"dir", "logs?"}}
             << calls({call("delete_files", {{"pattern", "ab.log"}, {"dir", "logs?"}}),
