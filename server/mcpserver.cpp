@@ -181,6 +181,10 @@ Result<quint16> McpServer::start()
             return McpHttpEndpoint::refusal(status, JsonRpc::kServerError, reason);
         },
         HttpConnection::Timeouts{}, this);
+    m_http->setVoucher([this](const QByteArray &authorization) {
+        return authorization.size() > 7 && authorization.left(7).toLower() == "bearer " &&
+               m_tokens->authenticate(authorization.mid(7).trimmed()).has_value();
+    });
     auto port = m_http->listen(m_setup.config.listenHost(), m_setup.config.listenPort());
     if (port)
         m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1/approvals/").arg(port.value()));

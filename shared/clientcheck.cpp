@@ -16,6 +16,10 @@
 #include <algorithm>
 #include <optional>
 
+#include <csignal>
+#include <sys/types.h>
+#include <unistd.h>
+
 namespace Countersign {
 
 namespace {
@@ -64,9 +68,12 @@ QByteArray outputOf(const QString &program, const QStringList &arguments, const 
     QProcess p;
     p.setProcessEnvironment(environmentFor(place));
     p.setWorkingDirectory(place.home);
+    // A group of its own: whatever it starts is ended with it.
+    p.setChildProcessModifier([] { ::setpgid(0, 0); });
     p.start(program, arguments);
     if (!p.waitForStarted(5000))
         return {};
+    const qint64 group = p.processId();
     p.write(input);
     if (input.isEmpty())
         p.closeWriteChannel();
@@ -88,6 +95,8 @@ QByteArray outputOf(const QString &program, const QStringList &arguments, const 
         p.kill();
         p.waitForFinished(2000);
     }
+    if (group > 1)                      // never 0: that would be this program's own group
+        ::kill(pid_t(-group), SIGKILL); // and what it left running (a child in the background)
     return out;
 }
 
@@ -97,36 +106,81 @@ QByteArray readFile(const QString &path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-// Countersign's hooks as `codex app-server` lists them for its hooks file: [trusted, all].
-std::pair<int, int> codexTrust(const QString &program, const QString &hooksFile,
-                               const HookInstaller::Place &place)
+// A member as text ("" when it is missing or not text): what an agent prints is read without trust.
+std::string textOf(const json &object, const char *key)
+{
+    if (!object.is_object())
+        return {};
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Countersign's hooks as `codex app-server` lists them for its hooks file (none when it did not
+// answer): how many there are, how many it runs (enabled and trusted by hash), how many are disabled.
+struct CodexHooks final
+{
+    int all = 0;
+    int running = 0;
+    int disabled = 0;
+};
+std::optional<CodexHooks> codexHooks(const QString &program, const QString &hooksFile,
+                                     const HookInstaller::Place &place)
 {
     const QByteArray requests =
         "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientInfo\":{\"name\":\"countersign\","
         "\"version\":\"1\"}}}\n"
         "{\"method\":\"initialized\"}\n{\"id\":2,\"method\":\"hooks/list\",\"params\":{}}\n";
     const QByteArray out = outputOf(program, {QStringLiteral("app-server")}, place, requests);
-    int trusted = 0;
-    int all = 0;
     for (const QByteArray &line : out.split('\n')) {
         const json message = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        if (!message.is_object() || message.value("id", 0) != 2 || !message.contains("result"))
+        if (!message.is_object() || message.value("id", json()) != json(2))
             continue;
-        for (const json &scope : message["result"].value("data", json::array())) {
-            for (const json &hook : scope.value("hooks", json::array())) {
-                if (QString::fromStdString(hook.value("sourcePath", std::string())) != hooksFile ||
-                    !QString::fromStdString(hook.value("command", std::string()))
-                         .contains(QLatin1String("countersign")))
+        const json result = message.value("result", json());
+        if (!result.is_object() || !result.value("data", json()).is_array())
+            return std::nullopt; // an error: nothing is known
+        CodexHooks found;
+        for (const json &scope : result.at("data")) {
+            const json hooks = scope.is_object() ? scope.value("hooks", json()) : json();
+            if (!hooks.is_array())
+                continue;
+            for (const json &hook : hooks) {
+                if (QString::fromStdString(textOf(hook, "sourcePath")) != hooksFile ||
+                    !QString::fromStdString(textOf(hook, "command")).contains(QLatin1String("countersign")))
                     continue;
-                ++all;
-                const std::string status = hook.value("trustStatus", std::string());
-                if (status == "trusted" || status == "managed")
-                    ++trusted;
+                ++found.all;
+                const std::string status = textOf(hook, "trustStatus");
+                if (hook.value("enabled", json(false)) != json(true))
+                    ++found.disabled;
+                else if (status == "trusted" || status == "managed")
+                    ++found.running;
             }
         }
-        return {trusted, all};
+        return found;
     }
-    return {-1, -1}; // no answer
+    return std::nullopt; // no answer
+}
+
+// A setting of the agent's own that turns every hook off, in its settings file (empty: none).
+QString hooksTurnedOff(const QString &client, const QString &settingsPath)
+{
+    const QByteArray bytes = readFile(settingsPath);
+    const json s = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false, true);
+    if (!s.is_object())
+        return {};
+    if (client == QLatin1String("claude-code") || client == QLatin1String("qwen")) {
+        if (s.value("disableAllHooks", json(false)) == json(true))
+            return QStringLiteral("\"disableAllHooks\": true in %1 turns every hook off").arg(settingsPath);
+        if (s.value("allowManagedHooksOnly", json(false)) == json(true))
+            return QStringLiteral("\"allowManagedHooksOnly\": true in %1 runs only managed hooks")
+                .arg(settingsPath);
+    }
+    if (client == QLatin1String("gemini")) {
+        const json config = s.value("hooksConfig", json());
+        if (config.is_object() && config.value("enabled", json(true)) == json(false))
+            return QStringLiteral("\"hooksConfig\": {\"enabled\": false} in %1 turns every hook off")
+                .arg(settingsPath);
+    }
+    return {};
 }
 
 // The folders Gemini CLI trusts, or nothing when it trusts every folder (folder trust turned off).
@@ -135,9 +189,9 @@ std::optional<QStringList> geminiTrustedFolders(const HookInstaller::Place &plac
     const QByteArray settings = readFile(QDir(place.home).filePath(QStringLiteral(".gemini/settings.json")));
     const json s =
         json::parse(settings.constData(), settings.constData() + settings.size(), nullptr, false, true);
-    if (s.is_object() && s.contains("security") && s["security"].is_object() &&
-        s["security"].value("folderTrust", json::object()).is_object() &&
-        s["security"].value("folderTrust", json::object()).value("enabled", true) == false)
+    const json security = s.is_object() ? s.value("security", json()) : json();
+    const json folderTrust = security.is_object() ? security.value("folderTrust", json()) : json();
+    if (folderTrust.is_object() && folderTrust.value("enabled", json(true)) == json(false))
         return std::nullopt;
     const QByteArray folders =
         readFile(QDir(place.home).filePath(QStringLiteral(".gemini/trustedFolders.json")));
@@ -146,7 +200,7 @@ std::optional<QStringList> geminiTrustedFolders(const HookInstaller::Place &plac
     QStringList trusted;
     if (f.is_object())
         for (const auto &[path, level] : f.items())
-            if (level == "TRUST_FOLDER" || level == "TRUST_PARENT")
+            if (level == json("TRUST_FOLDER") || level == json("TRUST_PARENT"))
                 trusted << QString::fromStdString(path);
     return trusted;
 }
@@ -219,33 +273,57 @@ ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &p
                        QStringLiteral("no Countersign %1: %2's own shell and edit tools run unasked")
                            .arg(hooksWord, title),
                        QStringLiteral("countersign setup %1").arg(client));
+    if (const QString off = hooksTurnedOff(client, state.path); !off.isEmpty())
+        return verdict(Verdict::FailsOpen, off + QStringLiteral(": %1's own tools run unasked").arg(title),
+                       QStringLiteral("take that setting out"));
     const QVersionNumber have = QVersionNumber::fromString(c.version);
-    if (program && *program->oldest && !c.version.isEmpty() &&
-        have < QVersionNumber::fromString(QLatin1String(program->oldest)))
-        return verdict(
-            Verdict::FailsOpen,
-            QStringLiteral("%1 %2 lets a call through when its hook fails (the console down); %3 and "
-                           "later block it")
-                .arg(title, c.version, QLatin1String(program->oldest)),
-            QStringLiteral("update %1").arg(title));
+    if (program && *program->oldest) {
+        const QVersionNumber oldest = QVersionNumber::fromString(QLatin1String(program->oldest));
+        if (c.version.isEmpty())
+            return verdict(
+                Verdict::NeedsStep,
+                QStringLiteral("`%1 --version` said no version: %2 before %3 lets a call through when "
+                               "its hook fails")
+                    .arg(c.program, title, QLatin1String(program->oldest)),
+                QStringLiteral("check that %1 is %2 or later").arg(title, QLatin1String(program->oldest)));
+        if (have < oldest)
+            return verdict(
+                Verdict::FailsOpen,
+                QStringLiteral("%1 %2 lets a call through when its hook fails (the console down); %3 "
+                               "and later block it")
+                    .arg(title, c.version, QLatin1String(program->oldest)),
+                QStringLiteral("update %1").arg(title));
+    }
     if (client == QLatin1String("codex")) {
-        const auto [trusted, all] = codexTrust(c.program, state.path, place);
-        if (all < 0)
-            c.found << QStringLiteral("`codex app-server` did not list its hooks: their trust is not known");
-        else if (all == 0)
+        const auto hooks = codexHooks(c.program, state.path, place);
+        if (!hooks)
+            return verdict(
+                Verdict::NeedsStep,
+                QStringLiteral("`codex app-server` did not list its hooks: whether Codex trusts them is "
+                               "not known, and until it does it runs every command unasked"),
+                QStringLiteral("start codex and check /hooks: Countersign's must be trusted"));
+        if (hooks->all == 0)
             return verdict(Verdict::FailsOpen,
                            QStringLiteral("Codex does not list Countersign's hooks in %1").arg(state.path),
                            QStringLiteral("countersign setup codex"));
-        else if (trusted < all)
+        if (hooks->running < hooks->all)
             return verdict(
                 Verdict::FailsOpen,
-                QStringLiteral("Codex runs a hook only once you trust its hash, and %1 of Countersign's %2 "
-                               "are not trusted: until then every command runs unasked")
-                    .arg(all - trusted)
-                    .arg(all),
-                QStringLiteral("start codex, open /hooks and choose \"Trust all and continue\""));
-        else
-            c.found << QStringLiteral("Codex trusts all %1 of Countersign's hooks").arg(all);
+                hooks->disabled
+                    ? QStringLiteral(
+                          "%1 of Countersign's %2 hooks are disabled in Codex: its commands run unasked")
+                          .arg(hooks->disabled)
+                          .arg(hooks->all)
+                    : QStringLiteral(
+                          "Codex runs a hook only once you trust its hash, and %1 of Countersign's %2 "
+                          "are not trusted: until then every command runs unasked")
+                          .arg(hooks->all - hooks->running)
+                          .arg(hooks->all),
+                QStringLiteral(
+                    "start codex, open /hooks, enable Countersign's hooks and choose \"Trust all and "
+                    "continue\""));
+        c.found << QStringLiteral("Codex runs all %1 of Countersign's hooks (enabled, trusted by hash)")
+                       .arg(hooks->all);
     }
     if (client == QLatin1String("gemini")) {
         const auto trusted = geminiTrustedFolders(place);

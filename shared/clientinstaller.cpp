@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 
+#include <algorithm>
 #include <optional>
 
 namespace Countersign {
@@ -44,6 +45,9 @@ struct Touched final
     std::optional<QByteArray> before;
     int mode = 0;
     std::string after;
+    // Whether remove may put before back: not once the file changed between two setups (the
+    // person's edits since the first would go with it).
+    bool restorable = true;
 };
 
 QList<Touched> readLedger(const QString &path)
@@ -56,15 +60,21 @@ QList<Touched> readLedger(const QString &path)
                                     bytes.value()->constData() + bytes.value()->size(), nullptr, false);
     if (!ledger.is_object() || !ledger.contains("files") || !ledger.at("files").is_array())
         return out;
+    // Written by setup, but read as any file: a wrong type is a file that cannot be put back.
     for (const json &f : ledger.at("files")) {
         if (!f.is_object() || !f.value("path", json()).is_string())
             continue;
         Touched t;
         t.path = QString::fromStdString(f.at("path").get<std::string>());
-        if (const json before = f.value("before", json()); before.is_string())
+        const json before = f.value("before", json());
+        const json mode = f.value("mode", json());
+        const json after = f.value("after", json());
+        if (before.is_string())
             t.before = QByteArray::fromBase64(QByteArray::fromStdString(before.get<std::string>()));
-        t.mode = f.value("mode", 0);
-        t.after = f.value("after", std::string());
+        t.mode = mode.is_number_integer() ? mode.get<int>() : 0;
+        t.after = after.is_string() ? after.get<std::string>() : std::string();
+        t.restorable = f.value("restorable", json(true)) == json(true) && after.is_string() &&
+                       (before.is_string() || before.is_null());
         out.append(std::move(t));
     }
     return out;
@@ -77,7 +87,8 @@ Status writeLedger(const QString &path, const QList<Touched> &files)
         list.push_back({{"path", t.path.toStdString()},
                         {"before", t.before ? json(t.before->toBase64().toStdString()) : json()},
                         {"mode", t.mode},
-                        {"after", t.after}});
+                        {"after", t.after},
+                        {"restorable", t.restorable}});
     return writePrivate(path, QByteArray::fromStdString(json{{"files", list}}.dump(2)) + '\n');
 }
 
@@ -134,15 +145,22 @@ Result<QString> ClientInstaller::setup(const QString &client, const QString &own
         auto bytes = readBytes(path);
         if (!bytes)
             return failure(bytes.error());
+        const auto known =
+            std::find_if(ledger.begin(), ledger.end(), [&](const Touched &t) { return t.path == path; });
         if (path == mcpPath) {
-            if (auto trial = McpEntries::install(client, bytes.value().value_or(QByteArray()), {}); !trial)
+            if (auto trial = McpEntries::install(client, bytes.value().value_or(QByteArray()), {},
+                                                 known != ledger.end());
+                !trial)
                 return failure(QStringLiteral("%1: %2").arg(path, trial.error()));
         }
-        const bool known =
-            std::any_of(ledger.cbegin(), ledger.cend(), [&](const Touched &t) { return t.path == path; });
-        if (!known)
-            ledger.append({path, bytes.value(), int(QFile::permissions(path)), {}});
+        if (known == ledger.end())
+            ledger.append({path, bytes.value(), int(QFile::permissions(path)), {}, true});
+        else if (known->after != digestOf(bytes.value()))
+            known->restorable = false; // changed since the last setup: from now on only our entries come out
     }
+    const bool mcpKnown = std::any_of(ledger.cbegin(), ledger.cend(), [&](const Touched &t) {
+        return t.path == mcpPath && !t.after.empty();
+    });
     auto hooks = m_hooks.install(client, owner);
     if (!hooks)
         return failure(hooks.error());
@@ -155,8 +173,9 @@ Result<QString> ClientInstaller::setup(const QString &client, const QString &own
         auto token = m_tokens.add(mcpConnection(client), owner);
         if (!token)
             return failure(token.error());
-        auto merged = McpEntries::install(client, current.value().value_or(QByteArray()),
-                                          {m_place.consoleBase + QStringLiteral("/mcp"), token.value()});
+        auto merged =
+            McpEntries::install(client, current.value().value_or(QByteArray()),
+                                {m_place.consoleBase + QStringLiteral("/mcp"), token.value()}, mcpKnown);
         if (!merged)
             return failure(QStringLiteral("%1: %2").arg(mcpPath, merged.error()));
         if (auto written = writePrivate(mcpPath, merged.value()); !written)
@@ -191,7 +210,7 @@ Result<QString> ClientInstaller::remove(const QString &client)
         auto now = readBytes(t.path);
         if (!now)
             return failure(now.error());
-        if (digestOf(now.value()) != t.after) {
+        if (!t.restorable || digestOf(now.value()) != t.after) {
             changed.append(t);
             continue;
         }
@@ -221,7 +240,9 @@ Result<QString> ClientInstaller::remove(const QString &client)
         if (!current)
             return failure(current.error());
         if (current.value()) {
-            auto without = McpEntries::remove(client, *current.value());
+            // Set up here (a ledger): Countersign's table is taken out even where Codex's own
+            // writers dropped the markers around it.
+            auto without = McpEntries::remove(client, *current.value(), !noLedger);
             if (!without)
                 return failure(QStringLiteral("%1: %2").arg(mcpPath, without.error()));
             if (without.value() != *current.value()) {
@@ -232,6 +253,11 @@ Result<QString> ClientInstaller::remove(const QString &client)
                                                    : QStringLiteral(", which had changed since setup: your "
                                                                     "changes stay"));
             }
+            if (auto still = McpEntries::installed(client, without.value()); still && still.value())
+                said << QStringLiteral(
+                            "%1 still names a server countersign, which setup did not write: it is "
+                            "left as it is, with a token that no longer works.")
+                            .arg(mcpPath);
         }
     }
     m_hooks.dropConnection(client);

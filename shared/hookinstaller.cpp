@@ -261,8 +261,10 @@ Result<QString> HookInstaller::remove(const QString &client)
     if (!current)
         return failure(current.error());
     QString backup;
-    if (!current.value().is_null()) // no file: nothing to take out, and none is made
-        if (auto written = writeSettings(path, HookSetup::remove(current.value(), client), &backup); !written)
+    // No file, or none of ours in it: nothing to take out, and the file is not rewritten.
+    if (const json without = HookSetup::remove(current.value(), client);
+        !current.value().is_null() && without != current.value())
+        if (auto written = writeSettings(path, without, &backup); !written)
             return failure(written.error());
     dropConnection(client);
     return QStringLiteral("Removed Countersign's %1 hooks from %2%3; the connection %4 is revoked.")

@@ -94,31 +94,102 @@ QByteArray codexBlock(const Entry &e)
            "\nhttp_headers = { \"Authorization\" = " + quoted(bearer(e)) + " }\n" + kEnd + '\n';
 }
 
-// Where Countersign's block sits in config.toml: [begin, end) in bytes, or begin -1.
-std::pair<qsizetype, qsizetype> codexBlockAt(const QByteArray &text)
+// config.toml line by line: which table each line is in, and Countersign's own lines.
+struct TomlLine final
 {
-    const qsizetype begin = text.indexOf(kBegin);
-    if (begin < 0 || (begin > 0 && text.at(begin - 1) != '\n'))
-        return {-1, -1};
-    const qsizetype endMarker = text.indexOf(kEnd, begin);
-    if (endMarker < 0)
-        return {-1, -1};
-    qsizetype end = endMarker + qsizetype(sizeof kEnd) - 1;
-    if (end < text.size() && text.at(end) == '\n')
-        ++end;
-    return {begin, end};
+    QByteArray text;     // with its '\n'
+    bool marker = false; // one of Countersign's two marker comments
+    bool ours = false;   // [mcp_servers.countersign] (or one of its sub-tables) and its keys
+};
+
+// A header naming Countersign's server or one of its sub-tables, spelled any way TOML allows.
+bool isOurHeader(const QByteArray &line)
+{
+    static const QRegularExpression header(
+        QStringLiteral(R"(^\s*\[\s*mcp_servers\s*\.\s*(countersign|"countersign"|'countersign')\s*[\].])"));
+    return header.match(QString::fromUtf8(line)).hasMatch();
 }
 
-// A table of that name outside Countersign's block: the user's own, left alone.
-bool codexHasOwnTable(const QByteArray &text)
+bool isHeader(const QByteArray &line)
 {
-    static const QRegularExpression table(
-        QStringLiteral(R"(^\s*\[\s*mcp_servers\s*\.\s*"?countersign"?\s*\])"),
-        QRegularExpression::MultilineOption);
-    QByteArray outside = text;
-    if (const auto [begin, end] = codexBlockAt(text); begin >= 0)
-        outside.remove(begin, end - begin);
-    return table.match(QString::fromUtf8(outside)).hasMatch();
+    return line.trimmed().startsWith('[');
+}
+
+// The lines, marking Countersign's: its table between the markers, and (unmarkedToo: set up here
+// before, and the markers since lost to a rewrite by Codex) one of that name anywhere.
+QList<TomlLine> codexLines(const QByteArray &text, bool unmarkedToo)
+{
+    QList<TomlLine> lines;
+    bool inBlock = false;
+    bool inOurs = false;
+    qsizetype at = 0;
+    while (at < text.size()) {
+        qsizetype next = text.indexOf('\n', at);
+        next = next < 0 ? text.size() : next + 1;
+        TomlLine line{text.mid(at, next - at)};
+        at = next;
+        const QByteArray trimmed = line.text.trimmed();
+        if (trimmed == kBegin || trimmed == kEnd) {
+            line.marker = true;
+            inBlock = trimmed == kBegin;
+            inOurs = false;
+        } else if (isHeader(line.text)) {
+            inOurs = isOurHeader(line.text) && (inBlock || unmarkedToo);
+            line.ours = inOurs;
+        } else {
+            line.ours = inOurs;
+        }
+        lines.append(std::move(line));
+    }
+    return lines;
+}
+
+// What the user's own lines say of a server named countersign, outside Countersign's: a table or
+// sub-table of that name, a dotted key, a key under [mcp_servers], or mcp_servers as an inline
+// table (which no table may extend). Empty when nothing does.
+QString codexConflict(const QList<TomlLine> &lines)
+{
+    static const QRegularExpression topDotted(QStringLiteral(R"(^\s*mcp_servers\s*(\.|=))"));
+    static const QRegularExpression serversHeader(QStringLiteral(R"(^\s*\[\s*mcp_servers\s*\]\s*(#.*)?$)"));
+    static const QRegularExpression ourKey(
+        QStringLiteral(R"(^\s*(countersign|"countersign"|'countersign')\s*[=.])"));
+    QString table; // "" at the top level, "mcp_servers", or "other"
+    for (const TomlLine &line : lines) {
+        if (line.marker || line.ours)
+            continue;
+        const QString text = QString::fromUtf8(line.text);
+        if (isHeader(line.text)) {
+            if (isOurHeader(line.text))
+                return QStringLiteral("it has a table for a server named countersign");
+            table = serversHeader.match(text).hasMatch() ? QStringLiteral("mcp_servers")
+                                                         : QStringLiteral("other");
+            continue;
+        }
+        if (table.isEmpty() && topDotted.match(text).hasMatch())
+            return QStringLiteral("it sets mcp_servers with a dotted key or an inline table");
+        if (table == QLatin1String("mcp_servers") && ourKey.match(text).hasMatch())
+            return QStringLiteral("its [mcp_servers] has a key named countersign");
+    }
+    return {};
+}
+
+// The text without Countersign's lines (and without the blank line setup put before its block at
+// the end of the file); removed says whether there were any.
+QByteArray codexWithout(const QList<TomlLine> &lines, bool *removed)
+{
+    QByteArray out;
+    bool any = false;
+    for (const TomlLine &line : lines) {
+        if (line.marker || line.ours)
+            any = true;
+        else
+            out += line.text;
+    }
+    if (any && out.endsWith("\n\n"))
+        out.chop(1);
+    if (removed)
+        *removed = any;
+    return out;
 }
 
 } // namespace
@@ -142,16 +213,15 @@ QString configPath(const QString &client, const QString &home, const QString &co
     return {};
 }
 
-Result<QByteArray> install(const QString &client, const QByteArray &current, const Entry &entry)
+Result<QByteArray> install(const QString &client, const QByteArray &current, const Entry &entry,
+                           bool unmarkedToo)
 {
     if (client == QLatin1String("codex")) {
-        if (codexHasOwnTable(current))
-            return failure(
-                QStringLiteral("config.toml has a server named countersign already, not written by "
-                               "setup: take it out first; nothing was changed"));
-        QByteArray text = current;
-        if (const auto [begin, end] = codexBlockAt(text); begin >= 0)
-            return text.replace(begin, end - begin, codexBlock(entry));
+        const QList<TomlLine> lines = codexLines(current, unmarkedToo);
+        if (const QString conflict = codexConflict(lines); !conflict.isEmpty())
+            return failure(QStringLiteral("%1, not written by setup: take it out first; nothing was changed")
+                               .arg(conflict));
+        QByteArray text = codexWithout(lines, nullptr); // a block of an earlier setup is replaced
         if (!text.isEmpty() && !text.endsWith('\n'))
             text += '\n';
         if (!text.isEmpty())
@@ -173,18 +243,10 @@ Result<QByteArray> install(const QString &client, const QByteArray &current, con
     return dump(document.value());
 }
 
-Result<QByteArray> remove(const QString &client, const QByteArray &current)
+Result<QByteArray> remove(const QString &client, const QByteArray &current, bool unmarkedToo)
 {
-    if (client == QLatin1String("codex")) {
-        QByteArray text = current;
-        const auto [begin, end] = codexBlockAt(text);
-        if (begin < 0)
-            return text;
-        text.remove(begin, end - begin);
-        if (begin >= 2 && text.mid(begin - 2, 2) == "\n\n" && begin == text.size())
-            text.chop(1); // the blank line install put before the block, at the end of the file
-        return text;
-    }
+    if (client == QLatin1String("codex"))
+        return codexWithout(codexLines(current, unmarkedToo), nullptr);
     const JsonForm *form = jsonForm(client);
     if (!form || current.trimmed().isEmpty())
         return current;
@@ -202,8 +264,11 @@ Result<QByteArray> remove(const QString &client, const QByteArray &current)
 
 Result<bool> installed(const QString &client, const QByteArray &current)
 {
-    if (client == QLatin1String("codex"))
-        return codexBlockAt(current).first >= 0;
+    if (client == QLatin1String("codex")) {
+        bool ours = false;
+        codexWithout(codexLines(current, true), &ours);
+        return ours;
+    }
     const JsonForm *form = jsonForm(client);
     if (!form)
         return false;

@@ -28,9 +28,16 @@ struct Entry final
 
 // The file, or empty for a client without MCP (pi).
 QString configPath(const QString &client, const QString &home, const QString &codexHome = {});
-// current: the file's bytes (empty when it does not exist).
-Result<QByteArray> install(const QString &client, const QByteArray &current, const Entry &entry);
-Result<QByteArray> remove(const QString &client, const QByteArray &current);
+// current: the file's bytes (empty when it does not exist). Codex's table is found between the two
+// markers; unmarkedToo (the ledger says setup wrote this file): a table of that name anywhere too,
+// since Codex's own config writers drop comments when they rewrite a table. Lines Codex put between
+// the markers (its own tables) are kept. A server of that name that setup did not write, in any of
+// TOML's spellings (a table, a dotted key, a key under [mcp_servers], or mcp_servers inline), is
+// refused: writing another would make a file Codex cannot load.
+Result<QByteArray> install(const QString &client, const QByteArray &current, const Entry &entry,
+                           bool unmarkedToo = false);
+Result<QByteArray> remove(const QString &client, const QByteArray &current, bool unmarkedToo = false);
+// Whether a server of that name is there (Codex: under any header of that name).
 Result<bool> installed(const QString &client, const QByteArray &current);
 
 } // namespace McpEntries

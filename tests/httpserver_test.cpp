@@ -98,6 +98,10 @@ private Q_SLOTS:
                 }
                 if (r.body.startsWith("vouch:")) // as LocalCaller does for a valid token
                     qobject_cast<HttpConnection *>(r.connection.data())->vouch();
+                if (r.body.startsWith("deny:")) // as a door refuses a request without a token
+                    return respond(HttpResponse::json(401, "no token"));
+                if (r.body.startsWith("big:"))
+                    return respond(HttpResponse::json(200, QByteArray(300'000, 'b')));
                 respond(HttpResponse::json(200, "echo:" + r.body));
             },
             [](int status, const QString &reason) {
@@ -294,6 +298,27 @@ private Q_SLOTS:
         QVERIFY(served[0].endsWith("echo:small"));
         first.write(QByteArray(99'000, 'a'));
         QCOMPARE(readResponses(first, 1).size(), 1); // its body whole: the room is given back
+        // A token holder's large first request, its head read before the room is: vouched for at
+        // once, it never waits on strangers' bodies.
+        QMetaObject::invokeMethod(
+            m_server,
+            [this] { m_server->setVoucher([](const QByteArray &a) { return a == "Bearer good"; }); },
+            Qt::BlockingQueuedConnection);
+        QTcpSocket blocker;
+        connectTo(blocker);
+        blocker.write(head + QByteArray(10, 'z')); // holds 100 000 of the 150 000
+        QVERIFY(blocker.waitForBytesWritten(2000));
+        QTest::qWait(100);
+        QTcpSocket holder;
+        connectTo(holder);
+        holder.write("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer good\r\n"
+                     "Content-Length: 100000\r\n\r\n" +
+                     QByteArray(100'000, 'h'));
+        const auto vouched = readResponses(holder, 1);
+        QCOMPARE(vouched.size(), 1);
+        QVERIFY2(vouched[0].startsWith("HTTP/1.1 200"), vouched[0].left(200).constData());
+        blocker.abort();
+        QTest::qWait(100);
         QTcpSocket third;
         connectTo(third);
         third.write(head + QByteArray(100'000, 'c'));
@@ -304,6 +329,41 @@ private Q_SLOTS:
         QMetaObject::invokeMethod(
             m_server, [&] { counted = m_server->bodyRefusedCount(); }, Qt::BlockingQueuedConnection);
         QCOMPARE(counted, 1);
+    }
+    // Issue 26, B4: refusals pipelined on a connection without a token are not answered one after
+    // another into a buffer nobody reads: the first refusal closes it.
+    void refusalWithoutAToken_closesTheConnection()
+    {
+        QTcpSocket socket;
+        connectTo(socket);
+        socket.write(request("deny:1") + request("deny:2") + request("deny:3"));
+        const auto responses = readResponses(socket, 3, 2000);
+        QCOMPARE(responses.size(), 1);
+        QVERIFY(responses[0].startsWith("HTTP/1.1 401"));
+        QVERIFY(responses[0].contains("Connection: close"));
+        QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
+        QCOMPARE(m_served.load(), 1);
+    }
+    // A token holder pipelining requests without reading the answers: the server takes no further
+    // request past a megabyte of unread answers, and goes on once the client reads.
+    void pipelinedAnswersNobodyReads_pauseTheConnection_untilRead()
+    {
+        QTcpSocket socket;
+        socket.setReadBufferSize(4096); // Qt reads no more than this until the test reads
+        connectTo(socket);
+        QByteArray all = request("vouch:1");
+        for (int i = 0; i < 40; ++i) // 12 MB of answers: more than the kernels' buffers hold
+            all += request("big:" + QByteArray::number(i));
+        socket.write(all);
+        QVERIFY(socket.waitForBytesWritten(2000));
+        QTest::qWait(1500);
+        const int served = m_served.load();
+        QVERIFY2(served < 41, qPrintable(QString::number(served))); // answers unread: paused
+        socket.setReadBufferSize(0);                                // now it reads all
+        const auto responses = readResponses(socket, 41, 20000);
+        QCOMPARE(responses.size(), 41);
+        QCOMPARE(m_served.load(), 41);
+        QVERIFY(responses.last().endsWith(QByteArray(300'000, 'b')));
     }
     void slowLoris_isTimedOutWith408()
     {

@@ -84,6 +84,53 @@ private Q_SLOTS:
         QVERIFY(refused.error().contains(QLatin1String("not written by setup")));
         QCOMPARE(McpEntries::remove(QStringLiteral("codex"), mine).value(), mine);
     }
+    // Codex's own config writers put their tables where they please, inside the markers too, and
+    // rewrite a table without its comments: only Countersign's table ever comes out.
+    void codex_theUsersTablesInsideTheMarkers_stay_andAnUnmarkedTableGoesWhenOurs()
+    {
+        const QByteArray mine = "model = \"o3\"\n";
+        QByteArray added = McpEntries::install(QStringLiteral("codex"), mine, entry()).value();
+        added.replace("# countersign: end", "[features]\nmemories = true\n# countersign: end");
+        const QByteArray without = McpEntries::remove(QStringLiteral("codex"), added).value();
+        QVERIFY2(without.contains("[features]\nmemories = true\n"), without.constData());
+        QVERIFY(!without.contains("mcp_servers") && !without.contains("countersign:"));
+        const QByteArray again = McpEntries::install(QStringLiteral("codex"), added, entry()).value();
+        QVERIFY2(again.contains("[features]\nmemories = true\n"), again.constData());
+        QCOMPARE(again.count("[mcp_servers.countersign]"), 1);
+        // Rewritten by Codex: no markers, the headers as a sub-table.
+        const QByteArray rewritten =
+            "model = \"o3\"\n\n[mcp_servers.countersign]\nurl = \"http://x/mcp\"\n\n"
+            "[mcp_servers.countersign.http_headers]\nAuthorization = \"Bearer cs_t\"\n\n"
+            "[projects.\"/src\"]\ntrust_level = \"trusted\"\n";
+        QCOMPARE(McpEntries::remove(QStringLiteral("codex"), rewritten).value(),
+                 rewritten); // not known as ours
+        const QByteArray taken = McpEntries::remove(QStringLiteral("codex"), rewritten, true).value();
+        QCOMPARE(taken, QByteArray("model = \"o3\"\n\n[projects.\"/src\"]\ntrust_level = \"trusted\"\n"));
+        QVERIFY(McpEntries::installed(QStringLiteral("codex"), rewritten).value());
+        QVERIFY(McpEntries::install(QStringLiteral("codex"), rewritten, entry(), true).ok());
+    }
+    // Every TOML spelling of a server named countersign that setup did not write is refused: a
+    // second one would make a file Codex cannot load.
+    void codex_anyOtherSpellingOfTheServer_isRefused_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::newRow("dotted key under [mcp_servers]")
+            << QByteArray("[mcp_servers]\ncountersign.url = \"x\"\n");
+        QTest::newRow("a key under [mcp_servers]")
+            << QByteArray("[mcp_servers]\ncountersign = { url = \"x\" }\n");
+        QTest::newRow("inline mcp_servers") << QByteArray("mcp_servers = { foo = { command = \"f\" } }\n");
+        QTest::newRow("dotted at the top") << QByteArray("mcp_servers.countersign.url = \"x\"\n");
+        QTest::newRow("single quotes") << QByteArray("[mcp_servers.'countersign']\nurl = \"x\"\n");
+        QTest::newRow("a sub-table") << QByteArray("[mcp_servers.countersign.http_headers]\na = \"b\"\n");
+    }
+    void codex_anyOtherSpellingOfTheServer_isRefused()
+    {
+        QFETCH(QByteArray, text);
+        QVERIFY(!McpEntries::install(QStringLiteral("codex"), text, entry()));
+        QVERIFY(
+            McpEntries::install(QStringLiteral("codex"), "[mcp_servers.other]\ncommand = \"c\"\n", entry())
+                .ok());
+    }
     void pi_hasNoMcp()
     {
         QVERIFY(McpEntries::configPath(QStringLiteral("pi"), QStringLiteral("/home/u")).isEmpty());

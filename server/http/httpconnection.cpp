@@ -32,6 +32,7 @@ HttpConnection::HttpConnection(QTcpSocket *socket, Router router, Refusal refuse
     connect(&m_requestTimer, &QTimer::timeout, this,
             [this] { write(m_refuse(408, QStringLiteral("Request Timeout")), false); });
     connect(&m_idleTimer, &QTimer::timeout, this, &HttpConnection::closeAfterWrite);
+    connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::resumeWhenRead);
     startIdle();
     m_lastActivityMs = QDeadlineTimer::current().deadline();
 }
@@ -51,7 +52,8 @@ bool HttpConnection::hasSpoken()
 
 bool HttpConnection::isBusy() const
 {
-    return m_inFlight || m_streaming || (m_closing && !m_lingering) || m_socket->bytesToWrite() > 0;
+    return m_inFlight || m_streaming ||
+           (m_vouched && ((m_closing && !m_lingering) || m_socket->bytesToWrite() > 0));
 }
 
 void HttpConnection::evict()
@@ -97,7 +99,7 @@ void HttpConnection::onReadyRead()
         closeAfterWrite();
         return;
     }
-    if (m_inFlight) {
+    if (m_inFlight || m_paused) {
         m_queued += m_socket->readAll();
         if (m_queued.size() > kMaxQueuedBytes)
             closeAfterWrite();
@@ -121,6 +123,12 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
     while (state == HttpParser::State::Complete && !m_closing) {
         releaseBody();
         m_requestTimer.stop();
+        if (m_socket->bytesToWrite() > kMaxUnsentBytes) {
+            // The client is not reading its answers: the next request waits until it does.
+            m_paused = true;
+            m_idleTimer.start(kStalledMs);
+            return;
+        }
         HttpRequest request = m_parser.takeRequest();
         request.connection = this;
         m_inFlight = true;
@@ -169,11 +177,25 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
         startIdle();
 }
 
+void HttpConnection::resumeWhenRead()
+{
+    if (!m_paused || m_closing || m_socket->bytesToWrite() > kMaxUnsentBytes / 2)
+        return;
+    m_paused = false;
+    m_idleTimer.stop();
+    processBuffered(std::exchange(m_queued, {}));
+}
+
 bool HttpConnection::reserveBody()
 {
     const qsizetype body = m_parser.expectedBodyBytes();
     if (!m_budget || m_reserved > 0 || m_vouched || body <= BodyBudget::kFreeBodyBytes)
         return true;
+    if (const auto authorization = m_parser.head().header("authorization");
+        authorization && m_budget->vouches && m_budget->vouches(*authorization)) {
+        vouch(); // a token holder's large first request never waits on strangers' bodies
+        return true;
+    }
     if (m_budget->used + body > m_budget->limit) {
         ++m_budget->refused;
         write(m_refuse(503, QStringLiteral("Service Unavailable: too many large requests are arriving at "
@@ -199,7 +221,9 @@ void HttpConnection::startIdle()
 
 void HttpConnection::write(const HttpResponse &response, bool keepAlive)
 {
-    const bool keep = keepAlive && !response.close;
+    // Without a valid token, a refusal ends the connection: nothing can pipeline refusals into
+    // answers it never reads.
+    const bool keep = keepAlive && !response.close && (m_vouched || response.status < 400);
     m_lastActivityMs = QDeadlineTimer::current().deadline();
     // The hint is for clients that read it (Node's fetch): they let the socket go a little before.
     m_socket->write(
@@ -223,6 +247,7 @@ void HttpConnection::closeAfterWrite()
         m_socket->disconnectFromHost();
         return;
     }
+    QTimer::singleShot(kCloseDeadlineMs, this, [this] { m_socket->abort(); }); // read or not
     const auto shutSending = [this] {
         if (m_lingering || m_socket->bytesToWrite() > 0)
             return;

@@ -33,8 +33,14 @@ public:
     using Refusal = std::function<HttpResponse(int status, const QString &reason)>;
     // Bytes a client may pipeline behind a request that is still being answered.
     static constexpr qsizetype kMaxQueuedBytes = 2 * 1024 * 1024;
-    // How long a closing connection reads and drops what its client still sends (closeAfterWrite).
+    // How long a closing connection reads and drops what its client still sends (closeAfterWrite),
+    // and how long, in all, it may take to close: an answer the client does not read is dropped then.
     static constexpr int kLingerMs = 2000;
+    static constexpr int kCloseDeadlineMs = 10'000;
+    // Answers written but not yet taken by the client: past this, no further pipelined request is
+    // answered until it reads (and a client that reads nothing for kStalledMs is closed).
+    static constexpr qsizetype kMaxUnsentBytes = 1024 * 1024;
+    static constexpr int kStalledMs = 30'000;
 
     // How long a request may take to arrive whole, and how long a keep-alive connection may idle:
     // one no valid token came on (it sent nothing yet, or was refused), and one vouched for. The
@@ -57,6 +63,9 @@ public:
         qsizetype limit = 32 * 1024 * 1024;
         qsizetype used = 0;
         qint64 refused = 0; // requests answered 503 for it
+        // Whether an Authorization header holds a valid token, asked of a large body's head (a
+        // token holder's first request is vouched for before its body counts); unset: never.
+        std::function<bool(const QByteArray &authorization)> vouches;
     };
 
     // budget: shared with the server's other connections (null: none).
@@ -71,7 +80,9 @@ public:
     void flushWritten(QDeadlineTimer deadline);
     // Whether the router holds a request of this connection or streams to it: such a connection is
     // never evicted for another. One that is idle, or still sending a request, may be.
-    // An answer still being sent counts as busy too: closing it would drop the answer.
+    // An answer still being sent counts as busy too, on a connection a valid token came on: closing
+    // it would drop the answer. Without a token, answers are refusals, and a client that does not
+    // read them may be closed for another.
     bool isBusy() const;
     // When it last sent bytes or was answered (ms on a monotonic clock).
     qint64 lastActivityMs() const { return m_lastActivityMs; }
@@ -95,7 +106,8 @@ private:
     void write(const HttpResponse &response, bool keepAlive);
     void closeAfterWrite();
     void startIdle();
-    bool reserveBody(); // false: refused (answered 503)
+    void resumeWhenRead(); // paused, and the client has read enough of what waits for it
+    bool reserveBody();    // false: refused (answered 503)
     void releaseBody();
 
     QTcpSocket *m_socket = nullptr;
@@ -115,6 +127,7 @@ private:
     bool m_vouched = false;
     bool m_spoken = false;
     bool m_lingering = false; // the answer is sent and the sending side shut
+    bool m_paused = false;    // answers wait unread past kMaxUnsentBytes: no further request is taken
     qint64 m_lastActivityMs = 0;
 };
 

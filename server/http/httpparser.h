@@ -28,6 +28,8 @@ public:
     int errorStatus() const { return m_errorStatus; }
     QString errorText() const { return m_errorText; }
     bool hasBufferedBytes() const { return !m_buffer.isEmpty(); }
+    // The request being received, its head parsed (its body still arriving), or an empty one.
+    const HttpRequest &head() const { return m_request; }
     // The Content-Length of the request being received, once its head is parsed (else -1).
     qsizetype expectedBodyBytes() const { return m_complete ? -1 : m_bodyLength; }
 

@@ -37,7 +37,12 @@ public:
     int refusedCount() const { return m_refused; }
     // Requests refused because large bodies without a token filled their budget (503).
     qint64 bodyRefusedCount() const { return m_budget->refused; }
-    void setBodyBudget(qsizetype bytes) { m_budget->limit = bytes; }               // tests
+    void setBodyBudget(qsizetype bytes) { m_budget->limit = bytes; } // tests
+    // Whether an Authorization header holds a valid token (HttpConnection::BodyBudget::vouches).
+    void setVoucher(std::function<bool(const QByteArray &authorization)> vouches)
+    {
+        m_budget->vouches = std::move(vouches);
+    }
     void setMaxConnections(int max) { m_max = max; }                               // tests
     void setTimeouts(HttpConnection::Timeouts timeouts) { m_timeouts = timeouts; } // tests: new connections
     // Accepts no new connection; the open ones are served until they close.

@@ -169,7 +169,14 @@ try {
         const again = await s.cs('setup', '--check', 'codex');
         assert.equal(again.code, 0, again.stdout);
         assert.match(again.stdout, /Codex: ready/, again.stdout);
-        assert.match(again.stdout, new RegExp(`Codex trusts all ${hooks.length} of Countersign's hooks`), again.stdout);
+        assert.match(again.stdout, new RegExp(`Codex runs all ${hooks.length} of Countersign's hooks`), again.stdout);
+        // Trusted but turned off in /hooks: fails open again (the review found "ready" here).
+        const trusted = s.read('.codex/config.toml');
+        writeFileSync(s.file('.codex/config.toml'), trusted.replace(/trusted_hash = "[^"]*"\n/g, (line) => `${line}enabled = false\n`));
+        const disabled = await s.cs('doctor', 'codex');
+        assert.equal(disabled.code, 1, disabled.stdout);
+        assert.match(disabled.stdout, new RegExp(`Codex: fails open[\\s\\S]*${hooks.length} of Countersign's ${hooks.length} hooks are disabled`), disabled.stdout);
+        writeFileSync(s.file('.codex/config.toml'), trusted);
         const removed = await s.cs('setup', '--remove', 'codex');
         assert.equal(removed.code, 0, removed.stderr);
         const left = s.read('.codex/config.toml');
@@ -195,6 +202,39 @@ try {
         assert.equal(pi.code, 0, pi.stdout + pi.stderr);
         assert.match(pi.stdout, /pi: ready/, pi.stdout);
         assert.match(pi.stdout, /pi has no MCP client/, pi.stdout);
+    });
+
+    await check('an attacker\'s review: hooks turned off in the agent\'s settings are "fails open", a second setup never rolls back the user\'s edits, a malformed ledger is no crash', async () => {
+        const s = sandbox();
+        assert.equal((await s.cs('setup', 'claude-code')).code, 0);
+        const settings = JSON.parse(s.read('.claude/settings.json'));
+        s.write('.claude/settings.json', JSON.stringify({ ...settings, disableAllHooks: true }));
+        const off = await s.cs('doctor', 'claude-code');
+        assert.equal(off.code, 1, off.stdout);
+        assert.match(off.stdout, /Claude Code: fails open[\s\S]*disableAllHooks/, off.stdout);
+        s.write('.gemini/trustedFolders.json', JSON.stringify({ [path.join(s.home, 'p')]: 'TRUST_FOLDER' }));
+        assert.equal((await s.cs('setup', 'gemini')).code, 0);
+        const gemini = JSON.parse(s.read('.gemini/settings.json'));
+        s.write('.gemini/settings.json', JSON.stringify({ ...gemini, hooksConfig: { enabled: false } }));
+        const geminiOff = await s.cs('doctor', 'gemini');
+        assert.match(geminiOff.stdout, /Gemini CLI: fails open[\s\S]*hooksConfig/, geminiOff.stdout);
+        // Setup, the user's own edit, setup again, then remove: the edit stays.
+        s.write('.codex/config.toml', 'model = "o3"\n');
+        await s.cs('setup', 'codex');
+        s.write('.codex/config.toml', `${s.read('.codex/config.toml')}\n[projects."/src"]\ntrust_level = "trusted"\n`);
+        await s.cs('setup', 'codex');
+        const removed = await s.cs('setup', '--remove', 'codex');
+        assert.equal(removed.code, 0, removed.stderr);
+        const left = s.read('.codex/config.toml');
+        assert.match(left, /\[projects\."\/src"\]\ntrust_level = "trusted"/, left);
+        assert.doesNotMatch(left, /mcp_servers/, left);
+        // A ledger with the wrong types: remove still takes Countersign's entries out.
+        await s.cs('setup', 'qwen');
+        const ledger = path.join(s.dir, 'data', 'setup', 'qwen.json');
+        writeFileSync(ledger, JSON.stringify({ files: [{ path: s.file('.qwen/settings.json'), before: 7, mode: '0600', after: null }] }));
+        const qwen = await s.cs('setup', '--remove', 'qwen');
+        assert.equal(qwen.code, 0, qwen.stderr);
+        assert.doesNotMatch(s.read('.qwen/settings.json'), /countersign/, s.read('.qwen/settings.json'));
     });
 
     await check('doctor before any setup says what to run; --all sets up only the agents on PATH', async () => {
