@@ -49,7 +49,7 @@ int runSetupCommand(const CommandLine &cl)
     for (const QString &c : clients) {
         if (!reportOnly) {
             // --all: only the agents this machine has.
-            if (client.isEmpty() && ClientCheck::of(c, place).verdict == ClientCheck::Verdict::NotInstalled)
+            if (client.isEmpty() && ClientCheck::programPath(c).isEmpty())
                 continue;
             auto done = installer.setup(c, config.value().personOrLogin());
             if (!done) {

@@ -207,6 +207,12 @@ std::optional<QStringList> geminiTrustedFolders(const HookInstaller::Place &plac
 
 } // namespace
 
+QString ClientCheck::programPath(const QString &client)
+{
+    const Program *program = programOf(client);
+    return program ? QStandardPaths::findExecutable(QLatin1String(program->name)) : QString();
+}
+
 QString ClientCheck::verdictWord(Verdict verdict)
 {
     switch (verdict) {
@@ -229,7 +235,7 @@ ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &p
     const Program *program = programOf(client);
     const QString title = HookInstaller::displayName(client);
     if (program) {
-        c.program = QStandardPaths::findExecutable(QLatin1String(program->name));
+        c.program = programPath(client);
         if (!c.program.isEmpty()) {
             static const QRegularExpression number(QStringLiteral("\\d+\\.\\d+\\.\\d+"));
             c.version =

@@ -34,6 +34,9 @@ struct ClientCheck final
     static ClientCheck of(const QString &client, const HookInstaller::Place &place);
     // "ready", "needs a step", "fails open", "not installed".
     static QString verdictWord(Verdict verdict);
+    // The agent's program on PATH (empty when there is none): what `setup --all` asks before it
+    // sets an agent up, without running anything.
+    static QString programPath(const QString &client);
     // The report as lines for a terminal (and the Connections tab).
     QString describe() const;
 };
