@@ -218,22 +218,23 @@ void McpServer::buildTools()
     for (const ActionSpec &spec : m_setup.config.actions())
         m_tools->add(std::make_unique<GatedTool>(std::make_shared<CommandAction>(spec, *m_runner), *m_gate));
     auto workspace = std::make_shared<const Workspace>(m_setup.config.workspaceRoots());
+    // One store of what changes overwrote, for the undo of the workspace tools and the agents' own.
+    auto snapshots = m_setup.snapshotsPath.isEmpty()
+                         ? nullptr
+                         : std::make_shared<SnapshotStore>(
+                               m_setup.snapshotsPath,
+                               SnapshotStore::Limits{qint64(m_setup.config.undoMegabytes()) << 20,
+                                                     qint64(m_setup.config.undoDays()) * 24 * 3600 * 1000});
     if (!workspace->isEmpty())
-        WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate);
+        WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate, snapshots);
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner, workspace);
     if (m_hooks)
-        m_hooks->configure(HookService::Settings{
-            workspace,
-            {QStringLiteral("countersign"), QStringLiteral("cs")},
-            m_setup.config.hookHoldSeconds() * 1000LL,
-            m_setup.config.mode(),
-            m_setup.snapshotsPath.isEmpty()
-                ? nullptr
-                : std::make_shared<SnapshotStore>(
-                      m_setup.snapshotsPath,
-                      SnapshotStore::Limits{qint64(m_setup.config.undoMegabytes()) << 20,
-                                            qint64(m_setup.config.undoDays()) * 24 * 3600 * 1000})});
+        m_hooks->configure(HookService::Settings{workspace,
+                                                 {QStringLiteral("countersign"), QStringLiteral("cs")},
+                                                 m_setup.config.hookHoldSeconds() * 1000LL,
+                                                 m_setup.config.mode(),
+                                                 snapshots});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())

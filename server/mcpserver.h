@@ -65,7 +65,8 @@ public:
         // claims name no instance (tests).
         QString instanceId;
         QString instanceName; // Config::instanceName: recorded with each call it serves
-        // Where the agents' allowed changes keep their files' previous content for an undo
+        // Where the agents' allowed changes and the workspace tools' runs keep their files' previous
+        // content for an undo
         // (SnapshotStore, bounded by Config::undoMegabytes and undoDays); none when empty.
         QString snapshotsPath;
     };

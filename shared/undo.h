@@ -7,9 +7,10 @@
 
 namespace Countersign {
 
-// Taking back what an agent's write, edit or patch changed when it ran with no card: its files'
+// Taking back what a change did: an agent's write, edit or patch that ran with no card, an approved
+// command that deleted or discarded files, a change by Countersign's own workspace tools. Its files'
 // previous content was kept before it ran, and the audit chain names it under the operation's
-// nonce (the event "agent-tool-ran", its "undo" list). The audit view's Revert and
+// nonce (the event "agent-tool-ran" or "tool-undo-kept", its "undo" list). The audit view's Revert and
 // `countersign undo` both go through this; the server's FileUndo does the work.
 struct UndoPreview final
 {

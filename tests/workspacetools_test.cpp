@@ -6,11 +6,13 @@
 #include "commandrunner.h"
 #include "database.h"
 #include "fakeclock.h"
+#include "fileundo.h"
 #include "gate.h"
 #include "gatestack.h"
 #include "helperfailure.h"
 #include "jsonrpc.h"
 #include "receipt.h"
+#include "snapshotstore.h"
 #include "ticketsealer.h"
 #include "tool.h"
 #include "toolregistry.h"
@@ -40,6 +42,7 @@ private:
     Gate *m_gate = nullptr;
     ApprovalQueue *m_queue = nullptr;
     std::unique_ptr<CommandRunner> m_runner;
+    std::shared_ptr<SnapshotStore> m_snapshots; // for the undo_ tests
     ToolRegistry m_tools;
 
     QString path(const QString &rel) const { return m_root + QLatin1Char('/') + rel; }
@@ -167,8 +170,27 @@ private Q_SLOTS:
         m_queue = &m_stack->queue();
         m_runner = std::make_unique<CommandRunner>();
         m_tools.clear();
+        const QString test = QLatin1String(QTest::currentTestFunction());
+        m_snapshots = test.startsWith(QLatin1String("undo_"))
+                          ? std::make_shared<SnapshotStore>(m_dir.filePath(QStringLiteral("kept-") + test),
+                                                            SnapshotStore::Limits{})
+                          : nullptr;
         WorkspaceTools::addTo(m_tools, std::make_shared<const Workspace>(QStringList{m_root}), *m_runner,
-                              *m_gate);
+                              *m_gate, m_snapshots);
+    }
+    // Approves the card and runs it; the card must say the change can be undone.
+    [[nodiscard]] bool runUndoable(const char *tool, const json &args, const char *words, Operation *card)
+    {
+        std::string state;
+        json r;
+        if (!ask(tool, args, &state, card) || !approveAndRetry(tool, args, state, *card, r))
+            return false;
+        if (!card->plan.summary.contains(QLatin1String(words)) || !card->plan.blastRadius.contains("undo"))
+            return helperFailed(QStringLiteral("the card does not say \"%1\": %2")
+                                    .arg(QLatin1String(words), card->plan.summary));
+        if (r.value("isError", false))
+            return helperFailed(QStringLiteral("it failed: %1").arg(QString::fromStdString(r.dump())));
+        return true;
     }
     void cleanup()
     {
@@ -452,6 +474,88 @@ private Q_SLOTS:
         QFile s(secret.fileName());
         QVERIFY(s.open(QIODevice::ReadOnly));
         QCOMPARE(s.readAll(), QByteArray("secret"));
+    }
+    // Countersign's own tools keep what an approved change overwrites or deletes, as an agent's own
+    // tools do: its card says so, the chain names the copies, and FileUndo brings them back.
+    void undo_writeEditMoveDelete_areTakenBack()
+    {
+        FileUndo undo(*m_store, *m_snapshots);
+        Operation card;
+        QVERIFY(runUndoable("write_file", {{"path", "src/app.txt"}, {"content", "replaced\n"}},
+                            "keeps a copy of the file it deletes or overwrites (14 bytes)", &card));
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("replaced\n"));
+        auto preview = undo.preview(card.nonce);
+        QVERIFY(preview.ok() && preview.value().refusal.isEmpty());
+        QVERIFY2(preview.value().diff.contains(QLatin1String("-replaced\n+one\n+two\n+three")),
+                 qPrintable(preview.value().diff));
+        QVERIFY(undo.revert(card.nonce, QStringLiteral("console:alice")).ok());
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
+        QVERIFY(!undo.revert(card.nonce, QStringLiteral("console:alice")).ok()); // once
+
+        QVERIFY(runUndoable("edit_file",
+                            {{"path", "src/lib.txt"}, {"edits", {{{"oldText", "beta"}, {"newText", "B"}}}}},
+                            "keeps a copy", &card));
+        QVERIFY(write(QStringLiteral("src/lib.txt"), "work done since\n"));
+        auto refused = undo.revert(card.nonce, QStringLiteral("console:alice"));
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().contains(QLatin1String("changed since")), qPrintable(refused.error()));
+        QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("work done since\n"));
+
+        QVERIFY(runUndoable("move_path", {{"from", "src/app.txt"}, {"to", "src/moved.txt"}},
+                            "keeps a copy of the 2 files", &card));
+        QVERIFY(undo.revert(card.nonce, QStringLiteral("console:alice")).ok());
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("src/moved.txt"))));
+
+        QVERIFY(write(QStringLiteral("src/deep/notes.txt"), "never committed\n"));
+        QVERIFY(runUndoable("delete_path", {{"path", "src"}, {"recursive", true}},
+                            "keeps a copy of the 3 files", &card));
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("src"))));
+        QVERIFY(undo.revert(card.nonce, QStringLiteral("console:alice")).ok());
+        QCOMPARE(read(QStringLiteral("src/deep/notes.txt")), QByteArray("never committed\n"));
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
+    }
+    // run_command keeps what its measured rm deletes, and what a reset discards.
+    void undo_runCommand_rmAndReset()
+    {
+        FileUndo undo(*m_store, *m_snapshots);
+        Operation card;
+        QVERIFY(runUndoable("run_command", {{"argv", {"rm", "-r", "src"}}}, "keeps a copy of the 2 files",
+                            &card));
+        QVERIFY(!QFileInfo::exists(path(QStringLiteral("src"))));
+        QVERIFY(undo.revert(card.nonce, QStringLiteral("console:alice")).ok());
+        QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("alpha\nbeta\n"));
+        QVERIFY(write(QStringLiteral("src/app.txt"), "an hour of work\n"));
+        QVERIFY(runUndoable("run_command", {{"argv", {"git", "reset", "--hard"}}}, "keeps a copy", &card));
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("one\ntwo\nthree\n"));
+        QVERIFY(undo.revert(card.nonce, QStringLiteral("console:alice")).ok());
+        QCOMPARE(read(QStringLiteral("src/app.txt")), QByteArray("an hour of work\n"));
+    }
+    // What cannot be kept is said on the card, and runs as approved; a copy the card promised
+    // that cannot be made at the run refuses it, and nothing changes.
+    void undo_whatCannotBeKept()
+    {
+        QVERIFY(QFile::link(path(QStringLiteral("src/app.txt")), path(QStringLiteral("src/alias"))));
+        std::string state;
+        Operation card;
+        QVERIFY(ask("delete_path", {{"path", "src"}, {"recursive", true}}, &state, &card));
+        QVERIFY2(card.plan.summary.contains(QLatin1String("It cannot be undone: no copy is kept, as")) &&
+                     card.plan.summary.contains(QLatin1String("alias is not a regular file")),
+                 qPrintable(card.plan.summary));
+        QVERIFY(m_queue->decline(card.nonce, QStringLiteral("console:alice"), {}).ok());
+        QVERIFY(QFile::remove(path(QStringLiteral("src/alias"))));
+        const json args = {{"path", "src/lib.txt"}, {"content", "new\n"}};
+        QVERIFY(ask("write_file", args, &state, &card));
+        // The store's folder becomes a file: no copy can be written.
+        QVERIFY(QDir(m_snapshots->directory()).removeRecursively());
+        QFile blocker(m_snapshots->directory());
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        json r;
+        QVERIFY(approveAndRetry("write_file", args, state, card, r));
+        QVERIFY2(r.value("isError", false) && text(r).contains(QLatin1String("Nothing was changed")),
+                 r.dump().c_str());
+        QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("alpha\nbeta\n"));
     }
     void binaryAndOversizedFiles()
     {

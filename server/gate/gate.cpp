@@ -419,16 +419,17 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     Q_EMIT opened(op, *request);
     ++m_applying;
     QPointer<Gate> self(this);
-    request->action->apply(request->arguments, [self, nonce = op.nonce, durability, mcp = request->mcp,
-                                                done = std::move(done)](json result) {
-        if (self)
-            self->recordEnd(nonce, result, durability);
-        if (!mcp && result.is_object()) // for the judgement: its audit row
-            result["_meta"][kOperationMetaKey] = nonce.toStdString();
-        done(std::move(result));
-        if (self)
-            self->applyEnded();
-    });
+    request->action->applyRecorded(
+        request->arguments, recorderFor(op.nonce),
+        [self, nonce = op.nonce, durability, mcp = request->mcp, done = std::move(done)](json result) {
+            if (self)
+                self->recordEnd(nonce, result, durability);
+            if (!mcp && result.is_object()) // for the judgement: its audit row
+                result["_meta"][kOperationMetaKey] = nonce.toStdString();
+            done(std::move(result));
+            if (self)
+                self->applyEnded();
+        });
 }
 
 // 6. The retry: the ticket opens, and names this tool, this connection and these arguments.
@@ -777,8 +778,9 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
             ? QString()
             : QString::fromLatin1(
                   QCryptographicHash::hash(plan.diff.toUtf8(), QCryptographicHash::Sha256).toHex());
-    request->action->apply(
-        request->arguments, [self, ticket, decision, consumedMs, auditHead, diffDigest](json result) {
+    request->action->applyRecorded(
+        request->arguments, recorderFor(ticket.nonce),
+        [self, ticket, decision, consumedMs, auditHead, diffDigest](json result) {
             if (!self)
                 return;
             const json body = ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result,
@@ -790,6 +792,16 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
                 d(result);
             self->applyEnded();
         });
+}
+
+GatedAction::Recorder Gate::recorderFor(const QString &nonce)
+{
+    return [self = QPointer<Gate>(this), nonce](const QString &event, const json &detail) {
+        if (!self)
+            return;
+        if (auto recorded = self->m_store.recordEvent(event, nonce, detail); !recorded)
+            qCWarning(lcGate) << "cannot record" << event << "for" << nonce << recorded.error();
+    };
 }
 
 void Gate::recordEnd(const QString &nonce, const json &result, Durability durability)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "gatedaction.h"
 #include "gaterequest.h"
 #include "operation.h"
 #include "policy.h"
@@ -19,7 +20,6 @@ namespace Countersign {
 
 class AuditStore;
 class Clock;
-class GatedAction;
 class ReceiptSigner;
 class RetryHolder;
 class TicketSealer;
@@ -197,6 +197,8 @@ private:
     static constexpr int kRemoteRunPollMs = 200;
     void awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &claim,
                         qint64 deadlineMs, ToolDone done);
+    // Rows an action puts in the chain under its operation while it runs (GatedAction::applyRecorded).
+    GatedAction::Recorder recorderFor(const QString &nonce);
     void recordEnd(const QString &nonce, const nlohmann::json &result,
                    Durability durability = Durability::Synced);
     void applyEnded();

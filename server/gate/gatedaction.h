@@ -62,6 +62,16 @@ public:
     virtual void plan(const nlohmann::json &arguments, PlanDone done) = 0;
     // Runs once per approved ticket; never called without the gate's claim.
     virtual void apply(const nlohmann::json &arguments, ApplyDone done) = 0;
+    // Puts a row in the audit chain under the operation being run: an event and its detail.
+    using Recorder = std::function<void(const QString &event, const nlohmann::json &detail)>;
+    // What the gate calls to run it, with a recorder bound to its operation: a tool that puts
+    // something of its run in the chain itself (what it kept for an undo) overrides this. The
+    // default runs apply.
+    virtual void applyRecorded(const nlohmann::json &arguments, Recorder record, ApplyDone done)
+    {
+        Q_UNUSED(record)
+        apply(arguments, std::move(done));
+    }
 };
 
 } // namespace Countersign

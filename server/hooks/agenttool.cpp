@@ -4,6 +4,7 @@
 #include "filepath.h"
 #include "git.h"
 #include "snapshotstore.h"
+#include "undoplan.h"
 #include "workspace.h"
 
 #include <QCryptographicHash>
@@ -509,55 +510,6 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
     return {Verdict::Ask, QStringLiteral("a tool Countersign does not know")};
 }
 
-AgentTool::ShellUndo AgentTool::shellUndo(const BlastRadius &radius) const
-{
-    ShellUndo undo;
-    const auto refuse = [&undo](QString why) {
-        undo.files.clear();
-        undo.bytes = 0;
-        undo.why = std::move(why);
-        return undo;
-    };
-    if (!radius.deletesAll)
-        return refuse(QStringLiteral("what it deletes is not all known before it runs"));
-    if (radius.deletes.size() > kMaxKeptFiles)
-        return refuse(QStringLiteral("it deletes more than %1 files").arg(kMaxKeptFiles));
-    for (const QString &file : radius.deletes) {
-        if (undo.files.contains(file))
-            continue;
-        // Kept only as the snapshot store reads it: through folders that are not links.
-        QByteArray leaf;
-        if (const int dir = SnapshotStore::openFolderOf(file, &leaf); dir >= 0)
-            ::close(dir);
-        else if (errno != ENOENT)
-            return refuse(QStringLiteral("%1 is reached through a link").arg(file));
-        struct stat st;
-        if (::lstat(QFile::encodeName(file).constData(), &st) != 0) {
-            if (errno == ENOENT) { // a file a change deleted: its absence is what is kept
-                if (!m_workspace || !m_workspace->confines(file))
-                    return refuse(QStringLiteral("%1 is outside the workspace roots").arg(file));
-                undo.files.append(file);
-                continue;
-            }
-            return refuse(QStringLiteral("%1 cannot be read").arg(file));
-        }
-        if (!S_ISREG(st.st_mode))
-            return refuse(QStringLiteral("%1 is not a regular file (a link, a device)").arg(file));
-        if (!m_workspace || !m_workspace->confines(file))
-            return refuse(QStringLiteral("%1 is outside the workspace roots").arg(file));
-        if (st.st_nlink > 1)
-            return refuse(QStringLiteral("%1 has other hard links").arg(file));
-        if (st.st_size > SnapshotStore::kMaxFileBytes)
-            return refuse(
-                QStringLiteral("%1 is larger than %2 MiB").arg(file).arg(SnapshotStore::kMaxFileBytes >> 20));
-        undo.bytes += st.st_size;
-        if (undo.bytes > kMaxKeptBytes)
-            return refuse(QStringLiteral("it deletes more than %1 MiB").arg(kMaxKeptBytes >> 20));
-        undo.files.append(file);
-    }
-    return undo;
-}
-
 QStringList AgentTool::writtenPaths(const json &arguments) const
 {
     switch (m_kind) {
@@ -569,7 +521,7 @@ QStringList AgentTool::writtenPaths(const json &arguments) const
             Shell::CommandEffects::ofLine(QString::fromStdString(arguments.value("command", "")),
                                           {cwd, QDir::homePath()}),
             QDir::homePath());
-        return shellUndo(radius).files;
+        return UndoPlan::ofRadius(radius, m_workspace.get()).files;
     }
     case Kind::Write:
     case Kind::Edit: {
@@ -667,21 +619,9 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     QStringList sentences = radius.sentences;
     json undo;
     if (!radius.deletes.isEmpty() || !radius.deletesAll) {
-        const ShellUndo kept = shellUndo(radius);
-        if (kept.why.isEmpty()) {
-            sentences.append(
-                QStringLiteral("Countersign keeps a copy of %1 (%2) before it runs: Revert in "
-                               "the audit view, or countersign undo, brings %3 back.")
-                    .arg(kept.files.size() == 1
-                             ? QStringLiteral("the file it deletes or overwrites")
-                             : QStringLiteral("the %1 files it deletes or overwrites").arg(kept.files.size()),
-                         QLocale::c().formattedDataSize(kept.bytes, 1, QLocale::DataSizeTraditionalFormat),
-                         kept.files.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")));
-            undo = {{"files", kept.files.size()}, {"bytes", kept.bytes}};
-        } else {
-            sentences.append(QStringLiteral("It cannot be undone: no copy is kept, as %1.").arg(kept.why));
-            undo = {{"refused", kept.why.toStdString()}};
-        }
+        const UndoPlan kept = UndoPlan::ofRadius(radius, m_workspace.get());
+        sentences.append(kept.sentence());
+        undo = kept.toJson();
     }
     plan.summary = sentences.isEmpty() ? judged.why : sentences.join(QLatin1Char(' '));
     plan.diff = radius.diff;

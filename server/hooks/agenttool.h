@@ -11,7 +11,6 @@
 namespace Countersign {
 
 class Workspace;
-struct BlastRadius;
 
 // An agent's own tool (its shell, its file writes and edits, another MCP server's tool), reaching the
 // gate through the agent's pre-tool hook. The gate judges it as any gated tool: policy first (rules
@@ -52,26 +51,12 @@ public:
     // Files larger than this are not read for a plan (the card says so; it still asks).
     static constexpr qint64 kMaxFileBytes = 4 * 1024 * 1024;
     // The files a write, edit or patch changes (absolute; a patch's relative ones from its cwd), and
-    // the files a shell command deletes or discards when it can keep them (shellUndo), whose
+    // the files a shell command deletes or discards when it can keep them (UndoPlan), whose
     // previous content is kept for an undo before it is allowed; none for the other kinds.
     QStringList writtenPaths(const nlohmann::json &arguments) const;
     // Whether a write allowed with no card runs only with its undo: a write, edit or patch. A shell
     // command keeps what it can and runs without an undo when it cannot (its card said so).
     bool needsUndo() const { return m_kind == Kind::Write || m_kind == Kind::Edit || m_kind == Kind::Patch; }
-
-    // What a shell command that deletes or discards files keeps for its undo: every such file, when
-    // all are known, inside the roots, each a regular file with no other hard link and at most
-    // SnapshotStore::kMaxFileBytes, together at most kMaxKeptFiles and kMaxKeptBytes. Otherwise no
-    // file, and why not in words for the card.
-    struct ShellUndo final
-    {
-        QStringList files;
-        qint64 bytes = 0;
-        QString why;
-    };
-    ShellUndo shellUndo(const BlastRadius &radius) const;
-    static constexpr int kMaxKeptFiles = 2000;
-    static constexpr qint64 kMaxKeptBytes = 64LL << 20;
 
 private:
     Result<Plan> planShell(const nlohmann::json &arguments) const;

@@ -21,9 +21,24 @@ namespace Countersign {
 
 using json = nlohmann::json;
 
-RunCommand::RunCommand(std::shared_ptr<const Workspace> ws, CommandRunner &runner)
-    : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner), m_runner(runner)
+RunCommand::RunCommand(std::shared_ptr<const Workspace> ws, CommandRunner &runner,
+                       std::shared_ptr<SnapshotStore> snapshots)
+    : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner), m_runner(runner), m_undo(std::move(snapshots))
 {
+}
+
+// What its measured effects delete or discard, when a copy can be kept (UndoPlan); nothing
+// without a snapshot store, or for a command that deletes nothing it can name.
+UndoPlan RunCommand::undoPlan(const BlastRadius &radius) const
+{
+    if (!m_undo.keeps() || (radius.deletes.isEmpty() && radius.deletesAll))
+        return {};
+    return UndoPlan::ofRadius(radius, &m_ws);
+}
+
+BlastRadius RunCommand::radiusOf(const QStringList &argv, const QString &cwd)
+{
+    return BlastRadius::of(Shell::CommandEffects::ofArgv(argv, {cwd, QDir::homePath()}), QDir::homePath());
 }
 
 json RunCommand::descriptor() const
@@ -130,8 +145,7 @@ void RunCommand::plan(const json &args, PlanDone done)
     p.blastRadius = {{"cwd", cwd.value().toStdString()}, {"irreversible", true}};
     // What it would lose, measured now as for an agent's own shell: the files an rm deletes, the
     // uncommitted diff a git reset --hard discards, the remote commits a forced push overwrites.
-    const BlastRadius radius = BlastRadius::of(
-        Shell::CommandEffects::ofArgv(argv, {cwd.value(), QDir::homePath()}), QDir::homePath());
+    const BlastRadius radius = radiusOf(argv, cwd.value());
     if (!radius.sentences.isEmpty()) {
         p.summary = radius.sentences.join(QLatin1Char(' '));
         p.prompt += QLatin1Char(' ') + p.summary;
@@ -152,7 +166,18 @@ void RunCommand::plan(const json &args, PlanDone done)
         p.blastRadius["pinnedFiles"] = std::move(byPath);
     }
     p.risk = Risk::High;
+    UndoableApply::describe(undoPlan(radius), p);
     done(p);
+}
+
+void RunCommand::applyRecorded(const json &args, Recorder record, ApplyDone done)
+{
+    auto cwd = cwdOf(args);
+    if (!cwd)
+        return done(textResult(cwd.error(), true));
+    m_undo.run(
+        undoPlan(radiusOf(argvOf(args), cwd.value())), record,
+        [this, args](ApplyDone d) { apply(args, std::move(d)); }, std::move(done));
 }
 
 void RunCommand::apply(const json &args, ApplyDone done)

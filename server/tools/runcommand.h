@@ -1,6 +1,8 @@
 #pragma once
 
+#include "blastradius.h"
 #include "gatedaction.h"
+#include "undoableapply.h"
 
 #include <memory>
 
@@ -16,13 +18,16 @@ class Workspace;
 class RunCommand final : public GatedAction
 {
 public:
-    RunCommand(std::shared_ptr<const Workspace> ws, CommandRunner &runner);
+    // snapshots: where what it deletes or discards is kept before it runs, for an undo (none: no undo).
+    RunCommand(std::shared_ptr<const Workspace> ws, CommandRunner &runner,
+               std::shared_ptr<SnapshotStore> snapshots = nullptr);
 
     QString name() const override { return QStringLiteral("run_command"); }
     nlohmann::json descriptor() const override;
     Verdict defaultVerdict(const nlohmann::json &args) const override;
     void plan(const nlohmann::json &args, PlanDone done) override;
     void apply(const nlohmann::json &args, ApplyDone done) override;
+    void applyRecorded(const nlohmann::json &args, Recorder record, ApplyDone done) override;
 
 private:
     struct Pin final
@@ -34,10 +39,13 @@ private:
     static QStringList argvOf(const nlohmann::json &args);
     static QString quoted(const QStringList &argv);
     Result<QString> cwdOf(const nlohmann::json &args) const;
+    static BlastRadius radiusOf(const QStringList &argv, const QString &cwd);
+    UndoPlan undoPlan(const BlastRadius &radius) const;
 
     std::shared_ptr<const Workspace> m_wsOwner;
     const Workspace &m_ws;
     CommandRunner &m_runner;
+    UndoableApply m_undo;
 };
 
 } // namespace Countersign

@@ -8,6 +8,7 @@
 #include "runcommand.h"
 #include "tool.h"
 #include "toolregistry.h"
+#include "undoableapply.h"
 #include "workspace.h"
 #include "workspaceargs.h"
 
@@ -72,7 +73,9 @@ class WorkspaceAction : public GatedAction
 {
 public:
     // Shares the workspace, so a configuration reload cannot pull it away from a call in flight.
-    explicit WorkspaceAction(std::shared_ptr<const Workspace> ws) : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner)
+    // snapshots: where a change keeps what it overwrites or deletes, for an undo (none: no undo).
+    WorkspaceAction(std::shared_ptr<const Workspace> ws, std::shared_ptr<SnapshotStore> snapshots)
+        : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner), m_undo(std::move(snapshots))
     {
     }
 
@@ -94,11 +97,33 @@ protected:
     // Most file tools plan and apply synchronously; they answer through the callbacks at once.
     virtual Result<Plan> planNow(const json &args) const = 0;
     virtual json applyNow(const json &args) const = 0;
-    void plan(const json &args, PlanDone done) override { done(planNow(args)); }
+    // The files a change overwrites, deletes or creates (absolute), kept before it runs for its
+    // undo; none for a tool that changes nothing.
+    virtual QStringList changedFiles(const json &args) const
+    {
+        Q_UNUSED(args)
+        return {};
+    }
+    void plan(const json &args, PlanDone done) override
+    {
+        auto p = planNow(args);
+        if (p && !readsOnly() && m_undo.keeps())
+            UndoableApply::describe(m_undo.plan(changedFiles(args), m_ws), p.value());
+        done(std::move(p));
+    }
     void apply(const json &args, ApplyDone done) override { done(applyNow(args)); }
+    void applyRecorded(const json &args, Recorder record, ApplyDone done) override
+    {
+        if (readsOnly())
+            return apply(args, std::move(done));
+        m_undo.run(
+            m_undo.plan(changedFiles(args), m_ws), record, [this, args](ApplyDone d) { d(applyNow(args)); },
+            std::move(done));
+    }
 
     std::shared_ptr<const Workspace> m_wsOwner;
     const Workspace &m_ws;
+    UndoableApply m_undo;
 };
 
 // ---- read_file, list_directory: allowed by default ------------------------------------------------
@@ -279,6 +304,11 @@ public:
             return textResult(w.error(), true);
         return textResult(QStringLiteral("wrote %1").arg(str(args, "path")));
     }
+    QStringList changedFiles(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::MayBeNewWithFolders);
+        return path ? QStringList{path.value()} : QStringList();
+    }
 };
 
 // Applies the edits in order; each oldText must match exactly once in the text as it is then.
@@ -358,9 +388,40 @@ public:
             return textResult(w.error(), true);
         return textResult(QStringLiteral("edited %1").arg(str(args, "path")));
     }
+    QStringList changedFiles(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        return path ? QStringList{path.value()} : QStringList();
+    }
 };
 
 // ---- delete_path, move_path ------------------------------------------------------------------------
+
+// What a folder holds that is not a folder (links included, not followed), in path order, with the
+// bytes of its regular files; a file alone when path is not a folder. *any: the folder holds anything.
+QStringList filesUnder(const QString &path, qint64 *bytes, bool *any)
+{
+    const QFileInfo info(path);
+    *any = false;
+    *bytes = 0;
+    if (!info.isDir() || info.isSymLink()) {
+        *bytes = info.isSymLink() ? 0 : info.size();
+        return {path};
+    }
+    QStringList files;
+    QDirIterator it(path, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QFileInfo f(it.next());
+        *any = true;
+        if (!f.isDir() || f.isSymLink()) {
+            files.append(f.filePath());
+            *bytes += f.isSymLink() ? 0 : f.size();
+        }
+    }
+    files.sort(); // listed in path order, whatever order the file system gave
+    return files;
+}
 
 class DeletePath final : public WorkspaceAction
 {
@@ -382,32 +443,13 @@ public:
         if (m_ws.roots().contains(path.value()))
             return failure(
                 QStringLiteral("%1 is a workspace root; it cannot be deleted").arg(str(args, "path")));
-        const QFileInfo info(path.value());
-        QStringList files;
         qint64 bytes = 0;
-        if (info.isDir()) {
-            QDirIterator it(path.value(),
-                            QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                            QDirIterator::Subdirectories);
-            bool any = false;
-            while (it.hasNext()) {
-                const QFileInfo f(it.next());
-                any = true;
-                if (!f.isDir() || f.isSymLink()) {
-                    files.append(f.filePath());
-                    bytes += f.isSymLink() ? 0 : f.size();
-                }
-            }
-            if (any && !args.value("recursive", false))
-                return failure(
-                    QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it")
-                        .arg(str(args, "path")));
-            files.sort(); // listed in path order, whatever order the file system gave
-
-        } else {
-            files.append(path.value());
-            bytes = info.size();
-        }
+        bool any = false;
+        const QStringList files = filesUnder(path.value(), &bytes, &any);
+        if (any && !args.value("recursive", false))
+            return failure(
+                QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it")
+                    .arg(str(args, "path")));
         const Git::LossReport lost = Git::lossReport(files);
         Plan p;
         p.title = QStringLiteral("Delete %1").arg(shown(m_ws, path.value()));
@@ -461,6 +503,15 @@ public:
                                                           : QFile::remove(path.value());
         return ok ? textResult(QStringLiteral("deleted %1").arg(str(args, "path")))
                   : textResult(QStringLiteral("could not delete all of %1").arg(str(args, "path")), true);
+    }
+    QStringList changedFiles(const json &args) const override
+    {
+        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
+        if (!path)
+            return {};
+        qint64 bytes = 0;
+        bool any = false;
+        return filesUnder(path.value(), &bytes, &any);
     }
 };
 
@@ -524,20 +575,36 @@ public:
                               true);
         return textResult(QStringLiteral("moved %1 to %2").arg(str(args, "from"), str(args, "to")));
     }
+    // What leaves from (each file under it) and what appears or is overwritten at to.
+    QStringList changedFiles(const json &args) const override
+    {
+        auto from = m_ws.resolve(str(args, "from"), Workspace::Must::Exist);
+        auto to = m_ws.resolve(str(args, "to"), Workspace::Must::MayBeNew);
+        if (!from || !to)
+            return {};
+        qint64 bytes = 0;
+        bool any = false;
+        QStringList files = filesUnder(from.value(), &bytes, &any);
+        const qsizetype moved = files.size();
+        for (qsizetype i = 0; i < moved; ++i)
+            files.append(to.value() + files.at(i).mid(from.value().size()));
+        return files;
+    }
 };
 
 } // namespace
 
 void WorkspaceTools::addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace,
-                           CommandRunner &runner, Gate &gate)
+                           CommandRunner &runner, Gate &gate, const std::shared_ptr<SnapshotStore> &snapshots)
 {
-    registry.add(std::make_unique<GatedTool>(std::make_shared<ReadFile>(workspace), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<ListDirectory>(workspace), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<WriteFile>(workspace), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<EditFile>(workspace), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<DeletePath>(workspace), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<MovePath>(workspace), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<RunCommand>(workspace, runner), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<ReadFile>(workspace, nullptr), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<ListDirectory>(workspace, nullptr), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<WriteFile>(workspace, snapshots), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<EditFile>(workspace, snapshots), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<DeletePath>(workspace, snapshots), gate));
+    registry.add(std::make_unique<GatedTool>(std::make_shared<MovePath>(workspace, snapshots), gate));
+    registry.add(
+        std::make_unique<GatedTool>(std::make_shared<RunCommand>(workspace, runner, snapshots), gate));
 }
 
 } // namespace Countersign

@@ -102,13 +102,17 @@ json FileUndo::record(const QList<SnapshotStore::Kept> &kept)
 
 Result<json> FileUndo::undoList(const QString &nonce)
 {
-    auto ran = m_store.eventsOf(nonce, QStringLiteral("agent-tool-ran"));
-    if (!ran)
-        return failure(ran.error());
-    for (auto it = ran.value().crbegin(); it != ran.value().crend(); ++it) {
-        const json undo = it->value("undo", json());
-        if (undo.is_array() && !undo.empty())
-            return undo;
+    // An agent's own tool reports its run through its hook; Countersign's own tools record what
+    // they kept as they run.
+    for (const QString &event : {QStringLiteral("agent-tool-ran"), QStringLiteral("tool-undo-kept")}) {
+        auto ran = m_store.eventsOf(nonce, event);
+        if (!ran)
+            return failure(ran.error());
+        for (auto it = ran.value().crbegin(); it != ran.value().crend(); ++it) {
+            const json undo = it->value("undo", json());
+            if (undo.is_array() && !undo.empty())
+                return undo;
+        }
     }
     return json();
 }

@@ -10,10 +10,11 @@ namespace Countersign {
 class AuditStore;
 
 // Undo over the snapshot store and the audit chain: the "undo" list of an operation's
-// "agent-tool-ran" event names each file with the digest of what it held before the agent's change
-// (null: it did not exist) and after it (null: the change deleted it). A file is restored only when
-// it still holds what the change left, so a revert never throws away work done since; a restored
-// file keeps its permissions, and a file the agent created is deleted.
+// "agent-tool-ran" event (an agent's own tool) or "tool-undo-kept" (Countersign's own) names each file with
+// the digest of what it held before the agent's change (null: it did not exist) and after it (null: the
+// change deleted it). A file is restored only when it still holds what the change left, so a revert never
+// throws away work done since; a restored file keeps its permissions, and a file the agent created is
+// deleted.
 class FileUndo final : public Undo
 {
 public:

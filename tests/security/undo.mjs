@@ -14,7 +14,9 @@
 //   - an approved rm -rf of an untracked folder, and an approved git reset --hard over uncommitted
 //     work, keep what they delete (their cards say so): countersign undo brings the folder back
 //     with its files (bytes exact) and the discarded work back; an rm of a folder holding a link
-//     says on its card that it cannot be undone.
+//     says on its card that it cannot be undone;
+//   - Countersign's own write_file and delete_path, approved over MCP, keep what they overwrite or
+//     delete: countersign undo brings it back.
 //   node undo.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -24,6 +26,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { startCountersign } from '../peer/countersign-process.mjs';
+import { callTool } from './attacker.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: undo.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -247,6 +250,44 @@ try {
         assert.match(card.summary, /It cannot be undone: no copy is kept, as .*alias\/precious\.txt is reached through a link/);
         await clearCards();
         await aliased;
+    });
+
+    // Countersign's own tools, over MCP: an approved change keeps what it overwrites or deletes.
+    async function approvedMcp(tool, args) {
+        const first = await callTool(server, tool, args);
+        const requestState = first.result?.requestState;
+        assert.ok(requestState, JSON.stringify(first));
+        const card = (await decide('list'))[0];
+        assert.ok(card, 'a card');
+        await decide('approve', '--nonce', card.nonce);
+        const ran = await callTool(server, tool, args, { requestState }, 2);
+        assert.ok(ran.result && !ran.result.isError, JSON.stringify(ran));
+        return card;
+    }
+
+    await check("Countersign's own write_file and delete_path keep what an approved change overwrites or deletes: countersign undo brings it back", async () => {
+        const file = path.join(ws, 'README.md');
+        const before = readFileSync(file);
+        const written = await approvedMcp('write_file', { path: 'README.md', content: 'overwritten over MCP\n' });
+        assert.match(written.summary, /Countersign keeps a copy of the file it deletes or overwrites/);
+        assert.equal(readFileSync(file, 'utf8'), 'overwritten over MCP\n');
+        const undo = cli(['undo', written.nonce, '--yes']);
+        assert.equal(undo.status, 0, undo.stderr);
+        assert.match(undo.stdout, /-overwritten over MCP/);
+        assert.deepEqual(readFileSync(file), before);
+
+        mkdirSync(path.join(ws, 'gen', 'deep'), { recursive: true });
+        writeFileSync(path.join(ws, 'gen', 'a.txt'), 'generated once\n');
+        writeFileSync(path.join(ws, 'gen', 'deep', 'b.txt'), 'and again\n');
+        const deleted = await approvedMcp('delete_path', { path: 'gen', recursive: true });
+        assert.match(deleted.summary, /keeps a copy of the 2 files/);
+        assert.equal(existsSync(path.join(ws, 'gen')), false, 'the delete ran');
+        const back = cli(['undo', deleted.nonce, '--yes']);
+        assert.equal(back.status, 0, back.stderr);
+        assert.equal(readFileSync(path.join(ws, 'gen', 'deep', 'b.txt'), 'utf8'), 'and again\n');
+        rmSync(path.join(ws, 'gen'), { recursive: true });
+        const verify = cli(['audit', 'verify']);
+        assert.equal(verify.status, 0, verify.stdout + verify.stderr);
     });
 
     await check('an operation that kept nothing, or a malformed id, is refused', async () => {
