@@ -294,6 +294,23 @@ private Q_SLOTS:
             << QStringList{QStringLiteral("discards uncommitted changes: main.rs (+3 −1)"),
                            QStringLiteral("overwrites origin/main: 2 commits lost"),
                            QStringLiteral("deletes the branch spike: 1 commit no other branch holds")};
+        QTest::newRow("what a write the card asks about replaces")
+            << json{{"measured",
+                     {{{"kind", "write"},
+                       {"path", "/home/a/.bashrc"},
+                       {"replaces", true},
+                       {"lines", 3},
+                       {"bytes", 2048},
+                       {"restorable", false}},
+                      {{"kind", "write"}, {"path", "/home/a/.profile"}, {"replaces", false}, {"lines", 1}},
+                      {{"kind", "write"},
+                       {"path", "/home/a/.zshrc"},
+                       {"replaces", true},
+                       {"exists", false}}}}}
+            << QStringList{QStringLiteral("replaces /home/a/.bashrc: 3 lines, %1 (git cannot bring it back)")
+                               .arg(size(2048)),
+                           QStringLiteral("adds to /home/a/.profile (1 line now)"),
+                           QStringLiteral("creates /home/a/.zshrc")};
         QTest::newRow("an undo kept")
             << json{{"undo", {{"files", 2}, {"bytes", 2048}}}}
             << QStringList{

@@ -239,6 +239,45 @@ private Q_SLOTS:
             QVERIFY(r.lost);
     }
 
+    // A write the card asks about (outside the roots, or a file that changes what runs later) says
+    // what the file holds now and what the write would lose: a replacement shows the lines it
+    // loses, an append loses nothing, git's committed copy can come back.
+    void blastRadius_writesItAsksAbout_sayWhatTheyReplace()
+    {
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
+        const auto measure = [&](const QString &line) {
+            return BlastRadius::of(Shell::CommandEffects::ofLine(line, {m_ws, m_home}), m_home,
+                                   judge.line(line, m_ws).targets);
+        };
+        const BlastRadius replaced = measure(QStringLiteral("echo 'alias ls=rm' > ~/.bashrc"));
+        QVERIFY2(replaced.sentences.join(QLatin1Char(' '))
+                     .contains(
+                         QLatin1String(
+                             "Replaces what %1/.bashrc holds (1 line, 19 bytes), which git cannot bring back")
+                             .arg(m_home)),
+                 qPrintable(replaced.sentences.join(QLatin1Char(' '))));
+        QVERIFY(replaced.lost);
+        QVERIFY2(replaced.diff.contains(QLatin1String("\n-export PS1=fixture\n")), qPrintable(replaced.diff));
+        QCOMPARE(replaced.deletes, QStringList{m_home + QStringLiteral("/.bashrc")});
+
+        const BlastRadius appended = measure(QStringLiteral("echo 'alias ls=rm' >> ~/.bashrc"));
+        QVERIFY2(appended.sentences.join(QLatin1Char(' ')).contains(QLatin1String("nothing in it is lost")),
+                 qPrintable(appended.sentences.join(QLatin1Char(' '))));
+        QVERIFY(!appended.lost);
+        QVERIFY(appended.diff.isEmpty() && appended.deletes.isEmpty());
+
+        const BlastRadius created = measure(
+            QStringLiteral("echo x > {outside}/new.txt").replace(QLatin1String("{outside}"), m_outside));
+        QVERIFY(created.sentences.join(QLatin1Char(' ')).contains(QLatin1String("Creates")));
+        QVERIFY(!created.lost);
+
+        // A committed Makefile inside the roots, asked about because the line also fetches: not
+        // measured as a write (the card does not ask about the write), and nothing is lost.
+        const BlastRadius inside = measure(QStringLiteral("echo x > Makefile; curl -s https://example.com"));
+        QVERIFY(!inside.lost);
+        QVERIFY(inside.deletes.isEmpty());
+    }
+
     // A forced push names the remote commits it overwrites, from the remote-tracking branch and when
     // it was last updated; a deletion those no local branch holds; a plain push loses nothing; a
     // remote never fetched is said to be unmeasured (issue 38).

@@ -119,6 +119,20 @@ QString measuredLine(const json &m)
     if (kind == "branch")
         return tr("deletes the branch %1: %2 no other branch holds")
             .arg(str("branch"), counted(num("commits"), "%1 commit", "%1 commits"));
+    if (kind == "write") {
+        const auto exists = m.find("exists");
+        if (exists != m.end() && exists->is_boolean() && !exists->get<bool>())
+            return tr("creates %1").arg(str("path"));
+        const auto replaces = m.find("replaces");
+        const auto restorable = m.find("restorable");
+        if (replaces == m.end() || !replaces->is_boolean() || !replaces->get<bool>())
+            return tr("adds to %1 (%2 now)").arg(str("path"), counted(num("lines"), "%1 line", "%1 lines"));
+        return tr("replaces %1: %2, %3 (%4)")
+            .arg(str("path"), counted(num("lines"), "%1 line", "%1 lines"), size(num("bytes")),
+                 restorable != m.end() && restorable->is_boolean() && restorable->get<bool>()
+                     ? tr("git can bring it back")
+                     : tr("git cannot bring it back"));
+    }
     if (kind == "push") {
         QStringList targets;
         for (const json &t : list("targets")) {

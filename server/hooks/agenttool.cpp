@@ -517,10 +517,11 @@ QStringList AgentTool::writtenPaths(const json &arguments) const
         const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
         if (!FilePath::isAbsolute(cwd))
             return {};
-        const BlastRadius radius = BlastRadius::of(
-            Shell::CommandEffects::ofLine(QString::fromStdString(arguments.value("command", "")),
-                                          {cwd, QDir::homePath()}),
-            QDir::homePath());
+        const QString command = QString::fromStdString(arguments.value("command", ""));
+        // Measured as its card measured it: the writes the card asks about included.
+        const BlastRadius radius =
+            BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}), QDir::homePath(),
+                            judge().line(command, cwd).targets);
         return UndoPlan::ofRadius(radius, m_workspace.get()).files;
     }
     case Kind::Write:
@@ -605,7 +606,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     const BlastRadius radius =
         FilePath::isAbsolute(cwd)
             ? BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}),
-                              QDir::homePath())
+                              QDir::homePath(), judged.targets)
             : BlastRadius{};
     // Risk follows what would be lost: something git cannot bring back, or what could not be
     // measured, is High (the human types its first target to approve); a destructive line that

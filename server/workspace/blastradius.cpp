@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 #include <QRegularExpression>
@@ -424,14 +425,92 @@ void measurePush(BlastRadius &r, const Effect &e)
         r.detail.push_back({{"kind", "push"}, {"folder", e.cwd.toStdString()}, {"targets", detail}});
 }
 
+// A write the card asks about (outside the roots, or a file that changes what runs later): what
+// the file holds now, and whether the write replaces it (>, cp onto it, sed -i) or adds to it (>>).
+// What a replacement loses is shown as the lines it removes, and counted lost unless git holds
+// the file as it is.
+void measureWrite(BlastRadius &r, const Effect &e)
+{
+    if (!e.pathKnown || e.path.isEmpty() || e.glob) {
+        r.unmeasured = true;
+        r.sentences.append(
+            QStringLiteral("%1: which file it writes is only known when it runs.").arg(e.what));
+        return;
+    }
+    const QString shown = QDir::toNativeSeparators(e.path);
+    const QFileInfo info(e.path);
+    json detail = {{"kind", "write"}, {"path", e.path.toStdString()}, {"replaces", e.replaces}};
+    if (info.isSymLink()) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("Writes %1, a link to %2: the write goes there.")
+                               .arg(shown, QDir::toNativeSeparators(info.symLinkTarget())));
+        r.detail.push_back(detail);
+        return;
+    }
+    if (!info.exists()) {
+        r.sentences.append(QStringLiteral("Creates %1; nothing is there now.").arg(shown));
+        detail["exists"] = false;
+        r.detail.push_back(detail);
+        return;
+    }
+    if (!info.isFile()) {
+        r.unmeasured = true;
+        r.sentences.append(QStringLiteral("Writes %1, which is not a regular file.").arg(shown));
+        r.detail.push_back(detail);
+        return;
+    }
+    constexpr qint64 kShownBytes = 64 * 1024;
+    QFile file(e.path);
+    const QByteArray before = file.open(QIODevice::ReadOnly) ? file.read(kShownBytes + 1) : QByteArray();
+    const qsizetype lines = before.count('\n') + (before.isEmpty() || before.endsWith('\n') ? 0 : 1);
+    const QString holds = QStringLiteral("%1%2, %3")
+                              .arg(info.size() > kShownBytes ? QStringLiteral("at least ") : QString(),
+                                   plural(lines, "line", "lines"), sizeText(info.size()));
+    detail["bytes"] = info.size();
+    detail["lines"] = lines;
+    if (!e.replaces) {
+        r.sentences.append(
+            QStringLiteral("Adds to %1 (it holds %2 now); nothing in it is lost.").arg(shown, holds));
+        r.detail.push_back(detail);
+        return;
+    }
+    const Git::LossReport loss = Git::lossReport({e.path});
+    const bool restorable = loss.inWorkTree && loss.untracked.isEmpty() && loss.uncommitted.isEmpty();
+    const bool lost = !restorable && info.size() > 0;
+    r.lost = r.lost || lost;
+    r.deletes.append(e.path);
+    r.sentences.append(
+        restorable ? QStringLiteral("Replaces what %1 holds (%2); git can bring it back.").arg(shown, holds)
+        : lost     ? QStringLiteral("Replaces what %1 holds (%2), which git cannot bring back: "
+                                        "the lines it loses are in the diff.")
+                     .arg(shown, holds)
+               : QStringLiteral("Replaces %1, which is empty now.").arg(shown));
+    if (lost) {
+        r.diff += QStringLiteral("--- %1 (what it holds now, which the write replaces)\n").arg(shown);
+        if (Git::looksBinary(before)) {
+            r.diff += QStringLiteral("(binary, %1)\n").arg(sizeText(info.size()));
+        } else {
+            const QString text = QString::fromUtf8(before.left(kShownBytes));
+            for (const QString &line : text.split(QLatin1Char('\n')).mid(0, lines))
+                r.diff += QLatin1Char('-') + line + QLatin1Char('\n');
+            if (info.size() > kShownBytes)
+                r.diff += QStringLiteral("… and the rest of its %1\n").arg(sizeText(info.size()));
+        }
+    }
+    detail["restorable"] = restorable;
+    r.detail.push_back(detail);
+}
+
 } // namespace
 
-BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home)
+BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home, const QStringList &writesAsked)
 {
     BlastRadius r;
     for (const Effect &e : effects) {
         const bool git = e.argv.value(0) == QLatin1String("git");
-        if (e.kind == Effect::Kind::Deletes && !git) {
+        if (e.kind == Effect::Kind::Writes && writesAsked.contains(e.path)) {
+            measureWrite(r, e);
+        } else if (e.kind == Effect::Kind::Deletes && !git) {
             measureDeletion(r, e, home);
         } else if (e.kind == Effect::Kind::Deletes && git && !e.cwd.isEmpty()) {
             const QStringList argv = e.argv;

@@ -12,7 +12,8 @@ namespace Countersign {
 // What a destructive command would lose, measured from the real state when the call arrives: the
 // files and folders an rm (or find -delete) would delete, with how many git can bring back and how
 // many it cannot; the uncommitted changes a git reset --hard, checkout -- PATHS or restore would
-// discard, per file with its lines; the untracked files a git clean would delete. One plain
+// discard, per file with its lines; the untracked files a git clean would delete; what a write the
+// card asks about replaces in the file it writes. One plain
 // sentence for the card, the detail for the plan (its digest binds it), and the diff of discarded
 // work. Bounded: a walk stops at kMaxFiles and says "at least"; what cannot be measured says so.
 struct BlastRadius final
@@ -29,7 +30,10 @@ struct BlastRadius final
     QStringList deletes;
     bool deletesAll = true;
 
-    static BlastRadius of(const QList<Shell::Effect> &effects, const QString &home);
+    // writesAsked: the written files the card asks about (outside the roots, or protected), whose
+    // current content and what the write would lose are measured too.
+    static BlastRadius of(const QList<Shell::Effect> &effects, const QString &home,
+                          const QStringList &writesAsked = {});
 
     static constexpr int kMaxFiles = 2000;
     static constexpr int kListed = 10;

@@ -47,10 +47,12 @@ int main(int argc, char **argv)
         const CommandJudge::Judgement judged = judge.line(line, cwd);
         nlohmann::json out = judged.toJson();
         out["line"] = line.toStdString();
-        if (judged.destructive) { // what the card would say would be lost
+        if (judged.destructive || !judged.targets.isEmpty()) { // what the card would say would be lost
             const BlastRadius radius =
-                BlastRadius::of(Shell::CommandEffects::ofLine(line, {cwd, home}), home);
+                BlastRadius::of(Shell::CommandEffects::ofLine(line, {cwd, home}), home, judged.targets);
             out["lost"] = radius.sentences.join(QLatin1Char(' ')).toStdString();
+            if (!radius.diff.isEmpty())
+                out["diff"] = radius.diff.toStdString();
         }
         std::puts(out.dump().c_str());
     }
