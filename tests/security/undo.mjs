@@ -14,7 +14,8 @@
 //   - an approved rm -rf of an untracked folder, and an approved git reset --hard over uncommitted
 //     work, keep what they delete (their cards say so): countersign undo brings the folder back
 //     with its files (bytes exact) and the discarded work back; an rm of a folder holding a link
-//     says on its card that it cannot be undone;
+//     says on its card that it cannot be undone; work changed between the card and the approval
+//     makes a new card, and the approved one does not run;
 //   - Countersign's own write_file and delete_path, approved over MCP, keep what they overwrite or
 //     delete: countersign undo brings it back.
 //   node undo.mjs COUNTERSIGN_BINARY DECIDE_BINARY
@@ -220,6 +221,31 @@ try {
         const undo = cli(['undo', operationOf('git reset --hard', 'agent:shell'), '--yes']);
         assert.equal(undo.status, 0, undo.stderr);
         assert.equal(readFileSync(file, 'utf8'), '# Project\n\nAn hour of uncommitted work.\n');
+        git('checkout', '--', 'README.md');
+    });
+
+    await check('the work changed between the card and the approval: the approved card does not run, a new card shows the new diff', async () => {
+        const file = path.join(ws, 'README.md');
+        writeFileSync(file, '# Project\n\nFirst edit.\n');
+        const id = `toolu_${++ids}`;
+        const input = { command: 'git reset --hard', description: 'clean up' };
+        const held = hook(claude('PreToolUse', 'Bash', input, id));
+        let card;
+        for (let i = 0; i < 100 && !card; ++i) {
+            card = (await decide('list'))[0];
+            if (!card) await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.ok(card, 'a card');
+        assert.match(card.diff, /\+First edit\./);
+        writeFileSync(file, '# Project\n\nFirst edit.\nA second one, after the card was made.\n');
+        await decide('approve', '--nonce', card.nonce);
+        const pre = await held;
+        assert.notEqual(decisionOf(pre), 'allow', JSON.stringify(pre));
+        assert.equal(readFileSync(file, 'utf8'), '# Project\n\nFirst edit.\nA second one, after the card was made.\n');
+        const next = (await decide('list'))[0];
+        assert.ok(next && next.nonce !== card.nonce, 'a new card');
+        assert.match(next.diff, /\+A second one, after the card was made\./);
+        await clearCards();
         git('checkout', '--', 'README.md');
     });
 
