@@ -23,10 +23,11 @@ std::optional<Risk> parseRisk(const QString &name)
     return std::nullopt;
 }
 
-Plan Plan::settledByRule(const QString &tool)
+Plan Plan::settledByRule(const QString &tool, const QStringList &targets)
 {
     Plan plan;
     plan.title = tool;
+    plan.targets = targets;
     plan.risk = Risk::Low;
     return plan;
 }

@@ -28,8 +28,10 @@ struct Plan final
     nlohmann::json blastRadius = nlohmann::json::object(); // counts, bytes, irreversible
     Risk risk = Risk::High;
 
-    // The plan recorded for a call a rule allowed or denied at once: nothing was planned.
-    static Plan settledByRule(const QString &tool);
+    // The plan recorded for a call a rule (or the default) allowed or denied at once: nothing was
+    // planned; targets are what the call names (the file it writes, the command it runs), for its
+    // audit row.
+    static Plan settledByRule(const QString &tool, const QStringList &targets = {});
 
     nlohmann::json toJson() const;
     static Result<Plan> fromJson(const nlohmann::json &value);

@@ -150,7 +150,7 @@ private Q_SLOTS:
             decisions.append(rows->index(row, AuditModel::Decision).data().toString());
         decisions.sort();
         QCOMPARE(decisions,
-                 (QStringList{QStringLiteral("allowed by rule"), QStringLiteral("denied by rule")}));
+                 (QStringList{QStringLiteral("allowed, no card"), QStringLiteral("denied, no card")}));
     }
 
     // Settings shows what is in force: the address served (--listen wins over the file's), the

@@ -194,9 +194,9 @@ const AuditQuery::Row *AuditModel::rowAt(int row) const
 QString AuditModel::decisionWords(const QString &status)
 {
     if (status == QLatin1String("allowed"))
-        return tr("allowed by rule");
+        return tr("allowed, no card"); // by a rule or by default: the row's rule says which
     if (status == QLatin1String("denied"))
-        return tr("denied by rule");
+        return tr("denied, no card");
     if (status == QLatin1String("abandoned"))
         return tr("abandoned by its agent");
     if (status == QLatin1String("timed-out"))

@@ -166,8 +166,10 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
     const PolicyDecision verdict = decide(*request);
     if (verdict.verdict == Verdict::Deny) {
         const qint64 now = m_clock.nowMs();
-        const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()),
-                                                verdict.rule, now, now, Operation::Status::Denied);
+        const Operation op = request->operation(
+            randomNonce(),
+            Plan::settledByRule(request->action->name(), request->action->targetsOf(request->arguments)),
+            verdict.rule, now, now, Operation::Status::Denied);
         if (auto stored = m_store.recordOperation(op); !stored)
             return done(storeFailure(stored.error()));
         Q_EMIT stepRecorded(Step::Denied, op.nonce);
@@ -408,8 +410,10 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     if (m_draining) // the plan ended after the quit began: start nothing new
         return done(GateReplies::quitting());
     const qint64 now = m_clock.nowMs();
-    const Operation op = request->operation(randomNonce(), Plan::settledByRule(request->action->name()), rule,
-                                            now, now, Operation::Status::Allowed);
+    const Operation op = request->operation(
+        randomNonce(),
+        Plan::settledByRule(request->action->name(), request->action->targetsOf(request->arguments)), rule,
+        now, now, Operation::Status::Allowed);
     // A read a rule allowed changes nothing: losing its record to a power cut (never to a crash of
     // the app) costs no outcome, and sparing its two fsyncs halves its time through the gate.
     const Durability durability = request->action->readsOnly() ? Durability::Relaxed : Durability::Synced;

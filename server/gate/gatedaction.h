@@ -36,6 +36,20 @@ public:
         Q_UNUSED(arguments)
         return {};
     }
+    // What a call settled with no card names in its audit row (the file it writes, the command it
+    // runs): by default its path arguments, as given.
+    virtual QStringList targetsOf(const nlohmann::json &arguments) const
+    {
+        QStringList targets;
+        for (const auto &[name, spellings] : pathSpellings(arguments)) {
+            const auto given = arguments.find(name.toStdString());
+            if (given != arguments.end() && given->is_string())
+                targets.append(QString::fromStdString(given->get<std::string>()));
+            else if (!spellings.isEmpty())
+                targets.append(spellings.first());
+        }
+        return targets;
+    }
     // Where the default comes from, in words for the card and the audit row ("upstream fs says
     // readOnlyHint"); empty when it is Countersign's own for the tool.
     virtual QString defaultSource() const { return {}; }

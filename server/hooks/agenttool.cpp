@@ -417,6 +417,37 @@ PathSpellings AgentTool::pathSpellings(const json &arguments) const
     return {{QStringLiteral("path"), Workspace::spellings(m_workspace.get(), path)}};
 }
 
+QStringList AgentTool::targetsOf(const json &arguments) const
+{
+    const auto text = [&arguments](const char *key) {
+        return QString::fromStdString(arguments.value(key, ""));
+    };
+    switch (m_kind) {
+    case Kind::Shell:
+        return {shortened(text("command"), 400)};
+    case Kind::Write:
+    case Kind::Edit:
+        return {text("path")};
+    case Kind::Patch: {
+        bool deletes = false;
+        return patchTargets(text("patch"), text("cwd"), &deletes);
+    }
+    case Kind::Mcp:
+        return {QStringLiteral("%1: %2").arg(text("server"), text("name"))};
+    case Kind::Read: {
+        const json input = arguments.value("input", json::object());
+        for (const char *key : {"file_path", "path", "absolute_path", "dir_path", "pattern"}) {
+            if (const auto it = input.find(key); it != input.end() && it->is_string())
+                return {QString::fromStdString(it->get<std::string>())};
+        }
+        return {};
+    }
+    case Kind::Other:
+        break;
+    }
+    return {};
+}
+
 Verdict AgentTool::defaultVerdict(const json &arguments) const
 {
     return byDefault(arguments).verdict;

@@ -45,6 +45,9 @@ public:
     // A write's or edit's path, resolved against the roots when inside them (else only where it
     // leads, links followed).
     PathSpellings pathSpellings(const nlohmann::json &arguments) const override;
+    // The command line (shortened), the file written, edited or read, the patch's files, the MCP
+    // server and tool: what its audit row names when it ran with no card.
+    QStringList targetsOf(const nlohmann::json &arguments) const override;
     void plan(const nlohmann::json &arguments, PlanDone done) override;
     void apply(const nlohmann::json &arguments, ApplyDone done) override;
 

@@ -95,6 +95,9 @@ try {
         assert.ok(w.allowed, JSON.stringify(w.pre));
         assert.deepEqual(await decide('list'), [], 'it ran with no card');
         const id = operationOf(file);
+        // Its audit row names the file it wrote, though no card was made.
+        const row = JSON.parse(cli(['audit', 'export', '--format', 'json']).stdout).find((r) => r.id === id);
+        assert.ok(JSON.stringify(row.targets).includes(file), JSON.stringify(row));
         const undo = cli(['undo', id, '--yes']);
         assert.equal(undo.status, 0, undo.stderr);
         assert.match(undo.stdout, /-Rewritten by the agent\.\n\+Committed text\./);
