@@ -61,7 +61,7 @@ bool writeAll(int fd, const std::string &bytes)
 }
 
 // One line from fd (without its newline), or nothing when it ends first or says nothing in time.
-std::optional<std::string> readLine(int fd)
+std::optional<std::string> readLine(int fd, int answerMs)
 {
     std::string got;
     char buffer[65536];
@@ -69,7 +69,7 @@ std::optional<std::string> readLine(int fd)
         if (const size_t end = got.find('\n'); end != std::string::npos)
             return got.substr(0, end);
         pollfd p{fd, POLLIN, 0};
-        const int ready = ::poll(&p, 1, kAnswerMs);
+        const int ready = ::poll(&p, 1, answerMs);
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready <= 0)
@@ -153,7 +153,9 @@ int runHookShim(int argc, char **argv, int first, const std::string &defaultSock
     // before the payload is read.
     if (writeAll(fd, hello.dump() + '\n'))
         (void)writeAll(fd, payload.dump(-1, ' ', false, json::error_handler_t::replace) + '\n');
-    const std::optional<std::string> line = readLine(fd);
+    // A client whose hook timeout is fixed lets the call through when it lapses: deny 5 s before.
+    const int fixed = hookClientSpec(*client).fixedTimeoutSeconds;
+    const std::optional<std::string> line = readLine(fd, fixed > 0 ? (fixed - 5) * 1000 : kAnswerMs);
     ::close(fd);
     if (!line)
         return deny(client, event,

@@ -50,9 +50,10 @@ int runUndoCommand(const CommandLine &cl)
     FileUndo undo(store, snapshots);
     auto preview = undo.preview(nonce);
     if (!preview)
-        return commandFailed(preview.error());
+        return commandFailed(visibleText(preview.error()));
     if (!preview.value().refusal.isEmpty())
-        return commandFailed(QStringLiteral("nothing was reverted: %1").arg(preview.value().refusal));
+        return commandFailed(
+            visibleText(QStringLiteral("nothing was reverted: %1").arg(preview.value().refusal)));
     // The agent's text, with what a terminal would act on (escape sequences) shown as marks.
     std::fputs(qPrintable(visibleText(preview.value().diff)), stdout);
     if (!cl.yes) {
@@ -69,8 +70,9 @@ int runUndoCommand(const CommandLine &cl)
     auto reverted =
         undo.revert(nonce, user.isEmpty() ? QStringLiteral("cli") : QStringLiteral("cli:") + user);
     if (!reverted)
-        return commandFailed(reverted.error());
-    std::printf("%s\n", qPrintable(reverted.value()));
+        return commandFailed(visibleText(reverted.error()));
+    // The files' names are the agent's: shown as plain text, never as terminal control.
+    std::printf("%s\n", qPrintable(visibleText(reverted.value())));
     return 0;
 }
 

@@ -8,6 +8,8 @@ namespace Countersign::AgentPlugins {
 namespace {
 
 constexpr const char *kMarker = "// countersign-agent-plugin v1";
+// A hook file that is a shell script (Cline's) starts with its interpreter, then the marker.
+constexpr const char *kShellMarker = "#!/bin/sh\n# countersign-agent-plugin v1\n";
 
 // The plugin, shim argv spliced in as a JSON array. Plain ECMAScript modules for opencode's Bun.
 constexpr const char *kCommon = R"JS(
@@ -160,8 +162,25 @@ export default function (pi) {
 
 } // namespace
 
+// Cline's hook: a shell script named after its event, the shim's argv quoted for sh.
+static QString clineScript(const QStringList &shim)
+{
+    QStringList quoted;
+    for (const QString &arg : shim)
+        quoted.append(QLatin1Char('\'') + QString(arg).replace(QLatin1Char('\''), QStringLiteral("'\\''")) +
+                      QLatin1Char('\''));
+    return QLatin1String(kShellMarker) +
+           QStringLiteral(
+               "# Written by `countersign hooks install cline`; `countersign hooks remove cline` deletes "
+               "it.\n# Cline runs it before each tool; the countersign-hook shim reads Cline's payload "
+               "and answers.\nexec %1\n")
+               .arg(quoted.join(QLatin1Char(' ')));
+}
+
 QString text(HookClient client, const QStringList &shim)
 {
+    if (client == HookClient::Cline)
+        return clineScript(shim);
     const QByteArray argv = QJsonDocument(QJsonArray::fromStringList(shim)).toJson(QJsonDocument::Compact);
     const std::string_view name = hookClientSpec(client).name;
     return QLatin1String(kMarker) +
@@ -174,7 +193,7 @@ QString text(HookClient client, const QStringList &shim)
 
 bool isOurs(const QByteArray &text)
 {
-    return text.startsWith(kMarker);
+    return text.startsWith(kMarker) || text.startsWith(kShellMarker);
 }
 
 } // namespace Countersign::AgentPlugins

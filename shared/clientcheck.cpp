@@ -42,6 +42,7 @@ constexpr Program kPrograms[] = {
     {"copilot", "copilot", "1.0.21", "1.0.102"},
     {"opencode", "opencode", "", "1.18.33"},
     {"pi", "pi", "", "0.73.1"},
+    {"cline", "cline", "", "3.0.65"},
 };
 
 const Program *programOf(const QString &client)

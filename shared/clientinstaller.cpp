@@ -126,6 +126,10 @@ QString ClientInstaller::ledgerPath(const QString &client) const
 QStringList ClientInstaller::files(const QString &client) const
 {
     QStringList out{HookSetup::settingsPath(client, m_place.home, m_place.codexHome)};
+    for (const QString &file : HookSetup::pluginFiles(client, m_place.home)) {
+        if (!out.contains(file))
+            out.append(file);
+    }
     const QString mcp = McpEntries::configPath(client, m_place.home, m_place.codexHome);
     if (!mcp.isEmpty() && !out.contains(mcp))
         out.append(mcp);

@@ -10,7 +10,7 @@ namespace Countersign {
 // that names them: the hook formats and payloads (server/hooks, and the countersign-hook shim, which
 // links no Qt, so this header uses none), the installer (HookSetup, HookInstaller), the command line
 // and the Connections tab. docs/client-hooks.md has each one's format as its source shows it.
-enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot, OpenCode, Pi };
+enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot, OpenCode, Pi, Cline };
 
 struct HookClientSpec final
 {
@@ -35,9 +35,16 @@ struct HookClientSpec final
     bool timeoutInMs; // its hook timeout is read in milliseconds (otherwise seconds)
     // What the person must still do in the client itself (a trust step, trusted folders).
     std::string_view afterwards;
+    // The longest the client waits for its hook before it lets the call through, when no setting
+    // changes it (0: the setup writes a timeout longer than the console's hold): the console holds
+    // a call for the human a little less, and the shim answers deny before it.
+    int fixedTimeoutSeconds = 0;
+    // A plugin client's second file, under the home folder, with the same text (Cline: its hook
+    // after a tool ran is a file of its own); empty for the others.
+    std::string_view secondFile = {};
 };
 
-inline constexpr std::array<HookClientSpec, 7> kHookClients{{
+inline constexpr std::array<HookClientSpec, 8> kHookClients{{
     {HookClient::ClaudeCode, "claude-code", "Claude Code", ".claude/settings.json", "PreToolUse", "",
      "PostToolUse", "PostToolUseFailure",
      "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$", true, false, false,
@@ -74,6 +81,14 @@ inline constexpr std::array<HookClientSpec, 7> kHookClients{{
     {HookClient::Pi, "pi", "pi", ".pi/agent/extensions/countersign.js", "PreToolUse", "", "PostToolUse", "",
      "^(bash|read|write|edit|grep|find|ls)$", false, true, false,
      "pi loads extensions when it starts: restart it. Tools of other extensions are not asked about."},
+    // A hook file named after its event in ~/.cline/hooks, a shell script of Countersign's that
+    // runs the shim, which reads Cline's own payload (ClinePayload) and answers {"cancel": ...}.
+    // A cancel stops Cline's whole run, not one tool; its fixed 120 s timeout lets the tool run.
+    {HookClient::Cline, "cline", "Cline CLI", ".cline/hooks/PreToolUse", "PreToolUse", "", "PostToolUse", "",
+     "^(run_commands|editor|read_files|search_codebase|apply_patch)$", false, true, false,
+     "Cline CLI 3.0.65 runs the hook before each tool. A declined or still-waiting call stops its whole "
+     "run (Cline has no way to refuse one tool): run the task again once the card is decided.",
+     120, ".cline/hooks/PostToolUse"},
 }};
 
 constexpr const HookClientSpec &hookClientSpec(HookClient client)

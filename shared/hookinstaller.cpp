@@ -187,15 +187,20 @@ Result<QString> HookInstaller::install(const QString &client, const QString &own
         return failure(known.error());
     const QString path = settingsPath(m_place, client);
     if (isPlugin(client)) {
-        if (auto mine = pluginInstalled(path); !mine) // someone else's file there: left alone
-            return failure(mine.error());
+        const QStringList files = HookSetup::pluginFiles(client, m_place.home);
+        for (const QString &file : files) {
+            if (auto mine = pluginInstalled(file); !mine) // someone else's file there: left alone
+                return failure(mine.error());
+        }
         if (auto token = freshToken(client, owner); !token)
             return failure(token.error());
-        if (auto written = writePrivate(path, AgentPlugins::text(*hookClientNamed(client.toStdString()),
-                                                                 targetOf(m_place, client).shim)
-                                                  .toUtf8());
-            !written)
-            return failure(written.error());
+        const QByteArray text =
+            AgentPlugins::text(*hookClientNamed(client.toStdString()), targetOf(m_place, client).shim)
+                .toUtf8();
+        for (const QString &file : files) {
+            if (auto written = writePrivate(file, text); !written)
+                return failure(written.error());
+        }
         return QStringLiteral("Installed Countersign's %1 plugin as %2, as the connection %3.\n%4")
             .arg(client, path, connectionName(client), afterwards(client));
     }
@@ -248,11 +253,13 @@ Result<QString> HookInstaller::remove(const QString &client)
         return failure(known.error());
     const QString path = settingsPath(m_place, client);
     if (isPlugin(client)) {
-        auto mine = pluginInstalled(path);
-        if (!mine)
-            return failure(mine.error());
-        if (mine.value() && !QFile::remove(path))
-            return failure(QStringLiteral("cannot delete %1").arg(path));
+        for (const QString &file : HookSetup::pluginFiles(client, m_place.home)) {
+            auto mine = pluginInstalled(file);
+            if (!mine)
+                return failure(mine.error());
+            if (mine.value() && !QFile::remove(file))
+                return failure(QStringLiteral("cannot delete %1").arg(file));
+        }
         dropConnection(client);
         return QStringLiteral("Removed Countersign's %1 plugin %2; the connection %3 is revoked.")
             .arg(client, path, connectionName(client));

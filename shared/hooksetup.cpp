@@ -104,6 +104,17 @@ QString settingsPath(const QString &client, const QString &home, const QString &
     return QDir(home).filePath(text(spec->settingsFile));
 }
 
+QStringList pluginFiles(const QString &client, const QString &home)
+{
+    const HookClientSpec *spec = specOf(client);
+    if (!spec || !spec->pluginFile)
+        return {};
+    QStringList files{QDir(home).filePath(text(spec->settingsFile))};
+    if (!spec->secondFile.empty())
+        files.append(QDir(home).filePath(text(spec->secondFile)));
+    return files;
+}
+
 QString matcher(const QString &client)
 {
     const HookClientSpec *spec = specOf(client);

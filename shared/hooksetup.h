@@ -37,6 +37,9 @@ struct Target final
 
 // The settings file of client under home (codexHome: $CODEX_HOME when set).
 QString settingsPath(const QString &client, const QString &home, const QString &codexHome = {});
+// A plugin client's files under home: its settingsPath, and its second file where it has one
+// (Cline's hook after a tool ran); none for a client with hook settings.
+QStringList pluginFiles(const QString &client, const QString &home);
 // The tools each client's hooks are asked about: shell, file writes and edits, other MCP servers.
 QString matcher(const QString &client);
 

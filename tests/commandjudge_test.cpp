@@ -271,6 +271,18 @@ private Q_SLOTS:
         QVERIFY(created.sentences.join(QLatin1Char(' ')).contains(QLatin1String("Creates")));
         QVERIFY(!created.lost);
 
+        // rsync replaces the file though the shell reads no ">": measured as a replacement; a
+        // pattern is only known when it runs.
+        const BlastRadius synced = measure(
+            QStringLiteral("rsync {outside}/x ~/.bashrc").replace(QLatin1String("{outside}"), m_outside));
+        QVERIFY2(synced.sentences.join(QLatin1Char(' ')).contains(QLatin1String("Replaces what")),
+                 qPrintable(synced.sentences.join(QLatin1Char(' '))));
+        QVERIFY(synced.lost);
+        const BlastRadius pattern = measure(QStringLiteral("cat README.md > ~/.bashr?"));
+        QVERIFY2(pattern.sentences.join(QLatin1Char(' ')).contains(QLatin1String("only known when it runs")),
+                 qPrintable(pattern.sentences.join(QLatin1Char(' '))));
+        QVERIFY(pattern.unmeasured);
+
         // A committed Makefile inside the roots, asked about because the line also fetches: not
         // measured as a write (the card does not ask about the write), and nothing is lost.
         const BlastRadius inside = measure(QStringLiteral("echo x > Makefile; curl -s https://example.com"));

@@ -16,11 +16,13 @@
 #include "ticketsealer.h"
 #include "tool.h"
 #include "toolregistry.h"
+#include "undoableapply.h"
 #include "workspace.h"
 #include "workspacetools.h"
 
 #include <git2.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QDir>
 #include <QFile>
@@ -556,6 +558,45 @@ private Q_SLOTS:
         QVERIFY2(r.value("isError", false) && text(r).contains(QLatin1String("Nothing was changed")),
                  r.dump().c_str());
         QCOMPARE(read(QStringLiteral("src/lib.txt")), QByteArray("alpha\nbeta\n"));
+    }
+    // A card that promised a copy holds the run to it: a file that can no longer be kept (swapped
+    // for a hard link between the re-plan and the run), or other files than it counted, refuse
+    // the run and nothing runs; with no promise (a rule allowed it), it runs.
+    void undo_promisedCopy_isKeptOrNothingRuns()
+    {
+        const UndoableApply undo(m_snapshots);
+        const Workspace ws(QStringList{m_root});
+        Plan promised;
+        promised.blastRadius = {{"undo", {{"files", 1}, {"bytes", 14}}}};
+        QVERIFY(::link(QFile::encodeName(path(QStringLiteral("src/lib.txt"))).constData(),
+                       QFile::encodeName(path(QStringLiteral("src/lib-link"))).constData()) == 0);
+        int runs = 0;
+        std::optional<json> answer;
+        const auto recordNothing = [](const QString &, const json &) {};
+        const auto run = [&runs](GatedAction::ApplyDone d) {
+            ++runs;
+            d({{"content", json::array()}});
+        };
+        const UndoPlan linked = undo.plan({path(QStringLiteral("src/lib.txt"))}, ws);
+        QVERIFY2(!linked.undoable() && linked.why.contains(QLatin1String("hard links")),
+                 qPrintable(linked.why));
+        undo.run(linked, promised, recordNothing, run, [&answer](json r) { answer = std::move(r); });
+        QVERIFY(answer && answer->value("isError", false));
+        QVERIFY2(text(*answer).contains(QLatin1String("its card said it could be undone")),
+                 qPrintable(text(*answer)));
+        QCOMPARE(runs, 0);
+        answer.reset();
+        const UndoPlan two =
+            undo.plan({path(QStringLiteral("src/app.txt")), path(QStringLiteral("new.txt"))}, ws);
+        QVERIFY(two.undoable());
+        undo.run(two, promised, recordNothing, run, [&answer](json r) { answer = std::move(r); });
+        QVERIFY(answer && answer->value("isError", false));
+        QCOMPARE(runs, 0);
+        answer.reset();
+        undo.run(linked, Plan::settledByRule(QStringLiteral("write_file")), recordNothing, run,
+                 [&answer](json r) { answer = std::move(r); });
+        QVERIFY(answer && !answer->value("isError", false));
+        QCOMPARE(runs, 1);
     }
     void binaryAndOversizedFiles()
     {

@@ -48,7 +48,9 @@ HooksPanel::HooksPanel(QWidget *parent) : QWidget(parent)
     // The clients whose own tools Countersign cannot stop: their MCP calls are gated, nothing else.
     auto *mcpOnly = new QLabel(
         tr("MCP alone (their own tools are not stopped by Countersign yet): Claude Desktop, VS Code, "
-           "Cursor and Cline. Their calls to Countersign's tools and to the servers behind it are gated; "
+           "Cursor and the Cline extension (Cline CLI is above). Their calls to Countersign's tools and to "
+           "the "
+           "servers behind it are gated; "
            "their own shell and edit tools run as the client allows."),
         this);
     mcpOnly->setObjectName(QStringLiteral("hooksMcpOnly"));

@@ -424,7 +424,7 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     ++m_applying;
     QPointer<Gate> self(this);
     request->action->applyRecorded(
-        request->arguments, recorderFor(op.nonce),
+        request->arguments, op.plan, recorderFor(op.nonce),
         [self, nonce = op.nonce, durability, mcp = request->mcp, done = std::move(done)](json result) {
             if (self)
                 self->recordEnd(nonce, result, durability);
@@ -783,7 +783,7 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
             : QString::fromLatin1(
                   QCryptographicHash::hash(plan.diff.toUtf8(), QCryptographicHash::Sha256).toHex());
     request->action->applyRecorded(
-        request->arguments, recorderFor(ticket.nonce),
+        request->arguments, plan, recorderFor(ticket.nonce),
         [self, ticket, decision, consumedMs, auditHead, diffDigest](json result) {
             if (!self)
                 return;

@@ -78,11 +78,14 @@ public:
     virtual void apply(const nlohmann::json &arguments, ApplyDone done) = 0;
     // Puts a row in the audit chain under the operation being run: an event and its detail.
     using Recorder = std::function<void(const QString &event, const nlohmann::json &detail)>;
-    // What the gate calls to run it, with a recorder bound to its operation: a tool that puts
-    // something of its run in the chain itself (what it kept for an undo) overrides this. The
-    // default runs apply.
-    virtual void applyRecorded(const nlohmann::json &arguments, Recorder record, ApplyDone done)
+    // What the gate calls to run it: with the plan it runs under (the approved card's, made again
+    // just now; for a call a rule allowed, one with nothing planned) and a recorder bound to its
+    // operation. A tool that holds its run to what the plan promised, or puts something of its run
+    // in the chain itself (what it kept for an undo), overrides this. The default runs apply.
+    virtual void applyRecorded(const nlohmann::json &arguments, const Plan &plan, Recorder record,
+                               ApplyDone done)
     {
+        Q_UNUSED(plan)
         Q_UNUSED(record)
         apply(arguments, std::move(done));
     }

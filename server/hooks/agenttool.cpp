@@ -435,12 +435,23 @@ QStringList AgentTool::targetsOf(const json &arguments) const
     case Kind::Mcp:
         return {QStringLiteral("%1: %2").arg(text("server"), text("name"))};
     case Kind::Read: {
+        // Every path it names (a decoy key beside the real one is named too), and its pattern.
         const json input = arguments.value("input", json::object());
-        for (const char *key : {"file_path", "path", "absolute_path", "dir_path", "pattern"}) {
+        QStringList named;
+        if (!input.is_object())
+            return named;
+        for (const char *key :
+             {"file_path", "path", "absolute_path", "dir_path", "directory", "notebook_path", "pattern"}) {
             if (const auto it = input.find(key); it != input.end() && it->is_string())
-                return {QString::fromStdString(it->get<std::string>())};
+                named.append(QString::fromStdString(it->get<std::string>()));
         }
-        return {};
+        if (const auto it = input.find("paths"); it != input.end() && it->is_array()) {
+            for (const json &p : *it) {
+                if (p.is_string() && named.size() < 50)
+                    named.append(QString::fromStdString(p.get<std::string>()));
+            }
+        }
+        return named;
     }
     case Kind::Other:
         break;

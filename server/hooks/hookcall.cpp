@@ -1,5 +1,7 @@
 #include "hookcall.h"
 
+#include "clinepayload.h"
+
 namespace Countersign {
 
 using json = nlohmann::json;
@@ -71,12 +73,23 @@ std::optional<HookCall::Event> eventOf(HookClient client, const QString &name, b
 
 } // namespace
 
-Result<HookCall> HookCall::parse(HookClient client, const json &payload)
+Result<HookCall> HookCall::parse(HookClient client, const json &sent)
 {
+    // Cline's payload has a shape of its own: read into Claude Code's first.
+    bool unasked = false;
+    json translated;
+    if (client == HookClient::Cline) {
+        auto read = ClinePayload::translate(sent, &unasked);
+        if (!read)
+            return failure(read.error());
+        translated = std::move(read).value();
+    }
+    const json &payload = client == HookClient::Cline ? translated : sent;
     if (!payload.is_object())
         return failure(QStringLiteral("the hook payload is not a JSON object"));
     HookCall call;
     call.client = client;
+    call.unasked = unasked;
     auto event = stringField(payload, "hook_event_name", true);
     if (!event)
         return failure(event.error());

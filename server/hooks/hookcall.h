@@ -34,6 +34,9 @@ struct HookCall final
     QString sessionId;
     nlohmann::json response; // Post: tool_response as sent (any JSON)
     bool failed = false;     // Post: the client reported the tool failed (PostToolUseFailure)
+    // A tool the client's hook sends but no matcher of Countersign's would ask about (Cline's
+    // hook has no matcher): allowed at once, as the other clients never send it.
+    bool unasked = false;
 
     static constexpr qsizetype kMaxPayloadBytes = 4 * 1024 * 1024;
 

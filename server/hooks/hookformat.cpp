@@ -38,6 +38,8 @@ std::string allow(HookClient client, HookEvent event)
         return event == HookEvent::Permission ? encode(claudeStyle(event, true, {})) : std::string();
     case HookClient::Gemini:
         return encode({{"decision", "allow"}});
+    case HookClient::Cline:
+        return encode({{"cancel", false}});
     case HookClient::ClaudeCode:
     case HookClient::Qwen:
     case HookClient::Copilot:
@@ -55,6 +57,8 @@ std::string deny(HookClient client, HookEvent event, const std::string &reason)
                                   : reason;
     if (client == HookClient::Gemini)
         return encode({{"decision", "deny"}, {"reason", words}});
+    if (client == HookClient::Cline) // its only refusal: the whole run stops, with these words
+        return encode({{"cancel", true}, {"errorMessage", words}});
     return encode(claudeStyle(event, false, words));
 }
 

@@ -74,6 +74,11 @@ void HookService::handle(HookClient client, const Principal &who, Transport tran
             client, HookCall::Event::Pre,
             QStringLiteral("Countersign refused the hook call: %1. Nothing was allowed.").arg(call.error())));
     }
+    // A tool no matcher of Countersign's would ask about: allowed, and its report not kept.
+    if (call.value().unasked)
+        return done(call.value().event == HookCall::Event::Post
+                        ? HookAnswer::recorded()
+                        : HookAnswer::allow(client, call.value().event));
     if (call.value().event == HookCall::Event::Post)
         return after(call.value(), who, std::move(done));
     before(call.value(), who, transport, std::move(done));
@@ -113,7 +118,11 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
     agentCall.client = HookClients::name(call.client) + QStringLiteral(" (hook)");
     agentCall.arguments = arguments.value();
     agentCall.transport = transport;
-    agentCall.holdMs = m_settings.holdMs; // answered before the client's own hook timeout
+    // Answered before the client's own hook timeout: the setup writes one longer than the hold,
+    // and a client whose timeout is fixed is answered 10 s before it.
+    const int fixed = hookClientSpec(call.client).fixedTimeoutSeconds;
+    agentCall.holdMs =
+        fixed > 0 ? std::min<qint64>(m_settings.holdMs, (fixed - 10) * 1000LL) : m_settings.holdMs;
     const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
     const QString key = reportKey(who, call, argsDigest);
     const QString path = QString::fromStdString(arguments.value().value("path", ""));
@@ -134,9 +143,19 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
             // What the files hold now, kept before the client may change them (measured again
             // now: what a deletion removes is what is there when it is allowed).
             if (const auto &snapshots = self->m_settings.snapshots) {
-                for (const QString &file : tool->writtenPaths(arguments)) {
+                const QStringList files = tool->writtenPaths(arguments);
+                // A card that said the change could be undone is held to it: what can no longer
+                // be kept (a file swapped since the card) does not run.
+                const bool promised = judgement.approved && self->promisedUndo(judgement.nonce);
+                if (files.isEmpty() && promised)
+                    return done(HookAnswer::deny(
+                        client, event,
+                        QStringLiteral(
+                            "Countersign could no longer keep a copy of what the command deletes or "
+                            "overwrites, and its card said it could be undone. Nothing was allowed.")));
+                for (const QString &file : files) {
                     auto kept = snapshots->keep(file);
-                    if (!kept && (judgement.approved || !tool->needsUndo())) {
+                    if (!kept && !promised && (judgement.approved || !tool->needsUndo())) {
                         // A human approved this very change on its card, or a command's card
                         // said it may have no undo: it runs, with none.
                         qCWarning(lcHooks) << "a change runs with no undo:" << kept.error();
@@ -157,6 +176,16 @@ void HookService::before(const HookCall &call, const Principal &who, Transport t
             self->remember(key, std::move(allowed));
             done(HookAnswer::allow(client, event));
         });
+}
+
+bool HookService::promisedUndo(const QString &nonce)
+{
+    auto op = m_store.operation(nonce);
+    if (!op || !op.value())
+        return true; // unreadable: held to the stricter reading
+    const json &blast = op.value()->plan.blastRadius;
+    const json undo = blast.is_object() ? blast.value("undo", json()) : json();
+    return undo.is_object() && undo.contains("files");
 }
 
 namespace {

@@ -82,6 +82,8 @@ private:
     std::shared_ptr<AgentTool> toolFor(AgentTool::Kind kind);
     QString reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const;
     void remember(const QString &key, Allowed allowed);
+    // Whether the approved card of this operation said a copy is kept before it runs.
+    bool promisedUndo(const QString &nonce);
 
     Gate &m_gate;
     AuditStore &m_store;

@@ -170,13 +170,13 @@ void RunCommand::plan(const json &args, PlanDone done)
     done(p);
 }
 
-void RunCommand::applyRecorded(const json &args, Recorder record, ApplyDone done)
+void RunCommand::applyRecorded(const json &args, const Plan &plan, Recorder record, ApplyDone done)
 {
     auto cwd = cwdOf(args);
     if (!cwd)
         return done(textResult(cwd.error(), true));
     m_undo.run(
-        undoPlan(radiusOf(argvOf(args), cwd.value())), record,
+        undoPlan(radiusOf(argvOf(args), cwd.value())), plan, record,
         [this, args](ApplyDone d) { apply(args, std::move(d)); }, std::move(done));
 }
 

@@ -27,7 +27,8 @@ public:
     Verdict defaultVerdict(const nlohmann::json &args) const override;
     void plan(const nlohmann::json &args, PlanDone done) override;
     void apply(const nlohmann::json &args, ApplyDone done) override;
-    void applyRecorded(const nlohmann::json &args, Recorder record, ApplyDone done) override;
+    void applyRecorded(const nlohmann::json &args, const Plan &plan, Recorder record,
+                       ApplyDone done) override;
 
 private:
     struct Pin final

@@ -27,21 +27,37 @@ void UndoableApply::describe(const UndoPlan &undo, Plan &plan)
     plan.blastRadius["undo"] = undo.toJson();
 }
 
-void UndoableApply::run(const UndoPlan &undo, const GatedAction::Recorder &record, const Run &run,
-                        GatedAction::ApplyDone done) const
+void UndoableApply::run(const UndoPlan &undo, const Plan &plan, const GatedAction::Recorder &record,
+                        const Run &run, GatedAction::ApplyDone done) const
 {
+    const auto refuse = [&done](const QString &why) {
+        qCWarning(lcUndo) << "refused a change whose promised copy could not be kept:" << why;
+        return done(
+            textResult(QStringLiteral("Countersign could not keep a copy of what the change overwrites or "
+                                      "deletes (%1), and its card said it could be undone. Nothing was "
+                                      "changed.")
+                           .arg(why),
+                       true));
+    };
+    const nlohmann::json promise =
+        plan.blastRadius.is_object() ? plan.blastRadius.value("undo", nlohmann::json()) : nlohmann::json();
+    const bool promised = promise.is_object() && promise.contains("files");
+    if (promised && (!m_snapshots || !undo.undoable()))
+        return refuse(undo.why.isEmpty() ? QStringLiteral("nothing can be kept now") : undo.why);
+    if (promised && promise.value("files", nlohmann::json()) != nlohmann::json(undo.files.size()))
+        return refuse(QStringLiteral("it now changes %1 files, not the %2 its card counted")
+                          .arg(undo.files.size())
+                          .arg(QString::fromStdString(promise.value("files", nlohmann::json()).dump())));
     if (!m_snapshots || !undo.undoable())
         return run(std::move(done));
     QString error;
     const QList<SnapshotStore::Kept> kept = UndoPlan::keep(*m_snapshots, undo.files, &error);
     if (kept.isEmpty()) {
-        qCWarning(lcUndo) << "refused a change whose copy could not be kept:" << error;
-        return done(
-            textResult(QStringLiteral("Countersign could not keep a copy of what the change overwrites "
-                                      "or deletes (%1), and its card said it could be undone. Nothing "
-                                      "was changed.")
-                           .arg(error),
-                       true));
+        if (promised)
+            return refuse(error);
+        // No card promised it (a rule allowed the call): it runs as allowed, with no undo.
+        qCWarning(lcUndo) << "a change runs with no undo:" << error;
+        return run(std::move(done));
     }
     run([kept, record, done = std::move(done)](nlohmann::json result) {
         record(QStringLiteral("tool-undo-kept"), {{"undo", FileUndo::record(kept)}});

@@ -30,10 +30,11 @@ public:
     static void describe(const UndoPlan &undo, Plan &plan);
 
     using Run = std::function<void(GatedAction::ApplyDone)>;
-    // Keeps the files the card promised to keep (undo.files), runs, then records what was kept
-    // and what each file holds after. A keep that fails refuses the run with isError: the card
-    // said it could be undone, so nothing changes without the copy.
-    void run(const UndoPlan &undo, const GatedAction::Recorder &record, const Run &run,
+    // Keeps the files (undo, made again now), runs, then records what was kept and what each file
+    // holds after. When the plan it runs under promised a copy (its card said it could be undone),
+    // nothing changes without one: a keep that fails, or files that can no longer be kept or are
+    // not those the card counted, refuse the run with isError.
+    void run(const UndoPlan &undo, const Plan &plan, const GatedAction::Recorder &record, const Run &run,
              GatedAction::ApplyDone done) const;
 
 private:

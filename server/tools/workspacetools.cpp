@@ -112,13 +112,13 @@ protected:
         done(std::move(p));
     }
     void apply(const json &args, ApplyDone done) override { done(applyNow(args)); }
-    void applyRecorded(const json &args, Recorder record, ApplyDone done) override
+    void applyRecorded(const json &args, const Plan &plan, Recorder record, ApplyDone done) override
     {
         if (readsOnly())
             return apply(args, std::move(done));
         m_undo.run(
-            m_undo.plan(changedFiles(args), m_ws), record, [this, args](ApplyDone d) { d(applyNow(args)); },
-            std::move(done));
+            m_undo.plan(changedFiles(args), m_ws), plan, record,
+            [this, args](ApplyDone d) { d(applyNow(args)); }, std::move(done));
     }
 
     std::shared_ptr<const Workspace> m_wsOwner;
@@ -588,6 +588,10 @@ public:
         const qsizetype moved = files.size();
         for (qsizetype i = 0; i < moved; ++i)
             files.append(to.value() + files.at(i).mid(from.value().size()));
+        // What it replaces at to, whatever moves there (an empty folder too).
+        if (const QFileInfo target(to.value());
+            (target.exists() || target.isSymLink()) && !files.contains(to.value()))
+            files.append(to.value());
         return files;
     }
 };

@@ -10,6 +10,10 @@
 #include <QLocale>
 #include <QRegularExpression>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace Countersign {
 
 using Shell::Effect;
@@ -439,7 +443,10 @@ void measureWrite(BlastRadius &r, const Effect &e)
     }
     const QString shown = QDir::toNativeSeparators(e.path);
     const QFileInfo info(e.path);
-    json detail = {{"kind", "write"}, {"path", e.path.toStdString()}, {"replaces", e.replaces}};
+    // Only a redirection with >> is known to add; any other writer (rsync, a decoder's -o) may
+    // replace what is there, and is measured as a replacement.
+    const bool appends = !e.replaces && e.what.endsWith(QLatin1String("(>>)"));
+    json detail = {{"kind", "write"}, {"path", e.path.toStdString()}, {"replaces", !appends}};
     if (info.isSymLink()) {
         r.unmeasured = true;
         r.sentences.append(QStringLiteral("Writes %1, a link to %2: the write goes there.")
@@ -460,15 +467,26 @@ void measureWrite(BlastRadius &r, const Effect &e)
         return;
     }
     constexpr qint64 kShownBytes = 64 * 1024;
-    QFile file(e.path);
-    const QByteArray before = file.open(QIODevice::ReadOnly) ? file.read(kShownBytes + 1) : QByteArray();
+    // Read as it is now, never through a link nor blocking on a FIFO swapped in since the check.
+    QByteArray before;
+    if (const int fd =
+            ::open(QFile::encodeName(e.path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        fd >= 0) {
+        struct stat st;
+        QFile file;
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle))
+            before = file.read(kShownBytes + 1);
+        else
+            ::close(fd);
+    }
     const qsizetype lines = before.count('\n') + (before.isEmpty() || before.endsWith('\n') ? 0 : 1);
     const QString holds = QStringLiteral("%1%2, %3")
                               .arg(info.size() > kShownBytes ? QStringLiteral("at least ") : QString(),
                                    plural(lines, "line", "lines"), sizeText(info.size()));
     detail["bytes"] = info.size();
     detail["lines"] = lines;
-    if (!e.replaces) {
+    if (appends) {
         r.sentences.append(
             QStringLiteral("Adds to %1 (it holds %2 now); nothing in it is lost.").arg(shown, holds));
         r.detail.push_back(detail);
@@ -508,7 +526,10 @@ BlastRadius BlastRadius::of(const QList<Effect> &effects, const QString &home, c
     BlastRadius r;
     for (const Effect &e : effects) {
         const bool git = e.argv.value(0) == QLatin1String("git");
-        if (e.kind == Effect::Kind::Writes && writesAsked.contains(e.path)) {
+        // A write the card asks about, or one whose file is a pattern or only known when it runs
+        // in a line that asks about a write.
+        if (e.kind == Effect::Kind::Writes &&
+            (writesAsked.contains(e.path) || (!writesAsked.isEmpty() && (e.glob || !e.pathKnown)))) {
             measureWrite(r, e);
         } else if (e.kind == Effect::Kind::Deletes && !git) {
             measureDeletion(r, e, home);

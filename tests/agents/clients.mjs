@@ -283,6 +283,36 @@ CLIENTS.pi = {
     },
 };
 
+// Cline CLI 3.0.65 (`cline`): its Bun-compiled binary (@cline/cli-linux-x64) in one process
+// (CLINE_SESSION_BACKEND_MODE=local, no hub daemon), `--json -P openai-compatible -m M PROMPT`, the
+// scripted model as its openai-compatible provider (~/.cline/data/settings/providers.json, as
+// `cline auth` writes it), offline: no auto-update, telemetry off, feature flags cached. Hooks a
+// test's prepare installed in ~/.cline/hooks are kept. Its MCP client is not driven here.
+CLIENTS.cline = {
+    name: 'Cline CLI',
+    version: '3.0.65',
+    file: path.join(modules, `@cline/cli-${platform}/bin/cline`),
+    versionOf: () => packageVersion('cline'),
+    setup(sb, { prompt, model }) {
+        const data = path.join(sb.home, '.cline', 'data');
+        mkdirSync(path.join(data, 'settings'), { recursive: true });
+        mkdirSync(path.join(data, 'cache'), { recursive: true });
+        writeFileSync(path.join(data, 'settings', 'providers.json'), JSON.stringify({
+            version: 1, lastUsedProvider: 'openai-compatible', modes: {},
+            providers: { 'openai-compatible': { settings: { provider: 'openai-compatible', apiKey: 'scripted-model', model: 'scripted-model', baseUrl: model.urls.openai }, updatedAt: new Date().toISOString(), tokenSource: 'manual' } },
+        }, null, 2));
+        writeFileSync(path.join(data, 'settings', 'global-settings.json'), JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }));
+        writeFileSync(path.join(data, 'cache', 'feature-flags.json'), JSON.stringify({
+            version: 2, updatedAt: Date.now(), userId: null, flagsPayload: { featureFlags: {}, featureFlagPayloads: {} },
+        }));
+        return {
+            file: this.file,
+            argv: ['--json', '-P', 'openai-compatible', '-m', 'scripted-model', prompt],
+            env: { CLINE_NO_AUTO_UPDATE: '1', CLINE_SESSION_BACKEND_MODE: 'local', DO_NOT_TRACK: '1' },
+        };
+    },
+};
+
 // Codex with its 2026-07-28 client on (the feature mcp_2026_07_28, off by default).
 CLIENTS.codex2026 = { ...CLIENTS.codex, name: 'Codex (mcp_2026_07_28)', features: ['mcp_2026_07_28'] };
 

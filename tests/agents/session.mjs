@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Ask only when it matters (issue 37), with the real agents: Claude Code (its HTTP hook), Codex,
-// Gemini CLI, Qwen Code and Copilot CLI (the `countersign hook` shim, written by `countersign hooks
-// install`), each driven by
+// Gemini CLI, Qwen Code, Copilot CLI and Cline CLI (the `countersign hook` shim, written by
+// `countersign hooks install`), opencode and pi (their plugins), each driven by
 // the scripted model through a realistic session in a real git repository, in standard mode:
 //   read three files, search, edit two files, write a new one, run the project's tests (make
 //   test, its Makefile as committed), commit; then edit again, `git reset --hard` over that
@@ -143,6 +143,21 @@ const sessions = {
         { tool: 'bash', args: { command: 'git reset --hard' } },
         { tool: 'bash', args: { command: 'rm -rf scratch' } },
     ],
+    // Cline CLI's own tools, through Countersign's hook file (its payload read by the shim). A
+    // declined call stops Cline's whole run: the rm -rf after the declined reset never comes.
+    cline: (p) => [
+        { tool: 'read_files', args: { files: [{ path: path.join(p, 'src/a.js') }] } },
+        { tool: 'read_files', args: { files: [{ path: path.join(p, 'src/b.js') }, { path: path.join(p, 'README.md') }] } },
+        { tool: 'search_codebase', args: { queries: ['TODO'] } },
+        { tool: 'editor', args: { path: path.join(p, 'src/a.js'), old_text: 'A = 1', new_text: 'A = 2' } },
+        { tool: 'editor', args: { path: path.join(p, 'src/b.js'), old_text: 'B = 1', new_text: 'B = 2' } },
+        { tool: 'editor', args: { path: path.join(p, 'src/c.js'), new_text: 'export const C = 3;\n' } },
+        { tool: 'run_commands', args: { commands: ['make test'] } },
+        { tool: 'run_commands', args: { commands: ['git add -A && git commit -q -m "name the constants"'] } },
+        { tool: 'editor', args: { path: path.join(p, 'src/a.js'), old_text: 'A = 2', new_text: 'A = 3' } },
+        { tool: 'run_commands', args: { commands: ['git reset --hard'] } },
+        { tool: 'run_commands', args: { commands: ['rm -rf scratch'] } },
+    ],
     qwen: (p) => [
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/a.js'), file_path: path.join(p, 'src/a.js') } },
         { tool: 'read_file', args: { absolute_path: path.join(p, 'src/b.js'), file_path: path.join(p, 'src/b.js') } },
@@ -169,7 +184,7 @@ try {
     const con = rig.console;
     const base = con.url.replace(/\/mcp$/, '');
 
-    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'pi'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
+    for (const key of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode', 'pi', 'cline'].filter((k) => !process.env.SESSION_ONLY || k === process.env.SESSION_ONLY)) {
         await check(`${key}: a realistic session raises a card only for git reset --hard over uncommitted work and rm -rf of a folder`, async () => {
             let project = null;
             const stepsOf = sessions[key];
@@ -232,18 +247,23 @@ try {
             assert.ok(audited.length >= 10, `${audited.length} calls audited: ${JSON.stringify(tools)}`);
             console.log(`${key}: ${audited.length} calls through the gate (${tools.join(', ')})`);
             const titles = JSON.stringify(seen.map((c) => c.title));
-            assert.equal(seen.length, approving ? 3 : 2, `cards: ${titles}; model calls: ${model?.calls.length}`);
+            // Cline has no way to refuse one tool: the declined reset stops its run, with the reason.
+            const stopsAtDecline = key === 'cline';
+            assert.equal(seen.length, approving ? 3 : stopsAtDecline ? 1 : 2, `cards: ${titles}; model calls: ${model?.calls.length}`);
             const reset = seen[0];
             const rm = seen[seen.length - 1];
             assert.match(reset.title, /git reset --hard/);
-            assert.match(rm.title, /rm -r?f? scratch/);
+            if (!stopsAtDecline)
+                assert.match(rm.title, /rm -r?f? scratch/);
             // The reset's card says what it would lose, with the diff.
             assert.equal(reset.risk, 'high');
             assert.match(reset.summary, /Discards the uncommitted changes in 1 file \(\+1 −1 lines\), which git cannot bring back: src\/a\.js/);
             assert.match(reset.diff, /^-export const A = 2;.*\n\+export const A = 3;/m);
             // (The agent's git add -A committed scratch/: git can bring it back too.)
-            assert.match(rm.summary, /Deletes .*scratch: 1 file in 1 folder \(22 bytes\); git can bring it back\./);
-            assert.match(rm.summary, /Countersign keeps a copy of the file it deletes or overwrites/);
+            if (!stopsAtDecline) {
+                assert.match(rm.summary, /Deletes .*scratch: 1 file in 1 folder \(22 bytes\); git can bring it back\./);
+                assert.match(rm.summary, /Countersign keeps a copy of the file it deletes or overwrites/);
+            }
             const read = (f) => readFileSync(path.join(project, f), 'utf8');
             assert.match(read('src/b.js'), /B = 2/);
             assert.equal(read('src/c.js'), 'export const C = 3;\n');

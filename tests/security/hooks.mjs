@@ -10,7 +10,8 @@
 //   - a post-tool report never allowed, or with other input than was allowed, is flagged;
 //   - a file changed between the approval and the client's write is flagged;
 //   - malformed payloads, no token, a revoked token, an unknown client: denied, never allowed;
-//   - the shim with no console, no token, a bad token: denied in the client's own format.
+//   - the shim with no console, no token, a bad token: denied in the client's own format;
+//   - Cline CLI's own payload in each spelling it takes: a cancel for all that asks, none for a question.
 //   node hooks.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -65,6 +66,43 @@ try {
         assert.equal(a.status, 200);
         assert.equal(decisionOf(a), 'allow', JSON.stringify(a.body));
         assert.deepEqual(await cards(), []);
+    });
+
+    // Cline CLI's own payload (the shim reads it; here over HTTP, as /hooks/cline takes it too): its
+    // answer is {"cancel": ...}, and a cancel stops Cline's whole run.
+    const cline = (name, input, extra = {}) => ({
+        hookName: 'tool_call', taskId: 'task-1', workspaceRoots: [ws], tool_call: { id: `call_${++ids}`, name, input },
+        preToolUse: { toolName: name, parameters: {} }, ...extra,
+    });
+    await check('Cline: a command a rule allows is allowed; every other spelling it takes asks (cancel), one that changes nothing is not asked about, and a payload of another shape is refused', async () => {
+        const a = await hook(cline('run_commands', { commands: ['echo hi'] }), { client: 'cline' });
+        assert.deepEqual(a.body, { cancel: false });
+        const t0 = Date.now();
+        const asked = await Promise.all([
+            cline('run_commands', { commands: ['echo hi', { command: 'touch', args: ['c1'] }] }),
+            cline('run_commands', 'echo hi; touch c2'),
+            cline('run_commands', { commands: ['echo hi\ntouch c3'] }), // a line break inside one command
+            cline('run_commands', [{ command: 'echo', args: ['hi', '>', 'c4'] }]),
+            cline('editor', { path: path.join(ws, 'c5'), new_text: 'x', insert_line: 1 }),
+            cline('read_files', { file_paths: ['/etc/shadow'] }),
+            cline('fetch_web_contents', { requests: [] }), // a name it does not have: asks
+        ].map((p) => hook(p, { client: 'cline' })));
+        for (const c of asked) {
+            assert.equal(c.body.cancel, true, JSON.stringify(c.body));
+            assert.match(c.body.errorMessage, /Still waiting for a human/);
+        }
+        assert.ok(Date.now() - t0 >= HOLD_S * 1000 - 200, 'each was held for the human first');
+        for (const f of ['c1', 'c2', 'c3', 'c4', 'c5']) assert.equal(existsSync(path.join(ws, f)), false);
+        const before = (await cards()).length;
+        const quiet = await hook(cline('ask_question', { question: 'Which one?', options: ['a', 'b'] }), { client: 'cline' });
+        assert.deepEqual(quiet.body, { cancel: false });
+        assert.equal((await cards()).length, before, 'no card for a question to the user');
+        for (const wrong of [{ ...cline('run_commands', 'ls'), hookName: 'agent_start' }, claude('PreToolUse', 'Bash', { command: 'ls' })]) {
+            const r = await hook(wrong, { client: 'cline' });
+            assert.equal(r.body.cancel, true, JSON.stringify(r.body));
+            assert.match(r.body.errorMessage, /refused the hook call/);
+        }
+        await clearCards();
     });
 
     await check('every command smuggled past the rule (; $() newline, a final newline, bash -c env && ` | >) asks, and none is allowed', async () => {

@@ -315,6 +315,14 @@ try {
         assert.equal(back.status, 0, back.stderr);
         assert.equal(readFileSync(path.join(ws, 'gen', 'deep', 'b.txt'), 'utf8'), 'and again\n');
         rmSync(path.join(ws, 'gen'), { recursive: true });
+
+        // A file name that is terminal control: countersign undo prints it as marks, never raw.
+        const hostile = 'esc\x1b[2K\rReverted 0 files.txt';
+        const esc = await approvedMcp('write_file', { path: hostile, content: 'x\n' });
+        const out = cli(['undo', esc.nonce, '--yes']);
+        assert.equal(out.status, 0, out.stderr);
+        assert.ok(!out.stdout.includes('\x1b') && !out.stderr.includes('\x1b'), JSON.stringify(out.stdout));
+        assert.equal(existsSync(path.join(ws, hostile)), false, 'the created file was deleted by the undo');
         const verify = cli(['audit', 'verify']);
         assert.equal(verify.status, 0, verify.stdout + verify.stderr);
     });

@@ -1,0 +1,175 @@
+#include "clinepayload.h"
+
+#include <QString>
+
+namespace Countersign::ClinePayload {
+
+using json = nlohmann::json;
+
+namespace {
+
+// A command element: a string, or {command, args} as Cline joins it (with spaces, unquoted).
+std::optional<std::string> commandOf(const json &element)
+{
+    if (element.is_string())
+        return element.get<std::string>();
+    if (!element.is_object() || !element.value("command", json()).is_string())
+        return std::nullopt;
+    std::string line = element.at("command").get<std::string>();
+    const json args = element.value("args", json::array());
+    if (!args.is_array())
+        return std::nullopt;
+    for (const json &arg : args) {
+        if (!arg.is_string())
+            return std::nullopt;
+        line += ' ' + arg.get<std::string>();
+    }
+    return line;
+}
+
+// run_commands' input, every spelling Cline reads, as one shell text (a command per line).
+std::optional<std::string> commandsOf(const json &input)
+{
+    json list;
+    if (input.is_string())
+        list = json::array({input});
+    else if (input.is_object() && input.contains("commands"))
+        list = input.at("commands").is_array() ? input.at("commands") : json::array({input.at("commands")});
+    else if (input.is_object() && input.contains("cmd"))
+        list = json::array({input.at("cmd")});
+    else if (input.is_object() && input.contains("command"))
+        list = json::array({input}); // {command} or {command, args}
+    else if (input.is_array())
+        list = input;
+    if (!list.is_array() || list.empty())
+        return std::nullopt;
+    std::string text;
+    for (const json &element : list) {
+        const auto line = commandOf(element);
+        if (!line || line->find('\n') != std::string::npos)
+            return std::nullopt; // a line break inside one command would read as two
+        text += (text.empty() ? "" : "\n") + *line;
+    }
+    return text;
+}
+
+// read_files' paths, every spelling Cline reads.
+std::optional<json> pathsOf(const json &input)
+{
+    json paths = json::array();
+    const auto add = [&paths](const json &item) {
+        if (item.is_string()) {
+            paths.push_back(item);
+            return true;
+        }
+        if (!item.is_object())
+            return false;
+        for (const char *key : {"path", "file_path", "filePath"}) {
+            if (const auto it = item.find(key); it != item.end() && it->is_string()) {
+                paths.push_back(*it);
+                return true;
+            }
+        }
+        return false;
+    };
+    const auto addAll = [&add](const json &value) {
+        if (!value.is_array())
+            return add(value);
+        for (const json &item : value) {
+            if (!add(item))
+                return false;
+        }
+        return true;
+    };
+    bool read = false;
+    if (input.is_object()) {
+        for (const char *key : {"files", "file_paths", "paths"}) {
+            if (const auto it = input.find(key); it != input.end())
+                read = addAll(*it);
+        }
+        if (!read)
+            read = add(input);
+    } else {
+        read = addAll(input);
+    }
+    if (!read || paths.empty())
+        return std::nullopt;
+    return paths;
+}
+
+// Cline's tool under the name the gate knows, with its input in one spelling: {tool_name,
+// tool_input}. What is not read keeps Cline's name and its input as sent (a tool that asks).
+json toolOf(const std::string &name, const json &input, bool *unasked)
+{
+    json out = {{"tool_name", name}, {"tool_input", json::object()}};
+    json &tool = out["tool_input"];
+    if (name == "ask_question" || name == "submit_and_exit" || name == "skills" ||
+        name == "fetch_web_content") {
+        *unasked = true;
+    } else if (name == "run_commands") {
+        if (const auto text = commandsOf(input)) {
+            out["tool_name"] = "Bash";
+            tool = {{"command", *text}};
+        }
+    } else if (name == "editor" && input.is_object() && input.value("path", json()).is_string() &&
+               input.value("new_text", json()).is_string() && input.value("insert_line", json()).is_null()) {
+        const json old = input.value("old_text", json());
+        if (old.is_string() && !old.get<std::string>().empty()) {
+            out["tool_name"] = "Edit";
+            tool = {
+                {"file_path", input.at("path")}, {"old_string", old}, {"new_string", input.at("new_text")}};
+        } else if (old.is_null() || old.is_string()) {
+            out["tool_name"] = "Write";
+            tool = {{"file_path", input.at("path")}, {"content", input.at("new_text")}};
+        }
+    } else if (name == "read_files") {
+        if (const auto paths = pathsOf(input)) {
+            out["tool_name"] = "read_many_files";
+            tool = {{"paths", *paths}};
+        }
+    } else if (name == "search_codebase") {
+        out["tool_name"] = "Grep";
+        tool = input.is_object() ? input : json{{"queries", input}};
+    } else if (name == "apply_patch") {
+        if (input.is_string())
+            tool = {{"input", input}};
+        else if (input.is_object() && input.value("input", json()).is_string())
+            tool = {{"input", input.at("input")}};
+    }
+    if (out["tool_name"] == name && tool.empty() && !*unasked)
+        tool = {{"cline_input", input}};
+    return out;
+}
+
+} // namespace
+
+Result<json> translate(const json &payload, bool *unasked)
+{
+    *unasked = false;
+    if (!payload.is_object())
+        return failure(QStringLiteral("the hook payload is not a JSON object"));
+    // Before a tool runs, its call; after, its result (the same id, name and input, and its output).
+    const json hookName = payload.value("hookName", json());
+    const bool after = hookName == "tool_result";
+    if (hookName != "tool_call" && !after)
+        return failure(QStringLiteral("Cline CLI's hook sent no tool call (hookName %1)")
+                           .arg(QString::fromStdString(hookName.dump()).left(64)));
+    const json call = payload.value(after ? "tool_result" : "tool_call", json());
+    if (!call.is_object() || !call.value("name", json()).is_string())
+        return failure(QStringLiteral("the hook payload's tool call has no name"));
+    json out = toolOf(call.at("name").get<std::string>(), call.value("input", json()), unasked);
+    out["hook_event_name"] = after ? "PostToolUse" : "PreToolUse";
+    if (const json id = call.value("id", json()); id.is_string())
+        out["tool_use_id"] = id;
+    if (const json task = payload.value("taskId", json()); task.is_string())
+        out["session_id"] = task;
+    // Cline runs its tools in its first workspace root.
+    if (const json roots = payload.value("workspaceRoots", json()); roots.is_array() && !roots.empty())
+        out["cwd"] = roots.at(0);
+    if (after)
+        out["tool_response"] = {{"output", call.value("output", json())},
+                                {"error", call.value("error", json())}};
+    return out;
+}
+
+} // namespace Countersign::ClinePayload
