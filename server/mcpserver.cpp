@@ -230,11 +230,13 @@ void McpServer::buildTools()
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner, workspace);
     if (m_hooks)
-        m_hooks->configure(HookService::Settings{workspace,
-                                                 {QStringLiteral("countersign"), QStringLiteral("cs")},
-                                                 m_setup.config.hookHoldSeconds() * 1000LL,
-                                                 m_setup.config.mode(),
-                                                 snapshots});
+        m_hooks->configure(HookService::Settings{
+            workspace,
+            {QStringLiteral("countersign"), QStringLiteral("cs")},
+            m_setup.config.hookHoldSeconds() * 1000LL,
+            m_setup.config.mode(),
+            snapshots,
+            [tools = m_tools.get()](const QString &name) { return tools->find(name) != nullptr; }});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())

@@ -105,8 +105,23 @@ void HookService::remember(const QString &key, Allowed allowed)
     m_allowed.erase(oldest);
 }
 
-void HookService::before(const HookCall &call, const Principal &who, Transport transport, Answered done)
+HookCall HookService::asMcpCall(HookCall call) const
 {
+    if (call.client != HookClient::OpenCode || !m_settings.servesTool)
+        return call;
+    for (const QString &server : m_settings.countersignServers) {
+        const QString prefix = server + QLatin1Char('_');
+        if (call.tool.startsWith(prefix) && m_settings.servesTool(call.tool.mid(prefix.size()))) {
+            call.tool = QStringLiteral("mcp__%1__%2").arg(server, call.tool.mid(prefix.size()));
+            break;
+        }
+    }
+    return call;
+}
+
+void HookService::before(const HookCall &sent, const Principal &who, Transport transport, Answered done)
+{
+    const HookCall call = asMcpCall(sent);
     auto arguments = AgentTool::arguments(call);
     if (!arguments)
         return done(HookAnswer::deny(

@@ -49,6 +49,11 @@ public:
         // Where an allowed write's, edit's or patch's files keep their previous content for an undo
         // (FileUndo); null: nothing is kept.
         std::shared_ptr<SnapshotStore> snapshots;
+        // Whether this console's MCP server serves a tool of this name: opencode names an MCP tool
+        // "<server>_<tool>", so its plugin's call of "countersign_write_file" is this console's own
+        // write_file (gated as an MCP call already) only when the server is one of
+        // countersignServers and the rest a tool it serves. Unset: none is.
+        std::function<bool(const QString &)> servesTool;
     };
     void configure(Settings settings);
 
@@ -82,6 +87,8 @@ private:
     std::shared_ptr<AgentTool> toolFor(AgentTool::Kind kind);
     QString reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const;
     void remember(const QString &key, Allowed allowed);
+    // An opencode call of this console's own MCP tool, under its MCP name (Settings::servesTool).
+    HookCall asMcpCall(HookCall call) const;
     // Whether the approved card of this operation said a copy is kept before it runs.
     bool promisedUndo(const QString &nonce);
 

@@ -7,6 +7,8 @@
 //   - a call naming an argument in both spellings (filePath and file_path) throws, with no card;
 //   - apply_patch is judged as a patch; a tool the plugin does not know is asked about (a card); a
 //     tool that changes nothing (webfetch) is not;
+//   - this console's own MCP tool under opencode's name (countersign_write_file) is not asked about
+//     a second time; another name with that prefix, or another server's, is;
 //   - the console gone: every known tool throws (fail closed);
 //   - install refuses a countersign.js that is not Countersign's, and remove deletes only its own.
 // pi: a decline blocks with the console's words; an edit with both an edits list and a top-level
@@ -79,7 +81,7 @@ try {
         assert.equal(patchCard.tool, 'agent:patch');
         await decide('decline', '--nonce', patchCard.nonce, '--reason', 'no');
         assert.match(await patch, /Declined/);
-        const mystery = before('cs_write_file', { path: 'x', content: 'y' }).then(() => 'ran', (e) => e.message);
+        const mystery = before('mystery_write_file', { path: 'x', content: 'y' }).then(() => 'ran', (e) => e.message);
         const mysteryCard = await waitFor('the unknown tool\'s card', async () => (await decide('list'))[0]);
         assert.equal(mysteryCard.tool, 'agent:other');
         await decide('decline', '--nonce', mysteryCard.nonce, '--reason', 'no');
@@ -92,6 +94,17 @@ try {
     const piExtension = (await import(pathToFileURL(path.join(home, '.pi', 'agent', 'extensions', 'countersign.js')).href)).default;
     piExtension({ on: (event, handler) => { handlers[event] = handler; } });
     const toolCall = (toolName, input) => handlers.tool_call({ type: 'tool_call', toolName, toolCallId: `call_${++ids}`, input }, { cwd: ws });
+
+    await check("opencode's name for this console's own MCP tool (countersign_write_file) is not asked about twice; a name that is not one of its tools, or another server's, is", async () => {
+        await before('countersign_write_file', { path: 'notes2.md', content: 'x' }); // gated as the MCP call itself
+        assert.deepEqual(await decide('list'), []);
+        for (const tool of ['countersign_no_such_tool', 'countersignx_write_file']) {
+            const held = before(tool, { path: 'notes2.md' }).then(() => 'ran', (e) => e.message);
+            const card = await waitFor('the card', async () => (await decide('list'))[0]);
+            await decide('decline', '--nonce', card.nonce, '--reason', 'not this console\'s');
+            assert.match(await held, /not this console's/);
+        }
+    });
 
     await check('pi: a read runs; rm -rf declined blocks with the console\'s words; an edit list beside a top-level edit blocks with no card', async () => {
         assert.equal(await toolCall('read', { path: path.join(ws, 'notes.md') }), undefined);
