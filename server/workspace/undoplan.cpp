@@ -76,8 +76,10 @@ QString UndoPlan::sentence() const
         return QStringLiteral("It cannot be undone: no copy is kept, as %1.").arg(why);
     if (files.isEmpty())
         return {};
-    return QStringLiteral("Countersign keeps a copy of %1 (%2) before it runs: Revert in the audit view, or "
-                          "countersign undo, brings %3 back.")
+    return QStringLiteral(
+               "Countersign keeps a copy of %1 (%2) before it runs: Revert in the audit view, or "
+               "countersign undo, brings %3 back as long as the undo store holds the copy (undoMegabytes "
+               "and undoDays bound it; the oldest go first).")
         .arg(files.size() == 1 ? QStringLiteral("the file it deletes or overwrites")
                                : QStringLiteral("the %1 files it deletes or overwrites").arg(files.size()),
              QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat),
