@@ -1,4 +1,5 @@
 #include "httpparser.h"
+#include "httpresponse.h"
 
 #include <QTest>
 
@@ -109,6 +110,20 @@ private Q_SLOTS:
         QCOMPARE(p.feed(bytes), HttpParser::State::Failed);
         QCOMPARE(p.errorStatus(), status);
         QVERIFY(!p.errorText().isEmpty());
+    }
+    // Each status the server sends goes out with its own reason phrase (a 406 once went out as
+    // "Status"); one it has no phrase for gets its class's.
+    void response_statusLine_namesTheStatus()
+    {
+        for (const auto &[status, line] :
+             {std::pair{406, "HTTP/1.1 406 Not Acceptable\r\n"},
+              std::pair{413, "HTTP/1.1 413 Content Too Large\r\n"},
+              std::pair{429, "HTTP/1.1 429 Too Many Requests\r\n"},
+              std::pair{502, "HTTP/1.1 502 Bad Gateway\r\n"}, std::pair{418, "HTTP/1.1 418 Client Error\r\n"},
+              std::pair{599, "HTTP/1.1 599 Server Error\r\n"}}) {
+            const QByteArray out = HttpResponse::json(status, "{}").serialize(false);
+            QVERIFY2(out.startsWith(line), out.left(40).constData());
+        }
     }
 };
 

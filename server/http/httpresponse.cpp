@@ -10,6 +10,8 @@ const char *reasonPhrase(int status)
         return "OK";
     case 202:
         return "Accepted";
+    case 204:
+        return "No Content";
     case 400:
         return "Bad Request";
     case 401:
@@ -20,6 +22,10 @@ const char *reasonPhrase(int status)
         return "Not Found";
     case 405:
         return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
+    case 409:
+        return "Conflict";
     case 408:
         return "Request Timeout";
     case 411:
@@ -28,18 +34,25 @@ const char *reasonPhrase(int status)
         return "Content Too Large";
     case 415:
         return "Unsupported Media Type";
+    case 429:
+        return "Too Many Requests";
     case 431:
         return "Request Header Fields Too Large";
     case 500:
         return "Internal Server Error";
     case 501:
         return "Not Implemented";
+    case 502:
+        return "Bad Gateway";
     case 503:
         return "Service Unavailable";
     case 505:
         return "HTTP Version Not Supported";
-    default:
-        return "Status";
+    default: // RFC 9110's class name: a client reads the status code, never the phrase
+        return status >= 500   ? "Server Error"
+               : status >= 400 ? "Client Error"
+               : status >= 300 ? "Redirection"
+                               : "Success";
     }
 }
 } // namespace
