@@ -2,6 +2,7 @@
 
 #include "auditfilter.h"
 #include "operation.h"
+#include "policyevents.h"
 #include "storedvalue.h"
 #include "storesql.h"
 
@@ -11,6 +12,7 @@
 #include <QSqlRecord>
 
 #include <algorithm>
+#include <limits>
 
 namespace Countersign {
 
@@ -127,6 +129,56 @@ Result<QStringList> textColumn(Result<QSqlQuery> query, const char *name)
     return out;
 }
 
+bool listsConfiguration(const AuditFilter &filter)
+{
+    return filter.decision == QLatin1String(PolicyEvents::kDecision);
+}
+
+// The configuration's changes the filter lets through, as rows (key: minus the chain's sequence
+// number, so no operation's row id is one), oldest first. Few: read whole and filtered here. No
+// client, tool or instance made one; the person is who decided it; the text is searched in what
+// it changed and the file.
+Result<QList<AuditQuery::Row>> policyRows(const QString &connectionName, const AuditFilter &filter)
+{
+    if (!filter.client.isEmpty() || !filter.tool.isEmpty() || !filter.instance.isEmpty())
+        return QList<AuditQuery::Row>();
+    auto query = run(connectionName, QLatin1String(StoreSql::kPolicyEvents), {});
+    if (!query)
+        return failure(query.error());
+    QSqlQuery &rows = query.value();
+    QList<AuditQuery::Row> out;
+    const qint64 fromMs =
+        filter.from.isValid() ? dayStartMs(filter.from) : std::numeric_limits<qint64>::min();
+    const qint64 toMs =
+        filter.to.isValid() ? dayStartMs(filter.to.addDays(1)) : std::numeric_limits<qint64>::max();
+    while (rows.next()) {
+        const qint64 seq = rows.value(0).toLongLong();
+        const qint64 atMs = rows.value(1).toLongLong();
+        const QByteArray text = rows.value(3).toByteArray();
+        const nlohmann::json parsed = nlohmann::json::parse(text.cbegin(), text.cend(), nullptr, false);
+        const nlohmann::json detail = parsed.is_object() ? parsed : nlohmann::json::object();
+        const auto field = [&detail](const char *key) {
+            const nlohmann::json value = detail.value(key, nlohmann::json());
+            return value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString();
+        };
+        const QString changes = PolicyEvents::changesText(detail);
+        const QString search = filter.text.trimmed();
+        if (atMs < fromMs || atMs >= toMs || (!filter.person.isEmpty() && field("by") != filter.person) ||
+            (!search.isEmpty() && !changes.contains(search, Qt::CaseInsensitive) &&
+             !field("file").contains(search, Qt::CaseInsensitive)))
+            continue;
+        AuditQuery::Row row;
+        row.key = -seq;
+        row.cells = {atMs,          QString(),     QStringLiteral("(configuration)"),
+                     field("file"), rows.value(2), field("by"),
+                     changes,       QString(),     PolicyEvents::idOf(seq)};
+        out.append(std::move(row));
+    }
+    if (rows.lastError().isValid())
+        return failure(QStringLiteral("database error: %1").arg(sqliteMessage(rows.lastError())));
+    return out;
+}
+
 } // namespace
 
 AuditQuery::AuditQuery(QString connectionName) : m_connectionName(std::move(connectionName)) {}
@@ -134,6 +186,18 @@ AuditQuery::AuditQuery(QString connectionName) : m_connectionName(std::move(conn
 Result<QList<qint64>> AuditQuery::order(const AuditFilter &filter, Column sortColumn,
                                         Qt::SortOrder order) const
 {
+    if (listsConfiguration(filter)) { // by time whatever the column: they differ in little else
+        auto rows = policyRows(m_connectionName, filter);
+        if (!rows)
+            return failure(rows.error());
+        QList<qint64> keys;
+        for (const Row &row : rows.value())
+            keys.append(row.key);
+        if (order == Qt::DescendingOrder)
+            std::reverse(keys.begin(), keys.end());
+        Q_UNUSED(sortColumn)
+        return keys;
+    }
     QVariantList bindings;
     const QString sql = sortedSql(StoreSql::kAuditOrderSelect, isPostgres(m_connectionName), filter,
                                   sortColumn, order, bindings);
@@ -153,6 +217,17 @@ Result<QList<AuditQuery::Row>> AuditQuery::rowsWithKeys(const QList<qint64> &key
 {
     if (keys.isEmpty())
         return QList<Row>();
+    if (keys.first() < 0) { // the configuration's changes (order() lists them alone)
+        auto rows = policyRows(m_connectionName, AuditFilter{});
+        if (!rows)
+            return failure(rows.error());
+        QList<Row> out;
+        for (Row &row : rows.value()) {
+            if (keys.contains(row.key))
+                out.append(std::move(row));
+        }
+        return out;
+    }
     // The ids as one JSON array, bound once (json_each), whatever their number.
     QByteArray array = "[";
     for (const qint64 key : keys)
@@ -182,6 +257,18 @@ Result<QList<AuditQuery::Row>> AuditQuery::rowsWithKeys(const QList<qint64> &key
 
 Result<QStringList> AuditQuery::ids(const AuditFilter &filter, Column sortColumn, Qt::SortOrder order) const
 {
+    if (listsConfiguration(filter)) {
+        auto rows = policyRows(m_connectionName, filter);
+        if (!rows)
+            return failure(rows.error());
+        QStringList out;
+        for (const Row &row : rows.value())
+            out.append(row.cells.value(Id).toString());
+        if (order == Qt::DescendingOrder)
+            std::reverse(out.begin(), out.end());
+        Q_UNUSED(sortColumn)
+        return out;
+    }
     QVariantList bindings;
     const QString sql = sortedSql(StoreSql::kAuditNoncesSelect, isPostgres(m_connectionName), filter,
                                   sortColumn, order, bindings);
@@ -190,6 +277,8 @@ Result<QStringList> AuditQuery::ids(const AuditFilter &filter, Column sortColumn
 
 Result<QList<AuditQuery::DayCount>> AuditQuery::perDay(const AuditFilter &filter) const
 {
+    if (listsConfiguration(filter)) // no call was approved or declined among them
+        return QList<DayCount>();
     QVariantList bindings;
     const QString where = whereClause(filter, bindings, isPostgres(m_connectionName));
     auto query =

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "database.h"
 #include "operationrecords.h"
+#include "policyevents.h"
 #include "receipt.h"
 #include "storesql.h"
 #include "writetransaction.h"
@@ -634,28 +635,14 @@ namespace {
 // column), who decided it, and what it changed, in words.
 json policyRow(qint64 seq, qint64 atMs, const QString &event, const json &detail, bool full)
 {
-    QStringList said;
-    for (const char *side : {"widening", "narrowing"}) {
-        const json items = detail.is_object() ? detail.value(side, json::array()) : json::array();
-        if (!items.is_array())
-            continue;
-        for (const json &item : items) {
-            if (!item.is_object())
-                continue;
-            said.append(QStringLiteral("%1: %2 -> %3")
-                            .arg(QString::fromStdString(item.value("subject", std::string())),
-                                 QString::fromStdString(item.value("before", std::string())),
-                                 QString::fromStdString(item.value("after", std::string()))));
-        }
-    }
     json row = {
         {"time", atMs},
-        {"id", QStringLiteral("policy-%1").arg(seq).toStdString()},
+        {"id", PolicyEvents::idOf(seq).toStdString()},
         {"tool", "(configuration)"},
         {"targets", json::array({detail.is_object() ? detail.value("file", std::string()) : std::string()})},
         {"decision", event.toStdString()},
         {"decidedBy", detail.is_object() ? detail.value("by", std::string()) : std::string()},
-        {"reason", said.join(QStringLiteral("; ")).toStdString()}};
+        {"reason", PolicyEvents::changesText(detail).toStdString()}};
     if (full)
         row["policyChange"] = detail;
     return row;

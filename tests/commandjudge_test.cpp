@@ -133,6 +133,8 @@ private Q_SLOTS:
         QTest::newRow("write a hook") << "{ws}/.git/hooks/pre-commit" << true << true;
         QTest::newRow("write CI") << "{ws}/.github/workflows/ci.yml" << true << true;
         QTest::newRow("write the project's agent settings") << "{ws}/.claude/settings.json" << true << true;
+        QTest::newRow("write a skill agents load (.agents/skills)")
+            << "{ws}/.agents/skills/x/SKILL.md" << true << true;
         QTest::newRow("write ~/.bashrc") << "{home}/.bashrc" << true << true;
         QTest::newRow("write through a link out of the roots") << "{ws}/link-to-key" << true << true;
     }

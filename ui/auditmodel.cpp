@@ -201,6 +201,17 @@ QString AuditModel::decisionWords(const QString &status)
         return tr("abandoned by its agent");
     if (status == QLatin1String("timed-out"))
         return tr("approved, timed out");
+    // The configuration's changes (PolicyEvents).
+    if (status == QLatin1String("configuration"))
+        return tr("configuration changes");
+    if (status == QLatin1String("policy-narrowed"))
+        return tr("configuration narrowed");
+    if (status == QLatin1String("policy-widened-accepted"))
+        return tr("configuration widened, accepted");
+    if (status == QLatin1String("policy-widened-rejected"))
+        return tr("configuration widening rejected");
+    if (status == QLatin1String("policy-widening-waiting"))
+        return tr("configuration widening waiting");
     return status;
 }
 

@@ -5,6 +5,7 @@
 #include "auditstore.h"
 #include "blastradiustext.h"
 #include "decisionchart.h"
+#include "policyevents.h"
 #include "riskstyle.h"
 #include "themecolours.h"
 #include "undo.h"
@@ -75,7 +76,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_decision->setObjectName(QStringLiteral("filterDecision"));
     m_decision->addItem(tr("Any decision"), QString());
     for (const char *status : {"approved", "declined", "expired", "abandoned", "timed-out", "superseded",
-                               "allowed", "denied", "pending"})
+                               "allowed", "denied", "pending", PolicyEvents::kDecision})
         m_decision->addItem(AuditModel::decisionWords(QLatin1String(status)), QLatin1String(status));
     m_client = new QComboBox(this);
     m_client->setObjectName(QStringLiteral("filterClient"));
@@ -334,6 +335,20 @@ void AuditView::showDetail()
     }
     m_selectedKey = m_model->keyAt(current.row());
     const QString id = m_model->idAt(current.row());
+    if (m_selectedKey < 0) { // a change of the configuration: its row says it all
+        const auto cell = [&](int column) { return m_model->index(current.row(), column).data().toString(); };
+        QStringList lines = {
+            cell(AuditModel::Decision), tr("When: %1").arg(cell(AuditModel::Time)),
+            tr("File: %1").arg(cell(AuditModel::Target)),
+            tr("Decided by: %1")
+                .arg(cell(AuditModel::Who).isEmpty() ? tr("(nobody: it narrowed)") : cell(AuditModel::Who)),
+            tr("What changed:")};
+        for (const QString &change : cell(AuditModel::Reason).split(QStringLiteral("; "), Qt::SkipEmptyParts))
+            lines.append(QStringLiteral("  ") + change);
+        lines.append(tr("In the audit chain as %1.").arg(id));
+        m_detail->setPlainText(lines.join(QLatin1Char('\n')));
+        return;
+    }
     auto op = m_store.storedOperation(id); // history as stored; audit verify checks it
     if (!op || !op.value()) {
         m_detail->setPlainText(op ? tr("This operation is no longer in the store.") : op.error());

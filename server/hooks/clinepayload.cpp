@@ -8,29 +8,57 @@ using json = nlohmann::json;
 
 namespace {
 
-// A command element: a string, or {command, args} as Cline joins it (with spaces, unquoted).
+// A word quoted for sh: what it reads back is the word itself.
+std::string quoted(const std::string &word)
+{
+    std::string out = "'";
+    for (const char c : word)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// A command element as shell text: a string is shell text as Cline runs it; {command, args} is a
+// program Cline runs directly with those arguments, so each word is quoted (read as the argv it is).
+// A line break or a here-document inside one is not read: Cline groups lines into commands its own
+// way (a here-document ends at a trimmed line), which a shell would read otherwise.
 std::optional<std::string> commandOf(const json &element)
 {
-    if (element.is_string())
-        return element.get<std::string>();
-    if (!element.is_object() || !element.value("command", json()).is_string())
+    std::string line;
+    if (element.is_string()) {
+        line = element.get<std::string>();
+    } else if (element.is_object() && element.value("command", json()).is_string() &&
+               !element.contains("cmd") && !element.contains("commands")) {
+        const json args = element.value("args", json());
+        if (args.is_null()) {
+            line = element.at("command").get<std::string>();
+        } else {
+            if (!args.is_array())
+                return std::nullopt;
+            line = quoted(element.at("command").get<std::string>());
+            for (const json &arg : args) {
+                if (!arg.is_string())
+                    return std::nullopt;
+                line += ' ' + quoted(arg.get<std::string>());
+            }
+        }
+    } else {
         return std::nullopt;
-    std::string line = element.at("command").get<std::string>();
-    const json args = element.value("args", json::array());
-    if (!args.is_array())
-        return std::nullopt;
-    for (const json &arg : args) {
-        if (!arg.is_string())
-            return std::nullopt;
-        line += ' ' + arg.get<std::string>();
     }
+    if (line.find_first_of("\n\r") != std::string::npos || line.find("<<") != std::string::npos)
+        return std::nullopt;
     return line;
 }
 
-// run_commands' input, every spelling Cline reads, as one shell text (a command per line).
+// run_commands' input, every spelling Cline reads, as one shell text: each command in a subshell
+// of its own on its own lines, as Cline runs each in the workspace folder (a cd in one does not
+// move the next). An input naming more than one of commands, command and cmd is not read (Cline
+// takes the first of its own order and drops the rest).
 std::optional<std::string> commandsOf(const json &input)
 {
     json list;
+    if (input.is_object() &&
+        int(input.contains("commands")) + int(input.contains("command")) + int(input.contains("cmd")) != 1)
+        return std::nullopt;
     if (input.is_string())
         list = json::array({input});
     else if (input.is_object() && input.contains("commands"))
@@ -46,9 +74,9 @@ std::optional<std::string> commandsOf(const json &input)
     std::string text;
     for (const json &element : list) {
         const auto line = commandOf(element);
-        if (!line || line->find('\n') != std::string::npos)
-            return std::nullopt; // a line break inside one command would read as two
-        text += (text.empty() ? "" : "\n") + *line;
+        if (!line)
+            return std::nullopt;
+        text += (text.empty() ? "(" : "\n(") + *line + "\n)";
     }
     return text;
 }

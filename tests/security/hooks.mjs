@@ -82,17 +82,26 @@ try {
             cline('run_commands', { commands: ['echo hi', { command: 'touch', args: ['c1'] }] }),
             cline('run_commands', 'echo hi; touch c2'),
             cline('run_commands', { commands: ['echo hi\ntouch c3'] }), // a line break inside one command
-            cline('run_commands', [{ command: 'echo', args: ['hi', '>', 'c4'] }]),
             cline('editor', { path: path.join(ws, 'c5'), new_text: 'x', insert_line: 1 }),
             cline('read_files', { file_paths: ['/etc/shadow'] }),
             cline('fetch_web_contents', { requests: [] }), // a name it does not have: asks
+            // Cline runs command (its order) and drops cmd: a decoy that the rule allows asks.
+            cline('run_commands', { cmd: 'echo hi', command: 'touch c6' }),
+            // Cline ends a here-document at a trimmed line, a shell does not: never read.
+            cline('run_commands', { commands: ['echo <<EOF', ' EOF', 'touch c8', 'EOF'] }),
         ].map((p) => hook(p, { client: 'cline' })));
         for (const c of asked) {
             assert.equal(c.body.cancel, true, JSON.stringify(c.body));
             assert.match(c.body.errorMessage, /Still waiting for a human/);
         }
         assert.ok(Date.now() - t0 >= HOLD_S * 1000 - 200, 'each was held for the human first');
-        for (const f of ['c1', 'c2', 'c3', 'c4', 'c5']) assert.equal(existsSync(path.join(ws, f)), false);
+        for (const f of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c8']) assert.equal(existsSync(path.join(ws, f)), false);
+        // {command, args} runs without a shell: each word is read as the argument it is, so a ;
+        // among them is an argument to echo, which the rule allows (and it is harmless).
+        for (const args of [['hi', ';', 'touch', 'c7'], ['hi', '>', 'c4']]) {
+            const direct = await hook(cline('run_commands', [{ command: 'echo', args }]), { client: 'cline' });
+            assert.deepEqual(direct.body, { cancel: false });
+        }
         const before = (await cards()).length;
         const quiet = await hook(cline('ask_question', { question: 'Which one?', options: ['a', 'b'] }), { client: 'cline' });
         assert.deepEqual(quiet.body, { cancel: false });
