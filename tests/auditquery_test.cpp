@@ -154,6 +154,56 @@ private Q_SLOTS:
         QVERIFY(m_db->exec("BEGIN IMMEDIATE").ok());
         QVERIFY(m_db->exec("COMMIT").ok());
     }
+    // The configuration's changes are rows of their own under the "configuration" filter: when,
+    // what became of the change, who decided it and what it changed; never among the calls.
+    void configurationChanges_areRowsUnderTheirFilter()
+    {
+        QVERIFY(m_store
+                    ->recordEvent(
+                        QStringLiteral("policy-narrowed"),
+                        {{"file", "/cfg.json"},
+                         {"narrowing", {{{"subject", "rule 1"}, {"before", "allow"}, {"after", "ask"}}}}})
+                    .ok());
+        QVERIFY(m_store
+                    ->recordEvent(
+                        QStringLiteral("policy-widened-accepted"),
+                        {{"file", "/cfg.json"},
+                         {"by", "console:alice"},
+                         {"widening", {{{"subject", "mode"}, {"before", "strict"}, {"after", "standard"}}}}})
+                    .ok());
+        AuditFilter configuration;
+        configuration.decision = QStringLiteral("configuration");
+        auto keys = query().order(configuration, AuditQuery::Time, Qt::DescendingOrder);
+        QVERIFY2(keys.ok(), keys.ok() ? "" : qPrintable(keys.error()));
+        QCOMPARE(keys.value().size(), 2);
+        QVERIFY(keys.value().first() < 0 && keys.value().last() < 0);
+        auto rows = query().rowsWithKeys({keys.value().first()});
+        QVERIFY2(rows.ok() && rows.value().size() == 1, rows.ok() ? "no row" : qPrintable(rows.error()));
+        const AuditQuery::Row &newest = rows.value().first();
+        QCOMPARE(newest.cells[AuditQuery::Decision].toString(), QStringLiteral("policy-widened-accepted"));
+        QCOMPARE(newest.cells[AuditQuery::Who].toString(), QStringLiteral("console:alice"));
+        QCOMPARE(newest.cells[AuditQuery::Tool].toString(), QStringLiteral("(configuration)"));
+        QCOMPARE(newest.cells[AuditQuery::Target].toString(), QStringLiteral("/cfg.json"));
+        QCOMPARE(newest.cells[AuditQuery::Reason].toString(), QStringLiteral("mode: strict -> standard"));
+        QVERIFY(newest.cells[AuditQuery::Id].toString().startsWith(QLatin1String("policy-")));
+        auto ids = query().ids(configuration, AuditQuery::Time, Qt::DescendingOrder);
+        QVERIFY(ids.ok());
+        QCOMPARE(ids.value().first(), newest.cells[AuditQuery::Id].toString());
+        configuration.text = QStringLiteral("rule 1");
+        QCOMPARE(query().order(configuration, AuditQuery::Time, Qt::AscendingOrder).value().size(), 1);
+        configuration.text.clear();
+        configuration.person = QStringLiteral("console:alice");
+        QCOMPARE(query().order(configuration, AuditQuery::Time, Qt::AscendingOrder).value().size(), 1);
+        configuration.person.clear();
+        configuration.tool = QStringLiteral("scale");
+        QCOMPARE(query().order(configuration, AuditQuery::Time, Qt::AscendingOrder).value().size(), 0);
+        QVERIFY(query()
+                    .perDay(AuditFilter{QStringLiteral("configuration"), {}, {}, {}, {}, {}, {}, {}})
+                    .value()
+                    .isEmpty());
+        // The calls' listing is as before: seven operations, no change among them.
+        QCOMPARE(query().order({}, AuditQuery::Time, Qt::AscendingOrder).value().size(), 7);
+    }
     void rowsWithKeys_outcomes_sayWhatBecameOfEachRow()
     {
         QHash<QString, QString> outcomes;

@@ -361,6 +361,37 @@ private Q_SLOTS:
         QTRY_VERIFY(
             find<QLabel>("decisionChartSummary")->text().contains(QLatin1String("0 approved, 2 declined")));
     }
+    // The configuration's changes under their own filter: a row each, in words, and their detail.
+    void configurationChanges_areRowsOfTheView()
+    {
+        add(QStringLiteral("web-1"), Operation::Status::Approved);
+        QVERIFY(m_store
+                    ->recordEvent(
+                        QStringLiteral("policy-widened-accepted"),
+                        {{"file", "/home/a/config.json"},
+                         {"by", "console:alice"},
+                         {"widening", {{{"subject", "mode"}, {"before", "strict"}, {"after", "standard"}}}}})
+                    .ok());
+        showView();
+        QVERIFY(listed());
+        QCOMPARE(m_view->model()->rowCount(), 1); // the calls alone
+        auto *decision = find<QComboBox>("filterDecision");
+        decision->setCurrentIndex(decision->findData(QStringLiteral("configuration")));
+        QCOMPARE(decision->currentText(), QStringLiteral("configuration changes"));
+        QTRY_COMPARE(m_view->model()->rowCount(), 1);
+        QVERIFY(listed());
+        const auto at = [this](int column) {
+            return m_view->model()->data(m_view->model()->index(0, column)).toString();
+        };
+        QCOMPARE(at(AuditModel::Decision), QStringLiteral("configuration widened, accepted"));
+        QCOMPARE(at(AuditModel::Who), QStringLiteral("console:alice"));
+        find<QTableView>("auditTable")->selectRow(0);
+        const QString shown = find<QTextBrowser>("auditDetail")->toPlainText();
+        for (const char *expected :
+             {"configuration widened, accepted", "/home/a/config.json", "console:alice",
+              "mode: strict -> standard", "In the audit chain as policy-"})
+            QVERIFY2(shown.contains(QLatin1String(expected)), qPrintable(shown));
+    }
     void pendingRows_sayWaiting_notNotRun()
     {
         const QString pending = add(QStringLiteral("web-1"), Operation::Status::Pending);
