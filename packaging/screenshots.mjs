@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Takes the README's screenshots of the real app under the current X display (run it through
-// packaging/screenshots.sh, which starts Xvfb): the main window with pending cards, the audit view
-// after a few decided calls, and the Connections tab right after adding a connection (typed with
-// xdotool). Needs ImageMagick's `import` and xdotool.
+// packaging/screenshots.sh, which starts Xvfb): the first start, the main window with pending
+// cards, the audit view after a few decided calls, the Connections tab right after adding a
+// connection (typed with xdotool), and Settings. Needs ImageMagick's `import` and xdotool.
 //   node packaging/screenshots.mjs COUNTERSIGN_BINARY OUT_DIR
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,6 +59,14 @@ const shoot = (file) => execFileSync('import', ['-window', 'root', path.join(out
 async function stop(app) { const done = new Promise((r) => app.child.once('exit', r)); app.child.kill('SIGTERM'); await done; }
 
 try {
+    // The first start: a fresh data folder, no connection yet.
+    writeFileSync(path.join(work, 'fresh.json'), JSON.stringify({ keyStore: 'file' }));
+    const fresh = spawn(binary, ['--data-dir', path.join(work, 'fresh'), '--config', path.join(work, 'fresh.json'), '--listen', '127.0.0.1:0'],
+        { stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise((resolve) => { let err = ''; fresh.stderr.on('data', (c) => { err += c; if (/window shown/.test(err)) resolve(); }); fresh.on('exit', resolve); });
+    await sleep(1500);
+    shoot('first-start.png');
+    await stop({ child: fresh });
     // History: client-mode restarts confirmed or declined in the client, rules that allow and deny.
     let app = await startApp('approvals');
     for (const [service, client, answer] of [['web-1', 'Claude Code', 'accept'], ['billing', 'Cursor', 'decline'], ['search', 'VS Code', 'accept'], ['web-2', 'Claude Code', 'decline']]) {
@@ -78,12 +86,16 @@ try {
     await sleep(1500);
     if (process.argv.includes('--audit')) shoot('audit-view.png');
     // Connections: a connection added by typing its name, its token and setups shown once.
-    execFileSync('xdotool', ['key', 'alt+3']);
+    execFileSync('xdotool', ['key', 'alt+4']);
     await sleep(500);
     execFileSync('xdotool', ['type', '--delay', '20', 'cursor']);
     execFileSync('xdotool', ['key', 'Return']);
     await sleep(1000);
     shoot('connections.png');
+    // Settings: what is in force (the address served, the roots, the mode and undo bounds).
+    execFileSync('xdotool', ['key', 'alt+5']);
+    await sleep(800);
+    shoot('settings.png');
     // A card for an upstream's tool: server-filesystem's edit_file, its dry-run diff as the plan.
     writeFileSync(path.join(work, 'deploy.yaml'), 'service: web\nreplicas: 3\nimage: registry.local/web:1.4.2\nport: 8080\n');
     await call(app.url, 'fs_edit_file', { path: path.join(work, 'deploy.yaml'),
