@@ -1,22 +1,17 @@
 #include "workspacetools.h"
 
-#include "blastradius.h"
 #include "commandrunner.h"
-#include "gatedaction.h"
 #include "gatedtool.h"
 #include "git.h"
+#include "pathtools.h"
 #include "runcommand.h"
 #include "tool.h"
 #include "toolregistry.h"
-#include "undoableapply.h"
-#include "workspace.h"
-#include "workspaceargs.h"
+#include "workspaceaction.h"
 
 #include <QDir>
-#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
-#include <QLocale>
 #include <QSaveFile>
 
 namespace Countersign {
@@ -30,7 +25,6 @@ using WorkspaceArgs::str;
 
 constexpr qsizetype kMaxEditBytes = 4 * 1024 * 1024; // files over this are refused for edit and write
 constexpr qsizetype kMaxReadBytes = 1024 * 1024;     // read_file returns at most this much
-constexpr int kMaxListed = 2000;                     // entries named in a plan or a listing
 
 Result<QByteArray> readLimited(const QString &path, qsizetype limit)
 {
@@ -68,63 +62,6 @@ Status writeAtomically(const QString &path, const QByteArray &bytes)
         return failure(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
     return success();
 }
-
-class WorkspaceAction : public GatedAction
-{
-public:
-    // Shares the workspace, so a configuration reload cannot pull it away from a call in flight.
-    // snapshots: where a change keeps what it overwrites or deletes, for an undo (none: no undo).
-    WorkspaceAction(std::shared_ptr<const Workspace> ws, std::shared_ptr<SnapshotStore> snapshots)
-        : m_wsOwner(std::move(ws)), m_ws(*m_wsOwner), m_undo(std::move(snapshots))
-    {
-    }
-
-    // Their paths as the rules see them: resolved, so a rule on build holds for ./build and build/.
-    PathSpellings pathSpellings(const json &args) const override
-    {
-        PathSpellings paths;
-        for (const char *name : pathArguments()) {
-            // Listed even when it cannot be resolved: no allow rule then matches it.
-            if (const auto value = args.find(name); value != args.end() && value->is_string())
-                paths[QLatin1String(name)] = m_ws.spellings(str(args, name));
-        }
-        return paths;
-    }
-
-protected:
-    // The arguments that name a path inside the roots.
-    virtual QList<const char *> pathArguments() const { return {"path"}; }
-    // Most file tools plan and apply synchronously; they answer through the callbacks at once.
-    virtual Result<Plan> planNow(const json &args) const = 0;
-    virtual json applyNow(const json &args) const = 0;
-    // The files a change overwrites, deletes or creates (absolute), kept before it runs for its
-    // undo; none for a tool that changes nothing.
-    virtual QStringList changedFiles(const json &args) const
-    {
-        Q_UNUSED(args)
-        return {};
-    }
-    void plan(const json &args, PlanDone done) override
-    {
-        auto p = planNow(args);
-        if (p && !readsOnly() && m_undo.keeps())
-            UndoableApply::describe(m_undo.plan(changedFiles(args), m_ws), p.value());
-        done(std::move(p));
-    }
-    void apply(const json &args, ApplyDone done) override { done(applyNow(args)); }
-    void applyRecorded(const json &args, const Plan &plan, Recorder record, ApplyDone done) override
-    {
-        if (readsOnly())
-            return apply(args, std::move(done));
-        m_undo.run(
-            m_undo.plan(changedFiles(args), m_ws), plan, record,
-            [this, args](ApplyDone d) { d(applyNow(args)); }, std::move(done));
-    }
-
-    std::shared_ptr<const Workspace> m_wsOwner;
-    const Workspace &m_ws;
-    UndoableApply m_undo;
-};
 
 // ---- read_file, list_directory: allowed by default ------------------------------------------------
 
@@ -395,207 +332,6 @@ public:
     }
 };
 
-// ---- delete_path, move_path ------------------------------------------------------------------------
-
-// What a folder holds that is not a folder (links included, not followed), in path order, with the
-// bytes of its regular files; a file alone when path is not a folder. *any: the folder holds anything.
-QStringList filesUnder(const QString &path, qint64 *bytes, bool *any)
-{
-    const QFileInfo info(path);
-    *any = false;
-    *bytes = 0;
-    if (!info.isDir() || info.isSymLink()) {
-        *bytes = info.isSymLink() ? 0 : info.size();
-        return {path};
-    }
-    QStringList files;
-    QDirIterator it(path, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QFileInfo f(it.next());
-        *any = true;
-        if (!f.isDir() || f.isSymLink()) {
-            files.append(f.filePath());
-            *bytes += f.isSymLink() ? 0 : f.size();
-        }
-    }
-    files.sort(); // listed in path order, whatever order the file system gave
-    return files;
-}
-
-class DeletePath final : public WorkspaceAction
-{
-public:
-    using WorkspaceAction::WorkspaceAction;
-    QString name() const override { return QStringLiteral("delete_path"); }
-    json descriptor() const override
-    {
-        return WorkspaceArgs::descriptor(
-            "delete_path", "Delete a file or folder",
-            "Deletes a file, or a folder with recursive: true, inside the workspace roots.",
-            {{"path", {{"type", "string"}}}, {"recursive", {{"type", "boolean"}}}}, {"path"}, false, true);
-    }
-    Result<Plan> planNow(const json &args) const override
-    {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
-        if (!path)
-            return failure(path.error());
-        if (m_ws.roots().contains(path.value()))
-            return failure(
-                QStringLiteral("%1 is a workspace root; it cannot be deleted").arg(str(args, "path")));
-        qint64 bytes = 0;
-        bool any = false;
-        const QStringList files = filesUnder(path.value(), &bytes, &any);
-        if (any && !args.value("recursive", false))
-            return failure(
-                QStringLiteral("%1 is a folder that is not empty: pass recursive: true to delete it")
-                    .arg(str(args, "path")));
-        const Git::LossReport lost = Git::lossReport(files);
-        Plan p;
-        p.title = QStringLiteral("Delete %1").arg(shown(m_ws, path.value()));
-        p.targets = {shown(m_ws, path.value())}; // what the human types to confirm
-        QStringList lines;
-        for (qsizetype i = 0; i < files.size() && i < kMaxListed; ++i) {
-            QString mark;
-            if (lost.untracked.contains(files[i]))
-                mark = QStringLiteral("   (untracked: lost for good)");
-            else if (lost.uncommitted.contains(files[i]))
-                mark = QStringLiteral("   (uncommitted changes: lost for good)");
-            lines.append(QStringLiteral("-%1%2").arg(shown(m_ws, files[i]), mark));
-        }
-        if (files.size() > kMaxListed)
-            lines.append(QStringLiteral("… and %1 more files").arg(files.size() - kMaxListed));
-        p.diff = lines.join(QLatin1Char('\n'));
-        const bool unrecoverable = lost.unrecoverable();
-        p.summary = QStringLiteral("%1, %2; %3 untracked and %4 with uncommitted changes")
-                        .arg(files.size() == 1 ? QStringLiteral("1 file")
-                                               : QStringLiteral("%1 files").arg(files.size()),
-                             QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat))
-                        .arg(lost.untracked.size())
-                        .arg(lost.uncommitted.size());
-        if (!lost.inWorkTree)
-            p.summary += QStringLiteral("; not in a git work tree, nothing can be restored");
-        // The same sentence as an agent's own rm -r of it (BlastRadius) says it all.
-        Shell::Effect deletion;
-        deletion.kind = Shell::Effect::Kind::Deletes;
-        deletion.path = path.value();
-        deletion.what = QStringLiteral("delete_path");
-        if (const BlastRadius radius = BlastRadius::of({deletion}, QDir::homePath());
-            !radius.sentences.isEmpty())
-            p.summary = radius.sentences.join(QLatin1Char(' '));
-        p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
-        p.blastRadius = {{"files", files.size()},
-                         {"bytes", bytes},
-                         {"untracked", lost.untracked.size()},
-                         {"uncommitted", lost.uncommitted.size()},
-                         {"inGitWorkTree", lost.inWorkTree},
-                         {"irreversible", unrecoverable}};
-        p.risk = unrecoverable ? Risk::High : Risk::Medium;
-        return p;
-    }
-    json applyNow(const json &args) const override
-    {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
-        if (!path)
-            return textResult(path.error(), true);
-        const QFileInfo info(path.value());
-        const bool ok = info.isDir() && !info.isSymLink() ? QDir(path.value()).removeRecursively()
-                                                          : QFile::remove(path.value());
-        return ok ? textResult(QStringLiteral("deleted %1").arg(str(args, "path")))
-                  : textResult(QStringLiteral("could not delete all of %1").arg(str(args, "path")), true);
-    }
-    QStringList changedFiles(const json &args) const override
-    {
-        auto path = m_ws.resolve(str(args, "path"), Workspace::Must::Exist);
-        if (!path)
-            return {};
-        qint64 bytes = 0;
-        bool any = false;
-        return filesUnder(path.value(), &bytes, &any);
-    }
-};
-
-class MovePath final : public WorkspaceAction
-{
-public:
-    using WorkspaceAction::WorkspaceAction;
-    QString name() const override { return QStringLiteral("move_path"); }
-    QList<const char *> pathArguments() const override { return {"from", "to"}; }
-    json descriptor() const override
-    {
-        return WorkspaceArgs::descriptor(
-            "move_path", "Move or rename", "Moves a file or folder inside the workspace roots.",
-            {{"from", {{"type", "string"}}}, {"to", {{"type", "string"}}}}, {"from", "to"}, false, true);
-    }
-    Result<Plan> planNow(const json &args) const override
-    {
-        auto from = m_ws.resolve(str(args, "from"), Workspace::Must::Exist);
-        if (!from)
-            return failure(from.error());
-        auto to = m_ws.resolve(str(args, "to"), Workspace::Must::MayBeNew);
-        if (!to)
-            return failure(to.error());
-        if (m_ws.roots().contains(from.value()))
-            return failure(QStringLiteral("a workspace root cannot be moved"));
-        const QFileInfo target(to.value());
-        if (target.isDir() && !target.isSymLink())
-            return failure(
-                QStringLiteral("%1 is an existing folder; name the new path itself").arg(str(args, "to")));
-        Plan p;
-        p.title = QStringLiteral("Move %1 to %2").arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
-        p.targets = {shown(m_ws, from.value()), shown(m_ws, to.value())};
-        const bool overwrites = target.exists();
-        p.diff = QStringLiteral("rename from %1\nrename to %2\n")
-                     .arg(shown(m_ws, from.value()), shown(m_ws, to.value()));
-        if (overwrites)
-            p.diff += QStringLiteral("-%1 (%2 bytes, overwritten)\n")
-                          .arg(shown(m_ws, to.value()))
-                          .arg(target.size());
-        const Git::LossReport lost = overwrites ? Git::lossReport({to.value()}) : Git::LossReport{};
-        const bool unrecoverable = overwrites && lost.unrecoverable();
-        p.summary = overwrites ? QStringLiteral("overwrites %1").arg(shown(m_ws, to.value()))
-                               : QStringLiteral("nothing is overwritten");
-        p.prompt = QStringLiteral("%1? (%2)").arg(p.title, p.summary);
-        p.blastRadius = {{"overwrites", overwrites},
-                         {"bytesOverwritten", overwrites ? target.size() : 0},
-                         {"irreversible", unrecoverable}};
-        p.risk = unrecoverable ? Risk::High : Risk::Medium;
-        return p;
-    }
-    json applyNow(const json &args) const override
-    {
-        auto from = m_ws.resolve(str(args, "from"), Workspace::Must::Exist);
-        auto to = m_ws.resolve(str(args, "to"), Workspace::Must::MayBeNew);
-        if (!from || !to)
-            return textResult(from ? to.error() : from.error(), true);
-        if (QFileInfo::exists(to.value()) && !QFile::remove(to.value()))
-            return textResult(QStringLiteral("cannot replace %1").arg(str(args, "to")), true);
-        if (!QDir().rename(from.value(), to.value()))
-            return textResult(QStringLiteral("cannot move %1 to %2").arg(str(args, "from"), str(args, "to")),
-                              true);
-        return textResult(QStringLiteral("moved %1 to %2").arg(str(args, "from"), str(args, "to")));
-    }
-    // What leaves from (each file under it) and what appears or is overwritten at to.
-    QStringList changedFiles(const json &args) const override
-    {
-        auto from = m_ws.resolve(str(args, "from"), Workspace::Must::Exist);
-        auto to = m_ws.resolve(str(args, "to"), Workspace::Must::MayBeNew);
-        if (!from || !to)
-            return {};
-        qint64 bytes = 0;
-        bool any = false;
-        QStringList files = filesUnder(from.value(), &bytes, &any);
-        const qsizetype moved = files.size();
-        for (qsizetype i = 0; i < moved; ++i)
-            files.append(to.value() + files.at(i).mid(from.value().size()));
-        // What it replaces at to, whatever moves there (an empty folder too).
-        if (const QFileInfo target(to.value());
-            (target.exists() || target.isSymLink()) && !files.contains(to.value()))
-            files.append(to.value());
-        return files;
-    }
-};
-
 } // namespace
 
 void WorkspaceTools::addTo(ToolRegistry &registry, const std::shared_ptr<const Workspace> &workspace,
@@ -605,8 +341,8 @@ void WorkspaceTools::addTo(ToolRegistry &registry, const std::shared_ptr<const W
     registry.add(std::make_unique<GatedTool>(std::make_shared<ListDirectory>(workspace, nullptr), gate));
     registry.add(std::make_unique<GatedTool>(std::make_shared<WriteFile>(workspace, snapshots), gate));
     registry.add(std::make_unique<GatedTool>(std::make_shared<EditFile>(workspace, snapshots), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<DeletePath>(workspace, snapshots), gate));
-    registry.add(std::make_unique<GatedTool>(std::make_shared<MovePath>(workspace, snapshots), gate));
+    registry.add(std::make_unique<GatedTool>(PathTools::deletePath(workspace, snapshots), gate));
+    registry.add(std::make_unique<GatedTool>(PathTools::movePath(workspace, snapshots), gate));
     registry.add(
         std::make_unique<GatedTool>(std::make_shared<RunCommand>(workspace, runner, snapshots), gate));
 }
