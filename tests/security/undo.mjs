@@ -25,7 +25,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { check, exitWithSummary } from '../peer/checks.mjs';
+import { check, exitWithSummary, waitFor } from '../peer/checks.mjs';
 import { startCountersign } from '../peer/countersign-process.mjs';
 import { callTool } from './attacker.mjs';
 
@@ -180,12 +180,7 @@ try {
         const id = `toolu_${++ids}`;
         const input = { command, description: 'clean up' };
         const held = hook(claude('PreToolUse', 'Bash', input, id));
-        let card;
-        for (let i = 0; i < 100 && !card; ++i) {
-            card = (await decide('list'))[0];
-            if (!card) await new Promise((r) => setTimeout(r, 50));
-        }
-        assert.ok(card, 'a card');
+        const card = await waitFor('a card', async () => (await decide('list'))[0]);
         await decide('approve', '--nonce', card.nonce);
         let pre = await held;
         if (decisionOf(pre) !== 'allow') // held past hookHoldSeconds: the same call takes the approval
@@ -233,12 +228,7 @@ try {
         const id = `toolu_${++ids}`;
         const input = { command: 'git reset --hard', description: 'clean up' };
         const held = hook(claude('PreToolUse', 'Bash', input, id));
-        let card;
-        for (let i = 0; i < 100 && !card; ++i) {
-            card = (await decide('list'))[0];
-            if (!card) await new Promise((r) => setTimeout(r, 50));
-        }
-        assert.ok(card, 'a card');
+        const card = await waitFor('a card', async () => (await decide('list'))[0]);
         assert.match(card.diff, /\+First edit\./);
         writeFileSync(file, '# Project\n\nFirst edit.\nA second one, after the card was made.\n');
         await decide('approve', '--nonce', card.nonce);
