@@ -14,6 +14,7 @@
 #include <QLocale>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cerrno>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -560,10 +561,14 @@ QStringList AgentTool::writtenPaths(const json &arguments) const
         if (!FilePath::isAbsolute(cwd))
             return {};
         const QString command = QString::fromStdString(arguments.value("command", ""));
-        // Measured as its card measured it: the writes the card asks about included.
-        const BlastRadius radius =
-            BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}), QDir::homePath(),
-                            judge().line(command, cwd).targets);
+        // Measured as its card measured it: the writes the card asks about included (judged
+        // again only for a line that writes: most quiet commands do not).
+        const QList<Shell::Effect> effects = Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()});
+        const bool writes = std::any_of(effects.cbegin(), effects.cend(), [](const Shell::Effect &e) {
+            return e.kind == Shell::Effect::Kind::Writes;
+        });
+        const BlastRadius radius = BlastRadius::of(
+            effects, QDir::homePath(), writes ? judge().line(command, cwd).targets : QStringList());
         return UndoPlan::ofRadius(radius, m_workspace.get()).files;
     }
     case Kind::Write:
