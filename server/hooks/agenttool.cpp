@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,11 +159,23 @@ Result<FileNow> readFile(const QString &path)
         return failure(QStringLiteral("%1 is larger than %2 MiB: no diff is made of it")
                            .arg(path)
                            .arg(AgentTool::kMaxFileBytes / (1024 * 1024)));
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    // Opened never blocking, and checked again once open: a FIFO swapped in since the check above
+    // would hold the server's thread in a blocking open. Links are followed, as before.
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    QFile file;
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        if (fd >= 0)
+            ::close(fd);
+        return failure(QStringLiteral("cannot read %1 as a regular file").arg(path));
+    }
     now.exists = true;
-    now.bytes = file.readAll();
+    now.bytes = file.read(AgentTool::kMaxFileBytes + 1);
+    if (now.bytes.size() > AgentTool::kMaxFileBytes)
+        return failure(QStringLiteral("%1 is larger than %2 MiB: no diff is made of it")
+                           .arg(path)
+                           .arg(AgentTool::kMaxFileBytes / (1024 * 1024)));
     return now;
 }
 
