@@ -63,7 +63,10 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "  undo OPERATION      take back a change that kept a copy (an agent's quiet write, edit or\n"
         "                      patch, an approved change that said so): print the diff, then ask\n"
         "                      (--yes: without asking)\n"
-        "  doctor [CLIENT]     the same as setup --check"));
+        "  doctor [CLIENT]     the same as setup --check\n"
+        "  selftest CLIENT     run the installed agent headless against a scripted model, in a sandbox\n"
+        "                      of its own: does the gate hold its shell (and MCP) call for a card, and\n"
+        "                      block it with the console down? Your settings are not touched"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption config(QStringLiteral("config"),
@@ -165,6 +168,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
             okShape = modes <= 1 && (parser.isSet(all) ? n == 1 : parser.isSet(check) ? n <= 2 : n == 2);
         } else if (noun == QLatin1String("doctor"))
             okShape = n <= 2;
+        else if (noun == QLatin1String("selftest"))
+            okShape = n == 2;
         else
             usageError(QStringLiteral("unknown command \"%1\" (see --help)").arg(noun));
         if (!okShape)
@@ -173,7 +178,7 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                 "receipt verify FILE | audit verify | audit export [--format csv|json] | "
                 "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--yes] | "
                 "setup CLIENT | setup --all | setup --check [CLIENT] | setup --remove CLIENT | doctor "
-                "[CLIENT]"));
+                "[CLIENT] | selftest CLIENT"));
         if (parser.isSet(format)) {
             cl.format = parser.value(format);
             if (cl.format != QLatin1String("csv") && cl.format != QLatin1String("json"))

@@ -6,6 +6,7 @@
 #include "consoleinstance.h"
 #include "hookscommand.h"
 #include "hookshim.h"
+#include "selftestcommand.h"
 #include "setupcommand.h"
 #include "socketpaths.h"
 #include "stdiobridge.h"
@@ -101,6 +102,8 @@ int main(int argc, char **argv)
             return runUndoCommand(cl);
         if (noun == QLatin1String("setup") || noun == QLatin1String("doctor"))
             return runSetupCommand(cl);
+        if (noun == QLatin1String("selftest"))
+            return runSelftestCommand(cl);
         return runReceiptCommand(cl);
     }
 
