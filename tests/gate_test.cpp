@@ -837,6 +837,37 @@ private Q_SLOTS:
         m_queue->expireDue();
         QCOMPARE(m_store->operation(nonce).value()->status, Operation::Status::Abandoned);
     }
+    // Copilot CLI speaks 2026-07-28 but fails a call on any input_required result: its call is
+    // held on its own request for the human, and answered with the decision as a CallToolResult.
+    void copilot2026_isHeldOnItsOwnRequest_andNeverGetsInputRequired()
+    {
+        m_caps = {{"elicitation", {{"url", json::object()}, {"form", json::object()}}}};
+        m_clientInfo = {{"name", "copilot-cli"}, {"version", "1.0.102"}};
+        for (const char *service : {"web-1", "web-2"}) {
+            auto out = std::make_shared<std::optional<ToolReply>>();
+            start(params({{"service", service}}), out);
+            QTRY_COMPARE(m_queue->pending().size(), 1);
+            QTest::qWait(50);
+            QVERIFY2(!out->has_value(), "held while the card waits");
+            const QString nonce = m_queue->pending().first().nonce;
+            if (std::string(service) == "web-1")
+                QVERIFY(m_queue->approve(nonce, QStringLiteral("console:alice")).ok());
+            else
+                QVERIFY(
+                    m_queue->decline(nonce, QStringLiteral("console:alice"), QStringLiteral("not now")).ok());
+            QTRY_VERIFY(out->has_value());
+            json r;
+            QVERIFY(asResult(**out, r));
+            QVERIFY(r.value("resultType", "") != "input_required");
+            QVERIFY(!r.contains("inputRequests"));
+            if (std::string(service) == "web-1")
+                QCOMPARE(text(r), std::string("deleted web-1"));
+            else
+                QVERIFY(QString::fromStdString(text(r)).contains(
+                    QLatin1String("Declined by console:alice: not now")));
+        }
+        QCOMPARE(m_action.applyRuns, 1);
+    }
     // Declined, the words reach a model that reads only the structured result (Codex does).
     void declined_structuredContentCarriesTheWords()
     {

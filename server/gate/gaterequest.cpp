@@ -6,6 +6,21 @@
 
 namespace Countersign {
 
+namespace {
+
+// 2026-07-28 clients measured to fail a call on any input_required result although they speak
+// that revision: their MCP layer takes nothing but a CallToolResult. Copilot CLI 1.0.102 (its
+// client "copilot-cli"; copilot-cli#4834) fails the call at once with "expected CallToolResult from
+// tools/call, got CustomResult", and its model never hears of the card (`countersign selftest
+// copilot` showed it). Their calls are held on their own request, as a 2025-era call is, and
+// answered with a CallToolResult: the decision, or the words to call again.
+bool takesNoInputRequired(const Envelope &envelope)
+{
+    return !envelope.legacy && envelope.clientName == QLatin1String("copilot-cli");
+}
+
+} // namespace
+
 std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<GatedAction> &action,
                                                      const ToolCall &call, qint64 receivedMs)
 {
@@ -19,8 +34,13 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->transport = call.context.transport;
     request->receivedMs = receivedMs;
     request->task = call.context.task;
+    // For the gate alone: the reply keeps the call's own revision, and nothing is asked of the client.
+    const bool heldOnly = takesNoInputRequired(request->envelope);
+    if (heldOnly)
+        request->envelope.legacy = true;
     if (request->envelope.legacy) {
-        request->elicit = call.context.elicit;
+        if (!heldOnly)
+            request->elicit = call.context.elicit;
         // Not 2025-era params: a 2025-era call is answered on its own request, and the client's
         // answers come only through the questions asked on it.
         request->params.erase("requestState");
