@@ -65,7 +65,7 @@ std::optional<SelftestClient> SelftestClient::of(const QString &client)
         {QStringLiteral("copilot"), QStringLiteral("bash"), true, {}},
         {QStringLiteral("opencode"), QStringLiteral("bash"), true, {}},
         {QStringLiteral("pi"), QStringLiteral("bash"), false, {}},
-        {QStringLiteral("cline"), QStringLiteral("run_commands"), false,
+        {QStringLiteral("cline"), QStringLiteral("run_commands"), true,
          QStringLiteral(".cline/data/logs/cline.log")},
     };
     for (const SelftestClient &c : all)

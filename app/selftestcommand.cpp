@@ -182,7 +182,8 @@ private:
     Result<std::unique_ptr<Child>> startAgent(const QString &log);
     bool check(bool ok, const QString &what);
     // A step with the console up: the call held for a card, declined, the reason told.
-    void heldAndDeclined(ScriptedModel &model, Child &agent, int step, const QString &tool);
+    // viaHook: the agent's own tool, whose decline ends the run of an agent with a stopLog.
+    void heldAndDeclined(ScriptedModel &model, Child &agent, int step, const QString &tool, bool viaHook);
 
     SelftestClient m_client;
     QString m_program;
@@ -284,7 +285,8 @@ Result<std::unique_ptr<Child>> Selftest::startAgent(const QString &log)
     return agent;
 }
 
-void Selftest::heldAndDeclined(ScriptedModel &model, Child &agent, int step, const QString &tool)
+void Selftest::heldAndDeclined(ScriptedModel &model, Child &agent, int step, const QString &tool,
+                               bool viaHook)
 {
     std::optional<Operation> card;
     const bool carded = waitUntil(
@@ -321,7 +323,7 @@ void Selftest::heldAndDeclined(ScriptedModel &model, Child &agent, int step, con
                                    .arg(declined ? QString() : QStringLiteral(": ") + declined.error())))
         return;
     waitUntil([&] { return model.results().size() > step || !agent.running(); }, kResultMs);
-    if (!m_client.stopLog.isEmpty()) {
+    if (viaHook && !m_client.stopLog.isEmpty()) {
         QFile log(QDir(m_sandbox.home).filePath(m_client.stopLog));
         const bool logged = log.open(QIODevice::ReadOnly) && log.readAll().contains(kReasonMark);
         check(!agent.running() && logged,
@@ -349,12 +351,14 @@ int Selftest::run()
     }
     const QString command = QStringLiteral("rm -r %1").arg(QLatin1String(kVictim));
     const ScriptedModel::Step shell{m_client.shellTool, {}, m_client.shellArgs(command, m_sandbox)};
+    const ScriptedModel::Step mcpStep{
+        QStringLiteral("delete_path"),
+        QStringLiteral("countersign"),
+        {{"path", QDir(m_sandbox.project).filePath(QLatin1String(kVictim)).toStdString()},
+         {"recursive", true}}};
     QList<ScriptedModel::Step> steps{shell};
-    if (m_client.mcp)
-        steps.append({QStringLiteral("delete_path"),
-                      QStringLiteral("countersign"),
-                      {{"path", QDir(m_sandbox.project).filePath(QLatin1String(kVictim)).toStdString()},
-                       {"recursive", true}}});
+    if (m_client.mcp && m_client.stopLog.isEmpty())
+        steps.append(mcpStep);
     ScriptedModel model(steps);
     if (auto listening = model.listen(); !listening) {
         say(QStringLiteral("countersign: selftest: %1").arg(listening.error()));
@@ -400,15 +404,29 @@ int Selftest::run()
         say(QStringLiteral("countersign: selftest: %1").arg(agent.error()));
         return 2;
     }
-    heldAndDeclined(model, *agent.value(), 0, command);
+    heldAndDeclined(model, *agent.value(), 0, command, true);
     if (m_client.mcp && !m_untestable) {
         say(QStringLiteral("  2. Countersign's MCP tool delete_path on %1, the console running")
                 .arg(QLatin1String(kVictim)));
+        int step = 1;
+        if (!m_client.stopLog.isEmpty()) { // the decline ended the run: the MCP call in a run of its own
+            waitUntil([&] { return !agent.value()->running(); }, kExitMs);
+            agent.value()->kill();
+            model.restart({mcpStep});
+            agent = startAgent(QDir(m_root).filePath(QStringLiteral("agent-1-mcp.log")));
+            if (!agent) {
+                say(QStringLiteral("countersign: selftest: %1").arg(agent.error()));
+                return 2;
+            }
+            step = 0;
+        }
         waitUntil(
-            [&] { return model.missingStep() >= 1 || model.callCount() >= 2 || !agent.value()->running(); },
+            [&] {
+                return model.missingStep() >= step || model.callCount() > step || !agent.value()->running();
+            },
             kCardMs);
-        if (model.callCount() >= 2)
-            heldAndDeclined(model, *agent.value(), 1, QStringLiteral("delete_path"));
+        if (model.callCount() > step)
+            heldAndDeclined(model, *agent.value(), step, QStringLiteral("delete_path"), false);
         else
             check(false,
                   QStringLiteral("the agent was not offered Countersign's MCP tools (its MCP entry was not "

@@ -52,8 +52,18 @@ const JsonForm *jsonForm(const QString &client)
                                                       {"headers", {{"Authorization", bearer(e)}}},
                                                       {"enabled", true}};
                                    }};
+    // Cline CLI 3.0.65 reads ~/.cline/data/settings/cline_mcp_settings.json: a server's transport
+    // in an object of its own (its schema also takes the older flat {type, url, headers}).
+    static const JsonForm cline{"mcpServers", [](const Entry &e) {
+                                    return ordered{{"transport",
+                                                    {{"type", "streamableHttp"},
+                                                     {"url", e.url.toStdString()},
+                                                     {"headers", {{"Authorization", bearer(e)}}}}}};
+                                }};
     if (client == QLatin1String("claude-code"))
         return &claude;
+    if (client == QLatin1String("cline"))
+        return &cline;
     if (client == QLatin1String("gemini") || client == QLatin1String("qwen"))
         return &gemini;
     if (client == QLatin1String("copilot"))
@@ -210,6 +220,8 @@ QString configPath(const QString &client, const QString &home, const QString &co
         return h.filePath(QStringLiteral(".copilot/mcp-config.json"));
     if (client == QLatin1String("opencode"))
         return h.filePath(QStringLiteral(".config/opencode/opencode.json"));
+    if (client == QLatin1String("cline"))
+        return h.filePath(QStringLiteral(".cline/data/settings/cline_mcp_settings.json"));
     return {};
 }
 

@@ -25,6 +25,7 @@ private Q_SLOTS:
         for (const char *c : {"claude-code", "gemini", "qwen", "copilot"})
             QTest::newRow(c) << QString::fromLatin1(c) << QStringLiteral("mcpServers");
         QTest::newRow("opencode") << QStringLiteral("opencode") << QStringLiteral("mcp");
+        QTest::newRow("cline") << QStringLiteral("cline") << QStringLiteral("mcpServers");
     }
     void json_keepsTheUsersKeysInOrder_andRemovesBackToThem()
     {
@@ -37,7 +38,9 @@ private Q_SLOTS:
         QCOMPARE(doc.begin().key(), std::string("zeta"));
         QCOMPARE(doc.at("alpha").begin().key(), std::string("b"));
         const auto &server = doc.at(section.toStdString()).at("countersign");
-        QCOMPARE(server.at("headers").at("Authorization").get<std::string>(), std::string("Bearer cs_t"));
+        const auto &headers = server.contains("transport") ? server.at("transport").at("headers") // Cline
+                                                           : server.at("headers");
+        QCOMPARE(headers.at("Authorization").get<std::string>(), std::string("Bearer cs_t"));
         QCOMPARE(McpEntries::installed(client, added.value()).value(), true);
         auto twice = McpEntries::install(client, added.value(), entry());
         QCOMPARE(twice.value(), added.value()); // installing again gives the same file

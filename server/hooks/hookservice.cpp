@@ -107,10 +107,14 @@ void HookService::remember(const QString &key, Allowed allowed)
 
 HookCall HookService::asMcpCall(HookCall call) const
 {
-    if (call.client != HookClient::OpenCode || !m_settings.servesTool)
+    // opencode names an MCP tool SERVER_TOOL, Cline SERVER__TOOL.
+    const QString separator = call.client == HookClient::OpenCode ? QStringLiteral("_")
+                              : call.client == HookClient::Cline  ? QStringLiteral("__")
+                                                                  : QString();
+    if (separator.isEmpty() || !m_settings.servesTool)
         return call;
     for (const QString &server : m_settings.countersignServers) {
-        const QString prefix = server + QLatin1Char('_');
+        const QString prefix = server + separator;
         if (call.tool.startsWith(prefix) && m_settings.servesTool(call.tool.mid(prefix.size()))) {
             call.tool = QStringLiteral("mcp__%1__%2").arg(server, call.tool.mid(prefix.size()));
             break;

@@ -87,7 +87,7 @@ private:
     std::shared_ptr<AgentTool> toolFor(AgentTool::Kind kind);
     QString reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const;
     void remember(const QString &key, Allowed allowed);
-    // An opencode call of this console's own MCP tool, under its MCP name (Settings::servesTool).
+    // An opencode or Cline call of this console's own MCP tool, under its MCP name (Settings::servesTool).
     HookCall asMcpCall(HookCall call) const;
     // Whether the approved card of this operation said a copy is kept before it runs.
     bool promisedUndo(const QString &nonce);

@@ -253,6 +253,29 @@ try {
         assert.equal(oc.mcp.countersign.type, 'remote');
         assert.ok(existsSync(s.file('.config/opencode/plugin/countersign.js')));
     });
+
+    await check('cline: its hook script and its MCP server (streamableHttp, in cline_mcp_settings.json beside the user\'s own server), reported ready; --remove puts both back byte for byte', async () => {
+        const s = sandbox(['cline']);
+        const mine = '{\n  "mcpServers": {\n    "mine": {"transport": {"type": "stdio", "command": "my-server"}}\n  }\n}\n';
+        s.write('.cline/data/settings/cline_mcp_settings.json', mine);
+        const r = await s.cs('setup', 'cline');
+        assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+        assert.match(r.stdout, /Cline CLI: ready/, r.stdout);
+        const settings = JSON.parse(s.read('.cline/data/settings/cline_mcp_settings.json'));
+        assert.deepEqual(Object.keys(settings.mcpServers), ['mine', 'countersign']);
+        const t = settings.mcpServers.countersign.transport;
+        assert.equal(t.type, 'streamableHttp');
+        assert.match(t.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+        assert.match(t.headers.Authorization, /^Bearer cs_/);
+        assert.match(s.read('.cline/hooks/PreToolUse'), /countersign-hook|countersign.* hook/);
+        assert.match(await s.connections(), /cline-mcp\t.*\tactive\t/);
+        assert.match(await s.connections(), /cline-hooks\t.*\tactive\t/);
+        const removed = await s.cs('setup', '--remove', 'cline');
+        assert.equal(removed.code, 0, removed.stderr);
+        assert.equal(s.read('.cline/data/settings/cline_mcp_settings.json'), mine, 'byte for byte');
+        assert.ok(!existsSync(s.file('.cline/hooks/PreToolUse')));
+        assert.doesNotMatch(await s.connections(), /\tactive\t/, 'both connections revoked');
+    });
 } finally {
     rmSync(root, { recursive: true, force: true });
 }

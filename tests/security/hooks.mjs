@@ -85,6 +85,8 @@ try {
             cline('editor', { path: path.join(ws, 'c5'), new_text: 'x', insert_line: 1 }),
             cline('read_files', { file_paths: ['/etc/shadow'] }),
             cline('fetch_web_contents', { requests: [] }), // a name it does not have: asks
+            cline('countersign__no_such_tool', { path: 'c9' }), // not one of this console's tools
+            cline('countersignx__write_file', { path: 'c9', content: 'x' }), // another server's
             // Cline runs command (its order) and drops cmd: a decoy that the rule allows asks.
             cline('run_commands', { cmd: 'echo hi', command: 'touch c6' }),
             // Cline ends a here-document at a trimmed line, a shell does not: never read.
@@ -103,6 +105,10 @@ try {
             assert.deepEqual(direct.body, { cancel: false });
         }
         const before = (await cards()).length;
+        // Cline's name for this console's own MCP tool (SERVER__TOOL) is gated by the MCP call itself.
+        const own = await hook(cline('countersign__write_file', { path: 'notes.md', content: 'x' }), { client: 'cline' });
+        assert.deepEqual(own.body, { cancel: false });
+        assert.equal((await cards()).length, before, 'no card for this console\'s own MCP tool');
         const quiet = await hook(cline('ask_question', { question: 'Which one?', options: ['a', 'b'] }), { client: 'cline' });
         assert.deepEqual(quiet.body, { cancel: false });
         assert.equal((await cards()).length, before, 'no card for a question to the user');
