@@ -17,7 +17,7 @@ namespace Countersign {
 
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 // The file as JSON (null when it does not exist). A file with comments is refused: writing it back
 // would lose them.

@@ -7,7 +7,7 @@
 
 namespace Countersign::HookSetup {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
 

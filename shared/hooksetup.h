@@ -43,10 +43,10 @@ QStringList pluginFiles(const QString &client, const QString &home);
 // The tools each client's hooks are asked about: shell, file writes and edits, other MCP servers.
 QString matcher(const QString &client);
 
-Result<nlohmann::json> install(const nlohmann::json &settings, const Target &target);
-nlohmann::json remove(const nlohmann::json &settings, const QString &client);
+Result<nlohmann::ordered_json> install(const nlohmann::ordered_json &settings, const Target &target);
+nlohmann::ordered_json remove(const nlohmann::ordered_json &settings, const QString &client);
 // Whether settings holds a Countersign hook of client.
-bool installed(const nlohmann::json &settings, const QString &client);
+bool installed(const nlohmann::ordered_json &settings, const QString &client);
 
 QStringList clients();
 

@@ -14,7 +14,7 @@
 #include <QTest>
 
 using namespace Countersign;
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 class HookSetupTest : public QObject
 {
@@ -103,6 +103,21 @@ private Q_SLOTS:
         QCOMPARE_JSON(once.value().at("hooks").at("Stop"), theirs().at("hooks").at("Stop"));
         // Taken out again: the file as it was.
         QCOMPARE_JSON(HookSetup::remove(once.value(), client), theirs());
+    }
+    // The user's keys keep their order (and the file its layout apart from Countersign's entries).
+    void install_keepsTheUsersKeysInTheirOrder()
+    {
+        const json mine = json::parse(R"({"zeta": 1, "model": "opus", "alpha": {"b": 2, "a": 1},
+                                          "hooks": {"Stop": [], "PreToolUse": []}})");
+        auto once = HookSetup::install(mine, target(QStringLiteral("gemini")));
+        QVERIFY(once);
+        QStringList keys;
+        for (const auto &[key, value] : once.value().items())
+            keys << QString::fromStdString(key);
+        QCOMPARE(keys, (QStringList{"zeta", "model", "alpha", "hooks"}));
+        QCOMPARE(once.value().at("alpha").begin().key(), std::string("b"));
+        QCOMPARE(once.value().at("hooks").begin().key(), std::string("Stop"));
+        QCOMPARE(HookSetup::remove(once.value(), QStringLiteral("gemini")).dump(), mine.dump());
     }
     void claudeCode_httpHook_tokenInHeader_blocksOnFailure()
     {
