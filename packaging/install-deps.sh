@@ -11,12 +11,12 @@ set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config
     qt6-base-dev libqt6sql6-sqlite libqt6sql6-psql qtkeychain-qt6-dev libgl-dev
-    nlohmann-json3-dev libsodium-dev libgit2-dev
+    nlohmann-json3-dev libsodium-dev libgit2-dev libssl-dev libqrencode-dev
     nodejs npm
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15 xvfb xauth xdotool) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15 xvfb xauth xdotool chromium) ;;
         --bench) packages+=(xvfb xauth postgresql-15) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac

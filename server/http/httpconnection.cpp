@@ -2,6 +2,7 @@
 
 #include <QDeadlineTimer>
 #include <QPointer>
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include <algorithm>
@@ -76,10 +77,18 @@ HttpConnection::~HttpConnection()
     delete m_socket;
 }
 
+// What the socket still has to put on the wire: on a TLS connection, the encrypted bytes too (its
+// bytesToWrite() counts only those not yet encrypted).
+qint64 HttpConnection::unsentBytes() const
+{
+    const auto *tls = qobject_cast<const QSslSocket *>(m_socket);
+    return m_socket->bytesToWrite() + (tls ? tls->encryptedBytesToWrite() : 0);
+}
+
 void HttpConnection::flushWritten(QDeadlineTimer deadline)
 {
     // QTcpSocket only buffers a write; its event loop sends it. Here there may be no next turn.
-    while (m_socket->bytesToWrite() > 0 && m_socket->state() != QAbstractSocket::UnconnectedState &&
+    while (unsentBytes() > 0 && m_socket->state() != QAbstractSocket::UnconnectedState &&
            !deadline.hasExpired()) {
         if (!m_socket->waitForBytesWritten(int(std::max<qint64>(deadline.remainingTime(), 1))))
             return;
@@ -243,7 +252,10 @@ void HttpConnection::closeAfterWrite()
     m_closing = true;
     m_requestTimer.stop();
     m_idleTimer.stop();
-    if (m_socket->state() != QAbstractSocket::ConnectedState || m_socket->socketDescriptor() < 0) {
+    // TLS: its own close sends what is buffered, then close_notify (a shutdown of the descriptor
+    // under it would cut the encrypted bytes still on their way).
+    if (m_socket->state() != QAbstractSocket::ConnectedState || m_socket->socketDescriptor() < 0 ||
+        qobject_cast<QSslSocket *>(m_socket)) {
         m_socket->disconnectFromHost();
         return;
     }

@@ -105,6 +105,7 @@ private:
     void processBuffered(const QByteArray &bytes);
     void write(const HttpResponse &response, bool keepAlive);
     void closeAfterWrite();
+    qint64 unsentBytes() const;
     void startIdle();
     void resumeWhenRead(); // paused, and the client has read enough of what waits for it
     bool reserveBody();    // false: refused (answered 503)

@@ -34,6 +34,8 @@ const char *reasonPhrase(int status)
         return "Content Too Large";
     case 415:
         return "Unsupported Media Type";
+    case 421:
+        return "Misdirected Request";
     case 429:
         return "Too Many Requests";
     case 431:

@@ -1,6 +1,7 @@
 #include "httpserver.h"
 
 #include <QLoggingCategory>
+#include <QSslServer>
 #include <QTcpServer>
 #include <QTcpSocket>
 
@@ -12,10 +13,23 @@ namespace Countersign {
 
 HttpServer::HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse,
                        HttpConnection::Timeouts timeouts, QObject *parent)
-    : QObject(parent), m_server(new QTcpServer(this)), m_router(std::move(router)),
-      m_refuse(std::move(refuse)), m_timeouts(timeouts)
+    : HttpServer(nullptr, std::move(router), std::move(refuse), timeouts, parent)
 {
-    connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
+}
+
+HttpServer::HttpServer(QSslServer *encrypted, HttpConnection::Router router, HttpConnection::Refusal refuse,
+                       HttpConnection::Timeouts timeouts, QObject *parent)
+    : QObject(parent), m_server(encrypted ? static_cast<QTcpServer *>(encrypted) : new QTcpServer(this)),
+      m_encrypted(encrypted != nullptr), m_router(std::move(router)), m_refuse(std::move(refuse)),
+      m_timeouts(timeouts)
+{
+    m_server->setParent(this);
+    // A QSslServer queues a connection only once its handshake is done, which newConnection (sent
+    // when the TCP connection arrives) does not wait for.
+    if (m_encrypted)
+        connect(m_server, &QTcpServer::pendingConnectionAvailable, this, &HttpServer::onNewConnection);
+    else
+        connect(m_server, &QTcpServer::newConnection, this, &HttpServer::onNewConnection);
     // QTcpServer stops accepting after an accept error other than "would block" (too many open
     // files): say so, and accept again at once, so that a burst never leaves the port deaf.
     connect(m_server, &QTcpServer::acceptError, this, [this](QAbstractSocket::SocketError error) {
@@ -42,7 +56,7 @@ void HttpServer::stopListening()
 Result<quint16> HttpServer::listen(const QString &host, quint16 port)
 {
     const QHostAddress address(host == QLatin1String("localhost") ? QStringLiteral("127.0.0.1") : host);
-    if (!address.isLoopback())
+    if (!address.isLoopback() && !m_encrypted)
         return failure(
             QStringLiteral("refusing to listen on %1: only loopback addresses are allowed").arg(host));
     if (!m_server->listen(address, port))

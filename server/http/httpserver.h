@@ -5,6 +5,7 @@
 
 #include <QObject>
 
+class QSslServer;
 class QTcpServer;
 
 namespace Countersign {
@@ -21,10 +22,15 @@ public:
 
     HttpServer(HttpConnection::Router router, HttpConnection::Refusal refuse,
                HttpConnection::Timeouts timeouts, QObject *parent = nullptr);
+    // Serves over encrypted (a QSslServer holding its certificate; taken over): every connection it
+    // hands on has finished its TLS handshake. The phone's listener, and the only one that may
+    // listen on an address other than loopback.
+    HttpServer(QSslServer *encrypted, HttpConnection::Router router, HttpConnection::Refusal refuse,
+               HttpConnection::Timeouts timeouts, QObject *parent = nullptr);
     Q_DISABLE_COPY_MOVE(HttpServer)
     ~HttpServer() override;
 
-    // host is "127.0.0.1"; port 0 picks a free one. Returns the bound port.
+    // host is "127.0.0.1" (or any address, encrypted); port 0 picks a free one. Returns the bound port.
     Result<quint16> listen(const QString &host, quint16 port);
     int connectionCount() const { return m_connections; }
     // Full (kMaxConnections open), a new connection takes the place of the one idle the longest:
@@ -52,6 +58,7 @@ private:
     void onNewConnection();
 
     QTcpServer *m_server = nullptr;
+    bool m_encrypted = false;
     HttpConnection::Router m_router;
     HttpConnection::Refusal m_refuse;
     HttpConnection::Timeouts m_timeouts;

@@ -1,0 +1,380 @@
+#include "phoneserver.h"
+
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "clock.h"
+#include "devicekey.h"
+#include "httprequest.h"
+#include "httpresponse.h"
+#include "httpserver.h"
+#include "phonecertificate.h"
+#include "phonedevices.h"
+#include "phonepairing.h"
+#include "visibletext.h"
+
+#include <QFile>
+#include <QHostAddress>
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+#include <QSslConfiguration>
+#include <QSslServer>
+#include <QTimer>
+#include <QUrlQuery>
+
+#include <nlohmann/json.hpp>
+
+// The page's files are compiled into this static library: registered once it is used.
+static void initPhoneResources()
+{
+    Q_INIT_RESOURCE(phone);
+}
+
+namespace Countersign {
+
+Q_LOGGING_CATEGORY(lcPhone, "countersign.phone")
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kSignedPrefix[] = "countersign-phone-1";
+constexpr qsizetype kMaxDiffChars = 64 * 1024;
+constexpr int kHeartbeatMs = 25'000;
+const QByteArray kCsp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+                        "img-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
+                        "frame-ancestors 'none'";
+
+HttpResponse withPageHeaders(HttpResponse r)
+{
+    r.headers.append(qMakePair(QByteArray("Content-Security-Policy"), QByteArray(kCsp)));
+    r.headers.append(qMakePair(QByteArray("Referrer-Policy"), QByteArray("no-referrer")));
+    r.headers.append(qMakePair(QByteArray("X-Frame-Options"), QByteArray("DENY")));
+    r.headers.append(qMakePair(QByteArray("Cross-Origin-Opener-Policy"), QByteArray("same-origin")));
+    r.headers.append(qMakePair(QByteArray("Strict-Transport-Security"), QByteArray("max-age=31536000")));
+    return r;
+}
+
+HttpResponse reply(int status, const json &body)
+{
+    return withPageHeaders(HttpResponse::json(status, QByteArray::fromStdString(body.dump())));
+}
+
+HttpResponse refused(int status, const QString &why)
+{
+    return reply(status, {{"error", why.toStdString()}});
+}
+
+QString randomToken(int bytes)
+{
+    QByteArray raw(bytes, '\0');
+    for (int i = 0; i < bytes; ++i)
+        raw[i] = char(QRandomGenerator::system()->bounded(256));
+    return QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+QByteArray fromBase64Url(const QByteArray &text)
+{
+    auto decoded = QByteArray::fromBase64Encoding(text, QByteArray::Base64UrlEncoding |
+                                                            QByteArray::AbortOnBase64DecodingErrors);
+    return decoded ? *decoded : QByteArray();
+}
+
+QString str(const json &o, const char *key)
+{
+    return o.is_object() && o.contains(key) && o[key].is_string()
+               ? QString::fromStdString(o[key].get<std::string>())
+               : QString();
+}
+
+json cardJson(const Operation &op)
+{
+    json targets = json::array();
+    for (const QString &t : op.plan.targets)
+        targets.push_back(visibleText(t).toStdString());
+    const QString diff = op.plan.diff.size() > kMaxDiffChars
+                             ? op.plan.diff.left(kMaxDiffChars) +
+                                   QStringLiteral("\n… (%1 more characters: the window shows all of it)")
+                                       .arg(op.plan.diff.size() - kMaxDiffChars)
+                             : op.plan.diff;
+    return {{"nonce", op.nonce.toStdString()},
+            {"tool", visibleText(op.tool).toStdString()},
+            {"title", visibleText(op.plan.title).toStdString()},
+            {"summary", visibleText(op.plan.summary).toStdString()},
+            {"prompt", visibleText(op.plan.prompt).toStdString()},
+            {"diff", visibleText(diff).toStdString()},
+            {"targets", targets},
+            {"risk", riskName(op.plan.risk).toStdString()},
+            {"planDigest", op.planDigest.toStdString()},
+            {"connection", visibleText(op.principal).toStdString()},
+            {"client", visibleText(op.clientName()).toStdString()},
+            {"createdMs", op.createdMs},
+            {"expiresMs", op.expiresMs},
+            {"typed",
+             op.needsTypedConfirmation() ? json(visibleText(op.confirmationText()).toStdString()) : json()}};
+}
+
+// The page's files, from the resources compiled in.
+HttpResponse page(const QByteArray &path)
+{
+    static const QHash<QByteArray, QPair<QString, QByteArray>> files = {
+        {"/", {QStringLiteral(":/phone/index.html"), "text/html; charset=utf-8"}},
+        {"/phone.js", {QStringLiteral(":/phone/phone.js"), "text/javascript; charset=utf-8"}},
+        {"/phone.css", {QStringLiteral(":/phone/phone.css"), "text/css; charset=utf-8"}},
+    };
+    const auto found = files.constFind(path);
+    QFile file(found == files.cend() ? QString() : found->first);
+    if (found == files.cend() || !file.open(QIODevice::ReadOnly))
+        return refused(404, QStringLiteral("not found"));
+    HttpResponse r;
+    r.body = file.readAll();
+    r.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray(found->second)));
+    return withPageHeaders(r);
+}
+
+} // namespace
+
+PhoneServer::PhoneServer(ApprovalQueue &queue, AuditStore &audit, PhoneDevices &devices,
+                         PhonePairing &pairing, const Clock &clock, QObject *parent)
+    : QObject(parent), m_queue(queue), m_audit(audit), m_devices(devices), m_pairing(pairing), m_clock(clock)
+{
+    initPhoneResources();
+    connect(&m_queue, &ApprovalQueue::cardAdded, this, &PhoneServer::announce);
+    connect(&m_queue, &ApprovalQueue::cardRemoved, this, &PhoneServer::announce);
+    connect(&m_queue, &ApprovalQueue::cardChanged, this, &PhoneServer::announce);
+    auto *heartbeat = new QTimer(this);
+    connect(heartbeat, &QTimer::timeout, this, [this] {
+        for (Stream &s : m_streams)
+            if (s.connection)
+                s.respond(HttpResponse{200, {}, ": still here\n\n", false, HttpResponse::Stream::More});
+    });
+    heartbeat->start(kHeartbeatMs);
+}
+
+PhoneServer::~PhoneServer() = default;
+
+Result<quint16> PhoneServer::listen(const QString &host, quint16 port, const PhoneCertificate &certificate)
+{
+    auto *tls = new QSslServer;
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    config.setLocalCertificate(certificate.certificate);
+    config.setPrivateKey(certificate.key);
+    config.setProtocol(QSsl::TlsV1_2OrLater);
+    config.setPeerVerifyMode(QSslSocket::VerifyNone);
+    tls->setSslConfiguration(config);
+    m_http = std::make_unique<HttpServer>(
+        tls,
+        [this](const HttpRequest &request, HttpConnection::Responder respond) {
+            route(request, std::move(respond));
+        },
+        [](int status, const QString &reason) { return refused(status, reason); },
+        HttpConnection::Timeouts{});
+    auto bound = m_http->listen(host, port);
+    if (!bound) {
+        m_http.reset();
+        return bound;
+    }
+    const bool v6 = QHostAddress(host).protocol() == QAbstractSocket::IPv6Protocol;
+    m_authority = (v6 ? QLatin1Char('[') + host + QLatin1Char(']') : host) + QLatin1Char(':') +
+                  QString::number(bound.value());
+    qCInfo(lcPhone) << "phone approvals on" << url();
+    return bound;
+}
+
+QString PhoneServer::url() const
+{
+    return QStringLiteral("https://%1/").arg(m_authority);
+}
+
+void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder respond)
+{
+    const QByteArray path = request.target.split('?').first();
+    // Every request names this listener: a page of another name cannot reach it through DNS tricks.
+    if (QString::fromLatin1(request.header("host").value_or(QByteArray()))
+            .compare(m_authority, Qt::CaseInsensitive))
+        return respond(refused(421, QStringLiteral("this is not the address of Countersign's phone page")));
+    const bool post = request.method == "POST";
+    if (post && request.header("origin").value_or(QByteArray()) != ("https://" + m_authority).toLatin1())
+        return respond(refused(403, QStringLiteral("a request from another page")));
+    if (request.method == "GET" && !path.startsWith("/api/"))
+        return respond(page(path));
+    if (post && path == "/api/pair")
+        return pair(request, std::move(respond));
+    if (request.method == "GET" && path.startsWith("/api/pair/"))
+        return pairState(QString::fromLatin1(path.mid(10)), std::move(respond));
+    if (post && path == "/api/challenge")
+        return challenge(request, std::move(respond));
+    const bool known = (post && (path == "/api/cards" || path == "/api/decide")) ||
+                       (request.method == "GET" && path == "/api/events");
+    if (!known)
+        return respond(refused(404, QStringLiteral("not found")));
+    auto device = authenticate(request, path);
+    if (!device)
+        return respond(refused(401, device.error()));
+    if (path == "/api/cards")
+        return cards(std::move(respond));
+    if (path == "/api/decide")
+        return decide(device.value(), request, path, std::move(respond));
+    openStream(device.value(), request, std::move(respond));
+}
+
+Result<QString> PhoneServer::authenticate(const HttpRequest &request, const QByteArray &path)
+{
+    QByteArray device = request.header("x-countersign-device").value_or(QByteArray());
+    QByteArray challenge = request.header("x-countersign-challenge").value_or(QByteArray());
+    QByteArray signature = request.header("x-countersign-signature").value_or(QByteArray());
+    if (request.method == "GET") { // EventSource sets no headers: the query carries them
+        const QUrlQuery query(QString::fromLatin1(request.target.mid(request.target.indexOf('?') + 1)));
+        device = query.queryItemValue(QStringLiteral("device")).toLatin1();
+        challenge = query.queryItemValue(QStringLiteral("challenge")).toLatin1();
+        signature = query.queryItemValue(QStringLiteral("signature")).toLatin1();
+    }
+    const auto found = m_challenges.constFind(QString::fromLatin1(challenge));
+    if (found == m_challenges.cend())
+        return failure(QStringLiteral("no such challenge (used already, or never given)"));
+    const Challenge given = *found;
+    m_challenges.erase(found); // used up by this attempt, whatever comes of it
+    const auto known = m_devices.find(QString::fromLatin1(device));
+    if (!known || given.device != known->id)
+        return failure(QStringLiteral("this phone is not paired"));
+    if (known->revoked())
+        return failure(QStringLiteral("this phone was revoked on the desktop"));
+    if (m_clock.nowMs() >= given.expiresMs)
+        return failure(QStringLiteral("the challenge expired"));
+    const QByteArray message = QByteArray(kSignedPrefix) + '\n' + request.method + '\n' + path + '\n' +
+                               challenge + '\n' + (request.method == "GET" ? QByteArray() : request.body);
+    if (!DeviceKey::verify(known->publicKey, message, fromBase64Url(signature)))
+        return failure(QStringLiteral("the signature does not match this phone's key"));
+    m_devices.touch(known->id);
+    return known->id;
+}
+
+void PhoneServer::pair(const HttpRequest &request, HttpConnection::Responder respond)
+{
+    const json body = json::parse(request.body.toStdString(), nullptr, false);
+    const QByteArray key = fromBase64Url(str(body, "publicKey").toLatin1());
+    auto offer = m_pairing.offer(str(body, "secret"), str(body, "name"), key);
+    if (!offer)
+        return respond(refused(403, offer.error()));
+    respond(
+        reply(200, {{"offer", offer.value().id.toStdString()}, {"code", offer.value().code.toStdString()}}));
+}
+
+void PhoneServer::pairState(const QString &offer, HttpConnection::Responder respond)
+{
+    QString device;
+    const PhonePairing::State state = m_pairing.state(offer, &device);
+    static const char *const names[] = {"unknown", "waiting", "paired", "refused", "lapsed"};
+    json out = {{"state", names[int(state)]}};
+    if (state == PhonePairing::State::Paired)
+        out["device"] = device.toStdString();
+    respond(reply(state == PhonePairing::State::Unknown ? 404 : 200, out));
+}
+
+void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responder respond)
+{
+    const json body = json::parse(request.body.toStdString(), nullptr, false);
+    const auto device = m_devices.find(str(body, "device"));
+    if (!device || device->revoked())
+        return respond(refused(403, device ? QStringLiteral("this phone was revoked on the desktop")
+                                           : QStringLiteral("this phone is not paired")));
+    const qint64 now = m_clock.nowMs();
+    for (auto it = m_challenges.begin(); it != m_challenges.end();)
+        it = now >= it->expiresMs ? m_challenges.erase(it) : std::next(it);
+    if (m_challenges.size() >= kMaxChallenges)
+        return respond(
+            refused(429, QStringLiteral("too many challenges outstanding; try again in a minute")));
+    const QString token = randomToken(32);
+    m_challenges.insert(token, Challenge{device->id, now + kChallengeMs});
+    respond(reply(200, {{"challenge", token.toStdString()}, {"expiresMs", now + kChallengeMs}}));
+}
+
+void PhoneServer::cards(HttpConnection::Responder respond)
+{
+    json list = json::array();
+    const qint64 now = m_clock.nowMs();
+    for (const Operation &op : m_queue.pending())
+        if (!op.isExpiredAt(now))
+            list.push_back(cardJson(op));
+    respond(reply(200, {{"cards", list}, {"nowMs", now}}));
+}
+
+void PhoneServer::decide(const QString &deviceId, const HttpRequest &request, const QByteArray &path,
+                         HttpConnection::Responder respond)
+{
+    const json body = json::parse(request.body.toStdString(), nullptr, false);
+    const QString nonce = str(body, "nonce");
+    const QString verb = str(body, "decision");
+    const qint64 now = m_clock.nowMs();
+    if (!body.is_object() || (verb != QLatin1String("approve") && verb != QLatin1String("decline")) ||
+        !body.contains("time") || !body["time"].is_number_integer())
+        return respond(refused(
+            400, QStringLiteral("a decision needs a nonce, a planDigest, approve or decline, and a time")));
+    if (std::abs(body["time"].get<qint64>() - now) > kClockSkewMs)
+        return respond(
+            refused(400, QStringLiteral("the decision's time is more than five minutes from the desktop's")));
+    const auto card = m_queue.find(nonce);
+    if (!card || card->status != Operation::Status::Pending || card->isExpiredAt(now))
+        return respond(
+            refused(409, QStringLiteral("this card is no longer waiting: it was decided or expired")));
+    if (str(body, "planDigest") != card->planDigest)
+        return respond(
+            refused(409, QStringLiteral("the card's plan is not the one this decision was signed for")));
+    if (verb == QLatin1String("approve") && card->needsTypedConfirmation() &&
+        str(body, "typed") != card->confirmationText())
+        return respond(refused(
+            409, QStringLiteral("to approve, type %1 exactly").arg(visibleText(card->confirmationText()))));
+    const auto device = m_devices.find(deviceId);
+    const QString by = QStringLiteral("phone:") + device->name;
+    // The signed decision enters the chain first: what the phone signed, and its key.
+    const QByteArray message = QByteArray(kSignedPrefix) + '\n' + request.method + '\n' + path + '\n' +
+                               request.header("x-countersign-challenge").value_or(QByteArray()) + '\n' +
+                               request.body;
+    auto recorded = m_audit.recordEvent(
+        QStringLiteral("phone-decision"), nonce,
+        {{"device", device->id.toStdString()},
+         {"name", device->name.toStdString()},
+         {"publicKey", device->publicKey.toHex().toStdString()},
+         {"signed", message.toStdString()},
+         {"signature", request.header("x-countersign-signature").value_or(QByteArray()).toStdString()}});
+    if (!recorded)
+        return respond(
+            refused(500, QStringLiteral("the decision could not be recorded, so it was not taken: %1")
+                             .arg(recorded.error())));
+    const auto decided = verb == QLatin1String("approve") ? m_queue.approve(nonce, by, str(body, "typed"))
+                                                          : m_queue.decline(nonce, by, str(body, "reason"));
+    if (!decided)
+        return respond(refused(409, decided.error()));
+    qCInfo(lcPhone) << "card" << nonce << verb << "from" << by;
+    respond(reply(200, {{"outcome", statusName(decided.value().outcome).toStdString()}}));
+}
+
+void PhoneServer::openStream(const QString &device, const HttpRequest &request,
+                             HttpConnection::Responder respond)
+{
+    HttpResponse head;
+    head.stream = HttpResponse::Stream::Open;
+    head.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
+    head.body = "retry: 3000\n\nevent: cards\ndata: " + QByteArray::number(m_queue.pending().size()) + "\n\n";
+    respond(withPageHeaders(head));
+    m_streams.append(Stream{device, request.connection, std::move(respond)});
+}
+
+void PhoneServer::announce()
+{
+    const QByteArray event = "event: cards\ndata: " + QByteArray::number(m_queue.pending().size()) + "\n\n";
+    m_streams.removeIf([](const Stream &s) { return !s.connection; });
+    for (Stream &s : m_streams)
+        s.respond(HttpResponse{200, {}, event, false, HttpResponse::Stream::More});
+}
+
+void PhoneServer::deviceRevoked(const QString &deviceId)
+{
+    for (Stream &s : m_streams)
+        if (s.device == deviceId && s.connection)
+            s.respond(HttpResponse{200, {}, "event: revoked\ndata: 1\n\n", false, HttpResponse::Stream::End});
+    m_streams.removeIf([&](const Stream &s) { return s.device == deviceId || !s.connection; });
+    for (auto it = m_challenges.begin(); it != m_challenges.end();)
+        it = it->device == deviceId ? m_challenges.erase(it) : std::next(it);
+}
+
+} // namespace Countersign

@@ -1,0 +1,157 @@
+#include "phonedevices.h"
+
+#include "clock.h"
+#include "privatefile.h"
+
+#include <QFile>
+#include <QRandomGenerator>
+
+#include <nlohmann/json.hpp>
+
+namespace Countersign {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr qint64 kTouchEveryMs = 60'000;
+
+std::string hex(const QByteArray &bytes)
+{
+    return bytes.toHex().toStdString();
+}
+
+} // namespace
+
+PhoneDevices::PhoneDevices(QString path, const Clock &clock) : m_path(std::move(path)), m_clock(clock) {}
+
+QString PhoneDevices::cleanName(const QString &name)
+{
+    QString out;
+    for (const QChar c : name) {
+        const auto category = c.category();
+        if (c.isSpace())
+            out += QLatin1Char(' ');
+        else if (category != QChar::Other_Control && category != QChar::Other_Format &&
+                 category != QChar::Other_NotAssigned && category != QChar::Other_PrivateUse &&
+                 category != QChar::Other_Surrogate)
+            out += c;
+    }
+    return out.simplified().left(kMaxNameLength);
+}
+
+Status PhoneDevices::load()
+{
+    m_devices.clear();
+    QFile file(m_path);
+    if (!file.exists())
+        return success();
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString()));
+    const QByteArray bytes = file.readAll();
+    const json doc = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array())
+        return failure(QStringLiteral("%1 is not a list of paired phones; it was left as it is").arg(m_path));
+    try {
+        for (const json &d : doc["devices"]) {
+            PhoneDevice device;
+            device.id = QString::fromStdString(d.at("id").get<std::string>());
+            device.name = cleanName(QString::fromStdString(d.at("name").get<std::string>()));
+            device.publicKey =
+                QByteArray::fromHex(QByteArray::fromStdString(d.at("publicKey").get<std::string>()));
+            device.pairedMs = d.at("pairedMs").get<qint64>();
+            device.lastUsedMs = d.value("lastUsedMs", qint64(0));
+            device.revokedMs = d.value("revokedMs", qint64(0));
+            if (device.id.isEmpty() || device.publicKey.size() != 65)
+                return failure(
+                    QStringLiteral("%1 holds a device without an id or a key; it was left as it is")
+                        .arg(m_path));
+            m_devices.append(device);
+        }
+    } catch (const json::exception &e) {
+        m_devices.clear();
+        return failure(QStringLiteral("%1 cannot be read (%2); it was left as it is")
+                           .arg(m_path, QString::fromUtf8(e.what())));
+    }
+    return success();
+}
+
+Status PhoneDevices::save() const
+{
+    json devices = json::array();
+    for (const PhoneDevice &d : m_devices)
+        devices.push_back({{"id", d.id.toStdString()},
+                           {"name", d.name.toStdString()},
+                           {"publicKey", hex(d.publicKey)},
+                           {"pairedMs", d.pairedMs},
+                           {"lastUsedMs", d.lastUsedMs},
+                           {"revokedMs", d.revokedMs}});
+    return writePrivate(m_path, QByteArray::fromStdString(json{{"devices", devices}}.dump(2)) + '\n');
+}
+
+std::optional<PhoneDevice> PhoneDevices::find(const QString &id) const
+{
+    for (const PhoneDevice &d : m_devices)
+        if (d.id == id)
+            return d;
+    return std::nullopt;
+}
+
+Result<PhoneDevice> PhoneDevices::add(const QString &name, const QByteArray &publicKey)
+{
+    const QString clean = cleanName(name);
+    if (clean.isEmpty())
+        return failure(QStringLiteral("the phone needs a name"));
+    if (publicKey.size() != 65 || publicKey.at(0) != '\x04')
+        return failure(QStringLiteral("the phone's key is not an uncompressed P-256 point"));
+    int live = 0;
+    for (const PhoneDevice &d : m_devices)
+        live += d.revoked() ? 0 : 1;
+    if (live >= kMaxDevices)
+        return failure(QStringLiteral("%1 phones are paired already: revoke one first").arg(kMaxDevices));
+    PhoneDevice device;
+    QByteArray id(8, '\0');
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(id.data()), 2);
+    device.id = QString::fromLatin1(id.toHex());
+    device.name = clean;
+    device.publicKey = publicKey;
+    device.pairedMs = m_clock.nowMs();
+    m_devices.append(device);
+    if (auto saved = save(); !saved) {
+        m_devices.removeLast();
+        return failure(saved.error());
+    }
+    return device;
+}
+
+Status PhoneDevices::revoke(const QString &id)
+{
+    for (PhoneDevice &d : m_devices) {
+        if (d.id != id)
+            continue;
+        if (d.revoked())
+            return success();
+        d.revokedMs = m_clock.nowMs();
+        if (auto saved = save(); !saved) {
+            d.revokedMs = 0;
+            return saved;
+        }
+        return success();
+    }
+    return failure(QStringLiteral("no paired phone %1").arg(id));
+}
+
+void PhoneDevices::touch(const QString &id)
+{
+    for (PhoneDevice &d : m_devices) {
+        if (d.id != id)
+            continue;
+        const qint64 now = m_clock.nowMs();
+        if (now - d.lastUsedMs < kTouchEveryMs)
+            return;
+        d.lastUsedMs = now;
+        (void)save(); // a last use that cannot be noted stops nothing
+    }
+}
+
+} // namespace Countersign

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "result.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace Countersign {
+
+class Clock;
+
+// A phone paired to approve from: its name, and the public half of the ECDSA P-256 key its browser
+// made (WebCrypto, not extractable) and signs each request and decision with.
+struct PhoneDevice final
+{
+    QString id;           // random, 16 hex characters
+    QString name;         // as the person named it when pairing; shown as phone:<name>
+    QByteArray publicKey; // the uncompressed point, 65 bytes (0x04 || x || y)
+    qint64 pairedMs = 0;
+    qint64 lastUsedMs = 0; // its last authenticated request (0: none yet)
+    qint64 revokedMs = 0;  // 0 while it may act
+    bool revoked() const { return revokedMs != 0; }
+};
+
+// The paired devices, kept in DATA/phone/devices.json (readable by the user alone), read once and
+// written whole on each change. A file that cannot be read is refused, never taken as "no devices"
+// (and never overwritten). Main thread.
+class PhoneDevices final
+{
+public:
+    static constexpr int kMaxDevices = 32;
+    static constexpr int kMaxNameLength = 40;
+
+    PhoneDevices(QString path, const Clock &clock);
+
+    Status load();
+    const QList<PhoneDevice> &all() const { return m_devices; }
+    std::optional<PhoneDevice> find(const QString &id) const;
+    // The name cleaned for display (control and invisible characters out, trimmed, at most
+    // kMaxNameLength); refused when nothing is left, or when kMaxDevices are paired and not revoked.
+    Result<PhoneDevice> add(const QString &name, const QByteArray &publicKey);
+    Status revoke(const QString &id);
+    // Notes a request of the device (written at most once a minute).
+    void touch(const QString &id);
+
+    static QString cleanName(const QString &name);
+
+private:
+    Status save() const;
+
+    QString m_path;
+    const Clock &m_clock;
+    QList<PhoneDevice> m_devices;
+};
+
+} // namespace Countersign

@@ -1,0 +1,167 @@
+#include "phonepairing.h"
+
+#include "clock.h"
+
+#include <QMessageAuthenticationCode>
+#include <QRandomGenerator>
+
+namespace Countersign {
+
+namespace {
+
+QString randomToken(int bytes)
+{
+    QByteArray raw(bytes, '\0');
+    for (int i = 0; i < bytes; ++i)
+        raw[i] = char(QRandomGenerator::system()->bounded(256));
+    return QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+// Compares in time independent of where two strings differ.
+bool sameSecret(const QString &a, const QString &b)
+{
+    const QByteArray x = a.toUtf8();
+    const QByteArray y = b.toUtf8();
+    if (x.size() != y.size())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < x.size(); ++i)
+        diff |= static_cast<unsigned char>(x[i] ^ y[i]);
+    return diff == 0;
+}
+
+} // namespace
+
+PhonePairing::PhonePairing(PhoneDevices &devices, const Clock &clock, QObject *parent)
+    : QObject(parent), m_devices(devices), m_clock(clock)
+{
+}
+
+QString PhonePairing::start()
+{
+    m_secret = randomToken(16);
+    m_secretExpiresMs = m_clock.nowMs() + kSecretLifetimeMs;
+    m_failuresMs.clear();
+    return m_secret;
+}
+
+void PhonePairing::stop()
+{
+    m_secret.clear();
+    m_secretExpiresMs = 0;
+    for (const QString &id : m_waiting.keys()) {
+        m_ended.insert(id, State::Lapsed);
+        Q_EMIT settled(id, false);
+    }
+    m_waiting.clear();
+}
+
+QString PhonePairing::secret() const
+{
+    return m_clock.nowMs() < m_secretExpiresMs ? m_secret : QString();
+}
+
+QString PhonePairing::code(const QString &secret, const QByteArray &publicKey)
+{
+    const QByteArray key = QByteArray::fromBase64(secret.toLatin1(), QByteArray::Base64UrlEncoding);
+    const QByteArray mac = QMessageAuthenticationCode::hash(publicKey, key, QCryptographicHash::Sha256);
+    const quint32 n = (quint32(quint8(mac[0])) << 24) | (quint32(quint8(mac[1])) << 16) |
+                      (quint32(quint8(mac[2])) << 8) | quint32(quint8(mac[3]));
+    const QString digits = QStringLiteral("%1").arg(n % 1'000'000, 6, 10, QLatin1Char('0'));
+    return digits.left(3) + QLatin1Char(' ') + digits.mid(3);
+}
+
+void PhonePairing::expire()
+{
+    const qint64 now = m_clock.nowMs();
+    while (!m_failuresMs.isEmpty() && now - m_failuresMs.first() > 60'000)
+        m_failuresMs.removeFirst();
+    for (const QString &id : m_waiting.keys()) {
+        if (now - m_waiting.value(id).offeredMs >= kConfirmWithinMs) {
+            m_waiting.remove(id);
+            m_ended.insert(id, State::Lapsed);
+            Q_EMIT settled(id, false);
+        }
+    }
+}
+
+Result<PhonePairing::Offer> PhonePairing::offer(const QString &secret, const QString &name,
+                                                const QByteArray &publicKey)
+{
+    expire();
+    const QString current = this->secret();
+    if (current.isEmpty() || !sameSecret(secret, current)) {
+        m_failuresMs.append(m_clock.nowMs());
+        if (m_failuresMs.size() >= kMaxFailures) {
+            m_secret.clear(); // burnt: pairing starts again on the desktop
+            m_secretExpiresMs = 0;
+        }
+        return failure(
+            current.isEmpty()
+                ? QStringLiteral("no pairing is open on the desktop, or its code was used or has expired: "
+                                 "open a new one there")
+                : QStringLiteral("this pairing code is not the one the desktop shows"));
+    }
+    if (publicKey.size() != 65 || publicKey.at(0) != '\x04')
+        return failure(QStringLiteral("the phone's key is not an uncompressed P-256 point"));
+    if (PhoneDevices::cleanName(name).isEmpty())
+        return failure(QStringLiteral("the phone needs a name"));
+    // Used up: a second offer with it is refused, whatever comes of this one.
+    m_secret.clear();
+    m_secretExpiresMs = 0;
+    Offer offer;
+    offer.id = randomToken(12);
+    offer.code = code(secret, publicKey);
+    offer.name = PhoneDevices::cleanName(name);
+    offer.publicKey = publicKey;
+    offer.offeredMs = m_clock.nowMs();
+    m_waiting.insert(offer.id, offer);
+    Q_EMIT offered(offer);
+    return offer;
+}
+
+Result<PhoneDevice> PhonePairing::confirm(const QString &offerId)
+{
+    expire();
+    if (!m_waiting.contains(offerId))
+        return failure(
+            QStringLiteral("this pairing is no longer waiting (refused, or not confirmed in time)"));
+    const Offer offer = m_waiting.take(offerId);
+    auto device = m_devices.add(offer.name, offer.publicKey);
+    if (!device) {
+        m_ended.insert(offerId, State::Refused);
+        Q_EMIT settled(offerId, false);
+        return device;
+    }
+    m_paired.insert(offerId, device.value().id);
+    Q_EMIT settled(offerId, true);
+    return device;
+}
+
+void PhonePairing::refuse(const QString &offerId)
+{
+    if (m_waiting.remove(offerId)) {
+        m_ended.insert(offerId, State::Refused);
+        Q_EMIT settled(offerId, false);
+    }
+}
+
+PhonePairing::State PhonePairing::state(const QString &offerId, QString *deviceId) const
+{
+    const_cast<PhonePairing *>(this)->expire();
+    if (m_paired.contains(offerId)) {
+        if (deviceId)
+            *deviceId = m_paired.value(offerId);
+        return State::Paired;
+    }
+    if (m_waiting.contains(offerId))
+        return State::Waiting;
+    return m_ended.value(offerId, State::Unknown);
+}
+
+QList<PhonePairing::Offer> PhonePairing::waiting() const
+{
+    return m_waiting.values();
+}
+
+} // namespace Countersign

@@ -1,0 +1,479 @@
+// The phone's listener (issue 29) over real TLS on 127.0.0.2: its certificate made for that address
+// and trusted by the test's client alone, pairing confirmed (or not) on the desktop's side, cards
+// read and decided with requests signed by a P-256 key as a browser's WebCrypto signs them, and the
+// attacks: an unpaired device, a replayed decision, one signed for another card or plan, a device
+// revoked mid-session, a used or expired pairing secret, pairing with no confirmation, and any
+// path but the page's.
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "canonicaljson.h"
+#include "database.h"
+#include "devicekey.h"
+#include "fakeclock.h"
+#include "jsoncompare.h"
+#include "phonecertificate.h"
+#include "phonedevices.h"
+#include "phonepairing.h"
+#include "phoneserver.h"
+#include "receipt.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QSslConfiguration>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+
+#include <nlohmann/json.hpp>
+
+using namespace Countersign;
+using json = nlohmann::json;
+
+namespace {
+
+// A device's key as the page makes it: P-256, its public half the uncompressed point, signatures
+// r || s.
+class TestKey
+{
+public:
+    TestKey() : m_key(EVP_EC_gen("P-256")) {}
+    ~TestKey() { EVP_PKEY_free(m_key); }
+    Q_DISABLE_COPY_MOVE(TestKey)
+    QByteArray publicKey() const
+    {
+        QByteArray out(65, '\0');
+        size_t length = 0;
+        EVP_PKEY_get_octet_string_param(m_key, OSSL_PKEY_PARAM_PUB_KEY,
+                                        reinterpret_cast<unsigned char *>(out.data()), size_t(out.size()),
+                                        &length);
+        out.resize(qsizetype(length));
+        return out;
+    }
+    QByteArray sign(const QByteArray &message) const
+    {
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        size_t length = 0;
+        EVP_DigestSignInit(md, nullptr, EVP_sha256(), nullptr, m_key);
+        EVP_DigestSign(md, nullptr, &length, reinterpret_cast<const unsigned char *>(message.constData()),
+                       size_t(message.size()));
+        QByteArray der(qsizetype(length), '\0');
+        EVP_DigestSign(md, reinterpret_cast<unsigned char *>(der.data()), &length,
+                       reinterpret_cast<const unsigned char *>(message.constData()), size_t(message.size()));
+        EVP_MD_CTX_free(md);
+        const auto *p = reinterpret_cast<const unsigned char *>(der.constData());
+        ECDSA_SIG *sig = d2i_ECDSA_SIG(nullptr, &p, long(length));
+        QByteArray raw(64, '\0');
+        BN_bn2binpad(ECDSA_SIG_get0_r(sig), reinterpret_cast<unsigned char *>(raw.data()), 32);
+        BN_bn2binpad(ECDSA_SIG_get0_s(sig), reinterpret_cast<unsigned char *>(raw.data()) + 32, 32);
+        ECDSA_SIG_free(sig);
+        return raw;
+    }
+
+private:
+    EVP_PKEY *m_key;
+};
+
+QByteArray b64url(const QByteArray &bytes)
+{
+    return bytes.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+struct Answer
+{
+    int status = 0;
+    json body;
+    QByteArray raw;
+};
+
+// A signed request as the page makes it; kept so that it can be sent again as it was.
+struct Signed
+{
+    QByteArray path;
+    QByteArray body;
+    QByteArray device, challenge, signature;
+};
+
+} // namespace
+
+class PhoneServerTest : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    FakeClock m_clock;
+    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<AuditStore> m_store;
+    std::unique_ptr<ApprovalQueue> m_queue;
+    std::unique_ptr<PhoneDevices> m_devices;
+    std::unique_ptr<PhonePairing> m_pairing;
+    std::unique_ptr<PhoneServer> m_server;
+    PhoneCertificate m_certificate;
+    QNetworkAccessManager m_net;
+    QString m_base;
+    int m_nonce = 0;
+
+    Answer send(const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
+                const QList<QPair<QByteArray, QByteArray>> &headers = {}, bool origin = true)
+    {
+        QNetworkRequest request(QUrl(m_base + QString::fromLatin1(path)));
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setCaCertificates({m_certificate.certificate}); // this certificate alone is trusted
+        request.setSslConfiguration(tls);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        if (origin && method == "POST")
+            request.setRawHeader("Origin", m_base.chopped(1).toLatin1());
+        for (const auto &[name, value] : headers)
+            request.setRawHeader(name, value);
+        QNetworkReply *reply = m_net.sendCustomRequest(request, method, body);
+        QSignalSpy done(reply, &QNetworkReply::finished);
+        done.wait(5000);
+        Answer a;
+        a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        a.raw = reply->readAll();
+        a.body = json::parse(a.raw.toStdString(), nullptr, false);
+        if (a.status == 0)
+            qWarning() << method << path << reply->errorString();
+        reply->deleteLater();
+        return a;
+    }
+    QByteArray challengeFor(const QString &device)
+    {
+        const Answer a = send("POST", "/api/challenge",
+                              QByteArray::fromStdString(json{{"device", device.toStdString()}}.dump()));
+        return a.status == 200 ? QByteArray::fromStdString(a.body.at("challenge").get<std::string>())
+                               : QByteArray();
+    }
+    Signed sign(const TestKey &key, const QString &device, const QByteArray &method, const QByteArray &path,
+                const json &body)
+    {
+        Signed s{path,
+                 method == "GET" ? QByteArray() : QByteArray::fromStdString(body.dump()),
+                 device.toLatin1(),
+                 challengeFor(device),
+                 {}};
+        const QByteArray message =
+            "countersign-phone-1\n" + method + '\n' + path + '\n' + s.challenge + '\n' + s.body;
+        s.signature = b64url(key.sign(message));
+        return s;
+    }
+    Answer post(const Signed &s)
+    {
+        return send("POST", s.path, s.body,
+                    {{"X-Countersign-Device", s.device},
+                     {"X-Countersign-Challenge", s.challenge},
+                     {"X-Countersign-Signature", s.signature}});
+    }
+    // Pairs key as name through the page's API and the desktop's confirmation; the device id.
+    QString paired(const TestKey &key, const QString &name)
+    {
+        const QString secret = m_pairing->start();
+        const Answer offer =
+            send("POST", "/api/pair",
+                 QByteArray::fromStdString(json{{"secret", secret.toStdString()},
+                                                {"name", name.toStdString()},
+                                                {"publicKey", b64url(key.publicKey()).toStdString()}}
+                                               .dump()));
+        if (offer.status != 200)
+            return {};
+        auto device = m_pairing->confirm(QString::fromStdString(offer.body.at("offer").get<std::string>()));
+        return device ? device.value().id : QString();
+    }
+    Operation card(Risk risk = Risk::Medium)
+    {
+        Operation op;
+        op.nonce = QStringLiteral("n%1").arg(++m_nonce);
+        op.tool = QStringLiteral("delete_path");
+        op.principal = QStringLiteral("agent");
+        op.arguments = {{"path", "build"}};
+        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
+        op.plan.title = QStringLiteral("Delete build\u202Etxt.exe");
+        op.plan.targets = {QStringLiteral("build")};
+        op.plan.diff = QStringLiteral("-a\n+b\n");
+        op.plan.risk = risk;
+        op.planDigest = op.plan.digest();
+        op.createdMs = m_clock.nowMs();
+        op.expiresMs = op.createdMs + 300'000;
+        if (!m_store->recordCard(op))
+            qFatal("the card was not recorded");
+        m_queue->park(op);
+        return op;
+    }
+    json decision(const Operation &op, const char *verb, const QString &reason = {},
+                  const QString &typed = {})
+    {
+        return {{"nonce", op.nonce.toStdString()},
+                {"planDigest", op.planDigest.toStdString()},
+                {"decision", verb},
+                {"reason", reason.toStdString()},
+                {"typed", typed.toStdString()},
+                {"time", m_clock.nowMs()}};
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_db = Database::open(QStringLiteral(":memory:")).value();
+        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
+        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
+        m_devices =
+            std::make_unique<PhoneDevices>(m_dir.filePath(QStringLiteral("phone/devices.json")), m_clock);
+        QVERIFY(m_devices->load().ok());
+        m_pairing = std::make_unique<PhonePairing>(*m_devices, m_clock);
+        auto cert = PhoneCertificate::loadOrMake(m_dir.filePath(QStringLiteral("phone")),
+                                                 QStringLiteral("127.0.0.2"));
+        QVERIFY2(cert.ok(), cert.ok() ? "" : qPrintable(cert.error()));
+        m_certificate = cert.value();
+        m_server = std::make_unique<PhoneServer>(*m_queue, *m_store, *m_devices, *m_pairing, m_clock);
+        auto port = m_server->listen(QStringLiteral("127.0.0.2"), 0, m_certificate);
+        QVERIFY2(port.ok(), port.ok() ? "" : qPrintable(port.error()));
+        m_base = m_server->url();
+    }
+    void cleanup()
+    {
+        m_server.reset();
+        m_pairing.reset();
+        m_devices.reset();
+        m_queue.reset();
+        m_store.reset();
+        m_db.reset();
+        QFile::remove(m_dir.filePath(QStringLiteral("phone/devices.json")));
+    }
+
+    void certificate_namesItsAddress_isKept_andMadeAgainForAnother()
+    {
+        auto again = PhoneCertificate::loadOrMake(m_dir.filePath(QStringLiteral("phone")),
+                                                  QStringLiteral("127.0.0.2"));
+        QCOMPARE(again.value().certificate, m_certificate.certificate);
+        QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("phone/key.pem"))).permissions() ==
+                (QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser));
+        auto other = PhoneCertificate::loadOrMake(m_dir.filePath(QStringLiteral("phone")),
+                                                  QStringLiteral("192.168.1.20"));
+        QVERIFY(other.value().certificate != m_certificate.certificate);
+        QCOMPARE(other.value().fingerprint().size(), 32 * 3 - 1);
+    }
+
+    void deviceKey_verifiesWebCryptoSignatures_only()
+    {
+        TestKey key;
+        const QByteArray sig = key.sign("hello");
+        QVERIFY(DeviceKey::verify(key.publicKey(), "hello", sig));
+        QVERIFY(!DeviceKey::verify(key.publicKey(), "hellO", sig));
+        QByteArray flipped = sig;
+        flipped[10] = char(flipped[10] ^ 1);
+        QVERIFY(!DeviceKey::verify(key.publicKey(), "hello", flipped));
+        QVERIFY(!DeviceKey::verify(key.publicKey(), "hello", sig.left(63)));
+        QByteArray offCurve = key.publicKey();
+        offCurve[64] = char(offCurve[64] ^ 1);
+        QVERIFY(!DeviceKey::verify(offCurve, "hello", sig));
+        QVERIFY(!DeviceKey::verify(QByteArray(65, '\0'), "hello", sig));
+    }
+
+    // Paired on the desktop's word, the phone reads the card as text and approves it once; the
+    // signed decision is in the audit chain, the decision as phone:<name>.
+    void paired_readsCards_andApproves_signedIntoTheChain()
+    {
+        TestKey key;
+        const QString secret = m_pairing->start();
+        QSignalSpy offered(m_pairing.get(), &PhonePairing::offered);
+        const Answer offer =
+            send("POST", "/api/pair",
+                 QByteArray::fromStdString(json{{"secret", secret.toStdString()},
+                                                {"name", "pixel \u202E7"},
+                                                {"publicKey", b64url(key.publicKey()).toStdString()}}
+                                               .dump()));
+        QCOMPARE(offer.status, 200);
+        QCOMPARE(QString::fromStdString(offer.body.at("code").get<std::string>()),
+                 PhonePairing::code(secret, key.publicKey()));
+        QCOMPARE(offered.size(), 1);
+        const QByteArray offerPath =
+            "/api/pair/" + QByteArray::fromStdString(offer.body.at("offer").get<std::string>());
+        QCOMPARE_JSON(send("GET", offerPath).body.at("state"), json("waiting"));
+        const QString device =
+            m_pairing->confirm(QString::fromStdString(offer.body.at("offer").get<std::string>())).value().id;
+        const Answer state = send("GET", offerPath);
+        QCOMPARE_JSON(state.body.at("state"), json("paired"));
+        QCOMPARE(QString::fromStdString(state.body.at("device").get<std::string>()), device);
+        QCOMPARE(m_devices->find(device)->name, QStringLiteral("pixel 7")); // the override is not kept
+
+        const Operation op = card(Risk::High);
+        const Answer cards = post(sign(key, device, "POST", "/api/cards", json::object()));
+        QCOMPARE(cards.status, 200);
+        QCOMPARE(cards.body.at("cards").size(), size_t(1));
+        const json c = cards.body.at("cards").at(0);
+        QCOMPARE_JSON(c.at("title"),
+                      json("Delete build\u27e6U+202E\u27e7txt.exe")); // marked, as the window shows it
+        QCOMPARE_JSON(c.at("typed"), json("build"));
+        QCOMPARE(QString::fromStdString(c.at("planDigest").get<std::string>()), op.planDigest);
+
+        // High risk: the typed confirmation, as in the window.
+        QCOMPARE(post(sign(key, device, "POST", "/api/decide",
+                           decision(op, "approve", {}, QStringLiteral("buil"))))
+                     .status,
+                 409);
+        const Answer approved = post(
+            sign(key, device, "POST", "/api/decide", decision(op, "approve", {}, QStringLiteral("build"))));
+        QCOMPARE(approved.status, 200);
+        QCOMPARE_JSON(approved.body.at("outcome"), json("approved"));
+        QVERIFY(m_queue->pending().isEmpty());
+        auto events = m_store->eventsOf(op.nonce, QStringLiteral("phone-decision"));
+        QVERIFY(events.ok());
+        QCOMPARE(events.value().size(), 1); // the refused attempt took nothing, and is not on record
+        const json signedDecision = events.value().last();
+        QCOMPARE_JSON(signedDecision.at("name"), json("pixel 7"));
+        const QByteArray message = QByteArray::fromStdString(signedDecision.at("signed").get<std::string>());
+        QVERIFY(DeviceKey::verify(
+            QByteArray::fromHex(QByteArray::fromStdString(signedDecision.at("publicKey").get<std::string>())),
+            message,
+            QByteArray::fromBase64(
+                QByteArray::fromStdString(signedDecision.at("signature").get<std::string>()),
+                QByteArray::Base64UrlEncoding)));
+        QVERIFY(message.contains(op.nonce.toLatin1()) && message.contains(op.planDigest.toLatin1()));
+        auto decided = m_store->verifiedDecision(op.nonce);
+        QCOMPARE(decided.value()->by, QStringLiteral("phone:pixel 7"));
+    }
+
+    void unpairedDevice_isRefused()
+    {
+        TestKey key;
+        QCOMPARE(send("POST", "/api/challenge", R"({"device":"0123456789abcdef"})").status, 403);
+        // A key that never paired, signing with another device's challenge.
+        TestKey theirs;
+        const QString device = paired(theirs, QStringLiteral("theirs"));
+        const Signed forged = sign(key, device, "POST", "/api/cards", json::object());
+        QCOMPARE(post(forged).status, 401);
+        // No headers at all.
+        QCOMPARE(send("POST", "/api/cards", "{}").status, 401);
+    }
+
+    void replayedDecision_isRefused()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const Operation first = card();
+        const Signed declined =
+            sign(key, device, "POST", "/api/decide", decision(first, "decline", QStringLiteral("not now")));
+        QCOMPARE(post(declined).status, 200);
+        QCOMPARE(m_store->verifiedDecision(first.nonce).value()->reason, QStringLiteral("not now"));
+        const Answer again = post(declined);
+        QCOMPARE(again.status, 401);
+        QVERIFY(again.raw.contains("used already"));
+    }
+
+    void decisionSignedForAnotherCardOrPlan_isRefused()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const Operation a = card();
+        const Operation b = card();
+        // The body changed after signing (another card's nonce): the signature no longer matches.
+        Signed swapped = sign(key, device, "POST", "/api/decide", decision(a, "approve"));
+        swapped.body.replace(a.nonce.toLatin1(), b.nonce.toLatin1());
+        QCOMPARE(post(swapped).status, 401);
+        // Signed for card a with card b's plan digest.
+        json wrongPlan = decision(a, "approve");
+        wrongPlan["planDigest"] = b.planDigest.toStdString() + "0";
+        const Answer plan = post(sign(key, device, "POST", "/api/decide", wrongPlan));
+        QCOMPARE(plan.status, 409);
+        QVERIFY(plan.raw.contains("plan"));
+        // A decision signed an hour ago.
+        json stale = decision(a, "approve");
+        stale["time"] = m_clock.nowMs() - 3'600'000;
+        QCOMPARE(post(sign(key, device, "POST", "/api/decide", stale)).status, 400);
+        QCOMPARE(m_queue->pending().size(), 2);
+    }
+
+    void deviceRevokedMidSession_losesItsStream_andIsRefused()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const Signed events = sign(key, device, "GET", "/api/events", json());
+        QNetworkRequest request(QUrl(m_base + QStringLiteral("api/events?device=%1&challenge=%2&signature=%3")
+                                                  .arg(device, QString::fromLatin1(events.challenge),
+                                                       QString::fromLatin1(events.signature))));
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setCaCertificates({m_certificate.certificate});
+        request.setSslConfiguration(tls);
+        QNetworkReply *stream = m_net.get(request);
+        QByteArray seen;
+        connect(stream, &QNetworkReply::readyRead, this, [&] { seen += stream->readAll(); });
+        QTRY_VERIFY(seen.contains("event: cards"));
+        card();
+        QTRY_VERIFY(seen.count("event: cards") == 2); // a new card is announced
+        QVERIFY(m_devices->revoke(device).ok());
+        m_server->deviceRevoked(device);
+        QTRY_VERIFY(seen.contains("event: revoked"));
+        QTRY_VERIFY(stream->isFinished());
+        stream->deleteLater();
+        QCOMPARE(send("POST", "/api/challenge",
+                      QByteArray::fromStdString(json{{"device", device.toStdString()}}.dump()))
+                     .status,
+                 403);
+    }
+
+    void pairingSecret_isSingleUse_expires_andIsBurntByGuessing()
+    {
+        TestKey key;
+        const auto offer = [&](const QString &secret) {
+            return send("POST", "/api/pair",
+                        QByteArray::fromStdString(json{{"secret", secret.toStdString()},
+                                                       {"name", "x"},
+                                                       {"publicKey", b64url(key.publicKey()).toStdString()}}
+                                                      .dump()))
+                .status;
+        };
+        QString secret = m_pairing->start();
+        QCOMPARE(offer(secret), 200);
+        QCOMPARE(offer(secret), 403); // used
+        secret = m_pairing->start();
+        m_clock.advance(PhonePairing::kSecretLifetimeMs);
+        QCOMPARE(offer(secret), 403); // expired
+        secret = m_pairing->start();
+        for (int i = 0; i < PhonePairing::kMaxFailures; ++i)
+            QCOMPARE(offer(QStringLiteral("guess%1").arg(i)), 403);
+        QCOMPARE(offer(secret), 403); // burnt by the guesses
+        QVERIFY(m_devices->all().isEmpty());
+    }
+
+    void pairingWithoutTheDesktopsConfirmation_pairsNothing()
+    {
+        TestKey key;
+        const QString secret = m_pairing->start();
+        const Answer offer =
+            send("POST", "/api/pair",
+                 QByteArray::fromStdString(json{{"secret", secret.toStdString()},
+                                                {"name", "x"},
+                                                {"publicKey", b64url(key.publicKey()).toStdString()}}
+                                               .dump()));
+        QCOMPARE(offer.status, 200);
+        QVERIFY(m_devices->all().isEmpty());
+        m_clock.advance(PhonePairing::kConfirmWithinMs);
+        const QByteArray path =
+            "/api/pair/" + QByteArray::fromStdString(offer.body.at("offer").get<std::string>());
+        QCOMPARE_JSON(send("GET", path).body.at("state"), json("lapsed"));
+        QVERIFY(!m_pairing->confirm(QString::fromStdString(offer.body.at("offer").get<std::string>())).ok());
+        QVERIFY(m_devices->all().isEmpty());
+    }
+
+    void onlyThePage_fromItsOwnHostAndOrigin()
+    {
+        QCOMPARE(send("GET", "/mcp").status, 404);
+        QCOMPARE(send("POST", "/mcp", R"({"jsonrpc":"2.0","id":1,"method":"initialize"})").status, 404);
+        QCOMPARE(send("GET", "/approvals/n1").status, 404);
+        const Answer page = send("GET", "/");
+        QCOMPARE(page.status, 200);
+        QVERIFY(page.raw.contains("<script src=\"/phone.js\""));
+        QCOMPARE(send("GET", "/phone.js").status, 200);
+        QCOMPARE(send("GET", "/", {}, {{"Host", "evil.example:443"}}).status, 421);
+        QCOMPARE(send("POST", "/api/challenge", "{}", {}, false).status, 403); // no Origin
+        QCOMPARE(send("POST", "/api/challenge", "{}", {{"Origin", "https://evil.example"}}, false).status,
+                 403);
+    }
+};
+
+QTEST_GUILESS_MAIN(PhoneServerTest)
+#include "phoneserver_test.moc"
