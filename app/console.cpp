@@ -10,6 +10,7 @@
 #include "configwatcher.h"
 #include "connectionspage.h"
 #include "consoleinstance.h"
+#include "consolereports.h"
 #include "database.h"
 #include "declinesview.h"
 #include "fileundo.h"
@@ -17,6 +18,8 @@
 #include "keyloader.h"
 #include "mainwindow.h"
 #include "mcpserver.h"
+#include "phoneapprovals.h"
+#include "phonepanel.h"
 #include "serverthread.h"
 #include "settingspage.h"
 #include "snapshotstore.h"
@@ -116,93 +119,6 @@ void connectQueue(McpServer *server, ApprovalQueue *queue)
 void followConfig(ConfigGuard *guard, McpServer *server)
 {
     QObject::connect(guard, &ConfigGuard::applied, server, &McpServer::reconfigure);
-}
-
-// One line for stderr: the file's text may hold line breaks and control characters.
-QString oneLine(QString text)
-{
-    for (QChar &c : text) {
-        if (c.category() == QChar::Other_Control || c == QChar::LineSeparator ||
-            c == QChar::ParagraphSeparator)
-            c = QLatin1Char('?');
-    }
-    return text;
-}
-
-// What a change widens, on one line.
-QString wideningText(const PolicyChange &change)
-{
-    QStringList items;
-    for (const PolicyChangeItem &item : change.widening())
-        items.append(item.text());
-    return items.join(QStringLiteral("; "));
-}
-
-// At start, a widening the human refused is still in the file, in words (stderr and the window).
-QString stillRefusedText(const PolicyChange &change, const QString &sourcePath)
-{
-    return QStringLiteral(
-               "%1 still holds a change you kept out in the window (%2); the configuration accepted "
-               "before it stays in force. Change the file again to be asked again.")
-        .arg(sourcePath, wideningText(change));
-}
-
-// What the console says on stderr as configurations are read and judged.
-void reportConfigChanges(ConfigGuard *guard)
-{
-    QObject::connect(guard, &ConfigGuard::applied, guard, [](const Config &applied) {
-        std::fprintf(stderr, "countersign: configuration reloaded from %s\n",
-                     qPrintable(applied.sourcePath()));
-        std::fflush(stderr);
-    });
-    QObject::connect(guard, &ConfigGuard::pendingChanged, guard, [guard] {
-        if (!guard->hasPending())
-            return;
-        std::fprintf(stderr,
-                     "countersign: the configuration in %s widens what runs without you; it waits for you "
-                     "to accept it in the window, the previous configuration stays in force\n",
-                     qPrintable(oneLine(guard->pendingSource())));
-        std::fflush(stderr);
-    });
-    QObject::connect(
-        guard, &ConfigGuard::heldForWindow, guard, [](const PolicyChange &change, const QString &sourcePath) {
-            std::fprintf(stderr,
-                         "countersign: the configuration in %s widens what runs without a human "
-                         "(%s); with no window to accept it in, it is held, and the configuration "
-                         "accepted last stays in force until it is accepted in Countersign's window\n",
-                         qPrintable(oneLine(sourcePath)), qPrintable(oneLine(wideningText(change))));
-            std::fflush(stderr);
-        });
-    QObject::connect(guard, &ConfigGuard::refusedStillInFile, guard,
-                     [](const PolicyChange &change, const QString &sourcePath) {
-                         std::fprintf(stderr, "countersign: %s\n",
-                                      qPrintable(oneLine(stillRefusedText(change, sourcePath))));
-                         std::fflush(stderr);
-                     });
-    QObject::connect(guard, &ConfigGuard::storeError, guard, [](const QString &error) {
-        std::fprintf(stderr, "countersign: %s\n", qPrintable(oneLine(error)));
-        std::fflush(stderr);
-    });
-}
-
-// What the console says on stderr of an upstream's change of its tools that is held for the human
-// (once per change; context: an object of the console's thread).
-void reportUpstreamChanges(McpServer *server, QObject *context)
-{
-    auto said = std::make_shared<QSet<QString>>();
-    QObject::connect(server, &McpServer::upstreamWideningHeld, context,
-                     [said](const QString &upstream, const QStringList &widening, const QString &) {
-                         const QString line =
-                             QStringLiteral("upstream %1 changed its tools in a way that widens what runs "
-                                            "without a human (%2); held: its tools keep what was accepted (a "
-                                            "new one asks) until it is accepted in Countersign's window")
-                                 .arg(upstream, widening.join(QStringLiteral("; ")));
-                         if (said->contains(line))
-                             return;
-                         said->insert(line);
-                         std::fprintf(stderr, "countersign: %s\n", qPrintable(oneLine(line)));
-                         std::fflush(stderr);
-                     });
 }
 
 // The Settings page: the effective configuration and policy, read-only.
@@ -369,6 +285,7 @@ struct Console::Parts
     std::unique_ptr<AuditStore> store;
     std::unique_ptr<ApprovalQueue> queue;
     std::unique_ptr<ConfigGuard> guard;
+    std::unique_ptr<PhoneApprovals> phone; // the phone's listener, beside the window
     std::unique_ptr<TokenStore> tokens;
     std::unique_ptr<ClientInstaller> clientInstaller; // Connections' Set up and Remove of the agents
     std::unique_ptr<SnapshotStore> snapshots;         // the audit view's Revert reads what was kept
@@ -548,6 +465,11 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.url = QStringLiteral("http://127.0.0.1:%1/mcp").arg(port.value());
     std::fprintf(stderr, "countersign: listening on %s\n", qPrintable(p.url));
     std::fflush(stderr);
+    // Approve from my phone: on when the configuration names its address, following it after.
+    p.phone = std::make_unique<PhoneApprovals>(*p.queue, *p.store, p.clock, cl.dataDir);
+    (void)p.phone->apply(p.guard->inForce());
+    QObject::connect(p.guard.get(), &ConfigGuard::applied, p.phone.get(),
+                     [phone = p.phone.get()](const Config &c) { (void)phone->apply(c); });
 
     if (cl.mode == CommandLine::Mode::Window) {
         p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
@@ -590,6 +512,14 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                                               settingsText(guard->inForce(), cl, keys, url));
                          });
         w->followConfigChanges(*p.guard);
+        PhonePanel *phonePanel = w->settingsPage()->phonePanel();
+        phonePanel->setPhone(&p.phone->pairing(), &p.phone->devices(),
+                             [phone = p.phone.get()](const QString &id) { return phone->revoke(id); });
+        phonePanel->setListening(p.phone->url(), p.phone->fingerprint(), p.phone->problem());
+        QObject::connect(p.phone.get(), &PhoneApprovals::changed, phonePanel,
+                         [phonePanel, phone = p.phone.get()](const QString &url, const QString &problem) {
+                             phonePanel->setListening(url, phone->fingerprint(), problem);
+                         });
         QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
         QObject::connect(p.server->server(), &McpServer::requestFrom, w->connectionsPage(),
                          &ConnectionsPage::setLastRequest);

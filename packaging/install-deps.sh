@@ -4,7 +4,8 @@
 # tests need: a D-Bus session and a Secret Service for the keychain test, clang for the fuzz targets, clang-format for
 # the format check, git and sqlite3 for the security tests: real repositories, and rows written around the store;
 # PostgreSQL 15 for the store tests' second backend, a throwaway cluster tests/support/postgres.sh starts;
-# Xvfb and xdotool for the real-agent tests, which press the window's keys on a virtual display)
+# Xvfb and xdotool for the real-agent tests, which press the window's keys on a virtual display;
+# chromium and ImageMagick for the phone page's test, which reads the pairing QR code off the screen)
 # and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
 set -euo pipefail
 
@@ -16,7 +17,7 @@ packages=(
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15 xvfb xauth xdotool chromium) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15 xvfb xauth xdotool chromium imagemagick) ;;
         --bench) packages+=(xvfb xauth postgresql-15) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac

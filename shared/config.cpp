@@ -65,6 +65,33 @@ Result<std::pair<QString, quint16>> Config::parseListen(const QString &text)
     return std::pair{QStringLiteral("127.0.0.1"), static_cast<quint16>(port)};
 }
 
+Result<std::pair<QString, quint16>> Config::parsePhoneListen(const QString &text)
+{
+    const qsizetype colon = text.lastIndexOf(QLatin1Char(':'));
+    QString host = text.left(colon);
+    if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+        host = host.mid(1, host.size() - 2);
+    bool okPort = false;
+    const uint port = text.mid(colon + 1).toUInt(&okPort);
+    // A host name or IPv4 address (letters, digits, dots, hyphens), or an IPv6 address.
+    static const QRegularExpression name(
+        QStringLiteral(R"(^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$)"));
+    static const QRegularExpression v6(QStringLiteral(R"(^[0-9A-Fa-f:.]{2,45}$)"));
+    if (colon <= 0 || !okPort || port < 1 || port > 65535)
+        return failure(
+            QStringLiteral("the phone's address \"%1\" must be HOST:PORT, with a port from 1 to 65535")
+                .arg(text));
+    const bool isV6 = host.contains(QLatin1Char(':'));
+    if (!(isV6 ? v6 : name).match(host).hasMatch())
+        return failure(QStringLiteral("the phone's address \"%1\" names no address or host").arg(text));
+    static const QRegularExpression anyV6(QStringLiteral(R"(^[0:]+$)"));
+    if (host == QLatin1String("0.0.0.0") || (isV6 && anyV6.match(host).hasMatch()))
+        return failure(QStringLiteral("the phone's address \"%1\" would listen on every interface: name the "
+                                      "one your phone reaches this machine on")
+                           .arg(text));
+    return std::pair{host, static_cast<quint16>(port)};
+}
+
 Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
 {
     const json doc = json::parse(text.cbegin(), text.cend(), nullptr, false, true);
@@ -113,6 +140,19 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 return fieldError(fileName, text, key, QStringLiteral("must be an integer from 1 to 600"));
             (key == "legacyHoldSeconds" ? config.m_legacyHoldSeconds : config.m_progressHoldSeconds) =
                 value.get<int>();
+        } else if (key == "phone") {
+            if (!value.is_string())
+                return fieldError(
+                    fileName, text, key,
+                    QStringLiteral("must be a string like \"192.168.1.20:8443\" (or \"\": off)"));
+            const QString phone = QString::fromStdString(value.get<std::string>());
+            if (!phone.isEmpty()) {
+                auto listen = parsePhoneListen(phone);
+                if (!listen)
+                    return fieldError(fileName, text, key, listen.error());
+                config.m_phoneHost = listen.value().first;
+                config.m_phonePort = listen.value().second;
+            }
         } else if (key == "hookHoldSeconds") {
             // Under the 600 s `hooks install` gives the clients' hooks: a client that times its hook
             // out first runs the tool (Codex, Gemini CLI, Qwen Code).

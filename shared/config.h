@@ -41,6 +41,12 @@ public:
     // How long an agent's own tool call is held for the human before its hook is answered "still
     // waiting" (under the clients' hook timeouts, which let a call through: the setup writes 600 s).
     int hookHoldSeconds() const { return m_hookHoldSeconds; }
+    // "Approve from my phone" (key "phone", "HOST:PORT"): the phone listener's address, a LAN
+    // address of this machine; empty host while it is off (the default).
+    QString phoneHost() const { return m_phoneHost; }
+    quint16 phonePort() const { return m_phonePort; }
+    // HOST:PORT of the phone listener: an IPv4 or IPv6 address, or a host name, and a port from 1.
+    static Result<std::pair<QString, quint16>> parsePhoneListen(const QString &text);
     // "mode": what the agents' own tools may do with no card when no rule decides.
     GateMode mode() const { return m_mode; }
     // "undoMegabytes" and "undoDays": how much of what agents' changes overwrote is kept for an
@@ -87,6 +93,8 @@ private:
     int m_legacyHoldSeconds = 50;
     int m_progressHoldSeconds = 240;
     int m_hookHoldSeconds = 570;
+    QString m_phoneHost;
+    quint16 m_phonePort = 0;
     int m_undoMegabytes = 512;
     int m_undoDays = 14;
     GateMode m_mode = GateMode::Standard;

@@ -7,7 +7,8 @@
 //
 // What counts: an operation "declined" was refused by a decision (at a console, or in the agent's
 // client), one "denied" by a rule of the policy; both are counted, apart. A person's decision is one
-// made at a console (decided_by "console:NAME"): a client's answer may come from the agent itself.
+// made at a console or on a paired phone (decided_by "console:NAME", "phone:DEVICE"): a client's
+// answer may come from the agent itself.
 // Every statement's first parameter is the period's start (operations created at or after it, in
 // ms since the epoch; 0 for all).
 namespace Countersign::DeclineSql {
@@ -15,7 +16,8 @@ namespace Countersign::DeclineSql {
 #define COUNTERSIGN_DECLINE_COUNTS                                                                           \
     "SUM(CASE WHEN status = 'declined' THEN 1 ELSE 0 END) AS declined, "                                     \
     "SUM(CASE WHEN status = 'denied' THEN 1 ELSE 0 END) AS denied"
-#define COUNTERSIGN_DECLINE_PERSON "substr(d.decided_by, 1, 8) = 'console:'"
+#define COUNTERSIGN_DECLINE_PERSON                                                                           \
+    "(substr(d.decided_by, 1, 8) = 'console:' OR substr(d.decided_by, 1, 6) = 'phone:')"
 
 // Declines and denials in the period. The operations_status index serves the range.
 inline constexpr const char *kTotals = "SELECT " COUNTERSIGN_DECLINE_COUNTS " FROM operations "

@@ -71,7 +71,8 @@ private:
         op.createdMs = createdMs;
         op.expiresMs = createdMs + 3 * kHour;
         op.status = status;
-        QVERIFY(m_store->recordOperation(op).ok());
+        auto recorded = m_store->recordOperation(op);
+        QVERIFY2(recorded.ok(), qPrintable(recorded.ok() ? QString() : recorded.error()));
     }
     void decide(const QString &nonce, Operation::Status outcome, const QString &by, const QString &reason,
                 qint64 atMs)
@@ -278,6 +279,18 @@ private Q_SLOTS:
         QCOMPARE(commands.medianMs, 1000);
         QCOMPARE(commands.p90Ms, 1000);
         QCOMPARE(commands.approvalRate(), 1.0);
+    }
+    // A decision from a paired phone is a person's too: counted, and a fast one named.
+    void fastApprovals_countPhoneDecisions()
+    {
+        decided("phone1", "delete_service", {{"service", "tmp-9"}}, "dP", {QStringLiteral("tmp-9")},
+                kT0 + 11 * kHour, Operation::Status::Approved, "phone:pixel", {}, 400);
+        const DeclineQuery::Report r = report();
+        QCOMPARE(r.approvalsTotal, 4);
+        QCOMPARE(r.fastTotal, 3);
+        QVERIFY(std::any_of(r.fast.cbegin(), r.fast.cend(), [](const auto &f) {
+            return f.person == QLatin1String("phone:pixel") && f.fast == 1;
+        }));
     }
     void fastApprovals_fasterThanTheCardsReadingTime_byPersonAndTool()
     {

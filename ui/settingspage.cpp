@@ -2,6 +2,7 @@
 
 #include "config.h"
 #include "configfile.h"
+#include "phonepanel.h"
 
 #include <QComboBox>
 #include <QDesktopServices>
@@ -41,6 +42,15 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     m_ttl = spin("settingTtl", 1, 86400, tr(" s"));
     m_poll = spin("settingPollWindow", 1, 300, tr(" s"));
     m_port = spin("settingPort", 0, 65535, QString());
+    m_phone = new QLineEdit(this);
+    m_phone->setObjectName(QStringLiteral("settingPhone"));
+    m_phone->setPlaceholderText(
+        tr("off; to turn it on, this machine's address on your network, e.g. 192.168.1.20:8443"));
+    m_phone->setToolTip(
+        tr("Approve from my phone: an HTTPS listener on that address serves the phone page alone "
+           "(never MCP). A phone must be paired here before it sees a card."));
+    m_phonePanel = new PhonePanel(this);
+    m_phonePanel->setObjectName(QStringLiteral("phonePanel"));
     m_file = new QLineEdit(this);
     m_file->setObjectName(QStringLiteral("settingConfigFile"));
     m_file->setReadOnly(true);
@@ -64,6 +74,8 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Approval expires after (TTL)"), m_ttl);
     form->addRow(tr("Hold a retry for up to (poll window)"), m_poll);
     form->addRow(tr("Listen port on 127.0.0.1 (next start)"), m_port);
+    form->addRow(tr("Approve from my phone at"), m_phone);
+    form->addRow(QString(), m_phonePanel);
     form->addRow(tr("Configuration file"), m_file);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -106,6 +118,13 @@ void SettingsPage::setConfig(const Config &config, const QString &configPath, co
     m_ttlInForce = config.ttlSeconds();
     m_pollInForce = config.pollWindowSeconds();
     m_portInForce = config.listenPort();
+    m_phoneInForce = config.phoneHost().isEmpty()
+                         ? QString()
+                         : (config.phoneHost().contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2")
+                                                                          : QStringLiteral("%1:%2"))
+                               .arg(config.phoneHost())
+                               .arg(config.phonePort());
+    m_phone->setText(m_phoneInForce);
     m_ttl->setValue(config.ttlSeconds());
     m_poll->setValue(config.pollWindowSeconds());
     m_port->setValue(config.listenPort());
@@ -124,6 +143,15 @@ bool SettingsPage::save()
         changes["pollWindowSeconds"] = m_poll->value();
     if (m_port->value() != m_portInForce)
         changes["listen"] = QStringLiteral("127.0.0.1:%1").arg(m_port->value()).toStdString();
+    if (const QString phone = m_phone->text().trimmed(); phone != m_phoneInForce) {
+        if (!phone.isEmpty()) {
+            if (auto valid = Config::parsePhoneListen(phone); !valid) {
+                m_message->setText(tr("Not saved: %1").arg(valid.error()));
+                return false;
+            }
+        }
+        changes["phone"] = phone.toStdString();
+    }
     if (const QString mode = m_mode->currentData().toString(); mode != m_modeInForce)
         changes["mode"] = mode.toStdString();
     if (changes.empty()) {
@@ -137,7 +165,7 @@ bool SettingsPage::save()
     Q_EMIT fileWritten();
     m_message->setText(
         tr("Saved to %1. The poll window, a shorter TTL and strict mode apply to new calls now; a longer "
-           "TTL and standard mode once you accept them; the port at the next start.")
+           "TTL and standard mode once you accept them; the phone's address now; the port at the next start.")
             .arg(m_path));
     return true;
 }

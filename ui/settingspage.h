@@ -11,6 +11,7 @@ class QSpinBox;
 namespace Countersign {
 
 class Config;
+class PhonePanel;
 
 // TTL, poll window and listen port, saved into the configuration file (its comments kept; the
 // file is reloaded on save, the port takes effect at the next start), a button that opens the file,
@@ -28,6 +29,8 @@ public:
     // Opens the configuration file with the desktop's application for it (made first, as an empty
     // object, when it does not exist yet).
     void openFile();
+    // Approve from my phone: pairing and the paired phones (the address is a field of this page).
+    PhonePanel *phonePanel() const { return m_phonePanel; }
 
 Q_SIGNALS:
     // The page wrote the configuration file (saved, or made to open): read it now, through the guard.
@@ -40,9 +43,12 @@ private:
     int m_ttlInForce = 0;  // each key is written only when the human changed it
     int m_pollInForce = 0;
     int m_portInForce = 0;
+    QString m_phoneInForce;
     QSpinBox *m_ttl = nullptr;
     QSpinBox *m_poll = nullptr;
     QSpinBox *m_port = nullptr;
+    QLineEdit *m_phone = nullptr;
+    PhonePanel *m_phonePanel = nullptr;
     QLineEdit *m_file = nullptr;
     QLabel *m_message = nullptr;
     QPlainTextEdit *m_effective = nullptr;

@@ -61,6 +61,11 @@ QString PhonePairing::secret() const
     return m_clock.nowMs() < m_secretExpiresMs ? m_secret : QString();
 }
 
+qint64 PhonePairing::secretLeftMs() const
+{
+    return secret().isEmpty() ? 0 : m_secretExpiresMs - m_clock.nowMs();
+}
+
 QString PhonePairing::code(const QString &secret, const QByteArray &publicKey)
 {
     const QByteArray key = QByteArray::fromBase64(secret.toLatin1(), QByteArray::Base64UrlEncoding);

@@ -51,6 +51,8 @@ public:
     // The secret in force, or empty.
     QString secret() const;
     qint64 secretExpiresMs() const { return m_secretExpiresMs; }
+    // How long the secret in force still works (0: none works).
+    qint64 secretLeftMs() const;
 
     Result<Offer> offer(const QString &secret, const QString &name, const QByteArray &publicKey);
     Result<PhoneDevice> confirm(const QString &offerId);

@@ -118,6 +118,8 @@ function render(cards) {
                     reason: q('.reason').value, typed: q('.typed').value, time: Date.now(),
                 });
                 q('.result').textContent = `${out.outcome}`;
+                // The card leaves the list at the next refresh: what became of it stays said.
+                $('last').textContent = `${out.outcome === 'approved' ? 'Approved' : 'Declined'}: ${card.title}`;
             } catch (e) {
                 q('.result').textContent = e.message;
                 for (const b of li.querySelectorAll('button')) b.disabled = false;

@@ -1,0 +1,83 @@
+#include "phoneapprovals.h"
+
+#include "config.h"
+#include "phonecertificate.h"
+#include "phonedevices.h"
+#include "phonepairing.h"
+#include "phoneserver.h"
+
+#include <QDir>
+
+#include <cstdio>
+
+namespace Countersign {
+
+PhoneApprovals::PhoneApprovals(ApprovalQueue &queue, AuditStore &audit, const Clock &clock,
+                               const QString &dataDir, QObject *parent)
+    : QObject(parent), m_queue(queue), m_audit(audit), m_clock(clock),
+      m_folder(QDir(dataDir).filePath(QStringLiteral("phone"))),
+      m_devices(
+          std::make_unique<PhoneDevices>(QDir(m_folder).filePath(QStringLiteral("devices.json")), clock)),
+      m_pairing(std::make_unique<PhonePairing>(*m_devices, clock))
+{
+    if (auto loaded = m_devices->load(); !loaded)
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(loaded.error()));
+}
+
+PhoneApprovals::~PhoneApprovals() = default;
+
+QString PhoneApprovals::url() const
+{
+    return m_server ? m_server->url() : QString();
+}
+
+Status PhoneApprovals::apply(const Config &config)
+{
+    const QString wanted = config.phoneHost().isEmpty()
+                               ? QString()
+                               : QStringLiteral("%1:%2").arg(config.phoneHost()).arg(config.phonePort());
+    if (wanted == m_listening && (m_server || wanted.isEmpty()))
+        return success();
+    m_server.reset();
+    m_pairing->stop();
+    m_listening = wanted;
+    m_fingerprint.clear();
+    m_problem.clear();
+    if (wanted.isEmpty()) {
+        Q_EMIT changed({}, {});
+        return success();
+    }
+    const auto fail = [this](const QString &why) {
+        const QString problem = QStringLiteral("phone approvals are off: %1").arg(why);
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(problem));
+        std::fflush(stderr);
+        m_server.reset();
+        m_problem = problem;
+        Q_EMIT changed({}, problem);
+        return failure(problem);
+    };
+    auto certificate = PhoneCertificate::loadOrMake(m_folder, config.phoneHost());
+    if (!certificate)
+        return fail(certificate.error());
+    m_server = std::make_unique<PhoneServer>(m_queue, m_audit, *m_devices, *m_pairing, m_clock);
+    auto port = m_server->listen(config.phoneHost(), config.phonePort(), certificate.value());
+    if (!port)
+        return fail(port.error());
+    m_fingerprint = certificate.value().fingerprint();
+    std::fprintf(stderr, "countersign: phone approvals on %s (certificate SHA-256 %s)\n", qPrintable(url()),
+                 qPrintable(m_fingerprint));
+    std::fflush(stderr);
+    Q_EMIT changed(url(), {});
+    return success();
+}
+
+Status PhoneApprovals::revoke(const QString &deviceId)
+{
+    if (auto revoked = m_devices->revoke(deviceId); !revoked)
+        return revoked;
+    if (m_server)
+        m_server->deviceRevoked(deviceId);
+    return success();
+}
+
+} // namespace Countersign

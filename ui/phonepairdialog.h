@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QDialog>
+
+class QLabel;
+class QPushButton;
+class QTimer;
+
+namespace Countersign {
+
+class PhonePairing;
+
+// Pairing a phone, on the desktop: a QR code with the phone page's URL and a one-time secret, the
+// listener's certificate fingerprint (what the phone's browser warns about at the first visit), and
+// how long the code lives. When a phone offers its key, the code it shows is asked for
+// comparison: "Pair" only when the phone shows the same digits. Closing the dialog ends the
+// pairing (the secret works no more).
+class PhonePairDialog final : public QDialog
+{
+    Q_OBJECT
+public:
+    PhonePairDialog(PhonePairing &pairing, const QString &url, const QString &fingerprint,
+                    QWidget *parent = nullptr);
+    ~PhonePairDialog() override;
+    Q_DISABLE_COPY_MOVE(PhonePairDialog)
+
+Q_SIGNALS:
+    void paired(const QString &deviceId);
+
+private:
+    void startOver();
+    void tick();
+
+    PhonePairing &m_pairing;
+    QString m_url;
+    QString m_offer;
+    QLabel *m_qr = nullptr;
+    QLabel *m_link = nullptr;
+    QLabel *m_left = nullptr;
+    QLabel *m_question = nullptr;
+    QPushButton *m_confirm = nullptr;
+    QPushButton *m_refuse = nullptr;
+    QTimer *m_timer = nullptr;
+};
+
+} // namespace Countersign
