@@ -16,8 +16,8 @@ PhoneApprovals::PhoneApprovals(ApprovalQueue &queue, AuditStore &audit, const Cl
                                const QString &dataDir, QObject *parent)
     : QObject(parent), m_queue(queue), m_audit(audit), m_clock(clock),
       m_folder(QDir(dataDir).filePath(QStringLiteral("phone"))),
-      m_devices(
-          std::make_unique<PhoneDevices>(QDir(m_folder).filePath(QStringLiteral("devices.json")), clock)),
+      m_devices(std::make_unique<PhoneDevices>(QDir(m_folder).filePath(QStringLiteral("devices.json")), clock,
+                                               audit)),
       m_pairing(std::make_unique<PhonePairing>(*m_devices, clock))
 {
     if (auto loaded = m_devices->load(); !loaded)

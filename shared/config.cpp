@@ -73,17 +73,21 @@ Result<std::pair<QString, quint16>> Config::parsePhoneListen(const QString &text
         host = host.mid(1, host.size() - 2);
     bool okPort = false;
     const uint port = text.mid(colon + 1).toUInt(&okPort);
-    // A host name or IPv4 address (letters, digits, dots, hyphens), or an IPv6 address.
-    static const QRegularExpression name(
-        QStringLiteral(R"(^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$)"));
+    // An IPv4 or IPv6 address: a host name could stand for every interface (a name QTcpServer cannot
+    // read binds 0.0.0.0), or for another machine tomorrow.
+    static const QRegularExpression v4(
+        QStringLiteral(R"(^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$)"));
     static const QRegularExpression v6(QStringLiteral(R"(^[0-9A-Fa-f:.]{2,45}$)"));
     if (colon <= 0 || !okPort || port < 1 || port > 65535)
         return failure(
             QStringLiteral("the phone's address \"%1\" must be HOST:PORT, with a port from 1 to 65535")
                 .arg(text));
     const bool isV6 = host.contains(QLatin1Char(':'));
-    if (!(isV6 ? v6 : name).match(host).hasMatch())
-        return failure(QStringLiteral("the phone's address \"%1\" names no address or host").arg(text));
+    if (!(isV6 ? v6 : v4).match(host).hasMatch())
+        return failure(
+            QStringLiteral("the phone's address \"%1\" must be an IP address of this machine (not a "
+                           "name), and a port")
+                .arg(text));
     static const QRegularExpression anyV6(QStringLiteral(R"(^[0:]+$)"));
     if (host == QLatin1String("0.0.0.0") || (isV6 && anyV6.match(host).hasMatch()))
         return failure(QStringLiteral("the phone's address \"%1\" would listen on every interface: name the "

@@ -7,6 +7,7 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "canonicaljson.h"
+#include "config.h"
 #include "database.h"
 #include "devicekey.h"
 #include "fakeclock.h"
@@ -220,8 +221,8 @@ private Q_SLOTS:
         m_db = Database::open(QStringLiteral(":memory:")).value();
         m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
         m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
-        m_devices =
-            std::make_unique<PhoneDevices>(m_dir.filePath(QStringLiteral("phone/devices.json")), m_clock);
+        m_devices = std::make_unique<PhoneDevices>(m_dir.filePath(QStringLiteral("phone/devices.json")),
+                                                   m_clock, *m_store);
         QVERIFY(m_devices->load().ok());
         m_pairing = std::make_unique<PhonePairing>(*m_devices, m_clock);
         auto cert = PhoneCertificate::loadOrMake(m_dir.filePath(QStringLiteral("phone")),
@@ -457,6 +458,78 @@ private Q_SLOTS:
         QCOMPARE_JSON(send("GET", path).body.at("state"), json("lapsed"));
         QVERIFY(!m_pairing->confirm(QString::fromStdString(offer.body.at("offer").get<std::string>())).ok());
         QVERIFY(m_devices->all().isEmpty());
+    }
+
+    // Another process of the user writes a device into devices.json, or takes a revocation out of it:
+    // the audit chain holds no such pairing (or holds the revocation), and the device cannot act.
+    void devicesFile_editedAroundTheChain_countsForNothing()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        QVERIFY(!challengeFor(device).isEmpty());
+        QVERIFY(m_devices->revoke(device).ok());
+        const QString path = m_dir.filePath(QStringLiteral("phone/devices.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        json doc = json::parse(file.readAll().toStdString());
+        file.close();
+        doc["devices"][0]["revokedMs"] = 0; // the revocation taken out
+        TestKey forged;
+        doc["devices"].push_back({{"id", "00112233aabbccdd"},
+                                  {"name", "forged"},
+                                  {"publicKey", forged.publicKey().toHex().toStdString()},
+                                  {"pairedMs", m_clock.nowMs()}}); // never paired
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QByteArray::fromStdString(doc.dump()));
+        file.close();
+        QVERIFY(m_devices->load().ok());
+        QVERIFY(!m_devices->find(device)->revoked());
+        QCOMPARE(send("POST", "/api/challenge",
+                      QByteArray::fromStdString(json{{"device", device.toStdString()}}.dump()))
+                     .status,
+                 403);
+        QCOMPARE(send("POST", "/api/challenge", R"({"device":"00112233aabbccdd"})").status, 403);
+        // A file that cannot be read is never written over.
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("{\"devices\": [{\"id\": 3}]}");
+        file.close();
+        QVERIFY(!m_devices->load().ok());
+        QVERIFY(!m_devices->add(QStringLiteral("x"), key.publicKey()).ok());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("{\"devices\": [{\"id\": 3}]}"));
+    }
+
+    // Nothing the page never sends is parsed in the window's thread; a card too long to show whole
+    // on the phone can only be declined there; a name cannot read as two people.
+    void oversizedBodies_cutCards_andNames()
+    {
+        QCOMPARE(send("POST", "/api/pair", QByteArray(5000, ' ') + "{}").status, 413);
+        QCOMPARE(send("POST", "/api/pair", R"({"secret":"x"})").status, 403); // none open
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("x, console:alice"));
+        QCOMPARE(m_devices->find(device)->name, QStringLiteral("x consolealice"));
+        Operation op = card();
+        QVERIFY(m_queue->decline(op.nonce, QStringLiteral("console:test")).ok());
+        op.nonce = QStringLiteral("long");
+        op.plan.diff = QString(70'000, QLatin1Char('a')) + QStringLiteral("\nrm -rf ~");
+        op.planDigest = op.plan.digest();
+        QVERIFY(m_store->recordCard(op).ok());
+        m_queue->park(op);
+        const Answer cards = post(sign(key, device, "POST", "/api/cards", json::object()));
+        QCOMPARE_JSON(cards.body.at("cards").at(0).at("truncated"), json(true));
+        const Answer approve = post(sign(key, device, "POST", "/api/decide", decision(op, "approve")));
+        QCOMPARE(approve.status, 409);
+        QVERIFY(approve.raw.contains("too long"));
+        QCOMPARE(post(sign(key, device, "POST", "/api/decide", decision(op, "decline"))).status, 200);
+    }
+
+    void phoneAddress_isOneIpAddress()
+    {
+        QVERIFY(Config::parsePhoneListen(QStringLiteral("192.168.1.20:8443")).ok());
+        QVERIFY(Config::parsePhoneListen(QStringLiteral("[fe80::1]:8443")).ok());
+        for (const char *bad : {"desktop.local:8443", "0.0.0.0:8443", "[::]:8443", "192.168.1.20:0",
+                                "192.168.1.256:8443", "192.168.1.20"})
+            QVERIFY2(!Config::parsePhoneListen(QString::fromLatin1(bad)).ok(), bad);
     }
 
     void onlyThePage_fromItsOwnHostAndOrigin()

@@ -6,6 +6,7 @@
 
 #include <QDialogButtonBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QPushButton>
 #include <QTimer>
@@ -40,9 +41,13 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
     m_question->setObjectName(QStringLiteral("pairQuestion"));
     m_question->setTextFormat(Qt::PlainText);
     m_question->setWordWrap(true);
-    m_confirm = new QPushButton(tr("&Pair: the phone shows the same code"), this);
+    m_code = new QLineEdit(this);
+    m_code->setObjectName(QStringLiteral("pairCode"));
+    m_code->setPlaceholderText(tr("the six digits the phone's page shows"));
+    m_code->setMaxLength(7);
+    m_confirm = new QPushButton(tr("&Pair this phone"), this);
     m_confirm->setObjectName(QStringLiteral("confirmPairing"));
-    m_refuse = new QPushButton(tr("&Refuse: the codes differ"), this);
+    m_refuse = new QPushButton(tr("&Refuse"), this);
     m_refuse->setObjectName(QStringLiteral("refusePairing"));
     auto *close = new QDialogButtonBox(QDialogButtonBox::Close, this);
     auto *layout = new QVBoxLayout(this);
@@ -51,6 +56,7 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
     layout->addWidget(m_link);
     layout->addWidget(m_left);
     layout->addWidget(m_question);
+    layout->addWidget(m_code);
     layout->addWidget(m_confirm);
     layout->addWidget(m_refuse);
     layout->addWidget(close);
@@ -64,6 +70,7 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
         auto device = m_pairing.confirm(m_offer);
         m_confirm->setEnabled(false);
         m_refuse->setEnabled(false);
+        m_code->setEnabled(false);
         if (!device) {
             m_question->setText(tr("Not paired: %1").arg(device.error()));
             return;
@@ -71,18 +78,26 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
         m_question->setText(tr("Paired: %1. Its decisions show as phone:%1.").arg(device.value().name));
         Q_EMIT paired(device.value().id);
     });
+    connect(m_code, &QLineEdit::textChanged, this, [this](const QString &typed) {
+        QString digits = typed;
+        digits.remove(QLatin1Char(' '));
+        m_confirm->setEnabled(!m_offer.isEmpty() && digits == m_expected);
+    });
     connect(&m_pairing, &PhonePairing::offered, this, [this](const PhonePairing::Offer &offer) {
         m_offer = offer.id;
+        m_expected = QString(offer.code).remove(QLatin1Char(' '));
         m_timer->stop();
         m_qr->setPixmap(QPixmap());
         m_left->clear();
         m_question->setText(
-            tr("A phone named \u201c%1\u201d asks to pair. Its page shows a code: pair it only if "
-               "that code is %2.")
-                .arg(visibleText(offer.name), offer.code));
-        m_confirm->setEnabled(true);
+            tr("A phone asks to pair, named: %1\nType the six digits its page shows. If it shows "
+               "none, or you did not just scan this code, refuse.")
+                .arg(visibleText(offer.name)));
+        m_code->setEnabled(true);
+        m_code->clear();
+        m_confirm->setEnabled(false);
         m_refuse->setEnabled(true);
-        m_confirm->setFocus();
+        m_code->setFocus();
     });
     m_timer = new QTimer(this);
     connect(m_timer, &QTimer::timeout, this, &PhonePairDialog::tick);
@@ -101,7 +116,10 @@ void PhonePairDialog::startOver()
     m_qr->setPixmap(QPixmap::fromImage(qrCode(link.toUtf8())));
     m_link->setText(link);
     m_offer.clear();
+    m_expected.clear();
     m_question->clear();
+    m_code->clear();
+    m_code->setEnabled(false);
     m_confirm->setEnabled(false);
     m_refuse->setEnabled(false);
     m_timer->start(1000);

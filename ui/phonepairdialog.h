@@ -3,6 +3,7 @@
 #include <QDialog>
 
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QTimer;
 
@@ -12,9 +13,9 @@ class PhonePairing;
 
 // Pairing a phone, on the desktop: a QR code with the phone page's URL and a one-time secret, the
 // listener's certificate fingerprint (what the phone's browser warns about at the first visit), and
-// how long the code lives. When a phone offers its key, the code it shows is asked for
-// comparison: "Pair" only when the phone shows the same digits. Closing the dialog ends the
-// pairing (the secret works no more).
+// how long the code lives. When a phone offers its key, the person types the six digits its page
+// shows; Pair is possible only when they are this offer's (a leaked secret's offer carries another
+// key, so other digits). Closing the dialog ends the pairing (the secret works no more).
 class PhonePairDialog final : public QDialog
 {
     Q_OBJECT
@@ -34,6 +35,8 @@ private:
     PhonePairing &m_pairing;
     QString m_url;
     QString m_offer;
+    QString m_expected; // the offer's code, digits only
+    QLineEdit *m_code = nullptr;
     QLabel *m_qr = nullptr;
     QLabel *m_link = nullptr;
     QLabel *m_left = nullptr;

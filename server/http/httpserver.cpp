@@ -59,6 +59,8 @@ Result<quint16> HttpServer::listen(const QString &host, quint16 port)
     if (!address.isLoopback() && !m_encrypted)
         return failure(
             QStringLiteral("refusing to listen on %1: only loopback addresses are allowed").arg(host));
+    if (address.isNull() || address.isEqual(QHostAddress::Any) || address.isEqual(QHostAddress::AnyIPv6))
+        return failure(QStringLiteral("refusing to listen on %1: not one address of this machine").arg(host));
     if (!m_server->listen(address, port))
         return failure(
             QStringLiteral("cannot listen on %1:%2: %3").arg(host).arg(port).arg(m_server->errorString()));

@@ -40,6 +40,14 @@ using json = nlohmann::json;
 constexpr char kSignedPrefix[] = "countersign-phone-1";
 constexpr qsizetype kMaxDiffChars = 64 * 1024;
 constexpr int kHeartbeatMs = 25'000;
+constexpr qsizetype kMaxArgumentsChars = 16 * 1024;
+constexpr qsizetype kMaxPromptChars = 16 * 1024;
+// Bodies are parsed in the window's thread: a small one is all these requests need, and nothing is
+// parsed for a request that cannot succeed.
+constexpr qsizetype kMaxUnsignedBody = 4 * 1024;
+constexpr qsizetype kMaxSignedBody = 64 * 1024;
+constexpr int kMaxChallengesPerDevice = 16;
+constexpr int kMaxStreamsPerDevice = 2;
 const QByteArray kCsp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
                         "img-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; "
                         "frame-ancestors 'none'";
@@ -86,21 +94,33 @@ QString str(const json &o, const char *key)
                : QString();
 }
 
+// At most max characters of text; *cut is set when it was longer.
+QString capped(const QString &text, qsizetype max, bool *cut)
+{
+    if (text.size() <= max)
+        return text;
+    *cut = true;
+    return text.left(max) +
+           QStringLiteral("\n… (%1 more characters: the window shows all of it)").arg(text.size() - max);
+}
+
+// The card as the page shows it: what the window's card shows, as text. A card whose text had to be
+// cut for the phone can be declined there, not approved (truncated).
 json cardJson(const Operation &op)
 {
     json targets = json::array();
     for (const QString &t : op.plan.targets)
         targets.push_back(visibleText(t).toStdString());
-    const QString diff = op.plan.diff.size() > kMaxDiffChars
-                             ? op.plan.diff.left(kMaxDiffChars) +
-                                   QStringLiteral("\n… (%1 more characters: the window shows all of it)")
-                                       .arg(op.plan.diff.size() - kMaxDiffChars)
-                             : op.plan.diff;
+    bool cut = false;
+    const QString diff = capped(op.plan.diff, kMaxDiffChars, &cut);
+    const QString prompt = capped(op.plan.prompt, kMaxPromptChars, &cut);
+    const QString arguments = capped(QString::fromStdString(op.arguments.dump(2)), kMaxArgumentsChars, &cut);
     return {{"nonce", op.nonce.toStdString()},
             {"tool", visibleText(op.tool).toStdString()},
             {"title", visibleText(op.plan.title).toStdString()},
             {"summary", visibleText(op.plan.summary).toStdString()},
-            {"prompt", visibleText(op.plan.prompt).toStdString()},
+            {"prompt", visibleText(prompt).toStdString()},
+            {"arguments", visibleText(arguments).toStdString()},
             {"diff", visibleText(diff).toStdString()},
             {"targets", targets},
             {"risk", riskName(op.plan.risk).toStdString()},
@@ -109,6 +129,7 @@ json cardJson(const Operation &op)
             {"client", visibleText(op.clientName()).toStdString()},
             {"createdMs", op.createdMs},
             {"expiresMs", op.expiresMs},
+            {"truncated", cut},
             {"typed",
              op.needsTypedConfirmation() ? json(visibleText(op.confirmationText()).toStdString()) : json()}};
 }
@@ -161,6 +182,9 @@ Result<quint16> PhoneServer::listen(const QString &host, quint16 port, const Pho
     config.setProtocol(QSsl::TlsV1_2OrLater);
     config.setPeerVerifyMode(QSslSocket::VerifyNone);
     tls->setSslConfiguration(config);
+    // A connection that never finishes its handshake holds one of the pending slots: short, and many.
+    tls->setHandshakeTimeout(2000);
+    tls->setMaxPendingConnections(256);
     m_http = std::make_unique<HttpServer>(
         tls,
         [this](const HttpRequest &request, HttpConnection::Responder respond) {
@@ -197,6 +221,9 @@ void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder re
         return respond(refused(403, QStringLiteral("a request from another page")));
     if (request.method == "GET" && !path.startsWith("/api/"))
         return respond(page(path));
+    const bool unsigned_ = path == "/api/pair" || path == "/api/challenge";
+    if (request.body.size() > (unsigned_ ? kMaxUnsignedBody : kMaxSignedBody))
+        return respond(refused(413, QStringLiteral("the request is larger than this page ever sends")));
     if (post && path == "/api/pair")
         return pair(request, std::move(respond));
     if (request.method == "GET" && path.startsWith("/api/pair/"))
@@ -233,11 +260,9 @@ Result<QString> PhoneServer::authenticate(const HttpRequest &request, const QByt
         return failure(QStringLiteral("no such challenge (used already, or never given)"));
     const Challenge given = *found;
     m_challenges.erase(found); // used up by this attempt, whatever comes of it
-    const auto known = m_devices.find(QString::fromLatin1(device));
+    const auto known = m_devices.vouched(QString::fromLatin1(device));
     if (!known || given.device != known->id)
-        return failure(QStringLiteral("this phone is not paired"));
-    if (known->revoked())
-        return failure(QStringLiteral("this phone was revoked on the desktop"));
+        return failure(QStringLiteral("this phone is not paired, or was revoked on the desktop"));
     if (m_clock.nowMs() >= given.expiresMs)
         return failure(QStringLiteral("the challenge expired"));
     const QByteArray message = QByteArray(kSignedPrefix) + '\n' + request.method + '\n' + path + '\n' +
@@ -250,6 +275,8 @@ Result<QString> PhoneServer::authenticate(const HttpRequest &request, const QByt
 
 void PhoneServer::pair(const HttpRequest &request, HttpConnection::Responder respond)
 {
+    if (m_pairing.secret().isEmpty())
+        return respond(refused(403, QStringLiteral("no pairing is open on the desktop: open one there")));
     const json body = json::parse(request.body.toStdString(), nullptr, false);
     const QByteArray key = fromBase64Url(str(body, "publicKey").toLatin1());
     auto offer = m_pairing.offer(str(body, "secret"), str(body, "name"), key);
@@ -273,14 +300,21 @@ void PhoneServer::pairState(const QString &offer, HttpConnection::Responder resp
 void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responder respond)
 {
     const json body = json::parse(request.body.toStdString(), nullptr, false);
-    const auto device = m_devices.find(str(body, "device"));
-    if (!device || device->revoked())
-        return respond(refused(403, device ? QStringLiteral("this phone was revoked on the desktop")
-                                           : QStringLiteral("this phone is not paired")));
+    const auto device = m_devices.vouched(str(body, "device"));
+    if (!device)
+        return respond(
+            refused(403, QStringLiteral("this phone is not paired, or was revoked on the desktop")));
     const qint64 now = m_clock.nowMs();
-    for (auto it = m_challenges.begin(); it != m_challenges.end();)
-        it = now >= it->expiresMs ? m_challenges.erase(it) : std::next(it);
-    if (m_challenges.size() >= kMaxChallenges)
+    int ofDevice = 0;
+    for (auto it = m_challenges.begin(); it != m_challenges.end();) {
+        if (now >= it->expiresMs) {
+            it = m_challenges.erase(it);
+            continue;
+        }
+        ofDevice += it->device == device->id ? 1 : 0;
+        ++it;
+    }
+    if (m_challenges.size() >= kMaxChallenges || ofDevice >= kMaxChallengesPerDevice)
         return respond(
             refused(429, QStringLiteral("too many challenges outstanding; try again in a minute")));
     const QString token = randomToken(32);
@@ -319,12 +353,21 @@ void PhoneServer::decide(const QString &deviceId, const HttpRequest &request, co
     if (str(body, "planDigest") != card->planDigest)
         return respond(
             refused(409, QStringLiteral("the card's plan is not the one this decision was signed for")));
+    const auto device = m_devices.vouched(deviceId);
+    if (!device)
+        return respond(
+            refused(401, QStringLiteral("this phone is not paired, or was revoked on the desktop")));
+    const QString by = QStringLiteral("phone:") + device->name;
+    if (verb == QLatin1String("approve") && cardJson(*card).value("truncated", false))
+        return respond(
+            refused(409, QStringLiteral("this card is too long to show whole on a phone: approve it "
+                                        "in the window, or decline it here")));
+    if (verb == QLatin1String("approve") && !card->review.refusal(by).isEmpty())
+        return respond(refused(409, card->review.refusal(by)));
     if (verb == QLatin1String("approve") && card->needsTypedConfirmation() &&
         str(body, "typed") != card->confirmationText())
         return respond(refused(
             409, QStringLiteral("to approve, type %1 exactly").arg(visibleText(card->confirmationText()))));
-    const auto device = m_devices.find(deviceId);
-    const QString by = QStringLiteral("phone:") + device->name;
     // The signed decision enters the chain first: what the phone signed, and its key.
     const QByteArray message = QByteArray(kSignedPrefix) + '\n' + request.method + '\n' + path + '\n' +
                                request.header("x-countersign-challenge").value_or(QByteArray()) + '\n' +
@@ -356,6 +399,15 @@ void PhoneServer::openStream(const QString &device, const HttpRequest &request,
     head.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/event-stream")));
     head.body = "retry: 3000\n\nevent: cards\ndata: " + QByteArray::number(m_queue.pending().size()) + "\n\n";
     respond(withPageHeaders(head));
+    // A phone keeps one page open; an older stream of it beyond a second one is ended.
+    m_streams.removeIf([](const Stream &s) { return !s.connection; });
+    int open = 0;
+    for (qsizetype i = m_streams.size() - 1; i >= 0; --i) {
+        if (m_streams.at(i).device != device || ++open < kMaxStreamsPerDevice)
+            continue;
+        m_streams[i].respond(HttpResponse{200, {}, QByteArray(), false, HttpResponse::Stream::End});
+        m_streams.removeAt(i);
+    }
     m_streams.append(Stream{device, request.connection, std::move(respond)});
 }
 

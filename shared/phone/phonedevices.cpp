@@ -1,5 +1,6 @@
 #include "phonedevices.h"
 
+#include "auditstore.h"
 #include "clock.h"
 #include "privatefile.h"
 
@@ -23,7 +24,19 @@ std::string hex(const QByteArray &bytes)
 
 } // namespace
 
-PhoneDevices::PhoneDevices(QString path, const Clock &clock) : m_path(std::move(path)), m_clock(clock) {}
+PhoneDevices::PhoneDevices(QString path, const Clock &clock, AuditStore &chain)
+    : m_path(std::move(path)), m_clock(clock), m_chain(chain)
+{
+}
+
+namespace {
+
+QString chainKey(const QString &id)
+{
+    return QStringLiteral("phone:") + id;
+}
+
+} // namespace
 
 QString PhoneDevices::cleanName(const QString &name)
 {
@@ -32,6 +45,8 @@ QString PhoneDevices::cleanName(const QString &name)
         const auto category = c.category();
         if (c.isSpace())
             out += QLatin1Char(' ');
+        else if (QStringLiteral(",:;\"<>").contains(c)) // "phone:x, console:alice" reads as two people
+            continue;
         else if (category != QChar::Other_Control && category != QChar::Other_Format &&
                  category != QChar::Other_NotAssigned && category != QChar::Other_PrivateUse &&
                  category != QChar::Other_Surrogate)
@@ -43,9 +58,12 @@ QString PhoneDevices::cleanName(const QString &name)
 Status PhoneDevices::load()
 {
     m_devices.clear();
+    m_unreadable = true; // until it is read whole
     QFile file(m_path);
-    if (!file.exists())
+    if (!file.exists()) {
+        m_unreadable = false;
         return success();
+    }
     if (!file.open(QIODevice::ReadOnly))
         return failure(QStringLiteral("cannot read %1: %2").arg(m_path, file.errorString()));
     const QByteArray bytes = file.readAll();
@@ -62,10 +80,12 @@ Status PhoneDevices::load()
             device.pairedMs = d.at("pairedMs").get<qint64>();
             device.lastUsedMs = d.value("lastUsedMs", qint64(0));
             device.revokedMs = d.value("revokedMs", qint64(0));
-            if (device.id.isEmpty() || device.publicKey.size() != 65)
+            if (device.id.isEmpty() || device.publicKey.size() != 65) {
+                m_devices.clear();
                 return failure(
                     QStringLiteral("%1 holds a device without an id or a key; it was left as it is")
                         .arg(m_path));
+            }
             m_devices.append(device);
         }
     } catch (const json::exception &e) {
@@ -73,11 +93,15 @@ Status PhoneDevices::load()
         return failure(QStringLiteral("%1 cannot be read (%2); it was left as it is")
                            .arg(m_path, QString::fromUtf8(e.what())));
     }
+    m_unreadable = false;
     return success();
 }
 
 Status PhoneDevices::save() const
 {
+    if (m_unreadable)
+        return failure(QStringLiteral("%1 could not be read, so it is not written over: move it away first")
+                           .arg(m_path));
     json devices = json::array();
     for (const PhoneDevice &d : m_devices)
         devices.push_back({{"id", d.id.toStdString()},
@@ -121,6 +145,16 @@ Result<PhoneDevice> PhoneDevices::add(const QString &name, const QByteArray &pub
         m_devices.removeLast();
         return failure(saved.error());
     }
+    if (auto recorded = m_chain.recordEvent(QStringLiteral("phone-paired"), chainKey(device.id),
+                                            {{"name", device.name.toStdString()},
+                                             {"publicKey", hex(device.publicKey)},
+                                             {"pairedMs", device.pairedMs}});
+        !recorded) {
+        m_devices.removeLast();
+        (void)save();
+        return failure(QStringLiteral("the pairing could not be recorded, so the phone is not paired: %1")
+                           .arg(recorded.error()));
+    }
     return device;
 }
 
@@ -131,6 +165,12 @@ Status PhoneDevices::revoke(const QString &id)
             continue;
         if (d.revoked())
             return success();
+        // The chain first: a revocation the file loses still holds.
+        if (auto recorded =
+                m_chain.recordEvent(QStringLiteral("phone-revoked"), chainKey(d.id),
+                                    {{"name", d.name.toStdString()}, {"revokedMs", m_clock.nowMs()}});
+            !recorded)
+            return recorded;
         d.revokedMs = m_clock.nowMs();
         if (auto saved = save(); !saved) {
             d.revokedMs = 0;
@@ -139,6 +179,22 @@ Status PhoneDevices::revoke(const QString &id)
         return success();
     }
     return failure(QStringLiteral("no paired phone %1").arg(id));
+}
+
+std::optional<PhoneDevice> PhoneDevices::vouched(const QString &id)
+{
+    const auto device = find(id);
+    if (!device || device->revoked())
+        return std::nullopt;
+    auto paired = m_chain.eventsOf(chainKey(id), QStringLiteral("phone-paired"));
+    auto revoked = m_chain.eventsOf(chainKey(id), QStringLiteral("phone-revoked"));
+    if (!paired || !revoked || !revoked.value().isEmpty())
+        return std::nullopt;
+    for (const json &p : paired.value())
+        if (p.value("publicKey", std::string()) == hex(device->publicKey) &&
+            p.value("name", std::string()) == device->name.toStdString())
+            return device;
+    return std::nullopt;
 }
 
 void PhoneDevices::touch(const QString &id)

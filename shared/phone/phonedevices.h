@@ -10,6 +10,7 @@
 
 namespace Countersign {
 
+class AuditStore;
 class Clock;
 
 // A phone paired to approve from: its name, and the public half of the ECDSA P-256 key its browser
@@ -27,14 +28,17 @@ struct PhoneDevice final
 
 // The paired devices, kept in DATA/phone/devices.json (readable by the user alone), read once and
 // written whole on each change. A file that cannot be read is refused, never taken as "no devices"
-// (and never overwritten). Main thread.
+// (and never overwritten). Each pairing and revocation is also an event of the audit chain
+// ("phone-paired", "phone-revoked", under "phone:<id>"), and a device may act only while the chain
+// holds its pairing, with this key and name, and no revocation (vouched()): a device another process
+// wrote into the file, or a revocation it took out of it, counts for nothing. Main thread.
 class PhoneDevices final
 {
 public:
     static constexpr int kMaxDevices = 32;
     static constexpr int kMaxNameLength = 40;
 
-    PhoneDevices(QString path, const Clock &clock);
+    PhoneDevices(QString path, const Clock &clock, AuditStore &chain);
 
     Status load();
     const QList<PhoneDevice> &all() const { return m_devices; }
@@ -45,6 +49,9 @@ public:
     Status revoke(const QString &id);
     // Notes a request of the device (written at most once a minute).
     void touch(const QString &id);
+    // The device if it may act: in the file, not revoked there, and its pairing (this key, this
+    // name) and no revocation in the audit chain.
+    std::optional<PhoneDevice> vouched(const QString &id);
 
     static QString cleanName(const QString &name);
 
@@ -53,6 +60,8 @@ private:
 
     QString m_path;
     const Clock &m_clock;
+    AuditStore &m_chain;
+    bool m_unreadable = false; // the file could not be read: it is never written over
     QList<PhoneDevice> m_devices;
 };
 

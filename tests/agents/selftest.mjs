@@ -6,7 +6,8 @@
 // model's command itself, with no hook, is reported as not holding (exit 1, its sandbox kept); an
 // agent not installed and an unknown client are refused with a clear error.
 //   node selftest.mjs COUNTERSIGN_BINARY
-// SELFTEST_CLIENTS=claude-code,pi picks the agents (default: every one).
+// SELFTEST_CLIENTS=claude-code,pi picks the agents (default, and SELFTEST_CLIENTS= empty: every one;
+// ctest runs four, one per way of gating).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

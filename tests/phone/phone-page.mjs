@@ -4,7 +4,7 @@
 // the DevTools protocol by chrome-remote-interface; no browser of its own is downloaded).
 //   - Settings › Pair a phone shows a QR code; the test reads it off the screen as a phone's camera
 //     would (jsQR), opens it in the browser, names the phone and pairs; the page shows a code, and
-//     the desktop pairs only once the human confirms there (Alt+P in the dialog).
+//     the desktop pairs only once the human types that code there (a wrong one pairs nothing).
 //   - An agent's delete_path (MCP, 2026-07-28) raises a card; the page shows it (server-sent
 //     events), the phone approves it, and the call runs once. Another is declined from the page
 //     with a reason, which reaches the agent.
@@ -128,7 +128,14 @@ try {
         await sleep(1500); // unconfirmed: the page still waits, nothing is paired
         assert.equal(await evaluate(phone, `document.getElementById('cards').hidden`), true);
         if (process.env.COUNTERSIGN_SHOTS) await con.screenshot(path.join(process.env.COUNTERSIGN_SHOTS, 'phone-pair-dialog.png'));
-        await x('key', '--clearmodifiers', 'alt+p'); // Pair: the phone shows the same code
+        // The desktop pairs only with the digits the phone shows typed in: a wrong code cannot.
+        await x('type', '--delay', '20', '000000');
+        await x('key', '--clearmodifiers', 'alt+p');
+        await sleep(1000);
+        assert.equal(await evaluate(phone, `document.getElementById('cards').hidden`), true, 'a wrong code paired nothing');
+        await x('key', '--clearmodifiers', 'ctrl+a');
+        await x('type', '--delay', '20', code.replace(' ', ''));
+        await x('key', '--clearmodifiers', 'alt+p'); // Pair this phone
         await waitFor('the page paired', () => evaluate(phone, `!document.getElementById('cards').hidden`), 15000);
         await x('key', '--clearmodifiers', 'Escape'); // the dialog closes
     });
@@ -143,8 +150,11 @@ try {
         assert.match(title, /old\.log/);
         await shot(phone, 'phone-card.png');
         await evaluate(phone, `(() => { const c = document.querySelector('#list .card');
-            const t = c.querySelector('.typed-box'); if (!t.hidden) c.querySelector('.typed').value = c.querySelector('.typed-text').textContent;
-            c.querySelector('.approve').click(); })()`);
+            const t = c.querySelector('.typed-box'); if (!t.hidden) c.querySelector('.typed').value = c.querySelector('.typed-text').textContent; })()`);
+        // Armed only after the card has been on screen a moment: a tap as it appears does nothing.
+        assert.equal(await evaluate(phone, `document.querySelector('#list .approve').disabled`), true);
+        await waitFor('Approve armed', () => evaluate(phone, `!document.querySelector('#list .approve').disabled`), 5000);
+        await evaluate(phone, `document.querySelector('#list .approve').click()`);
         await waitFor('approved', () => evaluate(phone, `document.getElementById('last').textContent.startsWith('Approved: ')`), 10000);
         const ran = await callTool(server, 'delete_path', { path: path.join(ws, 'old.log') }, { requestState: state });
         assert.equal(existsSync(path.join(ws, 'old.log')), false, JSON.stringify(ran));

@@ -94,42 +94,69 @@ async function pair(secret) {
 let skewMs = 0;
 let shown = -1;
 function say(text) { $('status').textContent = text; }
+// The list is kept in place: a card stays where it was drawn, a new one is added below, one that
+// left is taken out. A card's Approve is armed only after it has been on screen, visible, for
+// kArmMs: a card that appears (or a page that comes back) under a finger about to tap is not
+// approved by that tap.
+const kArmMs = 1500;
+function arm(li) {
+    const approve = li.querySelector('.approve');
+    approve.disabled = true;
+    clearTimeout(li.armTimer);
+    if (document.visibilityState !== 'visible' || li.dataset.cut === '1') return;
+    li.armTimer = setTimeout(() => { if (!li.dataset.busy) approve.disabled = false; }, kArmMs);
+}
+document.addEventListener('visibilitychange', () => { for (const li of document.querySelectorAll('#list .card')) arm(li); });
+function cardElement(card) {
+    const li = $('card').content.firstElementChild.cloneNode(true);
+    const q = (c) => li.querySelector(c);
+    q('.title').textContent = card.title;
+    q('.risk').textContent = `risk ${card.risk}`;
+    q('.risk').classList.add(card.risk);
+    q('.who').textContent = card.client ? `${card.client} (${card.connection})` : card.connection;
+    q('.summary').textContent = card.summary;
+    q('.prompt').textContent = card.prompt;
+    for (const t of card.targets) { const item = document.createElement('li'); item.textContent = t; q('.targets').append(item); }
+    q('.diff').textContent = card.diff;
+    q('.arguments').textContent = card.arguments;
+    q('.left').dataset.expires = String(card.expiresMs);
+    if (card.typed !== null) { q('.typed-box').hidden = false; q('.typed-text').textContent = card.typed; }
+    if (card.truncated) { q('.cut').hidden = false; li.dataset.cut = '1'; }
+    const decide = async (decision) => {
+        li.dataset.busy = '1';
+        for (const b of li.querySelectorAll('button')) b.disabled = true;
+        try {
+            const out = await call('POST', '/api/decide', {
+                nonce: card.nonce, planDigest: card.planDigest, decision,
+                reason: q('.reason').value, typed: q('.typed').value, time: Date.now() + skewMs,
+            });
+            q('.result').textContent = `${out.outcome}`;
+            // The card leaves the list at the next refresh: what became of it stays said.
+            $('last').textContent = `${out.outcome === 'approved' ? 'Approved' : 'Declined'}: ${card.title}`;
+        } catch (e) {
+            q('.result').textContent = e.message;
+            delete li.dataset.busy;
+            q('.decline').disabled = false;
+            arm(li);
+        }
+    };
+    q('.approve').addEventListener('click', () => decide('approve'));
+    q('.decline').addEventListener('click', () => decide('decline'));
+    li.dataset.nonce = card.nonce;
+    return li;
+}
 function render(cards) {
     const list = $('list');
-    list.replaceChildren();
-    $('none').hidden = cards.length > 0;
-    for (const card of cards) {
-        const li = $('card').content.firstElementChild.cloneNode(true);
-        const q = (c) => li.querySelector(c);
-        q('.title').textContent = card.title;
-        q('.risk').textContent = `risk ${card.risk}`;
-        q('.risk').classList.add(card.risk);
-        q('.who').textContent = card.client ? `${card.client} (${card.connection})` : card.connection;
-        q('.summary').textContent = card.summary || card.prompt;
-        for (const t of card.targets) { const item = document.createElement('li'); item.textContent = t; q('.targets').append(item); }
-        q('.diff').textContent = card.diff;
-        q('.left').dataset.expires = String(card.expiresMs);
-        if (card.typed !== null) { q('.typed-box').hidden = false; q('.typed-text').textContent = card.typed; }
-        const decide = async (decision) => {
-            for (const b of li.querySelectorAll('button')) b.disabled = true;
-            try {
-                const out = await call('POST', '/api/decide', {
-                    nonce: card.nonce, planDigest: card.planDigest, decision,
-                    reason: q('.reason').value, typed: q('.typed').value, time: Date.now(),
-                });
-                q('.result').textContent = `${out.outcome}`;
-                // The card leaves the list at the next refresh: what became of it stays said.
-                $('last').textContent = `${out.outcome === 'approved' ? 'Approved' : 'Declined'}: ${card.title}`;
-            } catch (e) {
-                q('.result').textContent = e.message;
-                for (const b of li.querySelectorAll('button')) b.disabled = false;
-            }
-        };
-        q('.approve').addEventListener('click', () => decide('approve'));
-        q('.decline').addEventListener('click', () => decide('decline'));
-        li.dataset.nonce = card.nonce;
+    const waiting = new Set(cards.map((c) => c.nonce));
+    for (const li of [...list.children]) if (!waiting.has(li.dataset.nonce)) li.remove();
+    const shownNow = new Set([...list.children].map((li) => li.dataset.nonce));
+    for (const card of [...cards].sort((a, b) => a.createdMs - b.createdMs)) {
+        if (shownNow.has(card.nonce)) continue;
+        const li = cardElement(card);
         list.append(li);
+        arm(li);
     }
+    $('none').hidden = cards.length > 0;
     tick();
 }
 function tick() {
