@@ -5,6 +5,8 @@
 #include <QMessageAuthenticationCode>
 #include <QRandomGenerator>
 
+#include <sodium.h>
+
 namespace Countersign {
 
 namespace {
@@ -17,17 +19,13 @@ QString randomToken(int bytes)
     return QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
-// Compares in time independent of where two strings differ.
+// Compares in time independent of where two strings differ, as the token store does.
 bool sameSecret(const QString &a, const QString &b)
 {
     const QByteArray x = a.toUtf8();
     const QByteArray y = b.toUtf8();
-    if (x.size() != y.size())
-        return false;
-    unsigned char diff = 0;
-    for (qsizetype i = 0; i < x.size(); ++i)
-        diff |= static_cast<unsigned char>(x[i] ^ y[i]);
-    return diff == 0;
+    return x.size() == y.size() &&
+           sodium_memcmp(x.constData(), y.constData(), static_cast<size_t>(x.size())) == 0;
 }
 
 } // namespace
