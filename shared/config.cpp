@@ -1,15 +1,15 @@
 #include "config.h"
 
-#include "database.h"
 #include "filepath.h"
+#include "postgresurl.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSysInfo>
-#include <QUrl>
 
 #include <algorithm>
 
@@ -273,12 +273,17 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 const QString url = storeValue.is_string()
                                         ? QString::fromStdString(storeValue.get<std::string>())
                                         : QString();
-                const QUrl parsed(url, QUrl::StrictMode);
-                if (!Database::isPostgresUrl(url) || !parsed.isValid() || parsed.host().isEmpty())
+                // The store's own parser: what is accepted here is what the store opens. Its reason
+                // names the URL without its password; text that is no such URL is not repeated.
+                if (auto parsed = PostgresUrl::parse(url); !parsed)
                     return fieldError(
                         fileName, text, storeKey,
-                        QStringLiteral("must be a URL postgresql://user@host:port/database (a "
-                                       "password may come from ~/.pgpass or PGPASSWORD instead)"));
+                        PostgresUrl::names(url)
+                            ? QStringLiteral("must be a URL postgresql://user@host:port/database: %1")
+                                  .arg(parsed.error())
+                            : QStringLiteral(
+                                  "must be a URL postgresql://user@host:port/database (a password may "
+                                  "come from ~/.pgpass or PGPASSWORD instead)"));
                 config.m_postgresUrl = url;
             }
         } else if (key == "otlp") {

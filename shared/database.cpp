@@ -1,5 +1,7 @@
 #include "database.h"
 
+#include "migrations.h"
+#include "postgresurl.h"
 #include "storesql.h"
 
 #include <QAtomicInteger>
@@ -8,9 +10,6 @@
 #include <QSqlDriver>
 #include <QSqlError>
 #include <QUrl>
-#include <QUrlQuery>
-
-#include <iterator>
 
 Q_LOGGING_CATEGORY(lcStore, "countersign.store")
 
@@ -21,13 +20,6 @@ QString nextConnectionName()
 {
     static QAtomicInteger<quint64> counter;
     return QStringLiteral("countersign-%1").arg(counter.fetchAndAddRelaxed(1));
-}
-
-// The schema this build writes and reads: the last migration's version.
-int latestSchema(Database::Dialect dialect)
-{
-    return dialect == Database::Dialect::Postgres ? std::rbegin(StoreSql::kPostgresMigrations)->version
-                                                  : std::rbegin(StoreSql::kMigrations)->version;
 }
 
 // SQLite's own words ("database or disk is full"), without the driver's "Unable to fetch row".
@@ -55,15 +47,12 @@ Database::Database(QString connectionName, QString path, Dialect dialect)
 
 bool Database::isPostgresUrl(const QString &location)
 {
-    return location.startsWith(QLatin1String("postgresql://")) ||
-           location.startsWith(QLatin1String("postgres://"));
+    return PostgresUrl::names(location);
 }
 
 QString Database::displayName(const QString &location)
 {
-    if (!isPostgresUrl(location))
-        return location;
-    return QUrl(location).toString(QUrl::RemovePassword);
+    return PostgresUrl::display(location);
 }
 
 Database::~Database()
@@ -88,7 +77,7 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
             return failure(opened.error());
         // A WAL-mode file is read through a -shm file beside it, which a folder nobody can write
         // cannot get; and then nobody can be writing the file either, so it is read as immutable.
-        if (database->schemaVersion() < 0 && !QFileInfo(QFileInfo(path).absolutePath()).isWritable()) {
+        if (Migrations::version(*database) < 0 && !QFileInfo(QFileInfo(path).absolutePath()).isWritable()) {
             database.reset(new Database(nextConnectionName(), path, Dialect::Sqlite));
             QUrl uri = QUrl::fromLocalFile(QFileInfo(path).absoluteFilePath());
             uri.setQuery(QStringLiteral("immutable=1"));
@@ -97,8 +86,8 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
                 !opened)
                 return failure(opened.error());
         }
-        const int current = database->schemaVersion();
-        const int target = latestSchema(Dialect::Sqlite);
+        const int current = Migrations::version(*database);
+        const int target = Migrations::latest();
         if (current != target)
             return failure(
                 QStringLiteral("cannot read %1: its schema is %2, this build reads %3 (open it once, "
@@ -120,7 +109,7 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
         if (!r)
             return failure(r.error());
     }
-    if (auto migrated = database->migrate(); !migrated)
+    if (auto migrated = Migrations::apply(*database); !migrated)
         return failure(migrated.error());
     // SQLite opens a file it may not write read-only, and every later write would fail: refuse now.
     if (auto probe = database->exec(StoreSql::kBeginImmediate); !probe)
@@ -130,41 +119,28 @@ Result<std::unique_ptr<Database>> Database::open(const QString &path, Access acc
     return database;
 }
 
-Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Access access)
+Result<std::unique_ptr<Database>> Database::openPostgres(const QString &location, Access access)
 {
-    const QUrl u(url, QUrl::StrictMode);
-    const QString shown = displayName(url);
-    if (!u.isValid() || u.host().isEmpty())
-        return failure(
-            QStringLiteral("%1 is not a PostgreSQL URL (postgresql://user:password@host:port/database)")
-                .arg(shown));
-    // Connection options the URL may carry; anything else is refused, not passed on unread.
-    QStringList options{QStringLiteral("connect_timeout=5")};
-    for (const auto &[key, value] : QUrlQuery(u).queryItems(QUrl::FullyDecoded)) {
-        static const QStringList allowed{QStringLiteral("sslmode"), QStringLiteral("connect_timeout"),
-                                         QStringLiteral("application_name"), QStringLiteral("sslrootcert")};
-        if (!allowed.contains(key) || value.contains(QLatin1Char(';')) || value.contains(QLatin1Char(' ')))
-            return failure(QStringLiteral("%1: the option %2 is not one Countersign passes on (%3)")
-                               .arg(shown, key, allowed.join(QStringLiteral(", "))));
-        options.append(key + QLatin1Char('=') + value);
-    }
-    std::unique_ptr<Database> database(new Database(nextConnectionName(), shown, Dialect::Postgres));
+    auto parsed = PostgresUrl::parse(location);
+    if (!parsed)
+        return failure(parsed.error());
+    const PostgresUrl &url = parsed.value();
+    std::unique_ptr<Database> database(new Database(nextConnectionName(), url.shown, Dialect::Postgres));
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), database->m_connectionName);
         if (!db.isValid())
             return failure(QStringLiteral("cannot open %1: Qt's PostgreSQL driver is not installed (Debian: "
                                           "libqt6sql6-psql)")
-                               .arg(shown));
-        db.setHostName(u.host());
-        db.setPort(u.port(5432));
-        db.setUserName(u.userName(QUrl::FullyDecoded));
-        db.setPassword(u.password(QUrl::FullyDecoded));
-        const QString name = u.path(QUrl::FullyDecoded).mid(1);
-        db.setDatabaseName(name.isEmpty() ? QStringLiteral("postgres") : name);
-        db.setConnectOptions(options.join(QLatin1Char(';')));
+                               .arg(url.shown));
+        db.setHostName(url.host);
+        db.setPort(url.port);
+        db.setUserName(url.user);
+        db.setPassword(url.password);
+        db.setDatabaseName(url.database);
+        db.setConnectOptions(url.options.join(QLatin1Char(';')));
         if (!db.open())
-            return failure(
-                QStringLiteral("cannot open the PostgreSQL store %1: %2").arg(shown, db.lastError().text()));
+            return failure(QStringLiteral("cannot open the PostgreSQL store %1: %2")
+                               .arg(url.shown, db.lastError().text()));
     }
     if (access == Access::ReadOnly)
         return readyPostgres(std::move(database), access);
@@ -172,7 +148,7 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &url, Acc
         return failure(session.error());
     // Migrating begins a write transaction, at every start: a store that cannot be written is
     // refused there.
-    if (auto migrated = database->migratePostgres(); !migrated)
+    if (auto migrated = Migrations::apply(*database); !migrated)
         return failure(migrated.error());
     return database;
 }
@@ -183,8 +159,8 @@ Result<std::unique_ptr<Database>> Database::readyPostgres(std::unique_ptr<Databa
     if (auto session = database->setUpSession(); !session)
         return failure(session.error());
     if (access == Access::ReadOnly) {
-        const int current = database->schemaVersion();
-        const int target = latestSchema(Dialect::Postgres);
+        const int current = Migrations::version(*database);
+        const int target = Migrations::latest();
         if (current != target)
             return failure(QStringLiteral("cannot read %1: its schema is %2, this build reads %3")
                                .arg(database->m_path)
@@ -397,133 +373,6 @@ Result<QSqlQuery> Database::execOnce(const char *sql, const QVariantList &bindin
     if (!query.exec())
         return failure(QStringLiteral("database error: %1").arg(sqliteMessage(query.lastError())));
     return query;
-}
-
-Status Database::transaction()
-{
-    if (!QSqlDatabase::database(m_connectionName, false).transaction())
-        return failure(QStringLiteral("database error: cannot begin a transaction"));
-    return success();
-}
-
-Status Database::commit()
-{
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    if (!db.commit())
-        return failure(QStringLiteral("database error (commit): %1").arg(sqliteMessage(db.lastError())));
-    return success();
-}
-
-void Database::rollback()
-{
-    QSqlDatabase::database(m_connectionName, false).rollback();
-}
-
-int Database::schemaVersion()
-{
-    if (m_dialect == Dialect::Postgres) {
-        auto present = exec(StoreSql::kPostgresSchemaTableExists);
-        if (!present || !present.value().next())
-            return -1;
-        if (!present.value().value(0).toBool())
-            return 0;
-        auto version = exec(StoreSql::kPostgresSchemaVersionGet);
-        if (!version || !version.value().next())
-            return -1;
-        return version.value().value(0).toInt(); // NULL (no row yet) reads as 0
-    }
-    auto q = exec(StoreSql::kSchemaVersionGet);
-    if (!q || !q.value().next())
-        return -1;
-    return q.value().value(0).toInt();
-}
-
-// PostgreSQL: instances starting together migrate one at a time, in a write transaction (it holds
-// the store's write lock); the version is read again under it.
-Status Database::migratePostgres()
-{
-    if (auto begun = beginWrite(Durability::Synced); !begun)
-        return failure(
-            QStringLiteral("the PostgreSQL store %1 cannot be written (%2)").arg(m_path, begun.error()));
-    const auto abandon = [this] { (void)endWrite(false, Durability::Synced); };
-    const auto fail = [this, &abandon](const QString &error) {
-        abandon();
-        return failure(QStringLiteral("migrating the PostgreSQL store %1 failed: %2").arg(m_path, error));
-    };
-    int current = schemaVersion();
-    if (current < 0)
-        return fail(QStringLiteral("cannot read its schema version"));
-    if (current == 0) {
-        if (auto created = exec(StoreSql::kPostgresSchemaTableCreate); !created)
-            return fail(created.error());
-    }
-    const int target = latestSchema(Dialect::Postgres);
-    if (current > target) {
-        abandon();
-        return failure(
-            QStringLiteral("the PostgreSQL store %1 has schema %2, newer than this build knows (%3)")
-                .arg(m_path)
-                .arg(current)
-                .arg(target));
-    }
-    if (current == target) {
-        abandon();
-        return success();
-    }
-    for (const auto &migration : StoreSql::kPostgresMigrations) {
-        if (migration.version <= current)
-            continue;
-        if (auto step = exec(migration.statement); !step)
-            return fail(step.error());
-    }
-    if (auto set = exec(StoreSql::kPostgresSchemaVersionSet, {target}); !set)
-        return fail(set.error());
-    if (auto c = endWrite(true, Durability::Synced); !c) {
-        abandon();
-        return c;
-    }
-    qCInfo(lcStore) << "migrated" << m_path << "to schema" << target;
-    return success();
-}
-
-Status Database::migrate()
-{
-    const int current = schemaVersion();
-    if (current < 0)
-        return failure(QStringLiteral("cannot read the schema version of %1").arg(m_path));
-    const int target = latestSchema(Dialect::Sqlite);
-    if (current > target)
-        return failure(QStringLiteral("database %1 has schema %2, newer than this build knows (%3)")
-                           .arg(m_path)
-                           .arg(current)
-                           .arg(target));
-    for (int version = current + 1; version <= target; ++version) {
-        if (auto t = transaction(); !t)
-            return t;
-        QString error;
-        for (const auto &migration : StoreSql::kMigrations) {
-            if (migration.version != version)
-                continue;
-            if (auto step = exec(migration.statement); !step) {
-                error = step.error();
-                break;
-            }
-        }
-        // PRAGMA takes no bound parameters; the value is our own integer.
-        if (error.isEmpty()) {
-            const QByteArray bump = QByteArray("PRAGMA user_version = ") + QByteArray::number(version);
-            if (auto r = exec(bump.constData()); !r)
-                error = r.error();
-        }
-        if (!error.isEmpty()) {
-            rollback();
-            return failure(QStringLiteral("migration to schema %1 failed: %2").arg(version).arg(error));
-        }
-        if (auto c = commit(); !c)
-            return c;
-        qCInfo(lcStore) << "migrated" << m_path << "to schema" << version;
-    }
-    return success();
 }
 
 } // namespace Countersign

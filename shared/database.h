@@ -24,6 +24,7 @@ enum class Durability { Synced, Relaxed };
 // One connection to the store (one per thread) and migrated to the current schema: a SQLite file
 // (WAL mode) or, given a postgresql:// URL, a PostgreSQL database that several instances share.
 // Every statement goes through exec(): prepared, parameters bound, lastError() turned into an Error.
+// The schema and its migrations: migrations.h; the URL: postgresurl.h.
 class Database final
 {
 public:
@@ -52,12 +53,6 @@ public:
     static Result<std::unique_ptr<Database>> openReaderOf(const QString &connectionName);
 
     Dialect dialect() const { return m_dialect; }
-    // A write transaction: SQLite's BEGIN IMMEDIATE; PostgreSQL's BEGIN with the store's write lock.
-    // Relaxed changes how this one commits only.
-    Status beginWrite(Durability durability);
-    // Ends what beginWrite() began, and puts SQLite's durability back. On PostgreSQL a committed
-    // write also notifies every instance listening (delivered at the commit).
-    Status endWrite(bool commit, Durability durability);
 
     // PostgreSQL: this connection LISTENs for the store's changes (again after a reconnect); the
     // driver's notification signal (QSqlDriver::notification, on this connection's thread) then
@@ -68,23 +63,24 @@ public:
     Status onChange(QObject *receiver, std::function<void()> changed);
     QSqlDriver *driver() const;
 
+    // A statement. Writes belong in a WriteTransaction: it is the only way to begin one.
     Result<QSqlQuery> exec(const char *sql, const QVariantList &bindings = {});
-    Status transaction();
-    Status commit();
-    void rollback();
-
-    int schemaVersion();
     QString path() const { return m_path; }
     // The QSqlDatabase connection name, for Qt SQL models on this connection's thread.
     QString connectionName() const { return m_connectionName; }
 
 private:
+    friend class WriteTransaction;
     Database(QString connectionName, QString path, Dialect dialect);
+    // A write transaction: SQLite's BEGIN IMMEDIATE; PostgreSQL's BEGIN with the store's write lock.
+    // Relaxed changes how this one commits only.
+    Status beginWrite(Durability durability);
+    // Ends what beginWrite() began, and puts SQLite's durability back. On PostgreSQL a committed
+    // write also notifies every instance listening (delivered at the commit).
+    Status endWrite(bool commit, Durability durability);
     static Result<std::unique_ptr<Database>> openPostgres(const QString &url, Access access);
     // After the connection opened: the session set up, and for reading the schema checked.
     static Result<std::unique_ptr<Database>> readyPostgres(std::unique_ptr<Database> database, Access access);
-    Status migrate();
-    Status migratePostgres();
     Status beginWriteOn(Durability durability);
     Result<QSqlQuery> execOnce(const char *sql, const QVariantList &bindings);
     // PostgreSQL: the session's settings, read-only when opened so, and LISTEN when listening.

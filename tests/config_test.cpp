@@ -160,6 +160,13 @@ private Q_SLOTS:
             << QStringLiteral("c.json:1: sqlite: store takes only \"postgres\"");
         QTest::newRow("store not a URL") << QByteArray("{\"store\": {\"postgres\": \"host=db user=a\"}}")
                                          << QStringLiteral("c.json:1: postgres: must be a URL postgresql://");
+        // The store's own parser (issue 28): an option the store would refuse is refused here.
+        QTest::newRow("store option the store refuses")
+            << QByteArray(
+                   "{\"store\": {\"postgres\": \"postgresql://a:pw@db/t?options=-c%20log_statement%3Dall\"}}")
+            << QStringLiteral(
+                   "c.json:1: postgres: must be a URL postgresql://user@host:port/database: "
+                   "postgresql://a@db/t?options=-c log_statement%3Dall: the option options is not one");
         QTest::newRow("store no host") << QByteArray("{\"store\": {\"postgres\": \"postgresql:///d\"}}")
                                        << QStringLiteral("c.json:1: postgres: must be a URL");
         QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}")

@@ -1,0 +1,49 @@
+#include "postgresurl.h"
+
+#include <QUrl>
+#include <QUrlQuery>
+
+namespace Countersign {
+
+bool PostgresUrl::names(const QString &location)
+{
+    return location.startsWith(QLatin1String("postgresql://")) ||
+           location.startsWith(QLatin1String("postgres://"));
+}
+
+QString PostgresUrl::display(const QString &location)
+{
+    if (!names(location))
+        return location;
+    return QUrl(location).toString(QUrl::RemovePassword);
+}
+
+Result<PostgresUrl> PostgresUrl::parse(const QString &location)
+{
+    const QUrl u(location, QUrl::StrictMode);
+    PostgresUrl url;
+    url.shown = display(location);
+    if (!names(location) || !u.isValid() || u.host().isEmpty())
+        return failure(
+            QStringLiteral("%1 is not a PostgreSQL URL (postgresql://user:password@host:port/database)")
+                .arg(url.shown));
+    // Connection options the URL may carry; anything else is refused, not passed on unread.
+    static const QStringList allowed{QStringLiteral("sslmode"), QStringLiteral("connect_timeout"),
+                                     QStringLiteral("application_name"), QStringLiteral("sslrootcert")};
+    url.options.append(QStringLiteral("connect_timeout=5"));
+    for (const auto &[key, value] : QUrlQuery(u).queryItems(QUrl::FullyDecoded)) {
+        if (!allowed.contains(key) || value.contains(QLatin1Char(';')) || value.contains(QLatin1Char(' ')))
+            return failure(QStringLiteral("%1: the option %2 is not one Countersign passes on (%3)")
+                               .arg(url.shown, key, allowed.join(QStringLiteral(", "))));
+        url.options.append(key + QLatin1Char('=') + value);
+    }
+    url.host = u.host();
+    url.port = u.port(5432);
+    url.user = u.userName(QUrl::FullyDecoded);
+    url.password = u.password(QUrl::FullyDecoded);
+    const QString name = u.path(QUrl::FullyDecoded).mid(1);
+    url.database = name.isEmpty() ? QStringLiteral("postgres") : name;
+    return url;
+}
+
+} // namespace Countersign
