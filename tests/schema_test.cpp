@@ -1,4 +1,4 @@
-// The store's schema is written once (shared/migrations.cpp) for SQLite and PostgreSQL. Both stores,
+// The store's schema is written once (shared/store/migrations.cpp) for SQLite and PostgreSQL. Both stores,
 // migrated from nothing, must come out the same: tables, columns (type, NOT NULL, default), primary
 // keys, unique constraints, foreign keys, CHECK constraints and indexes, each read back from the
 // database's own catalogue. Types compare by kind (SQLite's INTEGER is PostgreSQL's BIGINT or

@@ -71,7 +71,7 @@ try {
             const r = spawnSync(binary, ['token', 'list', '--config', config, '--data-dir', path.join(work, 'data')], { encoding: 'utf8' });
             assert.doesNotMatch(r.stderr + r.stdout, /unknown setting/, `"${key}" is documented but not a setting`);
         }
-        const accepted = [...readFileSync(path.join(source, 'shared', 'config.cpp'), 'utf8').matchAll(/key == "([A-Za-z]+)"/g)].map((m) => m[1]);
+        const accepted = [...readFileSync(path.join(source, 'shared', 'config', 'config.cpp'), 'utf8').matchAll(/key == "([A-Za-z]+)"/g)].map((m) => m[1]);
         assert.ok(accepted.length >= 15, accepted.join(', '));
         for (const key of new Set(accepted)) assert.ok(readme.includes(`\`${key}\``) || readme.includes(`"${key}"`), `the setting "${key}" is not in the README`);
     });

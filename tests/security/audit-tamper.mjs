@@ -32,7 +32,7 @@ const rows = (dataDir, statement) => JSON.parse(execFileSync('sqlite3', ['-json'
 const verify = (dataDir, ...extra) => run(binary, ['audit', 'verify', '--data-dir', dataDir, ...extra])
     .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
 
-// shared/canonicaljson.cpp in JS: keys sorted by UTF-16 code units, strings escaped as there (every
+// shared/core/canonicaljson.cpp in JS: keys sorted by UTF-16 code units, strings escaped as there (every
 // other character raw UTF-8), integers as decimal; and auditchain.cpp's hashLink over hashedFields.
 function canonical(v) {
     if (v === null) return 'null';
