@@ -1,12 +1,14 @@
 // The gate, end to end (docs/design.md): a call is judged by the policy, planned, minted into a
 // sealed ticket and parked as a card; its retry is checked, held for the human, and an approved
 // one re-planned, claimed and run exactly once with a signed receipt. The words the agent reads
-// are in gatereplies.cpp, the receipt in receiptbody.cpp, the holding in retryholder.cpp.
+// are in gatereplies.cpp, the receipt in receiptbody.cpp, the holding in retryholder.cpp, the
+// client's own prompts and confirmations in gateclient.cpp, the run itself in gaterun.cpp.
 #include "gate.h"
 
 #include "auditstore.h"
 #include "clock.h"
 #include "gatedaction.h"
+#include "gateinternal.h"
 #include "gatereplies.h"
 #include "receipt.h"
 #include "retryholder.h"
@@ -25,29 +27,14 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
+using GateInternal::actionOf;
+using GateInternal::remember;
 
 QString randomNonce()
 {
     unsigned char bytes[16];
     randombytes_buf(bytes, sizeof bytes);
     return QString::fromLatin1(QByteArray(reinterpret_cast<const char *>(bytes), sizeof bytes).toHex());
-}
-
-// Bookkeeping per card, dropped when the card ends (Gate::forget). Cards are bounded (per
-// connection, kMaxPendingPerConnection); past the cap, as a last resort, it all goes at once: it
-// only shapes prompts and rounds.
-template <typename T> void remember(QHash<QString, T> &map, const QString &nonce, T value)
-{
-    if (map.size() >= Gate::kMaxRemembered && !map.contains(nonce))
-        map.clear();
-    map.insert(nonce, value);
-}
-
-// An ElicitResult's action; empty when absent or not a string.
-std::string actionOf(const json &answer)
-{
-    const auto field = answer.find("action");
-    return field != answer.end() && field->is_string() ? field->get<std::string>() : std::string();
 }
 
 bool sameDigest(const QString &a, const QString &b)
@@ -264,69 +251,6 @@ QString Gate::sealedFor(const RequestPtr &request, const Ticket &ticket) const
     if (request->isRetry())
         return QString::fromStdString(request->params.at("requestState").get<std::string>());
     return m_sealer.seal(ticket);
-}
-
-// The card's URL is offered to a client that declared URL mode, for a console-mode card, unless
-// this connection's client has shown that it answers such prompts on its own (an answer faster
-// than a person reads: a headless client's cancel, Codex's decline): to it, the prompt only adds a
-// round trip. Its answer never decides the card either way (clientDecision).
-bool Gate::mayPromptUrl(const RequestPtr &request, const Operation &op) const
-{
-    if (op.approvalMode == ApprovalMode::Client || !request->envelope.elicitation.url ||
-        m_settings.approvalsUrlBase.isEmpty() || failsOnUrlRound(request))
-        return false;
-    const auto quiet = m_noPrompt.constFind(request->principal.name);
-    return quiet == m_noPrompt.cend() || !quiet->contains(clientOf(request));
-}
-
-// Per connection, the last kMaxQuietClients client names not to prompt: one connection's clients
-// (the names are its own to choose) never crowd out another's.
-void Gate::stopPrompting(const RequestPtr &request, const char *why)
-{
-    QStringList &quiet = m_noPrompt[request->principal.name];
-    const QString client = clientOf(request);
-    if (quiet.contains(client))
-        return;
-    qCInfo(lcGate) << "the client" << client << "of" << request->principal.name << why
-                   << ": not prompted again";
-    if (quiet.size() >= kMaxQuietClients)
-        quiet.removeFirst();
-    quiet.append(client);
-}
-
-QString Gate::clientOf(const RequestPtr &request)
-{
-    return request->clientName().left(kMaxClientName);
-}
-
-// Clients measured to fail a call on a URL input request although they declare URL mode
-// (docs/clients.md): Codex 0.169.0 with its mcp_2026_07_28 feature answers "-32600 unsupported MCP
-// input request" and never retries, several calls at once, so nothing can be learnt from it in
-// time. Its 2025-era mode takes the same prompt as elicitation/create (and declines it).
-bool Gate::failsOnUrlRound(const RequestPtr &request)
-{
-    return !request->envelope.legacy && request->clientName() == QLatin1String("codex-mcp-client");
-}
-
-// A client's answer to the prompt a console-mode card's call sent it: noted on the card; one that
-// came faster than a person could answer marks the client as answering on its own. An answer to no
-// prompt on record (sent again on a later round, or never asked for), a client-mode card's answer
-// (that tool's approval: clientDecision) and an action that is none of the three are noted nowhere.
-void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json &answer)
-{
-    const std::string action = actionOf(answer);
-    if (op.approvalMode == ApprovalMode::Client ||
-        (action != "accept" && action != "decline" && action != "cancel"))
-        return;
-    const QString &nonce = op.nonce;
-    const auto asked = m_promptedMs.find(nonce);
-    if (asked == m_promptedMs.end())
-        return;
-    const qint64 ms = m_clock.nowMs() - *asked;
-    m_promptedMs.erase(asked);
-    if (ms < kSelfAnswerMs)
-        stopPrompting(request, "answered the card's prompt faster than a person could");
-    Q_EMIT clientAnswered(nonce, QString::fromStdString(action), ms);
 }
 
 Ticket Gate::ticketFor(const Operation &op, const QString &client)
@@ -562,40 +486,6 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     hold(request, ticket, std::min(window, ticket.exp - now), std::move(done));
 }
 
-// A run another live instance claimed: the retry polls the store for its end until the deadline,
-// then is told to come back (2026-07-28: input_required again; 2025: a text saying so). The
-// instance found gone meanwhile ended the run unrecorded: "outcome unknown".
-void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &c, qint64 deadlineMs,
-                          ToolDone done)
-{
-    if (c.finishedMs)
-        return done(c.result);
-    auto alive = m_store.isAlive(c.instance);
-    if (!alive)
-        return done(storeFailure(alive.error()));
-    if (!alive.value())
-        return done(GateReplies::outcomeUnknown(c.claimedMs));
-    if (m_clock.nowMs() < deadlineMs) {
-        QTimer::singleShot(
-            kRemoteRunPollMs, this, [this, request, ticket, deadlineMs, done = std::move(done)]() mutable {
-                auto claim = m_store.claimOf(ticket.nonce);
-                if (!claim || !claim.value())
-                    return done(storeFailure(
-                        claim ? QStringLiteral("the claim on %1 is gone").arg(ticket.nonce) : claim.error()));
-                awaitRemoteRun(request, ticket, *claim.value(), deadlineMs, std::move(done));
-            });
-        return;
-    }
-    if (request->envelope.legacy)
-        return done(GateReplies::runningElsewhere(c.claimedMs));
-    auto op = m_store.operation(ticket.nonce);
-    if (!op || !op.value())
-        return done(storeFailure(op ? QStringLiteral("operation %1 is gone").arg(ticket.nonce) : op.error()));
-    const QString sealed = sealedFor(request, ticket);
-    done(GateReplies::inputRequired(*op.value(), sealed, request->envelope, false, QString(),
-                                    m_settings.approvalsUrlBase));
-}
-
 // Woken by a decision or at the end of the window, the call is judged again, without holding.
 void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done)
 {
@@ -625,204 +515,6 @@ void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs
         m_holder->resumeNow(id);
     if (!m_poll.isActive())
         m_poll.start();
-}
-
-// A client's answer (an ElicitResult) as a decision. A console-mode card is the human's at the
-// console alone: whatever the client answers (several answer prompts on their own, headless ones
-// cancel at once) leaves it waiting in the window (docs/design.md: authority lives in the console).
-// A client-mode tool's form is that tool's approval: its typed confirmation approves and a decline
-// declines; a cancel (dismissed, in the spec, not refused) decides nothing. A confirmation typed
-// wrong decides nothing and sets notice.
-std::optional<Decision> Gate::clientDecision(const Operation &op, const json &answer,
-                                             const QString &connection, QString &notice) const
-{
-    if (op.approvalMode != ApprovalMode::Client)
-        return std::nullopt; // noted on the card (noteAnswer); the card stays with the console
-    const std::string action = actionOf(answer);
-    const QString by = QStringLiteral("client:%1").arg(connection);
-    if (action == "decline")
-        return Decision{Operation::Status::Declined, by, QStringLiteral("declined in the client"),
-                        m_clock.nowMs()};
-    if (action != "accept")
-        return std::nullopt;
-    const auto content = answer.find("content");
-    const json typed = content != answer.end() && content->is_object()
-                           ? content->value(GateReplies::kConfirmKey, json())
-                           : json();
-    if (!typed.is_string() || QString::fromStdString(typed.get<std::string>()) != op.confirmationText()) {
-        notice = GateReplies::mismatchNotice(op.confirmationText());
-        return std::nullopt;
-    }
-    return Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
-}
-
-Status Gate::recordClientDecision(const QString &nonce, const Decision &decision)
-{
-    auto inForce = m_store.decide(nonce, decision);
-    if (!inForce)
-        return failure(inForce.error());
-    if (inForce.value().by == decision.by && inForce.value().outcome == decision.outcome)
-        Q_EMIT stepRecorded(Step::Decided, nonce); // this answer decided (another one may have won)
-    Q_EMIT retired(nonce);
-    return success();
-}
-
-// A retry's inputResponses: a decision is recorded and the retry judged again.
-bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
-                            ToolDone &done, QString &notice)
-{
-    const auto answer = GateReplies::inputResponse(request->params, op.approvalMode == ApprovalMode::Client
-                                                                        ? GateReplies::kConfirmKey
-                                                                        : GateReplies::kApprovalKey);
-    if (!answer)
-        return false;
-    noteAnswer(request, op, *answer);
-    const std::optional<Decision> decision = clientDecision(op, *answer, request->principal.name, notice);
-    if (!decision)
-        return false;
-    if (auto recorded = recordClientDecision(ticket.nonce, *decision); !recorded) {
-        done(storeFailure(recorded.error()));
-        return true;
-    }
-    evaluate(request, ticket, std::move(done), false);
-    return true;
-}
-
-// A 2025-era call brings no retry to carry the client's answer. Where its transport can ask the
-// client (elicitation/create on the call's stream or connection), the typed-confirmation form
-// (client mode, form declared) or the card's URL (console mode, URL declared) is asked while the
-// call is held; an answer that decides is recorded like a retry's and wakes the held call. A
-// confirmation typed wrong is asked again, up to kConfirmRounds times per call.
-void Gate::askInClient(const RequestPtr &request, const Ticket &ticket, const Operation &op,
-                       const QString &notice, int round)
-{
-    if (!request->elicit)
-        return;
-    json params;
-    if (op.approvalMode == ApprovalMode::Client && request->envelope.elicitation.form)
-        params = GateReplies::confirmationRequest(op, notice);
-    else if (mayPromptUrl(request, op))
-        params = GateReplies::approvalUrlRequest(op, notice, m_settings.approvalsUrlBase);
-    else
-        return;
-    if (op.approvalMode != ApprovalMode::Client)
-        remember(m_promptedMs, op.nonce, m_clock.nowMs());
-    qCInfo(lcGate) << "asking the client about" << op.nonce << "in" << params.value("mode", "").c_str()
-                   << "mode";
-    request->elicit(params,
-                    [self = QPointer<Gate>(this), request, ticket, op, round](std::optional<json> answer) {
-                        if (!self || !answer || !answer->is_object())
-                            return; // an error answer decides nothing: the card waits in the window
-                        self->noteAnswer(request, op, *answer);
-                        QString mismatch;
-                        const std::optional<Decision> decision =
-                            self->clientDecision(op, *answer, request->principal.name, mismatch);
-                        if (!decision) {
-                            if (!mismatch.isEmpty() && round < kConfirmRounds)
-                                self->askInClient(request, ticket, op, mismatch, round + 1);
-                            return;
-                        }
-                        if (auto recorded = self->recordClientDecision(ticket.nonce, *decision); !recorded)
-                            qCWarning(lcGate) << "the client's answer for" << ticket.nonce
-                                              << "was not recorded:" << recorded.error();
-                        self->wake(ticket.nonce);
-                    });
-}
-
-// 6. Approved: the world may have moved since the card was shown. Plan again; a different plan
-// supersedes the card and starts a fresh one, and only the plan approved runs.
-void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                       ToolDone done)
-{
-    QPointer<Gate> self(this);
-    request->action->plan(request->arguments,
-                          [self, request, ticket, decision, done = std::move(done)](Result<Plan> plan) {
-                              if (!self)
-                                  return;
-                              if (!plan)
-                                  return done(GateReplies::replanFailed(plan.error()));
-                              if (plan.value().digest() != ticket.planDigest) {
-                                  qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
-                                  return self->park(request, std::move(plan).value(), done, ticket.nonce);
-                              }
-                              self->execute(request, ticket, decision, plan.value(), done);
-                          });
-}
-
-// 7. Claim before acting, then run once; 8. the result carries a signed receipt.
-void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                   const Plan &plan, ToolDone done)
-{
-    // A held retry woken, or a re-plan ended, after the quit began: the approval stays for the
-    // next start; nothing new starts now.
-    if (m_draining)
-        return done(GateReplies::quitting());
-    // A call held while its connection was revoked: revoking locks the agent out, approved or not.
-    if (m_connectionActive && !m_connectionActive(request->principal))
-        return done(GateReplies::connectionRevoked(request->principal.name));
-    if (request->isCancelled()) // the task was cancelled while it was re-planned: the approval waits
-        return done(GateReplies::cancelledByClient());
-    auto claimed = m_store.claim(ticket.nonce);
-    if (!claimed)
-        return done(storeFailure(claimed.error()));
-    if (!claimed.value()) // another retry claimed it first: converge on its run
-        return evaluate(request, ticket, std::move(done), false);
-    const qint64 consumedMs = m_clock.nowMs();
-    auto head = m_store.head();
-    const json auditHead =
-        head ? json{{"seq", head.value().seq}, {"hash", head.value().hash.toStdString()}} : json();
-    m_running[ticket.nonce].append(std::move(done));
-    qCInfo(lcGate) << "running" << ticket.nonce << ticket.op;
-    Q_EMIT stepRecorded(Step::Claimed, ticket.nonce);
-    ++m_applying;
-    QPointer<Gate> self(this);
-    // The receipt names the diff the human approved (the plan's digest binds it too).
-    const QString diffDigest =
-        plan.diff.isEmpty()
-            ? QString()
-            : QString::fromLatin1(
-                  QCryptographicHash::hash(plan.diff.toUtf8(), QCryptographicHash::Sha256).toHex());
-    request->action->applyRecorded(
-        request->arguments, plan, recorderFor(ticket.nonce),
-        [self, ticket, decision, consumedMs, auditHead, diffDigest](json result) {
-            if (!self)
-                return;
-            const json body = ReceiptBody::make(ticket, decision, consumedMs, self->m_clock.nowMs(), result,
-                                                auditHead, diffDigest);
-            result = ReceiptBody::attach(std::move(result), self->m_signer.sign(body));
-            self->recordEnd(ticket.nonce, result);
-            const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
-            for (const ToolDone &d : waiting)
-                d(result);
-            self->applyEnded();
-        });
-}
-
-GatedAction::Recorder Gate::recorderFor(const QString &nonce)
-{
-    return [self = QPointer<Gate>(this), nonce](const QString &event, const json &detail) {
-        if (!self)
-            return;
-        if (auto recorded = self->m_store.recordEvent(event, nonce, detail); !recorded)
-            qCWarning(lcGate) << "cannot record" << event << "for" << nonce << recorded.error();
-    };
-}
-
-void Gate::recordEnd(const QString &nonce, const json &result, Durability durability)
-{
-    Q_EMIT stepRecorded(Step::Applied, nonce);
-    const auto isError = result.is_object() ? result.find("isError") : result.end();
-    Q_EMIT runEnded(nonce, isError != result.end() && *isError == true);
-    if (auto finished = m_store.finishClaim(nonce, result, durability); !finished)
-        qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
-    else
-        Q_EMIT stepRecorded(Step::Finished, nonce);
-}
-
-void Gate::applyEnded()
-{
-    if (--m_applying == 0 && m_draining)
-        Q_EMIT idle();
 }
 
 void Gate::forget(const QString &nonce)

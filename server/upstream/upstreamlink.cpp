@@ -3,6 +3,7 @@
 #include "headerchecks.h"
 #include "httpexchange.h"
 #include "jsonbody.h"
+#include "upstreaminternal.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -18,22 +19,11 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
+using UpstreamInternal::kModern;
+using UpstreamInternal::member;
 
-constexpr const char *kModern = "2026-07-28";
 constexpr const char *kLegacy = "2025-11-25";
 constexpr int kMaxBackoffMs = 60'000;
-constexpr qsizetype kMaxErrLineBytes = 4096;
-
-// The member key of value when value is an object, else null: what an upstream sends is not
-// trusted to have the shape it should (json::value() throws on a wrong type).
-const json &member(const json &value, const char *key)
-{
-    static const json null;
-    if (!value.is_object())
-        return null;
-    const auto it = value.find(key);
-    return it == value.end() ? null : *it;
-}
 
 QString stringMember(const json &value, const char *key)
 {
@@ -116,102 +106,8 @@ void UpstreamLink::launch()
         return;
     }
     setState(State::Starting);
-    m_process = new QProcess(this);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (auto it = m_spec.env.cbegin(); it != m_spec.env.cend(); ++it)
-        env.insert(it.key(), it.value());
-    m_process->setProcessEnvironment(env);
-    m_process->setWorkingDirectory(m_spec.cwd.isEmpty() ? QDir::homePath() : m_spec.cwd);
-    m_process->setProgram(m_spec.command.first());
-    m_process->setArguments(m_spec.command.mid(1));
-    QProcess *process = m_process;
-    connect(process, &QProcess::readyReadStandardOutput, this, &UpstreamLink::readOutput);
-    connect(process, &QProcess::readyReadStandardError, this, &UpstreamLink::readErrors);
-    connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
-        if (process != m_process)
-            return;
-        if (error == QProcess::FailedToStart)
-            fail(QStringLiteral("cannot start %1: %2").arg(m_spec.command.first(), process->errorString()));
-    });
-    connect(process, &QProcess::finished, this, [this, process](int code, QProcess::ExitStatus status) {
-        if (process != m_process)
-            return;
-        readOutput();
-        fail(status == QProcess::CrashExit
-                 ? QStringLiteral("the upstream's process crashed")
-                 : QStringLiteral("the upstream's process exited with %1").arg(code));
-    });
-    qCInfo(lcUpstream) << "starting upstream" << m_spec.name << m_spec.command;
-    m_process->start(QIODevice::ReadWrite);
+    startProcess();
     handshake();
-}
-
-void UpstreamLink::readOutput()
-{
-    if (!m_process)
-        return;
-    m_out += m_process->readAllStandardOutput();
-    for (;;) {
-        const qsizetype end = m_out.indexOf('\n');
-        if (end < 0)
-            break;
-        const QByteArray line = m_out.left(end).trimmed();
-        m_out.remove(0, end + 1);
-        if (line.isEmpty())
-            continue;
-        // Depth-limited: a deeply nested line would otherwise exhaust the stack when copied.
-        auto parsed = JsonBody::parse(line);
-        const json message = parsed ? std::move(parsed).value() : json();
-        if (!message.is_object()) {
-            qCWarning(lcUpstream) << "upstream" << m_spec.name
-                                  << "wrote a line that is not a JSON-RPC message:" << line.left(200);
-            continue;
-        }
-        handle(message);
-        if (!m_process)
-            return; // the message ended the link
-    }
-    if (m_out.size() > kMaxLineBytes)
-        fail(QStringLiteral("the upstream wrote a message over %1 MiB").arg(kMaxLineBytes / (1024 * 1024)));
-}
-
-void UpstreamLink::readErrors()
-{
-    if (!m_process)
-        return;
-    m_err += m_process->readAllStandardError();
-    const qint64 second = QDateTime::currentSecsSinceEpoch();
-    for (;;) {
-        const qsizetype end = m_err.indexOf('\n');
-        if (end < 0 && m_err.size() < kMaxErrLineBytes)
-            break;
-        const qsizetype cut = end < 0 ? kMaxErrLineBytes : end;
-        const QByteArray line = m_err.left(cut);
-        m_err.remove(0, end < 0 ? cut : cut + 1);
-        if (line.trimmed().isEmpty())
-            continue;
-        if (second != m_errSecond) {
-            if (m_errDropped > 0)
-                qCWarning(lcUpstream) << "upstream" << m_spec.name << "wrote" << m_errDropped
-                                      << "more lines to stderr, not logged";
-            m_errSecond = second;
-            m_errLines = 0;
-            m_errDropped = 0;
-        }
-        if (++m_errLines > kMaxErrLinesPerSecond) {
-            ++m_errDropped;
-            continue;
-        }
-        // Control characters shown as escapes: a line cannot move the cursor or fake another.
-        QString shown;
-        for (const QChar c : QString::fromUtf8(line)) {
-            if (c.unicode() < 0x20 || c.unicode() == 0x7f)
-                shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
-            else
-                shown += c;
-        }
-        qCInfo(lcUpstream).noquote() << QStringLiteral("[%1] %2").arg(m_spec.name, shown);
-    }
 }
 
 void UpstreamLink::handle(const json &message)
@@ -279,121 +175,6 @@ void UpstreamLink::send(const json &message)
     QByteArray line = QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace));
     line.append('\n');
     m_process->write(line);
-}
-
-void UpstreamLink::post(const json &message)
-{
-    const json id = message.contains("method") ? message.value("id", json()) : json();
-    const bool isRequest = id.is_number_integer();
-    if (m_exchanges.size() >= kMaxInFlight) {
-        if (isRequest)
-            settle(id.get<qint64>(), {Outcome::Kind::NotSent, json(),
-                                      QStringLiteral("upstream %1 has %2 calls in flight already")
-                                          .arg(m_spec.name)
-                                          .arg(kMaxInFlight)});
-        return;
-    }
-    QList<QPair<QByteArray, QByteArray>> headers{{"Content-Type", "application/json"},
-                                                 {"Accept", "application/json, text/event-stream"}};
-    for (const auto &[name, value] : m_spec.headers)
-        headers.append({name, value});
-    const std::string method = message.value("method", std::string());
-    // Modern headers go with every message that claims the 2026-07-28 envelope (the discover probe too).
-    const bool modern =
-        member(member(message, "params"), "_meta").contains("io.modelcontextprotocol/protocolVersion");
-    if (modern) {
-        headers.append({QByteArray("MCP-Protocol-Version"), QByteArray(kModern)});
-        if (!method.empty())
-            headers.append({"Mcp-Method", QByteArray::fromStdString(method)});
-        const json &params = member(message, "params");
-        const char *nameKey = method == "resources/read" ? "uri" : "name";
-        if ((method == "tools/call" || method == "prompts/get" || method == "resources/read") &&
-            member(params, nameKey).is_string())
-            headers.append({"Mcp-Name", HeaderChecks::encodeValue(
-                                            QString::fromStdString(params[nameKey].get<std::string>()))});
-    } else if (!m_version.isEmpty()) {
-        headers.append({"MCP-Protocol-Version", m_version.toLatin1()});
-    }
-    if (!m_sessionId.isEmpty())
-        headers.append({"Mcp-Session-Id", m_sessionId});
-    // One connection per message, written once: a POST is never sent a second time.
-    auto *exchange = new HttpExchange(
-        QUrl(m_spec.url), headers,
-        QByteArray::fromStdString(message.dump(-1, ' ', false, json::error_handler_t::replace)),
-        kMaxLineBytes, m_spec.timeoutSeconds * 1000 + 5000, this);
-    const qint64 key = isRequest ? id.get<qint64>() : -(m_nextId++); // notifications: a key of their own
-    m_exchanges.insert(key, exchange);
-    const quint64 generation = m_generation;
-    connect(exchange, &HttpExchange::head, this,
-            [this, generation, method](int status, const QHash<QByteArray, QByteArray> &answerHeaders) {
-                const QByteArray session = answerHeaders.value("mcp-session-id");
-                static const QRegularExpression visible(QStringLiteral("^[\\x21-\\x7e]{1,256}$"));
-                if (generation == m_generation && method == "initialize" && status == 200 &&
-                    visible.match(QString::fromLatin1(session)).hasMatch())
-                    m_sessionId = session;
-            });
-    connect(
-        exchange, &HttpExchange::message, this, [this, generation, key, exchange](const QByteArray &data) {
-            if (generation != m_generation)
-                return;
-            auto parsed = JsonBody::parse(data);
-            if (!parsed || !(parsed.value().is_object() || parsed.value().is_array())) {
-                qCWarning(lcUpstream)
-                    << "upstream" << m_spec.name << "answered with something that is not a JSON-RPC message:"
-                    << (parsed ? QStringLiteral("neither an object nor a batch") : parsed.error());
-                return;
-            }
-            // One message, or a batch of them (2025-03-26 servers); at most kMaxMessagesPerAnswer in all.
-            const json messages =
-                parsed.value().is_array() ? std::move(parsed).value() : json::array({parsed.value()});
-            for (const json &m : messages) {
-                if (++m_messagesOf[key] > kMaxMessagesPerAnswer)
-                    return exchange->abort(
-                        QStringLiteral("more than %1 messages in one answer").arg(kMaxMessagesPerAnswer));
-                if (m.is_object())
-                    handle(m);
-                if (generation != m_generation)
-                    return;
-            }
-            // Its answer is in: an event stream the server keeps open is of no further use.
-            if (key >= 0 && !m_pending.contains(key))
-                exchange->abort(QString());
-        });
-    connect(exchange, &HttpExchange::finished, this,
-            [this, generation, key, method](const HttpExchange::Ending &ending) {
-                if (generation != m_generation)
-                    return; // the link was reset meanwhile: its requests were answered then
-                m_exchanges.remove(key);
-                m_messagesOf.remove(key);
-                if (key < 0 || !m_pending.contains(key))
-                    return; // a notification, or answered by the body
-                if (!ending.connected)
-                    return settle(
-                        key,
-                        {Outcome::Kind::NotSent, json(),
-                         QStringLiteral("upstream %1 cannot be reached: %2").arg(m_spec.name, ending.error)});
-                if (ending.status == 404 && !m_sessionId.isEmpty() && method != "initialize") {
-                    // The server forgot the session: nothing of this request ran; connect anew.
-                    settle(key, {Outcome::Kind::NotSent, json(),
-                                 QStringLiteral("upstream %1 ended its session").arg(m_spec.name)});
-                    return fail(QStringLiteral("the upstream ended its session"));
-                }
-                if (ending.status >= 400 && ending.status < 500)
-                    return settle(
-                        key,
-                        {Outcome::Kind::Refused, json(),
-                         QStringLiteral("HTTP %1 from upstream %2").arg(ending.status).arg(m_spec.name)});
-                settle(key, {Outcome::Kind::Lost, json(),
-                             ending.status
-                                 ? QStringLiteral("upstream %1 answered HTTP %2 without a JSON-RPC answer%3")
-                                       .arg(m_spec.name)
-                                       .arg(ending.status)
-                                       .arg(ending.error.isEmpty()
-                                                ? QString()
-                                                : QStringLiteral(" (") + ending.error + QLatin1Char(')'))
-                                 : QStringLiteral("upstream %1: %2").arg(m_spec.name, ending.error)});
-            });
-    exchange->start();
 }
 
 json UpstreamLink::envelope() const

@@ -96,6 +96,7 @@ private:
         QTimer *timer = nullptr;
     };
     void launch();
+    void startProcess(); // stdio: upstreamstdio.cpp
     void readOutput();
     void readErrors();
     void handle(const nlohmann::json &message);
