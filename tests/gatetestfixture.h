@@ -1,6 +1,7 @@
 #pragma once
 
-// The fixture the GateTest tests share (split across files by subject).
+// The fixture the gate's tests share (gate_test, gateclient_test, gatehold_test): a real SQLite
+// file, sealer, signer, gate and approval queue (GateStack), a fake clock and a fake action.
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "database.h"
