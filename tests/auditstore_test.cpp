@@ -1,120 +1,23 @@
-#include "auditchain.h"
-#include "auditexport.h"
-#include "auditstore.h"
-#include "canonicaljson.h"
-#include "claimrecords.h"
-#include "database.h"
-#include "fakeclock.h"
-#include "helperfailure.h"
-#include "jsoncompare.h"
-#include "operationrecords.h"
-#include "receipt.h"
-#include "teststore.h"
-#include "writetransaction.h"
+// The audit store on SQLite and on PostgreSQL: operations, decisions (first wins, review rules),
+// claims, the chain and its checks, read-only opens, replacement, reports. Its writes are in
+// writetransaction_test.
+#include "auditstorefixture.h"
 
-#include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
-#include <QThread>
 
 using namespace Countersign;
 using json = nlohmann::json;
 
-// Every test runs on SQLite, then again on PostgreSQL when COUNTERSIGN_TEST_POSTGRES names a server
-// (main() below); the few that test one engine's own behaviour say so.
-class AuditStoreTest : public QObject
+class AuditStoreTest : public QObject, protected AuditStoreFixture
 {
     Q_OBJECT
+
 public:
-    explicit AuditStoreTest(bool postgres) : m_postgres(postgres) {}
-
-private:
-    const bool m_postgres;
-    QString m_location; // this test's database: a file, or a PostgreSQL URL
-    QTemporaryDir m_dir;
-    FakeClock m_clock;
-    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
-    std::unique_ptr<Database> m_db;
-    std::unique_ptr<AuditStore> m_store;
-
-    Operation pending(const QString &nonce)
-    {
-        Operation op;
-        op.nonce = nonce;
-        op.tool = QStringLiteral("delete_service");
-        op.principal = QStringLiteral("agent");
-        op.clientInfo = {{"name", "ide"}};
-        op.arguments = {{"service", "web-1"}};
-        op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
-        op.plan.title = QStringLiteral("Delete web-1");
-        op.plan.prompt = QStringLiteral("Delete service web-1?");
-        op.plan.targets = {QStringLiteral("web-1")};
-        op.planDigest = op.plan.digest();
-        op.rule = QStringLiteral("no rule matched: default ask");
-        op.createdMs = m_clock.nowMs();
-        op.expiresMs = op.createdMs + 300'000;
-        return op;
-    }
-    // A recorded operation the console approved (what a claim needs).
-    [[nodiscard]] bool approved(const QString &nonce)
-    {
-        if (auto recorded = m_store->recordOperation(pending(nonce)); !recorded)
-            return helperFailed(recorded.error());
-        if (auto decided =
-                m_store->decide(nonce, {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1});
-            !decided)
-            return helperFailed(decided.error());
-        return true;
-    }
-    QString dbPath() const { return m_location; }
-    qint64 count(const char *sql)
-    {
-        auto q = m_db->exec(sql);
-        return q.ok() && q.value().next() ? q.value().value(0).toLongLong() : -1;
-    }
-    // Every insert into the audit log fails from now on, as it would on a full disk.
-    void refuseAuditRows()
-    {
-        if (m_postgres) {
-            QVERIFY(m_db->exec("CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS "
-                               "$$ BEGIN RAISE EXCEPTION 'audit row refused'; END $$")
-                        .ok());
-            QVERIFY(m_db->exec("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW "
-                               "EXECUTE FUNCTION refuse_audit()")
-                        .ok());
-            return;
-        }
-        QVERIFY(m_db->exec("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log "
-                           "BEGIN SELECT RAISE(ABORT, 'audit row refused'); END")
-                    .ok());
-    }
-    void allowAuditRows()
-    {
-        QVERIFY(
-            m_db->exec(m_postgres ? "DROP TRIGGER refuse_audit ON audit_log" : "DROP TRIGGER refuse_audit")
-                .ok());
-    }
+    explicit AuditStoreTest(bool postgres) : AuditStoreFixture(postgres) {}
 
 private Q_SLOTS:
-    void init()
-    {
-        if (m_postgres) {
-            auto fresh = TestStore::freshPostgres(QStringLiteral("countersign_store_test"));
-            QVERIFY2(fresh.ok(), qPrintable(fresh.ok() ? QString() : fresh.error()));
-            m_location = fresh.value();
-        } else {
-            m_location = m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction()));
-        }
-        auto db = Database::open(dbPath());
-        QVERIFY2(db.ok(), qPrintable(db.ok() ? QString() : db.error()));
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
-    }
-    void cleanup()
-    {
-        m_store.reset();
-        m_db.reset();
-    }
+    void init() { setUp(); }
+    void cleanup() { tearDown(); }
 
     void postgresUrl_malformedOrUnreachable_isAClearError_withoutThePassword()
     {
@@ -138,6 +41,7 @@ private Q_SLOTS:
                  QStringLiteral("postgres://a@h:5/d"));
         QVERIFY(!Database::isPostgresUrl(QStringLiteral("/home/a/postgresql://x.db")));
     }
+
     // A team's review rules, held by the store under its write lock whichever console approves.
     void twoPeople_firstApprovalWaits_secondDecides_byBoth()
     {
@@ -171,6 +75,7 @@ private Q_SLOTS:
         QVERIFY2(report.ok() && report.value().firstBrokenSeq == 0,
                  qPrintable(report.ok() ? report.value().problem : report.error()));
     }
+
     void twoPeople_aDeclineByAnyoneDecides()
     {
         Operation op = pending(QStringLiteral("two-declined"));
@@ -185,6 +90,7 @@ private Q_SLOTS:
         QCOMPARE(declined.value().outcome, Operation::Status::Declined);
         QVERIFY(!m_store->claim(op.nonce).value());
     }
+
     void ownerBarred_theOwnerMayDeclineButNotApprove()
     {
         Operation op = pending(QStringLiteral("own"));
@@ -213,6 +119,7 @@ private Q_SLOTS:
                 ->decide(mine.nonce, {Operation::Status::Declined, QStringLiteral("console:alice"), {}, 13})
                 .ok());
     }
+
     void ownerBarred_withNoOwnerOnRecord_noOneMayApprove()
     {
         Operation op = pending(QStringLiteral("unowned"));
@@ -226,6 +133,7 @@ private Q_SLOTS:
             m_store->decide(op.nonce, {Operation::Status::Declined, QStringLiteral("console:bob"), {}, 11})
                 .ok());
     }
+
     void twoPeople_approvalsThroughTwoConnections_decideOnce()
     {
         // Two consoles (two connections to one store) approve one after the other: the first
@@ -245,6 +153,7 @@ private Q_SLOTS:
         QCOMPARE(count("SELECT COUNT(*) FROM reviews"), 2);
         QCOMPARE(count("SELECT COUNT(*) FROM decisions"), 1);
     }
+
     void operation_roundTrips()
     {
         const Operation op = pending(QStringLiteral("n1"));
@@ -257,6 +166,7 @@ private Q_SLOTS:
         QCOMPARE(m_store->pendingOperations().value().size(), 1);
         QVERIFY(!m_store->recordOperation(op).ok()); // the nonce is unique
     }
+
     void decide_firstDecisionWins()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
@@ -273,6 +183,7 @@ private Q_SLOTS:
         QVERIFY(!m_store->decide(QStringLiteral("ghost"), {Operation::Status::Approved, {}, {}, 1}).ok());
         QVERIFY(!m_store->decide(QStringLiteral("n1"), {Operation::Status::Allowed, {}, {}, 1}).ok());
     }
+
     void claim_isUnique_andKeepsTheResult()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("waiting"))).ok());
@@ -287,6 +198,7 @@ private Q_SLOTS:
         QVERIFY(!m_store->finishClaim(QStringLiteral("n1"), result).ok()); // once
         QCOMPARE_JSON(m_store->claimOf(QStringLiteral("n1")).value()->result, result);
     }
+
     void chain_detectsAnAlteredRow()
     {
         for (const char *n : {"n1", "n2", "n3"})
@@ -305,6 +217,7 @@ private Q_SLOTS:
         QCOMPARE(broken.value().firstBrokenSeq, 4);
         QVERIFY(broken.value().problem.contains(QLatin1String("altered")));
     }
+
     void chain_detectsADeletedRow()
     {
         for (const char *n : {"n1", "n2", "n3"})
@@ -314,6 +227,7 @@ private Q_SLOTS:
         QCOMPARE(broken.value().firstBrokenSeq, 3);
         QVERIFY(broken.value().problem.contains(QLatin1String("missing")));
     }
+
     void chain_rehashedRow_breaksTheNextLink()
     {
         for (const char *n : {"n1", "n2"})
@@ -323,6 +237,7 @@ private Q_SLOTS:
         auto broken = m_store->verifyChain(m_signer.publicKey());
         QCOMPARE(broken.value().firstBrokenSeq, 1);
     }
+
     void interruptedRuns_areReportedOnce_andTheChainHolds()
     {
         for (const char *nonce : {"done", "cut", "notrun"})
@@ -343,6 +258,7 @@ private Q_SLOTS:
                  0); // still unknown, not finished
         QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().firstBrokenSeq, 0);
     }
+
     void readOnlyOpen_readsTheLog_writesNothing()
     {
         QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
@@ -359,6 +275,7 @@ private Q_SLOTS:
                  qPrintable(refused.error()));
         QVERIFY(!m_store->decision(QStringLiteral("n1")).value());
     }
+
     void readOnlyOpen_ofAnOlderSchema_isRefusedWithTheReason()
     {
         QVERIFY(
@@ -374,219 +291,7 @@ private Q_SLOTS:
             !Database::open(m_dir.filePath(QStringLiteral("missing.db")), Database::Access::ReadOnly).ok());
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("missing.db")))); // not created
     }
-    void twoConnections_appendOneChain()
-    {
-        // The console and the server each have a connection to the same file.
-        auto otherDb = Database::open(dbPath());
-        QVERIFY(otherDb.ok());
-        FakeClock otherClock;
-        AuditStore other(*otherDb.value(), otherClock, &m_signer);
-        QString writerError; // written by the writer thread, read after wait()
-        QThread *writer = QThread::create([this, &writerError] {
-            auto db = Database::open(dbPath());
-            if (!db) {
-                writerError = db.error();
-                return;
-            }
-            FakeClock clock;
-            AuditStore store(*db.value(), clock, &m_signer);
-            for (int i = 0; i < 50 && writerError.isEmpty(); ++i) {
-                if (auto recorded = store.recordOperation(pending(QStringLiteral("t%1").arg(i))); !recorded)
-                    writerError = recorded.error();
-            }
-        });
-        writer->start();
-        for (int i = 0; i < 50; ++i)
-            QVERIFY(other.recordOperation(pending(QStringLiteral("m%1").arg(i))).ok());
-        writer->wait();
-        delete writer;
-        QVERIFY2(writerError.isEmpty(), qPrintable(writerError));
-        auto report = m_store->verifyChain(m_signer.publicKey());
-        QCOMPARE(report.value().rows, 100);
-        QCOMPARE(report.value().firstBrokenSeq, 0);
-    }
-    void writeTransaction_rollsBack_unlessCommitted()
-    {
-        {
-            WriteTransaction transaction(*m_db);
-            QVERIFY(transaction.begun().ok());
-            QVERIFY(transaction.isOpen());
-            QVERIFY(m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
-                        .ok());
-        }
-        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 0);
-        {
-            WriteTransaction transaction(*m_db);
-            QVERIFY(m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('b', 'h2', 1)")
-                        .ok());
-            QVERIFY(transaction.commit().ok());
-            QVERIFY(!transaction.isOpen());
-            QVERIFY(!transaction.commit().ok()); // once
-        }
-        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
-    }
-    void writeTransaction_relaxed_relaxesOnlyItsOwnCommit()
-    {
-        if (m_postgres) {
-            const auto synchronous = [this] {
-                auto q = m_db->exec("SHOW synchronous_commit");
-                return q.ok() && q.value().next() ? q.value().value(0).toString() : QString();
-            };
-            QCOMPARE(synchronous(), QStringLiteral("on"));
-            {
-                WriteTransaction transaction(*m_db, Durability::Relaxed);
-                QCOMPARE(synchronous(), QStringLiteral("off")); // SET LOCAL: this transaction's only
-                QVERIFY(
-                    m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
-                        .ok());
-                QVERIFY(transaction.commit().ok());
-            }
-            QCOMPARE(synchronous(), QStringLiteral("on"));
-            QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
-            return;
-        }
-        const auto synchronous = [this] { return count("PRAGMA synchronous"); };
-        QCOMPARE(synchronous(), 2); // FULL: an fsync per commit
-        {
-            WriteTransaction transaction(*m_db, Durability::Relaxed);
-            QVERIFY(transaction.begun().ok());
-            QCOMPARE(synchronous(), 1); // NORMAL
-            QVERIFY(m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
-                        .ok());
-            QVERIFY(transaction.commit().ok());
-            QCOMPARE(synchronous(), 2);
-        }
-        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
-        {
-            WriteTransaction rolledBack(*m_db, Durability::Relaxed);
-            QCOMPARE(synchronous(), 1);
-        }
-        QCOMPARE(synchronous(), 2);
-        {
-            WriteTransaction outer(*m_db);
-            WriteTransaction inner(*m_db, Durability::Relaxed); // may not change it inside another
-            QVERIFY(!inner.begun().ok());
-            QCOMPARE(synchronous(), 2);
-            QVERIFY(outer.commit().ok());
-        }
-        QCOMPARE(synchronous(), 2);
-    }
-    // A connection dropped inside a write transaction (the server restarted) is not reopened for
-    // that transaction's statements: they would run one by one without it, and its lock.
-    void writeTransaction_onADroppedConnection_failsWhole_andTheNextOneReconnects()
-    {
-        if (!m_postgres)
-            QSKIP("PostgreSQL's case: a SQLite file has no connection to drop");
-        auto pid = m_db->exec("SELECT pg_backend_pid()");
-        QVERIFY(pid.ok() && pid.value().next());
-        const qint64 backend = pid.value().value(0).toLongLong();
-        auto killer = Database::open(dbPath());
-        QVERIFY(killer.ok());
-        {
-            WriteTransaction transaction(*m_db);
-            QVERIFY(transaction.begun().ok());
-            QVERIFY(killer.value()->exec("SELECT pg_terminate_backend(?)", {backend}).ok());
-            QVERIFY(
-                !m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)")
-                     .ok());
-            QVERIFY(
-                !m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('b', 'h2', 1)")
-                     .ok());
-            QVERIFY(!transaction.commit().ok());
-        }
-        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 0); // reconnected, and nothing was written
-        WriteTransaction next(*m_db);
-        QVERIFY2(next.begun().ok(), qPrintable(next.begun().ok() ? QString() : next.begun().error()));
-    }
-    void writeTransaction_thatDidNotBegin_leavesTheOpenOneAlone()
-    {
-        WriteTransaction outer(*m_db);
-        QVERIFY(outer.begun().ok());
-        QVERIFY(
-            m_db->exec("INSERT INTO connections (name, token_hash, created_ms) VALUES ('a', 'h1', 1)").ok());
-        {
-            WriteTransaction inner(*m_db); // SQLite does not nest transactions
-            QVERIFY(!inner.begun().ok());
-            QVERIFY2(inner.begun().error().contains(QLatin1String("within a transaction")),
-                     qPrintable(inner.begun().error()));
-            QVERIFY(!inner.isOpen());
-            QCOMPARE(inner.commit().error(), inner.begun().error());
-        } // must not roll back the outer transaction
-        QVERIFY(outer.commit().ok());
-        QCOMPARE(count("SELECT COUNT(*) FROM connections"), 1);
-    }
-    void writeTransaction_whoseCommitFails_isRolledBack()
-    {
-        if (m_postgres)
-            QSKIP("SQLite's own case: its deferred foreign keys fail at COMMIT; PostgreSQL checks these at "
-                  "once");
-        {
-            WriteTransaction transaction(*m_db);
-            // A claim on no operation breaks a foreign key; deferred, that is found at COMMIT.
-            QVERIFY(m_db->exec("PRAGMA defer_foreign_keys = ON").ok());
-            QVERIFY(m_db->exec("INSERT INTO claims (nonce, claimed_ms) VALUES ('ghost', 1)").ok());
-            const Status committed = transaction.commit();
-            QVERIFY(!committed.ok());
-            QVERIFY2(committed.error().contains(QLatin1String("FOREIGN KEY")), qPrintable(committed.error()));
-            QVERIFY(transaction.isOpen());
-        }
-        QCOMPARE(count("SELECT COUNT(*) FROM claims"), 0);
-        WriteTransaction next(*m_db); // the failed one is over
-        QVERIFY(next.begun().ok());
-    }
-    void auditChain_linksEachRowToThePrevious()
-    {
-        AuditChain chain(*m_db, m_clock);
-        {
-            WriteTransaction transaction(*m_db);
-            QVERIFY(chain.append(transaction, QStringLiteral("one"), QStringLiteral("n1"), {{"k", 1}}).ok());
-            m_clock.advance(5);
-            QVERIFY(chain.append(transaction, QStringLiteral("two"), QString(), json::object()).ok());
-            QVERIFY(chain.signHead(transaction, m_signer).ok());
-            QVERIFY(transaction.commit().ok());
-        }
-        auto rows =
-            m_db->exec("SELECT seq, at_ms, event, nonce, prev_hash, hash FROM audit_log ORDER BY seq");
-        QVERIFY(rows.ok());
-        QSqlQuery &q = rows.value();
-        QVERIFY(q.next());
-        QCOMPARE(q.value("prev_hash").toString(), QLatin1String(AuditChain::kGenesisHash));
-        const QString first = q.value("hash").toString();
-        QCOMPARE(first.size(), 64);
-        QVERIFY(q.next());
-        QCOMPARE(q.value("seq").toLongLong(), 2);
-        QCOMPARE(q.value("at_ms").toLongLong(), m_clock.nowMs());
-        QCOMPARE(q.value("event").toString(), QStringLiteral("two"));
-        QCOMPARE(q.value("nonce").toString(), QString("")); // a null nonce is stored as empty
-        QCOMPARE(q.value("prev_hash").toString(), first);
-        auto report = chain.verify(m_signer.publicKey());
-        QCOMPARE(report.value().rows, 2);
-        QCOMPARE(report.value().firstBrokenSeq, 0);
-    }
-    void auditChain_rowsOfARolledBackTransaction_leaveNoGap()
-    {
-        AuditChain chain(*m_db, m_clock);
-        {
-            WriteTransaction transaction(*m_db);
-            QVERIFY(chain.append(transaction, QStringLiteral("lost"), QStringLiteral("n1"), {}).ok());
-        }
-        {
-            WriteTransaction transaction(*m_db);
-            QVERIFY(chain.append(transaction, QStringLiteral("kept"), QStringLiteral("n2"), {}).ok());
-            QVERIFY(chain.signHead(transaction, m_signer).ok());
-            QVERIFY(transaction.commit().ok());
-        }
-        QCOMPARE(count("SELECT MAX(seq) FROM audit_log"), 1);
-        QCOMPARE(chain.verify(m_signer.publicKey()).value().firstBrokenSeq, 0);
-    }
-    void auditChain_detailThatIsNotJson_breaksTheChain()
-    {
-        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
-        QVERIFY(m_db->exec("UPDATE audit_log SET detail = '{not json' WHERE seq = 1").ok());
-        auto broken = AuditChain(*m_db, m_clock).verify(m_signer.publicKey());
-        QCOMPARE(broken.value().firstBrokenSeq, 1);
-        QVERIFY(broken.value().problem.contains(QLatin1String("not JSON")));
-    }
+
     void operationRecords_pendingCount_countsUnexpiredCardsOfThatConnection()
     {
         Operation soon = pending(QStringLiteral("soon"));
@@ -604,6 +309,7 @@ private Q_SLOTS:
         QVERIFY(!records.isPending(QStringLiteral("ghost")).ok());
         QCOMPARE(records.pending().value().size(), 3);
     }
+
     void operationRecords_readsEveryField()
     {
         Operation op = pending(QStringLiteral("n1"));
@@ -630,6 +336,7 @@ private Q_SLOTS:
         QVERIFY(m_db->exec("UPDATE operations SET status = 'lost' WHERE nonce = 'n1'").ok());
         QVERIFY(!m_store->operation(QStringLiteral("n1")).ok());
     }
+
     void replace_onlyUnclaimedPendingOrApproved_once_andAudited()
     {
         for (const char *n : {"n1", "n2", "n5"})
@@ -661,6 +368,7 @@ private Q_SLOTS:
         QCOMPARE(count("SELECT COUNT(*) FROM audit_log WHERE event = 'superseded'"), 1);
         QVERIFY(m_store->verifyChain(m_signer.publicKey()).value().problem.isEmpty());
     }
+
     void claimRecords_finishOnce_andOnlyWhatWasClaimed()
     {
         QVERIFY(approved(QStringLiteral("n1")));
@@ -679,49 +387,7 @@ private Q_SLOTS:
         QVERIFY(!claims.find(QStringLiteral("ghost")).value());
         QVERIFY(claims.interruptedUnreported(0).value().isEmpty());
     }
-    void everyWrite_whoseAuditRowFails_isRolledBack()
-    {
-        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n1"))).ok());
-        QVERIFY(m_store->recordOperation(pending(QStringLiteral("n2"))).ok());
-        QVERIFY(m_store
-                    ->decide(QStringLiteral("n2"),
-                             {Operation::Status::Approved, QStringLiteral("console:a"), {}, 1})
-                    .ok());
-        QVERIFY(m_store->claim(QStringLiteral("n2")).value());
-        QVERIFY(approved(QStringLiteral("n5"))); // approved, not yet claimed
-        refuseAuditRows();
 
-        const auto recorded = m_store->recordOperation(pending(QStringLiteral("n3")));
-        QVERIFY2(!recorded.ok() && recorded.error().contains(QLatin1String("audit row refused")),
-                 qPrintable(recorded.ok() ? QString() : recorded.error()));
-        QVERIFY(!m_store->operation(QStringLiteral("n3")).value());
-
-        QVERIFY(!m_store
-                     ->decide(QStringLiteral("n1"),
-                              {Operation::Status::Declined, QStringLiteral("console:a"), {}, 1})
-                     .ok());
-        QVERIFY(!m_store->decision(QStringLiteral("n1")).value());
-        QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
-
-        Operation replacing = pending(QStringLiteral("n4"));
-        replacing.supersedes = QStringLiteral("n1");
-        QVERIFY(!m_store->replace(replacing).ok());
-        QCOMPARE(m_store->operation(QStringLiteral("n1")).value()->status, Operation::Status::Pending);
-
-        QVERIFY(!m_store->claim(QStringLiteral("n5")).ok());
-        QVERIFY(!m_store->claimOf(QStringLiteral("n5")).value());
-
-        QVERIFY(!m_store->finishClaim(QStringLiteral("n2"), json::object()).ok());
-        QCOMPARE(m_store->claimOf(QStringLiteral("n2")).value()->finishedMs, 0);
-
-        QVERIFY(!m_store->reportInterrupted().ok());
-
-        allowAuditRows();
-        QCOMPARE(m_store->reportInterrupted().value().size(), 1); // not reported by the failed call
-        QVERIFY(m_store->claim(QStringLiteral("n5")).value());
-        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().rows, 8);
-        QCOMPARE(m_store->verifyChain(m_signer.publicKey()).value().firstBrokenSeq, 0);
-    }
     void report_andCsv_showDecisionsAndOutcomes()
     {
         Operation a = pending(QStringLiteral("n1"));
@@ -758,15 +424,6 @@ private Q_SLOTS:
 
 int main(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
-    AuditStoreTest onSqlite(false);
-    int failed = QTest::qExec(&onSqlite, argc, argv);
-    if (TestStore::postgresServer().isEmpty()) {
-        std::fprintf(stderr, "auditstore_test: COUNTERSIGN_TEST_POSTGRES unset: not run on PostgreSQL\n");
-        return failed;
-    }
-    AuditStoreTest onPostgres(true);
-    failed += QTest::qExec(&onPostgres, argc, argv);
-    return failed;
+    return runOnBothStores<AuditStoreTest>(argc, argv);
 }
 #include "auditstore_test.moc"
