@@ -4,9 +4,6 @@
 
 #include <QTest>
 
-using namespace Countersign;
-using json = nlohmann::json;
-
 class GateTest : public QObject, protected GateFixture
 {
     Q_OBJECT

@@ -5,9 +5,6 @@
 
 #include <QTest>
 
-using namespace Countersign;
-using json = nlohmann::json;
-
 class GateClientTest : public QObject, protected GateFixture
 {
     Q_OBJECT

@@ -4,8 +4,6 @@
 
 #include <QTest>
 
-using namespace Countersign;
-
 class MainWindowAuditTest : public QObject, protected MainWindowFixture
 {
     Q_OBJECT

@@ -5,8 +5,6 @@
 
 #include <QTest>
 
-using namespace Countersign;
-
 class MainWindowQueueTest : public QObject, protected MainWindowFixture
 {
     Q_OBJECT

@@ -5,8 +5,6 @@
 
 #include <QTest>
 
-using namespace Countersign;
-
 // Stands in for the desktop's opener of file URLs (QDesktopServices::setUrlHandler).
 class UrlCatcher final : public QObject
 {

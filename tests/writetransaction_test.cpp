@@ -5,9 +5,6 @@
 
 #include <QTest>
 
-using namespace Countersign;
-using json = nlohmann::json;
-
 class WriteTransactionTest : public QObject, protected AuditStoreFixture
 {
     Q_OBJECT
