@@ -1,0 +1,212 @@
+// The audit view's detail of one operation: what its card showed, invisible characters as marks, the blast
+// radius in words, and Revert (the diff, the bytes restored, once).
+#include "auditviewfixture.h"
+
+#include <QTest>
+
+class AuditViewDetailTest : public QObject, protected AuditViewFixture
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { setUp(); }
+    void cleanup() { tearDown(); }
+
+    void detail_showsWhatTheCardShowed()
+    {
+        Operation op = operation(QStringLiteral("c-volume"), m_clock.nowMs());
+        op.plan.summary = QStringLiteral("3 files and 1 volume go with the service");
+        op.plan.targets = {QStringLiteral("c-volume"), QStringLiteral("a-service"),
+                           QStringLiteral("b-records")};
+        op.plan.blastRadius = {{"files", 3},     {"bytes", 24576},   {"dnsRecords", 4},
+                               {"volumeGB", 40}, {"newFile", false}, {"irreversible", true}};
+        op.plan.risk = Risk::High;
+        op.rule = QStringLiteral("rule 2: delete_service asks");
+        QVERIFY(record(*m_store, op));
+        showView();
+        QVERIFY(listed());
+        QVERIFY(select(op.nonce));
+        const QString shown = find<QTextBrowser>("auditDetail")->toPlainText();
+        for (const QString &expected : {op.plan.summary, QStringLiteral("High risk · irreversible"),
+                                        QStringLiteral("rule 2: delete_service asks"),
+                                        QStringLiteral("3 files, %1").arg(QLocale().formattedDataSize(24576)),
+                                        QStringLiteral("4 DNS records"), QStringLiteral("40 GB volume"),
+                                        QStringLiteral("Delete service c-volume?")})
+            QVERIFY2(shown.contains(expected),
+                     qPrintable(QStringLiteral("%1 not in:\n%2").arg(expected, shown)));
+        for (const char *raw : {"dnsRecords", "volumeGB", "newFile", "irreversible:", "bytes:", "false"})
+            QVERIFY2(!shown.contains(QLatin1String(raw)), raw);
+        // The targets sorted.
+        const qsizetype targets = shown.indexOf(QLatin1String("Targets\n"));
+        const qsizetype a = shown.indexOf(QLatin1String("a-service"), targets);
+        const qsizetype b = shown.indexOf(QLatin1String("b-records"), targets);
+        const qsizetype c = shown.indexOf(QLatin1String("c-volume"), targets);
+        QVERIFY2(targets >= 0 && targets < a && a < b && b < c, qPrintable(shown));
+    }
+
+    void detail_showsInvisibleCharactersAsMarks()
+    {
+        Operation op =
+            operation(QStringLiteral("web") + QChar(0x202E) + QStringLiteral("1"), m_clock.nowMs());
+        op.plan.summary = QStringLiteral("tag ") + QString::fromUcs4(U"\U000E0041") + QStringLiteral(" char");
+        QVERIFY(record(*m_store, op));
+        showView();
+        QVERIFY(listed());
+        QVERIFY(select(op.nonce));
+        const QString shown = find<QTextBrowser>("auditDetail")->toPlainText();
+        QVERIFY2(shown.contains(QStringLiteral("web\u27e6U+202E\u27e71")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("tag \u27e6U+E0041\u27e7 char")), qPrintable(shown));
+        QVERIFY(!shown.contains(QChar(0x202E)));
+    }
+
+    void blastRadius_readsAsWords_data()
+    {
+        QTest::addColumn<json>("blast");
+        QTest::addColumn<QStringList>("lines");
+        const auto size = [](qint64 bytes) { return QLocale().formattedDataSize(bytes); };
+        QTest::newRow("one file") << json{{"files", 1}} << QStringList{QStringLiteral("1 file")};
+        QTest::newRow("two files") << json{{"files", 2}} << QStringList{QStringLiteral("2 files")};
+        QTest::newRow("bytes once") << json{{"bytes", 102}} << QStringList{size(102)};
+        QTest::newRow("files and their size") << json{{"files", 3}, {"bytes", 24576}}
+                                              << QStringList{QStringLiteral("3 files, %1").arg(size(24576))};
+        QTest::newRow("a new file")
+            << json{{"files", 1}, {"newFile", true}, {"bytes", 14}, {"linesAdded", 2}, {"linesRemoved", 0}}
+            << QStringList{QStringLiteral("a new file, %1").arg(size(14)),
+                           QStringLiteral("2 lines added, 0 removed")};
+        QTest::newRow("an edit")
+            << json{{"files", 1}, {"newFile", false}, {"linesAdded", 1}, {"linesRemoved", 3}}
+            << QStringList{QStringLiteral("1 file"), QStringLiteral("1 line added, 3 removed")};
+        QTest::newRow("a recursive delete")
+            << json{{"files", 12},      {"bytes", 2048},         {"untracked", 1},
+                    {"uncommitted", 0}, {"inGitWorkTree", true}, {"irreversible", true}}
+            << QStringList{QStringLiteral("12 files, %1").arg(size(2048)), QStringLiteral("1 untracked file"),
+                           QStringLiteral("no uncommitted changes"),
+                           QStringLiteral("inside a git work tree")};
+        QTest::newRow("outside git") << json{{"inGitWorkTree", false}}
+                                     << QStringList{QStringLiteral(
+                                            "not in a git work tree: nothing can be restored")};
+        QTest::newRow("a move that overwrites")
+            << json{{"overwrites", true}, {"bytesOverwritten", 4096}}
+            << QStringList{QStringLiteral("overwrites an existing file of %1").arg(size(4096))};
+        QTest::newRow("a move that does not") << json{{"overwrites", false}, {"bytesOverwritten", 0}}
+                                              << QStringList{QStringLiteral("overwrites nothing")};
+        QTest::newRow("a command") << json{{"cwd", "/home/me/app"},
+                                           {"pinnedFiles", {{"run.sh", "ab"}, {"lib.sh", "cd"}}}}
+                                   << QStringList{
+                                          QStringLiteral("runs in /home/me/app"),
+                                          QStringLiteral("2 files pinned by their content: lib.sh, run.sh")};
+        QTest::newRow("counted nouns")
+            << json{{"dnsRecords", 4}, {"instances", 1}, {"policies", 1}}
+            << QStringList{QStringLiteral("4 DNS records"), QStringLiteral("1 instance"),
+                           QStringLiteral("1 policy")};
+        QTest::newRow("units before their noun")
+            << json{{"volumeGB", 40}, {"downtimeMinutes", 1}, {"logBytes", 2048}}
+            << QStringList{QStringLiteral("1 minute downtime"), QStringLiteral("%1 log").arg(size(2048)),
+                           QStringLiteral("40 GB volume")};
+        QTest::newRow("flags") << json{{"deletesBackups", true}, {"keepsSnapshots", false}}
+                               << QStringList{QStringLiteral("deletes backups")};
+        QTest::newRow("values") << json{{"cluster", "prod-eu"}, {"maxSurge", 2}, {"regions", {"eu", "us"}}}
+                                << QStringList{QStringLiteral("cluster: prod-eu"),
+                                               QStringLiteral("max surge: 2"),
+                                               QStringLiteral("regions: eu, us")};
+        QTest::newRow("a known key of another type is still shown")
+            << json{{"files", "many"}} << QStringList{QStringLiteral("files: many")};
+        QTest::newRow("irreversible is the risk's") << json{{"irreversible", true}} << QStringList();
+        QTest::newRow("what an agent's command would lose, measured")
+            << json{{"measured",
+                     {{{"kind", "discard"}, {"files", {{{"path", "main.rs"}, {"added", 3}, {"removed", 1}}}}},
+                      {{"kind", "push"},
+                       {"targets",
+                        {{{"remote", "origin"}, {"branch", "main"}, {"deleting", false}, {"commits", 2}}}}},
+                      {{"kind", "branch"}, {"branch", "spike"}, {"commits", 1}}}}}
+            << QStringList{QStringLiteral("discards uncommitted changes: main.rs (+3 −1)"),
+                           QStringLiteral("overwrites origin/main: 2 commits lost"),
+                           QStringLiteral("deletes the branch spike: 1 commit no other branch holds")};
+        QTest::newRow("what a write the card asks about replaces")
+            << json{{"measured",
+                     {{{"kind", "write"},
+                       {"path", "/home/a/.bashrc"},
+                       {"replaces", true},
+                       {"lines", 3},
+                       {"bytes", 2048},
+                       {"restorable", false}},
+                      {{"kind", "write"}, {"path", "/home/a/.profile"}, {"replaces", false}, {"lines", 1}},
+                      {{"kind", "write"},
+                       {"path", "/home/a/.zshrc"},
+                       {"replaces", true},
+                       {"exists", false}}}}}
+            << QStringList{QStringLiteral("replaces /home/a/.bashrc: 3 lines, %1 (git cannot bring it back)")
+                               .arg(size(2048)),
+                           QStringLiteral("adds to /home/a/.profile (1 line now)"),
+                           QStringLiteral("creates /home/a/.zshrc")};
+        QTest::newRow("an undo kept")
+            << json{{"undo", {{"files", 2}, {"bytes", 2048}}}}
+            << QStringList{
+                   QStringLiteral("undo: a copy of 2 files (%1) is kept before it runs").arg(size(2048))};
+        QTest::newRow("no undo") << json{{"undo", {{"refused", "it deletes more than 2000 files"}}}}
+                                 << QStringList{
+                                        QStringLiteral("undo: none, as it deletes more than 2000 files")};
+    }
+
+    void blastRadius_readsAsWords()
+    {
+        QFETCH(json, blast);
+        QFETCH(QStringList, lines);
+        QCOMPARE(BlastRadiusText::lines(blast), lines);
+        QCOMPARE(BlastRadiusText::text(blast), lines.isEmpty()
+                                                   ? QStringLiteral("(nothing measured beyond the targets)")
+                                                   : lines.join(QLatin1Char('\n')));
+    }
+
+    // A row whose change kept what it overwrote offers Revert: the dialog shows the diff it applies,
+    // Revert restores the bytes and says so, and a second one is refused in the view. A row that
+    // kept nothing offers none.
+    void revert_showsTheDiff_restoresTheBytes_once()
+    {
+        SnapshotStore snapshots(m_dir.filePath(QStringLiteral("snapshots")), {});
+        FileUndo undo(*m_store, snapshots);
+        const QString file = m_dir.filePath(QStringLiteral("edited.txt"));
+        const auto put = [&file](const QByteArray &bytes) {
+            QFile f(file);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        QVERIFY(put("kept line\nbefore\n"));
+        auto kept = snapshots.keep(file);
+        QVERIFY(kept.ok());
+        QVERIFY(put("kept line\nafter\n"));
+        const QString nonce = add(QStringLiteral("quiet-edit"), Operation::Status::Approved);
+        QVERIFY(m_store
+                    ->recordEvent(QStringLiteral("agent-tool-ran"), nonce,
+                                  {{"undo", FileUndo::record({kept.value()})}})
+                    .ok());
+        const QString other = add(QStringLiteral("nothing-kept"), Operation::Status::Approved);
+        showView();
+        m_view->setUndo(&undo, QStringLiteral("console:alice"));
+        QVERIFY(listed());
+        auto *revert = find<QPushButton>("auditRevert");
+        QVERIFY(select(other));
+        QVERIFY(!revert->isVisible());
+        QVERIFY(select(nonce));
+        QVERIFY(revert->isVisible());
+        revert->click();
+        auto *dialog = m_view->findChild<QDialog *>(QStringLiteral("revertDialog"));
+        QVERIFY(dialog);
+        const QString diff = dialog->findChild<QPlainTextEdit *>(QStringLiteral("revertDiff"))->toPlainText();
+        QVERIFY2(diff.contains(QLatin1String("-after\n+before")), qPrintable(diff));
+        dialog->findChild<QPushButton *>(QStringLiteral("revertConfirm"))->click();
+        QTRY_VERIFY(find<QLabel>("auditRevertMessage")->text().contains(QLatin1String("Reverted 1 file")));
+        QFile restored(file);
+        QVERIFY(restored.open(QIODevice::ReadOnly));
+        QCOMPARE(restored.readAll(), QByteArray("kept line\nbefore\n"));
+        QVERIFY(relisted());
+        QVERIFY(select(nonce));
+        revert->click();
+        QVERIFY(find<QLabel>("auditRevertMessage")->text().contains(QLatin1String("reverted already")));
+        QVERIFY(!m_view->findChild<QDialog *>(QStringLiteral("revertDialog"), Qt::FindDirectChildrenOnly) ||
+                !m_view->findChild<QDialog *>(QStringLiteral("revertDialog"))->isVisible());
+        m_view->setUndo(nullptr, {});
+    }
+};
+
+QTEST_MAIN(AuditViewDetailTest)
+#include "auditviewdetail_test.moc"
