@@ -4,6 +4,7 @@
 // commands).
 #include "clifixture.h"
 
+#include <QElapsedTimer>
 #include <QTest>
 
 using namespace Countersign;
@@ -237,10 +238,22 @@ private Q_SLOTS:
         for (int id = 1; lines.size() < 48 * 1024 * 1024; ++id)
             lines += rpc(id, "tools/list") + '\n';
         p.write(lines);
-        QTest::qWait(5000); // without the backpressure the bridge took 24.5 MiB in 4 s, and went on
-
-        const qint64 accepted = lines.size() - p.bytesToWrite();
-        qInfo("the bridge took %.1f MiB of 48 MiB", double(accepted) / (1024 * 1024));
+        // Until the bridge takes no more for a whole second (the client's writes wait in the pipe),
+        // or 15 s. Without the backpressure the bridge took 24.5 MiB in 4 s, and went on.
+        QElapsedTimer deadline;
+        deadline.start();
+        QElapsedTimer still;
+        still.start();
+        qint64 accepted = 0;
+        while (deadline.elapsed() < 15000 && still.elapsed() < 1000 && accepted < lines.size()) {
+            QTest::qWait(50);
+            if (const qint64 now = lines.size() - p.bytesToWrite(); now != accepted) {
+                accepted = now;
+                still.restart();
+            }
+        }
+        qInfo("the bridge took %.1f MiB of 48 MiB (still after %lld ms)", double(accepted) / (1024 * 1024),
+              static_cast<long long>(deadline.elapsed()));
         QVERIFY2(accepted < 20 * 1024 * 1024, qPrintable(QString::number(accepted)));
         p.kill();
         QVERIFY(p.waitForFinished(15000));
