@@ -35,6 +35,9 @@ finish() {
     exit "$status"
 }
 trap finish EXIT
+# Stopped from outside: the summary says so (bash would give the EXIT trap a status of 0).
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 stage "install: apt packages, npm ci"
 packaging/install-deps.sh --tests

@@ -274,16 +274,13 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                                         ? QString::fromStdString(storeValue.get<std::string>())
                                         : QString();
                 // The store's own parser: what is accepted here is what the store opens. Its reason
-                // names the URL without its password; text that is no such URL is not repeated.
+                // shows no password and no text that is not a URL.
                 if (auto parsed = PostgresUrl::parse(url); !parsed)
                     return fieldError(
                         fileName, text, storeKey,
-                        PostgresUrl::names(url)
-                            ? QStringLiteral("must be a URL postgresql://user@host:port/database: %1")
-                                  .arg(parsed.error())
-                            : QStringLiteral(
-                                  "must be a URL postgresql://user@host:port/database (a password may "
-                                  "come from ~/.pgpass or PGPASSWORD instead)"));
+                        QStringLiteral("must be a URL postgresql://user@host:port/database (a password "
+                                       "may come from ~/.pgpass or PGPASSWORD instead): %1")
+                            .arg(parsed.error()));
                 config.m_postgresUrl = url;
             }
         } else if (key == "otlp") {

@@ -89,6 +89,12 @@ export function startTap(target, { log = () => {}, label = 'tap' } = {}) {
         });
     });
 
+    // The console's answers say "Keep-Alive: timeout=330" and pass through unchanged, so a client
+    // keeps an idle connection that long. Node's server would close it after 5 s: a client that
+    // reused it just then (a slow model step) read "other side closed", and Qwen Code, taking that
+    // for a dropped server, refused to send its tool call at all. The tap keeps connections as long
+    // as the console it stands for.
+    server.keepAliveTimeout = 335_000;
     return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(0, '127.0.0.1', () => {

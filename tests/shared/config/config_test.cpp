@@ -165,8 +165,15 @@ private Q_SLOTS:
             << QByteArray(
                    "{\"store\": {\"postgres\": \"postgresql://a:pw@db/t?options=-c%20log_statement%3Dall\"}}")
             << QStringLiteral(
-                   "c.json:1: postgres: must be a URL postgresql://user@host:port/database: "
-                   "postgresql://a@db/t?options=-c log_statement%3Dall: the option options is not one");
+                   "c.json:1: postgres: must be a URL postgresql://user@host:port/database (a password "
+                   "may come from ~/.pgpass or PGPASSWORD instead): postgresql://a@db/t: the option "
+                   "options is not one");
+        // Shown without the password, wherever the URL puts it.
+        QTest::newRow("store password as an option")
+            << QByteArray("{\"store\": {\"postgres\": \"postgresql://a@db/t?password=s3cret\"}}")
+            << QStringLiteral(
+                   "postgres: must be a URL postgresql://user@host:port/database (a password may come from "
+                   "~/.pgpass or PGPASSWORD instead): postgresql://a@db/t: the option password is not one");
         QTest::newRow("store no host") << QByteArray("{\"store\": {\"postgres\": \"postgresql:///d\"}}")
                                        << QStringLiteral("c.json:1: postgres: must be a URL");
         QTest::newRow("ttl type") << QByteArray("{\"ttlSeconds\": \"5\"}")
@@ -310,6 +317,19 @@ private Q_SLOTS:
         auto config = Config::parse(text, QStringLiteral("c.json"));
         QVERIFY(!config.ok());
         QVERIFY2(config.error().contains(expected), qPrintable(config.error()));
+    }
+    // A store URL refused for any reason never repeats its password: in the user part, as an option,
+    // or in text that is no URL at all (a "/" in the password ends the host).
+    void parse_storeRefused_neverQuotesThePassword()
+    {
+        for (const char *url :
+             {"postgresql://a:s3cret@db/t?sslmode=bogus%20x", "postgresql://a@db/t?password=s3cret",
+              "postgresql://a:s3/cret@db/t", "postgresql://a:s3cret@/t", "host=db password=s3cret"}) {
+            const QByteArray text = QByteArray("{\"store\": {\"postgres\": \"") + url + "\"}}";
+            const auto config = Config::parse(text, QStringLiteral("c.json"));
+            QVERIFY2(!config.ok(), url);
+            QVERIFY2(!config.error().contains(QLatin1String("s3")), qPrintable(config.error()));
+        }
     }
     void parse_otlpHeaderRefused_neverQuotesTheValue()
     {

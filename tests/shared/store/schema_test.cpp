@@ -2,7 +2,9 @@
 // migrated from nothing, must come out the same: tables, columns (type, NOT NULL, default), primary
 // keys, unique constraints, foreign keys, CHECK constraints and indexes, each read back from the
 // database's own catalogue. Types compare by kind (SQLite's INTEGER is PostgreSQL's BIGINT or
-// INTEGER); the rest must match exactly. And an older store of each is brought to the same schema.
+// INTEGER: PostgreSQL's times and sequence numbers are checked to be BIGINT apart); an index on an
+// expression and a CHECK compare by their words, values and operators; the rest must match exactly.
+// And a SQLite store written at schema 7 gains what the two had drifted on.
 #include "database.h"
 #include "migrations.h"
 #include "teststore.h"
@@ -27,14 +29,17 @@ QString kind(QString type)
     return type;
 }
 
-// A CHECK's words and values, whichever way the database writes it back: SQLite keeps the text as
-// written ("outcome IN ('approved', ...)"), PostgreSQL its own form ("outcome = ANY
-// (ARRAY['approved'::text, ...])").
-QString checkWords(const QString &check)
+// A CHECK's or an index expression's words, values and operators, whichever way the database writes
+// it back: SQLite keeps the text as written ("outcome IN ('approved', ...)"), PostgreSQL its own form
+// ("outcome = ANY (ARRAY['approved'::text, ...])", "'$.name'::text").
+QString checkWords(QString check)
 {
-    static const QRegularExpression token(QStringLiteral("'[^']*'|[A-Za-z_][A-Za-z_0-9]*|[0-9]+"));
-    static const QStringList syntax{QStringLiteral("check"), QStringLiteral("in"), QStringLiteral("any"),
-                                    QStringLiteral("array"), QStringLiteral("text")};
+    static const QRegularExpression anyArray(QStringLiteral("=\\s*ANY\\s*\\(\\s*ARRAY\\["),
+                                             QRegularExpression::CaseInsensitiveOption);
+    check.replace(anyArray, QStringLiteral("IN ("));
+    static const QRegularExpression token(
+        QStringLiteral("'[^']*'|[A-Za-z_][A-Za-z_0-9]*|[0-9]+|<>|!=|<=|>=|=|<|>"));
+    static const QStringList syntax{QStringLiteral("check"), QStringLiteral("array"), QStringLiteral("text")};
     QStringList words;
     for (auto it = token.globalMatch(check); it.hasNext();) {
         const QString word = it.next().captured(0);
@@ -43,6 +48,15 @@ QString checkWords(const QString &check)
     }
     words.sort();
     return words.join(QLatin1Char(' '));
+}
+
+// What an index covers, from its CREATE INDEX text (SQLite's as written, PostgreSQL's
+// pg_get_indexdef): the part in parentheses after the table (and PostgreSQL's USING btree).
+QString indexedWords(const QString &create)
+{
+    const qsizetype on = create.indexOf(QLatin1String(" ON "), 0, Qt::CaseInsensitive);
+    const qsizetype open = create.indexOf(QLatin1Char('('), on);
+    return on < 0 || open < 0 ? QStringLiteral("<unreadable: %1>").arg(create) : checkWords(create.mid(open));
 }
 
 // Every statement's rows as text, each value separated by '|'.
@@ -118,9 +132,17 @@ QStringList describeSqlite(Database &db)
             if (v[2] == QLatin1String("u"))
                 out.append(QStringLiteral("unique %1 (%2)").arg(table, columns.join(QLatin1Char(','))));
             else if (v[2] == QLatin1String("c"))
-                out.append(QStringLiteral("index %1 on %2 (%3)%4")
+                out.append(QStringLiteral("index %1 on %2 (%3)%4%5")
                                .arg(v[0], table, columns.join(QLatin1Char(',')),
-                                    v[1] == QLatin1String("1") ? QStringLiteral(" unique") : QString()));
+                                    v[1] == QLatin1String("1") ? QStringLiteral(" unique") : QString(),
+                                    columns.contains(QStringLiteral("<expression>"))
+                                        ? QStringLiteral(": ") +
+                                              indexedWords(rows(db,
+                                                                "SELECT sql FROM sqlite_master WHERE "
+                                                                "type = 'index' AND name = ?",
+                                                                {v[0]})
+                                                               .value(0))
+                                        : QString()));
         }
         for (const QString &f :
              rows(db, "SELECT \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?)", {table})) {
@@ -183,13 +205,13 @@ QStringList describePostgres(Database &db)
                 out.append(QStringLiteral("foreign key %1 (%2) -> %3 (%4)").arg(table, v[2], v[3], v[4]));
             else if (v[0] == QLatin1String("c"))
                 out.append(QStringLiteral("check %1: %2").arg(table, checkWords(v[5])));
-            else
+            else if (v[0] != QLatin1String("n")) // NOT NULL (PostgreSQL 18 lists it): compared by column
                 out.append(QStringLiteral("constraint %1 of kind %2").arg(v[1], v[0]));
         }
         // Indexes made by CREATE INDEX (not those behind a key or a unique constraint).
         for (const QString &i :
              rows(db,
-                  "SELECT ic.relname, x.indisunique, "
+                  "SELECT ic.relname, x.indisunique, pg_get_indexdef(x.indexrelid), "
                   "(SELECT string_agg(CASE WHEN k.attnum = 0 THEN '<expression>' ELSE a.attname END, "
                   "',' ORDER BY k.n) FROM unnest(x.indkey) WITH ORDINALITY k(attnum, n) LEFT JOIN "
                   "pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum) "
@@ -197,11 +219,18 @@ QStringList describePostgres(Database &db)
                   "CAST(? AS regclass) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE "
                   "c.conindid = x.indexrelid)",
                   {table})) {
+            // The definition holds '|' nowhere in this schema; the covered columns come last.
             const QStringList v = i.split(QLatin1Char('|'));
-            out.append(QStringLiteral("index %1 on %2 (%3)%4")
-                           .arg(v[0], table, v[2],
+            const QString columns = v.value(3);
+            out.append(QStringLiteral("index %1 on %2 (%3)%4%5")
+                           .arg(v[0], table, columns,
                                 v[1] == QLatin1String("true") || v[1] == QLatin1String("1")
                                     ? QStringLiteral(" unique")
+                                    : QString(),
+                                columns.contains(QStringLiteral("<expression>"))
+                                    ? QStringLiteral(": ") +
+                                          indexedWords(QString(v[2]).replace(QLatin1String(" USING btree "),
+                                                                             QLatin1String(" ")))
                                     : QString()));
         }
     }
@@ -245,6 +274,17 @@ private Q_SLOTS:
         QVERIFY(!onSqlite.filter(QStringLiteral("ERROR")).size());
         QVERIFY2(onPostgres.filter(QStringLiteral("ERROR")).isEmpty(),
                  qPrintable(onPostgres.join(QLatin1Char('\n'))));
+
+        // The kinds compare INTEGER and BIGINT alike: on PostgreSQL every time in milliseconds and
+        // every sequence number must be the 64-bit one.
+        const QStringList narrow =
+            rows(*postgres.value(), "SELECT table_name || '.' || column_name FROM information_schema.columns "
+                                    "WHERE table_schema = 'public' AND (column_name LIKE '%\\_ms' OR "
+                                    "column_name = 'seq') AND data_type <> 'bigint'");
+        QVERIFY2(narrow.isEmpty(), qPrintable(narrow.join(QLatin1Char(' '))));
+        QVERIFY(!onPostgres.filter(QStringLiteral("index operations_client"))
+                     .filter(QStringLiteral("json_extract"))
+                     .isEmpty());
 
         QStringList onlySqlite, onlyPostgres;
         for (const QString &line : onSqlite)
