@@ -44,7 +44,7 @@ constexpr char kTokenVariable[] = "COUNTERSIGN_TOKEN";
 constexpr int kRefusedCode = -32000; // what a LineSession answers once the token no longer works
 constexpr qint64 kLogRotateBytes = 8 * 1024 * 1024;
 
-void say(const QString &message)
+void sayOnStderr(const QString &message)
 {
     std::fprintf(stderr, "countersign: %s\n", qPrintable(message));
     std::fflush(stderr);
@@ -150,11 +150,11 @@ Result<std::unique_ptr<QLocalSocket>> reachConsole(const CommandLine &cl, const 
     auto started = startConsole(cl);
     if (!started)
         return failure(started.error());
-    say(QStringLiteral("no console was running for %1; started one (pid %2, %3, its log in %4)")
-            .arg(QDir(cl.dataDir).absolutePath())
-            .arg(started.value())
-            .arg(hasDisplay() ? QStringLiteral("with its window") : QStringLiteral("headless"),
-                 consoleLog(cl)));
+    sayOnStderr(QStringLiteral("no console was running for %1; started one (pid %2, %3, its log in %4)")
+                    .arg(QDir(cl.dataDir).absolutePath())
+                    .arg(started.value())
+                    .arg(hasDisplay() ? QStringLiteral("with its window") : QStringLiteral("headless"),
+                         consoleLog(cl)));
     QElapsedTimer waited;
     waited.start();
     while (waited.elapsed() < kStartWaitMs) {
@@ -353,7 +353,8 @@ private:
         fromConsole(); // what arrived before the end
         if (m_stdinEnded && m_waiting.isEmpty() && m_unreadable == 0)
             return QCoreApplication::exit(0);
-        say(m_refused ? QStringLiteral("the connection \"%1\" has been revoked (or its token replaced); this "
+        sayOnStderr(
+            m_refused ? QStringLiteral("the connection \"%1\" has been revoked (or its token replaced); this "
                                        "stdio bridge stops")
                             .arg(m_connection)
                       : QStringLiteral("the console for this data folder quit; this stdio bridge stops"));
@@ -382,24 +383,25 @@ int runStdioBridge(const CommandLine &cl)
     const QByteArray token = qgetenv(kTokenVariable).trimmed();
     qunsetenv(kTokenVariable);
     if (token.isEmpty()) {
-        say(QStringLiteral("--stdio needs the connection's token in the environment variable %1 (make one "
+        sayOnStderr(
+            QStringLiteral("--stdio needs the connection's token in the environment variable %1 (make one "
                            "with `countersign token add NAME`)")
                 .arg(QLatin1String(kTokenVariable)));
         return 1;
     }
     auto socket = reachConsole(cl, token);
     if (!socket) {
-        say(socket.error());
+        sayOnStderr(socket.error());
         return 1;
     }
     auto greeted = greet(*socket.value(), token);
     if (!greeted) {
-        say(greeted.error());
+        sayOnStderr(greeted.error());
         return 1;
     }
     Relay relay(std::move(socket).value(), greeted.value());
     if (auto started = relay.start(); !started) {
-        say(started.error());
+        sayOnStderr(started.error());
         return 1;
     }
     return QCoreApplication::exec();

@@ -17,25 +17,27 @@ namespace Countersign {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+// Key order kept, as the agent's settings file had it.
+using OrderedJson = nlohmann::ordered_json;
 
 // The file as JSON (null when it does not exist). A file with comments is refused: writing it back
 // would lose them.
-Result<json> readSettings(const QString &path)
+Result<OrderedJson> readSettings(const QString &path)
 {
     QFile file(path);
     if (!file.exists())
-        return Result<json>(json());
+        return Result<OrderedJson>(OrderedJson());
     if (!file.open(QIODevice::ReadOnly))
         return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
     const QByteArray bytes = file.readAll();
     if (bytes.trimmed().isEmpty())
-        return Result<json>(json());
-    json parsed = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+        return Result<OrderedJson>(OrderedJson());
+    OrderedJson parsed =
+        OrderedJson::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
     if (!parsed.is_discarded())
-        return Result<json>(std::move(parsed));
-    const json lenient =
-        json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false, true);
+        return Result<OrderedJson>(std::move(parsed));
+    const OrderedJson lenient =
+        OrderedJson::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false, true);
     if (!lenient.is_discarded())
         return failure(QStringLiteral("%1 has comments, which writing it would lose: add the hooks by hand "
                                       "(countersign hooks install CLIENT --setup prints them)")
@@ -44,7 +46,7 @@ Result<json> readSettings(const QString &path)
 }
 
 // A copy beside it first, then the new text in place at once.
-Status writeSettings(const QString &path, const json &settings, QString *backup)
+Status writeSettings(const QString &path, const OrderedJson &settings, QString *backup)
 {
     if (QFile::exists(path)) {
         const QString stem = path + QStringLiteral(".countersign-backup-") +
@@ -173,7 +175,7 @@ Result<QString> HookInstaller::setupText(const Place &place, const QString &clie
             .arg(client, settingsPath(place, client),
                  AgentPlugins::text(*hookClientNamed(client.toStdString()), target.shim), afterwards(client));
     target.token = QStringLiteral("<the connection's token>");
-    auto merged = HookSetup::install(json::object(), target);
+    auto merged = HookSetup::install(OrderedJson::object(), target);
     if (!merged)
         return failure(merged.error());
     return QStringLiteral("== %1: merge into %2 ==\n%3\n%4")
@@ -269,7 +271,7 @@ Result<QString> HookInstaller::remove(const QString &client)
         return failure(current.error());
     QString backup;
     // No file, or none of ours in it: nothing to take out, and the file is not rewritten.
-    if (const json without = HookSetup::remove(current.value(), client);
+    if (const OrderedJson without = HookSetup::remove(current.value(), client);
         !current.value().is_null() && without != current.value())
         if (auto written = writeSettings(path, without, &backup); !written)
             return failure(written.error());

@@ -1,4 +1,5 @@
 #include "auditstore.h"
+#include "storedvalue.h"
 
 #include "auditcrosscheck.h"
 #include "canonicaljson.h"
@@ -18,11 +19,7 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
-
-std::string text(const QString &s)
-{
-    return s.toStdString();
-}
+using StoredValue::text;
 
 // What the chain records of a new operation: every column that decides anything about it later
 // (who may approve it, how, until when, what it shows). The gate reads an operation only when its

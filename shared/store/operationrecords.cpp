@@ -15,11 +15,7 @@ namespace {
 
 using json = nlohmann::json;
 using StoredValue::column;
-
-std::string text(const QString &s)
-{
-    return s.toStdString();
-}
+using StoredValue::text;
 
 // The positions of the operations columns in a result, looked up by name once per result.
 struct OperationColumns final

@@ -4,6 +4,8 @@
 
 #include <QString>
 
+#include <string>
+
 class QSqlRecord;
 class QVariant;
 
@@ -15,6 +17,11 @@ namespace Countersign::StoredValue {
 nlohmann::json parseJson(const QVariant &value);
 // JSON in its canonical text, as stored (and as the audit chain hashes it).
 QString jsonText(const nlohmann::json &value);
+// A text column's value as a JSON string's UTF-8.
+inline std::string text(const QString &value)
+{
+    return value.toStdString();
+}
 // Qt binds a null QString as SQL NULL; the store's text columns are NOT NULL and empty is a value,
 // so a null string is bound as "".
 QString notNull(const QString &text);
