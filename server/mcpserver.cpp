@@ -1,6 +1,8 @@
 #include "mcpserver.h"
 
+#include "approvalpage.h"
 #include "auditstore.h"
+#include "callers.h"
 #include "callspans.h"
 #include "clock.h"
 #include "commandaction.h"
@@ -11,9 +13,9 @@
 #include "gatedtool.h"
 #include "hookendpoint.h"
 #include "hookservice.h"
+#include "httproutes.h"
 #include "httpserver.h"
 #include "jsonrpc.h"
-#include "localcaller.h"
 #include "localendpoint.h"
 #include "mcphttpendpoint.h"
 #include "otlpexporter.h"
@@ -33,7 +35,6 @@
 #include <QDateTime>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QRegularExpression>
 #include <QTimer>
 #include <QUrl>
 
@@ -59,6 +60,10 @@ Result<quint16> McpServer::start()
     m_database = std::move(db).value();
     const Clock &clock = *m_setup.clock;
     m_tokens = std::make_unique<TokenStore>(*m_database, clock);
+    // Who calls, by their tokens; each connection's requests told to the window at most once a
+    // second (Connections).
+    m_callers = new Callers(*m_tokens, this);
+    connect(m_callers, &Callers::requestFrom, this, &McpServer::requestFrom);
     m_signer = std::make_unique<ReceiptSigner>(m_setup.keys.signingSeed);
     m_audit = std::make_unique<AuditStore>(*m_database, clock, m_signer.get());
     if (!m_setup.instanceId.isEmpty())
@@ -74,7 +79,7 @@ Result<quint16> McpServer::start()
                                      m_setup.config.legacyHoldSeconds() * 1000LL,
                                      m_setup.config.progressHoldSeconds() * 1000LL},
                       this);
-    m_gate->setConnectionCheck([this](const Principal &p) { return m_tokens->isActive(p.connectionId); });
+    m_gate->setConnectionCheck(std::bind_front(&Callers::isStillActive, m_callers));
     // A store other instances share: this one tells them it runs (a claim of a gone instance is
     // "outcome unknown", one of a live instance is awaited), and hears what they write. A SQLite
     // file has one console: neither is needed, and no write every 2 s wakes its disk.
@@ -146,45 +151,26 @@ Result<quint16> McpServer::start()
                                               "input_required until the human decides; keep retrying "
                                               "with the requestState it returns.")});
     m_dispatcher->setContent(m_upstreams);
-    m_dispatcher->setTasks(std::make_shared<ToolTasks>([clock = &clock] { return clock->nowMs(); }));
-    // Each connection's requests, told to the window at most once a second (Connections).
-    const auto authenticate = [this](const QByteArray &token) {
-        auto principal = m_tokens->authenticate(token);
-        if (principal) {
-            const qint64 now = QDateTime::currentMSecsSinceEpoch();
-            qint64 &told = m_requestTold[principal->name];
-            if (now - told >= 1000) {
-                told = now;
-                Q_EMIT requestFrom(principal->name, now);
-            }
-        }
-        return principal;
-    };
-    m_hookDoor =
-        std::make_unique<HookEndpoint>(*m_hooks, authenticate, [this] { return m_tokens->lastError(); });
+    m_dispatcher->setTasks(std::make_shared<ToolTasks>(std::bind_front(&Clock::nowMs, &clock)));
+    m_hookDoor = std::make_unique<HookEndpoint>(*m_hooks);
     if (!m_setup.bridgeSocketPath.isEmpty()) {
-        m_bridges = new LocalEndpoint(*m_dispatcher, authenticate, this);
-        m_bridges->setHookHandler([this](const QString &clientName, const Principal &who,
-                                         const QByteArray &payload,
-                                         std::function<void(const QByteArray &)> answer) {
-            m_hookDoor->serveLine(clientName, who, payload, answer);
-        });
+        m_bridges = new LocalEndpoint(*m_dispatcher, m_callers->authenticator(), this);
+        m_bridges->setHookHandler(std::bind_front(&HookEndpoint::serveLine, m_hookDoor.get()));
         if (auto listening = m_bridges->listen(m_setup.bridgeSocketPath); !listening)
             return failure(listening.error());
     }
-    m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher, authenticate);
-    m_endpoint->setConnectionCheck([this](qint64 id) { return m_tokens->isActive(id); });
-    m_endpoint->setStoreCheck([this] { return m_tokens->lastError(); });
-    m_http = new HttpServer(
-        [this](const HttpRequest &request, HttpConnection::Responder respond) { route(request, respond); },
-        [](int status, const QString &reason) {
-            return McpHttpEndpoint::refusal(status, JsonRpc::kServerError, reason);
-        },
-        HttpConnection::Timeouts{}, this);
-    m_http->setVoucher([this](const QByteArray &authorization) {
-        return authorization.size() > 7 && authorization.left(7).toLower() == "bearer " &&
-               m_tokens->authenticate(authorization.mid(7).trimmed()).has_value();
-    });
+    m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher);
+    m_endpoint->setConnectionCheck(std::bind_front(&Callers::isActive, m_callers));
+    m_approvalPage = new ApprovalPage(this);
+    connect(m_approvalPage, &ApprovalPage::revealRequested, this, &McpServer::revealRequested);
+    // The doors, set once: a request goes from its connection to its door without coming back here.
+    m_routes = std::make_unique<HttpRoutes>(*m_callers, &McpHttpEndpoint::serverRefusal);
+    m_routes->addAgentDoor("/mcp", std::bind_front(&McpHttpEndpoint::serve, m_endpoint.get()));
+    m_routes->addAgentDoor(HookEndpoint::kPath, std::bind_front(&HookEndpoint::serve, m_hookDoor.get()));
+    m_routes->addPage(ApprovalPage::kPath, std::bind_front(&ApprovalPage::serve, m_approvalPage));
+    m_http =
+        new HttpServer(m_routes->router(), &McpHttpEndpoint::serverRefusal, HttpConnection::Timeouts{}, this);
+    m_http->setVoucher(std::bind_front(&Callers::vouches, m_callers));
     auto port = m_http->listen(m_setup.config.listenHost(), m_setup.config.listenPort());
     if (port)
         m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1/approvals/").arg(port.value()));
@@ -293,32 +279,6 @@ void McpServer::reconfigure(const Config &config)
                         m_setup.config.progressHoldSeconds() * 1000LL);
 }
 
-void McpServer::route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond)
-{
-    const QByteArray path = request.target.split('?').first();
-    if (path == "/mcp")
-        return m_endpoint->serve(request, respond);
-    if (path.startsWith("/hooks/"))
-        return m_hookDoor->serve(request, QString::fromLatin1(path.mid(7)), respond);
-    static const QRegularExpression approval(QStringLiteral("^/approvals/([0-9a-f]{32})$"));
-    const auto match = approval.match(QString::fromLatin1(path));
-    const auto host = request.header("host");
-    if (match.hasMatch() && request.method == "GET" && host && LocalCaller::isLoopbackHost(*host)) {
-        // Only shows the card in the window; deciding happens there and nowhere else.
-        Q_EMIT revealRequested(match.captured(1));
-        HttpResponse page;
-        page.status = 200;
-        page.headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("text/html; charset=utf-8")));
-        page.headers.append(qMakePair(QByteArray("Cache-Control"), QByteArray("no-store")));
-        page.body =
-            "<!doctype html><meta charset=utf-8><title>Countersign</title>"
-            "<p>This request is waiting in the <b>Countersign</b> window. Approve or decline it there; "
-            "this page cannot do either.</p>";
-        return respond(page);
-    }
-    respond(McpHttpEndpoint::refusal(404, JsonRpc::kServerError, QStringLiteral("Not Found")));
-}
-
 void McpServer::wake(const QString &nonce)
 {
     if (m_gate)
@@ -374,10 +334,13 @@ void McpServer::stop()
         m_endpoint->endStreams(); // written before the connections close, and flushed with them
     delete m_http;                // closes connections; held requests are dropped with them
     m_http = nullptr;
+    m_routes.reset();
     delete m_bridges;
     m_bridges = nullptr;
     m_endpoint.reset();
     m_hookDoor.reset();
+    delete m_approvalPage;
+    m_approvalPage = nullptr;
     m_dispatcher.reset();
     m_tools.reset();
     delete m_runner; // kills running commands without reporting: an unfinished claim stays unfinished
@@ -391,6 +354,8 @@ void McpServer::stop()
     m_signer.reset();
     m_sealer.reset();
     m_audit.reset();
+    delete m_callers; // the gate asked it whether a caller is still active
+    m_callers = nullptr;
     m_tokens.reset();
     m_database.reset();
 }

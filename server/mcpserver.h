@@ -16,7 +16,9 @@ class QTimer;
 
 namespace Countersign {
 
+class ApprovalPage;
 class AuditStore;
+class Callers;
 class CallSpans;
 class Clock;
 class CommandRunner;
@@ -24,6 +26,7 @@ class Database;
 class Dispatcher;
 class HookEndpoint;
 class HookService;
+class HttpRoutes;
 class HttpServer;
 class LocalEndpoint;
 class McpHttpEndpoint;
@@ -34,8 +37,6 @@ class TokenStore;
 class ToolRegistry;
 class Upstreams;
 class UpstreamTrust;
-struct HttpRequest;
-struct HttpResponse;
 
 // The server side composed from its rooms: its own database connection, the gate (server/gate), the
 // tools (server/tools), the dispatcher and /mcp endpoint (server/mcp) and the HTTP listener
@@ -130,12 +131,10 @@ private:
     // A digest of every tool's tools/list entry: whether a rebuild changed what clients see.
     std::size_t toolsDigest() const;
     void tellIfToolsChanged();
-    void route(const HttpRequest &request, const std::function<void(HttpResponse)> &respond);
     // With "otlp" configured: a span per gated call, exported (server/telemetry).
     void startExport();
 
     Setup m_setup;
-    QHash<QString, qint64> m_requestTold; // connection -> when requestFrom last said so
     std::unique_ptr<Database> m_database;
     std::unique_ptr<TokenStore> m_tokens;
     std::unique_ptr<AuditStore> m_audit;
@@ -155,6 +154,9 @@ private:
     std::unique_ptr<ToolRegistry> m_tools;
     std::unique_ptr<Dispatcher> m_dispatcher;
     std::unique_ptr<McpHttpEndpoint> m_endpoint;
+    Callers *m_callers = nullptr; // who calls, by their tokens
+    ApprovalPage *m_approvalPage = nullptr;
+    std::unique_ptr<HttpRoutes> m_routes; // which door a path opens
     HttpServer *m_http = nullptr;
     LocalEndpoint *m_bridges = nullptr;
 };

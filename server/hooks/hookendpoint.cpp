@@ -28,20 +28,14 @@ HttpResponse forbidden(const QString &why)
 
 } // namespace
 
-HookEndpoint::HookEndpoint(HookService &service, LocalCaller::Authenticator authenticate,
-                           std::function<QString()> storeProblem)
-    : m_service(service), m_authenticate(std::move(authenticate)), m_storeProblem(std::move(storeProblem))
-{
-}
-
-void HookEndpoint::serve(const HttpRequest &request, const QString &clientName,
+void HookEndpoint::serve(const HttpRequest &request, const LocalCaller::Checked &caller,
                          const Responder &respond) const
 {
+    const QString clientName = QString::fromLatin1(request.target.split('?').first().mid(qstrlen(kPath)));
     const auto client = HookClients::parse(clientName);
     const auto deny = [&](const QString &why) {
         respond(HttpResponse::json(200, refusal(client, why).stdoutText));
     };
-    const LocalCaller::Checked caller = LocalCaller::check(request, m_authenticate, m_storeProblem);
     switch (caller.refusal) {
     case LocalCaller::Refusal::Host:
         return respond(forbidden(QStringLiteral("Invalid Host: %1").arg(caller.detail.left(256))));

@@ -24,12 +24,14 @@ struct HttpResponse;
 class HookEndpoint final
 {
 public:
-    HookEndpoint(HookService &service, LocalCaller::Authenticator authenticate,
-                 std::function<QString()> storeProblem);
+    static constexpr char kPath[] = "/hooks/";
+
+    explicit HookEndpoint(HookService &service) : m_service(service) {}
 
     using Responder = std::function<void(HttpResponse)>;
-    // request: its target was /hooks/CLIENT; clientName is CLIENT.
-    void serve(const HttpRequest &request, const QString &clientName, const Responder &respond) const;
+    // request: its target was /hooks/CLIENT; caller: who sent it, as the http room checked it.
+    void serve(const HttpRequest &request, const LocalCaller::Checked &caller,
+               const Responder &respond) const;
 
     // A hook line from the local socket, whose connection is already known; answer gets one line.
     using LineAnswer = std::function<void(const QByteArray &line)>;
@@ -38,8 +40,6 @@ public:
 
 private:
     HookService &m_service;
-    LocalCaller::Authenticator m_authenticate;
-    std::function<QString()> m_storeProblem;
 };
 
 } // namespace Countersign

@@ -2,6 +2,7 @@
 
 #include "contentsource.h"
 #include "jsonrpc.h"
+#include "requestreader.h"
 #include "schemavalidator.h"
 #include "tool.h"
 #include "toolregistry.h"
@@ -16,16 +17,6 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
-
-Reply errorReply(int status, const json &id, int code, const QString &message, const json &data = json())
-{
-    return Reply{status, JsonRpc::error(id, code, message, data)};
-}
-
-json supportedVersions()
-{
-    return json::array({JsonRpc::kProtocolVersion});
-}
 
 int httpStatusFor(int code)
 {
@@ -53,21 +44,8 @@ json Dispatcher::serverInfoMeta() const
              {{"name", m_info.name.toStdString()}, {"version", m_info.version.toStdString()}}}};
 }
 
-// The last resort around classify() and handle(): whatever a request makes throw is answered as
-// its own -32603 and logged; the server goes on serving the others.
-std::variant<McpRequest, Reply> Dispatcher::classify(const json &message, const QString &headerVersion,
-                                                     bool allowLegacy) const
-{
-    try {
-        return classifyChecked(message, headerVersion, allowLegacy);
-    } catch (const std::exception &e) {
-        qCCritical(lcDispatch) << "internal error reading a request:" << e.what();
-    } catch (...) {
-        qCCritical(lcDispatch) << "internal error reading a request";
-    }
-    return internalError(message);
-}
-
+// The last resort around handle(): whatever a request makes throw is answered as its own -32603
+// and logged; the server goes on serving the others.
 void Dispatcher::handle(const McpRequest &request, const CallContext &context, ReplyHandler done) const
 {
     // done is called at most once: a throw after the answer went out answers nothing more.
@@ -83,166 +61,7 @@ void Dispatcher::handle(const McpRequest &request, const CallContext &context, R
     } catch (...) {
         qCCritical(lcDispatch) << "internal error handling" << request.method;
     }
-    once(internalError(request.id));
-}
-
-Reply Dispatcher::internalError(const json &messageOrId)
-{
-    json id = messageOrId;
-    if (messageOrId.is_object()) {
-        const auto it = messageOrId.find("id");
-        id = it != messageOrId.end() && JsonRpc::isValidId(*it) ? *it : json();
-    }
-    return errorReply(500, JsonRpc::isValidId(id) ? id : json(), JsonRpc::kInternalError,
-                      QStringLiteral("Internal error: the request could not be handled; nothing was run"));
-}
-
-std::variant<McpRequest, Reply> Dispatcher::classifyChecked(const json &message, const QString &headerVersion,
-                                                            bool allowLegacy) const
-{
-    if (message.is_array())
-        return errorReply(
-            400, nullptr, JsonRpc::kInvalidRequest,
-            QStringLiteral("Bad Request: JSON-RPC batches may not contain requests for protocol "
-                           "revision 2026-07-28 or later"));
-    if (!message.is_object())
-        return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Invalid Request: the message must be a JSON-RPC object"));
-
-    const auto idIt = message.find("id");
-    const bool hasId = idIt != message.end();
-    const json id = hasId && JsonRpc::isValidId(*idIt) ? *idIt : json();
-    const auto version = message.find("jsonrpc");
-    if (version == message.end() || *version != "2.0")
-        return errorReply(400, id, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Invalid Request: jsonrpc must be \"2.0\""));
-    if (hasId && !JsonRpc::isValidId(*idIt))
-        return errorReply(400, nullptr, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Invalid Request: id must be a string or an integer"));
-    const auto methodIt = message.find("method");
-    if (methodIt == message.end()) {
-        // A response posted by a client; servers never send requests, so nothing may answer them.
-        return errorReply(400, id, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Invalid Request: clients may not post responses to this server"));
-    }
-    if (!methodIt->is_string() || methodIt->get_ref<const std::string &>().empty() ||
-        methodIt->get_ref<const std::string &>().size() > 256)
-        return errorReply(400, id, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Invalid Request: method must be a string"));
-    const auto paramsIt = message.find("params");
-    if (paramsIt != message.end() && !paramsIt->is_object())
-        return errorReply(400, id, JsonRpc::kInvalidRequest,
-                          QStringLiteral("Invalid Request: params must be an object"));
-
-    if (!hasId) // notifications: nothing to answer, and no client notification changes server state
-        return Reply{202, std::nullopt};
-
-    McpRequest request;
-    request.id = id;
-    request.method = QString::fromStdString(methodIt->get<std::string>());
-    if (paramsIt != message.end())
-        request.params = *paramsIt;
-
-    const json *meta = nullptr;
-    if (const auto m = request.params.find("_meta"); m != request.params.end() && m->is_object())
-        meta = &*m;
-    const bool claimsEnvelope = meta && meta->contains(JsonRpc::kMetaProtocolVersion);
-    if (!claimsEnvelope && allowLegacy &&
-        (headerVersion.isEmpty() || JsonRpc::isLegacyVersion(headerVersion))) {
-        // A 2025-era request: the handshake, or one the transport matches to its session.
-        request.envelope.legacy = true;
-        request.envelope.protocolVersion = headerVersion;
-        if (request.method == QLatin1String("initialize")) {
-            const json asked = request.params.value("protocolVersion", json());
-            const QString askedVersion =
-                asked.is_string() ? QString::fromStdString(asked.get<std::string>()) : QString();
-            // A version this server does not speak gets its newest 2025 one as the counter-offer.
-            request.envelope.protocolVersion = JsonRpc::isLegacyVersion(askedVersion)
-                                                   ? askedVersion
-                                                   : QLatin1String(JsonRpc::kLegacyVersions[0]);
-            const json capabilities = request.params.value("capabilities", json::object());
-            if (!capabilities.is_object())
-                return errorReply(400, id, JsonRpc::kInvalidParams,
-                                  QStringLiteral("Invalid params: capabilities must be an object"));
-            if (auto refused =
-                    request.envelope.readClient(capabilities, request.params.value("clientInfo", json())))
-                return errorReply(400, id, JsonRpc::kInvalidParams,
-                                  QStringLiteral("Invalid params: %1").arg(*refused));
-        }
-        return request;
-    }
-    if (!claimsEnvelope) {
-        // A 2025-11-25 (legacy) request. This server speaks only 2026-07-28.
-        if (headerVersion == QLatin1String(JsonRpc::kProtocolVersion) &&
-            request.method != QLatin1String("initialize"))
-            return errorReply(
-                400, id, JsonRpc::kInvalidParams,
-                QStringLiteral("Invalid params: the MCP-Protocol-Version header names protocol revision "
-                               "2026-07-28, but the request is missing the required per-request "
-                               "envelope key(s): _meta"),
-                {{"envelope", {{"missing", json::array({"_meta"})}}}});
-        if (request.method == QLatin1String("initialize") && !headerVersion.isEmpty() &&
-            headerVersion == QLatin1String(JsonRpc::kProtocolVersion))
-            return errorReply(
-                400, id, JsonRpc::kHeaderMismatch,
-                QStringLiteral("Bad Request: the request headers and body disagree: an initialize "
-                               "request (legacy handshake) was sent with a modern "
-                               "MCP-Protocol-Version header"),
-                {{"mismatch",
-                  {{"header", headerVersion.toStdString()},
-                   {"body", "an initialize request (legacy handshake) was sent with a modern "
-                            "MCP-Protocol-Version header"}}}});
-        json data = {{"supported", supportedVersions()}};
-        QString requested = headerVersion;
-        if (request.method == QLatin1String("initialize")) {
-            const auto pv = request.params.find("protocolVersion");
-            requested = pv != request.params.end() && pv->is_string()
-                            ? QString::fromStdString(pv->get<std::string>())
-                            : QString();
-        }
-        if (!requested.isEmpty())
-            data["requested"] = requested.toStdString();
-        return errorReply(400, id, JsonRpc::kUnsupportedProtocolVersion,
-                          QStringLiteral("Unsupported protocol version: %1")
-                              .arg(requested.isEmpty() ? QStringLiteral("(none)") : requested),
-                          data);
-    }
-
-    const json &pv = meta->at(JsonRpc::kMetaProtocolVersion);
-    if (!pv.is_string() || pv.get_ref<const std::string &>().empty())
-        return errorReply(400, id, JsonRpc::kInvalidParams,
-                          QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: "
-                                         "io.modelcontextprotocol/protocolVersion: must be a string"),
-                          {{"envelope", {{"key", JsonRpc::kMetaProtocolVersion}, {"problem", "invalid"}}}});
-    const auto caps = meta->find(JsonRpc::kMetaClientCapabilities);
-    if (caps == meta->end() || !caps->is_object()) {
-        const char *problem = caps == meta->end() ? "missing" : "invalid";
-        return errorReply(400, id, JsonRpc::kInvalidParams,
-                          QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: "
-                                         "io.modelcontextprotocol/clientCapabilities: %1")
-                              .arg(QLatin1String(problem)),
-                          {{"envelope", {{"key", JsonRpc::kMetaClientCapabilities}, {"problem", problem}}}});
-    }
-    request.envelope.protocolVersion = QString::fromStdString(pv.get<std::string>());
-    const auto info = meta->find(JsonRpc::kMetaClientInfo);
-    if (auto refused = request.envelope.readClient(*caps, info != meta->end() ? *info : json())) {
-        qCInfo(lcDispatch) << "refused a request with a mistyped envelope:" << *refused;
-        return errorReply(
-            400, id, JsonRpc::kInvalidParams,
-            QStringLiteral("Invalid _meta envelope for protocol revision 2026-07-28: %1").arg(*refused));
-    }
-    if (const auto token = meta->find("progressToken"); token != meta->end()) {
-        if (!token->is_string() && !token->is_number_integer()) {
-            qCInfo(lcDispatch) << "refused a request with a mistyped progress token";
-            return errorReply(
-                400, id, JsonRpc::kInvalidParams,
-                QStringLiteral("Invalid _meta.progressToken: it must be a string or an integer"));
-        }
-        request.envelope.progressToken = *token;
-    }
-    if (const auto tp = meta->find("traceparent"); tp != meta->end() && tp->is_string() && tp->size() <= 55)
-        request.envelope.traceparent = QString::fromStdString(tp->get<std::string>());
-    return request;
+    once(Reply::internalError(request.id));
 }
 
 void Dispatcher::handleChecked(const McpRequest &request, const CallContext &context, ReplyHandler done) const
@@ -250,10 +69,10 @@ void Dispatcher::handleChecked(const McpRequest &request, const CallContext &con
     if (request.envelope.legacy)
         return handleLegacy(request, context, std::move(done));
     if (request.envelope.protocolVersion != QLatin1String(JsonRpc::kProtocolVersion))
-        return done(errorReply(
+        return done(Reply::error(
             400, request.id, JsonRpc::kUnsupportedProtocolVersion,
             QStringLiteral("Unsupported protocol version: %1").arg(request.envelope.protocolVersion),
-            {{"supported", supportedVersions()},
+            {{"supported", JsonRpc::supportedVersions()},
              {"requested", request.envelope.protocolVersion.toStdString()}}));
     if (request.method == QLatin1String("server/discover"))
         return done(result(request.id, discover()));
@@ -263,7 +82,7 @@ void Dispatcher::handleChecked(const McpRequest &request, const CallContext &con
         return callTool(request, context, std::move(done));
     if (serveContent(request, done))
         return;
-    done(errorReply(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
+    done(Reply::error(404, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
 }
 
 // 2025-11-25 and 2025-06-18: the handshake's answer, ping, the tool list and tool calls, in the
@@ -300,7 +119,7 @@ void Dispatcher::handleLegacy(const McpRequest &request, const CallContext &cont
         return;
     if (serveContent(request, done))
         return;
-    done(errorReply(200, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
+    done(Reply::error(200, request.id, JsonRpc::kMethodNotFound, QStringLiteral("Method not found")));
 }
 
 // Tasks came with 2025-11-25 (the 2026-07-28 revision moved them to an extension): an older
@@ -317,14 +136,14 @@ void Dispatcher::callAsTask(const McpRequest &request, const CallContext &contex
 {
     const json &task = request.params.at("task");
     if (!task.is_object())
-        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                               QStringLiteral("Invalid params: task must be an object")));
+        return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                 QStringLiteral("Invalid params: task must be an object")));
     std::optional<qint64> ttl;
     if (const auto t = task.find("ttl"); t != task.end() && !t->is_null()) {
         if (!t->is_number_integer() || t->get<qint64>() < 0)
-            return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                                   QStringLiteral("Invalid params: task.ttl must be a whole number of "
-                                                  "milliseconds, 0 or more")));
+            return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                     QStringLiteral("Invalid params: task.ttl must be a whole number of "
+                                                    "milliseconds, 0 or more")));
         ttl = t->get<qint64>();
     }
     const auto name = request.params.find("name");
@@ -333,10 +152,10 @@ void Dispatcher::callAsTask(const McpRequest &request, const CallContext &contex
         return callTool(request, context, std::move(done)); // refused as a plain call would be
     auto created = m_tasks->create(context.principal.connectionId, ttl);
     if (!created)
-        return done(errorReply(200, request.id, JsonRpc::kInvalidRequest,
-                               QStringLiteral("Invalid Request: this connection has %1 tasks working "
-                                              "already; wait for one to end")
-                                   .arg(ToolTasks::kMaxWorking)));
+        return done(Reply::error(200, request.id, JsonRpc::kInvalidRequest,
+                                 QStringLiteral("Invalid Request: this connection has %1 tasks working "
+                                                "already; wait for one to end")
+                                     .arg(ToolTasks::kMaxWorking)));
     const json state = *m_tasks->describe(context.principal.connectionId, created->taskId);
     McpRequest call = request;
     call.params.erase("task");
@@ -364,7 +183,7 @@ bool Dispatcher::serveTasks(const McpRequest &request, const CallContext &contex
         return false;
     const qint64 connection = context.principal.connectionId;
     const auto invalid = [&](const QString &message) {
-        done(errorReply(200, request.id, JsonRpc::kInvalidParams, message));
+        done(Reply::error(200, request.id, JsonRpc::kInvalidParams, message));
     };
     if (method == QLatin1String("tasks/list")) {
         const json cursor = request.params.value("cursor", json());
@@ -424,8 +243,8 @@ bool Dispatcher::serveContent(const McpRequest &request, ReplyHandler &done) con
     m_content->serve(method, request.params,
                      [this, id = request.id, legacy, list, done = std::move(done)](ToolReply reply) {
                          if (auto *err = std::get_if<ProtocolError>(&reply))
-                             return done(errorReply(legacy ? 200 : httpStatusFor(err->code), id, err->code,
-                                                    err->message, err->data));
+                             return done(Reply::error(legacy ? 200 : httpStatusFor(err->code), id, err->code,
+                                                      err->message, err->data));
                          json body = std::move(std::get<json>(reply));
                          if (legacy)
                              return done(legacyResult(id, std::move(body)));
@@ -460,36 +279,9 @@ Reply Dispatcher::legacyResult(const json &id, json body) const
     return Reply{200, JsonRpc::response(id, std::move(body))};
 }
 
-std::optional<Reply> Dispatcher::joinSession(McpRequest &request, const Envelope &session)
-{
-    request.envelope = session;
-    request.envelope.legacy = true;
-    const auto meta = request.params.find("_meta");
-    if (meta == request.params.end() || !meta->is_object())
-        return std::nullopt;
-    const auto token = meta->find("progressToken");
-    if (token == meta->end())
-        return std::nullopt;
-    if (!token->is_string() && !token->is_number_integer())
-        return errorReply(200, request.id, JsonRpc::kInvalidParams,
-                          QStringLiteral("Invalid _meta.progressToken: it must be a string or an integer"));
-    request.envelope.progressToken = *token;
-    return std::nullopt;
-}
-
-Reply Dispatcher::noSession(const json &id)
-{
-    return errorReply(
-        400, id, JsonRpc::kUnsupportedProtocolVersion,
-        QStringLiteral("Unsupported protocol version: send the 2026-07-28 _meta envelope, "
-                       "or initialize a 2025-11-25 session first"),
-        {{"supported",
-          {JsonRpc::kProtocolVersion, JsonRpc::kLegacyVersions[0], JsonRpc::kLegacyVersions[1]}}});
-}
-
 void Dispatcher::dispatch(const json &message, const CallContext &context, ReplyHandler done) const
 {
-    auto classified = classify(message);
+    auto classified = RequestReader::read(message);
     if (auto *reply = std::get_if<Reply>(&classified))
         return done(std::move(*reply));
     handle(std::get<McpRequest>(classified), context, std::move(done));
@@ -507,7 +299,7 @@ Reply Dispatcher::result(const json &id, json body) const
 
 json Dispatcher::discover() const
 {
-    json body = {{"supportedVersions", supportedVersions()},
+    json body = {{"supportedVersions", JsonRpc::supportedVersions()},
                  {"capabilities", capabilities(false)},
                  {"ttlMs", 0},
                  {"cacheScope", "private"}};
@@ -529,33 +321,33 @@ void Dispatcher::callTool(const McpRequest &request, const CallContext &context,
 {
     const auto nameIt = request.params.find("name");
     if (nameIt == request.params.end() || !nameIt->is_string())
-        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                               QStringLiteral("Invalid params: name must be a string")));
+        return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                 QStringLiteral("Invalid params: name must be a string")));
     const QString name = QString::fromStdString(nameIt->get<std::string>());
     Tool *tool = m_tools.find(name);
     if (!tool)
-        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                               QStringLiteral("Unknown tool: %1").arg(name)));
+        return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                 QStringLiteral("Unknown tool: %1").arg(name)));
 
     static const json kNoArguments = json::object();
     const auto argsIt = request.params.find("arguments");
     if (argsIt != request.params.end() && !argsIt->is_object() && !argsIt->is_null())
-        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                               QStringLiteral("Invalid params: arguments must be an object")));
+        return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                 QStringLiteral("Invalid params: arguments must be an object")));
     const json &arguments = argsIt != request.params.end() && argsIt->is_object() ? *argsIt : kNoArguments;
     if (const auto state = request.params.find("requestState");
         state != request.params.end() && !state->is_string())
-        return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                               QStringLiteral("Invalid params: requestState must be a string")));
+        return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                 QStringLiteral("Invalid params: requestState must be a string")));
     if (const auto responses = request.params.find("inputResponses"); responses != request.params.end()) {
         if (!responses->is_object())
-            return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                                   QStringLiteral("Invalid params: inputResponses must be an object")));
+            return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                     QStringLiteral("Invalid params: inputResponses must be an object")));
         for (const auto &[key, answer] : responses->items()) {
             if (!answer.is_object())
-                return done(errorReply(200, request.id, JsonRpc::kInvalidParams,
-                                       QStringLiteral("Invalid params: inputResponses.%1 must be an object")
-                                           .arg(QString::fromStdString(key).left(64))));
+                return done(Reply::error(200, request.id, JsonRpc::kInvalidParams,
+                                         QStringLiteral("Invalid params: inputResponses.%1 must be an object")
+                                             .arg(QString::fromStdString(key).left(64))));
         }
     }
     if (auto valid = SchemaValidator::validate(tool->descriptor().at("inputSchema"), arguments); !valid) {
@@ -570,8 +362,8 @@ void Dispatcher::callTool(const McpRequest &request, const CallContext &context,
         ToolCall{arguments, request.params, request, context},
         [this, id = request.id, legacy = request.envelope.legacy, done = std::move(done)](ToolReply reply) {
             if (auto *err = std::get_if<ProtocolError>(&reply))
-                return done(errorReply(legacy ? 200 : httpStatusFor(err->code), id, err->code, err->message,
-                                       err->data));
+                return done(Reply::error(legacy ? 200 : httpStatusFor(err->code), id, err->code, err->message,
+                                         err->data));
             json body = std::move(std::get<json>(reply));
             done(legacy ? legacyResult(id, std::move(body)) : result(id, std::move(body)));
         });

@@ -29,6 +29,11 @@ inline bool isLegacyVersion(const QString &version)
     }
     return false;
 }
+// What a request carrying the 2026-07-28 envelope may name (the "supported" of a refusal).
+inline nlohmann::json supportedVersions()
+{
+    return nlohmann::json::array({kProtocolVersion});
+}
 inline constexpr char kMetaProtocolVersion[] = "io.modelcontextprotocol/protocolVersion";
 inline constexpr char kMetaClientCapabilities[] = "io.modelcontextprotocol/clientCapabilities";
 inline constexpr char kMetaClientInfo[] = "io.modelcontextprotocol/clientInfo";

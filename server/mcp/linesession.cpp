@@ -3,6 +3,7 @@
 #include "dispatcher.h"
 #include "jsonbody.h"
 #include "jsonrpc.h"
+#include "requestreader.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -109,7 +110,7 @@ void LineSession::handleLine(const QByteArray &line)
         break;
     }
     cancelSubscription(parsed.value());
-    auto classified = m_dispatcher.classify(parsed.value(), QString(), true);
+    auto classified = RequestReader::read(parsed.value(), QString(), true);
     if (auto *early = std::get_if<Reply>(&classified)) {
         if (early->body)
             send(*early->body);
@@ -130,8 +131,8 @@ void LineSession::handleLegacy(McpRequest request, const Principal &principal)
         return handleNow(request, principal);
     }
     if (!m_session)
-        return send(*Dispatcher::noSession(request.id).body);
-    if (auto refused = Dispatcher::joinSession(request, *m_session))
+        return send(*RequestReader::noSession(request.id).body);
+    if (auto refused = RequestReader::joinSession(request, *m_session))
         return send(*refused->body);
     if (request.method != QLatin1String("tools/call"))
         return handleNow(request, principal);

@@ -4,7 +4,7 @@
 #include "headerchecks.h"
 #include "jsonbody.h"
 #include "jsonrpc.h"
-#include "localcaller.h"
+#include "requestreader.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -14,8 +14,7 @@ Q_LOGGING_CATEGORY(lcHttp, "countersign.http")
 
 namespace Countersign {
 
-McpHttpEndpoint::McpHttpEndpoint(const Dispatcher &dispatcher, Authenticator authenticate)
-    : m_dispatcher(dispatcher), m_authenticate(std::move(authenticate))
+McpHttpEndpoint::McpHttpEndpoint(const Dispatcher &dispatcher) : m_dispatcher(dispatcher)
 {
     setConnectionCheck({});
 }
@@ -35,6 +34,11 @@ HttpResponse McpHttpEndpoint::refusal(int status, int code, const QString &messa
                               QByteArray::fromStdString(JsonRpc::error(nullptr, code, message).dump()));
 }
 
+HttpResponse McpHttpEndpoint::serverRefusal(int status, const QString &reason)
+{
+    return refusal(status, JsonRpc::kServerError, reason);
+}
+
 namespace {
 
 HttpResponse toHttp(const Reply &reply)
@@ -47,11 +51,8 @@ HttpResponse toHttp(const Reply &reply)
     return HttpResponse::json(reply.httpStatus, JsonRpc::encode(*reply.body));
 }
 
-// The checks before the dispatcher; an answer here means the request goes no further.
-std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
-                                        const McpHttpEndpoint::Authenticator &authenticate,
-                                        const std::function<QString()> &storeProblem,
-                                        std::optional<Principal> &principal)
+// The checks before the message is read; an answer here means the request goes no further.
+std::optional<HttpResponse> refuseEarly(const HttpRequest &request, const LocalCaller::Checked &caller)
 {
     if (request.method != "POST" && request.method != "DELETE" && request.method != "GET") {
         HttpResponse r =
@@ -59,10 +60,8 @@ std::optional<HttpResponse> refuseEarly(const HttpRequest &request,
         r.headers.append(qMakePair(QByteArray("Allow"), QByteArray("GET, POST, DELETE")));
         return r;
     }
-    const LocalCaller::Checked caller = LocalCaller::check(request, authenticate, storeProblem);
     switch (caller.refusal) {
     case LocalCaller::Refusal::None:
-        principal = caller.principal;
         break;
     case LocalCaller::Refusal::Host:
         return McpHttpEndpoint::refusal(403, JsonRpc::kServerError,
@@ -115,18 +114,19 @@ HttpResponse tooManyStreams(const nlohmann::json &id)
 
 } // namespace
 
-void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
+void McpHttpEndpoint::serve(const HttpRequest &request, const LocalCaller::Checked &caller,
+                            Responder respond) const
 {
-    std::optional<Principal> principal;
-    if (auto refused = refuseEarly(request, m_authenticate, m_storeProblem, principal))
+    if (auto refused = refuseEarly(request, caller))
         return respond(std::move(*refused));
+    const Principal &principal = *caller.principal; // refuseEarly: set when None
     if (request.method == "DELETE") {
         const QByteArray id = request.header("mcp-session-id").value_or(QByteArray());
         if (id.isEmpty())
             return respond(
                 refusal(400, JsonRpc::kInvalidRequest,
                         QStringLiteral("Bad Request: DELETE ends a session; send its Mcp-Session-Id")));
-        if (!m_sessions.close(id, *principal))
+        if (!m_sessions.close(id, principal))
             return respond(refusal(404, JsonRpc::kInvalidRequest, QStringLiteral("Session not found")));
         m_questions->remove(id); // what it was asked is no longer answered
         m_streams.endSession(id);
@@ -135,7 +135,7 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
         return respond(ended);
     }
     if (request.method == "GET")
-        return openSessionStream(request, *principal, std::move(respond));
+        return openSessionStream(request, principal, std::move(respond));
 
     auto parsed = JsonBody::parse(request.body);
     if (!parsed)
@@ -145,26 +145,26 @@ void McpHttpEndpoint::serve(const HttpRequest &request, Responder respond) const
                                                      QStringLiteral("Parse error: %1").arg(parsed.error()))
                                           .dump())));
 
-    if (auto answered = takeAnswer(parsed.value(), request, *principal))
+    if (auto answered = takeAnswer(parsed.value(), request, principal))
         return respond(std::move(*answered));
     const QString headerVersion =
         QString::fromLatin1(request.header("mcp-protocol-version").value_or(QByteArray()));
-    auto classified = m_dispatcher.classify(parsed.value(), headerVersion, true);
+    auto classified = RequestReader::read(parsed.value(), headerVersion, true);
     if (auto *early = std::get_if<Reply>(&classified))
         return respond(toHttp(*early));
     const McpRequest &mcp = std::get<McpRequest>(classified);
     if (mcp.envelope.legacy)
-        return serveLegacy(mcp, request, *principal, std::move(respond));
+        return serveLegacy(mcp, request, principal, std::move(respond));
     if (auto headerError = HeaderChecks::check(mcp, request))
         return respond(toHttp(*headerError));
     if (mcp.method == QLatin1String(Subscription::kMethod))
-        return listen(mcp, request, *principal, std::move(respond));
+        return listen(mcp, request, principal, std::move(respond));
     if (mcp.method == QLatin1String("tools/call") && !mcp.envelope.progressToken.is_null() &&
         request.header("accept").value_or(QByteArray()).contains("text/event-stream"))
-        return callOnStream(mcp, *principal, QByteArray(), std::move(respond)); // progress while held
+        return callOnStream(mcp, principal, QByteArray(), std::move(respond)); // progress while held
     McpRequest plain = mcp;
     plain.envelope.progressToken = nullptr; // a plain JSON answer carries no progress
-    m_dispatcher.handle(plain, CallContext{*principal, Transport::Http},
+    m_dispatcher.handle(plain, CallContext{principal, Transport::Http},
                         [respond = std::move(respond)](Reply reply) { respond(toHttp(reply)); });
 }
 
@@ -185,7 +185,7 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
     }
     const QByteArray id = http.header("mcp-session-id").value_or(QByteArray());
     if (id.isEmpty()) // no envelope and no session: neither era's request
-        return respond(toHttp(Dispatcher::noSession(request.id)));
+        return respond(toHttp(RequestReader::noSession(request.id)));
     auto envelope = m_sessions.find(id, principal, now);
     if (!envelope)
         return respond(
@@ -196,7 +196,7 @@ void McpHttpEndpoint::serveLegacy(McpRequest request, const HttpRequest &http, c
             400, JsonRpc::error(request.id, JsonRpc::kHeaderMismatch,
                                 QStringLiteral("Bad Request: MCP-Protocol-Version %1 is not the session's %2")
                                     .arg(request.envelope.protocolVersion, envelope->protocolVersion))}));
-    if (auto refused = Dispatcher::joinSession(request, *envelope))
+    if (auto refused = RequestReader::joinSession(request, *envelope))
         return respond(toHttp(*refused));
     if (request.method == QLatin1String("tools/call") &&
         http.header("accept").value_or(QByteArray()).contains("text/event-stream"))

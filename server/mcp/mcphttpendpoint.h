@@ -6,6 +6,7 @@
 #include "jsonrpc.h"
 #include "legacysessions.h"
 #include "listenstreams.h"
+#include "localcaller.h"
 #include "principal.h"
 
 #include <QHash>
@@ -18,9 +19,10 @@ namespace Countersign {
 
 class Dispatcher;
 
-// The /mcp endpoint without sockets: one HttpRequest in, one HttpResponse out. In order: method
-// (405), Host and Origin (403), bearer token (401), Content-Type (415), JSON (400), the dispatcher's
-// envelope checks, the MCP header checks, then the method. Both eras share it: a 2026-07-28 request
+// The /mcp endpoint without sockets: one HttpRequest in, with its caller as the http room checked
+// it (HttpRoutes), one HttpResponse out. In order: method (405), Host and Origin (403), bearer
+// token (401), Content-Type (415), JSON (400), the envelope checks (RequestReader), the MCP header
+// checks, then the dispatcher, once. Both eras share it: a 2026-07-28 request
 // carries its envelope; a 2025-era client initializes, gets an Mcp-Session-Id, sends it with every
 // later request (an unknown one: 404, initialize again) and ends it with DELETE. Clients hear that
 // the tools changed on a stream they hold open: a 2025-era session's GET, a 2026-07-28
@@ -28,21 +30,16 @@ class Dispatcher;
 class McpHttpEndpoint final
 {
 public:
-    using Authenticator = std::function<std::optional<Principal>(const QByteArray &token)>;
-
-    McpHttpEndpoint(const Dispatcher &dispatcher, Authenticator authenticate);
+    explicit McpHttpEndpoint(const Dispatcher &dispatcher);
     Q_DISABLE_COPY_MOVE(McpHttpEndpoint)
 
     using Responder = std::function<void(HttpResponse)>;
     static constexpr int kProgressEveryMs = JsonRpc::kProgressEveryMs;
 
     // Answers through respond exactly once; a tool that waits (the gate's poll window) answers
-    // after serve() has returned.
-    void serve(const HttpRequest &request, Responder respond) const;
-
-    // Why tokens cannot be looked up now (the store failed), empty when they can: a request refused
-    // then is answered 503 with that reason, not 401.
-    void setStoreCheck(std::function<QString()> problem) { m_storeProblem = std::move(problem); }
+    // after serve() has returned. caller: who sent it (a store that could not be read to say so is
+    // answered 503 with its reason, not 401).
+    void serve(const HttpRequest &request, const LocalCaller::Checked &caller, Responder respond) const;
     // Streams of a connection whose token was revoked end at the next notification or keepalive.
     void setConnectionCheck(ListenStreams::ConnectionCheck check) const;
     // notifications/tools/list_changed to every open stream that listens for it.
@@ -54,6 +51,9 @@ public:
 
     // The transport-level refusal shape: a JSON-RPC error with id null.
     static HttpResponse refusal(int status, int code, const QString &message);
+    // What the connection refuses itself (HttpConnection::Refusal), and a path with no door: the
+    // same shape, -32000.
+    static HttpResponse serverRefusal(int status, const QString &reason);
 
 private:
     void serveLegacy(McpRequest request, const HttpRequest &http, const Principal &principal,
@@ -72,8 +72,6 @@ private:
     using Questions = QHash<QByteArray, ClientQuestions>;
 
     const Dispatcher &m_dispatcher;
-    Authenticator m_authenticate;
-    std::function<QString()> m_storeProblem;
     mutable LegacySessions m_sessions; // the endpoint lives in the server's thread only
     mutable ListenStreams m_streams;
     std::shared_ptr<Questions> m_questions = std::make_shared<Questions>();

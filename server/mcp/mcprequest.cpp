@@ -1,6 +1,25 @@
 #include "mcprequest.h"
 
+#include "jsonrpc.h"
+
 namespace Countersign {
+
+Reply Reply::error(int status, const nlohmann::json &id, int code, const QString &message,
+                   const nlohmann::json &data)
+{
+    return Reply{status, JsonRpc::error(id, code, message, data)};
+}
+
+Reply Reply::internalError(const nlohmann::json &messageOrId)
+{
+    nlohmann::json id = messageOrId;
+    if (messageOrId.is_object()) {
+        const auto it = messageOrId.find("id");
+        id = it != messageOrId.end() && JsonRpc::isValidId(*it) ? *it : nlohmann::json();
+    }
+    return error(500, JsonRpc::isValidId(id) ? id : nlohmann::json(), JsonRpc::kInternalError,
+                 QStringLiteral("Internal error: the request could not be handled; nothing was run"));
+}
 
 std::optional<QString> Envelope::readClient(const nlohmann::json &capabilities, const nlohmann::json &info)
 {

@@ -59,6 +59,13 @@ struct Reply final
 {
     int httpStatus = 200;
     std::optional<nlohmann::json> body;
+
+    // A JSON-RPC error answered with status (id: the request's, or null when it could not be read).
+    static Reply error(int status, const nlohmann::json &id, int code, const QString &message,
+                       const nlohmann::json &data = nlohmann::json());
+    // -32603 for a request whose reading or handling threw (messageOrId: the message, or its id):
+    // nothing was run.
+    static Reply internalError(const nlohmann::json &messageOrId);
 };
 
 // Receives a Reply exactly once, possibly after the call that was handed it has returned.

@@ -13,12 +13,13 @@ using namespace Countersign;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static McpHttpEndpoint endpoint(fuzzDispatcher(),
-                                    [](const QByteArray &token) -> std::optional<Principal> {
-                                        if (token == "cs_fuzz")
-                                            return Principal{1, QStringLiteral("fuzz"), {}};
-                                        return std::nullopt;
-                                    });
+    static McpHttpEndpoint endpoint(fuzzDispatcher());
+    static const LocalCaller::Authenticator authenticate =
+        [](const QByteArray &token) -> std::optional<Principal> {
+        if (token == "cs_fuzz")
+            return Principal{1, QStringLiteral("fuzz"), {}};
+        return std::nullopt;
+    };
     if (size == 0)
         return 0;
     const size_t step = 1 + data[0] % 64;
@@ -32,11 +33,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (request.body.size() > HttpParser::kMaxBodyBytes)
                 std::abort(); // the parser let through more than its limit
             int answered = 0;
-            endpoint.serve(request, [&answered](HttpResponse response) {
-                if (response.status < 200 || response.status > 599)
-                    std::abort();
-                ++answered;
-            });
+            endpoint.serve(request, LocalCaller::check(request, authenticate, {}),
+                           [&answered](HttpResponse response) {
+                               if (response.status < 200 || response.status > 599)
+                                   std::abort();
+                               ++answered;
+                           });
             FuzzSupport::awaitAnswer(answered);
             if (const auto host = request.header("host"))
                 (void)LocalCaller::isLoopbackHost(*host);

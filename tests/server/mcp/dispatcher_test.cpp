@@ -1,6 +1,7 @@
 #include "dispatcher.h"
 #include "helperfailure.h"
 #include "jsonrpc.h"
+#include "requestreader.h"
 #include "statustool.h"
 #include "tool.h"
 #include "toolregistry.h"
@@ -321,10 +322,10 @@ private Q_SLOTS:
         QCOMPARE_JSON(r.body->at("error").at("data").at("supported"), json::array({"2026-07-28"}));
         QCOMPARE_JSON(r.body->at("error").at("data").at("requested"), json("2099-01-01"));
     }
-    void classify_modernHeaderWithoutMeta_isEnvelopeError()
+    void read_modernHeaderWithoutMeta_isEnvelopeError()
     {
-        auto c = m_dispatcher->classify(json{{"jsonrpc", "2.0"}, {"id", 14}, {"method", "tools/list"}},
-                                        QStringLiteral("2026-07-28"));
+        auto c = RequestReader::read(json{{"jsonrpc", "2.0"}, {"id", 14}, {"method", "tools/list"}},
+                                     QStringLiteral("2026-07-28"));
         QVERIFY(std::holds_alternative<Reply>(c));
         verifyError(std::get<Reply>(c), 400, 14, JsonRpc::kInvalidParams);
         QCOMPARE_JSON(std::get<Reply>(c).body->at("error").at("data").at("envelope").at("missing"),

@@ -106,10 +106,21 @@ private:
         return json::parse(part.body.mid(prefix.size()).chopped(2).toStdString());
     }
 
+    // The request with its caller checked as the http room checks it (HttpRoutes, Callers).
+    void serve(const HttpRequest &request, McpHttpEndpoint::Responder respond) const
+    {
+        const auto authenticate = [](const QByteArray &token) -> std::optional<Principal> {
+            if (token == kToken)
+                return Principal{1, QStringLiteral("good"), {}};
+            return std::nullopt;
+        };
+        m_endpoint->serve(request, LocalCaller::check(request, authenticate, {}), std::move(respond));
+    }
+
     HttpResponse serveNow(const HttpRequest &request) const
     {
         std::optional<HttpResponse> response;
-        m_endpoint->serve(request, [&response](HttpResponse r) { response = std::move(r); });
+        serve(request, [&response](HttpResponse r) { response = std::move(r); });
         if (!response) {
             helperFailed(QStringLiteral("the endpoint did not answer synchronously"));
             return HttpResponse{0, {}, {}, true};
@@ -123,12 +134,7 @@ private Q_SLOTS:
         m_tools.add(std::make_unique<StatusTool>(QStringLiteral("1")));
         m_dispatcher = std::make_unique<Dispatcher>(
             m_tools, Dispatcher::ServerInfo{QStringLiteral("cs"), QStringLiteral("1"), {}});
-        m_endpoint = std::make_unique<McpHttpEndpoint>(
-            *m_dispatcher, [](const QByteArray &token) -> std::optional<Principal> {
-                if (token == kToken)
-                    return Principal{1, QStringLiteral("good"), {}};
-                return std::nullopt;
-            });
+        m_endpoint = std::make_unique<McpHttpEndpoint>(*m_dispatcher);
     }
 
     void cases_data()
@@ -278,7 +284,7 @@ private Q_SLOTS:
         const QByteArray session = initialize();
         QObject connection1, connection2;
         QList<HttpResponse> first, second;
-        m_endpoint->serve(sessionGet(session, &connection1), [&](HttpResponse r) { first.append(r); });
+        serve(sessionGet(session, &connection1), [&](HttpResponse r) { first.append(r); });
         QCOMPARE(first.size(), 1);
         QCOMPARE(first[0].stream, HttpResponse::Stream::Open);
         QCOMPARE(first[0].status, 200);
@@ -290,7 +296,7 @@ private Q_SLOTS:
         QCOMPARE_JSON(eventMessage(first[1]),
                       json({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}));
 
-        m_endpoint->serve(sessionGet(session, &connection2), [&](HttpResponse r) { second.append(r); });
+        serve(sessionGet(session, &connection2), [&](HttpResponse r) { second.append(r); });
         QCOMPARE(first.last().stream, HttpResponse::Stream::End); // replaced
         QCOMPARE(m_endpoint->openStreams(), 1);
         m_endpoint->notifyToolsChanged();
@@ -314,7 +320,7 @@ private Q_SLOTS:
                  body("subscriptions/listen",
                       {{"notifications", {{"toolsListChanged", true}, {"promptsListChanged", true}}}}));
         listen.connection = &connection;
-        m_endpoint->serve(listen, [&](HttpResponse r) { parts.append(r); });
+        serve(listen, [&](HttpResponse r) { parts.append(r); });
         QCOMPARE(parts.size(), 1);
         QCOMPARE(parts[0].stream, HttpResponse::Stream::Open);
         const json tag = {{"io.modelcontextprotocol/subscriptionId", 41}};
@@ -342,7 +348,7 @@ private Q_SLOTS:
                 post("subscriptions/listen",
                      body("subscriptions/listen", {{"notifications", {{"promptsListChanged", true}}}}));
             listen.connection = &connection;
-            m_endpoint->serve(listen, [&](HttpResponse r) { parts.append(r); });
+            serve(listen, [&](HttpResponse r) { parts.append(r); });
             QCOMPARE_JSON(eventMessage(parts[0]).at("params").at("notifications"), json::object());
             m_endpoint->notifyToolsChanged();
             QCOMPARE(parts.size(), 1);
@@ -379,7 +385,7 @@ private Q_SLOTS:
                       : post("subscriptions/listen",
                              body("subscriptions/listen", {{"notifications", {{"toolsListChanged", true}}}}));
             open.connection = &connection;
-            m_endpoint->serve(open, [&parts](HttpResponse r) { parts.append(r); });
+            serve(open, [&parts](HttpResponse r) { parts.append(r); });
         }
         QCOMPARE(m_endpoint->openStreams(), ListenStreams::kMaxPerPrincipal);
         for (qsizetype i = 0; i < ListenStreams::kMaxPerPrincipal; ++i)
@@ -428,7 +434,7 @@ private Q_SLOTS:
         QObject connection;
         QList<HttpResponse> parts;
         const QByteArray id = initialize();
-        m_endpoint->serve(sessionGet(id, &connection), [&](HttpResponse r) { parts.append(r); });
+        serve(sessionGet(id, &connection), [&](HttpResponse r) { parts.append(r); });
         m_endpoint->keepAlive();
         QCOMPARE(parts.last().body, QByteArray(": keepalive\n\n"));
         HttpRequest end = post("tools/list", {});
@@ -444,7 +450,7 @@ private Q_SLOTS:
         m_endpoint->setConnectionCheck([&active](qint64) { return active; });
         QObject connection;
         QList<HttpResponse> parts;
-        m_endpoint->serve(sessionGet(initialize(), &connection), [&](HttpResponse r) { parts.append(r); });
+        serve(sessionGet(initialize(), &connection), [&](HttpResponse r) { parts.append(r); });
         m_endpoint->notifyToolsChanged();
         QCOMPARE(parts.size(), 2);
         active = false;
