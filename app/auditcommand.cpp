@@ -6,6 +6,7 @@
 #include "config.h"
 #include "database.h"
 #include "keyloader.h"
+#include "postgresurl.h"
 #include "receipt.h"
 #include "systemclock.h"
 
@@ -96,7 +97,7 @@ int runAuditCommand(const CommandLine &cl)
     if (!config)
         return commandFailed(config.error());
     const QString path = config.value().storeLocation(cl.dataDir);
-    if (!Database::isPostgresUrl(path) && !QFile::exists(path))
+    if (!PostgresUrl::names(path) && !QFile::exists(path))
         return commandFailed(QStringLiteral("no audit log at %1").arg(path));
     // Read-only: reviewing a log (a copy, a backup on read-only media) never changes it.
     auto db = Database::open(path, Database::Access::ReadOnly);

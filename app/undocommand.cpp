@@ -6,6 +6,7 @@
 #include "database.h"
 #include "fileundo.h"
 #include "keyloader.h"
+#include "postgresurl.h"
 #include "receipt.h"
 #include "snapshotstore.h"
 #include "systemclock.h"
@@ -32,7 +33,7 @@ int runUndoCommand(const CommandLine &cl)
     if (!config)
         return commandFailed(config.error());
     const QString path = config.value().storeLocation(cl.dataDir);
-    if (!Database::isPostgresUrl(path) && !QFile::exists(path))
+    if (!PostgresUrl::names(path) && !QFile::exists(path))
         return commandFailed(QStringLiteral("no audit log at %1").arg(path));
     // The revert is recorded in the chain under a signed checkpoint, as the window's is.
     auto keys = loadServerKeys(config.value(), cl.dataDir);

@@ -15,7 +15,6 @@
 #include <QFile>
 #include <QHostAddress>
 #include <QLoggingCategory>
-#include <QRandomGenerator>
 #include <QSslConfiguration>
 #include <QSslServer>
 #include <QTimer>
@@ -70,14 +69,6 @@ HttpResponse reply(int status, const json &body)
 HttpResponse refused(int status, const QString &why)
 {
     return reply(status, {{"error", why.toStdString()}});
-}
-
-QString randomToken(int bytes)
-{
-    QByteArray raw(bytes, '\0');
-    for (int i = 0; i < bytes; ++i)
-        raw[i] = char(QRandomGenerator::system()->bounded(256));
-    return QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
 QByteArray fromBase64Url(const QByteArray &text)
@@ -317,7 +308,7 @@ void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responde
     if (m_challenges.size() >= kMaxChallenges || ofDevice >= kMaxChallengesPerDevice)
         return respond(
             refused(429, QStringLiteral("too many challenges outstanding; try again in a minute")));
-    const QString token = randomToken(32);
+    const QString token = PhonePairing::randomSecret(32);
     m_challenges.insert(token, Challenge{device->id, now + kChallengeMs});
     respond(reply(200, {{"challenge", token.toStdString()}, {"expiresMs", now + kChallengeMs}}));
 }

@@ -11,14 +11,6 @@ namespace Countersign {
 
 namespace {
 
-QString randomToken(int bytes)
-{
-    QByteArray raw(bytes, '\0');
-    for (int i = 0; i < bytes; ++i)
-        raw[i] = char(QRandomGenerator::system()->bounded(256));
-    return QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
-}
-
 // Compares in time independent of where two strings differ, as the token store does.
 bool sameSecret(const QString &a, const QString &b)
 {
@@ -30,6 +22,14 @@ bool sameSecret(const QString &a, const QString &b)
 
 } // namespace
 
+QString PhonePairing::randomSecret(int bytes)
+{
+    QByteArray raw(bytes, '\0');
+    for (int i = 0; i < bytes; ++i)
+        raw[i] = char(QRandomGenerator::system()->bounded(256));
+    return QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
 PhonePairing::PhonePairing(PhoneDevices &devices, const Clock &clock, QObject *parent)
     : QObject(parent), m_devices(devices), m_clock(clock)
 {
@@ -37,7 +37,7 @@ PhonePairing::PhonePairing(PhoneDevices &devices, const Clock &clock, QObject *p
 
 QString PhonePairing::start()
 {
-    m_secret = randomToken(16);
+    m_secret = randomSecret(16);
     m_secretExpiresMs = m_clock.nowMs() + kSecretLifetimeMs;
     m_failuresMs.clear();
     return m_secret;
@@ -113,7 +113,7 @@ Result<PhonePairing::Offer> PhonePairing::offer(const QString &secret, const QSt
     m_secret.clear();
     m_secretExpiresMs = 0;
     Offer offer;
-    offer.id = randomToken(12);
+    offer.id = randomSecret(12);
     offer.code = code(secret, publicKey);
     offer.name = PhoneDevices::cleanName(name);
     offer.publicKey = publicKey;

@@ -31,6 +31,10 @@ public:
     static constexpr qint64 kConfirmWithinMs = 120'000;
     static constexpr int kMaxFailures = 5;
 
+    // bytes from the system's secure random source, base64url without padding: the pairing's secret
+    // and offers here, the phone listener's challenges.
+    static QString randomSecret(int bytes);
+
     struct Offer final
     {
         QString id;

@@ -45,16 +45,6 @@ Database::Database(QString connectionName, QString path, Dialect dialect)
 {
 }
 
-bool Database::isPostgresUrl(const QString &location)
-{
-    return PostgresUrl::names(location);
-}
-
-QString Database::displayName(const QString &location)
-{
-    return PostgresUrl::display(location);
-}
-
 Database::~Database()
 {
     {
@@ -67,7 +57,7 @@ Database::~Database()
 
 Result<std::unique_ptr<Database>> Database::open(const QString &path, Access access)
 {
-    if (isPostgresUrl(path))
+    if (PostgresUrl::names(path))
         return openPostgres(path, access);
     const QString busy = QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000");
     std::unique_ptr<Database> database(new Database(nextConnectionName(), path, Dialect::Sqlite));

@@ -29,11 +29,6 @@ class Database final
 {
 public:
     enum class Dialect { Sqlite, Postgres };
-    // Whether a store location names PostgreSQL (postgresql:// or postgres://) rather than a file.
-    static bool isPostgresUrl(const QString &location);
-    // The location as it may be shown: a URL without its password.
-    static QString displayName(const QString &location);
-
     Q_DISABLE_COPY_MOVE(Database)
     ~Database();
 

@@ -4,15 +4,9 @@
 // the countdown stay inside it, the full text is on demand (the label's tooltip), and a string of
 // 900 KB lays out bounded text.
 #include "approvalcard.h"
-#include "approvalqueue.h"
-#include "auditstore.h"
 #include "canonicaljson.h"
-#include "database.h"
-#include "fakeclock.h"
 #include "helperfailure.h"
-#include "mainwindow.h"
-#include "receipt.h"
-#include "tokenstore.h"
+#include "mainwindowfixture.h"
 
 #include <QApplication>
 #include <QLabel>
@@ -23,18 +17,10 @@
 
 using namespace Countersign;
 
-class CardLayoutTest : public QObject
+class CardLayoutTest : public QObject, private MainWindowFixture
 {
     Q_OBJECT
 private:
-    FakeClock m_clock;
-    std::unique_ptr<Database> m_db;
-    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
-    std::unique_ptr<AuditStore> m_store;
-    std::unique_ptr<TokenStore> m_tokens;
-    std::unique_ptr<ApprovalQueue> m_queue;
-    std::unique_ptr<MainWindow> m_window;
-
     void park(const QString &client, const QString &target, const QString &prompt)
     {
         Operation op;
@@ -74,28 +60,8 @@ private:
     }
 
 private Q_SLOTS:
-    void init()
-    {
-        auto db = Database::open(QStringLiteral(":memory:"));
-        QVERIFY(db.ok());
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
-        m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
-        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
-        m_window = std::make_unique<MainWindow>(
-            MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
-        m_window->resize(1280, 760);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    }
-    void cleanup()
-    {
-        m_window.reset();
-        m_queue.reset();
-        m_tokens.reset();
-        m_store.reset();
-        m_db.reset();
-    }
+    void init() { setUp(QSize(1280, 760)); }
+    void cleanup() { tearDown(); }
 
     void longAgentText_keepsTheControlsInPlace_data()
     {

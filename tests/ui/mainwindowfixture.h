@@ -147,7 +147,8 @@ protected:
         return dark;
     }
 
-    void setUp()
+    // size: the window's before it shows (none: its own).
+    void setUp(QSize size = {})
     {
         auto db = Database::open(QStringLiteral(":memory:"));
         QVERIFY(db.ok());
@@ -157,6 +158,8 @@ protected:
         m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
         m_window = std::make_unique<MainWindow>(
             MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
+        if (size.isValid())
+            m_window->resize(size);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
         // Activation restarts a card's minimum time: let it happen before the tests count.

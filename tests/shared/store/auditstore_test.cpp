@@ -2,6 +2,7 @@
 // claims, the chain and its checks, read-only opens, replacement, reports. Its writes are in
 // writetransaction_test.
 #include "auditstorefixture.h"
+#include "postgresurl.h"
 
 #include <QTest>
 
@@ -34,9 +35,9 @@ private Q_SLOTS:
         QVERIFY2(option.contains(QLatin1String("the option options is not one Countersign passes on")),
                  qPrintable(option));
         QVERIFY(!refused(QStringLiteral("postgresql:///nohost")).isEmpty());
-        QCOMPARE(Database::displayName(QStringLiteral("postgres://a:b@h:5/d")),
+        QCOMPARE(PostgresUrl::display(QStringLiteral("postgres://a:b@h:5/d")),
                  QStringLiteral("postgres://a@h:5/d"));
-        QVERIFY(!Database::isPostgresUrl(QStringLiteral("/home/a/postgresql://x.db")));
+        QVERIFY(!PostgresUrl::names(QStringLiteral("/home/a/postgresql://x.db")));
     }
 
     // A team's review rules, held by the store under its write lock whichever console approves.
