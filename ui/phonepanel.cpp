@@ -17,7 +17,7 @@ namespace Countersign {
 
 namespace {
 
-QString when(qint64 ms)
+QString localTime(qint64 ms)
 {
     return ms ? QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
 }
@@ -88,11 +88,11 @@ void PhonePanel::refreshDevices()
         auto *name = new QTableWidgetItem(visibleText(d.name));
         name->setData(Qt::UserRole, d.id);
         m_table->setItem(row, 0, name);
-        m_table->setItem(row, 1, new QTableWidgetItem(when(d.pairedMs)));
-        m_table->setItem(row, 2, new QTableWidgetItem(d.lastUsedMs ? when(d.lastUsedMs) : tr("never")));
-        m_table->setItem(
-            row, 3,
-            new QTableWidgetItem(d.revoked() ? tr("revoked %1").arg(when(d.revokedMs)) : tr("may decide")));
+        m_table->setItem(row, 1, new QTableWidgetItem(localTime(d.pairedMs)));
+        m_table->setItem(row, 2, new QTableWidgetItem(d.lastUsedMs ? localTime(d.lastUsedMs) : tr("never")));
+        m_table->setItem(row, 3,
+                         new QTableWidgetItem(d.revoked() ? tr("revoked %1").arg(localTime(d.revokedMs))
+                                                          : tr("may decide")));
     }
     m_revokeButton->setEnabled(m_table->rowCount() > 0);
 }

@@ -20,9 +20,10 @@ namespace Countersign {
 class Dispatcher;
 
 // The /mcp endpoint without sockets: one HttpRequest in, with its caller as the http room checked
-// it (HttpRoutes), one HttpResponse out. In order: method (405), Host and Origin (403), bearer
-// token (401), Content-Type (415), JSON (400), the envelope checks (RequestReader), the MCP header
-// checks, then the dispatcher, once. Both eras share it: a 2026-07-28 request
+// it (HttpRoutes checks every request at an agent's door, whatever its method), one HttpResponse
+// out. Answered in order: method (405), Host and Origin (403), a token store that cannot be read
+// (503), bearer token (401), Content-Type (415), JSON (400), the envelope checks (RequestReader),
+// the MCP header checks, then the dispatcher, once. Both eras share it: a 2026-07-28 request
 // carries its envelope; a 2025-era client initializes, gets an Mcp-Session-Id, sends it with every
 // later request (an unknown one: 404, initialize again) and ends it with DELETE. Clients hear that
 // the tools changed on a stream they hold open: a 2025-era session's GET, a 2026-07-28

@@ -30,7 +30,8 @@ QString engineMessage(const QSqlError &error)
 }
 
 // A forward-only query, executed: the caller reads it to its end.
-Result<QSqlQuery> run(const QString &connectionName, const char *sql, const QVariantList &bindings)
+Result<QSqlQuery> runDeclineQuery(const QString &connectionName, const char *sql,
+                                  const QVariantList &bindings)
 {
     QSqlQuery query(QSqlDatabase::database(connectionName, false));
     query.setForwardOnly(true);
@@ -62,7 +63,9 @@ Result<QList<DeclineQuery::Count>> counts(const QString &connectionName, const c
                                           int limit)
 {
     QList<DeclineQuery::Count> out;
-    const Status read = eachRow(run(connectionName, sql, {sinceMs, limit}), [&out](const QSqlRecord &r) {
+    const Status read = eachRow(runDeclineQuery(connectionName, sql, {sinceMs, limit}), [&out](
+                                                                                            const QSqlRecord
+                                                                                                &r) {
         return [&out, name = column(r, "name"), declined = column(r, "declined"),
                 denied = column(r, "denied")](const QSqlQuery &row) {
             out.append({row.value(name).toString(), row.value(declined).toInt(), row.value(denied).toInt()});
@@ -85,7 +88,7 @@ DeclineQuery::Reason::Kind kindOf(const QString &name)
 Status repeats(const QString &connectionName, const char *sql, DeclineQuery::Repeat::Same same,
                qint64 sinceMs, int limit, QList<DeclineQuery::Repeat> &out)
 {
-    return eachRow(run(connectionName, sql, {sinceMs, limit}), [&out, same](const QSqlRecord &r) {
+    return eachRow(runDeclineQuery(connectionName, sql, {sinceMs, limit}), [&out, same](const QSqlRecord &r) {
         return [&out, same, tool = column(r, "tool"), target = column(r, "target"),
                 declines = column(r, "declines"), calls = column(r, "calls"), people = column(r, "people"),
                 lastMs = column(r, "last_ms"), arguments = column(r, "arguments"),
@@ -122,7 +125,7 @@ Result<QList<DeclineQuery::ToolTiming>> timings(const QString &connectionName, q
         times.clear();
     };
     const Status read =
-        eachRow(run(connectionName, DeclineSql::kDecisionTimes, {sinceMs}),
+        eachRow(runDeclineQuery(connectionName, DeclineSql::kDecisionTimes, {sinceMs}),
                 [&out, &times, &close](const QSqlRecord &r) {
                     return [&out, &times, &close, tool = column(r, "tool"), outcome = column(r, "outcome"),
                             ms = column(r, "ms")](const QSqlQuery &row) {
@@ -152,24 +155,24 @@ Status fastApprovals(const QString &connectionName, qint64 sinceMs, double cardM
     const auto keyOf = [](const QString &person, const QString &tool) {
         return person + QLatin1Char('\n') + tool;
     };
-    Status read =
-        eachRow(run(connectionName, DeclineSql::kApprovalsByPerson, {sinceMs}), [&](const QSqlRecord &r) {
-            return [&, person = column(r, "decided_by"), tool = column(r, "tool"),
-                    approvals = column(r, "approvals")](const QSqlQuery &row) {
-                DeclineQuery::FastApprovals entry;
-                entry.person = row.value(person).toString();
-                entry.tool = row.value(tool).toString();
-                entry.approvals = row.value(approvals).toInt();
-                report.approvalsTotal += entry.approvals;
-                byKey.insert(keyOf(entry.person, entry.tool), entry);
-            };
-        });
+    Status read = eachRow(runDeclineQuery(connectionName, DeclineSql::kApprovalsByPerson, {sinceMs}),
+                          [&](const QSqlRecord &r) {
+                              return [&, person = column(r, "decided_by"), tool = column(r, "tool"),
+                                      approvals = column(r, "approvals")](const QSqlQuery &row) {
+                                  DeclineQuery::FastApprovals entry;
+                                  entry.person = row.value(person).toString();
+                                  entry.tool = row.value(tool).toString();
+                                  entry.approvals = row.value(approvals).toInt();
+                                  report.approvalsTotal += entry.approvals;
+                                  byKey.insert(keyOf(entry.person, entry.tool), entry);
+                              };
+                          });
     if (!read)
         return read;
     // Only approvals quicker than the longest reading time any card has are read, with their plans.
     read = eachRow(
-        run(connectionName, DeclineSql::kQuickApprovals,
-            {sinceMs, ReadingTime::longestMs(cardMinimumSeconds)}),
+        runDeclineQuery(connectionName, DeclineSql::kQuickApprovals,
+                        {sinceMs, ReadingTime::longestMs(cardMinimumSeconds)}),
         [&](const QSqlRecord &r) {
             return [&, person = column(r, "decided_by"), tool = column(r, "tool"), ms = column(r, "ms"),
                     planAt = column(r, "plan")](const QSqlQuery &row) {
@@ -226,27 +229,28 @@ Result<DeclineQuery::Report> DeclineQuery::report(qint64 sinceMs, double cardMin
     Report report;
     report.sinceMs = sinceMs;
     report.cardMinimumSeconds = cardMinimumSeconds;
-    const Status totals =
-        eachRow(run(m_connectionName, DeclineSql::kTotals, {sinceMs}), [&report](const QSqlRecord &r) {
-            return [&report, declined = column(r, "declined"),
-                    denied = column(r, "denied")](const QSqlQuery &row) {
-                report.declined = row.value(declined).toInt();
-                report.denied = row.value(denied).toInt();
-            };
-        });
+    const Status totals = eachRow(runDeclineQuery(m_connectionName, DeclineSql::kTotals, {sinceMs}),
+                                  [&report](const QSqlRecord &r) {
+                                      return [&report, declined = column(r, "declined"),
+                                              denied = column(r, "denied")](const QSqlQuery &row) {
+                                          report.declined = row.value(declined).toInt();
+                                          report.denied = row.value(denied).toInt();
+                                      };
+                                  });
     if (!totals)
         return failure(totals.error());
     const Status unanswered =
-        eachRow(run(m_connectionName, DeclineSql::kUnanswered, {sinceMs}), [&report](const QSqlRecord &r) {
-            return [&report, expired = column(r, "expired"), abandoned = column(r, "abandoned"),
-                    timedOut = column(r, "timed_out"),
-                    superseded = column(r, "superseded")](const QSqlQuery &row) {
-                report.expired = row.value(expired).toInt();
-                report.abandoned = row.value(abandoned).toInt();
-                report.timedOut = row.value(timedOut).toInt();
-                report.superseded = row.value(superseded).toInt();
-            };
-        });
+        eachRow(runDeclineQuery(m_connectionName, DeclineSql::kUnanswered, {sinceMs}),
+                [&report](const QSqlRecord &r) {
+                    return [&report, expired = column(r, "expired"), abandoned = column(r, "abandoned"),
+                            timedOut = column(r, "timed_out"),
+                            superseded = column(r, "superseded")](const QSqlQuery &row) {
+                        report.expired = row.value(expired).toInt();
+                        report.abandoned = row.value(abandoned).toInt();
+                        report.timedOut = row.value(timedOut).toInt();
+                        report.superseded = row.value(superseded).toInt();
+                    };
+                });
     if (!unanswered)
         return failure(unanswered.error());
     auto tools = counts(m_connectionName, DeclineSql::kTools, sinceMs, limit);
@@ -258,14 +262,15 @@ Result<DeclineQuery::Report> DeclineQuery::report(qint64 sinceMs, double cardMin
     if (!targets)
         return failure(targets.error());
     report.targets = std::move(targets).value();
-    const Status reasons = eachRow(
-        run(m_connectionName, DeclineSql::kReasons, {sinceMs, limit}), [&report](const QSqlRecord &r) {
-            return [&report, kind = column(r, "kind"), text = column(r, "reason"),
-                    count = column(r, "declines")](const QSqlQuery &row) {
-                report.reasons.append({kindOf(row.value(kind).toString()), row.value(text).toString(),
-                                       row.value(count).toInt()});
-            };
-        });
+    const Status reasons =
+        eachRow(runDeclineQuery(m_connectionName, DeclineSql::kReasons, {sinceMs, limit}),
+                [&report](const QSqlRecord &r) {
+                    return [&report, kind = column(r, "kind"), text = column(r, "reason"),
+                            count = column(r, "declines")](const QSqlQuery &row) {
+                        report.reasons.append({kindOf(row.value(kind).toString()), row.value(text).toString(),
+                                               row.value(count).toInt()});
+                    };
+                });
     if (!reasons)
         return failure(reasons.error());
     if (auto calls = repeats(m_connectionName, DeclineSql::kRepeatedCalls, Repeat::Same::Call, sinceMs, limit,

@@ -7,6 +7,8 @@
 #include "tokenstore.h"
 
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTest>
 
 using namespace Countersign;
@@ -123,6 +125,45 @@ private Q_SLOTS:
         QCOMPARE(m_callersSeen[3].refusal, LocalCaller::Refusal::NoToken);
     }
 
+    void aForeignOrigin_isRefused_aLoopbackOneIsNot()
+    {
+        HttpRequest fromPage = request("POST", "/mcp", "127.0.0.1", m_token);
+        fromPage.headers.append(qMakePair(QByteArray("origin"), QByteArray("https://evil.example")));
+        HttpRequest fromLocal = request("POST", "/mcp", "127.0.0.1", m_token);
+        fromLocal.headers.append(qMakePair(QByteArray("origin"), QByteArray("http://localhost:5173")));
+        routeNow(fromPage);
+        routeNow(fromLocal);
+        QCOMPARE(m_callersSeen[0].refusal, LocalCaller::Refusal::Origin);
+        QVERIFY(!m_callersSeen[0].principal);
+        QCOMPARE(m_callersSeen[1].refusal, LocalCaller::Refusal::None);
+    }
+
+    // A store that cannot be read refuses every token for that reason, which the door says (503
+    // at /mcp, a deny at /hooks), not as an unknown token.
+    void anUnreadableStore_isSaid_notTakenForAnUnknownToken()
+    {
+        QSqlQuery drop(QSqlDatabase::database(m_db->connectionName()));
+        QVERIFY(drop.exec(QStringLiteral("ALTER TABLE connections RENAME TO connections_gone")));
+        routeNow(request("POST", "/mcp", "127.0.0.1", m_token));
+        QCOMPARE(m_callersSeen[0].refusal, LocalCaller::Refusal::StoreUnreadable);
+        QVERIFY(!m_callersSeen[0].detail.isEmpty());
+        QVERIFY(!m_callersSeen[0].principal);
+    }
+
+    // Only an agent's door looks the token up: a path with no door and a page never do, so the
+    // window is not told of them.
+    void noDoor_andPages_neverLookTheTokenUp()
+    {
+        ApprovalPage page;
+        m_routes->addPage(ApprovalPage::kPath, std::bind_front(&ApprovalPage::serve, &page));
+        QSignalSpy told(m_callers.get(), &Callers::requestFrom);
+        QCOMPARE(routeNow(request("POST", "/nothing", "127.0.0.1", m_token)).status, 404);
+        QCOMPARE(routeNow(request("GET", "/approvals/" + QByteArray(32, 'b'), "127.0.0.1", m_token)).status,
+                 200);
+        QCOMPARE(told.size(), 0);
+        QVERIFY(m_callersSeen.isEmpty());
+    }
+
     void aRevokedToken_isUnknown_fromTheNextRequestOn()
     {
         routeNow(request("POST", "/mcp", "127.0.0.1", m_token));
@@ -154,12 +195,17 @@ private Q_SLOTS:
         const HttpResponse shown = routeNow(request("GET", "/approvals/" + nonce, "127.0.0.1:9"));
         QCOMPARE(shown.status, 200);
         QVERIFY(shown.body.contains("cannot do either"));
-        QCOMPARE(revealed.size(), 1);
+        QCOMPARE(routeNow(request("GET", "/approvals/" + nonce + "?from=agent", "[::1]:9")).status, 200);
+        QCOMPARE(revealed.size(), 2);
+        revealed.removeLast();
         QCOMPARE(revealed.first().first().toString(), QString::fromLatin1(nonce));
         for (const HttpRequest &r :
              {request("GET", "/approvals/" + nonce, "evil.example"),
               request("POST", "/approvals/" + nonce, "localhost"),
               request("GET", "/approvals/" + QByteArray(32, 'G'), "localhost"),
+              request("GET", "/approvals/" + QByteArray(32, 'A'), "localhost"),
+              request("GET", "/approvals/" + QByteArray(31, 'a'), "localhost"),
+              request("GET", "/approvals/" + QByteArray(33, 'a'), "localhost"),
               request("GET", "/approvals/../mcp", "localhost"), request("GET", "/approvals/", "localhost")})
             QCOMPARE(routeNow(r).status, 404);
         QCOMPARE(revealed.size(), 1);
