@@ -15,7 +15,6 @@ namespace Countersign {
 
 using Shell::Effect;
 using json = nlohmann::json;
-using namespace PathRules;
 
 bool CommandJudge::isSecret(const QString &absolutePath) const
 {
@@ -55,11 +54,11 @@ QString CommandJudge::readRefusal(const QString &written) const
     if ((written.startsWith(QLatin1String("/proc/")) || written.startsWith(QLatin1String("/dev/"))) &&
         written.split(QLatin1Char('/')).contains(QStringLiteral("..")))
         return QStringLiteral("reads %1, through a link only the running shell can follow").arg(written);
-    const QString path = resolved(written);
-    if (isNetworkDevice(path))
+    const QString path = PathRules::resolved(written);
+    if (PathRules::isNetworkDevice(path))
         return QStringLiteral("opens a network connection (%1)").arg(path);
     if (isSecret(path))
-        return QStringLiteral("reads a secret (%1)").arg(shortPath(path, m_home));
+        return QStringLiteral("reads a secret (%1)").arg(PathRules::shortPath(path, m_home));
     if (path.startsWith(QLatin1String("/proc/"))) {
         static const QStringList harmless = {QStringLiteral("/proc/cpuinfo"), QStringLiteral("/proc/meminfo"),
                                              QStringLiteral("/proc/version"), QStringLiteral("/proc/loadavg"),
@@ -70,10 +69,10 @@ QString CommandJudge::readRefusal(const QString &written) const
     const bool inRoots = m_ws && m_ws->confines(path);
     if (!inRoots && !m_home.isEmpty()) {
         const QString real = Workspace::canonicalOf(path).isEmpty() ? path : Workspace::canonicalOf(path);
-        if (under(real, m_home))
+        if (PathRules::under(real, m_home))
             return QStringLiteral("reads %1, in your home folder outside the workspace roots")
-                .arg(shortPath(path, m_home));
-        if (under(m_home, real) || real == QLatin1String("/"))
+                .arg(PathRules::shortPath(path, m_home));
+        if (PathRules::under(m_home, real) || real == QLatin1String("/"))
             return QStringLiteral("reads %1, which holds your home folder").arg(path);
     }
     return {};
@@ -87,12 +86,14 @@ QString CommandJudge::replaceRefusal(const QString &path) const
         return {};
     const Git::LossReport report = Git::lossReport({info.canonicalFilePath()});
     if (!report.inWorkTree)
-        return QStringLiteral("overwrites %1, which no git repository keeps").arg(shortPath(path, m_home));
+        return QStringLiteral("overwrites %1, which no git repository keeps")
+            .arg(PathRules::shortPath(path, m_home));
     if (!report.uncommitted.isEmpty())
         return QStringLiteral("overwrites %1, which holds changes git has not committed")
-            .arg(shortPath(path, m_home));
+            .arg(PathRules::shortPath(path, m_home));
     if (report.untracked.size() > report.ignored.size() || (!report.ignored.isEmpty() && isSecret(path)))
-        return QStringLiteral("overwrites %1, which git does not keep").arg(shortPath(path, m_home));
+        return QStringLiteral("overwrites %1, which git does not keep")
+            .arg(PathRules::shortPath(path, m_home));
     return {};
 }
 
@@ -107,9 +108,9 @@ QString CommandJudge::sameLineRefusal(const QList<Effect> &effects) const
         if (e.code == Effect::Code::Project) {
             for (const QString &d : e.definitions)
                 names.append(QFileInfo(d).fileName());
-            folders.append(resolved(e.cwd));
+            folders.append(PathRules::resolved(e.cwd));
         } else if (e.code == Effect::Code::Script && e.pathKnown) {
-            scripts.append(resolved(e.path));
+            scripts.append(PathRules::resolved(e.path));
         }
     }
     if (folders.isEmpty() && scripts.isEmpty())
@@ -120,17 +121,18 @@ QString CommandJudge::sameLineRefusal(const QList<Effect> &effects) const
         if (!e.pathKnown || e.glob)
             return QStringLiteral(
                 "changes files it names only when it runs, and runs the project's code in the same line");
-        const QString path = resolved(e.path);
+        const QString path = PathRules::resolved(e.path);
         if (path.contains(QLatin1String("/node_modules/")))
             return QStringLiteral("changes %1 and runs the project's tools in the same line")
-                .arg(shortPath(path, m_home));
-        const bool folderOfIt = std::any_of(folders.cbegin(), folders.cend(),
-                                            [&path](const QString &f) { return under(f, path); }) ||
-                                std::any_of(scripts.cbegin(), scripts.cend(),
-                                            [&path](const QString &s) { return under(s, path); });
+                .arg(PathRules::shortPath(path, m_home));
+        const bool folderOfIt =
+            std::any_of(folders.cbegin(), folders.cend(),
+                        [&path](const QString &f) { return PathRules::under(f, path); }) ||
+            std::any_of(scripts.cbegin(), scripts.cend(),
+                        [&path](const QString &s) { return PathRules::under(s, path); });
         if (names.contains(QFileInfo(path).fileName()) || folderOfIt)
             return QStringLiteral("changes %1 and runs what it defines in the same line")
-                .arg(shortPath(path, m_home));
+                .arg(PathRules::shortPath(path, m_home));
     }
     return {};
 }
@@ -141,18 +143,19 @@ QString CommandJudge::writeRefusal(const QString &written) const
     if ((written.startsWith(QLatin1String("/proc/")) || written.startsWith(QLatin1String("/dev/"))) &&
         written.split(QLatin1Char('/')).contains(QStringLiteral("..")))
         return QStringLiteral("writes %1, through a link only the running shell can follow").arg(written);
-    const QString path = resolved(written);
-    if (isNetworkDevice(path))
+    const QString path = PathRules::resolved(written);
+    if (PathRules::isNetworkDevice(path))
         return QStringLiteral("opens a network connection (%1)").arg(path);
-    if (isDevice(path))
+    if (PathRules::isDevice(path))
         return {};
     if (isProtected(path))
         return QStringLiteral(
                    "writes %1, which changes what runs later (a start-up file, an agent's settings, "
                    ".git or CI)")
-            .arg(shortPath(path, m_home));
+            .arg(PathRules::shortPath(path, m_home));
     if (!m_ws || !m_ws->confines(path))
-        return QStringLiteral("writes %1, outside the workspace roots").arg(shortPath(path, m_home));
+        return QStringLiteral("writes %1, outside the workspace roots")
+            .arg(PathRules::shortPath(path, m_home));
     return {};
 }
 
@@ -198,15 +201,16 @@ QString CommandJudge::scriptRefusal(const QString &path) const
     if (path.isEmpty())
         return QStringLiteral("runs a file it names only when the line runs");
     if (!m_ws || !m_ws->confines(path))
-        return QStringLiteral("runs %1, outside the workspace roots").arg(shortPath(path, m_home));
+        return QStringLiteral("runs %1, outside the workspace roots").arg(PathRules::shortPath(path, m_home));
     if (!QFileInfo(path).isFile())
-        return QStringLiteral("runs %1, which is not a file yet").arg(shortPath(path, m_home));
+        return QStringLiteral("runs %1, which is not a file yet").arg(PathRules::shortPath(path, m_home));
     const Git::LossReport report = Git::lossReport({Workspace::canonicalOf(path)});
     if (!report.inWorkTree)
         return QStringLiteral("runs %1, which no git repository keeps (the agent may have written it)")
-            .arg(shortPath(path, m_home));
+            .arg(PathRules::shortPath(path, m_home));
     if (!report.untracked.isEmpty() || !report.uncommitted.isEmpty())
-        return QStringLiteral("runs %1, changed since the last commit").arg(shortPath(path, m_home));
+        return QStringLiteral("runs %1, changed since the last commit")
+            .arg(PathRules::shortPath(path, m_home));
     return {};
 }
 
@@ -306,7 +310,7 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
                 ask(why);
                 target(path);
             } else if (e.replaces && m_mode == Mode::Standard) {
-                if (const QString lost = replaceRefusal(resolved(path)); !lost.isEmpty()) {
+                if (const QString lost = replaceRefusal(PathRules::resolved(path)); !lost.isEmpty()) {
                     j.destructive = true;
                     ask(lost);
                     target(path);
@@ -349,12 +353,13 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
                 if (!(value.startsWith(QLatin1Char('/')) || value.startsWith(QLatin1Char('~')) ||
                       value.startsWith(QLatin1String(".."))))
                     continue;
-                const QString p = resolved(value.startsWith(QLatin1Char('~')) ? m_home + value.mid(1)
-                                           : FilePath::isAbsolute(value)      ? value
-                                                                         : e.cwd + QLatin1Char('/') + value);
-                if (!isDevice(p) && (!m_ws || !m_ws->confines(p)))
+                const QString p =
+                    PathRules::resolved(value.startsWith(QLatin1Char('~')) ? m_home + value.mid(1)
+                                        : FilePath::isAbsolute(value)      ? value
+                                                                      : e.cwd + QLatin1Char('/') + value);
+                if (!PathRules::isDevice(p) && (!m_ws || !m_ws->confines(p)))
                     ask(QStringLiteral("%1 and names %2, outside the workspace roots")
-                            .arg(e.what, shortPath(p, m_home)));
+                            .arg(e.what, PathRules::shortPath(p, m_home)));
             }
             QString unchanged;
             if (const QString why = projectRefusal(e, &unchanged); !why.isEmpty())
@@ -418,7 +423,7 @@ CommandJudge::Judgement CommandJudge::read(const QString &absolutePath) const
     e.kind = Effect::Kind::Reads;
     e.path = QDir::cleanPath(absolutePath);
     e.pathKnown = FilePath::isAbsolute(absolutePath);
-    e.what = QStringLiteral("reads %1").arg(shortPath(e.path, m_home));
+    e.what = QStringLiteral("reads %1").arg(PathRules::shortPath(e.path, m_home));
     return judge({e});
 }
 
@@ -428,7 +433,7 @@ CommandJudge::Judgement CommandJudge::write(const QString &absolutePath) const
     e.kind = Effect::Kind::Writes;
     e.path = QDir::cleanPath(absolutePath);
     e.pathKnown = FilePath::isAbsolute(absolutePath);
-    e.what = QStringLiteral("writes %1").arg(shortPath(e.path, m_home));
+    e.what = QStringLiteral("writes %1").arg(PathRules::shortPath(e.path, m_home));
     return judge({e});
 }
 
