@@ -173,7 +173,9 @@ Result<quint16> McpServer::start()
     m_http->setVoucher(std::bind_front(&Callers::vouches, m_callers));
     auto port = m_http->listen(m_setup.config.listenHost(), m_setup.config.listenPort());
     if (port)
-        m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1/approvals/").arg(port.value()));
+        m_gate->setApprovalsUrlBase(QStringLiteral("http://127.0.0.1:%1%2")
+                                        .arg(port.value())
+                                        .arg(QLatin1String(ApprovalPage::kPath)));
     return port;
 }
 

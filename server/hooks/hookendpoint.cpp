@@ -31,7 +31,7 @@ HttpResponse forbidden(const QString &why)
 void HookEndpoint::serve(const HttpRequest &request, const LocalCaller::Checked &caller,
                          const Responder &respond) const
 {
-    const QString clientName = QString::fromLatin1(request.target.split('?').first().mid(qstrlen(kPath)));
+    const QString clientName = QString::fromLatin1(request.path().mid(qstrlen(kPath)));
     const auto client = HookClients::parse(clientName);
     const auto deny = [&](const QString &why) {
         respond(HttpResponse::json(200, refusal(client, why).stdoutText));

@@ -9,7 +9,7 @@ namespace Countersign {
 std::optional<HttpResponse> ApprovalPage::serve(const HttpRequest &request)
 {
     static const QRegularExpression approval(QStringLiteral("^/approvals/([0-9a-f]{32})$"));
-    const auto match = approval.match(QString::fromLatin1(request.target.split('?').first()));
+    const auto match = approval.match(QString::fromLatin1(request.path()));
     if (!match.hasMatch() || request.method != "GET")
         return std::nullopt;
     Q_EMIT revealRequested(match.captured(1));

@@ -34,8 +34,8 @@ LocalCaller::Checked Callers::check(const HttpRequest &request)
 
 bool Callers::vouches(const QByteArray &authorization)
 {
-    return authorization.size() > 7 && authorization.left(7).toLower() == "bearer " &&
-           m_tokens.authenticate(authorization.mid(7).trimmed()).has_value();
+    const auto token = LocalCaller::bearerToken(authorization);
+    return token && m_tokens.authenticate(*token).has_value();
 }
 
 bool Callers::isActive(qint64 connectionId)

@@ -21,6 +21,9 @@ struct HttpRequest final
     // The connection it came on (null once that is gone): what holds a stream open sees it close.
     QPointer<QObject> connection;
 
+    // The target without its query: what a route matches.
+    QByteArray path() const { return target.split('?').first(); }
+
     std::optional<QByteArray> header(const char *lowerName) const
     {
         for (const auto &[name, value] : headers) {

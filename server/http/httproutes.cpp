@@ -32,7 +32,7 @@ const HttpRoutes::Route *HttpRoutes::find(const QByteArray &path) const
 
 void HttpRoutes::route(const HttpRequest &request, Responder respond) const
 {
-    const Route *route = find(request.target.split('?').first());
+    const Route *route = find(request.path());
     if (route && route->door)
         return route->door(request, m_callers.check(request), std::move(respond));
     if (route) {

@@ -42,6 +42,13 @@ bool isAllowedOrigin(const QByteArray &origin)
     return isLoopbackName(url.host()) || url.host() == QLatin1String("::1");
 }
 
+std::optional<QByteArray> bearerToken(const QByteArray &authorization)
+{
+    if (authorization.size() > 7 && authorization.left(7).toLower() == "bearer ")
+        return authorization.mid(7).trimmed();
+    return std::nullopt;
+}
+
 Checked check(const HttpRequest &request, const Authenticator &authenticate,
               const std::function<QString()> &storeProblem)
 {
@@ -54,8 +61,8 @@ Checked check(const HttpRequest &request, const Authenticator &authenticate,
     if (!authorization)
         return {Refusal::NoToken, std::nullopt, {}};
     std::optional<Principal> principal;
-    if (authorization->size() > 7 && authorization->left(7).toLower() == "bearer ")
-        principal = authenticate(authorization->mid(7).trimmed());
+    if (const auto token = bearerToken(*authorization))
+        principal = authenticate(*token);
     if (principal) {
         if (auto *connection = qobject_cast<HttpConnection *>(request.connection.data()))
             connection->vouch();

@@ -41,6 +41,9 @@ using Authenticator = std::function<std::optional<Principal>(const QByteArray &t
 Checked check(const HttpRequest &request, const Authenticator &authenticate,
               const std::function<QString()> &storeProblem);
 
+// The token of an "Authorization: Bearer TOKEN" header (the scheme in any case); none for any other.
+std::optional<QByteArray> bearerToken(const QByteArray &authorization);
+
 // Host and Origin alone (a page that only shows something: /approvals/NONCE).
 bool isLoopbackHost(const QByteArray &hostHeader);
 // A missing Origin passes; a present one must be http(s) on a loopback name.

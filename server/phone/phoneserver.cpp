@@ -202,7 +202,7 @@ QString PhoneServer::url() const
 
 void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder respond)
 {
-    const QByteArray path = request.target.split('?').first();
+    const QByteArray path = request.path();
     // Every request names this listener: a page of another name cannot reach it through DNS tricks.
     if (QString::fromLatin1(request.header("host").value_or(QByteArray()))
             .compare(m_authority, Qt::CaseInsensitive))
