@@ -451,7 +451,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                                  ConsoleInstance::bridgePath(cl.dataDir),
                                  instanceId,
                                  config.value().instanceName(),
-                                 SnapshotStore::folderIn(cl.dataDir)};
+                                 SnapshotStore::folderIn(cl.dataDir),
+                                 {cl.configPath, QDir(cl.dataDir).filePath(QStringLiteral("keys")),
+                                  QDir(cl.dataDir).filePath(QStringLiteral("receipt-public-key"))}};
     p.server = std::make_unique<ServerThread>(setup);
     auto port = p.server->start([&p, &hooks](McpServer *s) {
         connectQueue(s, p.queue.get());
@@ -530,6 +532,9 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                          &MainWindow::clearUpstreamWidening);
         QObject::connect(w, &MainWindow::upstreamAccepted, p.server->server(), &McpServer::acceptUpstream);
         QObject::connect(w, &MainWindow::upstreamKept, p.server->server(), &McpServer::keepUpstream);
+        QObject::connect(p.server->server(), &McpServer::tripwireFired, w, &MainWindow::showTripwireAlarm);
+        QObject::connect(p.server->server(), &McpServer::holdReleased, w, &MainWindow::clearTripwireAlarm);
+        QObject::connect(w, &MainWindow::holdReleaseRequested, p.server->server(), &McpServer::releaseHold);
         QMetaObject::invokeMethod(p.server->server(), &McpServer::reportHeldUpstreams, Qt::QueuedConnection);
         // Calls a rule settles reach the audit log without a card: the view reads them too.
         QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(),

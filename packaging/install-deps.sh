@@ -17,7 +17,7 @@ packages=(
 )
 for arg in "$@"; do
     case $arg in
-        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git sqlite3 postgresql-15 xvfb xauth xdotool chromium imagemagick) ;;
+        --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git curl make sqlite3 postgresql-15 xvfb xauth xdotool chromium imagemagick) ;;
         --bench) packages+=(xvfb xauth postgresql-15) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac

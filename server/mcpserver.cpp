@@ -11,6 +11,7 @@
 #include "dispatcher.h"
 #include "gate.h"
 #include "gatedtool.h"
+#include "hookclients.h"
 #include "hookendpoint.h"
 #include "hookservice.h"
 #include "httproutes.h"
@@ -27,12 +28,14 @@
 #include "tool.h"
 #include "toolregistry.h"
 #include "tooltasks.h"
+#include "tripwire.h"
 #include "upstreams.h"
 #include "upstreamtrust.h"
 #include "workspace.h"
 #include "workspacetools.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QTimer>
@@ -109,6 +112,8 @@ Result<quint16> McpServer::start()
 
     m_hooks = new HookService(*m_gate, *m_audit, this);
     connect(m_hooks, &HookService::flagged, this, &McpServer::untrustedDecision);
+    connect(m_hooks, &HookService::tripwireFired, this, &McpServer::tripwireFired);
+    connect(m_hooks, &HookService::holdReleased, this, &McpServer::holdReleased);
     m_tools = std::make_unique<ToolRegistry>();
     // What the human accepted of each upstream's tools: a change that widens is held for them.
     m_trust = new UpstreamTrust(*m_audit, this);
@@ -217,6 +222,23 @@ void McpServer::buildTools()
         WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate, snapshots);
     if (m_upstreams)
         m_upstreams->addTo(*m_tools, *m_gate, *m_runner, workspace);
+    if (!m_tripwire)
+        m_tripwire = std::make_shared<Tripwire>();
+    QStringList guarded = m_setup.protectedFiles;
+    const QString home = QDir::homePath();
+    for (const HookClientSpec &spec : kHookClients) {
+        for (const std::string_view file : {spec.settingsFile, spec.secondFile}) {
+            if (!file.empty())
+                guarded << home + QLatin1Char('/') + QString::fromUtf8(file.data(), qsizetype(file.size()));
+        }
+    }
+    m_tripwire->setProtected(ProtectedSet::standard(home, m_setup.config.workspaceRoots(), guarded));
+    m_tripwire->setKeeper([snapshots](const QString &path) {
+        if (!snapshots)
+            return QString();
+        auto kept = snapshots->keep(path);
+        return kept && kept.value().existed ? kept.value().sha256 : QString();
+    });
     if (m_hooks)
         m_hooks->configure(HookService::Settings{
             workspace,
@@ -224,7 +246,8 @@ void McpServer::buildTools()
             m_setup.config.hookHoldSeconds() * 1000LL,
             m_setup.config.mode(),
             snapshots,
-            [tools = m_tools.get()](const QString &name) { return tools->find(name) != nullptr; }});
+            [tools = m_tools.get()](const QString &name) { return tools->find(name) != nullptr; },
+            m_tripwire});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())
@@ -322,6 +345,14 @@ void McpServer::keepUpstream(const QString &upstream, const QString &digest)
 {
     if (m_trust)
         m_trust->keep(upstream, digest);
+}
+
+void McpServer::releaseHold(const QString &connection, const QString &by)
+{
+    if (!m_hooks)
+        return;
+    if (auto released = m_hooks->release(connection, by); !released)
+        qCInfo(lcServer) << "no hold released:" << released.error();
 }
 
 void McpServer::stop()

@@ -25,6 +25,7 @@ class CommandRunner;
 class Database;
 class Dispatcher;
 class HookEndpoint;
+class Tripwire;
 class HookService;
 class HttpRoutes;
 class HttpServer;
@@ -70,6 +71,9 @@ public:
         // content for an undo
         // (SnapshotStore, bounded by Config::undoMegabytes and undoDays); none when empty.
         QString snapshotsPath;
+        // Countersign's own files that the tripwire guards beside the standard protected set
+        // (ProtectedSet): its configuration file, its keys.
+        QStringList protectedFiles;
     };
 
     explicit McpServer(Setup setup, QObject *parent = nullptr);
@@ -103,6 +107,8 @@ public Q_SLOTS:
     // digest: of the listing the human saw (UpstreamTrust::wideningHeld).
     void acceptUpstream(const QString &upstream, const QString &digest);
     void keepUpstream(const QString &upstream, const QString &digest);
+    // A human looked at the tripwire's alarm: the connection's calls are judged as before.
+    void releaseHold(const QString &connection, const QString &by);
 
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
@@ -123,6 +129,10 @@ Q_SIGNALS:
     // accepted (one line per change); or it is no longer held.
     void upstreamWideningHeld(const QString &upstream, const QStringList &widening, const QString &digest);
     void upstreamWideningCleared(const QString &upstream);
+    // The tripwire put back what a call allowed with no card changed, and holds its connection
+    // (HookService::tripwireFired); a held connection was released.
+    void tripwireFired(const QString &connection, const QString &message);
+    void holdReleased(const QString &connection);
     // A connection's token was accepted (at most once a second per connection).
     void requestFrom(const QString &connection, qint64 atMs);
 
@@ -146,6 +156,7 @@ private:
     Upstreams *m_upstreams = nullptr;
     UpstreamTrust *m_trust = nullptr;
     HookService *m_hooks = nullptr;           // the agents' own tools, through their hooks
+    std::shared_ptr<Tripwire> m_tripwire;     // on the files the gate protects, across reloads
     std::unique_ptr<HookEndpoint> m_hookDoor; // their HTTP and local-socket door
     QTimer *m_rebuild = nullptr;              // coalesces the upstreams' tool changes
     QTimer *m_seen = nullptr;                 // tells the store this instance still runs

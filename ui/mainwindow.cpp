@@ -10,6 +10,7 @@
 #include "declinesview.h"
 #include "policychangebanner.h"
 #include "settingspage.h"
+#include "tripwirealarm.h"
 #include "upstreamlist.h"
 
 #include <QApplication>
@@ -106,6 +107,11 @@ MainWindow::MainWindow(Services services, QWidget *parent) : QMainWindow(parent)
     warningLayout->addWidget(dismiss, 0, Qt::AlignTop);
     m_warningBar->hide();
     layout->addWidget(m_warningBar);
+    m_tripwireAlarm = new TripwireAlarm(central);
+    layout->addWidget(m_tripwireAlarm);
+    connect(m_tripwireAlarm, &TripwireAlarm::releaseClicked, this, [this](const QString &connection) {
+        Q_EMIT holdReleaseRequested(connection, m_queue.reviewer());
+    });
     m_policyChange = new PolicyChangeBanner(central);
     m_policyChange->hide();
     layout->addWidget(m_policyChange);
@@ -429,6 +435,22 @@ void MainWindow::showUpstreamWidening(const QString &upstream, const QStringList
     showHeldUpstream();
     if (!isVisible() || isMinimized() || !isActiveWindow())
         QApplication::alert(this);
+}
+
+void MainWindow::showTripwireAlarm(const QString &connection, const QString &message)
+{
+    m_tripwireAlarm->raiseAlarm(connection, message);
+    if (m_tray && m_tray->isVisible())
+        m_tray->showMessage(tr("Tripwire: a change was put back"), message.left(240),
+                            QSystemTrayIcon::Critical);
+    showNormal();
+    raise();
+    activateWindow();
+}
+
+void MainWindow::clearTripwireAlarm(const QString &connection)
+{
+    m_tripwireAlarm->clear(connection);
 }
 
 void MainWindow::clearUpstreamWidening(const QString &upstream)

@@ -22,6 +22,7 @@ class ConfigGuard;
 class ConnectionsPage;
 class DeclinesView;
 class PolicyChangeBanner;
+class TripwireAlarm;
 class SettingsPage;
 class ClientInstaller;
 class TokenStore;
@@ -80,6 +81,10 @@ public:
     // upstreamWideningHeld), in a banner of the same kind; or it is no longer held.
     void showUpstreamWidening(const QString &upstream, const QStringList &widening, const QString &digest);
     void clearUpstreamWidening(const QString &upstream);
+    // The tripwire fired on a call of this connection, which is held (McpServer::tripwireFired):
+    // an alarm above the tabs, the window raised; or the connection was released.
+    void showTripwireAlarm(const QString &connection, const QString &message);
+    void clearTripwireAlarm(const QString &connection);
 
     ApprovalsPage *approvalsPage() const { return m_approvals; }
     AuditView *auditView() const { return m_audit; }
@@ -88,6 +93,7 @@ public:
     SettingsPage *settingsPage() const { return m_settings; }
     PolicyChangeBanner *policyChangeBanner() const { return m_policyChange; }
     PolicyChangeBanner *upstreamChangeBanner() const { return m_upstreamChange; }
+    TripwireAlarm *tripwireAlarm() const { return m_tripwireAlarm; }
 
     // Opens a tab by name: approvals, audit, declines, connections, settings.
     void showTab(const QString &name);
@@ -104,6 +110,8 @@ Q_SIGNALS:
     // digest: of the listing the banner showed.
     void upstreamAccepted(const QString &upstream, const QString &digest);
     void upstreamKept(const QString &upstream, const QString &digest);
+    // The human looked at the tripwire's alarm and releases the connection (by: the reviewer).
+    void holdReleaseRequested(const QString &connection, const QString &by);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -128,6 +136,7 @@ private:
     QLabel *m_warnings = nullptr;
     PolicyChangeBanner *m_policyChange = nullptr;
     PolicyChangeBanner *m_upstreamChange = nullptr;
+    TripwireAlarm *m_tripwireAlarm = nullptr;
     struct HeldUpstream final
     {
         QStringList widening;

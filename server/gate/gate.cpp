@@ -143,6 +143,11 @@ PolicyDecision Gate::decide(const GateRequest &request) const
         m_policy.evaluate(request.action->name(), request.arguments, fallback.verdict, request.paths);
     if (decision.ruleIndex < 0 && !fallback.why.isEmpty())
         decision.rule += QStringLiteral(" (%1)").arg(fallback.why);
+    if (!request.held.isEmpty() && decision.verdict == Verdict::Allow) {
+        decision.verdict = Verdict::Ask;
+        decision.ruleIndex = -1;
+        decision.rule = request.held;
+    }
     return decision;
 }
 

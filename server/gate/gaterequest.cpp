@@ -68,6 +68,7 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->transport = call.transport;
     request->receivedMs = receivedMs;
     request->holdMs = call.holdMs;
+    request->held = call.held;
     request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
     request->paths = action->pathSpellings(call.arguments);
     return request;

@@ -21,6 +21,9 @@ struct AgentCall final
     nlohmann::json arguments;
     Transport transport = Transport::Http;
     qint64 holdMs = 0; // answered "still waiting" after this, under the client's own hook timeout
+    // Not empty: the call asks whatever the policy says (a rule's deny still denies), and these
+    // words are its rule on the card (its session is held after the tripwire fired).
+    QString held;
 };
 
 // One call as the gate judges it, copied out of the request (a ToolCall's references do not
@@ -41,6 +44,7 @@ struct GateRequest final
     std::shared_ptr<CallCancel> task; // a 2025-11-25 task's call (CallContext::task); null otherwise
     std::optional<qint64> holdMs;     // AgentCall::holdMs; unset: the gate's hold limits apply
     bool mcp = true;                  // false: an AgentCall (no JSON-RPC id, no protocol version)
+    QString held;                     // AgentCall::held
 
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
                                                    const ToolCall &call, qint64 receivedMs);

@@ -7,6 +7,7 @@
 #include "workspace.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QFile>
 #include <QLoggingCategory>
 #include <QPointer>
@@ -102,7 +103,11 @@ void HookService::remember(const QString &key, Allowed allowed)
         if (it->order < oldest->order)
             oldest = it;
     }
+    const Allowed evicted = *oldest;
+    const QString evictedKey = oldest.key();
     m_allowed.erase(oldest);
+    if (evicted.armed && m_settings.tripwire)
+        tripped(evicted, m_settings.tripwire->disarm(evictedKey));
 }
 
 HookCall HookService::asMcpCall(HookCall call) const
@@ -125,6 +130,7 @@ HookCall HookService::asMcpCall(HookCall call) const
 
 void HookService::before(const HookCall &sent, const Principal &who, Transport transport, Answered done)
 {
+    closeStale();
     const HookCall call = asMcpCall(sent);
     auto arguments = AgentTool::arguments(call);
     if (!arguments)
@@ -137,6 +143,7 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     agentCall.client = HookClients::name(call.client) + QStringLiteral(" (hook)");
     agentCall.arguments = arguments.value();
     agentCall.transport = transport;
+    agentCall.held = m_held.value(who.name);
     // Answered before the client's own hook timeout: the setup writes one longer than the hold,
     // and a client whose timeout is fixed is answered 10 s before it.
     const int fixed = hookClientSpec(call.client).fixedTimeoutSeconds;
@@ -145,10 +152,12 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
     const QString key = reportKey(who, call, argsDigest);
     const QString path = QString::fromStdString(arguments.value().value("path", ""));
+    const bool reads = AgentTool::kindOf(call.tool) == AgentTool::Kind::Read;
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,
-         tool, arguments = arguments.value(), done = std::move(done)](Gate::Judgement judgement) {
+         tool, reads, who = who.name, agent = agentCall.client, arguments = arguments.value(),
+         done = std::move(done)](Gate::Judgement judgement) {
             if (!judgement.allowed)
                 return done(HookAnswer::deny(client, event, judgement.words));
             if (!self)
@@ -159,6 +168,9 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
             allowed.approved = judgement.approved;
             allowed.argsDigest = argsDigest;
             allowed.path = path;
+            allowed.connection = who;
+            allowed.agent = agent;
+            allowed.what = tool->targetsOf(arguments).join(QStringLiteral(", "));
             // What the files hold now, kept before the client may change them (measured again
             // now: what a deletion removes is what is there when it is allowed).
             if (const auto &snapshots = self->m_settings.snapshots) {
@@ -190,6 +202,16 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
                                 .arg(file, kept.error())));
                     }
                     allowed.kept.append(kept.value());
+                }
+            }
+            // The tripwire: around a call that runs with no card, the protected files are watched;
+            // a call a human approved may change the files it names.
+            if (const auto &tripwire = self->m_settings.tripwire) {
+                if (judgement.approved) {
+                    tripwire->exempt(tool->writtenPaths(arguments));
+                } else if (!reads) {
+                    tripwire->arm(key, QDateTime::currentMSecsSinceEpoch());
+                    allowed.armed = true;
                 }
             }
             self->remember(key, std::move(allowed));
@@ -245,7 +267,13 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
                                                  -1, ' ', false, json::error_handler_t::replace)))
                                         .toStdString()}};
     QString problem;
-    QString nonce; // the allowed call's operation, whose chain rows this report joins
+    QString nonce;                   // the allowed call's operation, whose chain rows this report joins
+    QList<Tripwire::Change> changes; // what the tripwire put back after it
+    std::optional<Allowed> armed;
+    if (found != m_allowed.cend() && found->armed && m_settings.tripwire) {
+        armed = *found;
+        changes = m_settings.tripwire->disarm(key);
+    }
     if (found == m_allowed.cend()) {
         problem = QStringLiteral("%1 reported running %2 (tool-use id %3), which Countersign never allowed")
                       .arg(HookClients::title(call.client), call.tool,
@@ -279,6 +307,8 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
     }
     if (!problem.isEmpty())
         detail["problem"] = problem.toStdString();
+    if (!changes.isEmpty())
+        detail["tripwire"] = changes.size();
     const QString event =
         problem.isEmpty() ? QStringLiteral("agent-tool-ran") : QStringLiteral("agent-tool-flagged");
     if (auto recorded =
@@ -291,7 +321,83 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         qCWarning(lcHooks) << problem;
         Q_EMIT flagged(problem);
     }
+    if (armed)
+        tripped(*armed, changes);
     done(HookAnswer::recorded());
+}
+
+void HookService::closeStale()
+{
+    if (!m_settings.tripwire || !m_settings.tripwire->armed())
+        return;
+    const auto stale = m_settings.tripwire->disarmStale(QDateTime::currentMSecsSinceEpoch() - kStaleMs);
+    for (const auto &[key, changes] : stale) {
+        auto found = m_allowed.find(key);
+        if (found == m_allowed.end())
+            continue;
+        found->armed = false;
+        tripped(*found, changes);
+    }
+}
+
+void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> &changes)
+{
+    if (changes.isEmpty())
+        return;
+    json list = json::array();
+    QStringList named;
+    int restored = 0;
+    for (const Tripwire::Change &change : changes) {
+        json item = {{"path", change.path.toStdString()},
+                     {"what", change.what.toStdString()},
+                     {"how", change.how.toStdString()},
+                     {"restored", change.restored}};
+        if (!change.problem.isEmpty())
+            item["problem"] = change.problem.toStdString();
+        if (!change.keptSha256.isEmpty())
+            item["keptSha256"] = change.keptSha256.toStdString();
+        list.push_back(std::move(item));
+        named << QStringLiteral("%1 %2 (%3)%4")
+                     .arg(change.how, change.path, change.what,
+                          change.restored ? QStringLiteral(": put back")
+                                          : QStringLiteral(": NOT put back, ") + change.problem);
+        restored += change.restored ? 1 : 0;
+    }
+    const QString why =
+        QStringLiteral("held: the tripwire fired on a call of this connection that ran with no card; every "
+                       "call asks until a human releases it in the window");
+    m_held.insert(allowed.connection, why);
+    const json detail = {{"connection", allowed.connection.toStdString()},
+                         {"agent", allowed.agent.toStdString()},
+                         {"call", allowed.what.toStdString()},
+                         {"changes", list},
+                         {"restored", restored}};
+    const auto recorded = allowed.nonce.isEmpty()
+                              ? m_store.recordEvent(QStringLiteral("tripwire-fired"), detail)
+                              : m_store.recordEvent(QStringLiteral("tripwire-fired"), allowed.nonce, detail);
+    if (!recorded)
+        qCWarning(lcHooks) << "the tripwire's alarm was not recorded:" << recorded.error();
+    const QString message =
+        QStringLiteral(
+            "The tripwire fired. %1's call \"%2\" (connection \"%3\"%4) ran with no card and changed "
+            "what the gate protects: %5. What it wrote is kept in the undo store. Every call of "
+            "connection \"%3\" now asks until you release it.")
+            .arg(allowed.agent, allowed.what.left(200), allowed.connection,
+                 allowed.nonce.isEmpty() ? QString() : QStringLiteral(", operation ") + allowed.nonce,
+                 named.join(QStringLiteral("; ")));
+    qCWarning(lcHooks).noquote() << message;
+    Q_EMIT tripwireFired(allowed.connection, message);
+}
+
+Status HookService::release(const QString &connection, const QString &by)
+{
+    if (!m_held.remove(connection))
+        return failure(QStringLiteral("connection \"%1\" is not held").arg(connection));
+    const json detail = {{"connection", connection.toStdString()}, {"by", by.toStdString()}};
+    if (auto recorded = m_store.recordEvent(QStringLiteral("tripwire-released"), detail); !recorded)
+        qCWarning(lcHooks) << "the release of" << connection << "was not recorded:" << recorded.error();
+    Q_EMIT holdReleased(connection);
+    return Done{};
 }
 
 } // namespace Countersign

@@ -5,6 +5,7 @@
 #include "mcprequest.h"
 #include "principal.h"
 #include "snapshotstore.h"
+#include "tripwire.h"
 
 #include <QHash>
 #include <QObject>
@@ -29,7 +30,11 @@ class Workspace;
 // put in the audit chain; a report that matches nothing, or a file that is not what was approved,
 // is flagged. Before a write, edit or patch is allowed, its files' previous content is kept, and the
 // report names it in the chain under the operation's nonce, for an undo (FileUndo); a call whose
-// files cannot be kept is refused.
+// files cannot be kept is refused. Around every call allowed with no card (a read by the agent's own
+// read tool aside), the tripwire (Tripwire) watches the files the gate protects: a change no card
+// approved is put back when the call's report comes (or, when none comes, kStaleMs later), said
+// in the audit chain and the window, and the connection is held: its next calls all ask, whatever
+// the rules allow, until a human releases it in the window.
 class HookService final : public QObject
 {
     Q_OBJECT
@@ -54,6 +59,9 @@ public:
         // write_file (gated as an MCP call already) only when the server is one of
         // countersignServers and the rest a tool it serves. Unset: none is.
         std::function<bool(const QString &)> servesTool;
+        // The tripwire on the protected files; null: none. Kept across reconfigurations (the
+        // calls in flight keep their record).
+        std::shared_ptr<Tripwire> tripwire;
     };
     void configure(Settings settings);
 
@@ -65,11 +73,24 @@ public:
 
     // Allowed calls whose post-tool report has not come, per connection, at most this many kept.
     static constexpr int kMaxAwaitingReport = 1024;
+    // A call allowed with no card whose report has not come this long after is taken as ended
+    // (the client stopped, or reports no failure): the tripwire checks at the next call.
+    static constexpr qint64 kStaleMs = 30LL * 60 * 1000;
+
+    // The connections held now (the tripwire fired on one of their calls), each with why.
+    QHash<QString, QString> held() const { return m_held; }
+    // A human looked: the connection's calls are judged as before again (recorded in the chain).
+    Status release(const QString &connection, const QString &by);
 
 Q_SIGNALS:
     // A post-tool report for a call that was never allowed, or a file that differs from the approved
     // diff: the words are for the window.
     void flagged(const QString &message);
+    // The tripwire put back what a call allowed with no card changed: the connection is held, and
+    // the words (naming the call and each file) are for the window's alarm.
+    void tripwireFired(const QString &connection, const QString &message);
+    // A held connection was released.
+    void holdReleased(const QString &connection);
 
 private:
     struct Allowed final
@@ -81,6 +102,10 @@ private:
         QString path;
         QList<SnapshotStore::Kept> kept; // what the files held before the call, for its undo
         qint64 order = 0;
+        bool armed = false; // the tripwire watches it (it runs with no card)
+        QString connection; // who, and what, for the alarm
+        QString agent;
+        QString what;
     };
     void before(const HookCall &call, const Principal &who, Transport transport, Answered done);
     void after(const HookCall &call, const Principal &who, Answered done);
@@ -91,12 +116,18 @@ private:
     HookCall asMcpCall(HookCall call) const;
     // Whether the approved card of this operation said a copy is kept before it runs.
     bool promisedUndo(const QString &nonce);
+    // The tripwire found changes after the call of this allow (its report came, or never will):
+    // recorded under its operation, said in the window, and its connection held.
+    void tripped(const Allowed &allowed, const QList<Tripwire::Change> &changes);
+    // Calls allowed with no card whose report never came: checked as if it had.
+    void closeStale();
 
     Gate &m_gate;
     AuditStore &m_store;
     Settings m_settings;
     std::map<AgentTool::Kind, std::shared_ptr<AgentTool>> m_tools;
     QHash<QString, Allowed> m_allowed; // reportKey -> the allow it is waiting to hear about
+    QHash<QString, QString> m_held;    // connection -> why its calls ask (the tripwire fired)
     qint64 m_order = 0;
 };
 

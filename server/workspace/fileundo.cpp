@@ -44,35 +44,6 @@ std::optional<Entry> entryOf(const json &item)
                  digestOf(after)};
 }
 
-// Replaces leaf in the open folder dir with bytes and mode: a new file beside it (O_EXCL, never
-// through a link), then renamed over it, all relative to dir.
-Status replaceAt(int dir, const QByteArray &leaf, const QByteArray &bytes, int mode)
-{
-    const QByteArray temporary = '.' + leaf.left(64) + ".countersign-revert-" +
-                                 QByteArray::number(QRandomGenerator::system()->generate64(), 16);
-    const int fd =
-        ::openat(dir, temporary.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return failure(QString::fromLocal8Bit(std::strerror(errno)));
-    qint64 written = 0;
-    bool ok = true;
-    while (ok && written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        ok = n > 0;
-        written += ok ? n : 0;
-    }
-    ok = ok && ::fchmod(fd, mode_t(mode)) == 0;
-    const QString why = ok ? QString() : QString::fromLocal8Bit(std::strerror(errno));
-    if (::close(fd) != 0 || !ok || ::renameat(dir, temporary.constData(), dir, leaf.constData()) != 0) {
-        const QString reason = why.isEmpty() ? QString::fromLocal8Bit(std::strerror(errno)) : why;
-        ::unlinkat(dir, temporary.constData(), 0);
-        return failure(reason);
-    }
-    return Done{};
-}
-
 QString describe(const SnapshotStore::FileNow &now)
 {
     return now.exists ? QStringLiteral("%1 bytes, SHA-256 %2").arg(now.bytes.size()).arg(now.sha256.left(12))
@@ -233,8 +204,8 @@ Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
             auto bytes = m_snapshots.content(entry->before);
             if (!bytes)
                 return stop(bytes.error());
-            if (auto written =
-                    replaceAt(dir, leaf, bytes.value(), now.value().exists ? now.value().mode : 0600);
+            if (auto written = SnapshotStore::replaceAt(dir, leaf, bytes.value(),
+                                                        now.value().exists ? now.value().mode : 0600);
                 !written)
                 return stop(QStringLiteral("%1 could not be written (%2)").arg(entry->path, written.error()));
         }

@@ -540,4 +540,19 @@ RepositoryCheck inspectRepository(const QString &folder, const QStringList &ceil
     return check;
 }
 
+QString configValue(const QString &configFile, const QString &key)
+{
+    ensureInit();
+    git_config *config = nullptr;
+    if (git_config_open_ondisk(&config, QFile::encodeName(configFile).constData()) != 0)
+        return {};
+    git_buf buf = GIT_BUF_INIT;
+    QString value;
+    if (git_config_get_string_buf(&buf, config, key.toUtf8().constData()) == 0)
+        value = QString::fromUtf8(buf.ptr, qsizetype(buf.size));
+    git_buf_dispose(&buf);
+    git_config_free(config);
+    return value;
+}
+
 } // namespace Countersign::Git

@@ -119,4 +119,8 @@ Current current(const QString &folder);
 // True when the first 8000 bytes hold a NUL byte (git's own test for binary content).
 bool looksBinary(const QByteArray &bytes);
 
+// One value of one git configuration file (its includes not followed), as git reads it; empty when
+// the file or the key is missing or unreadable.
+QString configValue(const QString &configFile, const QString &key);
+
 } // namespace Countersign::Git

@@ -8,6 +8,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -152,6 +153,33 @@ Result<SnapshotStore::FileNow> SnapshotStore::read(const QString &path)
     if (now.value().links > 1)
         return failure(QStringLiteral("%1 has other hard links").arg(path));
     return now;
+}
+
+Status SnapshotStore::replaceAt(int dir, const QByteArray &leaf, const QByteArray &bytes, int mode)
+{
+    const QByteArray temporary = '.' + leaf.left(64) + ".countersign-revert-" +
+                                 QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+    const int fd =
+        ::openat(dir, temporary.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return failure(QString::fromLocal8Bit(std::strerror(errno)));
+    qint64 written = 0;
+    bool ok = true;
+    while (ok && written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        written += ok ? n : 0;
+    }
+    ok = ok && ::fchmod(fd, mode_t(mode)) == 0;
+    const QString why = ok ? QString() : QString::fromLocal8Bit(std::strerror(errno));
+    if (::close(fd) != 0 || !ok || ::renameat(dir, temporary.constData(), dir, leaf.constData()) != 0) {
+        const QString reason = why.isEmpty() ? QString::fromLocal8Bit(std::strerror(errno)) : why;
+        ::unlinkat(dir, temporary.constData(), 0);
+        return failure(reason);
+    }
+    return Done{};
 }
 
 Result<SnapshotStore::Kept> SnapshotStore::keep(const QString &path)

@@ -75,6 +75,9 @@ public:
     // a deletion), is a link or is not a folder. The caller closes it.
     enum class Folders { MustExist, Make };
     static int openFolderOf(const QString &path, QByteArray *leaf, Folders folders = Folders::MustExist);
+    // Replaces leaf in the open folder dir with bytes and mode: a new file beside it (O_EXCL, never
+    // through a link), then renamed over it, all relative to dir.
+    static Status replaceAt(int dir, const QByteArray &leaf, const QByteArray &bytes, int mode);
 
 private:
     QString blobPath(const QString &sha256) const;

@@ -182,8 +182,8 @@ private:
         keys.ticketKey = TicketSealer::generateKey();
         keys.kid = QStringLiteral("declines");
         keys.signingSeed = QByteArray(32, '\x07');
-        m_server =
-            std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}});
+        m_server = std::make_unique<McpServer>(
+            McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}, {}});
         if (auto started = m_server->start(); !started)
             return helperFailed(started.error());
         m_guard = std::make_unique<ConfigGuard>(base, *m_store, ConfigGuard::Widening::AskInWindow);

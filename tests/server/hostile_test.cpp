@@ -334,7 +334,7 @@ private Q_SLOTS:
         keys.signingSeed = QByteArray(32, '\x09');
         Config config;
         config.overrideListen(QStringLiteral("127.0.0.1"), 0);
-        m_server = new McpServer(McpServer::Setup{config, dbPath, keys, &m_clock, {}, {}, {}, {}, {}});
+        m_server = new McpServer(McpServer::Setup{config, dbPath, keys, &m_clock, {}, {}, {}, {}, {}, {}});
         m_server->moveToThread(&m_thread);
         m_thread.start();
         Result<quint16> port = failure(QString());

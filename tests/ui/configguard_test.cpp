@@ -112,8 +112,8 @@ private:
         keys.ticketKey = TicketSealer::generateKey();
         keys.kid = QStringLiteral("guard");
         keys.signingSeed = QByteArray(32, '\x07');
-        m_server =
-            std::make_unique<McpServer>(McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}});
+        m_server = std::make_unique<McpServer>(
+            McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}, {}});
         if (auto started = m_server->start(); !started)
             return helperFailed(started.error());
 

@@ -2,6 +2,7 @@
 // opened), Connections (tokens, upstreams, hooks, what each is doing), the themes' colours, warnings, About
 // and the approver's name.
 #include "mainwindowfixture.h"
+#include "tripwirealarm.h"
 
 #include <QTest>
 
@@ -356,6 +357,33 @@ private Q_SLOTS:
         QCOMPARE(kept.at(0).at(1).toString(), QStringLiteral("d2"));
         m_window->clearUpstreamWidening(QStringLiteral("zz"));
         QVERIFY(!banner->isVisible());
+    }
+
+    void tripwireAlarm_saysWhatWasPutBack_asPlainText_andReleasesTheConnection()
+    {
+        TripwireAlarm *alarm = m_window->tripwireAlarm();
+        QVERIFY(!alarm->isVisible());
+        QSignalSpy released(m_window.get(), &MainWindow::holdReleaseRequested);
+        m_window->showTripwireAlarm(
+            QStringLiteral("agent<b>"),
+            QStringLiteral("The tripwire fired. <b>make test</b> changed ~/.bashrc: put back."));
+        QTRY_VERIFY(alarm->isVisible());
+        auto *text = alarm->findChild<QLabel *>(QStringLiteral("tripwireAlarmText"));
+        QCOMPARE(text->textFormat(), Qt::PlainText); // the agent's words are never markup
+        QVERIFY(text->text().contains(QLatin1String("<b>make test</b> changed ~/.bashrc")));
+        QVERIFY(alarm->findChild<QLabel *>(QStringLiteral("tripwireAlarmTitle"))
+                    ->text()
+                    .contains(QLatin1String("\"agent<b>\" is held")));
+        auto *release = alarm->findChild<QPushButton *>(QStringLiteral("tripwireRelease"));
+        QVERIFY(!release->isEnabled()); // not at once: a click meant for something else cannot release it
+        QTRY_VERIFY(release->isEnabled());
+        QTest::mouseClick(release, Qt::LeftButton);
+        QCOMPARE(released.count(), 1);
+        QCOMPARE(released.at(0).at(0).toString(), QStringLiteral("agent<b>"));
+        QVERIFY(released.at(0).at(1).toString().startsWith(QLatin1String("console:")));
+        QVERIFY(alarm->isVisible()); // until the server says it released it
+        m_window->clearTripwireAlarm(QStringLiteral("agent<b>"));
+        QVERIFY(!alarm->isVisible());
     }
 
     void connections_hooks_installSaysWhere_removeAsks_commentsRefused()

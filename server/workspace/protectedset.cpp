@@ -1,0 +1,279 @@
+#include "protectedset.h"
+
+#include "git.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+
+namespace Countersign {
+
+namespace {
+
+struct Named final
+{
+    const char *path;
+    const char *what;
+};
+
+// Under the home folder.
+constexpr Named kHomeFiles[] = {
+    {".bashrc", "a shell start-up file"},
+    {".bash_profile", "a shell start-up file"},
+    {".bash_login", "a shell start-up file"},
+    {".bash_logout", "a shell start-up file"},
+    {".profile", "a shell start-up file"},
+    {".zshrc", "a shell start-up file"},
+    {".zshenv", "a shell start-up file"},
+    {".zprofile", "a shell start-up file"},
+    {".zlogin", "a shell start-up file"},
+    {".config/fish/config.fish", "a shell start-up file"},
+    {".gitconfig", "git's own configuration"},
+    {".config/git/config", "git's own configuration"},
+    {".npmrc", "npm's configuration (it can run scripts)"},
+    {".claude/settings.json", "an agent's settings"},
+    {".claude/settings.local.json", "an agent's settings"},
+    {".claude/CLAUDE.md", "an agent's instructions"},
+    {".codex/config.toml", "an agent's settings"},
+    {".codex/hooks.json", "an agent's settings"},
+    {".codex/AGENTS.md", "an agent's instructions"},
+    {".gemini/settings.json", "an agent's settings"},
+    {".gemini/GEMINI.md", "an agent's instructions"},
+    {".qwen/settings.json", "an agent's settings"},
+    {".copilot/config.json", "an agent's settings"},
+    {".copilot/mcp-config.json", "an agent's settings"},
+    {".cursor/mcp.json", "an agent's settings"},
+    {".cursor/hooks.json", "an agent's settings"},
+    {".config/opencode/opencode.json", "an agent's settings"},
+    {".config/Code/User/settings.json", "an editor's settings"},
+    {".config/Code/User/mcp.json", "an editor's settings"},
+};
+
+struct Folder final
+{
+    const char *path;
+    const char *what;
+    int depth;
+    const char *names; // space-separated wildcards; empty: all
+};
+
+constexpr Folder kHomeFolders[] = {
+    {".ssh", "a file of ~/.ssh", 1, ""},
+    {".claude/hooks", "an agent's hook", 2, ""},
+    {".claude/commands", "an agent's instructions", 2, ""},
+    {".claude/agents", "an agent's instructions", 2, ""},
+    {".copilot/hooks", "an agent's hook", 1, ""},
+    {".config/opencode/plugin", "an agent's plugin", 1, ""},
+    {".pi/agent", "an agent's settings", 1, "*.json *.md"},
+    {".config/autostart", "a program started at login", 0, ""},
+    {".config/systemd/user", "a service started at login", 1, ""},
+};
+
+// In each workspace root.
+constexpr Named kRootFiles[] = {
+    {".git/config", "the repository's git configuration"},
+    {".gitlab-ci.yml", "a CI definition"},
+    {".travis.yml", "a CI definition"},
+    {"azure-pipelines.yml", "a CI definition"},
+    {"Jenkinsfile", "a CI definition"},
+    {"CLAUDE.md", "an agent's instructions"},
+    {"CLAUDE.local.md", "an agent's instructions"},
+    {"GEMINI.md", "an agent's instructions"},
+    {"QWEN.md", "an agent's instructions"},
+    {".cursorrules", "an agent's instructions"},
+    {".clinerules", "an agent's instructions"},
+    {".windsurfrules", "an agent's instructions"},
+    {".github/copilot-instructions.md", "an agent's instructions"},
+    {".mcp.json", "an agent's settings"},
+    {".claude/settings.json", "an agent's settings"},
+    {".claude/settings.local.json", "an agent's settings"},
+    {".gemini/settings.json", "an agent's settings"},
+    {".qwen/settings.json", "an agent's settings"},
+    {".codex/config.toml", "an agent's settings"},
+    {".cursor/mcp.json", "an agent's settings"},
+    {".vscode/tasks.json", "an editor's tasks"},
+    {".vscode/settings.json", "an editor's settings"},
+    {".vscode/launch.json", "an editor's tasks"},
+    {".vscode/mcp.json", "an editor's settings"},
+    {"gradle/wrapper/gradle-wrapper.jar", "a wrapper that builds run"},
+    {"gradle/wrapper/gradle-wrapper.properties", "a wrapper that builds run"},
+    {".mvn/wrapper/maven-wrapper.jar", "a wrapper that builds run"},
+    {".mvn/wrapper/maven-wrapper.properties", "a wrapper that builds run"},
+};
+
+constexpr Folder kRootFolders[] = {
+    {"", "an agent's instructions, or a file that runs later", 0,
+     "AGENTS*.md .env .env.* .envrc .envrc.* *.code-workspace"},
+    {".git/hooks", "a git hook", 0, ""},
+    {".github/workflows", "a CI definition", 2, ""},
+    {".github/actions", "a CI definition", 3, ""},
+    {".github/instructions", "an agent's instructions", 3, ""},
+    {".github/prompts", "an agent's instructions", 3, ""},
+    {".github/agents", "an agent's instructions", 3, ""},
+    {".github/skills", "an agent's instructions", 3, ""},
+    {".circleci", "a CI definition", 1, ""},
+    {".buildkite", "a CI definition", 1, ""},
+    {".claude/hooks", "an agent's hook", 2, ""},
+    {".claude/commands", "an agent's instructions", 2, ""},
+    {".claude/agents", "an agent's instructions", 2, ""},
+    {".claude/skills", "an agent's instructions", 3, ""},
+    {".cursor/rules", "an agent's instructions", 2, ""},
+    {".clinerules", "an agent's instructions", 2, ""},
+    {".husky", "a git hook", 1, ""},
+    {".yarn/releases", "a vendored release script that builds run", 0, ""},
+    {".venv/lib", "a virtual environment's start-up file", 2, "*.pth sitecustomize.py usercustomize.py"},
+    {"venv/lib", "a virtual environment's start-up file", 2, "*.pth sitecustomize.py usercustomize.py"},
+    {".venv/bin", "a virtual environment's activation script", 0, "activate*"},
+    {"venv/bin", "a virtual environment's activation script", 0, "activate*"},
+};
+
+// The instruction files whose "@path" imports the agents read too.
+constexpr const char *kImporters[] = {"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "GEMINI.md"};
+
+QString joined(const QString &base, const char *relative)
+{
+    return *relative ? QDir::cleanPath(base + QLatin1Char('/') + QLatin1String(relative)) : base;
+}
+
+// core.hooksPath in a git configuration file, as an absolute path (relative ones from root).
+QString hooksPathIn(const QString &configFile, const QString &root, const QString &home)
+{
+    QString path = Git::configValue(configFile, QStringLiteral("core.hookspath"));
+    if (path.startsWith(QLatin1String("~/")))
+        path = home + path.mid(1);
+    if (path.isEmpty())
+        return {};
+    return QDir::cleanPath(QDir::isAbsolutePath(path) ? path : root + QLatin1Char('/') + path);
+}
+
+// The files an instruction file imports with "@path" (relative to its folder, or ~/): bounded
+// to the first 256 KiB and 64 imports.
+QStringList importsOf(const QString &file, const QString &home)
+{
+    QFile in(file);
+    if (!in.open(QIODevice::ReadOnly))
+        return {};
+    const QString text = QString::fromUtf8(in.read(256 * 1024));
+    static const QRegularExpression import(QStringLiteral(R"((?:^|\s)@((?:~/|\.{0,2}/)?[\w.\-/]+))"));
+    QStringList found;
+    auto it = import.globalMatch(text);
+    while (it.hasNext() && found.size() < 64) {
+        QString path = it.next().captured(1);
+        if (path.startsWith(QLatin1String("~/")))
+            path = home + path.mid(1);
+        else if (!path.startsWith(QLatin1Char('/')))
+            path = QFileInfo(file).absolutePath() + QLatin1Char('/') + path;
+        found << QDir::cleanPath(path);
+    }
+    return found;
+}
+
+void addFolder(QMap<QString, QString> &out, const QString &folder, const ProtectedSet::Place &place,
+               int depth, int &budget)
+{
+    const QByteArray name = QFile::encodeName(folder);
+    DIR *dir = ::opendir(name.constData());
+    if (!dir)
+        return;
+    std::vector<QByteArray> entries;
+    while (const dirent *entry = ::readdir(dir)) {
+        const QByteArray leaf(entry->d_name);
+        if (leaf != "." && leaf != "..")
+            entries.push_back(leaf);
+        if (entries.size() > size_t(ProtectedSet::kMaxFilesPerFolder))
+            break;
+    }
+    ::closedir(dir);
+    std::sort(entries.begin(), entries.end());
+    for (const QByteArray &leaf : entries) {
+        if (budget <= 0)
+            return;
+        const QString path = folder + QLatin1Char('/') + QFile::decodeName(leaf);
+        struct stat st;
+        if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth > 0)
+                addFolder(out, path, place, depth - 1, budget);
+            continue;
+        }
+        if (!place.names.isEmpty() &&
+            std::none_of(place.names.cbegin(), place.names.cend(), [&](const QString &pattern) {
+                return QDir::match(pattern, QFile::decodeName(leaf));
+            }))
+            continue;
+        out.insert(path, place.what);
+        --budget;
+    }
+}
+
+} // namespace
+
+ProtectedSet ProtectedSet::standard(const QString &home, const QStringList &roots, const QStringList &files)
+{
+    ProtectedSet set;
+    if (!home.isEmpty()) {
+        for (const Named &f : kHomeFiles)
+            set.add({joined(home, f.path), QString::fromLatin1(f.what), -1, {}});
+        for (const Folder &f : kHomeFolders)
+            set.add({joined(home, f.path), QString::fromLatin1(f.what), f.depth,
+                     QString::fromLatin1(f.names).split(QLatin1Char(' '), Qt::SkipEmptyParts)});
+    }
+    for (const QString &root : roots) {
+        for (const Named &f : kRootFiles)
+            set.add({joined(root, f.path), QString::fromLatin1(f.what), -1, {}});
+        for (const Folder &f : kRootFolders)
+            set.add({joined(root, f.path), QString::fromLatin1(f.what), f.depth,
+                     QString::fromLatin1(f.names).split(QLatin1Char(' '), Qt::SkipEmptyParts)});
+    }
+    for (const QString &file : files)
+        set.add({QDir::cleanPath(file), QStringLiteral("Countersign's or an agent's own settings"), -1, {}});
+    // Read when the files are listed (they may change): core.hooksPath and the imports.
+    for (const QString &root : roots)
+        set.m_roots.append(root);
+    set.m_home = home;
+    return set;
+}
+
+QMap<QString, QString> ProtectedSet::files() const
+{
+    QMap<QString, QString> out;
+    int budget = kMaxFiles;
+    for (const Place &place : m_places) {
+        if (budget <= 0)
+            break;
+        if (place.depth < 0) {
+            out.insert(place.path, place.what);
+            --budget;
+        } else {
+            addFolder(out, place.path, place, place.depth, budget);
+        }
+    }
+    QStringList hookFolders;
+    if (!m_home.isEmpty())
+        hookFolders << hooksPathIn(m_home + QStringLiteral("/.gitconfig"), m_home, m_home);
+    for (const QString &root : m_roots) {
+        hookFolders << hooksPathIn(root + QStringLiteral("/.git/config"), root, m_home);
+        for (const char *importer : kImporters) {
+            const QString file = root + QLatin1Char('/') + QLatin1String(importer);
+            for (const QString &imported : importsOf(file, m_home)) {
+                if (budget-- > 0 && !out.contains(imported))
+                    out.insert(imported, QStringLiteral("a file an agent's instructions import"));
+            }
+        }
+    }
+    for (const QString &folder : hookFolders) {
+        if (!folder.isEmpty())
+            addFolder(out, folder, Place{folder, QStringLiteral("a git hook (core.hooksPath)"), 1, {}}, 1,
+                      budget);
+    }
+    return out;
+}
+
+} // namespace Countersign
