@@ -157,6 +157,13 @@ void read(CommandCatalog &c, const QList<Arg> &args)
                "cherry",       "whatchanged", "count-objects", "fsck",         "verify-commit", "verify-tag",
                "check-ignore", "check-attr",  "var",           "help",         "version",       "range-diff",
                "difftool",     "show-branch"});
+    if (sub == QLatin1String("var") &&
+        std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) { return a.text == QLatin1String("-l"); })) {
+        c.add(
+            Effect::Kind::Secret,
+            QStringLiteral("git var -l lists every setting, ~/.gitconfig's tokens and credentials included"));
+        return;
+    }
     if (readOnly.contains(sub)) {
         for (const Arg &a : rest) {
             if (!a.known || a.text.startsWith(QLatin1String("--out")) ||
@@ -527,7 +534,21 @@ void read(CommandCatalog &c, const QList<Arg> &args)
         const bool named = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
             return a.text.startsWith(QLatin1String("--get"));
         });
-        if (reading && (operandCount <= 1 || named))
+        // A listing that takes in the user's and the system's files prints what ~/.gitconfig holds
+        // (tokens in URLs, credential helpers' arguments): a secret, as cat ~/.gitconfig is.
+        const bool lists =
+            first == QLatin1String("list") || std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
+                return a.text == QLatin1String("-l") || a.text == QLatin1String("--list") ||
+                       a.text.startsWith(QLatin1String("--get-regexp"));
+            });
+        const bool localOnly = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
+            return a.text == QLatin1String("--local") || a.text == QLatin1String("--worktree");
+        });
+        if (reading && lists && !localOnly)
+            c.add(Effect::Kind::Secret,
+                  QStringLiteral(
+                      "git config lists every setting, ~/.gitconfig's tokens and credentials included"));
+        else if (reading && (operandCount <= 1 || named))
             reads(QStringLiteral("git config prints settings"));
         else
             c.add(Effect::Kind::Writes, QStringLiteral("git config changes settings"),

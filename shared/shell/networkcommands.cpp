@@ -5,6 +5,8 @@
 #include <QRegularExpression>
 #include <QUrl>
 
+#include <optional>
+
 namespace Countersign::Shell::NetworkCommands {
 
 using namespace ArgTools;
@@ -61,6 +63,9 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                    "-t", "--tries"});
         bool plain = true;
         QStringList hosts;
+        // curl's upload (-T FILE): it sends FILE, to a host or, through a file: URL, into a file.
+        std::optional<Arg> upload;
+        QList<Arg> urls;
         for (qsizetype k = 1; k < args.size(); ++k) {
             const Arg &a = args.at(k);
             if (!a.known) {
@@ -68,6 +73,15 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                 continue;
             }
             const QString option = a.text.section(QLatin1Char('='), 0, 0);
+            if (curl && (option == QLatin1String("-T") || option == QLatin1String("--upload-file"))) {
+                upload = a.text.contains(QLatin1Char('='))
+                             ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                             : args.value(k + 1);
+                plain = false;
+                if (!a.text.contains(QLatin1Char('=')))
+                    ++k;
+                continue;
+            }
             if (CommandCatalog::isOption(a)) {
                 const bool writesTo =
                     (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||
@@ -94,9 +108,36 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                     ++k;
                 continue;
             }
-            hosts.append(
-                hostOf(a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text));
+            urls.append(a);
         }
+        // The scheme decides what a URL is: a file: URL is a read of the file it names (a write
+        // with -T), http and https reach their host, and every other scheme (gopher:, dict:,
+        // ftp:, ldap:, ...) is the network even on this machine (gopher://127.0.0.1:6379 speaks
+        // to a database).
+        bool otherScheme = false;
+        for (const Arg &a : urls) {
+            const QString url =
+                a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text;
+            const QString scheme = url.section(QLatin1String("://"), 0, 0).toLower();
+            if (curl && scheme == QLatin1String("file")) {
+                const Arg file{QUrl(url).path(), a.known, false, {}};
+                if (upload)
+                    c.addReplace(QStringLiteral("curl -T writes %1 (a file: URL)").arg(file.text), file);
+                else
+                    c.addPath(Effect::Kind::Reads,
+                              QStringLiteral("curl reads %1 (a file: URL)").arg(file.text), file);
+                continue;
+            }
+            if (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
+                otherScheme = true;
+            hosts.append(hostOf(url));
+        }
+        if (upload)
+            c.addPath(Effect::Kind::Reads, QStringLiteral("curl -T sends %1").arg(upload->text), *upload);
+        if (otherScheme)
+            plain = false;
+        if (hosts.isEmpty() && !urls.isEmpty())
+            return; // file: URLs only: what they read and write is judged above
         if (hosts.isEmpty())
             hosts.append(QString());
         for (const QString &host : hosts) {
