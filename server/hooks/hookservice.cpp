@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QTimer>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -46,6 +47,12 @@ json exitCodeOf(const json &response)
 HookService::HookService(Gate &gate, AuditStore &store, QObject *parent)
     : QObject(parent), m_gate(gate), m_store(store)
 {
+    // A call whose report never comes (its client killed, a failure the client does not report)
+    // is checked within a minute of its time running out, whether or not another call comes.
+    auto *stale = new QTimer(this);
+    stale->setInterval(60'000);
+    connect(stale, &QTimer::timeout, this, &HookService::closeStale);
+    stale->start();
 }
 
 void HookService::configure(Settings settings)
@@ -210,8 +217,10 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
                 if (judgement.approved) {
                     tripwire->exempt(tool->writtenPaths(arguments));
                 } else if (!reads) {
-                    tripwire->arm(key, QDateTime::currentMSecsSinceEpoch());
+                    const auto between = tripwire->arm(key, QDateTime::currentMSecsSinceEpoch());
                     allowed.armed = true;
+                    if (!between.isEmpty())
+                        self->changedBetweenCalls(between);
                 }
             }
             self->remember(key, std::move(allowed));
@@ -270,7 +279,9 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
     QString nonce;                   // the allowed call's operation, whose chain rows this report joins
     QList<Tripwire::Change> changes; // what the tripwire put back after it
     std::optional<Allowed> armed;
-    if (found != m_allowed.cend() && found->armed && m_settings.tripwire) {
+    // Only the report of the call itself ends its watch (one with other input leaves it armed,
+    // checked when its report or its time comes).
+    if (found != m_allowed.cend() && found->armed && m_settings.tripwire && found->argsDigest == argsDigest) {
         armed = *found;
         changes = m_settings.tripwire->disarm(key);
     }
@@ -387,6 +398,29 @@ void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> 
                  named.join(QStringLiteral("; ")));
     qCWarning(lcHooks).noquote() << message;
     Q_EMIT tripwireFired(allowed.connection, message);
+}
+
+void HookService::changedBetweenCalls(const QList<Tripwire::Change> &changes)
+{
+    json list = json::array();
+    QStringList named;
+    for (const Tripwire::Change &change : changes) {
+        list.push_back({{"path", change.path.toStdString()},
+                        {"what", change.what.toStdString()},
+                        {"how", change.how.toStdString()}});
+        named << QStringLiteral("%1 %2 (%3)").arg(change.how, change.path, change.what);
+    }
+    if (auto recorded = m_store.recordEvent(QStringLiteral("tripwire-between-calls"), {{"changes", list}});
+        !recorded)
+        qCWarning(lcHooks) << "a change between calls was not recorded:" << recorded.error();
+    const QString message =
+        QStringLiteral(
+            "What the gate protects changed while no agent call that runs with no card was running: %1. "
+            "It was not put back (it may be yours, or a program an agent's call left running). "
+            "Check it if you did not change it.")
+            .arg(named.join(QStringLiteral("; ")));
+    qCWarning(lcHooks).noquote() << message;
+    Q_EMIT flagged(message);
 }
 
 Status HookService::release(const QString &connection, const QString &by)

@@ -32,7 +32,7 @@ class Workspace;
 // report names it in the chain under the operation's nonce, for an undo (FileUndo); a call whose
 // files cannot be kept is refused. Around every call allowed with no card (a read by the agent's own
 // read tool aside), the tripwire (Tripwire) watches the files the gate protects: a change no card
-// approved is put back when the call's report comes (or, when none comes, kStaleMs later), said
+// approved is put back when the call's report comes (or, when none comes, within a minute of kStaleMs), said
 // in the audit chain and the window, and the connection is held: its next calls all ask, whatever
 // the rules allow, until a human releases it in the window.
 class HookService final : public QObject
@@ -75,7 +75,7 @@ public:
     static constexpr int kMaxAwaitingReport = 1024;
     // A call allowed with no card whose report has not come this long after is taken as ended
     // (the client stopped, or reports no failure): the tripwire checks at the next call.
-    static constexpr qint64 kStaleMs = 30LL * 60 * 1000;
+    static constexpr qint64 kStaleMs = 15LL * 60 * 1000;
 
     // The connections held now (the tripwire fired on one of their calls), each with why.
     QHash<QString, QString> held() const { return m_held; }
@@ -121,6 +121,8 @@ private:
     void tripped(const Allowed &allowed, const QList<Tripwire::Change> &changes);
     // Calls allowed with no card whose report never came: checked as if it had.
     void closeStale();
+    // The protected set changed while no quiet call ran: recorded and said, not put back.
+    void changedBetweenCalls(const QList<Tripwire::Change> &changes);
 
     Gate &m_gate;
     AuditStore &m_store;

@@ -8,7 +8,9 @@
 #include <QRegularExpression>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -64,7 +66,7 @@ struct Folder final
 };
 
 constexpr Folder kHomeFolders[] = {
-    {".ssh", "a file of ~/.ssh", 1, ""},
+    {".ssh", "a file of ~/.ssh", 1, "authorized_keys* config id_* *.pub *.pem *.key rc environment"},
     {".claude/hooks", "an agent's hook", 2, ""},
     {".claude/commands", "an agent's instructions", 2, ""},
     {".claude/agents", "an agent's instructions", 2, ""},
@@ -144,6 +146,10 @@ QString joined(const QString &base, const char *relative)
 // core.hooksPath in a git configuration file, as an absolute path (relative ones from root).
 QString hooksPathIn(const QString &configFile, const QString &root, const QString &home)
 {
+    // Only a regular file is handed to libgit2 (a pipe in its place would block its read).
+    struct stat st;
+    if (::lstat(QFile::encodeName(configFile).constData(), &st) != 0 || !S_ISREG(st.st_mode))
+        return {};
     QString path = Git::configValue(configFile, QStringLiteral("core.hookspath"));
     if (path.startsWith(QLatin1String("~/")))
         path = home + path.mid(1);
@@ -156,9 +162,18 @@ QString hooksPathIn(const QString &configFile, const QString &root, const QStrin
 // to the first 256 KiB and 64 imports.
 QStringList importsOf(const QString &file, const QString &home)
 {
-    QFile in(file);
-    if (!in.open(QIODevice::ReadOnly))
+    // Never blocking on a pipe planted in the file's place, never through a link.
+    const int fd =
+        ::open(QFile::encodeName(file).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return {};
+    struct stat st;
+    QFile in;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !in.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return {};
+    }
     const QString text = QString::fromUtf8(in.read(256 * 1024));
     static const QRegularExpression import(QStringLiteral(R"((?:^|\s)@((?:~/|\.{0,2}/)?[\w.\-/]+))"));
     QStringList found;
@@ -203,6 +218,8 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
                 addFolder(out, path, place, depth - 1, budget);
             continue;
         }
+        if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            continue; // a socket (ssh's ControlMaster), a pipe: nothing that runs or steers later
         if (!place.names.isEmpty() &&
             std::none_of(place.names.cbegin(), place.names.cend(), [&](const QString &pattern) {
                 return QDir::match(pattern, QFile::decodeName(leaf));
@@ -215,8 +232,19 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
 
 } // namespace
 
-ProtectedSet ProtectedSet::standard(const QString &home, const QStringList &roots, const QStringList &files)
+ProtectedSet ProtectedSet::standard(const QString &givenHome, const QStringList &givenRoots,
+                                    const QStringList &files)
 {
+    // Where they lead: a home or a root reached through a link is restored through its real folders
+    // (the restore opens no link on the way).
+    const auto real = [](const QString &path) {
+        const QString canonical = QDir(path).canonicalPath();
+        return canonical.isEmpty() ? path : canonical;
+    };
+    const QString home = givenHome.isEmpty() ? QString() : real(givenHome);
+    QStringList roots;
+    for (const QString &root : givenRoots)
+        roots << real(root);
     ProtectedSet set;
     if (!home.isEmpty()) {
         for (const Named &f : kHomeFiles)
@@ -232,8 +260,15 @@ ProtectedSet ProtectedSet::standard(const QString &home, const QStringList &root
             set.add({joined(root, f.path), QString::fromLatin1(f.what), f.depth,
                      QString::fromLatin1(f.names).split(QLatin1Char(' '), Qt::SkipEmptyParts)});
     }
-    for (const QString &file : files)
-        set.add({QDir::cleanPath(file), QStringLiteral("Countersign's or an agent's own settings"), -1, {}});
+    for (const QString &file : files) {
+        const QFileInfo info(file);
+        const QString path = QDir::cleanPath(
+            info.exists() ? real(info.absolutePath()) + QLatin1Char('/') + info.fileName() : file);
+        if (info.isDir())
+            set.add({path, QStringLiteral("Countersign's own keys or settings"), 0, {}});
+        else
+            set.add({path, QStringLiteral("Countersign's or an agent's own settings"), -1, {}});
+    }
     // Read when the files are listed (they may change): core.hooksPath and the imports.
     for (const QString &root : roots)
         set.m_roots.append(root);

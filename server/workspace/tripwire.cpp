@@ -106,15 +106,31 @@ Tripwire::State Tripwire::stateOf(const QString &path, const State *previous)
     return state;
 }
 
-void Tripwire::record()
+QList<Tripwire::Change> Tripwire::record()
 {
     QHash<QString, State> baseline;
+    QList<Change> between;
+    const bool compare = !m_baseline.isEmpty();
     qint64 total = 0;
     const QMap<QString, QString> files = m_set.files();
     for (auto it = files.cbegin(); it != files.cend(); ++it) {
         const auto previous = m_baseline.constFind(it.key());
-        State state = stateOf(it.key(), previous == m_baseline.cend() ? nullptr : &*previous);
+        const bool known = previous != m_baseline.cend();
+        State state = stateOf(it.key(), known ? &*previous : nullptr);
         state.what = it.value();
+        if (compare && !m_approved.contains(it.key()) &&
+            (known ? !sameStat(*previous, state) && !sameContent(*previous, state) : state.exists)) {
+            Change change;
+            change.path = it.key();
+            change.what = it.value();
+            change.how = !known || !previous->exists ? QStringLiteral("created")
+                         : !state.exists             ? QStringLiteral("deleted")
+                                                     : QStringLiteral("changed");
+            change.problem =
+                QStringLiteral("it changed while no quiet call ran (perhaps by you, or by a program "
+                               "a call left running): not put back");
+            between.append(change);
+        }
         total += state.bytes.size();
         if (total > kMaxTotalBytes) {
             state.bytes.clear();
@@ -123,23 +139,28 @@ void Tripwire::record()
         baseline.insert(it.key(), std::move(state));
     }
     m_baseline = std::move(baseline);
+    m_approved.clear();
+    return between;
 }
 
-void Tripwire::arm(const QString &call, qint64 nowMs)
+QList<Tripwire::Change> Tripwire::arm(const QString &call, qint64 nowMs)
 {
+    QList<Change> between;
     if (m_inFlight.isEmpty()) {
         m_exempt.clear();
-        record();
+        between = record();
     }
     m_inFlight.insert(call, nowMs);
+    return between;
 }
 
 void Tripwire::exempt(const QStringList &paths)
 {
-    if (m_inFlight.isEmpty())
-        return; // the next arm records them as they are then
-    for (const QString &path : paths)
-        m_exempt.insert(path);
+    for (const QString &path : paths) {
+        m_approved.insert(path);
+        if (!m_inFlight.isEmpty())
+            m_exempt.insert(path);
+    }
 }
 
 QList<Tripwire::Change> Tripwire::disarm(const QString &call)
@@ -167,6 +188,8 @@ QList<Tripwire::Change> Tripwire::disarm(const QString &call)
             continue;
         }
         changes.append(restore(path, was, now));
+        if (!changes.last().restored)
+            m_baseline.insert(path, now); // said once, not again at the next record
     }
     if (m_inFlight.isEmpty())
         m_exempt.clear();

@@ -35,10 +35,14 @@ public:
     void setKeeper(Keeper keeper) { m_keeper = std::move(keeper); }
     const ProtectedSet &protectedSet() const { return m_set; }
 
+    struct Change;
     // A quiet call is allowed: its key (unique among calls in flight). When no other quiet call
-    // is in flight, the state of the protected set is recorded now.
-    void arm(const QString &call, qint64 nowMs);
-    // Files a call approved by a human may change while quiet calls are in flight.
+    // is in flight, the state of the protected set is recorded now, and what changed since the
+    // last record while no quiet call ran is returned (not put back: it may be the human's own
+    // change, or a program a call left running; the files an approved call named are left out).
+    QList<Change> arm(const QString &call, qint64 nowMs);
+    // Files a call approved by a human may change (while quiet calls are in flight, and until
+    // the next record).
     void exempt(const QStringList &paths);
 
     struct Change final
@@ -83,7 +87,8 @@ private:
     static State stateOf(const QString &path, const State *previous);
     static bool sameStat(const State &a, const State &b);
     static bool sameContent(const State &a, const State &b);
-    void record();
+    // Takes the record again; returns what changed since the previous one.
+    QList<Change> record();
     Change restore(const QString &path, const State &was, const State &now);
 
     ProtectedSet m_set;
@@ -91,6 +96,7 @@ private:
     QHash<QString, State> m_baseline;
     QHash<QString, qint64> m_inFlight; // call -> when it was armed
     QSet<QString> m_exempt;
+    QSet<QString> m_approved; // named by an approved call since the last record
 };
 
 } // namespace Countersign

@@ -184,8 +184,15 @@ private Q_SLOTS:
         wire.arm("first", 0);
         QVERIFY(wire.disarm("first").isEmpty());
         writeFile(m_home + "/.bashrc", "the human's own edit\n"); // no call in flight
-        wire.arm("second", 0);
+        writeFile(m_home + "/.zshrc", "named by an approved call\n");
+        wire.exempt({m_home + "/.zshrc"});
+        // Said at the next call (it may be a program a call left running), never put back.
+        const auto between = wire.arm("second", 0);
+        QCOMPARE(pathsOf(between), QStringList{m_home + "/.bashrc"});
+        QCOMPARE(between.first().how, QStringLiteral("changed"));
+        QVERIFY(!between.first().restored);
         QVERIFY(wire.disarm("second").isEmpty());
+        QVERIFY(wire.arm("third", 0).isEmpty()); // said once
         QCOMPARE(readFile(m_home + "/.bashrc"), QByteArray("the human's own edit\n"));
     }
 
@@ -211,6 +218,17 @@ private Q_SLOTS:
         const auto changes = wire.disarm("quiet");
         QCOMPARE(pathsOf(changes), QStringList{m_home + "/.profile"});
         QCOMPARE(readFile(m_home + "/.bashrc"), QByteArray("approved on its card\n"));
+    }
+
+    void aPipeInPlaceOfAnInstructionFile_neverBlocks()
+    {
+        QFile::remove(m_ws + "/CLAUDE.md");
+        QCOMPARE(::mkfifo(QFile::encodeName(m_ws + "/CLAUDE.md").constData(), 0600), 0);
+        QFile::remove(m_ws + "/.git/config");
+        QCOMPARE(::mkfifo(QFile::encodeName(m_ws + "/.git/config").constData(), 0600), 0);
+        Tripwire wire(set()); // reads the imports and core.hooksPath: would block on a pipe
+        wire.arm("call", 0);
+        QVERIFY(wire.disarm("call").isEmpty());
     }
 
     void touched_isNoChange()
