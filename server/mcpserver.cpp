@@ -32,6 +32,7 @@
 #include "upstreams.h"
 #include "upstreamtrust.h"
 #include "workspace.h"
+#include "workspacenet.h"
 #include "workspacetools.h"
 
 #include <QDateTime>
@@ -239,6 +240,16 @@ void McpServer::buildTools()
         auto kept = snapshots->keep(path);
         return kept && kept.value().existed ? kept.value().sha256 : QString();
     });
+    // The net records the roots where they lead: a revert opens no link on its way.
+    QStringList realRoots;
+    for (const QString &root : m_setup.config.workspaceRoots()) {
+        const QString real = QDir(root).canonicalPath();
+        realRoots << (real.isEmpty() ? root : real);
+    }
+    if (!m_net)
+        m_net = std::make_shared<WorkspaceNet>(realRoots, snapshots);
+    else
+        m_net->configure(realRoots, snapshots);
     if (m_hooks)
         m_hooks->configure(HookService::Settings{
             workspace,
@@ -247,7 +258,8 @@ void McpServer::buildTools()
             m_setup.config.mode(),
             snapshots,
             [tools = m_tools.get()](const QString &name) { return tools->find(name) != nullptr; },
-            m_tripwire});
+            m_tripwire,
+            snapshots ? m_net : nullptr});
     if (m_setup.extraTools)
         m_setup.extraTools(*m_tools, [self = QPointer<McpServer>(this)] {
             if (self && !self->m_rebuild->isActive())

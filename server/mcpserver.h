@@ -26,6 +26,7 @@ class Database;
 class Dispatcher;
 class HookEndpoint;
 class Tripwire;
+class WorkspaceNet;
 class HookService;
 class HttpRoutes;
 class HttpServer;
@@ -157,6 +158,7 @@ private:
     UpstreamTrust *m_trust = nullptr;
     HookService *m_hooks = nullptr;           // the agents' own tools, through their hooks
     std::shared_ptr<Tripwire> m_tripwire;     // on the files the gate protects, across reloads
+    std::shared_ptr<WorkspaceNet> m_net;      // under the roots, across reloads
     std::unique_ptr<HookEndpoint> m_hookDoor; // their HTTP and local-socket door
     QTimer *m_rebuild = nullptr;              // coalesces the upstreams' tool changes
     QTimer *m_seen = nullptr;                 // tells the store this instance still runs

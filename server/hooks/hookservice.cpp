@@ -8,10 +8,13 @@
 
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QTimer>
+
+#include <algorithm>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -40,6 +43,13 @@ json exitCodeOf(const json &response)
             return *it;
     }
     return nullptr;
+}
+
+// A path under the home folder as ~/..., for the human.
+QString inHome(const QString &path)
+{
+    const QString home = QDir::homePath();
+    return path.startsWith(home + QLatin1Char('/')) ? QLatin1Char('~') + path.mid(home.size()) : path;
 }
 
 } // namespace
@@ -159,11 +169,15 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     const QString argsDigest = QString::fromLatin1(CanonicalJson::digest(arguments.value()));
     const QString key = reportKey(who, call, argsDigest);
     const QString path = QString::fromStdString(arguments.value().value("path", ""));
-    const bool reads = AgentTool::kindOf(call.tool) == AgentTool::Kind::Read;
+    const AgentTool::Kind kind = AgentTool::kindOf(call.tool);
+    const bool reads = kind == AgentTool::Kind::Read;
+    // Its own undo keeps what a write, an edit or a patch changes; the net takes the rest.
+    const bool netted = !reads && kind != AgentTool::Kind::Write && kind != AgentTool::Kind::Edit &&
+                        kind != AgentTool::Kind::Patch;
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,
-         tool, reads, who = who.name, agent = agentCall.client, arguments = arguments.value(),
+         tool, reads, netted, who = who.name, arguments = arguments.value(),
          done = std::move(done)](Gate::Judgement judgement) {
             if (!judgement.allowed)
                 return done(HookAnswer::deny(client, event, judgement.words));
@@ -176,7 +190,7 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
             allowed.argsDigest = argsDigest;
             allowed.path = path;
             allowed.connection = who;
-            allowed.agent = agent;
+            allowed.agent = HookClients::title(client);
             allowed.what = tool->targetsOf(arguments).join(QStringLiteral(", "));
             // What the files hold now, kept before the client may change them (measured again
             // now: what a deletion removes is what is there when it is allowed).
@@ -222,6 +236,10 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
                     if (!between.isEmpty())
                         self->changedBetweenCalls(between);
                 }
+            }
+            if (const auto &net = self->m_settings.net; net && netted && !judgement.approved) {
+                net->arm(key, QDateTime::currentMSecsSinceEpoch());
+                allowed.netArmed = true;
             }
             self->remember(key, std::move(allowed));
             done(HookAnswer::allow(client, event));
@@ -295,8 +313,34 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
     } else {
         nonce = found->nonce;
         detail["nonce"] = found->nonce.toStdString();
-        if (!found->kept.isEmpty())
-            detail["undo"] = FileUndo::record(found->kept);
+        QList<SnapshotStore::Kept> kept = found->kept;
+        if (found->netArmed && m_settings.net) {
+            // What the call changed in the roots, as the net found it; what the call kept itself
+            // (a file outside the roots, or in a folder the net does not record) joins it.
+            const WorkspaceNet::Outcome outcome = m_settings.net->disarm(key);
+            QList<SnapshotStore::Kept> netted = outcome.kept;
+            for (const SnapshotStore::Kept &own : kept) {
+                if (std::none_of(netted.cbegin(), netted.cend(),
+                                 [&](const SnapshotStore::Kept &k) { return k.path == own.path; }))
+                    netted.append(own);
+            }
+            kept = netted;
+            json changed = json::array();
+            for (const SnapshotStore::Kept &k : outcome.kept)
+                changed.push_back(k.path.toStdString());
+            if (!changed.empty())
+                detail["changed"] = changed;
+            if (!outcome.unkept.isEmpty()) {
+                json unkept = json::array();
+                for (const QString &path : outcome.unkept)
+                    unkept.push_back(path.toStdString());
+                detail["changedWithoutCopy"] = unkept;
+            }
+            if (outcome.sharedWith > 0)
+                detail["recordSharedWith"] = outcome.sharedWith;
+        }
+        if (!kept.isEmpty())
+            detail["undo"] = FileUndo::record(kept);
         if (!found->path.isEmpty()) {
             const QString now = regularFileSha256(found->path);
             detail["fileSha256"] = now.toStdString();
@@ -339,6 +383,8 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
 
 void HookService::closeStale()
 {
+    if (m_settings.net)
+        m_settings.net->forgetStale(QDateTime::currentMSecsSinceEpoch() - kStaleMs);
     if (!m_settings.tripwire || !m_settings.tripwire->armed())
         return;
     const auto stale = m_settings.tripwire->disarmStale(QDateTime::currentMSecsSinceEpoch() - kStaleMs);
@@ -368,10 +414,10 @@ void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> 
         if (!change.keptSha256.isEmpty())
             item["keptSha256"] = change.keptSha256.toStdString();
         list.push_back(std::move(item));
-        named << QStringLiteral("%1 %2 (%3)%4")
-                     .arg(change.how, change.path, change.what,
-                          change.restored ? QStringLiteral(": put back")
-                                          : QStringLiteral(": NOT put back, ") + change.problem);
+        named << QStringLiteral("  • %1 (%2): %3, %4")
+                     .arg(inHome(change.path), change.what, change.how,
+                          change.restored ? QStringLiteral("put back")
+                                          : QStringLiteral("NOT put back: ") + change.problem);
         restored += change.restored ? 1 : 0;
     }
     const QString why =
@@ -390,12 +436,12 @@ void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> 
         qCWarning(lcHooks) << "the tripwire's alarm was not recorded:" << recorded.error();
     const QString message =
         QStringLiteral(
-            "The tripwire fired. %1's call \"%2\" (connection \"%3\"%4) ran with no card and changed "
-            "what the gate protects: %5. What it wrote is kept in the undo store. Every call of "
-            "connection \"%3\" now asks until you release it.")
-            .arg(allowed.agent, allowed.what.left(200), allowed.connection,
-                 allowed.nonce.isEmpty() ? QString() : QStringLiteral(", operation ") + allowed.nonce,
-                 named.join(QStringLiteral("; ")));
+            "The tripwire fired: %1 ran \"%2\" with no card (connection \"%3\"), and it changed what "
+            "the gate protects.\n%4\nWhat it wrote is kept in the undo store%5. Every call of "
+            "connection \"%3\" asks until you release it.")
+            .arg(allowed.agent, allowed.what.left(200), allowed.connection, named.join(QLatin1Char('\n')),
+                 allowed.nonce.isEmpty() ? QString()
+                                         : QStringLiteral(" (operation %1)").arg(allowed.nonce.left(12)));
     qCWarning(lcHooks).noquote() << message;
     Q_EMIT tripwireFired(allowed.connection, message);
 }
@@ -408,7 +454,7 @@ void HookService::changedBetweenCalls(const QList<Tripwire::Change> &changes)
         list.push_back({{"path", change.path.toStdString()},
                         {"what", change.what.toStdString()},
                         {"how", change.how.toStdString()}});
-        named << QStringLiteral("%1 %2 (%3)").arg(change.how, change.path, change.what);
+        named << QStringLiteral("%1 %2 (%3)").arg(change.how, inHome(change.path), change.what);
     }
     if (auto recorded = m_store.recordEvent(QStringLiteral("tripwire-between-calls"), {{"changes", list}});
         !recorded)

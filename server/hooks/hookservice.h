@@ -6,6 +6,7 @@
 #include "principal.h"
 #include "snapshotstore.h"
 #include "tripwire.h"
+#include "workspacenet.h"
 
 #include <QHash>
 #include <QObject>
@@ -34,7 +35,9 @@ class Workspace;
 // read tool aside), the tripwire (Tripwire) watches the files the gate protects: a change no card
 // approved is put back when the call's report comes (or, when none comes, within a minute of kStaleMs), said
 // in the audit chain and the window, and the connection is held: its next calls all ask, whatever
-// the rules allow, until a human releases it in the window.
+// the rules allow, until a human releases it in the window. Before a shell command (or another tool
+// that is not a read, a write, an edit or a patch) runs with no card, the net (WorkspaceNet) records
+// the roots; its report names every file it changed there, with an undo (FileUndo).
 class HookService final : public QObject
 {
     Q_OBJECT
@@ -62,6 +65,9 @@ public:
         // The tripwire on the protected files; null: none. Kept across reconfigurations (the
         // calls in flight keep their record).
         std::shared_ptr<Tripwire> tripwire;
+        // The net under the roots (WorkspaceNet): a shell command, an MCP tool or another tool allowed
+        // with no card has what it changed in the roots recorded, for an undo; null: none.
+        std::shared_ptr<WorkspaceNet> net;
     };
     void configure(Settings settings);
 
@@ -102,8 +108,9 @@ private:
         QString path;
         QList<SnapshotStore::Kept> kept; // what the files held before the call, for its undo
         qint64 order = 0;
-        bool armed = false; // the tripwire watches it (it runs with no card)
-        QString connection; // who, and what, for the alarm
+        bool armed = false;    // the tripwire watches it (it runs with no card)
+        bool netArmed = false; // the net recorded the roots before it
+        QString connection;    // who, and what, for the alarm
         QString agent;
         QString what;
     };

@@ -30,6 +30,7 @@ struct Entry final
     QString path;
     QString before; // empty: the file did not exist
     QString after;  // empty: the change left no file
+    int mode = -1;  // the permissions before (-1: not recorded)
 };
 
 std::optional<Entry> entryOf(const json &item)
@@ -40,8 +41,10 @@ std::optional<Entry> entryOf(const json &item)
     const json after = item.value("after", json());
     if ((!before.is_null() && !before.is_string()) || (!after.is_null() && !after.is_string()))
         return std::nullopt;
-    return Entry{QString::fromStdString(item.at("path").get<std::string>()), digestOf(before),
-                 digestOf(after)};
+    const json mode = item.value("mode", json());
+    return Entry{
+        QString::fromStdString(item.at("path").get<std::string>()), digestOf(before), digestOf(after),
+        mode.is_number_integer() && mode.get<int>() >= 0 && mode.get<int>() <= 07777 ? mode.get<int>() : -1};
 }
 
 QString describe(const SnapshotStore::FileNow &now)
@@ -64,9 +67,12 @@ json FileUndo::record(const QList<SnapshotStore::Kept> &kept)
             after = now.value().sha256.toStdString();
         else if (!now)
             after = "unreadable"; // never matches a digest: the revert is refused, never guessed
-        list.push_back({{"path", k.path.toStdString()},
-                        {"before", k.existed ? json(k.sha256.toStdString()) : json(nullptr)},
-                        {"after", after}});
+        json item = {{"path", k.path.toStdString()},
+                     {"before", k.existed ? json(k.sha256.toStdString()) : json(nullptr)},
+                     {"after", after}};
+        if (k.existed && k.mode >= 0)
+            item["mode"] = k.mode;
+        list.push_back(std::move(item));
     }
     return list;
 }
@@ -204,9 +210,12 @@ Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
             auto bytes = m_snapshots.content(entry->before);
             if (!bytes)
                 return stop(bytes.error());
-            if (auto written = SnapshotStore::replaceAt(dir, leaf, bytes.value(),
-                                                        now.value().exists ? now.value().mode : 0600);
-                !written)
+            // Its permissions as they were (the mode is recorded in the chain, and the setuid,
+            // setgid and sticky bits are never set back).
+            const int mode = entry->mode >= 0     ? (entry->mode & 0777)
+                             : now.value().exists ? now.value().mode
+                                                  : 0600;
+            if (auto written = SnapshotStore::replaceAt(dir, leaf, bytes.value(), mode); !written)
                 return stop(QStringLiteral("%1 could not be written (%2)").arg(entry->path, written.error()));
         }
         restored.push_back(

@@ -284,7 +284,8 @@ QMap<QString, QString> ProtectedSet::files() const
         if (budget <= 0)
             break;
         if (place.depth < 0) {
-            out.insert(place.path, place.what);
+            if (!out.contains(place.path)) // the first place that names a file says what it is
+                out.insert(place.path, place.what);
             --budget;
         } else {
             addFolder(out, place.path, place, place.depth, budget);

@@ -194,6 +194,7 @@ Result<SnapshotStore::Kept> SnapshotStore::keep(const QString &path)
     kept.existed = true;
     kept.sha256 = now.value().sha256;
     kept.bytes = now.value().bytes.size();
+    kept.mode = now.value().mode;
 
     const QString blob = blobPath(kept.sha256);
     const QByteArray blobName = QFile::encodeName(blob);

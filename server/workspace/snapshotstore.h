@@ -37,6 +37,7 @@ public:
         bool existed = false;
         QString sha256; // empty when !existed
         qint64 bytes = 0;
+        int mode = -1; // its permissions when existed (-1: not known)
     };
 
     SnapshotStore(QString directory, Limits limits);

@@ -4,7 +4,7 @@
 #   1. the app's start-up time to a shown window and its idle memory (under Xvfb),
 #   2. the gate against the official TypeScript SDK 2.4.0 server, side by side in one run, then
 #      Countersign by protocol era (2026-07-28, 2025-11-25) and transport (HTTP, the stdio bridge),
-#   3. the gateway's added cost, a hook's cost for an allowed call (the shim, Claude Code's HTTP hook), the blast radius of rm -rf over 100,000 files, the tripwire around a quiet call, and the store on PostgreSQL beside SQLite (gated and allowed calls,
+#   3. the gateway's added cost, a hook's cost for an allowed call (the shim, Claude Code's HTTP hook), the blast radius of rm -rf over 100,000 files, the tripwire and the net around a quiet call, and the store on PostgreSQL beside SQLite (gated and allowed calls,
 #      decision-to-run across instances),
 #   4. tools/list for a token holder while others flood the server (idle sockets, large bodies without
 #      a token, held calls), with the server's memory,
@@ -35,6 +35,8 @@ echo
 node tests/bench/blastradius.mjs build/ci/tests/support/countersign-test-judge
 echo
 build/ci/tests/countersign-bench-tripwire
+echo
+build/ci/tests/countersign-bench-net
 echo
 node tests/bench/team.mjs "$binary" build/ci/tests/countersign-test-decide
 echo

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// The net under the workspace (issue 48), through the real console's HTTP hook (Claude Code's Bash
+// payloads) and the real `countersign undo`, in standard mode, a real git workspace: an agent's
+// quiet shell commands, whose writes the reader of the line does not follow, are each taken back
+// byte for byte (contents and permissions): sed -i, echo > over a dirty file, cp over a committed
+// file, mv, tar -cf over a dirty file, a python3 script that rewrites three files, and make
+// generating files (removed again); a rule lets every shell command of the connection run.
+// The audit row names what each changed; a file changed again since is refused, and the human's
+// work stays. The test runs each command between the pre- and post-tool hooks, as the client does.
+//   node net.mjs COUNTERSIGN_BINARY DECIDE_BINARY
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { check, exitWithSummary } from '../peer/checks.mjs';
+import { startCountersign } from '../peer/countersign-process.mjs';
+
+const [binary, decideBinary] = process.argv.slice(2);
+if (!binary || !decideBinary) { console.error('usage: net.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
+const run = promisify(execFile);
+const work = mkdtempSync(path.join(tmpdir(), 'countersign-net-'));
+const home = path.join(work, 'home');
+const ws = path.join(work, 'ws');
+mkdirSync(home);
+mkdirSync(ws);
+const git = (...args) => execFileSync('git', ['-C', ws, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+git('init', '-q', '-b', 'main');
+git('config', 'user.email', 't@example.invalid');
+git('config', 'user.name', 'Test');
+writeFileSync(path.join(ws, 'README.md'), '# Project\n\nCommitted text.\n');
+writeFileSync(path.join(ws, 'config.ini'), '[app]\nname = demo\n');
+mkdirSync(path.join(ws, 'src'));
+for (const n of ['c', 'd', 'e']) writeFileSync(path.join(ws, 'src', `${n}.py`), `print('${n}')\n`);
+writeFileSync(path.join(ws, 'Makefile'), 'gen:\n\t@mkdir -p gen && echo generated > gen/out.txt && echo generated > made.txt\n');
+git('add', '-A');
+git('commit', '-q', '-m', 'init');
+
+// Every shell command of this connection runs with no card (a rule allows them all, as a user who
+// trusts the agent's shell might write): the net holds for whatever runs without a card, whether
+// the reader judged it harmless or a rule let it by.
+const server = await startCountersign(binary, {
+    config: { workspaceRoots: [ws], hookHoldSeconds: 3, mode: 'standard', rules: [{ tool: 'agent:shell', decision: 'allow' }] },
+    tokenName: 'net-hooks', env: { HOME: home },
+});
+const base = server.url.replace(/\/mcp$/, '');
+const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
+const cli = (args) => spawnSync(binary, [...args, '--data-dir', server.dataDir, '--config', server.configPath], { input: '', encoding: 'utf8', env: { ...process.env, HOME: home } });
+
+let ids = 0;
+const claude = (event, input, id) => ({
+    session_id: 'session-net', transcript_path: '/tmp/transcript.jsonl', cwd: ws, permission_mode: 'default',
+    hook_event_name: event, tool_name: 'Bash', tool_input: input, tool_use_id: id,
+});
+async function hook(payload) {
+    const res = await fetch(`${base}/hooks/claude-code`, {
+        method: 'POST', body: JSON.stringify(payload),
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+    });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    return text ? JSON.parse(text) : {};
+}
+// Claude Code's Bash between its hooks: asked; when allowed, run and reported.
+async function agentBash(command) {
+    const id = `toolu_${++ids}`;
+    const input = { command, description: 'work' };
+    const pre = await hook(claude('PreToolUse', input, id));
+    if (pre.hookSpecificOutput?.permissionDecision !== 'allow') return { allowed: false, reason: pre.hookSpecificOutput?.permissionDecisionReason };
+    const out = spawnSync('bash', ['-c', command], { cwd: ws, encoding: 'utf8', env: { ...process.env, HOME: home } });
+    await hook({ ...claude('PostToolUse', input, id), tool_response: { stdout: out.stdout, stderr: out.stderr, interrupted: false } });
+    return { allowed: true, status: out.status };
+}
+// Every file of the workspace (not .git), with its bytes and mode.
+function snapshot() {
+    const files = {};
+    const walk = (dir) => {
+        for (const name of readdirSync(dir)) {
+            if (name === '.git') continue;
+            const p = path.join(dir, name);
+            const st = statSync(p);
+            if (st.isDirectory()) walk(p);
+            else files[path.relative(ws, p)] = { bytes: readFileSync(p).toString('base64'), mode: st.mode & 0o777 };
+        }
+    };
+    walk(ws);
+    return files;
+}
+const sqlite = (statement) => JSON.parse(execFileSync('sqlite3', ['-json', '-cmd', '.timeout 5000',
+    path.join(server.dataDir, 'countersign.db'), statement]).toString() || '[]');
+const lastShellRow = () => {
+    const rows = JSON.parse(cli(['audit', 'export', '--format', 'json']).stdout).filter((r) => r.tool === 'agent:shell');
+    return rows[rows.length - 1];
+};
+
+try {
+    // An hour of uncommitted work and an untracked note, before any of the agent's commands.
+    writeFileSync(path.join(ws, 'README.md'), '# Project\n\nCommitted text.\nAn hour of uncommitted work.\n');
+    writeFileSync(path.join(ws, 'notes.md'), 'untracked notes\n');
+    const cases = [
+        ['sed -i', "sed -i 's/Committed/Rewritten/' README.md", ['README.md']],
+        ['echo > over a dirty file', 'echo gone > README.md', ['README.md']],
+        ['cp over a committed file', 'cp notes.md config.ini', ['config.ini']],
+        ['mv of an untracked file', 'mv notes.md elsewhere.md', ['notes.md', 'elsewhere.md']],
+        ['tar -cf over a dirty file', 'tar -cf README.md config.ini', ['README.md']],
+        ['a python3 script that rewrites three files',
+            "python3 -c \"import pathlib\nfor n in 'cde': pathlib.Path(f'src/{n}.py').write_text('print(0)\\n')\"",
+            ['src/c.py', 'src/d.py', 'src/e.py']],
+        ['make that generates files', 'make -s gen', ['gen/out.txt', 'made.txt']],
+    ];
+    for (const [name, command, changed] of cases) {
+        await check(`${name}: runs with no card, its audit row names what it changed, and countersign undo takes it back byte for byte`, async () => {
+            const before = snapshot();
+            const ran = await agentBash(command);
+            assert.ok(ran.allowed, `it asked: ${ran.reason}`);
+            assert.equal(ran.status, 0);
+            assert.deepEqual(await decide('list'), [], 'no card');
+            assert.notDeepEqual(snapshot(), before, 'the command changed nothing');
+            const row = lastShellRow();
+            // The chain's record of its run names each file it changed.
+            const [ran_] = sqlite(`SELECT detail FROM audit_log WHERE event = 'agent-tool-ran' ORDER BY seq DESC LIMIT 1`);
+            assert.deepEqual(JSON.parse(ran_.detail).changed.map((p) => path.relative(ws, p)).sort(), [...changed].sort());
+            const undo = cli(['undo', row.id, '--yes']);
+            assert.equal(undo.status, 0, undo.stderr + undo.stdout);
+            assert.match(undo.stdout, new RegExp(`Reverted ${changed.length} file`));
+            assert.deepEqual(snapshot(), before, 'not back byte for byte');
+        });
+    }
+
+    await check('a file changed again since the quiet command: the undo is refused, and the human\'s work stays', async () => {
+        const ran = await agentBash("sed -i 's/demo/agent/' config.ini");
+        assert.ok(ran.allowed);
+        const row = lastShellRow();
+        writeFileSync(path.join(ws, 'config.ini'), '[app]\nname = the human fixed it by hand\n');
+        const undo = cli(['undo', row.id, '--yes']);
+        assert.equal(undo.status, 1);
+        assert.match(undo.stderr, /changed since/);
+        assert.equal(readFileSync(path.join(ws, 'config.ini'), 'utf8'), '[app]\nname = the human fixed it by hand\n');
+    });
+
+    await check('a read-only command keeps nothing and names nothing', async () => {
+        const ran = await agentBash('git status --short && ls src');
+        assert.ok(ran.allowed);
+        const undo = cli(['undo', lastShellRow().id, '--yes']);
+        assert.equal(undo.status, 1);
+        assert.match(undo.stderr, /kept nothing to undo/);
+    });
+} finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+}
+exitWithSummary();
