@@ -178,6 +178,7 @@ QString settingsText(const Config &config, const CommandLine &cl, const ServerKe
                                 {"cardMinimumSeconds", config.cardMinimumSeconds()},
                                 {"undoMegabytes", config.undoMegabytes()},
                                 {"undoDays", config.undoDays()},
+                                {"undoKeepHours", config.undoKeepHours()},
                                 {"keys", keys.storedIn.toStdString()},
                                 {"actions", actions},
                                 {"policy", config.policy().toJson()}};
@@ -485,7 +486,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         p.snapshots = std::make_unique<SnapshotStore>(
             SnapshotStore::folderIn(cl.dataDir),
             SnapshotStore::Limits{qint64(p.guard->inForce().undoMegabytes()) << 20,
-                                  qint64(p.guard->inForce().undoDays()) * 24 * 3600 * 1000});
+                                  qint64(p.guard->inForce().undoDays()) * 24 * 3600 * 1000,
+                                  qint64(p.guard->inForce().undoKeepHours()) * 3600 * 1000});
         p.undo = std::make_unique<FileUndo>(*p.store, *p.snapshots);
         p.window->setUndo(p.undo.get(), config.value().person().isEmpty()
                                             ? QStringLiteral("console")

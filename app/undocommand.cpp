@@ -47,7 +47,8 @@ int runUndoCommand(const CommandLine &cl)
     AuditStore store(*db.value(), clock, &signer);
     SnapshotStore snapshots(SnapshotStore::folderIn(cl.dataDir),
                             SnapshotStore::Limits{qint64(config.value().undoMegabytes()) << 20,
-                                                  qint64(config.value().undoDays()) * 24 * 3600 * 1000});
+                                                  qint64(config.value().undoDays()) * 24 * 3600 * 1000,
+                                                  qint64(config.value().undoKeepHours()) * 3600 * 1000});
     FileUndo undo(store, snapshots);
     auto preview = undo.preview(nonce);
     if (!preview)

@@ -218,7 +218,20 @@ void McpServer::buildTools()
                          : std::make_shared<SnapshotStore>(
                                m_setup.snapshotsPath,
                                SnapshotStore::Limits{qint64(m_setup.config.undoMegabytes()) << 20,
-                                                     qint64(m_setup.config.undoDays()) * 24 * 3600 * 1000});
+                                                     qint64(m_setup.config.undoDays()) * 24 * 3600 * 1000,
+                                                     qint64(m_setup.config.undoKeepHours()) * 3600 * 1000});
+    if (snapshots)
+        // A copy that goes is said when it goes, not when someone reaches for it.
+        snapshots->setDropped([self = QPointer<McpServer>(this)](int copies, qint64 bytes) {
+            if (self)
+                Q_EMIT self->untrustedDecision(
+                    QStringLiteral("The undo store dropped %1 kept cop%2 (%3 KiB), the oldest first, to stay "
+                                   "under undoMegabytes and undoDays: the changes they kept can no longer be "
+                                   "undone.")
+                        .arg(copies)
+                        .arg(copies == 1 ? QStringLiteral("y") : QStringLiteral("ies"))
+                        .arg(bytes >> 10));
+        });
     if (!workspace->isEmpty())
         WorkspaceTools::addTo(*m_tools, workspace, *m_runner, *m_gate, snapshots);
     if (m_upstreams)

@@ -161,6 +161,15 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     agentCall.arguments = arguments.value();
     agentCall.transport = transport;
     agentCall.held = m_held.value(who.name);
+    // The undo store keeps its promise: with no room but what recent copies hold, a change that runs
+    // with no card could not be undone, so the call asks (saying why) rather than drop one.
+    if (agentCall.held.isEmpty() && m_settings.snapshots && m_settings.snapshots->full())
+        agentCall.held =
+            QStringLiteral("asks: the undo store is full (%1 MiB of copies younger than %2 hours, which are "
+                           "never dropped to make room), so a change that runs with no card could not be "
+                           "undone; raise undoMegabytes or lower undoKeepHours")
+                .arg(m_settings.snapshots->totalBytes() >> 20)
+                .arg(m_settings.snapshots->limits().keepMs / (3600 * 1000));
     // Answered before the client's own hook timeout: the setup writes one longer than the hold,
     // and a client whose timeout is fixed is answered 10 s before it.
     const int fixed = hookClientSpec(call.client).fixedTimeoutSeconds;

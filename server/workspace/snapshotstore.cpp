@@ -242,8 +242,13 @@ Result<SnapshotStore::Kept> SnapshotStore::keep(const QString &path)
         return failure(QStringLiteral("the previous content of %1 cannot be kept (%2)").arg(path, why));
     }
     *m_total += kept.bytes;
-    if (++m_keptSincePrune >= kPruneEvery || *m_total > m_limits.maxBytes)
-        prune();
+    // Over the bound: pruned, unless a prune found nothing it may drop within the last 30 s.
+    const bool recentlyFull =
+        m_fullSinceMs > 0 && QDateTime::currentMSecsSinceEpoch() - m_fullSinceMs < 30'000;
+    if (++m_keptSincePrune >= kPruneEvery || (*m_total > m_limits.maxBytes && !recentlyFull)) {
+        if (prune() > m_limits.maxBytes)
+            m_fullSinceMs = QDateTime::currentMSecsSinceEpoch();
+    }
     return kept;
 }
 
@@ -275,6 +280,20 @@ void SnapshotStore::scan()
     m_total = total;
 }
 
+bool SnapshotStore::full()
+{
+    if (totalBytes() <= m_limits.maxBytes)
+        return false;
+    // Pruning reads the whole folder: once it found nothing it may drop, it is tried again at most
+    // every 30 s (a call a minute does not walk the store each time).
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (m_fullSinceMs > 0 && now - m_fullSinceMs < 30'000)
+        return true;
+    const bool stillFull = prune() > m_limits.maxBytes;
+    m_fullSinceMs = stillFull ? now : 0;
+    return stillFull;
+}
+
 qint64 SnapshotStore::totalBytes()
 {
     if (!m_total)
@@ -298,7 +317,9 @@ qint64 SnapshotStore::prune()
         const QFileInfo info = it.fileInfo();
         blobs.push_back({info.filePath(), info.size(), info.lastModified().toMSecsSinceEpoch()});
     }
-    const qint64 oldest = QDateTime::currentMSecsSinceEpoch() - m_limits.maxAgeMs;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 oldest = now - m_limits.maxAgeMs;
+    const qint64 youngest = now - m_limits.keepMs; // kept after this: promised
     std::sort(blobs.begin(), blobs.end(), [](const Blob &a, const Blob &b) { return a.keptMs < b.keptMs; });
     qint64 total = 0;
     for (const Blob &blob : blobs)
@@ -306,13 +327,21 @@ qint64 SnapshotStore::prune()
     // Past the bound, down to nine tenths of it: the next prunes are then a tenth of the bound's
     // worth of keeps away, rather than one.
     const qint64 target = total > m_limits.maxBytes ? m_limits.maxBytes - m_limits.maxBytes / 10 : total;
+    int dropped = 0;
+    qint64 droppedBytes = 0;
     for (const Blob &blob : blobs) {
-        if (blob.keptMs >= oldest && total <= target)
+        const bool tooOld = blob.keptMs < oldest;
+        if (!tooOld && (total <= target || blob.keptMs > youngest))
             break;
-        if (QFile::remove(blob.path))
+        if (QFile::remove(blob.path)) {
             total -= blob.bytes;
+            ++dropped;
+            droppedBytes += blob.bytes;
+        }
     }
     m_total = total;
+    if (dropped > 0 && m_dropped)
+        m_dropped(dropped, droppedBytes);
     return total;
 }
 

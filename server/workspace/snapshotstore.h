@@ -6,6 +6,7 @@
 #include <QSet>
 #include <QString>
 
+#include <functional>
 #include <optional>
 
 namespace Countersign {
@@ -25,6 +26,9 @@ public:
     {
         qint64 maxBytes = 512LL << 20;
         qint64 maxAgeMs = 14LL * 24 * 3600 * 1000;
+        // A copy younger than this is never dropped to make room: the store stays over maxBytes
+        // (full()) rather than break the undo it promised (0: every copy may go).
+        qint64 keepMs = 24LL * 3600 * 1000;
     };
     // The largest file kept: a write over a larger one asks instead (it could not be undone).
     static constexpr qint64 kMaxFileBytes = 16LL << 20;
@@ -52,9 +56,16 @@ public:
     Result<Kept> keep(const QString &path);
     // The kept bytes with this digest; fails when they are gone (pruned) or damaged.
     Result<QByteArray> content(const QString &sha256) const;
-    // Drops what is past the limits; called by keep() when needed. Returns the bytes kept after.
+    // Drops what is past the limits, the oldest first, never a copy younger than keepMs to make
+    // room; called by keep() when needed. Returns the bytes kept after.
     qint64 prune();
     qint64 totalBytes();
+    // Over maxBytes with nothing it may drop: a change now could not be kept without breaking the
+    // undo of a recent one.
+    bool full();
+    const Limits &limits() const { return m_limits; }
+    // Told each time copies are dropped (how many, their bytes), as they go.
+    void setDropped(std::function<void(int copies, qint64 bytes)> dropped) { m_dropped = std::move(dropped); }
 
     // A regular file's bytes and digest, read as keep() reads it; nothing when it does not exist.
     struct FileNow final
@@ -89,6 +100,8 @@ private:
     std::optional<qint64> m_total; // bytes in the store, once scanned
     QSet<QString> m_madeDirs;      // the shard folders made (or found) by this instance
     int m_keptSincePrune = 0;
+    std::function<void(int, qint64)> m_dropped;
+    qint64 m_fullSinceMs = 0; // when prune() last found nothing it could drop
 };
 
 } // namespace Countersign

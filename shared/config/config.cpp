@@ -172,6 +172,10 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
                 return fieldError(fileName, text, key,
                                   QStringLiteral("must be an integer from 1 to %1").arg(max));
             (key == "undoMegabytes" ? config.m_undoMegabytes : config.m_undoDays) = value.get<int>();
+        } else if (key == "undoKeepHours") {
+            if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 720)
+                return fieldError(fileName, text, key, QStringLiteral("must be an integer from 0 to 720"));
+            config.m_undoKeepHours = value.get<int>();
         } else if (key == "mode") {
             const auto mode = value.is_string()
                                   ? parseGateMode(QString::fromStdString(value.get<std::string>()))

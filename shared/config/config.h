@@ -53,6 +53,9 @@ public:
     // undo, and for how long (the snapshot store drops the oldest first past either).
     int undoMegabytes() const { return m_undoMegabytes; }
     int undoDays() const { return m_undoDays; }
+    // "undoKeepHours": a kept copy younger than this is never dropped to make room; a quiet call
+    // asks instead while the store is full of them (0: no such promise).
+    int undoKeepHours() const { return m_undoKeepHours; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -97,6 +100,7 @@ private:
     quint16 m_phonePort = 0;
     int m_undoMegabytes = 512;
     int m_undoDays = 14;
+    int m_undoKeepHours = 24;
     GateMode m_mode = GateMode::Standard;
     double m_cardMinimumSeconds = 1.0;
     QStringList m_workspaceRoots;

@@ -6,7 +6,9 @@
 // file, mv, tar -cf over a dirty file, a python3 script that rewrites three files, and make
 // generating files (removed again); a rule lets every shell command of the connection run.
 // The audit row names what each changed; a file changed again since is refused, and the human's
-// work stays. The test runs each command between the pre- and post-tool hooks, as the client does.
+// work stays. A store too small for the agent's quiet writes drops no recent copy: the calls ask,
+// saying the store is full. The test runs each command between the pre- and post-tool hooks, as
+// the client does.
 //   node net.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -145,6 +147,55 @@ try {
         const undo = cli(['undo', lastShellRow().id, '--yes']);
         assert.equal(undo.status, 1);
         assert.match(undo.stderr, /kept nothing to undo/);
+    });
+
+    await check('the undo store keeps its promise: quiet writes of random blobs never push out a recent copy; the call asks instead, saying the store is full', async () => {
+        // A store of 1 MiB (undoMegabytes), whose copies younger than a day are kept.
+        const small = await startCountersign(binary, {
+            config: { workspaceRoots: [ws], hookHoldSeconds: 2, mode: 'standard', undoMegabytes: 1, rules: [{ tool: 'agent:shell', decision: 'allow' }] },
+            tokenName: 'net-small', env: { HOME: home },
+        });
+        try {
+            const smallHook = async (payload) => {
+                const res = await fetch(`${small.url.replace(/\/mcp$/, '')}/hooks/claude-code`, {
+                    method: 'POST', body: JSON.stringify(payload),
+                    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${small.token}` },
+                });
+                return res.json();
+            };
+            const bash = async (command) => {
+                const id = `toolu_small_${++ids}`;
+                const input = { command, description: 'work' };
+                const pre = await smallHook(claude('PreToolUse', input, id));
+                if (pre.hookSpecificOutput?.permissionDecision !== 'allow') return { allowed: false, reason: pre.hookSpecificOutput?.permissionDecisionReason ?? JSON.stringify(pre) };
+                spawnSync('bash', ['-c', command], { cwd: ws, env: { ...process.env, HOME: home } });
+                await smallHook({ ...claude('PostToolUse', input, id), tool_response: { stdout: '', stderr: '', interrupted: false } });
+                return { allowed: true };
+            };
+            const before = readFileSync(path.join(ws, 'config.ini'));
+            const first = await bash("sed -i 's/demo/first/' config.ini");
+            assert.ok(first.allowed);
+            const rows = JSON.parse(spawnSync(binary, ['audit', 'export', '--format', 'json', '--data-dir', small.dataDir, '--config', small.configPath], { encoding: 'utf8' }).stdout);
+            const firstId = rows.filter((r) => r.tool === 'agent:shell').pop().id;
+            // The agent fills the store: each quiet call rewrites a 200 KiB file of random bytes.
+            let asked = null;
+            for (let i = 0; i < 20 && !asked; ++i) {
+                const r = await bash('head -c 204800 /dev/urandom > blob.bin');
+                if (!r.allowed) asked = r.reason;
+            }
+            assert.ok(asked, 'twenty quiet calls of random blobs never asked');
+            // Its card says why.
+            const [{ rule }] = JSON.parse(execFileSync('sqlite3', ['-json', '-cmd', '.timeout 5000', path.join(small.dataDir, 'countersign.db'),
+                "SELECT rule FROM operations WHERE status = 'pending' ORDER BY created_ms DESC LIMIT 1"]).toString());
+            assert.match(rule, /undo store is full/);
+            // The first change's copy is still there: its undo works.
+            const undo = spawnSync(binary, ['undo', firstId, '--yes', '--data-dir', small.dataDir, '--config', small.configPath], { encoding: 'utf8', env: { ...process.env, HOME: home } });
+            assert.equal(undo.status, 0, undo.stderr);
+            assert.deepEqual(readFileSync(path.join(ws, 'config.ini')), before);
+        } finally {
+            await small.stop();
+            rmSync(path.join(ws, 'blob.bin'), { force: true });
+        }
     });
 } finally {
     await server.stop();

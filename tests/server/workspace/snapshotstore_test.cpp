@@ -130,7 +130,7 @@ private Q_SLOTS:
     // than its bound, and keeps the most recent.
     void tenThousandEdits_stayUnderTheBound()
     {
-        SnapshotStore snapshots(store(), {1 << 20, 14LL * 24 * 3600 * 1000});
+        SnapshotStore snapshots(store(), {1 << 20, 14LL * 24 * 3600 * 1000, 0});
         const QString path = work(QStringLiteral("edited.txt"));
         QString lastSha;
         for (int i = 0; i < 10'000; ++i) {
@@ -148,7 +148,7 @@ private Q_SLOTS:
     }
     void pastTheAge_isPruned()
     {
-        SnapshotStore snapshots(store(), {1 << 30, 3600 * 1000});
+        SnapshotStore snapshots(store(), {1 << 30, 3600 * 1000, 0});
         writeFile(work(QStringLiteral("old.txt")), "old");
         const QString sha = snapshots.keep(work(QStringLiteral("old.txt"))).value().sha256;
         const QString blob = store() + QLatin1Char('/') + sha.left(2) + QLatin1Char('/') + sha;
@@ -159,6 +159,32 @@ private Q_SLOTS:
         snapshots.prune();
         QVERIFY(!QFile::exists(blob));
         QVERIFY(snapshots.content(fresh).ok());
+    }
+
+    // The promise: copies younger than keepMs are never dropped to make room; the store says it is
+    // full instead, and what it drops (older copies first) is told as it goes.
+    void youngCopies_areNeverDroppedToMakeRoom_theStoreSaysItIsFull()
+    {
+        SnapshotStore snapshots(store(), {64 * 1024, 14LL * 24 * 3600 * 1000, 3600 * 1000});
+        int droppedCopies = 0;
+        snapshots.setDropped([&](int copies, qint64) { droppedCopies += copies; });
+        writeFile(work(QStringLiteral("old.bin")), QByteArray(40 * 1024, 'o'));
+        const QString old = snapshots.keep(work(QStringLiteral("old.bin"))).value().sha256;
+        const QString oldBlob = store() + QLatin1Char('/') + old.left(2) + QLatin1Char('/') + old;
+        const timespec twoHoursAgo[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
+        QCOMPARE(::utimensat(AT_FDCWD, QFile::encodeName(oldBlob).constData(), twoHoursAgo, 0), 0);
+        QVERIFY(!snapshots.full());
+        QStringList young;
+        for (int i = 0; i < 4; ++i) {
+            writeFile(work(QStringLiteral("young.bin")), QByteArray(30 * 1024, char('a' + i)));
+            young << snapshots.keep(work(QStringLiteral("young.bin"))).value().sha256;
+        }
+        QVERIFY(!QFile::exists(oldBlob)); // the old copy made room
+        QVERIFY(droppedCopies >= 1);
+        for (const QString &sha : young)
+            QVERIFY2(snapshots.content(sha).ok(), qPrintable(sha)); // none of the young ones went
+        QVERIFY(snapshots.totalBytes() > 64 * 1024);
+        QVERIFY(snapshots.full());
     }
 
     // FileUndo over a real audit chain: an edit kept, recorded as the hook records it, reverted.
