@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -61,8 +62,11 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         "                      PATH; --check [CLIENT]: only say whether each is ready, needs a step or\n"
         "                      fails open, and why; --remove CLIENT: put every file back as it was\n"
         "  undo OPERATION      take back a change that kept a copy (an agent's quiet write, edit or\n"
-        "                      patch, an approved change that said so): print the diff, then ask\n"
-        "                      (--yes: without asking)\n"
+        "                      patch, a quiet shell command the net recorded, an approved change that\n"
+        "                      said so): print the diff, then ask (--yes: without asking); --turn: the\n"
+        "                      whole turn of its agent session that holds it, as one change\n"
+        "  undo --session ID   take back the last turn of an agent session (its calls between two\n"
+        "                      pauses), or with --since TIME (ISO 8601) everything it changed since\n"
         "  doctor [CLIENT]     the same as setup --check\n"
         "  selftest CLIENT     run the installed agent headless against a scripted model, in a sandbox\n"
         "                      of its own: does the gate hold its shell (and MCP) call for a card, and\n"
@@ -110,6 +114,16 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                        "as the Connections tab shows it."));
     const QCommandLineOption yes(QStringLiteral("yes"),
                                  QStringLiteral("undo: revert without asking (the diff is still printed)."));
+    const QCommandLineOption turn(QStringLiteral("turn"),
+                                  QStringLiteral("undo OPERATION: the whole turn of its agent session."));
+    const QCommandLineOption session(QStringLiteral("session"),
+                                     QStringLiteral("undo: the last turn of this agent session."),
+                                     QStringLiteral("ID"));
+    const QCommandLineOption since(
+        QStringLiteral("since"),
+        QStringLiteral("undo --session: everything the session changed since TIME (ISO 8601, UTC unless "
+                       "it names a zone)."),
+        QStringLiteral("TIME"));
     const QCommandLineOption check(
         QStringLiteral("check"),
         QStringLiteral("setup: only report whether each agent will use Countersign."));
@@ -117,7 +131,7 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                                     QStringLiteral("setup: take an agent's set-up out again."));
     const QCommandLineOption all(QStringLiteral("all"), QStringLiteral("setup: every agent found on PATH."));
     parser.addOptions({config, dataDir, listen, headless, stdio, format, output, publicKey, receipt, show,
-                       setup, yes, check, remove, all});
+                       setup, yes, turn, session, since, check, remove, all});
     parser.addPositionalArgument(
         QStringLiteral("command"),
         QStringLiteral(
@@ -162,7 +176,7 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         else if (noun == QLatin1String("hooks"))
             okShape = (verb == QLatin1String("install") || verb == QLatin1String("remove")) && n == 3;
         else if (noun == QLatin1String("undo"))
-            okShape = n == 2;
+            okShape = parser.isSet(session) ? n == 1 && !parser.isSet(turn) : n == 2 && !parser.isSet(since);
         else if (noun == QLatin1String("setup")) {
             const int modes = int(parser.isSet(check)) + int(parser.isSet(remove)) + int(parser.isSet(all));
             okShape = modes <= 1 && (parser.isSet(all) ? n == 1 : parser.isSet(check) ? n <= 2 : n == 2);
@@ -176,7 +190,8 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
             usageError(QStringLiteral(
                 "usage: countersign token add NAME | token list | token revoke NAME | "
                 "receipt verify FILE | audit verify | audit export [--format csv|json] | "
-                "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--yes] | "
+                "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--turn] [--yes] | "
+                "undo --session ID [--since TIME] [--yes] | "
                 "setup CLIENT | setup --all | setup --check [CLIENT] | setup --remove CLIENT | doctor "
                 "[CLIENT] | selftest CLIENT"));
         if (parser.isSet(format)) {
@@ -189,6 +204,18 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
         cl.receipts = parser.values(receipt);
         cl.setup = parser.isSet(setup);
         cl.yes = parser.isSet(yes);
+        cl.turn = parser.isSet(turn);
+        cl.session = parser.value(session);
+        if (parser.isSet(since)) {
+            QDateTime at = QDateTime::fromString(parser.value(since), Qt::ISODateWithMs);
+            if (!at.isValid())
+                usageError(QStringLiteral("--since must be a time in ISO 8601 (2026-12-07T09:30:00Z)"));
+            if (at.timeSpec() == Qt::LocalTime && !parser.value(since).contains(QLatin1Char('+')))
+                at.setTimeSpec(Qt::UTC);
+            cl.sinceMs = at.toMSecsSinceEpoch();
+        }
+        if ((cl.turn || !cl.session.isEmpty() || cl.sinceMs > 0) && noun != QLatin1String("undo"))
+            usageError(QStringLiteral("--turn, --session and --since go with undo"));
         cl.check = parser.isSet(check);
         cl.remove = parser.isSet(remove);
         cl.all = parser.isSet(all);

@@ -29,6 +29,9 @@ struct CommandLine final
     QString show;         // window: the tab to open on (approvals, audit, connections, settings)
     bool setup = false;   // token add: print every client's setup as well
     bool yes = false;     // undo: revert without asking on the terminal
+    bool turn = false;    // undo OPERATION --turn: the whole turn of its agent session
+    QString session;      // undo --session ID: that session's last turn
+    qint64 sinceMs = 0;   // undo --session ID --since TIME: all it changed since
     bool check = false;   // setup: only report
     bool remove = false;  // setup: take it all out again
     bool all = false;     // setup: every agent on this machine

@@ -24,7 +24,7 @@ namespace Countersign {
 int runUndoCommand(const CommandLine &cl)
 {
     const QString nonce = cl.command.value(1).toLower();
-    if (!QRegularExpression(QStringLiteral("^[0-9a-f]{32}$")).match(nonce).hasMatch())
+    if (cl.session.isEmpty() && !QRegularExpression(QStringLiteral("^[0-9a-f]{32}$")).match(nonce).hasMatch())
         return commandFailed(
             QStringLiteral("\"%1\" is not an operation id (32 hex digits, as the audit view and "
                            "audit export show it)")
@@ -50,7 +50,16 @@ int runUndoCommand(const CommandLine &cl)
                                                   qint64(config.value().undoDays()) * 24 * 3600 * 1000,
                                                   qint64(config.value().undoKeepHours()) * 3600 * 1000});
     FileUndo undo(store, snapshots);
-    auto preview = undo.preview(nonce);
+    // One operation, or a whole turn of an agent session taken back as one change.
+    auto nonces = !cl.session.isEmpty() ? undo.turnOfSession(cl.session, cl.sinceMs)
+                  : cl.turn             ? undo.turnOf(nonce)
+                                        : Result<QStringList>(QStringList{nonce});
+    if (!nonces)
+        return commandFailed(visibleText(nonces.error()));
+    if (nonces.value().size() > 1)
+        std::printf("The turn: %lld calls (%s)\n", static_cast<long long>(nonces.value().size()),
+                    qPrintable(nonces.value().join(QStringLiteral(", "))));
+    auto preview = undo.previewTurn(nonces.value());
     if (!preview)
         return commandFailed(visibleText(preview.error()));
     if (!preview.value().refusal.isEmpty())
@@ -69,8 +78,8 @@ int runUndoCommand(const CommandLine &cl)
         }
     }
     const QString user = qEnvironmentVariable("USER");
-    auto reverted =
-        undo.revert(nonce, user.isEmpty() ? QStringLiteral("cli") : QStringLiteral("cli:") + user);
+    auto reverted = undo.revertTurn(nonces.value(),
+                                    user.isEmpty() ? QStringLiteral("cli") : QStringLiteral("cli:") + user);
     if (!reverted)
         return commandFailed(visibleText(reverted.error()));
     // The files' names are the agent's: shown as plain text, never as terminal control.

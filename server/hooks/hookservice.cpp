@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 
 #include <algorithm>
@@ -323,6 +324,8 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         nonce = found->nonce;
         detail["nonce"] = found->nonce.toStdString();
         QList<SnapshotStore::Kept> kept = found->kept;
+        json unkept = json::array();
+        QSet<QString> nettedPaths;
         if (found->netArmed && m_settings.net) {
             // What the call changed in the roots, as the net found it; what the call kept itself
             // (a file outside the roots, or in a folder the net does not record) joins it.
@@ -339,17 +342,32 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
                 changed.push_back(k.path.toStdString());
             if (!changed.empty())
                 detail["changed"] = changed;
-            if (!outcome.unkept.isEmpty()) {
-                json unkept = json::array();
-                for (const QString &path : outcome.unkept)
-                    unkept.push_back(path.toStdString());
-                detail["changedWithoutCopy"] = unkept;
-            }
+            for (const QString &path : outcome.unkept)
+                unkept.push_back(path.toStdString());
+            for (const SnapshotStore::Kept &k : outcome.kept)
+                nettedPaths.insert(k.path);
             if (outcome.sharedWith > 0)
                 detail["recordSharedWith"] = outcome.sharedWith;
         }
-        if (!kept.isEmpty())
-            detail["undo"] = FileUndo::record(kept);
+        if (!kept.isEmpty()) {
+            // A file the net found changed into something it cannot read back (a link, a pipe, a
+            // file too large or with other hard links) is named with no undo, so that it never
+            // stops the undo of the rest.
+            json undo = json::array();
+            for (json &item : FileUndo::record(kept)) {
+                if (item.value("after", json()) == "unreadable" &&
+                    nettedPaths.contains(QString::fromStdString(item.value("path", std::string()))))
+                    unkept.push_back(item["path"]);
+                else
+                    undo.push_back(std::move(item));
+            }
+            if (!undo.empty())
+                detail["undo"] = std::move(undo);
+        }
+        if (!unkept.empty())
+            detail["changedWithoutCopy"] = unkept;
+        if (!call.sessionId.isEmpty())
+            detail["session"] = call.sessionId.left(200).toStdString();
         if (!found->path.isEmpty()) {
             const QString now = regularFileSha256(found->path);
             detail["fileSha256"] = now.toStdString();

@@ -14,7 +14,9 @@ class AuditStore;
 // the digest of what it held before the agent's change (null: it did not exist) and after it (null: the
 // change deleted it). A file is restored only when it still holds what the change left, so a revert never
 // throws away work done since; a restored file keeps its permissions, and a file the agent created is
-// deleted.
+// deleted. What a revert overwrites or deletes is kept first, and named in its chain row, so a revert
+// loses nothing either. A turn (the calls of one agent session between two pauses, or since a time)
+// is reverted as one: each file back to what it held before the turn's first change of it.
 class FileUndo final : public Undo
 {
 public:
@@ -26,9 +28,21 @@ public:
     Result<bool> hasUndo(const QString &nonce) override;
     Result<UndoPreview> preview(const QString &nonce) override;
     Result<QString> revert(const QString &nonce, const QString &by) override;
+    Result<QStringList> turnOf(const QString &nonce) override;
+    Result<QStringList> turnOfSession(const QString &session, qint64 sinceMs) override;
+    Result<UndoPreview> previewTurn(const QStringList &nonces) override;
+    Result<QString> revertTurn(const QStringList &nonces, const QString &by) override;
+
+    // A pause longer than this between two calls of a session ends a turn (where the agent tells
+    // no prompt, the turn is what it did between two pauses).
+    static constexpr qint64 kTurnPauseMs = 120'000;
+
+    struct Entry;
 
 private:
     Result<nlohmann::json> undoList(const QString &nonce);
+    // The operations' undo lists merged, oldest first; refusal set when they cannot be undone now.
+    Result<QList<Entry>> entriesOf(const QStringList &nonces, QString *refusal);
 
     AuditStore &m_store;
     SnapshotStore &m_snapshots;

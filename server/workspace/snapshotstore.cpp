@@ -252,6 +252,13 @@ Result<SnapshotStore::Kept> SnapshotStore::keep(const QString &path)
     return kept;
 }
 
+bool SnapshotStore::has(const QString &sha256) const
+{
+    struct stat st;
+    return isDigest(sha256) && ::lstat(QFile::encodeName(blobPath(sha256)).constData(), &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
 Result<QByteArray> SnapshotStore::content(const QString &sha256) const
 {
     if (!isDigest(sha256))

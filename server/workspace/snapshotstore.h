@@ -56,6 +56,8 @@ public:
     Result<Kept> keep(const QString &path);
     // The kept bytes with this digest; fails when they are gone (pruned) or damaged.
     Result<QByteArray> content(const QString &sha256) const;
+    // Whether a copy with this digest is in the store (not read: content() checks it).
+    bool has(const QString &sha256) const;
     // Drops what is past the limits, the oldest first, never a copy younger than keepMs to make
     // room; called by keep() when needed. Returns the bytes kept after.
     qint64 prune();

@@ -225,29 +225,38 @@ WorkspaceNet::Outcome WorkspaceNet::disarm(const QString &call)
     for (const QString &root : m_roots) {
         if (m_skipped.contains(root))
             continue;
-        walkFiles(root, excluded, m_limits.maxFiles * 2, [&](const QString &path, const struct stat &st) {
-            seen.insert(path);
-            const auto found = m_index.constFind(path);
-            if (found == m_index.cend()) {
-                out.kept.append(SnapshotStore::Kept{path, false, QString(), 0, -1}); // created
-                return;
-            }
-            if (sameStat(found->device, found->inode, found->size, found->mtimeNs, found->ctimeNs, st))
-                return;
-            if (found->sha256.isEmpty()) {
-                out.unkept.append(path);
-                return;
-            }
-            const auto now = SnapshotStore::read(path);
-            if (now && now.value().exists && now.value().sha256 == found->sha256)
-                return; // touched, not changed
-            out.kept.append(SnapshotStore::Kept{path, true, found->sha256, found->size, found->mode});
-        });
+        const bool whole =
+            walkFiles(root, excluded, m_limits.maxFiles * 2, [&](const QString &path, const struct stat &st) {
+                seen.insert(path);
+                const auto found = m_index.constFind(path);
+                if (found == m_index.cend()) {
+                    out.kept.append(SnapshotStore::Kept{path, false, QString(), 0, -1}); // created
+                    return;
+                }
+                if (sameStat(found->device, found->inode, found->size, found->mtimeNs, found->ctimeNs, st))
+                    return;
+                if (found->sha256.isEmpty()) {
+                    out.unkept.append(path);
+                    return;
+                }
+                const auto now = SnapshotStore::read(path);
+                if (now && now.value().exists && now.value().sha256 == found->sha256 &&
+                    int(st.st_mode & 07777) == found->mode)
+                    return; // touched, not changed
+                // Its copy must still be there (the store's bounds may have dropped an old one).
+                if (!m_store || !m_store->has(found->sha256)) {
+                    out.unkept.append(path);
+                    return;
+                }
+                out.kept.append(SnapshotStore::Kept{path, true, found->sha256, found->size, found->mode});
+            });
+        if (!whole)
+            out.incomplete = true;
     }
     for (auto it = m_index.cbegin(); it != m_index.cend(); ++it) {
-        if (seen.contains(it.key()))
+        if (seen.contains(it.key()) || out.incomplete)
             continue;
-        if (it->sha256.isEmpty())
+        if (it->sha256.isEmpty() || !m_store || !m_store->has(it->sha256))
             out.unkept.append(it.key());
         else
             out.kept.append(SnapshotStore::Kept{it.key(), true, it->sha256, it->size, it->mode}); // deleted

@@ -54,6 +54,7 @@ public:
         QStringList unkept;              // changed, and no copy of before was kept
         int sharedWith = 0;              // other calls that ran over the same record
         bool recorded = false;           // the call was armed
+        bool incomplete = false;         // a root grew past twice its limit: deletions not told
     };
     // The call's report came: what changed in the roots since the record.
     Outcome disarm(const QString &call);

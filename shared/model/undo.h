@@ -15,8 +15,9 @@ namespace Countersign {
 struct UndoPreview final
 {
     QString nonce;
-    QStringList files; // the paths it restores (or deletes, where the agent created them)
-    QString diff;      // from each file as it is now to what it held before the agent's change
+    QStringList nonces; // a turn's operations, oldest first (one: nonce)
+    QStringList files;  // the paths it restores (or deletes, where the agent created them)
+    QString diff;       // from each file as it is now to what it held before the agent's change
     // Why it cannot be undone now (a file changed since the change, a kept copy is gone, it was
     // reverted already); empty when it can.
     QString refusal;
@@ -32,6 +33,16 @@ public:
     // Checks again (a file that changed since the preview is refused), restores every file, and
     // records "agent-tool-reverted" with by in the chain. The words are for the person.
     virtual Result<QString> revert(const QString &nonce, const QString &by) = 0;
+
+    // A whole turn of an agent session, taken back as one: the operations of the turn that holds
+    // nonce (the session's calls on its connection between two pauses), oldest first, those that
+    // kept something; or of a session, its last turn (sinceMs 0) or all its calls since sinceMs.
+    virtual Result<QStringList> turnOf(const QString &nonce) = 0;
+    virtual Result<QStringList> turnOfSession(const QString &session, qint64 sinceMs) = 0;
+    // As preview and revert, for the turn as one change: each file back to what it held before the
+    // turn's first change of it, refused when a file changed since the last or between two of them.
+    virtual Result<UndoPreview> previewTurn(const QStringList &nonces) = 0;
+    virtual Result<QString> revertTurn(const QStringList &nonces, const QString &by) = 0;
 };
 
 } // namespace Countersign

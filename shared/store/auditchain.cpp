@@ -266,6 +266,23 @@ Result<QList<json>> AuditChain::detailsOf(const QString &nonce, const QString &e
     return details;
 }
 
+Result<QList<AuditChain::EventRow>> AuditChain::eventsSince(const QString &event, qint64 sinceMs)
+{
+    auto q = m_database.exec(StoreSql::kAuditEventsSince, {event, sinceMs});
+    if (!q)
+        return failure(q.error());
+    QList<EventRow> rows;
+    while (q.value().next()) {
+        const QByteArray text = q.value().value(3).toByteArray();
+        json detail = json::parse(text.cbegin(), text.cend(), nullptr, false);
+        if (detail.is_discarded())
+            return failure(QStringLiteral("audit row %1 holds no JSON").arg(q.value().value(0).toLongLong()));
+        rows.append(
+            EventRow{q.value().value(1).toString(), q.value().value(2).toLongLong(), std::move(detail)});
+    }
+    return rows;
+}
+
 Result<QStringList> AuditChain::signedReviewers(const QString &nonce, const QByteArray &publicKey)
 {
     const QString event = QStringLiteral("reviewed");

@@ -2,7 +2,7 @@
 
 #include "result.h"
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include <QList>
 #include <QString>
@@ -70,6 +70,14 @@ public:
     Result<bool> records(const QString &nonce, const QString &event);
     // The details of the rows recording event for nonce, oldest first.
     Result<QList<nlohmann::json>> detailsOf(const QString &nonce, const QString &event);
+    // The rows recording event since sinceMs, oldest first.
+    struct EventRow final
+    {
+        QString nonce;
+        qint64 atMs = 0;
+        nlohmann::json detail;
+    };
+    Result<QList<EventRow>> eventsSince(const QString &event, qint64 sinceMs);
     // Who approved nonce as one of several ("reviewed" rows), oldest first: each row must carry
     // its own signature made with publicKey, or the list is refused with why.
     Result<QStringList> signedReviewers(const QString &nonce, const QByteArray &publicKey);

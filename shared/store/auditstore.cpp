@@ -477,6 +477,11 @@ Result<QList<json>> AuditStore::eventsOf(const QString &nonce, const QString &ev
     return m_chain->detailsOf(nonce, event);
 }
 
+Result<QList<AuditChain::EventRow>> AuditStore::eventsSince(const QString &event, qint64 sinceMs)
+{
+    return m_chain->eventsSince(event, sinceMs);
+}
+
 Result<json> AuditStore::lastEvent(const QString &event)
 {
     return m_chain->lastEvent(event);

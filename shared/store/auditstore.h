@@ -132,6 +132,8 @@ public:
     Status recordEvent(const QString &event, const QString &nonce, const nlohmann::json &detail);
     // The details of the operation's events of that name, oldest first.
     Result<QList<nlohmann::json>> eventsOf(const QString &nonce, const QString &event);
+    // Every event of that name since sinceMs, with its operation and time, oldest first.
+    Result<QList<AuditChain::EventRow>> eventsSince(const QString &event, qint64 sinceMs);
     // The detail of the last such event, or null when there is none.
     Result<nlohmann::json> lastEvent(const QString &event);
 

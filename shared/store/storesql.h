@@ -155,6 +155,8 @@ inline constexpr const char *kAuditFirstOf =
     "SELECT seq FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq LIMIT 1";
 inline constexpr const char *kAuditDetailsOf =
     "SELECT seq, detail FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq";
+inline constexpr const char *kAuditEventsSince =
+    "SELECT seq, nonce, at_ms, detail FROM audit_log WHERE event = ? AND at_ms >= ? ORDER BY seq";
 inline constexpr const char *kCheckpointInsert = "INSERT INTO audit_checkpoints (seq, signed) VALUES (?, ?) "
                                                  "ON CONFLICT (seq) DO UPDATE SET signed = excluded.signed";
 inline constexpr const char *kCheckpointCovering =

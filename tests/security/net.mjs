@@ -51,9 +51,10 @@ const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...ar
 const cli = (args) => spawnSync(binary, [...args, '--data-dir', server.dataDir, '--config', server.configPath], { input: '', encoding: 'utf8', env: { ...process.env, HOME: home } });
 
 let ids = 0;
-const claude = (event, input, id) => ({
-    session_id: 'session-net', transcript_path: '/tmp/transcript.jsonl', cwd: ws, permission_mode: 'default',
-    hook_event_name: event, tool_name: 'Bash', tool_input: input, tool_use_id: id,
+let session = 'session-net';
+const claude = (event, input, id, tool = 'Bash') => ({
+    session_id: session, transcript_path: '/tmp/transcript.jsonl', cwd: ws, permission_mode: 'default',
+    hook_event_name: event, tool_name: tool, tool_input: input, tool_use_id: id,
 });
 async function hook(payload) {
     const res = await fetch(`${base}/hooks/claude-code`, {
@@ -147,6 +148,53 @@ try {
         const undo = cli(['undo', lastShellRow().id, '--yes']);
         assert.equal(undo.status, 1);
         assert.match(undo.stderr, /kept nothing to undo/);
+    });
+
+    await check('a whole turn (quiet edits, sed -i, a generated file, a script that rewrites two files) is taken back as one by countersign undo --session, byte for byte; a file edited by hand since is refused', async () => {
+        const turn = async () => {
+            // Claude Code's Write, between its hooks (its own undo keeps the file), then its Bash.
+            const id = `toolu_${++ids}`;
+            const input = { file_path: path.join(ws, 'README.md'), content: '# Rewritten by the agent\n' };
+            const pre = await hook(claude('PreToolUse', input, id, 'Write'));
+            assert.equal(pre.hookSpecificOutput?.permissionDecision, 'allow', JSON.stringify(pre));
+            writeFileSync(input.file_path, input.content);
+            await hook({ ...claude('PostToolUse', input, id, 'Write'), tool_response: { type: 'update', filePath: input.file_path } });
+            for (const command of ["sed -i 's/demo/turn/' config.ini", 'make -s -B gen',
+                "python3 -c \"import pathlib\nfor n in 'cd': pathlib.Path(f'src/{n}.py').write_text('print(1)\\n')\"",
+                "sed -i 's/turn/turned again/' config.ini"]) {
+                const ran = await agentBash(command);
+                assert.ok(ran.allowed, `${command}: ${ran.reason}`);
+            }
+        };
+        session = 'session-turn-1';
+        writeFileSync(path.join(ws, 'config.ini'), '[app]\nname = demo\n');
+        const before = snapshot();
+        await turn();
+        assert.notDeepEqual(snapshot(), before);
+        const undo = cli(['undo', '--session', 'session-turn-1', '--yes']);
+        assert.equal(undo.status, 0, undo.stderr + undo.stdout);
+        assert.match(undo.stdout, /The turn: 5 calls/);
+        assert.deepEqual(snapshot(), before, 'the turn was not taken back byte for byte');
+        // What the revert overwrote was kept first (a revert loses nothing either).
+        const [reverted] = sqlite("SELECT detail FROM audit_log WHERE event = 'agent-tool-reverted' ORDER BY seq DESC LIMIT 1");
+        const replaced = JSON.parse(reverted.detail).replaced;
+        assert.ok(replaced.some((r) => r.path.endsWith('config.ini')), JSON.stringify(replaced));
+        for (const r of replaced) assert.ok(existsSync(path.join(server.dataDir, 'snapshots', r.sha256.slice(0, 2), r.sha256)), r.path);
+        // Again, and the human edits one of the files by hand afterwards: refused, nothing changes.
+        session = 'session-turn-2';
+        await turn();
+        writeFileSync(path.join(ws, 'src', 'c.py'), 'print("the human")\n');
+        const after = snapshot();
+        const refused = cli(['undo', '--session', 'session-turn-2', '--yes']);
+        assert.equal(refused.status, 1);
+        assert.match(refused.stderr, /c\.py changed since/);
+        assert.deepEqual(snapshot(), after, 'a refused turn undo changed something');
+        // The same turn through one of its operations (--turn), once the hand edit is put back.
+        writeFileSync(path.join(ws, 'src', 'c.py'), 'print(1)\n');
+        const byOp = cli(['undo', lastShellRow().id, '--turn', '--yes']);
+        assert.equal(byOp.status, 0, byOp.stderr);
+        assert.deepEqual(snapshot(), before);
+        session = 'session-net';
     });
 
     await check('the undo store keeps its promise: quiet writes of random blobs never push out a recent copy; the call asks instead, saying the store is full', async () => {

@@ -108,6 +108,7 @@ private Q_SLOTS:
             << QStringList{"src/c.py", "src/d.py", "src/e.py"};
         QTest::newRow("make that generates files") << "make -s gen" << QStringList{"gen/out.txt", "made.txt"};
         QTest::newRow("rm of an untracked file") << "rm notes.md" << QStringList{"notes.md"};
+        QTest::newRow("chmod of a committed file") << "chmod 0600 b.txt" << QStringList{"b.txt"};
     }
     void disarm_namesWhatRealProgramsChanged_withTheBytesBefore()
     {
