@@ -6,6 +6,7 @@
 #include "blastradiustext.h"
 #include "decisionchart.h"
 #include "policyevents.h"
+#include "revertdialog.h"
 #include "riskstyle.h"
 #include "themecolours.h"
 #include "undo.h"
@@ -145,6 +146,11 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_revert->setObjectName(QStringLiteral("auditRevert"));
     m_revert->setToolTip(tr("Take back what this change of the agent's did to its files"));
     m_revert->hide();
+    m_revertTurn = new QPushButton(tr("Undo this turn…"), this);
+    m_revertTurn->setObjectName(QStringLiteral("auditRevertTurn"));
+    m_revertTurn->setToolTip(tr("Take back everything the agent's calls of this turn (between two pauses) "
+                                "did to the files, as one change"));
+    m_revertTurn->hide();
     m_revertMessage = new QLabel(this);
     m_revertMessage->setObjectName(QStringLiteral("auditRevertMessage"));
     m_revertMessage->setTextFormat(Qt::PlainText);
@@ -172,6 +178,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     auto *footer = new QHBoxLayout;
     footer->addWidget(m_status);
     footer->addWidget(m_revert);
+    footer->addWidget(m_revertTurn);
     footer->addWidget(m_revertMessage, 1);
     footer->addWidget(m_exportMessage, 1, Qt::AlignRight);
     auto *layout = new QVBoxLayout(this);
@@ -216,6 +223,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     connect(m_model, &AuditModel::loadingChanged, this, &AuditView::showStatus);
     connect(exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
     connect(m_revert, &QPushButton::clicked, this, &AuditView::revertSelected);
+    connect(m_revertTurn, &QPushButton::clicked, this, &AuditView::revertTurnSelected);
     connect(m_model, &AuditModel::exported, this, &AuditView::exportEnded);
     reloadChoices();
     m_chart->setCounts(m_model->days());
@@ -327,6 +335,7 @@ void AuditView::showDetail()
 {
     const QModelIndex current = m_table->selectionModel()->currentIndex();
     m_revert->hide();
+    m_revertTurn->hide();
     m_selectedNonce.clear();
     if (!current.isValid()) {
         m_selectedKey = 0;
@@ -359,6 +368,12 @@ void AuditView::showDetail()
     if (m_undo) {
         const auto undoable = m_undo->hasUndo(m_selectedNonce);
         m_revert->setVisible(undoable && undoable.value());
+        // A call that is one of several of its agent's turn: the whole turn can go back as one.
+        const auto turn = undoable && undoable.value() ? m_undo->turnOf(m_selectedNonce)
+                                                       : Result<QStringList>(QStringList{});
+        m_revertTurn->setVisible(turn && turn.value().size() > 1);
+        if (turn && turn.value().size() > 1)
+            m_revertTurn->setText(tr("Undo this turn (%1 calls)…").arg(turn.value().size()));
     }
 }
 
@@ -371,45 +386,31 @@ void AuditView::setUndo(Undo *undo, const QString &by)
 
 void AuditView::revertSelected()
 {
+    offerRevert(false);
+}
+
+void AuditView::revertTurnSelected()
+{
+    offerRevert(true);
+}
+
+void AuditView::offerRevert(bool wholeTurn)
+{
     if (!m_undo || m_selectedNonce.isEmpty())
         return;
-    const QString nonce = m_selectedNonce;
-    auto preview = m_undo->preview(nonce);
+    auto nonces =
+        wholeTurn ? m_undo->turnOf(m_selectedNonce) : Result<QStringList>(QStringList{m_selectedNonce});
+    if (!nonces)
+        return showRevertMessage(tr("Cannot undo the turn: %1").arg(nonces.error()), true);
+    auto preview = m_undo->previewTurn(nonces.value());
     if (!preview)
         return showRevertMessage(tr("Cannot revert: %1").arg(preview.error()), true);
     if (!preview.value().refusal.isEmpty())
         return showRevertMessage(tr("Cannot revert: %1. Nothing was changed.").arg(preview.value().refusal),
                                  true);
-    // Asks first, showing exactly what the revert writes; Cancel is the default.
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName(QStringLiteral("revertDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("Revert the agent's change"));
-    auto *question = new QLabel(tr("Put back what %n file(s) held before the agent's change? This "
-                                   "applies the diff below.",
-                                   nullptr, int(preview.value().files.size())),
-                                dialog);
-    question->setWordWrap(true);
-    question->setTextFormat(Qt::PlainText);
-    auto *diff = new QPlainTextEdit(visibleText(preview.value().diff), dialog);
-    diff->setObjectName(QStringLiteral("revertDiff"));
-    diff->setReadOnly(true);
-    diff->setLineWrapMode(QPlainTextEdit::NoWrap);
-    diff->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, dialog);
-    QPushButton *revert = buttons->addButton(tr("Revert"), QDialogButtonBox::AcceptRole);
-    revert->setObjectName(QStringLiteral("revertConfirm"));
-    revert->setAutoDefault(false);
-    buttons->button(QDialogButtonBox::Cancel)->setDefault(true);
-    connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    auto *layout = new QVBoxLayout(dialog);
-    layout->addWidget(question);
-    layout->addWidget(diff, 1);
-    layout->addWidget(buttons);
-    dialog->resize(720, 420);
-    connect(dialog, &QDialog::accepted, this, [this, nonce] {
-        auto reverted = m_undo->revert(nonce, m_revertBy);
+    auto *dialog = new RevertDialog(preview.value(), this);
+    connect(dialog, &QDialog::accepted, this, [this, nonces = nonces.value()] {
+        auto reverted = m_undo->revertTurn(nonces, m_revertBy);
         showRevertMessage(reverted ? reverted.value() : reverted.error(), !reverted);
         refreshSoon();
     });

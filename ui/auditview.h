@@ -46,6 +46,9 @@ public:
     // "revertDialog", its diff "revertDiff"), or why it cannot be undone now; on Revert, restores
     // the files and says so (objectName "auditRevertMessage").
     void revertSelected();
+    // The same for the whole turn of the selected call's agent session (Undo::turnOf), as one
+    // change (its button "auditRevertTurn", shown when the turn has more than one call).
+    void revertTurnSelected();
 
 Q_SIGNALS:
     void exportFinished(bool ok, const QString &error);
@@ -66,6 +69,7 @@ private:
     void showStatus();
     void showExportMessage(const QString &text, bool failed);
     void showRevertMessage(const QString &text, bool failed);
+    void offerRevert(bool wholeTurn);
     void exportEnded(const QString &path, int rows, const QString &error);
 
     AuditStore &m_store;
@@ -89,6 +93,7 @@ private:
     QLabel *m_exportMessage = nullptr;
     QPushButton *m_exportButton = nullptr;
     QPushButton *m_revert = nullptr;
+    QPushButton *m_revertTurn = nullptr;
     QLabel *m_revertMessage = nullptr;
     Undo *m_undo = nullptr;
     QString m_revertBy;

@@ -206,6 +206,67 @@ private Q_SLOTS:
                 !m_view->findChild<QDialog *>(QStringLiteral("revertDialog"))->isVisible());
         m_view->setUndo(nullptr, {});
     }
+
+    // Two calls of one agent session, close in time: each offers "Undo this turn (2 calls)", whose
+    // dialog shows the turn as one diff; it puts each file back to what it held before the turn's
+    // first change of it (a file the turn created goes) and says so. A call of another session
+    // offers no turn.
+    void undoThisTurn_takesTheTurnBackAsOne()
+    {
+        SnapshotStore snapshots(m_dir.filePath(QStringLiteral("snapshots")), {});
+        FileUndo undo(*m_store, snapshots);
+        const QString edited = m_dir.filePath(QStringLiteral("turn-edited.txt"));
+        const QString created = m_dir.filePath(QStringLiteral("turn-created.txt"));
+        const auto put = [](const QString &file, const QByteArray &bytes) {
+            QFile f(file);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        QVERIFY(put(edited, "as the human left it\n"));
+        auto first = snapshots.keep(edited);
+        QVERIFY(put(edited, "the turn's first change\n"));
+        const QString one = add(QStringLiteral("turn-one"), Operation::Status::Approved);
+        const nlohmann::json who = {{"session", "s-1"}, {"connection", "agent"}};
+        nlohmann::json detail = who;
+        detail["undo"] = FileUndo::record({first.value()});
+        QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), one, detail).ok());
+        auto second = snapshots.keep(edited);
+        QVERIFY(put(edited, "the turn's second change\n"));
+        QVERIFY(put(created, "made by the turn\n"));
+        const QString two = add(QStringLiteral("turn-two"), Operation::Status::Approved);
+        detail["undo"] = FileUndo::record({second.value(), SnapshotStore::Kept{created, false, {}, 0, -1}});
+        QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), two, detail).ok());
+        const QString alone = add(QStringLiteral("another-session"), Operation::Status::Approved);
+        nlohmann::json other = {{"session", "s-2"}, {"connection", "agent"}};
+        other["undo"] = FileUndo::record(
+            {SnapshotStore::Kept{m_dir.filePath(QStringLiteral("x.txt")), false, {}, 0, -1}});
+        QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), alone, other).ok());
+        showView();
+        m_view->setUndo(&undo, QStringLiteral("console:alice"));
+        QVERIFY(listed());
+        auto *turn = find<QPushButton>("auditRevertTurn");
+        QVERIFY(select(alone));
+        QVERIFY(!turn->isVisible());
+        QVERIFY(select(two));
+        QVERIFY(turn->isVisible());
+        QVERIFY2(turn->text().contains(QLatin1String("2 calls")), qPrintable(turn->text()));
+        turn->click();
+        auto *dialog = m_view->findChild<QDialog *>(QStringLiteral("revertDialog"));
+        QVERIFY(dialog);
+        const QString diff = dialog->findChild<QPlainTextEdit *>(QStringLiteral("revertDiff"))->toPlainText();
+        QVERIFY2(diff.contains(QLatin1String("-the turn's second change\n+as the human left it")),
+                 qPrintable(diff));
+        QVERIFY2(diff.contains(QLatin1String("-made by the turn")), qPrintable(diff));
+        QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("revertQuestion"))
+                    ->text()
+                    .contains(QLatin1String("2 calls")));
+        dialog->findChild<QPushButton *>(QStringLiteral("revertConfirm"))->click();
+        QTRY_VERIFY(find<QLabel>("auditRevertMessage")->text().contains(QLatin1String("Reverted 2 files")));
+        QFile back(edited);
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QCOMPARE(back.readAll(), QByteArray("as the human left it\n"));
+        QVERIFY(!QFile::exists(created));
+        m_view->setUndo(nullptr, {});
+    }
 };
 
 QTEST_MAIN(AuditViewDetailTest)
