@@ -126,6 +126,8 @@ void HookService::remember(const QString &key, Allowed allowed)
     m_allowed.erase(oldest);
     if (evicted.armed && m_settings.tripwire)
         tripped(evicted, m_settings.tripwire->disarm(evictedKey));
+    if (evicted.netArmed && m_settings.net)
+        m_settings.net->disarm(evictedKey); // its report will not be matched: its record is let go
 }
 
 HookCall HookService::asMcpCall(HookCall call) const

@@ -185,7 +185,8 @@ bool CommandCatalog::secretName(const QString &name)
     static const QRegularExpression secret(
         QStringLiteral(
             "TOKEN|SECRET|PASSW|API_?KEY|PRIVATE|CREDENTIAL|(^|_)AUTH($|_)|_KEY$|^KEY$|SESSION|COOKIE|DSN|"
-            "^PGPASS|_PAT$|WEBHOOK"),
+            "^PGPASS|_PAT$|WEBHOOK|ACCESS_KEY|KEY_ID$|DATABASE_URL|(^|_)DB_URL$|REDIS_URL|AMQP_URL|"
+            "MONGO(DB)?_UR[IL]|CONNECTION_STRING|_PASS$"),
         QRegularExpression::CaseInsensitiveOption);
     return secret.match(name).hasMatch();
 }

@@ -367,6 +367,20 @@ void read(CommandCatalog &c, const QList<Arg> &args)
                 return;
             }
         }
+        // A commit named (not HEAD itself, not a path: those only unstage) moves the branch there:
+        // the commits after it leave the branch (git reset --soft HEAD~1 drops the last one).
+        const qsizetype revisions = p.dashDash ? p.dashDashAt : p.operands.size();
+        for (qsizetype at = 0; at < revisions; ++at) {
+            const Arg &o = p.operands.at(at);
+            const bool isPath = o.known && !cwd.isEmpty() && QFileInfo::exists(QDir(cwd).filePath(o.text));
+            if (!isPath && o.text != QLatin1String("HEAD") && o.text != QLatin1String("@")) {
+                rewrites(
+                    QStringLiteral("git reset %1 moves the branch to another commit: the commits after it "
+                                   "leave the branch")
+                        .arg(o.text.left(80)));
+                return;
+            }
+        }
         writes(QStringLiteral("git reset moves the branch and the index; the files keep their changes"));
         return;
     }

@@ -1,5 +1,7 @@
 #include "projecttools.h"
 
+#include <algorithm>
+
 #include "argtools.h"
 #include "nodetools.h"
 
@@ -114,6 +116,22 @@ bool go(CommandCatalog &c, const QList<Arg> &args)
     const QString sub = args.value(1).text;
     static const QStringList builds =
         words({"build", "test", "vet", "fmt", "run", "list", "doc", "version", "env", "help", "tool"});
+    // go list -m asks the module proxy, or the module's own host, about what it names: the name
+    // leaves the machine (go list -m -versions SECRET.example/m).
+    if (sub == QLatin1String("list") && std::any_of(args.cbegin() + 2, args.cend(), [](const Arg &a) {
+            return a.text == QLatin1String("-m");
+        })) {
+        const bool remote = std::any_of(args.cbegin() + 2, args.cend(), [](const Arg &a) {
+            return !a.known || a.text == QLatin1String("-versions") || a.text == QLatin1String("-u") ||
+                   a.text == QLatin1String("-retracted") ||
+                   (!a.text.startsWith(QLatin1Char('-')) && a.text != QLatin1String("all"));
+        });
+        if (remote) {
+            c.add(Effect::Kind::Network,
+                  QStringLiteral("go list -m asks the module proxy about what it names"));
+            return true;
+        }
+    }
     if (builds.contains(sub)) {
         for (const Arg &a : args.mid(2)) {
             if (a.text.contains(QLatin1Char('@')) || a.text.startsWith(QLatin1String("-exec")) ||
@@ -274,9 +292,32 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
     if (installers.contains(program)) {
         static const QStringList reading =
             words({"list", "show", "search", "info", "--version", "policy", "-l", "outdated"});
-        if (reading.contains(args.value(1).text))
-            c.add(Effect::Kind::Reads,
-                  QStringLiteral("%1 %2 reads what is installed").arg(program, args.value(1).text));
+        // A look-up that names a package to a remote index sends the name there (brew info and
+        // search ask Homebrew's API; gem search is remote unless --local; --remote anywhere).
+        const QString sub = args.value(1).text;
+        const bool named =
+            std::any_of(args.cbegin() + std::min<qsizetype>(2, args.size()), args.cend(),
+                        [](const Arg &a) { return !a.text.startsWith(QLatin1Char('-')) || !a.known; });
+        const bool remote =
+            std::any_of(args.cbegin() + 1, args.cend(),
+                        [](const Arg &a) {
+                            return a.text == QLatin1String("--remote") || a.text == QLatin1String("-r");
+                        }) ||
+            (program == QLatin1String("brew") && named &&
+             (sub == QLatin1String("info") || sub == QLatin1String("search") ||
+              sub == QLatin1String("desc"))) ||
+            (program == QLatin1String("gem") && sub == QLatin1String("search") &&
+             std::none_of(args.cbegin() + 2, args.cend(),
+                          [](const Arg &a) {
+                              return a.text == QLatin1String("--local") || a.text == QLatin1String("-l");
+                          })) ||
+            (program == QLatin1String("snap") && named &&
+             (sub == QLatin1String("info") || sub == QLatin1String("find")));
+        if (reading.contains(sub) && remote)
+            c.add(Effect::Kind::Network,
+                  QStringLiteral("%1 %2 sends what it names to a remote index").arg(program, sub));
+        else if (reading.contains(sub))
+            c.add(Effect::Kind::Reads, QStringLiteral("%1 %2 reads what is installed").arg(program, sub));
         else if (program == QLatin1String("bundle") && args.value(1).text == QLatin1String("exec"))
             c.runInner(args.mid(2));
         else
