@@ -453,11 +453,24 @@ void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> 
         QStringLiteral("held: the tripwire fired on a call of this connection that ran with no card; every "
                        "call asks until a human releases it in the window");
     m_held.insert(allowed.connection, why);
+    // Calls that ran beside it over the same record may be the ones that changed it: their
+    // connections are held too.
+    QStringList beside;
+    if (m_settings.tripwire) {
+        for (const QString &key : m_settings.tripwire->inFlight()) {
+            const QString other = m_allowed.value(key).connection;
+            if (!other.isEmpty() && other != allowed.connection && !beside.contains(other)) {
+                beside << other;
+                m_held.insert(other, why);
+            }
+        }
+    }
     const json detail = {{"connection", allowed.connection.toStdString()},
                          {"agent", allowed.agent.toStdString()},
                          {"call", allowed.what.toStdString()},
                          {"changes", list},
-                         {"restored", restored}};
+                         {"restored", restored},
+                         {"alsoHeld", beside.join(QStringLiteral(", ")).toStdString()}};
     const auto recorded = allowed.nonce.isEmpty()
                               ? m_store.recordEvent(QStringLiteral("tripwire-fired"), detail)
                               : m_store.recordEvent(QStringLiteral("tripwire-fired"), allowed.nonce, detail);
@@ -473,6 +486,12 @@ void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> 
                                          : QStringLiteral(" (operation %1)").arg(allowed.nonce.left(12)));
     qCWarning(lcHooks).noquote() << message;
     Q_EMIT tripwireFired(allowed.connection, message);
+    for (const QString &other : beside)
+        Q_EMIT tripwireFired(
+            other, QStringLiteral("Connection \"%1\" had a call running with no card when the tripwire "
+                                  "fired on connection \"%2\" (what changed may be its doing): every call "
+                                  "of \"%1\" asks until you release it.")
+                       .arg(other, allowed.connection));
 }
 
 void HookService::changedBetweenCalls(const QList<Tripwire::Change> &changes)

@@ -189,6 +189,13 @@ QStringList importsOf(const QString &file, const QString &home)
     return found;
 }
 
+bool nameMatches(const ProtectedSet::Place &place, const QString &leaf)
+{
+    return place.names.isEmpty() ||
+           std::any_of(place.names.cbegin(), place.names.cend(),
+                       [&](const QString &pattern) { return QDir::match(pattern, leaf); });
+}
+
 void addFolder(QMap<QString, QString> &out, const QString &folder, const ProtectedSet::Place &place,
                int depth, int &budget)
 {
@@ -196,15 +203,32 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
     DIR *dir = ::opendir(name.constData());
     if (!dir)
         return;
+    // Only what is watched counts against the bound (a folder flooded with other names hides
+    // nothing); past it, the folder itself is watched, as one that can no longer be read whole.
     std::vector<QByteArray> entries;
+    bool overflowed = false;
     while (const dirent *entry = ::readdir(dir)) {
         const QByteArray leaf(entry->d_name);
-        if (leaf != "." && leaf != "..")
-            entries.push_back(leaf);
-        if (entries.size() > size_t(ProtectedSet::kMaxFilesPerFolder))
+        if (leaf == "." || leaf == "..")
+            continue;
+        const bool folderEntry = entry->d_type == DT_DIR;
+        if ((folderEntry && depth == 0) ||
+            (!folderEntry && entry->d_type != DT_UNKNOWN && !nameMatches(place, QFile::decodeName(leaf))))
+            continue;
+        entries.push_back(leaf);
+        if (entries.size() > size_t(ProtectedSet::kMaxFilesPerFolder)) {
+            overflowed = true;
             break;
+        }
     }
     ::closedir(dir);
+    if (overflowed) {
+        out.insert(folder, QStringLiteral("a watched folder of more than %1 entries (what it holds can no "
+                                          "longer be watched one by one)")
+                               .arg(ProtectedSet::kMaxFilesPerFolder));
+        --budget;
+        return;
+    }
     std::sort(entries.begin(), entries.end());
     for (const QByteArray &leaf : entries) {
         if (budget <= 0)
@@ -220,14 +244,45 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
         }
         if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
             continue; // a socket (ssh's ControlMaster), a pipe: nothing that runs or steers later
-        if (!place.names.isEmpty() &&
-            std::none_of(place.names.cbegin(), place.names.cend(), [&](const QString &pattern) {
-                return QDir::match(pattern, QFile::decodeName(leaf));
-            }))
+        if (!nameMatches(place, QFile::decodeName(leaf)))
             continue;
         out.insert(path, place.what);
         --budget;
     }
+}
+
+// A small regular file's text, read without blocking and without following a link; empty otherwise.
+QString smallText(const QString &file)
+{
+    const int fd =
+        ::open(QFile::encodeName(file).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    struct stat st;
+    QFile in;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        !in.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return {};
+    }
+    return QString::fromUtf8(in.read(4096));
+}
+
+// Where a root's git folder is when .git is a file (a worktree, a submodule): its own folder and the
+// common one (config, hooks); none when .git is a folder or missing.
+QStringList linkedGitFolders(const QString &root)
+{
+    const QString pointer = smallText(root + QStringLiteral("/.git"));
+    if (!pointer.startsWith(QLatin1String("gitdir:")))
+        return {};
+    QString own = pointer.mid(7).section(QLatin1Char('\n'), 0, 0).trimmed();
+    own = QDir::cleanPath(QDir::isAbsolutePath(own) ? own : root + QLatin1Char('/') + own);
+    QStringList folders{own};
+    const QString common =
+        smallText(own + QStringLiteral("/commondir")).section(QLatin1Char('\n'), 0, 0).trimmed();
+    if (!common.isEmpty())
+        folders << QDir::cleanPath(QDir::isAbsolutePath(common) ? common : own + QLatin1Char('/') + common);
+    return folders;
 }
 
 } // namespace
@@ -296,6 +351,16 @@ QMap<QString, QString> ProtectedSet::files() const
         hookFolders << hooksPathIn(m_home + QStringLiteral("/.gitconfig"), m_home, m_home);
     for (const QString &root : m_roots) {
         hookFolders << hooksPathIn(root + QStringLiteral("/.git/config"), root, m_home);
+        // A worktree's or a submodule's git folder is elsewhere: its configuration and hooks too.
+        for (const QString &gitFolder : linkedGitFolders(root)) {
+            for (const QString &config : {QStringLiteral("/config"), QStringLiteral("/config.worktree")}) {
+                if (budget-- > 0 && !out.contains(gitFolder + config))
+                    out.insert(gitFolder + config, QStringLiteral("the repository's git configuration"));
+            }
+            addFolder(out, gitFolder + QStringLiteral("/hooks"),
+                      Place{gitFolder, QStringLiteral("a git hook"), 0, {}}, 0, budget);
+            hookFolders << hooksPathIn(gitFolder + QStringLiteral("/config"), root, m_home);
+        }
         for (const char *importer : kImporters) {
             const QString file = root + QLatin1Char('/') + QLatin1String(importer);
             for (const QString &imported : importsOf(file, m_home)) {

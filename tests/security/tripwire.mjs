@@ -148,6 +148,31 @@ try {
         assert.match(verify, /intact/);
     });
 
+    await check('two connections with calls in flight: whichever report comes first, both are held', async () => {
+        const a = server.addToken('tripwire-overlap-a');
+        const b = server.addToken('tripwire-overlap-b');
+        const before = alarms().length;
+        const idA = `toolu_${++ids}`;
+        const idB = `toolu_${++ids}`;
+        const inputA = { command: 'ls', description: 'list' };
+        const inputB = { command: 'make test', description: 'tests' };
+        assert.equal(decisionOf(await hook(claude('PreToolUse', 'Bash', inputA, idA), a)), 'allow');
+        assert.equal(decisionOf(await hook(claude('PreToolUse', 'Bash', inputB, idB), b)), 'allow');
+        execFileSync('make', ['-s', 'test'], { cwd: ws, env: { ...process.env, HOME: home } }); // b's call
+        // a's report comes first: the change is found then, and b, whose call was running, is held too.
+        await hook({ ...claude('PostToolUse', 'Bash', inputA, idA), tool_response: { stdout: '' } }, a);
+        await hook({ ...claude('PostToolUse', 'Bash', inputB, idB), tool_response: { stdout: '' } }, b);
+        assertProtectedIntact();
+        const fired = alarms().slice(before);
+        assert.equal(fired.length, 1, JSON.stringify(fired));
+        assert.equal(fired[0].alsoHeld, 'tripwire-overlap-b');
+        for (const token of [a, b]) {
+            const next = await agentBash('ls', token);
+            assert.equal(next.allowed, false, 'a connection of the overlap was not held');
+        }
+        await clearCards();
+    });
+
     await check('ordinary quiet work inside the workspace raises no alarm and holds nothing', async () => {
         const token = server.addToken('tripwire-quiet');
         const before = alarms().length;

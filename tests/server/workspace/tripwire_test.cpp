@@ -231,6 +231,41 @@ private Q_SLOTS:
         QVERIFY(wire.disarm("call").isEmpty());
     }
 
+    void aWorktreesGitFolder_isWatched()
+    {
+        QCOMPARE(
+            QProcess::execute("git", {"-C", m_ws, "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                                      "commit", "-q", "--allow-empty", "-m", "init"}),
+            0);
+        const QString tree = QFileInfo(m_ws).absolutePath() + "/tree";
+        QCOMPARE(QProcess::execute("git", {"-C", m_ws, "worktree", "add", "-q", tree}), 0);
+        Tripwire wire(ProtectedSet::standard(m_home, {tree}, {}));
+        wire.arm("call", 0);
+        // What git in the worktree reads: the common configuration and hooks, and its own.
+        QCOMPARE(QProcess::execute("git", {"-C", tree, "config", "core.fsmonitor", "touch /tmp/pwned"}), 0);
+        writeFile(m_ws + "/.git/hooks/post-checkout", "#!/bin/sh\nid\n");
+        const auto changes = wire.disarm("call");
+        QCOMPARE(pathsOf(changes), QStringList({m_ws + "/.git/config", m_ws + "/.git/hooks/post-checkout"}));
+        QVERIFY(!readFile(m_ws + "/.git/config").contains("fsmonitor"));
+    }
+
+    void aWatchedFolderFlooded_isSaid_andFloodsOfOtherNamesHideNothing()
+    {
+        Tripwire wire(set());
+        wire.arm("call", 0);
+        // Folders and files the watch does not read (known_hosts is not watched) hide nothing.
+        for (int i = 0; i < ProtectedSet::kMaxFilesPerFolder + 10; ++i)
+            QVERIFY(QDir().mkpath(m_ws + QStringLiteral("/.git/hooks/d%1").arg(i)));
+        writeFile(m_ws + "/.git/hooks/pre-commit", "#!/bin/sh\nid\n");
+        QCOMPARE(pathsOf(wire.disarm("call")), QStringList{m_ws + "/.git/hooks/pre-commit"});
+        // Past the bound with watched names: the folder is said (it cannot be put back).
+        wire.arm("flood", 0);
+        for (int i = 0; i < ProtectedSet::kMaxFilesPerFolder + 10; ++i)
+            writeFile(m_home + QStringLiteral("/.ssh/id_%1").arg(i), "k");
+        const auto flooded = wire.disarm("flood");
+        QVERIFY(pathsOf(flooded).contains(m_home + "/.ssh"));
+    }
+
     void touched_isNoChange()
     {
         Tripwire wire(set());
