@@ -212,7 +212,7 @@ CommandLine CommandLine::parse(const QCoreApplication &app)
                 usageError(QStringLiteral("--since must be a time in ISO 8601 (2026-12-07T09:30:00Z)"));
             if (at.timeSpec() == Qt::LocalTime && !parser.value(since).contains(QLatin1Char('+')))
                 at.setTimeSpec(Qt::UTC);
-            cl.sinceMs = at.toMSecsSinceEpoch();
+            cl.sinceMs = std::max<qint64>(1, at.toMSecsSinceEpoch()); // 0 means "no time given"
         }
         if ((cl.turn || !cl.session.isEmpty() || cl.sinceMs > 0) && noun != QLatin1String("undo"))
             usageError(QStringLiteral("--turn, --session and --since go with undo"));

@@ -202,6 +202,7 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
             allowed.argsDigest = argsDigest;
             allowed.path = path;
             allowed.connection = who;
+            allowed.allowedMs = QDateTime::currentMSecsSinceEpoch();
             allowed.agent = HookClients::title(client);
             allowed.what = tool->targetsOf(arguments).join(QStringLiteral(", "));
             // What the files hold now, kept before the client may change them (measured again
@@ -370,6 +371,7 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
             detail["changedWithoutCopy"] = unkept;
         if (!call.sessionId.isEmpty())
             detail["session"] = call.sessionId.left(200).toStdString();
+        detail["startedMs"] = found->allowedMs;
         if (!found->path.isEmpty()) {
             const QString now = regularFileSha256(found->path);
             detail["fileSha256"] = now.toStdString();

@@ -111,6 +111,7 @@ private:
         bool armed = false;    // the tripwire watches it (it runs with no card)
         bool netArmed = false; // the net recorded the roots before it
         QString connection;    // who, and what, for the alarm
+        qint64 allowedMs = 0;  // when it was allowed (its turn's pauses are measured from it)
         QString agent;
         QString what;
     };

@@ -4,6 +4,7 @@
 #include "git.h"
 
 #include <QFile>
+#include <QHash>
 #include <QRandomGenerator>
 #include <QScopeGuard>
 
@@ -142,7 +143,8 @@ Result<QList<FileUndo::Entry>> FileUndo::entriesOf(const QStringList &nonces, QS
                 merged.append(*entry);
                 continue;
             }
-            if (same->after != entry->before && refusal->isEmpty())
+            // Calls that overlapped share one record: both start from the same state.
+            if (same->after != entry->before && same->before != entry->before && refusal->isEmpty())
                 *refusal = QStringLiteral("%1 changed between the calls (not by them)").arg(entry->path);
             same->after = entry->after;
         }
@@ -216,6 +218,17 @@ Result<QString> FileUndo::revertTurn(const QStringList &nonces, const QString &b
     auto entries = entriesOf(nonces, &ignored);
     if (!entries)
         return failure(entries.error());
+    // What the files held before is read first: keeping what they hold now may make the store drop
+    // old copies, and the ones this revert restores must not be among them.
+    QHash<QString, QByteArray> previous;
+    for (const Entry &entry : entries.value()) {
+        if (entry.before.isEmpty() || previous.contains(entry.before))
+            continue;
+        auto bytes = m_snapshots.content(entry.before);
+        if (!bytes)
+            return failure(QStringLiteral("Nothing was reverted: %1: %2.").arg(entry.path, bytes.error()));
+        previous.insert(entry.before, bytes.value().isNull() ? QByteArray("") : bytes.value());
+    }
     // What each file holds now is kept first, so that a revert loses nothing either (a change made
     // meanwhile by someone else, a file created while the call ran): the chain names it.
     json replaced = json::array();
@@ -263,15 +276,13 @@ Result<QString> FileUndo::revertTurn(const QStringList &nonces, const QString &b
             if (now.value().exists && ::unlinkat(dir, leaf.constData(), 0) != 0)
                 return stop(QStringLiteral("%1 could not be deleted").arg(entry.path));
         } else {
-            auto bytes = m_snapshots.content(entry.before);
-            if (!bytes)
-                return stop(bytes.error());
+            const QByteArray bytes = previous.value(entry.before);
             // Its permissions as they were (the mode is recorded in the chain, and the setuid,
             // setgid and sticky bits are never set back).
             const int mode = entry.mode >= 0      ? (entry.mode & 0777)
                              : now.value().exists ? now.value().mode
                                                   : 0600;
-            if (auto written = SnapshotStore::replaceAt(dir, leaf, bytes.value(), mode); !written)
+            if (auto written = SnapshotStore::replaceAt(dir, leaf, bytes, mode); !written)
                 return stop(QStringLiteral("%1 could not be written (%2)").arg(entry.path, written.error()));
         }
         restored.push_back(
@@ -321,9 +332,15 @@ Result<QStringList> FileUndo::turnOf(const QString &nonce)
         ++at;
     qsizetype first = at;
     qsizetype last = at;
-    while (first > 0 && calls[first].atMs - calls[first - 1].atMs <= kTurnPauseMs)
+    // The pause between two calls: from the one's report to the other's start (a long build is
+    // one call, not a pause).
+    const auto pause = [&calls](qsizetype next) {
+        const qint64 started = calls[next].detail.value("startedMs", calls[next].atMs);
+        return started - calls[next - 1].atMs;
+    };
+    while (first > 0 && pause(first) <= kTurnPauseMs)
         --first;
-    while (last + 1 < calls.size() && calls[last + 1].atMs - calls[last].atMs <= kTurnPauseMs)
+    while (last + 1 < calls.size() && pause(last + 1) <= kTurnPauseMs)
         ++last;
     QStringList turn;
     for (qsizetype i = first; i <= last; ++i) {
@@ -342,10 +359,20 @@ Result<QStringList> FileUndo::turnOfSession(const QString &session, qint64 since
     if (!rows)
         return failure(rows.error());
     QString last; // without a time: the session's last turn
+    QStringList connections;
     for (const AuditChain::EventRow &r : rows.value()) {
-        if (r.detail.value("session", std::string()) == session.toStdString())
-            last = r.nonce;
+        if (r.detail.value("session", std::string()) != session.toStdString())
+            continue;
+        last = r.nonce;
+        const QString connection = QString::fromStdString(r.detail.value("connection", std::string()));
+        if (!connections.contains(connection))
+            connections << connection;
     }
+    // A session id is the client's word: another connection could send the same one.
+    if (connections.size() > 1)
+        return failure(QStringLiteral("session \"%1\" has calls on several connections (%2): undo one "
+                                      "operation's turn instead (undo OPERATION --turn)")
+                           .arg(session.left(80), connections.join(QStringLiteral(", "))));
     if (last.isEmpty())
         return failure(QStringLiteral("no call of session \"%1\" is recorded%2")
                            .arg(session.left(80), sinceMs > 0 ? QStringLiteral(" since then") : QString()));

@@ -309,6 +309,12 @@ Result<Config> Config::parse(const QByteArray &text, const QString &fileName)
             QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, where)).arg(policy.error()));
     }
     config.m_policy = std::move(policy).value();
+    // The promise cannot outlast the copies: a copy past undoDays goes whatever its age promised.
+    if (config.m_undoKeepHours > config.m_undoDays * 24)
+        return fieldError(fileName, text, "undoKeepHours",
+                          QStringLiteral("must be at most undoDays × 24 (%1): a copy older than undoDays is "
+                                         "dropped whatever undoKeepHours promised")
+                              .arg(config.m_undoDays * 24));
     return config;
 }
 

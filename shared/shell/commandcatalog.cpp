@@ -185,8 +185,10 @@ bool CommandCatalog::secretName(const QString &name)
     static const QRegularExpression secret(
         QStringLiteral(
             "TOKEN|SECRET|PASSW|API_?KEY|PRIVATE|CREDENTIAL|(^|_)AUTH($|_)|_KEY$|^KEY$|SESSION|COOKIE|DSN|"
-            "^PGPASS|_PAT$|WEBHOOK|ACCESS_KEY|KEY_ID$|DATABASE_URL|(^|_)DB_URL$|REDIS_URL|AMQP_URL|"
-            "MONGO(DB)?_UR[IL]|CONNECTION_STRING|_PASS$"),
+            "^PGPASS|_PAT$|WEBHOOK|ACCESS_KEY|KEY_ID$|DATABASE_UR[IL]|(^|_)DB_UR[IL]$|REDIS_UR[IL]|AMQP_UR["
+            "IL]|"
+            "MONGO(DB)?_UR[IL]|CONNECTION_STRING|_PASS$|_PWD$|PASSPHRASE|BROKER_URL|RABBITMQ_URL|"
+            "(POSTGRES|PG|MYSQL|JDBC)_UR[IL]$"),
         QRegularExpression::CaseInsensitiveOption);
     return secret.match(name).hasMatch();
 }

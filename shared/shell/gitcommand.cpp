@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -178,6 +179,14 @@ void read(CommandCatalog &c, const QList<Arg> &args)
                     QStringLiteral("git %1 %2 writes a file, runs a program or reads outside the repository")
                         .arg(sub, a.text));
                 return;
+            }
+            // A path given as an option's value (git blame --contents=FILE prints FILE) too.
+            if (a.text.startsWith(QLatin1String("--")) && a.text.contains(QLatin1Char('='))) {
+                const QString value = a.text.section(QLatin1Char('='), 1);
+                if (value.startsWith(QLatin1Char('/')) || value.startsWith(QLatin1String("..")) ||
+                    value.startsWith(QLatin1Char('~')))
+                    c.addPath(Effect::Kind::Reads, QStringLiteral("git %1 reads %2").arg(sub, value),
+                              Arg{value, a.known, false, {}});
             }
             // A path it is given is read like any other (a secret or a file in the home folder asks).
             if (!a.text.startsWith(QLatin1Char('-')) &&
@@ -369,7 +378,9 @@ void read(CommandCatalog &c, const QList<Arg> &args)
         }
         // A commit named (not HEAD itself, not a path: those only unstage) moves the branch there:
         // the commits after it leave the branch (git reset --soft HEAD~1 drops the last one).
-        const qsizetype revisions = p.dashDash ? p.dashDashAt : p.operands.size();
+        // With paths after "--" it only sets the index from that commit.
+        const bool withPaths = p.dashDash && p.dashDashAt < p.operands.size();
+        const qsizetype revisions = withPaths ? 0 : p.dashDash ? p.dashDashAt : p.operands.size();
         for (qsizetype at = 0; at < revisions; ++at) {
             const Arg &o = p.operands.at(at);
             const bool isPath = o.known && !cwd.isEmpty() && QFileInfo::exists(QDir(cwd).filePath(o.text));
@@ -558,7 +569,18 @@ void read(CommandCatalog &c, const QList<Arg> &args)
         const bool localOnly = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
             return a.text == QLatin1String("--local") || a.text == QLatin1String("--worktree");
         });
-        if (reading && lists && !localOnly)
+        // One key that holds a credential is a secret read too (credential.helper's arguments,
+        // http.extraHeader, a password or a token in a section of its own).
+        static const QRegularExpression secretKey(
+            QStringLiteral("^credential\\.|extraheader|pass|token|secret"),
+            QRegularExpression::CaseInsensitiveOption);
+        const bool secretRead = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
+            return !a.text.startsWith(QLatin1Char('-')) && secretKey.match(a.text).hasMatch();
+        });
+        if (reading && secretRead)
+            c.add(Effect::Kind::Secret,
+                  QStringLiteral("git config prints a setting that holds a credential"));
+        else if (reading && lists && !localOnly)
             c.add(Effect::Kind::Secret,
                   QStringLiteral(
                       "git config lists every setting, ~/.gitconfig's tokens and credentials included"));

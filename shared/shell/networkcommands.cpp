@@ -82,6 +82,23 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                     ++k;
                 continue;
             }
+            // curl reads -w @FILE and -H @FILE (and prints them: -w @~/.ssh/id_rsa shows the key
+            // whatever the request does), and writes what -w %output{FILE} names.
+            if (curl && (option == QLatin1String("-w") || option == QLatin1String("--write-out") ||
+                         option == QLatin1String("-H") || option == QLatin1String("--header"))) {
+                const Arg value = a.text.startsWith(QLatin1String("--")) && a.text.contains(QLatin1Char('='))
+                                      ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                                      : args.value(k + 1);
+                if (!value.known)
+                    plain = false;
+                if (value.text.startsWith(QLatin1Char('@'))) {
+                    plain = false;
+                    c.addPath(Effect::Kind::Reads, QStringLiteral("curl reads %1").arg(value.text.mid(1)),
+                              Arg{value.text.mid(1), value.known, false, {}});
+                }
+                if (value.text.contains(QLatin1String("%output{"), Qt::CaseInsensitive))
+                    c.unknown(QStringLiteral("curl -w %output{...} writes the file it names"));
+            }
             if (CommandCatalog::isOption(a)) {
                 const bool writesTo =
                     (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||

@@ -119,13 +119,22 @@ bool go(CommandCatalog &c, const QList<Arg> &args)
     // go list -m asks the module proxy, or the module's own host, about what it names: the name
     // leaves the machine (go list -m -versions SECRET.example/m).
     if (sub == QLatin1String("list") && std::any_of(args.cbegin() + 2, args.cend(), [](const Arg &a) {
-            return a.text == QLatin1String("-m");
+            return a.text == QLatin1String("-m") || a.text == QLatin1String("--m");
         })) {
-        const bool remote = std::any_of(args.cbegin() + 2, args.cend(), [](const Arg &a) {
-            return !a.known || a.text == QLatin1String("-versions") || a.text == QLatin1String("-u") ||
-                   a.text == QLatin1String("-retracted") ||
-                   (!a.text.startsWith(QLatin1Char('-')) && a.text != QLatin1String("all"));
-        });
+        // Go takes -flag and --flag, -flag=value and -flag value (-f takes its template).
+        bool remote = false;
+        for (qsizetype k = 2; k < args.size(); ++k) {
+            const Arg &a = args.at(k);
+            QString flag = a.text.startsWith(QLatin1String("--")) ? a.text.mid(1) : a.text;
+            flag = flag.section(QLatin1Char('='), 0, 0);
+            if (!a.known || flag == QLatin1String("-versions") || flag == QLatin1String("-u") ||
+                flag == QLatin1String("-retracted") || flag == QLatin1String("-reuse"))
+                remote = true;
+            else if (flag == QLatin1String("-f") && !a.text.contains(QLatin1Char('=')))
+                ++k; // its template, not a module
+            else if (!a.text.startsWith(QLatin1Char('-')) && a.text != QLatin1String("all"))
+                remote = true;
+        }
         if (remote) {
             c.add(Effect::Kind::Network,
                   QStringLiteral("go list -m asks the module proxy about what it names"));

@@ -267,6 +267,50 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(created));
         m_view->setUndo(nullptr, {});
     }
+
+    // Two calls that overlapped share one record: both undo lists start from the same state, and
+    // the turn still goes back as one. A session id another connection also sent is refused by
+    // session (the client's word), never merged.
+    void undoThisTurn_overlappingCalls_andASessionOnTwoConnections()
+    {
+        SnapshotStore snapshots(m_dir.filePath(QStringLiteral("snapshots")), {});
+        FileUndo undo(*m_store, snapshots);
+        const QString file = m_dir.filePath(QStringLiteral("overlap.txt"));
+        const auto put = [&file](const QByteArray &bytes) {
+            QFile f(file);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        QVERIFY(put("before both\n"));
+        auto kept = snapshots.keep(file);
+        QVERIFY(put("after both\n"));
+        nlohmann::json detail = {{"session", "s-overlap"}, {"connection", "agent"}};
+        detail["undo"] = FileUndo::record({kept.value()});
+        const QString a = add(QStringLiteral("overlap-a"), Operation::Status::Approved);
+        const QString b = add(QStringLiteral("overlap-b"), Operation::Status::Approved);
+        QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), a, detail).ok());
+        QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), b, detail).ok());
+        auto turn = undo.turnOf(b);
+        QVERIFY2(turn.ok(), turn.ok() ? "" : qPrintable(turn.error()));
+        QCOMPARE(turn.value(), QStringList({a, b}));
+        auto preview = undo.previewTurn(turn.value());
+        QVERIFY(preview.ok());
+        QVERIFY2(preview.value().refusal.isEmpty(), qPrintable(preview.value().refusal));
+        QVERIFY(undo.revertTurn(turn.value(), QStringLiteral("console:alice")).ok());
+        QFile back(file);
+        QVERIFY(back.open(QIODevice::ReadOnly));
+        QCOMPARE(back.readAll(), QByteArray("before both\n"));
+        // The same session id from another connection: by session, refused, naming both.
+        nlohmann::json other = {{"session", "s-overlap"}, {"connection", "intruder"}};
+        other["undo"] = FileUndo::record(
+            {SnapshotStore::Kept{m_dir.filePath(QStringLiteral("y.txt")), false, {}, 0, -1}});
+        const QString c = add(QStringLiteral("overlap-c"), Operation::Status::Approved);
+        QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), c, other).ok());
+        auto refused = undo.turnOfSession(QStringLiteral("s-overlap"), 0);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.error().contains(QLatin1String("several connections")), qPrintable(refused.error()));
+        QVERIFY(undo.turnOf(c).ok()); // by operation, its own connection only
+        QCOMPARE(undo.turnOf(c).value(), QStringList{c});
+    }
 };
 
 QTEST_MAIN(AuditViewDetailTest)

@@ -147,6 +147,12 @@ private Q_SLOTS:
         // The conformance fixtures live in the test host only; the product has no switch for them.
         QTest::newRow("no fixture switch") << QByteArray("{\"testFixtures\": true}")
                                            << QStringLiteral("c.json:1: testFixtures: unknown setting");
+        QTest::newRow("undoKeepHours past undoDays")
+            << QByteArray("{\"undoDays\": 1,\n\"undoKeepHours\": 48}")
+            << QStringLiteral("c.json:2: undoKeepHours: must be at most undoDays × 24 (24)");
+        QTest::newRow("undoKeepHours negative")
+            << QByteArray("{\"undoKeepHours\": -1}")
+            << QStringLiteral("c.json:1: undoKeepHours: must be an integer from 0 to 720");
         QTest::newRow("person empty") << QByteArray("{\"person\": \"  \"}")
                                       << QStringLiteral("c.json:1: person: must be a name of 1 to 64");
         QTest::newRow("person control") << QByteArray("{\"person\": \"Bea\\u001b[31m\"}")
