@@ -5,6 +5,7 @@
 #include <QRegularExpression>
 #include <QUrl>
 
+#include <algorithm>
 #include <optional>
 
 namespace Countersign::Shell::NetworkCommands {
@@ -188,9 +189,13 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         const Arg target = local.takeLast();
         for (const Arg &s : local)
             c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, s.text), s);
-        if (hasOption(args, QLatin1Char('\0'),
-                      words({"--delete", "--delete-before", "--delete-after", "--delete-during",
-                             "--delete-excluded", "--remove-source-files"})))
+        // Any option that deletes: --delete and its kinds (--delete-delay, --del), --remove-source-files,
+        // whatever spelling rsync takes next.
+        if (std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
+                return !a.known || a.text.startsWith(QLatin1String("--del")) ||
+                       a.text.startsWith(QLatin1String("--remove")) ||
+                       a.text.startsWith(QLatin1String("--max-del"));
+            }))
             c.addPath(Effect::Kind::Deletes,
                       QStringLiteral("%1 --delete deletes what is not in the source").arg(program), target);
         else
