@@ -4,6 +4,7 @@
 #include "networkcommands.h"
 #include "textcommands.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -75,7 +76,26 @@ void copyLike(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         ops.append(target); // ln -s TARGET: a link in cwd
         target = Arg{QStringLiteral("."), true, false, {}};
     }
-    for (const Arg &source : ops) {
+    // A symbolic link's text is resolved from the folder the link is in, not from where ln runs:
+    // `cd sub && ln -s ../.ssh ../k` makes k lead to the .ssh beside sub's parent.
+    const bool symbolic =
+        program == QLatin1String("ln") && hasOption(args, QLatin1Char('s'), words({"--symbolic"}));
+    const QString linkFolder = [&] {
+        const QString where = CommandCatalog::absolute(target, c.how().cwd);
+        if (where.isEmpty())
+            return QString();
+        return targetGiven || QFileInfo(where).isDir() ? where : QFileInfo(where).absolutePath();
+    }();
+    for (const Arg &given : ops) {
+        const bool fromLink = symbolic && given.known && !given.text.startsWith(QLatin1Char('/'));
+        if (fromLink && linkFolder.isEmpty()) {
+            c.unknown(
+                QStringLiteral("ln -s %1: where the link leads is only known when it runs").arg(given.text));
+            continue;
+        }
+        const Arg source = fromLink ? Arg{QDir::cleanPath(linkFolder + QLatin1Char('/') + given.text),
+                                          given.known, given.glob, given.variables}
+                                    : given;
         c.addPath(
             Effect::Kind::Reads,
             QStringLiteral("%1 %2 %3")
