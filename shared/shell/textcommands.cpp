@@ -227,7 +227,10 @@ void awk(CommandCatalog &c, const QString &program, const QList<Arg> &args)
             }
             continue;
         }
-        if (!a.text.contains(QLatin1Char('=')))
+        // NAME=VALUE is an assignment only where NAME is an awk identifier: ./k=/../../.ssh/id_rsa is
+        // a file, read where it leads. An assignment's value is not read, unless it is not known.
+        static const QRegularExpression assignment(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*="));
+        if (!a.known || !assignment.match(a.text).hasMatch())
             files.append(a);
     }
     for (const Arg &f : files)
