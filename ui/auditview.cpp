@@ -368,12 +368,11 @@ void AuditView::showDetail()
     if (m_undo) {
         const auto undoable = m_undo->hasUndo(m_selectedNonce);
         m_revert->setVisible(undoable && undoable.value());
-        // A call that is one of several of its agent's turn: the whole turn can go back as one.
-        const auto turn = undoable && undoable.value() ? m_undo->turnOf(m_selectedNonce)
-                                                       : Result<QStringList>(QStringList{});
-        m_revertTurn->setVisible(turn && turn.value().size() > 1);
-        if (turn && turn.value().size() > 1)
-            m_revertTurn->setText(tr("Undo this turn (%1 calls)…").arg(turn.value().size()));
+        // A call of an agent session: its whole turn can go back as one (the turn is read when
+        // asked for, not on every row shown).
+        const auto turn =
+            undoable && undoable.value() ? m_undo->hasTurn(m_selectedNonce) : Result<bool>(false);
+        m_revertTurn->setVisible(turn && turn.value());
     }
 }
 

@@ -307,6 +307,17 @@ Result<QString> FileUndo::revertTurn(const QStringList &nonces, const QString &b
              checked.value().files.join(QStringLiteral(", ")));
 }
 
+Result<bool> FileUndo::hasTurn(const QString &nonce)
+{
+    auto ran = m_store.eventsOf(nonce, QStringLiteral("agent-tool-ran"));
+    if (!ran)
+        return failure(ran.error());
+    return std::any_of(ran.value().cbegin(), ran.value().cend(), [](const json &detail) {
+        const json undo = detail.value("undo", json());
+        return !detail.value("session", std::string()).empty() && undo.is_array() && !undo.empty();
+    });
+}
+
 Result<QStringList> FileUndo::turnOf(const QString &nonce)
 {
     auto rows = m_store.eventsSince(QStringLiteral("agent-tool-ran"), 0);

@@ -29,6 +29,7 @@ public:
     Result<UndoPreview> preview(const QString &nonce) override;
     Result<QString> revert(const QString &nonce, const QString &by) override;
     Result<QStringList> turnOf(const QString &nonce) override;
+    Result<bool> hasTurn(const QString &nonce) override;
     Result<QStringList> turnOfSession(const QString &session, qint64 sinceMs) override;
     Result<UndoPreview> previewTurn(const QStringList &nonces) override;
     Result<QString> revertTurn(const QStringList &nonces, const QString &by) override;

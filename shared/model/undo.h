@@ -38,6 +38,9 @@ public:
     // nonce (the session's calls on its connection between two pauses), oldest first, those that
     // kept something; or of a session, its last turn (sinceMs 0) or all its calls since sinceMs.
     virtual Result<QStringList> turnOf(const QString &nonce) = 0;
+    // Whether the operation is a call of an agent session that kept something (cheap: its own rows
+    // only; turnOf reads the session's).
+    virtual Result<bool> hasTurn(const QString &nonce) = 0;
     virtual Result<QStringList> turnOfSession(const QString &session, qint64 sinceMs) = 0;
     // As preview and revert, for the turn as one change: each file back to what it held before the
     // turn's first change of it, refused when a file changed since the last or between two of them.

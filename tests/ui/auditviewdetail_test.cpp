@@ -207,10 +207,10 @@ private Q_SLOTS:
         m_view->setUndo(nullptr, {});
     }
 
-    // Two calls of one agent session, close in time: each offers "Undo this turn (2 calls)", whose
+    // Two calls of one agent session, close in time: each offers "Undo this turn", whose
     // dialog shows the turn as one diff; it puts each file back to what it held before the turn's
-    // first change of it (a file the turn created goes) and says so. A call of another session
-    // offers no turn.
+    // first change of it (a file the turn created goes) and says so. A call its client named no
+    // session for offers no turn.
     void undoThisTurn_takesTheTurnBackAsOne()
     {
         SnapshotStore snapshots(m_dir.filePath(QStringLiteral("snapshots")), {});
@@ -236,7 +236,7 @@ private Q_SLOTS:
         detail["undo"] = FileUndo::record({second.value(), SnapshotStore::Kept{created, false, {}, 0, -1}});
         QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), two, detail).ok());
         const QString alone = add(QStringLiteral("another-session"), Operation::Status::Approved);
-        nlohmann::json other = {{"session", "s-2"}, {"connection", "agent"}};
+        nlohmann::json other = {{"connection", "agent"}}; // a call its client named no session for
         other["undo"] = FileUndo::record(
             {SnapshotStore::Kept{m_dir.filePath(QStringLiteral("x.txt")), false, {}, 0, -1}});
         QVERIFY(m_store->recordEvent(QStringLiteral("agent-tool-ran"), alone, other).ok());
@@ -248,7 +248,6 @@ private Q_SLOTS:
         QVERIFY(!turn->isVisible());
         QVERIFY(select(two));
         QVERIFY(turn->isVisible());
-        QVERIFY2(turn->text().contains(QLatin1String("2 calls")), qPrintable(turn->text()));
         turn->click();
         auto *dialog = m_view->findChild<QDialog *>(QStringLiteral("revertDialog"));
         QVERIFY(dialog);
