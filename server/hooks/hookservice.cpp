@@ -46,6 +46,14 @@ json exitCodeOf(const json &response)
     return nullptr;
 }
 
+// A change the tripwire found, as the chain records it.
+json changeRecord(const Tripwire::Change &change)
+{
+    return {{"path", change.path.toStdString()},
+            {"what", change.what.toStdString()},
+            {"how", change.how.toStdString()}};
+}
+
 // A path under the home folder as ~/..., for the human.
 QString inHome(const QString &path)
 {
@@ -436,10 +444,8 @@ void HookService::tripped(const Allowed &allowed, const QList<Tripwire::Change> 
     QStringList named;
     int restored = 0;
     for (const Tripwire::Change &change : changes) {
-        json item = {{"path", change.path.toStdString()},
-                     {"what", change.what.toStdString()},
-                     {"how", change.how.toStdString()},
-                     {"restored", change.restored}};
+        json item = changeRecord(change);
+        item["restored"] = change.restored;
         if (!change.problem.isEmpty())
             item["problem"] = change.problem.toStdString();
         if (!change.keptSha256.isEmpty())
@@ -501,9 +507,7 @@ void HookService::changedBetweenCalls(const QList<Tripwire::Change> &changes)
     json list = json::array();
     QStringList named;
     for (const Tripwire::Change &change : changes) {
-        list.push_back({{"path", change.path.toStdString()},
-                        {"what", change.what.toStdString()},
-                        {"how", change.how.toStdString()}});
+        list.push_back(changeRecord(change));
         named << QStringLiteral("%1 %2 (%3)").arg(change.how, inHome(change.path), change.what);
     }
     if (auto recorded = m_store.recordEvent(QStringLiteral("tripwire-between-calls"), {{"changes", list}});

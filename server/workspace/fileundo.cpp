@@ -161,13 +161,21 @@ Result<UndoPreview> FileUndo::previewTurn(const QStringList &nonces)
 {
     if (nonces.isEmpty())
         return failure(QStringLiteral("no operation to undo"));
+    QString refusal;
+    auto entries = entriesOf(nonces, &refusal);
+    if (!entries)
+        return failure(entries.error());
+    return previewOf(nonces, entries.value(), refusal, nullptr);
+}
+
+UndoPreview FileUndo::previewOf(const QStringList &nonces, const QList<Entry> &entries,
+                                const QString &refusal, QHash<QString, QByteArray> *previousBytes)
+{
     UndoPreview preview;
     preview.nonce = nonces.first();
     preview.nonces = nonces;
-    auto entries = entriesOf(nonces, &preview.refusal);
-    if (!entries)
-        return failure(entries.error());
-    for (const Entry &entry : entries.value()) {
+    preview.refusal = refusal;
+    for (const Entry &entry : entries) {
         preview.files.append(entry.path);
         const auto now = SnapshotStore::read(entry.path);
         if (!now) {
@@ -195,6 +203,8 @@ Result<UndoPreview> FileUndo::previewTurn(const QStringList &nonces)
             previous = kept.value();
             if (previous.isNull())
                 previous = QByteArray(""); // an empty file, not an absent one
+            if (previousBytes)
+                previousBytes->insert(entry.before, previous);
         }
         preview.diff +=
             Git::unifiedDiff(entry.path, now.value().exists ? now.value().bytes : QByteArray(), previous);
@@ -209,26 +219,19 @@ Result<QString> FileUndo::revert(const QString &nonce, const QString &by)
 
 Result<QString> FileUndo::revertTurn(const QStringList &nonces, const QString &by)
 {
-    auto checked = previewTurn(nonces);
-    if (!checked)
-        return failure(checked.error());
-    if (!checked.value().refusal.isEmpty())
-        return failure(QStringLiteral("Nothing was reverted: %1.").arg(checked.value().refusal));
-    QString ignored;
-    auto entries = entriesOf(nonces, &ignored);
+    if (nonces.isEmpty())
+        return failure(QStringLiteral("no operation to undo"));
+    QString refusal;
+    auto entries = entriesOf(nonces, &refusal);
     if (!entries)
         return failure(entries.error());
-    // What the files held before is read first: keeping what they hold now may make the store drop
-    // old copies, and the ones this revert restores must not be among them.
+    // The check, and what the files held before, read before anything is kept: keeping what they
+    // hold now may make the store drop old copies, and the ones this revert restores must not be
+    // among them.
     QHash<QString, QByteArray> previous;
-    for (const Entry &entry : entries.value()) {
-        if (entry.before.isEmpty() || previous.contains(entry.before))
-            continue;
-        auto bytes = m_snapshots.content(entry.before);
-        if (!bytes)
-            return failure(QStringLiteral("Nothing was reverted: %1: %2.").arg(entry.path, bytes.error()));
-        previous.insert(entry.before, bytes.value().isNull() ? QByteArray("") : bytes.value());
-    }
+    const UndoPreview checked = previewOf(nonces, entries.value(), refusal, &previous);
+    if (!checked.refusal.isEmpty())
+        return failure(QStringLiteral("Nothing was reverted: %1.").arg(checked.refusal));
     // What each file holds now is kept first, so that a revert loses nothing either (a change made
     // meanwhile by someone else, a file created while the call ran): the chain names it.
     json replaced = json::array();
@@ -304,7 +307,7 @@ Result<QString> FileUndo::revertTurn(const QStringList &nonces, const QString &b
     return QStringLiteral("Reverted %1: %2")
         .arg(restored.size() == 1 ? QStringLiteral("1 file")
                                   : QStringLiteral("%1 files").arg(restored.size()),
-             checked.value().files.join(QStringLiteral(", ")));
+             checked.files.join(QStringLiteral(", ")));
 }
 
 Result<bool> FileUndo::hasTurn(const QString &nonce)

@@ -3,6 +3,8 @@
 #include "snapshotstore.h"
 #include "undo.h"
 
+#include <QHash>
+
 #include <nlohmann/json.hpp>
 
 namespace Countersign {
@@ -44,6 +46,10 @@ private:
     Result<nlohmann::json> undoList(const QString &nonce);
     // The operations' undo lists merged, oldest first; refusal set when they cannot be undone now.
     Result<QList<Entry>> entriesOf(const QStringList &nonces, QString *refusal);
+    // The preview of these entries, refused with refusal when it is set; what each file held before
+    // goes into previousBytes (by digest) when given.
+    UndoPreview previewOf(const QStringList &nonces, const QList<Entry> &entries, const QString &refusal,
+                          QHash<QString, QByteArray> *previousBytes);
 
     AuditStore &m_store;
     SnapshotStore &m_snapshots;

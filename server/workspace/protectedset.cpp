@@ -158,11 +158,10 @@ QString hooksPathIn(const QString &configFile, const QString &root, const QStrin
     return QDir::cleanPath(QDir::isAbsolutePath(path) ? path : root + QLatin1Char('/') + path);
 }
 
-// The files an instruction file imports with "@path" (relative to its folder, or ~/): bounded
-// to the first 256 KiB and 64 imports.
-QStringList importsOf(const QString &file, const QString &home)
+// The first bytes of a regular file, as text, read without blocking (a pipe planted in its place)
+// and without following a link; empty otherwise.
+QString leadingText(const QString &file, qint64 bytes)
 {
-    // Never blocking on a pipe planted in the file's place, never through a link.
     const int fd =
         ::open(QFile::encodeName(file).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -174,7 +173,14 @@ QStringList importsOf(const QString &file, const QString &home)
         ::close(fd);
         return {};
     }
-    const QString text = QString::fromUtf8(in.read(256 * 1024));
+    return QString::fromUtf8(in.read(bytes));
+}
+
+// The files an instruction file imports with "@path" (relative to its folder, or ~/): bounded
+// to the first 256 KiB and 64 imports.
+QStringList importsOf(const QString &file, const QString &home)
+{
+    const QString text = leadingText(file, 256 * 1024);
     static const QRegularExpression import(QStringLiteral(R"((?:^|\s)@((?:~/|\.{0,2}/)?[\w.\-/]+))"));
     QStringList found;
     auto it = import.globalMatch(text);
@@ -251,35 +257,18 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
     }
 }
 
-// A small regular file's text, read without blocking and without following a link; empty otherwise.
-QString smallText(const QString &file)
-{
-    const int fd =
-        ::open(QFile::encodeName(file).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return {};
-    struct stat st;
-    QFile in;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        !in.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
-        ::close(fd);
-        return {};
-    }
-    return QString::fromUtf8(in.read(4096));
-}
-
 // Where a root's git folder is when .git is a file (a worktree, a submodule): its own folder and the
 // common one (config, hooks); none when .git is a folder or missing.
 QStringList linkedGitFolders(const QString &root)
 {
-    const QString pointer = smallText(root + QStringLiteral("/.git"));
+    const QString pointer = leadingText(root + QStringLiteral("/.git"), 4096);
     if (!pointer.startsWith(QLatin1String("gitdir:")))
         return {};
     QString own = pointer.mid(7).section(QLatin1Char('\n'), 0, 0).trimmed();
     own = QDir::cleanPath(QDir::isAbsolutePath(own) ? own : root + QLatin1Char('/') + own);
     QStringList folders{own};
     const QString common =
-        smallText(own + QStringLiteral("/commondir")).section(QLatin1Char('\n'), 0, 0).trimmed();
+        leadingText(own + QStringLiteral("/commondir"), 4096).section(QLatin1Char('\n'), 0, 0).trimmed();
     if (!common.isEmpty())
         folders << QDir::cleanPath(QDir::isAbsolutePath(common) ? common : own + QLatin1Char('/') + common);
     return folders;
