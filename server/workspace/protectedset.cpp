@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QRegularExpression>
 
 #include <dirent.h>
@@ -197,9 +198,17 @@ QStringList importsOf(const QString &file, const QString &home)
 
 bool nameMatches(const ProtectedSet::Place &place, const QString &leaf)
 {
+    // Each wildcard made into an expression once (per thread): every call of every quiet call
+    // matches the watched folders' names.
+    thread_local QHash<QString, QRegularExpression> compiled;
     return place.names.isEmpty() ||
-           std::any_of(place.names.cbegin(), place.names.cend(),
-                       [&](const QString &pattern) { return QDir::match(pattern, leaf); });
+           std::any_of(place.names.cbegin(), place.names.cend(), [&](const QString &pattern) {
+               auto it = compiled.constFind(pattern);
+               if (it == compiled.cend())
+                   it = compiled.insert(
+                       pattern, QRegularExpression(QRegularExpression::wildcardToRegularExpression(pattern)));
+               return it->match(leaf).hasMatch();
+           });
 }
 
 void addFolder(QMap<QString, QString> &out, const QString &folder, const ProtectedSet::Place &place,
@@ -211,17 +220,20 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
         return;
     // Only what is watched counts against the bound (a folder flooded with other names hides
     // nothing); past it, the folder itself is watched, as one that can no longer be read whole.
-    std::vector<QByteArray> entries;
+    std::vector<std::pair<QByteArray, bool>> entries; // a name, and whether its type is still to tell
     bool overflowed = false;
     while (const dirent *entry = ::readdir(dir)) {
         const QByteArray leaf(entry->d_name);
         if (leaf == "." || leaf == "..")
             continue;
+        // A folder counts only where it is gone into; a file (or what readdir cannot tell) only when
+        // its name is watched: matched here, once.
         const bool folderEntry = entry->d_type == DT_DIR;
+        const bool unknown = entry->d_type == DT_UNKNOWN; // told by lstat below
         if ((folderEntry && depth == 0) ||
-            (!folderEntry && entry->d_type != DT_UNKNOWN && !nameMatches(place, QFile::decodeName(leaf))))
+            (!folderEntry && !unknown && !nameMatches(place, QFile::decodeName(leaf))))
             continue;
-        entries.push_back(leaf);
+        entries.push_back({leaf, unknown});
         if (entries.size() > size_t(ProtectedSet::kMaxFilesPerFolder)) {
             overflowed = true;
             break;
@@ -236,7 +248,7 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
         return;
     }
     std::sort(entries.begin(), entries.end());
-    for (const QByteArray &leaf : entries) {
+    for (const auto &[leaf, untold] : entries) {
         if (budget <= 0)
             return;
         const QString path = folder + QLatin1Char('/') + QFile::decodeName(leaf);
@@ -250,7 +262,7 @@ void addFolder(QMap<QString, QString> &out, const QString &folder, const Protect
         }
         if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
             continue; // a socket (ssh's ControlMaster), a pipe: nothing that runs or steers later
-        if (!nameMatches(place, QFile::decodeName(leaf)))
+        if (untold && !nameMatches(place, QFile::decodeName(leaf)))
             continue;
         out.insert(path, place.what);
         --budget;
