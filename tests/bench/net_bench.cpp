@@ -4,6 +4,7 @@
 // the record when the call is allowed (a walk, and the 10 copied), and the comparison when its report
 // comes (a walk, and the files it changed read).
 //   build/ci/tests/countersign-bench-net [FILES] [CALLS]
+#include "percentile.h"
 #include "snapshotstore.h"
 #include "workspacenet.h"
 
@@ -26,12 +27,6 @@ void put(const QString &path, const QByteArray &bytes)
     QFile file(path);
     if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         file.write(bytes);
-}
-
-double percentile(std::vector<double> samples, double p)
-{
-    std::sort(samples.begin(), samples.end());
-    return samples[std::min(samples.size() - 1, size_t(p * double(samples.size())))];
 }
 
 void print(const char *what, const std::vector<double> &ms)

@@ -5,6 +5,7 @@
 // and the check when its report comes (disarm), nothing changed; then the same with one protected
 // file changed and put back each time.
 //   build/ci/tests/countersign-bench-tripwire [CALLS]
+#include "percentile.h"
 #include "protectedset.h"
 #include "tripwire.h"
 
@@ -30,12 +31,6 @@ void put(const QString &path, const QByteArray &bytes)
     QFile file(path);
     if (file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         file.write(bytes);
-}
-
-double percentile(std::vector<double> samples, double p)
-{
-    std::sort(samples.begin(), samples.end());
-    return samples[std::min(samples.size() - 1, size_t(p * double(samples.size())))];
 }
 
 void print(const char *what, const std::vector<double> &ms)

@@ -8,6 +8,7 @@
 #include "gatestack.h"
 #include "jsoncompare.h"
 #include "snapshotstore.h"
+#include "workfiles.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -20,28 +21,10 @@
 #include <unistd.h>
 
 using namespace Countersign;
+using namespace Countersign::WorkFiles;
 using json = nlohmann::json;
 
 namespace {
-
-void writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    QCOMPARE(file.write(bytes), bytes.size());
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(missing)");
-}
-
-int modeOf(const QString &path)
-{
-    struct stat st;
-    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
-}
 
 qint64 bytesOnDisk(const QString &dir)
 {

@@ -5,6 +5,7 @@
 // a link), while what the human changes between calls, and what an approved call names, stays.
 #include "protectedset.h"
 #include "tripwire.h"
+#include "workfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -17,28 +18,9 @@
 #include <unistd.h>
 
 using namespace Countersign;
+using namespace Countersign::WorkFiles;
 
 namespace {
-
-void writeFile(const QString &path, const QByteArray &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    QVERIFY2(file.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
-    QCOMPARE(file.write(bytes), bytes.size());
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(missing)");
-}
-
-int modeOf(const QString &path)
-{
-    struct stat st;
-    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
-}
 
 QStringList pathsOf(const QList<Tripwire::Change> &changes)
 {

@@ -4,6 +4,7 @@
 // held before in the store; a touch is no change; the regenerated folders and the store's own data
 // folder are not recorded; calls that overlap share a record; a root past its limit is not recorded.
 #include "snapshotstore.h"
+#include "workfiles.h"
 #include "workspacenet.h"
 
 #include <QDir>
@@ -14,24 +15,7 @@
 #include <QTest>
 
 using namespace Countersign;
-
-namespace {
-
-void writeFile(const QString &path, const QByteArray &bytes)
-{
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    QVERIFY2(file.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
-    QCOMPARE(file.write(bytes), bytes.size());
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(missing)");
-}
-
-} // namespace
+using namespace Countersign::WorkFiles;
 
 class WorkspaceNetTest final : public QObject
 {
