@@ -4,10 +4,12 @@
 #include "git.h"
 #include "pathrules.h"
 #include "workspace.h"
+#include "workspacenet.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -78,6 +80,63 @@ QString CommandJudge::readRefusal(const QString &written) const
     return {};
 }
 
+namespace {
+
+// Whether a build or a package manager makes the file at path again: under one of the folders they
+// regenerate, or one of their outputs by its extension (objects, bytecode, logs).
+bool regenerable(const QString &path)
+{
+    static const QStringList outputs = {
+        QStringLiteral("o"),   QStringLiteral("obj"), QStringLiteral("a"),   QStringLiteral("so"),
+        QStringLiteral("d"),   QStringLiteral("pyc"), QStringLiteral("pyo"), QStringLiteral("class"),
+        QStringLiteral("log"), QStringLiteral("tmp"), QStringLiteral("lo"),  QStringLiteral("gcda"),
+        QStringLiteral("gcno")};
+    if (outputs.contains(QFileInfo(path).suffix()))
+        return true;
+    const QStringList parts = path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    return std::any_of(parts.cbegin(), parts.cend() - 1, [](const QString &part) {
+        return part != QLatin1String(".git") && WorkspaceNet::regenerated().contains(part);
+    });
+}
+
+// The files the makefiles among definitions include by a literal name (include, -include,
+// sinclude), found from cwd as make finds them, and what those include in turn: what runs is
+// defined by them too. A name that expands ($(DEPS)) is make's own generated list and not followed.
+QStringList makeIncludes(const QStringList &definitions, const QString &cwd)
+{
+    static const QRegularExpression include(QStringLiteral("^[ \\t]*-?s?include[ \\t]+(.+)$"),
+                                            QRegularExpression::MultilineOption);
+    QStringList pending, out;
+    for (const QString &d : definitions) {
+        const QString name = QFileInfo(d).fileName();
+        if (name == QLatin1String("Makefile") || name == QLatin1String("makefile") ||
+            name == QLatin1String("GNUmakefile") || name.endsWith(QLatin1String(".mk")))
+            pending.append(d);
+    }
+    for (int read = 0; !pending.isEmpty() && read < 32; ++read) {
+        QFile file(pending.takeFirst());
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QString text = QString::fromUtf8(file.read(256 * 1024));
+        for (auto it = include.globalMatch(text); it.hasNext();) {
+            for (const QString &name : it.next().captured(1).split(QRegularExpression(QStringLiteral("\\s+")),
+                                                                   Qt::SkipEmptyParts)) {
+                if (name.contains(QLatin1Char('$')) || name.startsWith(QLatin1Char('#')))
+                    break;
+                const QString path =
+                    QDir::cleanPath(FilePath::isAbsolute(name) ? name : cwd + QLatin1Char('/') + name);
+                if (QFileInfo(path).isFile() && !out.contains(path)) {
+                    out.append(path);
+                    pending.append(path);
+                }
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 // Why replacing the content of the file at path asks: work that git cannot bring back is in it.
 QString CommandJudge::replaceRefusal(const QString &path) const
 {
@@ -93,6 +152,11 @@ QString CommandJudge::replaceRefusal(const QString &path) const
             .arg(PathRules::shortPath(path, m_home));
     if (report.untracked.size() > report.ignored.size() || (!report.ignored.isEmpty() && isSecret(path)))
         return QStringLiteral("overwrites %1, which git does not keep")
+            .arg(PathRules::shortPath(path, m_home));
+    // An ignored file is free to lose only where a build makes it again: a Terraform state, a
+    // database or local settings are work that git was told not to keep.
+    if (!report.ignored.isEmpty() && !regenerable(path))
+        return QStringLiteral("overwrites %1, which git ignores: no copy of it is kept anywhere")
             .arg(PathRules::shortPath(path, m_home));
     return {};
 }
@@ -225,6 +289,12 @@ QString CommandJudge::projectRefusal(const Effect &e, QString *unchanged) const
     QStringList found;
     const QString root = m_ws->rootOf(cwd);
     for (const QString &name : e.definitions) {
+        if (name.contains(QLatin1Char('/'))) { // named by an option (make -f sub/x.mk): where it says
+            const QString path = FilePath::isAbsolute(name) ? name : cwd + QLatin1Char('/') + name;
+            if (QFileInfo(path).isFile())
+                found.append(QDir::cleanPath(path));
+            continue;
+        }
         for (QString dir = cwd;;) {
             const QString candidate = dir + QLatin1Char('/') + name;
             if (QFileInfo(candidate).isFile()) {
@@ -239,6 +309,10 @@ QString CommandJudge::projectRefusal(const Effect &e, QString *unchanged) const
     if (found.isEmpty()) {
         *unchanged = QStringLiteral("no file defines it here");
         return {};
+    }
+    for (const QString &included : makeIncludes(found, cwd)) {
+        if (!found.contains(included) && m_ws->confines(included))
+            found.append(included);
     }
     const Git::LossReport report = Git::lossReport(found);
     if (!report.inWorkTree)
@@ -384,12 +458,47 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
     }
 }
 
+QString CommandJudge::repositoryRefusal(const QString &folder) const
+{
+    const QString real = Workspace::canonicalOf(folder);
+    // Outside the roots a repository's configuration is not the agent's to write without a card.
+    if (real.isEmpty() || !m_ws || !m_ws->confines(real))
+        return {};
+    QStringList ceilings;
+    for (const QString &root : m_ws->roots())
+        ceilings.append(QFileInfo(root).absolutePath());
+    const Git::RepositoryCheck repo = Git::inspectRepository(real, ceilings);
+    if (!repo.found)
+        return {};
+    if (!repo.error.isEmpty())
+        return QStringLiteral("runs git in %1, whose repository Countersign cannot read (%2)")
+            .arg(PathRules::shortPath(folder, m_home), repo.error);
+    // The git folder and the common one (folders' first two): where git reads its configuration.
+    for (const QString &gitDir : repo.folders.mid(0, 2)) {
+        if (!isProtected(QDir(gitDir).filePath(QStringLiteral("config"))))
+            return QStringLiteral("runs git in %1, which git takes for a repository kept in %2: nothing "
+                                  "protects its configuration, which can make git run a program")
+                .arg(PathRules::shortPath(folder, m_home),
+                     PathRules::shortPath(QDir::cleanPath(gitDir), m_home));
+    }
+    return {};
+}
+
 CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const
 {
     Judgement j;
     QStringList allowedBecause;
-    for (const Effect &e : effects)
+    QStringList gitFolders;
+    for (const Effect &e : effects) {
         judgeEffect(e, j, allowedBecause);
+        if (!e.argv.isEmpty() && QFileInfo(e.argv.first()).fileName() == QLatin1String("git") &&
+            !e.cwd.isEmpty() && !gitFolders.contains(e.cwd))
+            gitFolders.append(e.cwd);
+    }
+    for (const QString &folder : gitFolders) {
+        if (const QString why = repositoryRefusal(folder); !why.isEmpty() && !j.asks.contains(why))
+            j.asks.append(why);
+    }
     if (const QString why = sameLineRefusal(effects); !why.isEmpty())
         j.asks.append(why);
     if (!j.asks.isEmpty()) {

@@ -62,6 +62,10 @@ private:
     QString scriptRefusal(const QString &path) const;
     QStringList expand(const QString &pattern, bool *complete) const;
     QString replaceRefusal(const QString &path) const;
+    // git run in folder, judged as in the repository git takes it for: one whose configuration
+    // nothing protects (a folder shaped like a repository, a .git file leading elsewhere in the
+    // roots) asks, since its settings can make even git status run a program.
+    QString repositoryRefusal(const QString &folder) const;
     // Writes in the same line that change what a project command or a script of it runs.
     QString sameLineRefusal(const QList<Shell::Effect> &effects) const;
 

@@ -1,5 +1,7 @@
 #include "filecommands.h"
 
+#include "patchcommands.h"
+
 #include "argtools.h"
 #include "networkcommands.h"
 #include "textcommands.h"
@@ -127,7 +129,9 @@ void remove(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
     const bool recursive =
         hasOption(args, QLatin1Char('r'), words({"--recursive"})) || hasOption(args, QLatin1Char('R'));
-    const QList<Arg> targets = operands(args);
+    const QList<Arg> targets =
+        operands(args, program == QLatin1String("truncate") ? words({"-s", "--size", "-r", "--reference"})
+                                                            : QStringList());
     if (targets.isEmpty()) {
         c.add(Effect::Kind::Reads, QStringLiteral("%1 with nothing to delete").arg(program));
         return;
@@ -285,6 +289,20 @@ void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         else
             c.unknown(QStringLiteral("7z writes wherever its switches and the archive's paths lead"));
         return;
+    }
+    // zip -@ packs the files named on its input: known only when the input is a here-document.
+    if (program == QLatin1String("zip") && std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
+            return a.text == QLatin1String("--names-stdin") ||
+                   (isOptionCluster(a) && a.text.contains(QLatin1Char('@')));
+        })) {
+        if (c.how().stdinKind != Stdin::Text || c.how().stdinDynamic) {
+            c.unknown(
+                QStringLiteral("zip -@ packs the files named on its input, not known before the line runs"));
+            return;
+        }
+        for (const QString &name : c.how().stdinText.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            c.addPath(Effect::Kind::Reads, QStringLiteral("zip packs %1").arg(name),
+                      Arg{name, true, false, {}});
     }
     for (const Arg &a : args.mid(1)) {
         if (program == QLatin1String("zip") &&
@@ -531,9 +549,7 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         return true;
     }
     if (program == QLatin1String("patch")) {
-        c.add(Effect::Kind::Writes, QStringLiteral("patch changes the files its patch names"), c.how().cwd,
-              !c.how().cwd.isEmpty());
-        c.unknown(QStringLiteral("patch writes wherever its patch's paths lead"));
+        PatchCommands::patch(c, args);
         return true;
     }
     if (program == QLatin1String("find")) {

@@ -1,5 +1,7 @@
 #include "gitcommand.h"
 
+#include "patchcommands.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -197,12 +199,15 @@ void read(CommandCatalog &c, const QList<Arg> &args)
         reads(QStringLiteral("git %1 reads the repository").arg(sub));
         return;
     }
+    if (sub == QLatin1String("apply") || sub == QLatin1String("am")) {
+        PatchCommands::gitApply(c, sub, rest, cwd);
+        return;
+    }
     if (sub == QLatin1String("add") || sub == QLatin1String("mv") || sub == QLatin1String("init") ||
         sub == QLatin1String("commit") || sub == QLatin1String("merge") ||
         sub == QLatin1String("cherry-pick") || sub == QLatin1String("revert") ||
-        sub == QLatin1String("notes") || sub == QLatin1String("apply") || sub == QLatin1String("am") ||
-        sub == QLatin1String("format-patch") || sub == QLatin1String("bisect") ||
-        sub == QLatin1String("archive") || sub == QLatin1String("stage") ||
+        sub == QLatin1String("notes") || sub == QLatin1String("format-patch") ||
+        sub == QLatin1String("bisect") || sub == QLatin1String("archive") || sub == QLatin1String("stage") ||
         sub == QLatin1String("sparse-checkout")) {
         const Parsed p = parse(rest,
                                words({"--amend",
@@ -271,8 +276,7 @@ void read(CommandCatalog &c, const QList<Arg> &args)
         if (has(p, nullptr, "--exec") || has(p, nullptr, "--template") || has(p, nullptr, "--file") ||
             has(p, "F") || has(p, "t") || has(p, "C") || has(p, "c") ||
             (sub == QLatin1String("add") && has(p, "f", "--force")) ||
-            (sub == QLatin1String("mv") && has(p, "f", "--force")) || p.unknownOption ||
-            (sub == QLatin1String("apply") && has(p, nullptr, "--directory"))) {
+            (sub == QLatin1String("mv") && has(p, "f", "--force")) || p.unknownOption) {
             c.unknown(QStringLiteral("git %1 with an option that reads a file or runs a program").arg(sub));
             return;
         }
@@ -538,57 +542,7 @@ void read(CommandCatalog &c, const QList<Arg> &args)
         return;
     }
     if (sub == QLatin1String("config")) {
-        // Reading forms only: --get*, --list/-l, "get", "list", or one name with no value.
-        static const QStringList readOptions =
-            words({"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--show-scope",
-                   "--name-only", "--local", "--worktree", "--type", "--bool", "--int", "--null", "-z",
-                   "--default", "--includes"});
-        int operandCount = 0;
-        bool reading = true;
-        for (const Arg &a : rest) {
-            if (a.text.startsWith(QLatin1Char('-'))) {
-                if (!readOptions.contains(a.text.section(QLatin1Char('='), 0, 0)))
-                    reading = false;
-            } else {
-                ++operandCount;
-            }
-        }
-        const QString first = rest.value(0).text;
-        if (first == QLatin1String("get") || first == QLatin1String("list"))
-            operandCount -= 1;
-        const bool named = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
-            return a.text.startsWith(QLatin1String("--get"));
-        });
-        // A listing that takes in the user's and the system's files prints what ~/.gitconfig holds
-        // (tokens in URLs, credential helpers' arguments): a secret, as cat ~/.gitconfig is.
-        const bool lists =
-            first == QLatin1String("list") || std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
-                return a.text == QLatin1String("-l") || a.text == QLatin1String("--list") ||
-                       a.text.startsWith(QLatin1String("--get-regexp"));
-            });
-        const bool localOnly = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
-            return a.text == QLatin1String("--local") || a.text == QLatin1String("--worktree");
-        });
-        // One key that holds a credential is a secret read too (credential.helper's arguments,
-        // http.extraHeader, a password or a token in a section of its own).
-        static const QRegularExpression secretKey(
-            QStringLiteral("^credential\\.|extraheader|pass|token|secret"),
-            QRegularExpression::CaseInsensitiveOption);
-        const bool secretRead = std::any_of(rest.cbegin(), rest.cend(), [](const Arg &a) {
-            return !a.text.startsWith(QLatin1Char('-')) && secretKey.match(a.text).hasMatch();
-        });
-        if (reading && secretRead)
-            c.add(Effect::Kind::Secret,
-                  QStringLiteral("git config prints a setting that holds a credential"));
-        else if (reading && lists && !localOnly)
-            c.add(Effect::Kind::Secret,
-                  QStringLiteral(
-                      "git config lists every setting, ~/.gitconfig's tokens and credentials included"));
-        else if (reading && (operandCount <= 1 || named))
-            reads(QStringLiteral("git config prints settings"));
-        else
-            c.add(Effect::Kind::Writes, QStringLiteral("git config changes settings"),
-                  cwdKnown ? cwd + QStringLiteral("/.git/config") : QString(), cwdKnown);
+        config(c, rest, cwd);
         return;
     }
     if (sub == QLatin1String("reflog")) {

@@ -15,6 +15,11 @@ namespace GitCommand {
 
 void read(CommandCatalog &catalog, const QList<Arg> &args);
 
+// git config (args: what follows "config"; cwd: where git runs): the reading forms are reads, a
+// listing that takes in ~/.gitconfig or a key holding a credential is a secret read, the rest
+// writes the repository's settings (gitconfigcommand.cpp).
+void config(CommandCatalog &catalog, const QList<Arg> &args, const QString &cwd);
+
 } // namespace GitCommand
 
 } // namespace Countersign::Shell

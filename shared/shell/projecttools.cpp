@@ -239,6 +239,18 @@ bool pip(CommandCatalog &c, const QString &program, const QList<Arg> &args)
     const QString sub = at < 0 ? QString() : args.at(at).text;
     static const QStringList reads =
         words({"list", "show", "freeze", "check", "help", "inspect", "debug", "hash", "cache"});
+    // An index or a proxy named on the line: what it asks leaves the machine for that host.
+    const auto remote = std::find_if(args.cbegin() + 1, args.cend(), [](const Arg &a) {
+        static const QStringList options =
+            words({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--proxy", "--index"});
+        return options.contains(a.text.section(QLatin1Char('='), 0, 0)) ||
+               (a.text.startsWith(QLatin1String("-i")) && !a.text.startsWith(QLatin1String("--")));
+    });
+    if ((reads.contains(sub) || sub.isEmpty()) && remote != args.cend()) {
+        c.add(Effect::Kind::Network,
+              QStringLiteral("%1 %2 %3 asks an index on another host").arg(program, sub, remote->text));
+        return true;
+    }
     if (reads.contains(sub) || sub.isEmpty()) {
         c.add(Effect::Kind::Reads, QStringLiteral("%1 %2 reads the installed packages").arg(program, sub));
         return true;
@@ -249,6 +261,86 @@ bool pip(CommandCatalog &c, const QString &program, const QList<Arg> &args)
     }
     c.add(Effect::Kind::Installs, QStringLiteral("%1 %2 fetches and installs packages").arg(program, sub));
     return true;
+}
+
+// The definitions a tool runs: the file an option names (tox -c, mvn -f, ninja -f, just
+// --justfile, gradle -b), in place of the ones it looks for, else those.
+QStringList namedDefinitions(const QString &program, const QList<Arg> &args, const QStringList &looked)
+{
+    static const QHash<QString, QStringList> naming = {
+        {QStringLiteral("tox"), words({"-c", "--conf"})},
+        {QStringLiteral("mvn"), words({"-f", "--file"})},
+        {QStringLiteral("ninja"), words({"-f"})},
+        {QStringLiteral("just"), words({"-f", "--justfile"})},
+        {QStringLiteral("gradle"), words({"-b", "--build-file", "-c", "--settings-file"})},
+        {QStringLiteral("task"), words({"-t", "--taskfile"})},
+        {QStringLiteral("pytest"), words({"-c"})},
+    };
+    const QStringList options = naming.value(program);
+    QStringList named;
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const QString name = args.at(k).text.section(QLatin1Char('='), 0, 0);
+        if (!options.contains(name))
+            continue;
+        const QString value = args.at(k).text.contains(QLatin1Char('='))
+                                  ? args.at(k).text.section(QLatin1Char('='), 1)
+                                  : args.value(++k).text;
+        // Where it says, from the folder the tool runs in (a bare name too: not looked up above).
+        named.append(value.contains(QLatin1Char('/')) ? value : QStringLiteral("./") + value);
+    }
+    return named.isEmpty() ? looked : looked + named;
+}
+
+// What a compiler reads: its sources, the folders and files its options name (-I, -isystem,
+// -include, ...), and what each source includes by a name Countersign can follow (a quoted name
+// beside it, an absolute one): a source that includes a private key prints it with -E.
+void compilerReads(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    static const QStringList naming = words({"-I", "-isystem", "-iquote", "-idirafter", "-include",
+                                             "-imacros", "-iprefix", "--include-directory"});
+    static const QRegularExpression include(
+        QStringLiteral("^\\s*#\\s*(?:include|include_next|import|embed)\\s*([<\"])([^>\"]+)[>\"]"),
+        QRegularExpression::MultilineOption);
+    static const QStringList sources = words({"c", "h", "cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "m",
+                                              "mm", "S", "s", "i", "ii", "inc", "cu"});
+    int followed = 0;
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        const auto name = std::find_if(naming.cbegin(), naming.cend(),
+                                       [&a](const QString &n) { return a.text.startsWith(n); });
+        if (name != naming.cend()) {
+            QString attached = a.text.mid(name->size());
+            if (attached.startsWith(QLatin1Char('=')))
+                attached.remove(0, 1);
+            const Arg value =
+                attached.isEmpty() ? args.value(++k) : Arg{attached, a.known, a.glob, a.variables};
+            c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, value.text), value);
+            continue;
+        }
+        if (a.text.startsWith(QLatin1Char('-')))
+            continue;
+        c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, a.text), a);
+        const QString path = CommandCatalog::absolute(a, c.how().cwd);
+        const QFileInfo info(path);
+        if (path.isEmpty() || !sources.contains(info.suffix()) || !info.isFile() || ++followed > 32)
+            continue;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QString text = QString::fromUtf8(file.read(1024 * 1024));
+        for (auto it = include.globalMatch(text); it.hasNext();) {
+            const auto m = it.next();
+            const QString included = m.captured(2).trimmed();
+            const QString target = included.startsWith(QLatin1Char('/'))
+                                       ? included
+                                       : info.absolutePath() + QLatin1Char('/') + included;
+            if (included.startsWith(QLatin1Char('/')) ||
+                (m.captured(1) == QLatin1String("\"") && QFileInfo::exists(target)))
+                c.add(Effect::Kind::Reads,
+                      QStringLiteral("%1 reads %2, which %3 includes").arg(program, included, a.text),
+                      target);
+        }
+    }
 }
 
 } // namespace
@@ -321,7 +413,13 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                               return a.text == QLatin1String("--local") || a.text == QLatin1String("-l");
                           })) ||
             (program == QLatin1String("snap") && named &&
-             (sub == QLatin1String("info") || sub == QLatin1String("find")));
+             (sub == QLatin1String("info") || sub == QLatin1String("find"))) ||
+            (program == QLatin1String("composer") &&
+             (sub == QLatin1String("search") || std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
+                  return a.text == QLatin1String("-a") || a.text == QLatin1String("--all") ||
+                         a.text == QLatin1String("--available") || a.text == QLatin1String("-l") ||
+                         a.text == QLatin1String("--latest");
+              })));
         if (reading.contains(sub) && remote)
             c.add(Effect::Kind::Network,
                   QStringLiteral("%1 %2 sends what it names to a remote index").arg(program, sub));
@@ -474,13 +572,9 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         return true;
     }
     c.project(QStringLiteral("runs the project's %1 (%2)").arg(QLatin1String(tool->what), program),
-              tool->definitions);
-    if (QString::fromLatin1(tool->what) == QLatin1String("compiler")) {
-        for (const Arg &a : args.mid(1)) {
-            if (!a.text.startsWith(QLatin1Char('-')))
-                c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, a.text), a);
-        }
-    }
+              namedDefinitions(program, args, tool->definitions));
+    if (QString::fromLatin1(tool->what) == QLatin1String("compiler"))
+        compilerReads(c, program, args);
     // A compiler's -o, a formatter's -i/--write: files written, judged as writes.
     for (qsizetype k = 1; k < args.size(); ++k) {
         if (args.at(k).text == QLatin1String("-o") && k + 1 < args.size())

@@ -178,11 +178,13 @@ private Q_SLOTS:
         QTest::newRow("rm of a committed file")
             << "rm a.txt" << QStringList{"1 file", "git can bring it back"};
         QTest::newRow("git reset --hard over an hour of work")
-            << "git reset --hard" << QStringList{"2 files", "README.md (+60 −0)", "dirty/Makefile (+1 −1)"};
+            << "git reset --hard"
+            << QStringList{"3 files", "README.md (+60 −0)", "dirty/Makefile (+1 −1)",
+                           "inc/config.mk (+1 −1)"};
         QTest::newRow("git checkout -- one file")
             << "git checkout -- README.md" << QStringList{"1 file", "README.md (+60 −0)"};
         QTest::newRow("git clean -fd")
-            << "git clean -fd" << QStringList{"untracked files", "notes.txt", "dirty/new.sh"};
+            << "git clean -fd" << QStringList{"Deletes 14 untracked files git does not keep", "and 4 more"};
         QTest::newRow("what is only known when it runs")
             << "rm -rf \"$DIR\"" << QStringList{"only known when it runs"};
         QTest::newRow("git stash drop")
