@@ -5,6 +5,9 @@
 #include <QFile>
 #include <QLoggingCategory>
 #include <QRandomGenerator>
+#include <QRegularExpression>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -29,6 +32,51 @@ qint64 nanos(const timespec &t)
 QString lastSystemError()
 {
     return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+// The entries of a git configuration's text, "section[.subsection].key" -> its values in order;
+// false when a line is of a form this reader does not follow (a continued value, a stray line).
+bool configEntries(const QByteArray &text, QMap<QString, QStringList> *out)
+{
+    static const QRegularExpression header(
+        QStringLiteral("^\\[([A-Za-z0-9.-]+)(?:\\s+\"((?:[^\"\\\\]|\\\\.)*)\")?\\]\\s*(?:[#;].*)?$"));
+    static const QRegularExpression entry(QStringLiteral("^([A-Za-z][A-Za-z0-9-]*)\\s*(?:=\\s*(.*))?$"));
+    QString section;
+    for (const QByteArray &raw : text.split('\n')) {
+        const QString line = QString::fromUtf8(raw).trimmed();
+        if (line.isEmpty() || line.startsWith(QLatin1Char('#')) || line.startsWith(QLatin1Char(';')))
+            continue;
+        if (line.endsWith(QLatin1Char('\\')))
+            return false;
+        if (const auto h = header.match(line); h.hasMatch()) {
+            section = h.captured(1).toLower();
+            if (h.hasCaptured(2) && !h.captured(2).isNull())
+                section += QLatin1Char('.') + h.captured(2);
+            continue;
+        }
+        const auto e = entry.match(line);
+        if (!e.hasMatch() || section.isEmpty())
+            return false;
+        (*out)[section + QLatin1Char('.') + e.captured(1).toLower()].append(e.captured(2));
+    }
+    return true;
+}
+
+// Whether a repository's configuration changed only in what git itself writes when a branch is
+// made, renamed, deleted or set to track another (git checkout -t, git branch -u / -m / -d):
+// branch.NAME.remote, merge, rebase, pushRemote and description. Such a change runs nothing.
+bool onlyBranchTracking(const QByteArray &was, const QByteArray &now)
+{
+    QMap<QString, QStringList> before, after;
+    if (!configEntries(was, &before) || !configEntries(now, &after))
+        return false;
+    static const QRegularExpression tracking(
+        QStringLiteral("^branch\\..+\\.(remote|merge|rebase|pushremote|description)$"));
+    QStringList keys = before.keys() + after.keys();
+    keys.removeDuplicates();
+    return std::all_of(keys.cbegin(), keys.cend(), [&](const QString &key) {
+        return before.value(key) == after.value(key) || tracking.match(key).hasMatch();
+    });
 }
 
 } // namespace
@@ -183,8 +231,12 @@ QList<Tripwire::Change> Tripwire::disarm(const QString &call)
         now.what = was.what;
         if (sameStat(was, now))
             continue;
-        if (sameContent(was, now) || m_exempt.contains(path)) {
-            m_baseline.insert(path, now); // touched, not changed; or a change a human approved
+        if (sameContent(was, now) || m_exempt.contains(path) ||
+            (path.endsWith(QLatin1String("/config")) && path.contains(QLatin1String("/.git/")) &&
+             was.regular && now.regular && was.hasBytes && now.hasBytes && was.mode == now.mode &&
+             onlyBranchTracking(was.bytes, now.bytes))) {
+            // touched, not changed; a change a human approved; or git's own record of a branch
+            m_baseline.insert(path, now);
             continue;
         }
         changes.append(restore(path, was, now));

@@ -127,6 +127,44 @@ private Q_SLOTS:
         }
     }
 
+    // git writes its own record of a branch into .git/config (checkout -t, branch -u, -m, -d): no
+    // alarm. A key that can run a program, written the same way beside it, still trips.
+    void gitsRecordOfABranch_isNoAlarm_butAnythingBesideItIs()
+    {
+        const QStringList git = {"-C", m_ws, "-c", "user.name=t", "-c", "user.email=t@example.invalid"};
+        QCOMPARE(QProcess::execute("git", git + QStringList{"commit", "-q", "--allow-empty", "-m", "one"}),
+                 0);
+        QCOMPARE(QProcess::execute("git", git + QStringList{"remote", "add", "origin", m_ws}), 0);
+        QCOMPARE(QProcess::execute("git", git + QStringList{"fetch", "-q", "origin"}), 0);
+        Tripwire wire(set());
+        wire.arm("call-1", 1000);
+        QCOMPARE(QProcess::execute(
+                     "git", git + QStringList{"checkout", "-q", "-t", "-b", "topic", "origin/master"}) == 0 ||
+                     QProcess::execute(
+                         "git", git + QStringList{"checkout", "-q", "-t", "-b", "topic", "origin/main"}) == 0,
+                 true);
+        QVERIFY(readFile(m_ws + "/.git/config").contains("[branch \"topic\"]"));
+        QCOMPARE(pathsOf(wire.disarm("call-1")), QStringList());
+        QCOMPARE(QProcess::execute("git", git + QStringList{"branch", "-q", "-m", "topic", "renamed"}), 0);
+        wire.arm("call-2", 2000);
+        QCOMPARE(QProcess::execute("git",
+                                   git + QStringList{"branch", "-q", "-u", "origin/HEAD", "renamed"}) == 0 ||
+                     QProcess::execute("git",
+                                       git + QStringList{"branch", "-q", "--unset-upstream", "renamed"}) == 0,
+                 true);
+        QCOMPARE(pathsOf(wire.disarm("call-2")), QStringList());
+        const QByteArray before = readFile(m_ws + "/.git/config");
+        wire.arm("call-3", 3000);
+        writeFile(m_ws + "/.git/config",
+                  before + "[branch \"x\"]\n\tremote = origin\n[core]\n\tfsmonitor = sh -c evil\n");
+        QCOMPARE(pathsOf(wire.disarm("call-3")), QStringList({m_ws + "/.git/config"}));
+        QCOMPARE(readFile(m_ws + "/.git/config"), before);
+        // A value continued on the next line is not read: it trips.
+        wire.arm("call-4", 4000);
+        writeFile(m_ws + "/.git/config", before + "[branch \"y\"]\n\tremote = a\\\n\tb\n");
+        QCOMPARE(pathsOf(wire.disarm("call-4")), QStringList({m_ws + "/.git/config"}));
+    }
+
     void disarm_keepsWhatTheCallWrote_beforePuttingItBack()
     {
         QStringList kept;
