@@ -3,6 +3,7 @@
 #include "filepath.h"
 #include "git.h"
 #include "pathrules.h"
+#include "pythoncode.h"
 #include "workspace.h"
 #include "workspacenet.h"
 
@@ -443,10 +444,13 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
             return;
         }
         case Effect::Code::Script:
-            if (const QString why = scriptRefusal(e.pathKnown ? e.path : QString()); !why.isEmpty())
-                ask(why);
-            else
+            if (const QString why = scriptRefusal(e.pathKnown ? e.path : QString()); why.isEmpty())
                 allowedBecause.append(QStringLiteral("%1, unchanged since the last commit").arg(e.what));
+            else if (!readScript(e, j, allowedBecause))
+                ask(why);
+            return;
+        case Effect::Code::Read:
+            allowedBecause.append(e.what);
             return;
         case Effect::Code::Inline:
         case Effect::Code::Stdin:
@@ -482,6 +486,34 @@ QString CommandJudge::repositoryRefusal(const QString &folder) const
                      PathRules::shortPath(QDir::cleanPath(gitDir), m_home));
     }
     return {};
+}
+
+bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowedBecause) const
+{
+    // A Python script the agent wrote or changed: read for what it does, like python -c.
+    const QString program = QFileInfo(e.argv.value(0)).fileName();
+    const bool python =
+        program.startsWith(QLatin1String("python")) ||
+        (e.path.endsWith(QLatin1String(".py")) && !program.startsWith(QLatin1String("pypy")) &&
+         (program.isEmpty() || program == QFileInfo(e.path).fileName()));
+    if (!e.pathKnown || !python || m_scriptDepth >= 3)
+        return false;
+    if (const QString why = readRefusal(e.path); !why.isEmpty()) {
+        j.asks.append(why); // a key run as a script prints itself in the error
+        return true;
+    }
+    QFile file(e.path);
+    if (!QFileInfo(e.path).isFile() || QFileInfo(e.path).size() > Shell::PythonCode::kMaxCodeChars ||
+        !file.open(QIODevice::ReadOnly))
+        return false;
+    const QString code = QString::fromUtf8(file.readAll());
+    ++m_scriptDepth;
+    const QList<Effect> effects =
+        Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(), {QDir::cleanPath(e.cwd), m_home});
+    for (const Effect &inner : effects)
+        judgeEffect(inner, j, allowedBecause);
+    --m_scriptDepth;
+    return true;
 }
 
 CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const

@@ -60,6 +60,9 @@ private:
     QString writeRefusal(const QString &path) const;
     QString projectRefusal(const Shell::Effect &e, QString *unchanged) const;
     QString scriptRefusal(const QString &path) const;
+    // A Python script that would ask as a file the agent wrote: its code read and its effects
+    // judged instead; false when it is not one this can read (then the script asks).
+    bool readScript(const Shell::Effect &e, Judgement &j, QStringList &allowedBecause) const;
     QStringList expand(const QString &pattern, bool *complete) const;
     QString replaceRefusal(const QString &path) const;
     // git run in folder, judged as in the repository git takes it for: one whose configuration
@@ -72,6 +75,7 @@ private:
     const Workspace *m_ws;
     Mode m_mode;
     QString m_home;
+    mutable int m_scriptDepth = 0; // scripts read within scripts, bounded
 };
 
 } // namespace Countersign

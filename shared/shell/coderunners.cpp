@@ -2,6 +2,7 @@
 
 #include "argtools.h"
 #include "projecttools.h"
+#include "pythoncode.h"
 
 #include <QHash>
 #include <QRegularExpression>
@@ -361,6 +362,17 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
                           ProjectTools::nodeDefinitions());
                 return true;
             }
+            // python -c CODE: the code is read for what it does.
+            if (python && a.text.startsWith(QLatin1String("-c")) &&
+                (a.text.size() > 2 || k + 1 < args.size())) {
+                const Arg code = a.text.size() > 2 ? Arg{a.text.mid(2), a.known, false, {}} : args.at(k + 1);
+                if (!code.known) {
+                    c.unknown(QStringLiteral("%1 -c of code that expands before it runs").arg(program));
+                    return true;
+                }
+                PythonCode::read(c, code.text, QStringLiteral("%1 -c").arg(program));
+                return true;
+            }
             if (inlineFlags.contains(a.text) || inlineFlags.contains(flag) ||
                 a.text.startsWith(QLatin1String("--eval")) || a.text.startsWith(QLatin1String("--print"))) {
                 Effect e;
@@ -421,7 +433,11 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
                  !path.isEmpty() && !a.glob);
         return true;
     }
-    // No script: code from standard input (a here-document is code too).
+    // No script: code from standard input (a here-document is code too, and Python's is read).
+    if (python && c.how().stdinKind == Stdin::Text && !c.how().stdinDynamic) {
+        PythonCode::read(c, c.how().stdinText, QStringLiteral("%1's here-document").arg(program));
+        return true;
+    }
     Effect e;
     e.kind = Effect::Kind::Runs;
     e.code = c.how().stdinKind == Stdin::File ? Effect::Code::Script : Effect::Code::Stdin;

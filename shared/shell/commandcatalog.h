@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <utility>
 
 namespace Countersign::Shell {
 
@@ -80,6 +81,8 @@ public:
     static bool secretName(const QString &name);
     static bool isOption(const Arg &a);
     const Invocation &how() const { return m_how; }
+    // What was recorded by hand (add, append, ...) since the last effectsOf.
+    QList<Effect> takeEffects() { return std::exchange(m_effects, {}); }
     void setCwd(const QString &cwd) { m_how.cwd = cwd; }
     const QString &home() const { return m_home; }
 

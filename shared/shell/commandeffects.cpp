@@ -1,6 +1,7 @@
 #include "commandeffects.h"
 
 #include "commandcatalog.h"
+#include "pythoncode.h"
 #include "shellparser.h"
 
 #include <QDir>
@@ -83,6 +84,7 @@ public:
 
     void script(const Script &s, QString &cwd, int depth);
     void run(const QList<Arg> &args, const Invocation &how, int depth);
+    void python(const QString &code, const QString &origin, const Invocation &how);
 
 private:
     void pipeline(const Pipeline &p, QString &cwd, int depth);
@@ -459,6 +461,21 @@ void Interpreter::run(const QList<Arg> &args, const Invocation &how, int depth)
     effects += catalog.effectsOf(args);
 }
 
+void Interpreter::python(const QString &code, const QString &origin, const Invocation &how)
+{
+    CommandCatalog catalog(
+        how, m_home,
+        [this](const QString &line, const QString &cwd, int d) {
+            QString folder = cwd;
+            script(ShellParser::parse(line), folder, d);
+        },
+        [this](const QList<Arg> &inner, const Invocation &innerHow) {
+            run(inner, innerHow, innerHow.depth);
+        });
+    PythonCode::read(catalog, code, origin);
+    effects += catalog.takeEffects();
+}
+
 } // namespace
 
 QList<Effect> CommandEffects::ofLine(const QString &line, const Context &context)
@@ -466,6 +483,16 @@ QList<Effect> CommandEffects::ofLine(const QString &line, const Context &context
     Interpreter interpreter(context);
     QString cwd = context.cwd;
     interpreter.script(ShellParser::parse(line), cwd, 0);
+    return interpreter.effects;
+}
+
+QList<Effect> CommandEffects::ofPython(const QString &code, const QString &origin, const Context &context)
+{
+    Interpreter interpreter(context);
+    Invocation how;
+    how.cwd = context.cwd;
+    how.depth = 1;
+    interpreter.python(code, origin, how);
     return interpreter.effects;
 }
 

@@ -30,6 +30,7 @@ struct Effect final
         Script,  // a file run as a program or by an interpreter (path)
         Inline,  // code given on the command line (python -c, node -e)
         Stdin,   // code read from a pipe (curl ... | sh)
+        Read,    // code Countersign read (python -c, a script): what it does is in the effects beside it
     };
 
     Kind kind = Kind::Unknown;
@@ -60,6 +61,8 @@ public:
     static QList<Effect> ofLine(const QString &line, const Context &context);
     // An argv that is run without a shell (run_command): the same effects, no parsing.
     static QList<Effect> ofArgv(const QStringList &argv, const Context &context);
+    // A Python script's code (PythonCode), run in context.cwd; origin names it for the card.
+    static QList<Effect> ofPython(const QString &code, const QString &origin, const Context &context);
 
     static QString kindName(Effect::Kind kind);
 };

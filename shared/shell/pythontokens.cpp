@@ -1,0 +1,224 @@
+#include "pythontokens.h"
+
+namespace Countersign::Shell::Python {
+
+namespace {
+
+QChar charAt(const QString &s, qsizetype k)
+{
+    return k >= 0 && k < s.size() ? s.at(k) : QChar();
+}
+
+bool nameStart(QChar c)
+{
+    return c == QLatin1Char('_') || c.isLetter();
+}
+
+bool nameChar(QChar c)
+{
+    return nameStart(c) || c.isDigit();
+}
+
+class Lexer final
+{
+public:
+    Lexer(const QString &code, int line, QList<Token> &out) : m_s(code), m_line(line), m_out(out) {}
+
+    bool run(QString *why, int depth)
+    {
+        if (depth > 8) {
+            *why = QStringLiteral("f-strings nested too deep");
+            return false;
+        }
+        m_depth = depth;
+        int brackets = 0;
+        while (m_i < m_s.size()) {
+            const QChar c = m_s.at(m_i);
+            if (c == QLatin1Char('#')) {
+                while (m_i < m_s.size() && m_s.at(m_i) != QLatin1Char('\n'))
+                    ++m_i;
+            } else if (c == QLatin1Char('\\') && charAt(m_s, m_i + 1) == QLatin1Char('\n')) {
+                m_i += 2;
+                ++m_line;
+            } else if (c == QLatin1Char('\n')) {
+                if (brackets == 0)
+                    push(Token::Kind::Op, QStringLiteral("\n"));
+                ++m_line;
+                ++m_i;
+            } else if (c.isSpace()) {
+                ++m_i;
+            } else if (nameStart(c)) {
+                const qsizetype start = m_i;
+                while (m_i < m_s.size() && nameChar(m_s.at(m_i)))
+                    ++m_i;
+                const QString name = m_s.mid(start, m_i - start);
+                const QChar next = charAt(m_s, m_i);
+                if (name.size() <= 2 && (next == QLatin1Char('"') || next == QLatin1Char('\'')) &&
+                    name.toLower().count(QLatin1Char('r')) <= 1 &&
+                    QStringLiteral("rbuf").contains(name.toLower().at(0)) &&
+                    (name.size() == 1 || QStringLiteral("rbf").contains(name.toLower().at(1)))) {
+                    if (!string(name.toLower(), why))
+                        return false;
+                } else {
+                    push(Token::Kind::Name, name);
+                }
+            } else if (c == QLatin1Char('"') || c == QLatin1Char('\'')) {
+                if (!string(QString(), why))
+                    return false;
+            } else if (c.isDigit() || (c == QLatin1Char('.') && charAt(m_s, m_i + 1).isDigit())) {
+                const qsizetype start = m_i;
+                while (m_i < m_s.size() &&
+                       (m_s.at(m_i).isLetterOrNumber() || m_s.at(m_i) == QLatin1Char('.') ||
+                        m_s.at(m_i) == QLatin1Char('_')))
+                    ++m_i;
+                push(Token::Kind::Number, m_s.mid(start, m_i - start));
+            } else {
+                static const QStringList three = {QStringLiteral("**="), QStringLiteral("//="),
+                                                  QStringLiteral(">>="), QStringLiteral("<<="),
+                                                  QStringLiteral("...")};
+                static const QStringList two = {
+                    QStringLiteral("=="), QStringLiteral("!="), QStringLiteral("<="), QStringLiteral(">="),
+                    QStringLiteral("+="), QStringLiteral("-="), QStringLiteral("*="), QStringLiteral("/="),
+                    QStringLiteral("%="), QStringLiteral("&="), QStringLiteral("|="), QStringLiteral("^="),
+                    QStringLiteral("->"), QStringLiteral("**"), QStringLiteral("//"), QStringLiteral("<<"),
+                    QStringLiteral(">>"), QStringLiteral(":="), QStringLiteral("@=")};
+                QString op = m_s.mid(m_i, 3);
+                if (!three.contains(op)) {
+                    op = m_s.mid(m_i, 2);
+                    if (!two.contains(op))
+                        op = c;
+                }
+                if (op == QLatin1String("(") || op == QLatin1String("[") || op == QLatin1String("{"))
+                    ++brackets;
+                else if (op == QLatin1String(")") || op == QLatin1String("]") || op == QLatin1String("}"))
+                    --brackets;
+                if (brackets < 0) {
+                    *why = QStringLiteral("a bracket closes that was not opened (line %1)").arg(m_line);
+                    return false;
+                }
+                m_i += op.size();
+                push(Token::Kind::Op, op);
+            }
+        }
+        if (brackets != 0) {
+            *why = QStringLiteral("a bracket is not closed");
+            return false;
+        }
+        return true;
+    }
+
+private:
+    void push(Token::Kind kind, const QString &text, bool literal = true)
+    {
+        m_out.append(Token{kind, text, m_line, literal});
+    }
+
+    // A string from m_i (at its quote), prefix lower-cased ("r", "b", "f", "rb", ...).
+    bool string(const QString &prefix, QString *why)
+    {
+        const bool raw = prefix.contains(QLatin1Char('r'));
+        const bool formatted = prefix.contains(QLatin1Char('f'));
+        const QChar quote = m_s.at(m_i);
+        const bool triple = m_s.mid(m_i, 3) == QString(3, quote);
+        const int startLine = m_line;
+        m_i += triple ? 3 : 1;
+        QString value;
+        for (;;) {
+            if (m_i >= m_s.size() || (!triple && m_s.at(m_i) == QLatin1Char('\n'))) {
+                *why = QStringLiteral("a string is not closed (line %1)").arg(startLine);
+                return false;
+            }
+            const QChar c = m_s.at(m_i);
+            if (c == QLatin1Char('\\') && m_i + 1 < m_s.size()) {
+                const QChar n = m_s.at(m_i + 1);
+                if (n == QLatin1Char('\n'))
+                    ++m_line;
+                if (raw) {
+                    value += c;
+                    value += n;
+                } else if (n == QLatin1Char('n')) {
+                    value += QLatin1Char('\n');
+                } else if (n == QLatin1Char('t')) {
+                    value += QLatin1Char('\t');
+                } else if (n == QLatin1Char('\\') || n == QLatin1Char('\'') || n == QLatin1Char('"')) {
+                    value += n;
+                } else if (n != QLatin1Char('\n')) {
+                    value += c;
+                    value += n;
+                }
+                m_i += 2;
+                continue;
+            }
+            if (c == quote && (!triple || m_s.mid(m_i, 3) == QString(3, quote))) {
+                m_i += triple ? 3 : 1;
+                break;
+            }
+            if (c == QLatin1Char('\n'))
+                ++m_line;
+            value += c;
+            ++m_i;
+        }
+        // An escape this reader does not decode (\x, \u, octal) leaves the value unknown.
+        const bool undecoded = !raw && value.contains(QLatin1Char('\\'));
+        m_out.append(Token{Token::Kind::String, value, startLine, !formatted && !undecoded});
+        if (formatted)
+            return expressions(value, startLine, why);
+        return true;
+    }
+
+    // The {expressions} of an f-string, tokenized after it.
+    bool expressions(const QString &value, int line, QString *why)
+    {
+        for (qsizetype k = 0; k < value.size(); ++k) {
+            if (value.at(k) != QLatin1Char('{'))
+                continue;
+            if (charAt(value, k + 1) == QLatin1Char('{')) {
+                ++k;
+                continue;
+            }
+            int depth = 0;
+            qsizetype end = k;
+            for (; end < value.size(); ++end) {
+                if (value.at(end) == QLatin1Char('{'))
+                    ++depth;
+                else if (value.at(end) == QLatin1Char('}') && --depth == 0)
+                    break;
+            }
+            QList<Token> inner;
+            const QString expression = value.mid(k + 1, end - k - 1);
+            Lexer lexer(expression, line, inner);
+            QString innerWhy;
+            if (!lexer.run(&innerWhy, m_depth + 1)) {
+                // A format spec (":>10") or "!r" is not code: only what comes before it is.
+                const QString head = expression
+                                         .section(QLatin1Char(':'), 0, 0)
+                                         .section(QLatin1Char('!'), 0, 0);
+                inner.clear();
+                Lexer again(head, line, inner);
+                if (!again.run(&innerWhy, m_depth + 1)) {
+                    *why = QStringLiteral("an f-string's expression: %1").arg(innerWhy);
+                    return false;
+                }
+            }
+            m_out.append(inner);
+            k = end;
+        }
+        return true;
+    }
+
+    const QString &m_s;
+    qsizetype m_i = 0;
+    int m_line = 1;
+    int m_depth = 0;
+    QList<Token> &m_out;
+};
+
+} // namespace
+
+bool tokenize(const QString &code, QList<Token> *tokens, QString *why)
+{
+    Lexer lexer(code, 1, *tokens);
+    return lexer.run(why, 0);
+}
+
+} // namespace Countersign::Shell::Python
