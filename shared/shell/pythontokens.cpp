@@ -190,9 +190,8 @@ private:
             QString innerWhy;
             if (!lexer.run(&innerWhy, m_depth + 1)) {
                 // A format spec (":>10") or "!r" is not code: only what comes before it is.
-                const QString head = expression
-                                         .section(QLatin1Char(':'), 0, 0)
-                                         .section(QLatin1Char('!'), 0, 0);
+                const QString head =
+                    expression.section(QLatin1Char(':'), 0, 0).section(QLatin1Char('!'), 0, 0);
                 inner.clear();
                 Lexer again(head, line, inner);
                 if (!again.run(&innerWhy, m_depth + 1)) {
