@@ -103,22 +103,22 @@ bool regenerable(const QString &path)
 // The files the makefiles among definitions include by a literal name (include, -include,
 // sinclude), found from cwd as make finds them, and what those include in turn: what runs is
 // defined by them too. A name that expands ($(DEPS)) is make's own generated list and not followed.
-QStringList makeIncludes(const QStringList &definitions, const QString &cwd)
+QStringList makeIncludes(const QStringList &definitions, const QString &cwd, bool *complete)
 {
     static const QRegularExpression include(QStringLiteral("^[ \\t]*-?s?include[ \\t]+(.+)$"),
                                             QRegularExpression::MultilineOption);
-    QStringList pending, out;
-    for (const QString &d : definitions) {
-        const QString name = QFileInfo(d).fileName();
-        if (name == QLatin1String("Makefile") || name == QLatin1String("makefile") ||
-            name == QLatin1String("GNUmakefile") || name.endsWith(QLatin1String(".mk")))
-            pending.append(d);
-    }
-    for (int read = 0; !pending.isEmpty() && read < 32; ++read) {
+    QStringList pending = definitions, out;
+    *complete = true;
+    for (int read = 0; !pending.isEmpty(); ++read) {
+        if (read >= 64) {
+            *complete = false;
+            break;
+        }
         QFile file(pending.takeFirst());
         if (!file.open(QIODevice::ReadOnly))
             continue;
-        const QString text = QString::fromUtf8(file.read(256 * 1024));
+        const QString text =
+            QString::fromUtf8(file.read(256 * 1024)).replace(QLatin1String("\\\n"), QLatin1String(" "));
         for (auto it = include.globalMatch(text); it.hasNext();) {
             for (const QString &name : it.next().captured(1).split(QRegularExpression(QStringLiteral("\\s+")),
                                                                    Qt::SkipEmptyParts)) {
@@ -126,7 +126,7 @@ QStringList makeIncludes(const QStringList &definitions, const QString &cwd)
                     break;
                 const QString path =
                     QDir::cleanPath(FilePath::isAbsolute(name) ? name : cwd + QLatin1Char('/') + name);
-                if (QFileInfo(path).isFile() && !out.contains(path)) {
+                if (QFileInfo(path).isFile() && !out.contains(path) && !definitions.contains(path)) {
                     out.append(path);
                     pending.append(path);
                 }
@@ -167,7 +167,10 @@ QString CommandJudge::sameLineRefusal(const QList<Effect> &effects) const
     QStringList names;   // the definitions' file names
     QStringList folders; // where the project commands run
     QStringList scripts; // the scripts run
+    QStringList patches; // files read for what the command writes (a patch)
     for (const Effect &e : effects) {
+        if (e.kind == Effect::Kind::Reads && e.pathKnown && !e.definitions.isEmpty())
+            patches.append(PathRules::resolved(e.path));
         if (e.kind != Effect::Kind::Runs)
             continue;
         if (e.code == Effect::Code::Project) {
@@ -177,6 +180,13 @@ QString CommandJudge::sameLineRefusal(const QList<Effect> &effects) const
         } else if (e.code == Effect::Code::Script && e.pathKnown) {
             scripts.append(PathRules::resolved(e.path));
         }
+    }
+    for (const Effect &e : effects) {
+        if (patches.isEmpty() || (e.kind != Effect::Kind::Writes && e.kind != Effect::Kind::Deletes))
+            continue;
+        if (!e.pathKnown || e.glob || patches.contains(PathRules::resolved(e.path)))
+            return QStringLiteral("changes the patch it applies in the same line (%1)")
+                .arg(PathRules::shortPath(patches.first(), m_home));
     }
     if (folders.isEmpty() && scripts.isEmpty())
         return {};
@@ -311,9 +321,17 @@ QString CommandJudge::projectRefusal(const Effect &e, QString *unchanged) const
         *unchanged = QStringLiteral("no file defines it here");
         return {};
     }
-    for (const QString &included : makeIncludes(found, cwd)) {
-        if (!found.contains(included) && m_ws->confines(included))
-            found.append(included);
+    // make reads what its makefiles include (the file -f names, whatever it is called, too).
+    const QString program = QFileInfo(e.argv.value(0)).fileName();
+    if (program == QLatin1String("make") || program == QLatin1String("gmake")) {
+        bool complete = true;
+        for (const QString &included : makeIncludes(found, cwd, &complete)) {
+            if (!found.contains(included) && m_ws->confines(included))
+                found.append(included);
+        }
+        if (!complete)
+            return QStringLiteral("%1, whose makefiles include more files than Countersign reads")
+                .arg(e.what);
     }
     const Git::LossReport report = Git::lossReport(found);
     if (!report.inWorkTree)
@@ -485,6 +503,15 @@ QString CommandJudge::repositoryRefusal(const QString &folder) const
                 .arg(PathRules::shortPath(folder, m_home),
                      PathRules::shortPath(QDir::cleanPath(gitDir), m_home));
     }
+    // A file the configuration includes is read as part of it, and nothing protects it.
+    for (const QString &key : repo.riskyKeys) {
+        if (key.startsWith(QLatin1String("include."), Qt::CaseInsensitive) ||
+            key.startsWith(QLatin1String("includeif."), Qt::CaseInsensitive))
+            return QStringLiteral(
+                       "runs git in %1, whose configuration includes another file (%2), which nothing "
+                       "protects")
+                .arg(PathRules::shortPath(folder, m_home), key);
+    }
     return {};
 }
 
@@ -523,8 +550,10 @@ CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const
     QStringList gitFolders;
     for (const Effect &e : effects) {
         judgeEffect(e, j, allowedBecause);
-        if (!e.argv.isEmpty() && QFileInfo(e.argv.first()).fileName() == QLatin1String("git") &&
-            !e.cwd.isEmpty() && !gitFolders.contains(e.cwd))
+        // git, and the code that runs git behind it (go build stamps git status, setuptools-scm,
+        // pre-commit): judged as in the repository git would take the folder for.
+        const bool git = !e.argv.isEmpty() && QFileInfo(e.argv.first()).fileName() == QLatin1String("git");
+        if ((git || e.kind == Effect::Kind::Runs) && !e.cwd.isEmpty() && !gitFolders.contains(e.cwd))
             gitFolders.append(e.cwd);
     }
     for (const QString &folder : gitFolders) {

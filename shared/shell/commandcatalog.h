@@ -59,6 +59,13 @@ public:
     void add(Effect::Kind kind, const QString &what, const QString &path = {}, bool known = true,
              bool glob = false);
     void addPath(Effect::Kind kind, const QString &what, const Arg &arg);
+    // A file read whose content decides what the command does (a patch): a write to it in the
+    // same line asks (Effect::definitions names it).
+    void addDefinition(const QString &what, const Arg &arg)
+    {
+        addPath(Effect::Kind::Reads, what, arg);
+        m_effects.last().definitions = {m_effects.last().path};
+    }
     // A write that replaces what the file held (cp onto it, tee, sed -i, -o FILE).
     void addReplace(const QString &what, const Arg &arg);
     void project(const QString &what, const QStringList &definitions);

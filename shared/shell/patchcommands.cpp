@@ -16,27 +16,6 @@ using namespace ArgTools;
 
 namespace {
 
-// A header's path without its timestamp ("--- a/x\t2024-01-01 ..."); empty for /dev/null.
-QString headerPath(const QString &field, QString *unreadable)
-{
-    QString path = field.section(QLatin1Char('\t'), 0, 0).trimmed();
-    if (path.startsWith(QLatin1Char('"')))
-        *unreadable = QStringLiteral("the patch names a file in quotes, which Countersign does not unescape");
-    return path == QLatin1String("/dev/null") ? QString() : path;
-}
-
-// The counts of "@@ -a,b +c,d @@" (a count left out is 1); false when the line is not one.
-bool hunkCounts(const QString &line, int *oldCount, int *newCount)
-{
-    static const QRegularExpression hunk(QStringLiteral("^@@ -\\d+(?:,(\\d+))? \\+\\d+(?:,(\\d+))? @@"));
-    const auto m = hunk.match(line);
-    if (!m.hasMatch())
-        return false;
-    *oldCount = m.captured(1).isEmpty() ? 1 : m.captured(1).toInt();
-    *newCount = m.captured(2).isEmpty() ? 1 : m.captured(2).toInt();
-    return true;
-}
-
 // The top of the work tree that holds folder (a ".git" in it or above), or folder itself.
 QString topOf(const QString &folder)
 {
@@ -71,7 +50,7 @@ struct Source final
 // The patch's text from a file it is given.
 Source fromFile(CommandCatalog &c, const QString &program, const Arg &file)
 {
-    c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads the patch %2").arg(program, file.text), file);
+    c.addDefinition(QStringLiteral("%1 reads the patch %2").arg(program, file.text), file);
     const QString path = CommandCatalog::absolute(file, c.how().cwd);
     if (path.isEmpty())
         return {{},
@@ -106,19 +85,16 @@ Source fromStdin(CommandCatalog &c, const QString &program)
 
 // Each file the patch touches, as a write, a deletion or a link, at each place it may land.
 void touch(CommandCatalog &c, const QString &program, const Source &source, const QStringList &bases,
-           const QList<int> &strips, bool reverse, bool eitherName)
+           const QList<int> &strips, bool reverse, PatchTextReader::Form form)
 {
+    const bool eitherName = form == PatchTextReader::Form::Gnu;
     if (!source.unknown.isEmpty()) {
         c.unknown(source.unknown);
         return;
     }
-    const PatchText patch = parse(source.text);
+    const PatchText patch = PatchTextReader::parse(source.text, form);
     if (!patch.unreadable.isEmpty()) {
         c.unknown(QStringLiteral("%1: %2").arg(program, patch.unreadable));
-        return;
-    }
-    if (patch.files.isEmpty()) {
-        c.unknown(QStringLiteral("%1 is given a patch that names no file Countersign can read").arg(program));
         return;
     }
     const auto at = [&](const QString &written, bool prefixed) {
@@ -142,6 +118,13 @@ void touch(CommandCatalog &c, const QString &program, const Source &source, cons
                           .arg(program, written));
         return out;
     };
+    // A write; over a file that is there, a replacement (what it held may be work git does not keep).
+    const auto write = [&c](const QString &path, const QString &what) {
+        if (QFileInfo::exists(path))
+            c.addReplace(what, Arg{path, true, false, {}});
+        else
+            c.add(Effect::Kind::Writes, what, path);
+    };
     for (const PatchFile &f : patch.files) {
         const QString before = reverse ? f.newPath : f.oldPath;
         const QString after = reverse ? f.oldPath : f.newPath;
@@ -161,14 +144,23 @@ void touch(CommandCatalog &c, const QString &program, const Source &source, cons
                           .arg(program, QFileInfo(path).fileName()),
                       path);
             else
-                c.add(Effect::Kind::Writes,
-                      QStringLiteral("%1 changes %2").arg(program, QFileInfo(path).fileName()), path);
+                write(path, QStringLiteral("%1 changes %2").arg(program, QFileInfo(path).fileName()));
+            if (!eitherName)
+                continue;
+            // GNU patch keeps a backup beside a file a hunk did not fit exactly (path.orig), and
+            // takes a new file that is already there for a reversed patch: it deletes it.
+            write(path + QStringLiteral(".orig"),
+                  QStringLiteral("patch may keep a backup of %1 beside it").arg(QFileInfo(path).fileName()));
+            if (before.isEmpty() && QFileInfo::exists(path))
+                c.add(Effect::Kind::Deletes,
+                      QStringLiteral("patch may take the patch for a reversed one and delete %1")
+                          .arg(QFileInfo(path).fileName()),
+                      path);
         }
         // GNU patch writes whichever of the two names it finds: both are judged.
         if (eitherName && !f.renamed && !before.isEmpty() && before != after) {
             for (const QString &path : at(before, prefixed))
-                c.add(Effect::Kind::Writes,
-                      QStringLiteral("%1 changes %2").arg(program, QFileInfo(path).fileName()), path);
+                write(path, QStringLiteral("%1 changes %2").arg(program, QFileInfo(path).fileName()));
         }
         if (f.renamed && !before.isEmpty()) {
             for (const QString &path : at(before, false))
@@ -179,124 +171,6 @@ void touch(CommandCatalog &c, const QString &program, const Source &source, cons
 }
 
 } // namespace
-
-PatchText parse(const QString &text)
-{
-    PatchText out;
-    const QStringList lines = text.split(QLatin1Char('\n'));
-    static const QRegularExpression normalDiff(QStringLiteral("^\\d+(,\\d+)?[acd]\\d+(,\\d+)?$"));
-    bool open = false; // a file's headers are being read (before its first hunk)
-    bool otherForm = false;
-    PatchFile current;
-    const auto finish = [&]() {
-        if (open && (!current.oldPath.isEmpty() || !current.newPath.isEmpty()))
-            out.files.append(current);
-        open = false;
-        current = PatchFile{};
-    };
-    for (qsizetype i = 0; i < lines.size(); ++i) {
-        QString line = lines.at(i);
-        if (line.endsWith(QLatin1Char('\r')))
-            line.chop(1);
-        int oldCount = 0, newCount = 0;
-        if (hunkCounts(line, &oldCount, &newCount)) {
-            if (open)
-                out.files.append(current);
-            open = false;
-            current = PatchFile{};
-            // The hunk's own lines, by its counts; a line of another form ends it early.
-            while ((oldCount > 0 || newCount > 0) && i + 1 < lines.size()) {
-                const QString next = lines.at(i + 1);
-                const QChar first = next.isEmpty() ? QLatin1Char(' ') : next.at(0);
-                if (first == QLatin1Char(' ') || next == QLatin1String("\r"))
-                    --oldCount, --newCount;
-                else if (first == QLatin1Char('-'))
-                    --oldCount;
-                else if (first == QLatin1Char('+'))
-                    --newCount;
-                else if (first != QLatin1Char('\\'))
-                    break;
-                ++i;
-            }
-            continue;
-        }
-        if (line.startsWith(QLatin1String("diff --git "))) {
-            finish();
-            open = true;
-            const QString names = line.mid(11);
-            if (names.contains(QLatin1Char('"'))) {
-                out.unreadable =
-                    QStringLiteral("the patch names a file in quotes, which Countersign does not unescape");
-                return out;
-            }
-            // "a/X b/Y": where the names hold " b/" themselves, the headers after it say.
-            const qsizetype split = names.indexOf(QLatin1String(" b/"));
-            current.oldPath = split < 0 ? names : names.left(split);
-            current.newPath = split < 0 ? names : names.mid(split + 1);
-            continue;
-        }
-        if (line.startsWith(QLatin1String("--- ")) && i + 1 < lines.size() &&
-            lines.at(i + 1).startsWith(QLatin1String("+++ "))) {
-            if (!open)
-                finish();
-            if (current.renamed) { // a renamed file's names are its "rename" lines'
-                ++i;
-                continue;
-            }
-            open = true;
-            current.oldPath = headerPath(line.mid(4), &out.unreadable);
-            current.newPath = headerPath(lines.at(i + 1).mid(4), &out.unreadable);
-            if (!out.unreadable.isEmpty())
-                return out;
-            ++i;
-            continue;
-        }
-        if (line.startsWith(QLatin1String("Index: "))) { // GNU patch may take this name
-            PatchFile named;
-            named.oldPath = named.newPath = line.mid(7).trimmed();
-            out.files.append(named);
-            continue;
-        }
-        if (!open) {
-            if (line.startsWith(QLatin1String("*** ")) && i + 1 < lines.size() &&
-                lines.at(i + 1).startsWith(QLatin1String("--- ")))
-                otherForm = true; // a context diff
-            else if (normalDiff.match(line).hasMatch())
-                otherForm = true; // a normal (or ed-like) diff
-            continue;
-        }
-        const auto value = [&line](const char *prefix) {
-            return line.mid(qsizetype(qstrlen(prefix))).trimmed();
-        };
-        if (line.startsWith(QLatin1String("new file mode "))) {
-            current.oldPath.clear();
-            current.link = value("new file mode ") == QLatin1String("120000");
-        } else if (line.startsWith(QLatin1String("deleted file mode "))) {
-            current.newPath.clear();
-        } else if (line.startsWith(QLatin1String("new mode "))) {
-            current.link = current.link || value("new mode ") == QLatin1String("120000");
-        } else if (line.startsWith(QLatin1String("rename from ")) ||
-                   line.startsWith(QLatin1String("copy from "))) {
-            current.renamed = true;
-            current.oldPath = line.section(QLatin1Char(' '), 2);
-        } else if (line.startsWith(QLatin1String("rename to ")) ||
-                   line.startsWith(QLatin1String("copy to "))) {
-            current.renamed = true;
-            current.newPath = line.section(QLatin1Char(' '), 2);
-        }
-        if (current.renamed &&
-            (current.oldPath.startsWith(QLatin1Char('"')) || current.newPath.startsWith(QLatin1Char('"')))) {
-            out.unreadable =
-                QStringLiteral("the patch names a file in quotes, which Countersign does not unescape");
-            return out;
-        }
-    }
-    finish();
-    if (otherForm)
-        out.unreadable =
-            QStringLiteral("the patch holds a context or normal diff, which Countersign does not read");
-    return out;
-}
 
 void gitApply(CommandCatalog &c, const QString &sub, const QList<Arg> &args, const QString &cwd)
 {
@@ -428,7 +302,8 @@ void gitApply(CommandCatalog &c, const QString &sub, const QList<Arg> &args, con
                 c.add(Effect::Kind::Reads, s.unknown); // --check and --stat change nothing
             continue;
         }
-        touch(c, program, s, bases, {strip}, reverse, false);
+        touch(c, program, s, bases, {strip}, reverse,
+              sub == QLatin1String("am") ? PatchTextReader::Form::Mail : PatchTextReader::Form::Git);
     }
     if (applies)
         c.add(Effect::Kind::Writes, QStringLiteral("%1 (the repository keeps what it had)").arg(program),
@@ -466,8 +341,8 @@ void patch(CommandCatalog &c, const QList<Arg> &args)
                                             "--posix",
                                             "--binary",
                                             "--merge"});
-    static const QStringList valued = words({"-F", "--fuzz", "-V", "--version-control", "-z", "--suffix",
-                                             "-g", "--get", "--quoting-style", "--reject-format"});
+    static const QStringList valued =
+        words({"-F", "--fuzz", "-g", "--get", "--quoting-style", "--reject-format"});
     int strip = -1;
     bool reverse = false, dryRun = false;
     QString cwd = c.how().cwd;
@@ -512,7 +387,7 @@ void patch(CommandCatalog &c, const QList<Arg> &args)
             const auto v = valueOf(
                 a.text.startsWith(QLatin1String("-o")) || name == QLatin1String("--output") ? "-o" : "-r");
             if (v && v->text != QLatin1String("-"))
-                c.addPath(Effect::Kind::Writes, QStringLiteral("patch writes %1").arg(v->text), *v);
+                c.addReplace(QStringLiteral("patch writes %1").arg(v->text), *v);
         } else if (plain.contains(a.text) || valued.contains(name) ||
                    (valued.contains(a.text.left(2)) && a.text.size() > 2)) {
             if (valued.contains(name) && !a.text.contains(QLatin1Char('=')) && a.text.size() <= 2)
@@ -551,7 +426,7 @@ void patch(CommandCatalog &c, const QList<Arg> &args)
         for (int k = 0; k < 16; ++k)
             strips.append(k);
     }
-    touch(c, program, source, {cwd}, strips, reverse, true);
+    touch(c, program, source, {cwd}, strips, reverse, PatchTextReader::Form::Gnu);
 }
 
 } // namespace Countersign::Shell::PatchCommands

@@ -241,10 +241,16 @@ bool pip(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         words({"list", "show", "freeze", "check", "help", "inspect", "debug", "hash", "cache"});
     // An index or a proxy named on the line: what it asks leaves the machine for that host.
     const auto remote = std::find_if(args.cbegin() + 1, args.cend(), [](const Arg &a) {
-        static const QStringList options =
-            words({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--proxy", "--index"});
-        return options.contains(a.text.section(QLatin1Char('='), 0, 0)) ||
-               (a.text.startsWith(QLatin1String("-i")) && !a.text.startsWith(QLatin1String("--")));
+        // pip takes any unambiguous start of a long option (--extra-index for --extra-index-url).
+        static const QStringList longs = words({"--index-url", "--extra-index-url", "--find-links", "--proxy",
+                                                "--index", "--outdated", "--uptodate"});
+        const QString name = a.text.section(QLatin1Char('='), 0, 0);
+        if (name.startsWith(QLatin1String("--")) && name.size() > 4)
+            return std::any_of(longs.cbegin(), longs.cend(),
+                               [&name](const QString &l) { return l.startsWith(name); });
+        return a.text.startsWith(QLatin1String("-i")) || a.text == QLatin1String("-f") ||
+               (isOptionCluster(a) &&
+                (a.text.contains(QLatin1Char('o')) || a.text.contains(QLatin1Char('u'))));
     });
     if ((reads.contains(sub) || sub.isEmpty()) && remote != args.cend()) {
         c.add(Effect::Kind::Network,
@@ -289,58 +295,6 @@ QStringList namedDefinitions(const QString &program, const QList<Arg> &args, con
         named.append(value.contains(QLatin1Char('/')) ? value : QStringLiteral("./") + value);
     }
     return named.isEmpty() ? looked : looked + named;
-}
-
-// What a compiler reads: its sources, the folders and files its options name (-I, -isystem,
-// -include, ...), and what each source includes by a name Countersign can follow (a quoted name
-// beside it, an absolute one): a source that includes a private key prints it with -E.
-void compilerReads(CommandCatalog &c, const QString &program, const QList<Arg> &args)
-{
-    static const QStringList naming = words({"-I", "-isystem", "-iquote", "-idirafter", "-include",
-                                             "-imacros", "-iprefix", "--include-directory"});
-    static const QRegularExpression include(
-        QStringLiteral("^\\s*#\\s*(?:include|include_next|import|embed)\\s*([<\"])([^>\"]+)[>\"]"),
-        QRegularExpression::MultilineOption);
-    static const QStringList sources = words({"c", "h", "cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "m",
-                                              "mm", "S", "s", "i", "ii", "inc", "cu"});
-    int followed = 0;
-    for (qsizetype k = 1; k < args.size(); ++k) {
-        const Arg &a = args.at(k);
-        const auto name = std::find_if(naming.cbegin(), naming.cend(),
-                                       [&a](const QString &n) { return a.text.startsWith(n); });
-        if (name != naming.cend()) {
-            QString attached = a.text.mid(name->size());
-            if (attached.startsWith(QLatin1Char('=')))
-                attached.remove(0, 1);
-            const Arg value =
-                attached.isEmpty() ? args.value(++k) : Arg{attached, a.known, a.glob, a.variables};
-            c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, value.text), value);
-            continue;
-        }
-        if (a.text.startsWith(QLatin1Char('-')))
-            continue;
-        c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, a.text), a);
-        const QString path = CommandCatalog::absolute(a, c.how().cwd);
-        const QFileInfo info(path);
-        if (path.isEmpty() || !sources.contains(info.suffix()) || !info.isFile() || ++followed > 32)
-            continue;
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        const QString text = QString::fromUtf8(file.read(1024 * 1024));
-        for (auto it = include.globalMatch(text); it.hasNext();) {
-            const auto m = it.next();
-            const QString included = m.captured(2).trimmed();
-            const QString target = included.startsWith(QLatin1Char('/'))
-                                       ? included
-                                       : info.absolutePath() + QLatin1Char('/') + included;
-            if (included.startsWith(QLatin1Char('/')) ||
-                (m.captured(1) == QLatin1String("\"") && QFileInfo::exists(target)))
-                c.add(Effect::Kind::Reads,
-                      QStringLiteral("%1 reads %2, which %3 includes").arg(program, included, a.text),
-                      target);
-        }
-    }
 }
 
 } // namespace
@@ -415,7 +369,8 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
             (program == QLatin1String("snap") && named &&
              (sub == QLatin1String("info") || sub == QLatin1String("find"))) ||
             (program == QLatin1String("composer") &&
-             (sub == QLatin1String("search") || std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
+             (sub == QLatin1String("search") || sub == QLatin1String("outdated") ||
+              std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
                   return a.text == QLatin1String("-a") || a.text == QLatin1String("--all") ||
                          a.text == QLatin1String("--available") || a.text == QLatin1String("-l") ||
                          a.text == QLatin1String("--latest");

@@ -73,6 +73,8 @@ printf '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n
 # A source that includes a private key, and a list of files to pack.
 printf '#include "../link-to-key"\n#include "%s/.ssh/id_rsa"\n' "$home" >src/inc.c
 printf '%s/.ssh/id_rsa\n' "$home" >list.txt
+printf '#include "%s/.ssh/id_rsa"\n' "$home" >src/nested.h
+printf '#include "nested.h"\n' >src/nested.c
 # Patches an agent may apply: to a committed, unchanged file; to protected files; one deleting an
 # untracked note; one making a link; one leading outside; a mail for git am.
 mkdir -p patches

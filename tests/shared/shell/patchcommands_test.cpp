@@ -17,7 +17,7 @@ namespace {
 QStringList files(const QString &text)
 {
     QStringList out;
-    for (const PatchFile &f : PatchCommands::parse(text).files)
+    for (const PatchFile &f : PatchTextReader::parse(text).files)
         out.append(QStringLiteral("%1 -> %2%3%4")
                        .arg(f.oldPath, f.newPath, f.link ? QStringLiteral(" link") : QString(),
                             f.renamed ? QStringLiteral(" renamed") : QString()));
@@ -62,7 +62,7 @@ private Q_SLOTS:
                                             "\\ No newline at end of file\n");
         QCOMPARE(files(text),
                  (QStringList{"a/src/a.c -> b/src/a.c", " -> b/new.txt", "a/old.txt -> ", " -> b/rc link"}));
-        QVERIFY(PatchCommands::parse(text).unreadable.isEmpty());
+        QVERIFY(PatchTextReader::parse(text).unreadable.isEmpty());
     }
 
     void gitDiff_renameWithNoHunk_andModeOnly()
@@ -147,14 +147,80 @@ private Q_SLOTS:
 
     void formsItDoesNotFollow_sayUnreadable()
     {
-        QVERIFY(!PatchCommands::parse(QStringLiteral("diff --git \"a/x\\ty\" \"b/x\\ty\"\n"))
+        QVERIFY(!PatchTextReader::parse(QStringLiteral("diff --git \"a/x\\ty\" \"b/x\\ty\"\n"))
                      .unreadable.isEmpty());
-        QVERIFY(!PatchCommands::parse(QStringLiteral("--- \"a/x\\ty\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"))
+        QVERIFY(!PatchTextReader::parse(QStringLiteral("--- \"a/x\\ty\"\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"))
                      .unreadable.isEmpty());
-        QVERIFY(!PatchCommands::parse(QStringLiteral("*** a.txt\n--- a.txt\n***************\n"))
+        QVERIFY(!PatchTextReader::parse(QStringLiteral("*** a.txt\n--- a.txt\n***************\n"))
                      .unreadable.isEmpty());
-        QVERIFY(!PatchCommands::parse(QStringLiteral("1c1\n< a\n---\n> b\n")).unreadable.isEmpty());
-        QVERIFY(PatchCommands::parse(QStringLiteral("just words\n")).files.isEmpty());
+        QVERIFY(!PatchTextReader::parse(QStringLiteral("1c1\n< a\n---\n> b\n")).unreadable.isEmpty());
+        QVERIFY(PatchTextReader::parse(QStringLiteral("just words\n")).files.isEmpty());
+    }
+
+    // An attacker's review of the first reader (each one wrote .claude/settings.json, made a link
+    // or deleted work past it, with real git 2.39 or GNU patch 2.7): now each is read or refused.
+    void attacks_areReadOrRefused()
+    {
+        using PatchTextReader::Form;
+        const QString decoy = QStringLiteral("--- a/README\n+++ b/README\n@@ -1 +1 @@\n-a\n+b\n");
+        const auto names = [](const PatchText &p) {
+            QStringList out;
+            for (const PatchFile &f : p.files)
+                out << f.oldPath << f.newPath;
+            return out;
+        };
+        // git's other spelling of a rename.
+        const PatchText renamed = PatchTextReader::parse(QStringLiteral(
+            "diff --git a/x b/x\nrename old x\nrename new .claude/settings.json\n@@ -1 +1 @@\n-a\n+b\n"));
+        QVERIFY(names(renamed).contains(QStringLiteral(".claude/settings.json")));
+        // Headers GNU patch finds where a header reader does not look: refused.
+        for (const QString &hidden :
+             {QStringLiteral(
+                  "  --- a/.claude/settings.json\n  +++ b/.claude/settings.json\n@@ -1 +1 @@\n-a\n+b\n"),
+              QStringLiteral("X--- a/.claude/settings.json\nX+++ b/.claude/settings.json\n"),
+              QStringLiteral("+++ b/.claude/settings.json\n@@ -1 +1 @@\n-a\n+b\n"),
+              QStringLiteral("--- a/.claude/settings.json\ntext\n+++ b/.claude/settings.json\n"),
+              QStringLiteral("Index:.claude/settings.json\n@@ -1 +1 @@\n-a\n+b\n"),
+              QStringLiteral("*** a/.claude/settings.json\nx\n--- b/.claude/settings.json\n"),
+              QStringLiteral("1c\n{}\n.\n"), QStringLiteral("1c1 \n< a\n---\n> b\n")})
+            QVERIFY2(!PatchTextReader::parse(decoy + hidden, Form::Gnu).unreadable.isEmpty(),
+                     qPrintable(hidden));
+        // A name GNU patch ends at its first blank: both are judged.
+        const PatchText spaced = PatchTextReader::parse(
+            QStringLiteral("--- a/CLAUDE.md x\n+++ b/CLAUDE.md x\n@@ -1 +1 @@\n-a\n+b\n"), Form::Gnu);
+        QVERIFY2(names(spaced).contains(QStringLiteral("b/CLAUDE.md")), qPrintable(names(spaced).join(", ")));
+        // An epoch timestamp is GNU patch's /dev/null: a deletion.
+        const PatchText epoch = PatchTextReader::parse(
+            QStringLiteral(
+                "--- a/notes.txt\n+++ b/notes.txt\t1970-01-01 00:00:00.000000000 +0000\n@@ -1 +0,0 @@\n-x\n"),
+            Form::Gnu);
+        QCOMPARE(epoch.files.value(0).newPath, QString());
+        // A mail git am decodes first, or a series: refused; a hunk header in the message hides nothing.
+        QVERIFY(
+            !PatchTextReader::parse(QStringLiteral("From x\nContent-Transfer-Encoding: quoted-printable\n\n"
+                                                   "diff --git a/=2Eclaude/s b/=2Eclaude/s\n"),
+                                    Form::Mail)
+                 .unreadable.isEmpty());
+        QVERIFY(!PatchTextReader::parse(
+                     QStringLiteral("# This series applies on GIT commit 0\n--- a/README\n"), Form::Mail)
+                     .unreadable.isEmpty());
+        const PatchText message = PatchTextReader::parse(
+            QStringLiteral(
+                "From 0 Mon Sep 17 00:00:00 2001\nSubject: x\n\n@@ -1 +1 @@\n--- a/.claude/settings.json\n"
+                "+++ b/.claude/settings.json\n@@ -1 +1 @@\n-a\n+b\n"),
+            Form::Mail);
+        QVERIFY2(names(message).contains(QStringLiteral("b/.claude/settings.json")),
+                 qPrintable(message.unreadable));
+        // A link's mode however it is spelled; a submodule's is refused.
+        for (const char *mode : {"120000", "0120000", "120777"}) {
+            const PatchText link = PatchTextReader::parse(
+                QStringLiteral(
+                    "diff --git a/l b/l\nnew file mode %1\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/home\n")
+                    .arg(QLatin1String(mode)));
+            QVERIFY2(link.files.value(0).link, mode);
+        }
+        QVERIFY(!PatchTextReader::parse(QStringLiteral("diff --git a/m b/m\nnew file mode 160000\n"))
+                     .unreadable.isEmpty());
     }
 
     // Through the reader: a here-document patch is read where it stands; patch with no -p judges
