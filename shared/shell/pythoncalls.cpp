@@ -2,85 +2,173 @@
 
 #include "pythonreader.h"
 
+#include <QRegularExpression>
+
 namespace Countersign::Shell::PythonCode {
 
 namespace Detail {
 
-qsizetype Reader::chainEnd(qsizetype at) const
+void Reader::builtin(const QString &name, qsizetype at, qsizetype open)
 {
-    qsizetype end = at;
-    while (isOp(end + 1, ".") && end + 2 < m_t.size() && m_t.at(end + 2).kind == Token::Kind::Name)
-        end += 2;
-    return end;
+    if (PythonNames::dynamicBuiltin(name))
+        return unknown(at, QStringLiteral("%1 runs or reaches code Countersign cannot follow").arg(name));
+    if (name == QLatin1String("getattr")) {
+        const auto attribute = open >= 0 ? literalArgument(open, 1) : std::nullopt;
+        if (!attribute || PythonNames::guardedMethod(*attribute) ||
+            (attribute->startsWith(QLatin1Char('_')) && !PythonNames::dunderAllowed(*attribute)))
+            return unknown(at, QStringLiteral("getattr of a name Countersign does not follow"));
+        // getattr(module, "name") is module.name.
+        const auto of = argument(open, 0);
+        if (of && of->second - of->first == 1 && isNameAt(of->first) && importBound(m_t.at(of->first).text))
+            moduleName(
+                (resolved(m_t.at(of->first).text) + QLatin1Char('.') + *attribute).split(QLatin1Char('.')),
+                at, -1);
+        return;
+    }
+    if (name == QLatin1String("open"))
+        return openCall(at, open, -1);
+}
+
+void Reader::moduleName(const QStringList &parts, qsizetype at, qsizetype open)
+{
+    const QString root = parts.first();
+    const QString last = parts.last();
+    QString prefix = root;
+    for (qsizetype k = 1; k < parts.size(); ++k) {
+        const QString &part = parts.at(k);
+        if (PythonNames::dunderAllowed(part) || part == root) // src.__version__, glob.glob
+            continue;
+        if (part.startsWith(QLatin1Char('_')) || PythonNames::reachedThrough(prefix, part))
+            return unknown(
+                at,
+                QStringLiteral("reaches %1 through %2, where its uses are not followed").arg(part, prefix));
+        prefix += QLatin1Char('.') + part;
+    }
+    if (root == QLatin1String("urllib") && parts.value(1) != QLatin1String("parse") && parts.size() > 1)
+        return network(parts.join(QLatin1Char('.')), at, open);
+    if (PythonNames::network(root) ||
+        (root == QLatin1String("http") && parts.value(1) != QLatin1String("HTTPStatus")))
+        return network(parts.join(QLatin1Char('.')), at, open);
+    if (PythonNames::unread(root))
+        return unknown(
+            at, QStringLiteral("uses %1, through which Countersign cannot follow what runs").arg(root));
+    if (root == QLatin1String("subprocess")) {
+        static const QSet<QString> harmless = {QStringLiteral("PIPE"),
+                                               QStringLiteral("STDOUT"),
+                                               QStringLiteral("DEVNULL"),
+                                               QStringLiteral("CalledProcessError"),
+                                               QStringLiteral("TimeoutExpired"),
+                                               QStringLiteral("CompletedProcess"),
+                                               QStringLiteral("SubprocessError"),
+                                               QStringLiteral("list2cmdline")};
+        if (parts.size() == 1 || harmless.contains(last))
+            return;
+        return process(parts.join(QLatin1Char('.')), at, open);
+    }
+    if (root == QLatin1String("os"))
+        return osCall(parts, at, open);
+    if (root == QLatin1String("shutil"))
+        return parts.size() == 1 ? void() : shutilCall(last, at, open);
+    if (root == QLatin1String("sys")) {
+        if (parts.size() > 1 && !PythonNames::sysReads(parts.at(1)))
+            unknown(at, QStringLiteral("sys.%1 reaches what Countersign does not follow").arg(parts.at(1)));
+        return;
+    }
+    // What a computing module still writes: files it opens for writing, a database, a log file,
+    // a temporary file placed elsewhere; an archive it extracts.
+    static const QSet<QString> opening = {QStringLiteral("open"),
+                                          QStringLiteral("FileIO"),
+                                          QStringLiteral("ZipFile"),
+                                          QStringLiteral("TarFile"),
+                                          QStringLiteral("GzipFile"),
+                                          QStringLiteral("BZ2File"),
+                                          QStringLiteral("LZMAFile"),
+                                          QStringLiteral("FileHandler"),
+                                          QStringLiteral("RotatingFileHandler"),
+                                          QStringLiteral("TimedRotatingFileHandler"),
+                                          QStringLiteral("WatchedFileHandler")};
+    if (PythonNames::computes(root) && opening.contains(last) && parts.size() > 1) {
+        const bool handler = last.endsWith(QLatin1String("Handler"));
+        return openCall(at, open, -1, 1, handler ? QStringLiteral("a") : QStringLiteral("r"));
+    }
+    if (root == QLatin1String("sqlite3") && last == QLatin1String("connect")) {
+        if (open >= 0 && literalArgument(open, 0) == QStringLiteral(":memory:"))
+            return;
+        return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral("opens the database"));
+    }
+    if (root == QLatin1String("logging") && last == QLatin1String("basicConfig") && open >= 0 &&
+        argument(open, -1, "filename"))
+        return pathEffect(Effect::Kind::Writes, at, open, -1, QStringLiteral("logs to"), "filename");
+    if (root == QLatin1String("tempfile") && open >= 0 && argument(open, -1, "dir"))
+        return pathEffect(Effect::Kind::Writes, at, open, -1, QStringLiteral("makes a temporary file in"),
+                          "dir");
+    if (root == QLatin1String("operator") &&
+        (last == QLatin1String("methodcaller") || last == QLatin1String("attrgetter")))
+        return unknown(at, QStringLiteral("operator.%1 reaches a method by its name").arg(last));
+    if (PythonNames::standard(root) && !PythonNames::computes(root))
+        return unknown(
+            at, QStringLiteral("uses %1, a part of Python's library Countersign does not read").arg(root));
+    if (parts.size() == 1 && !isOp(at + 1, ".") && !isOp(at + 1, "(") && m_modules.contains(m_t.at(at).text))
+        return; // the module named bare was said in chain()
+    // Any other module: the project's own code or a library it installed, trusted as its tests are.
 }
 
 void Reader::process(const QString &name, qsizetype at, qsizetype open)
 {
     if (open < 0)
-        return add(Effect::Kind::Unknown, at,
-                   QStringLiteral("hands %1 on, to run programs Countersign cannot see").arg(name));
-    static const QSet<QString> lines =
-        setOf({"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput",
-               "asyncio.create_subprocess_shell"});
+        return unknown(at, QStringLiteral("hands %1 on, to run programs Countersign cannot see").arg(name));
+    static const QSet<QString> lines = {QStringLiteral("os.system"), QStringLiteral("os.popen"),
+                                        QStringLiteral("subprocess.getoutput"),
+                                        QStringLiteral("subprocess.getstatusoutput")};
     const auto shellArgument = argument(open, -1, "shell");
     const bool shell =
-        lines.contains(name) || (shellArgument && shellArgument->second - shellArgument->first == 1 &&
-                                 m_t.at(shellArgument->first).text == QLatin1String("True"));
+        lines.contains(name) || (shellArgument && !(shellArgument->second - shellArgument->first == 1 &&
+                                                    isName(shellArgument->first, "False")));
     if (name.startsWith(QLatin1String("os.")) && !lines.contains(name))
-        return add(Effect::Kind::Unknown, at,
-                   QStringLiteral("%1 runs a program Countersign does not follow").arg(name));
+        return unknown(at, QStringLiteral("%1 runs a program Countersign does not follow").arg(name));
     const auto first = argument(open, 0, "args");
     if (!first)
-        return add(Effect::Kind::Unknown, at,
-                   QStringLiteral("%1 runs a command Countersign cannot read").arg(name));
+        return unknown(at, QStringLiteral("%1 runs a command Countersign cannot read").arg(name));
     Invocation how = m_c.how();
     how.cwd = m_cwd;
     how.argv.clear();
     how.stdinKind = Stdin::None;
     how.depth += 1;
-    if (const auto cwd = literalArgument(open, -1, "cwd"))
-        how.cwd = absolute(*cwd);
-    else if (argument(open, -1, "cwd"))
-        how.cwd.clear();
-    if (const auto env = argument(open, -1, "env"))
-        add(Effect::Kind::Environment, at, QStringLiteral("runs a command with an environment it builds"));
+    if (argument(open, -1, "cwd")) {
+        const auto cwd = literalArgument(open, -1, "cwd");
+        how.cwd = cwd ? absolute(*cwd) : QString();
+    }
+    if (argument(open, -1, "env") || argument(open, -1, "executable") || argument(open, -1, "preexec_fn"))
+        add(Effect::Kind::Environment, at,
+            QStringLiteral("runs a command with settings it builds (env, executable)"));
     if (const auto line = literalOf(first->first, first->second)) {
-        if (shell) {
+        if (shell)
             m_c.readLine(*line, how.cwd);
-        } else {
+        else
             m_c.run({Arg{*line, true, false, {}}}, how);
-        }
         return;
     }
     // A list or tuple of literals: the argv.
-    if (isOp(first->first, "[") || isOp(first->first, "(")) {
+    if ((isOp(first->first, "[") || isOp(first->first, "(")) &&
+        m_match.at(first->first) == first->second - 1) {
         QList<Arg> argv;
         for (const auto &[a, b] : arguments(first->first)) {
             const auto word = literalOf(a, b);
             if (!word)
-                return add(
-                    Effect::Kind::Unknown, at,
+                return unknown(
+                    at,
                     QStringLiteral("%1 runs a command whose words are only known when it runs").arg(name));
             argv.append(Arg{*word, true, false, {}});
         }
         if (argv.isEmpty())
-            return add(Effect::Kind::Unknown, at, QStringLiteral("%1 runs an empty command").arg(name));
+            return unknown(at, QStringLiteral("%1 runs an empty command").arg(name));
         if (shell)
             m_c.readLine(argv.first().text, how.cwd);
         else
             m_c.run(argv, how);
         return;
     }
-    // shlex.split("literal"): its words.
-    if (first->second - first->first >= 4 &&
-        resolved(chainText(first->first, first->first + 3)) == QLatin1String("shlex.split") &&
-        isOp(first->first + 3, "(")) {
-        if (const auto line = literalArgument(first->first + 3, 0)) {
-            m_c.readLine(*line, how.cwd);
-            return;
-        }
-    }
-    add(Effect::Kind::Unknown, at, QStringLiteral("%1 runs a command only known when it runs").arg(name));
+    unknown(at, QStringLiteral("%1 runs a command only known when it runs").arg(name));
 }
 
 void Reader::network(const QString &name, qsizetype at, qsizetype open)
@@ -88,24 +176,17 @@ void Reader::network(const QString &name, qsizetype at, qsizetype open)
     static const QRegularExpression url(QStringLiteral("^[a-zA-Z][a-zA-Z0-9+.-]*://([^/:?#\\s]+)"));
     QString host;
     if (open >= 0) {
-        for (const auto &[a, b] : arguments(open)) {
-            for (qsizetype k = a; k < b && host.isEmpty(); ++k) {
-                if (m_t.at(k).kind == Token::Kind::String) {
-                    if (const auto m = url.match(m_t.at(k).text); m.hasMatch())
-                        host = m.captured(1);
-                }
-                if (m_t.at(k).kind == Token::Kind::Name && m_constants.contains(m_t.at(k).text)) {
-                    if (const auto m = url.match(m_constants.value(m_t.at(k).text)); m.hasMatch())
-                        host = m.captured(1);
-                }
-            }
+        const qsizetype close = m_match.at(open);
+        for (qsizetype k = open + 1; k < close && host.isEmpty(); ++k) {
+            QString text;
+            if (m_t.at(k).kind == Token::Kind::String)
+                text = m_t.at(k).text;
+            else if (isNameAt(k) && m_constants.contains(m_t.at(k).text))
+                text = m_constants.value(m_t.at(k).text);
+            if (const auto m = url.match(text); m.hasMatch())
+                host = m.captured(1);
         }
     }
-    // Naming a network module's constants or its types is not a connection; its calls are.
-    if (open < 0 && name.count(QLatin1Char('.')) != 0 && !name.section(QLatin1Char('.'), -1).at(0).isLower())
-        return;
-    if (open < 0 && name.count(QLatin1Char('.')) == 0)
-        return; // the module named alone (import requests): its calls are what connects
     add(Effect::Kind::Network, at,
         host.isEmpty() ? QStringLiteral("%1 reaches the network").arg(name)
                        : QStringLiteral("%1 connects to %2").arg(name, host),
@@ -115,38 +196,27 @@ void Reader::network(const QString &name, qsizetype at, qsizetype open)
 void Reader::osCall(const QStringList &parts, qsizetype at, qsizetype open)
 {
     const QString function = parts.value(1);
-    const auto unknown = [&](const QString &why) { add(Effect::Kind::Unknown, at, why); };
     if (parts.size() == 1)
         return;
     if (function == QLatin1String("environ") || function == QLatin1String("getenv") ||
-        function == QLatin1String("putenv") || function == QLatin1String("unsetenv")) {
+        function == QLatin1String("environb") || function == QLatin1String("getenvb")) {
         const qsizetype end = chainEnd(at);
         std::optional<QString> variable;
-        if (function == QLatin1String("environ") && isOp(end + 1, "[")) {
+        bool sets = false;
+        if (function.startsWith(QLatin1String("environ")) && isOp(end + 1, "[") && parts.size() == 2) {
             const auto args = arguments(end + 1);
             if (args.size() == 1)
                 variable = literalOf(args.first().first, args.first().second);
-        } else if (open >= 0 &&
-                   (function != QLatin1String("environ") || parts.value(2) == QLatin1String("get") ||
-                    parts.value(2) == QLatin1String("setdefault") ||
-                    parts.value(2) == QLatin1String("pop"))) {
+            sets = isOp(m_match.at(end + 1) + 1, "=");
+        } else if (open >= 0 && (function.startsWith(QLatin1String("getenv")) ||
+                                 (parts.size() == 3 && (parts.at(2) == QLatin1String("get") ||
+                                                        parts.at(2) == QLatin1String("setdefault"))))) {
             variable = literalArgument(open, 0);
+            sets = parts.value(2) == QLatin1String("setdefault");
         }
         if (!variable)
             return add(Effect::Kind::Secret, at,
                        QStringLiteral("reads the whole environment (secrets included)"));
-        const bool sets = function == QLatin1String("putenv") ||
-                          parts.value(2) == QLatin1String("setdefault") ||
-                          (function == QLatin1String("environ") && isOp(end + 1, "[") && [&] {
-                              int depth = 0;
-                              for (qsizetype k = end + 1; k < m_t.size(); ++k) {
-                                  if (isOp(k, "["))
-                                      ++depth;
-                                  else if (isOp(k, "]") && --depth == 0)
-                                      return isOp(k + 1, "=");
-                              }
-                              return false;
-                          }());
         if (sets && CommandCatalog::poisons(*variable))
             return add(
                 Effect::Kind::Environment, at,
@@ -159,50 +229,66 @@ void Reader::osCall(const QStringList &parts, qsizetype at, qsizetype open)
         return;
     }
     if (function == QLatin1String("path")) {
-        if (parts.value(2) == QLatin1String("expanduser"))
+        if (parts.size() == 2)
+            return;
+        if (!PythonNames::osPathReads(parts.at(2)) || parts.size() > 3)
+            return unknown(at,
+                           QStringLiteral("os.path.%1 is a name Countersign does not read").arg(parts.at(2)));
+        if (parts.at(2) == QLatin1String("expanduser")) {
+            const auto path = open >= 0 ? literalArgument(open, 0) : std::nullopt;
             add(Effect::Kind::Reads, at, QStringLiteral("names your home folder"),
-                open >= 0 && literalArgument(open, 0) ? absolute(*literalArgument(open, 0)) : m_c.home());
+                path ? absolute(*path) : m_c.home(), !path || !absolute(*path).isEmpty());
+        }
         return;
     }
-    if (osReading().contains(function))
+    if (PythonNames::osReads(function) && parts.size() == 2)
         return;
-    if (function == QLatin1String("chdir")) {
-        const auto to = open >= 0 ? literalArgument(open, 0) : std::nullopt;
-        m_cwd = to ? absolute(*to) : QString();
-        return;
-    }
-    static const QSet<QString> deleting = setOf({"remove", "unlink", "rmdir", "removedirs"});
-    static const QSet<QString> writing = setOf({"mkdir", "makedirs", "chmod", "lchmod", "chown", "lchown",
-                                                "utime", "truncate", "mkfifo", "mknod", "chflags"});
-    if (deleting.contains(function))
+    if (function == QLatin1String("chdir") || function == QLatin1String("fchdir"))
+        return; // relative paths are not known anywhere in the code (the reader's constructor)
+    static const QSet<QString> deleting = {QStringLiteral("remove"), QStringLiteral("unlink"),
+                                           QStringLiteral("rmdir"), QStringLiteral("removedirs")};
+    static const QSet<QString> writing = {QStringLiteral("mkdir"),  QStringLiteral("makedirs"),
+                                          QStringLiteral("chmod"),  QStringLiteral("lchmod"),
+                                          QStringLiteral("chown"),  QStringLiteral("lchown"),
+                                          QStringLiteral("utime"),  QStringLiteral("truncate"),
+                                          QStringLiteral("mkfifo"), QStringLiteral("mknod")};
+    if (deleting.contains(function) && parts.size() == 2)
         return pathEffect(Effect::Kind::Deletes, at, open, 0, QStringLiteral("os.%1 deletes").arg(function));
-    if (writing.contains(function))
+    if (writing.contains(function) && parts.size() == 2)
         return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral("os.%1 changes").arg(function),
                           nullptr, function == QLatin1String("truncate"));
-    if (function == QLatin1String("rename") || function == QLatin1String("renames") ||
-        function == QLatin1String("replace")) {
+    if ((function == QLatin1String("rename") || function == QLatin1String("renames") ||
+         function == QLatin1String("replace")) &&
+        parts.size() == 2) {
         pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral("os.%1 moves").arg(function));
         return pathEffect(Effect::Kind::Writes, at, open, 1, QStringLiteral("os.%1 replaces").arg(function),
                           nullptr, true);
     }
     if (function == QLatin1String("system") || function == QLatin1String("popen") ||
-        function.startsWith(QLatin1String("exec")) || function.startsWith(QLatin1String("spawn")) ||
-        function.startsWith(QLatin1String("posix_spawn")) || function.startsWith(QLatin1String("fork")))
+        PythonNames::guardedMethod(function))
         return process(QStringLiteral("os.") + function, at, open);
-    unknown(QStringLiteral("os.%1 is a call Countersign does not read").arg(function));
+    unknown(
+        at,
+        QStringLiteral("os.%1 is a name Countersign does not read").arg(parts.mid(1).join(QLatin1Char('.'))));
 }
 
 void Reader::shutilCall(const QString &function, qsizetype at, qsizetype open)
 {
-    static const QSet<QString> harmless =
-        setOf({"shutil", "which", "disk_usage", "get_terminal_size", "ignore_patterns", "Error",
-               "SameFileError", "copyfileobj", "get_archive_formats"});
+    static const QSet<QString> harmless = {QStringLiteral("which"),
+                                           QStringLiteral("disk_usage"),
+                                           QStringLiteral("get_terminal_size"),
+                                           QStringLiteral("ignore_patterns"),
+                                           QStringLiteral("Error"),
+                                           QStringLiteral("SameFileError"),
+                                           QStringLiteral("get_archive_formats")};
     if (harmless.contains(function))
         return;
     if (function == QLatin1String("rmtree"))
         return pathEffect(Effect::Kind::Deletes, at, open, 0, QStringLiteral("shutil.rmtree deletes all of"));
-    static const QSet<QString> copying =
-        setOf({"copy", "copy2", "copyfile", "copytree", "move", "copymode", "copystat"});
+    static const QSet<QString> copying = {QStringLiteral("copy"),     QStringLiteral("copy2"),
+                                          QStringLiteral("copyfile"), QStringLiteral("copytree"),
+                                          QStringLiteral("move"),     QStringLiteral("copymode"),
+                                          QStringLiteral("copystat")};
     if (copying.contains(function)) {
         pathEffect(Effect::Kind::Reads, at, open, 0, QStringLiteral("shutil.%1 reads").arg(function));
         if (function == QLatin1String("move"))
@@ -213,78 +299,110 @@ void Reader::shutilCall(const QString &function, qsizetype at, qsizetype open)
     if (function == QLatin1String("make_archive") || function == QLatin1String("chown"))
         return pathEffect(Effect::Kind::Writes, at, open, 0,
                           QStringLiteral("shutil.%1 writes").arg(function));
-    add(Effect::Kind::Unknown, at,
-        QStringLiteral("shutil.%1 is a call Countersign does not read").arg(function));
+    unknown(at, QStringLiteral("shutil.%1 is a call Countersign does not read").arg(function));
 }
 
-void Reader::openCall(qsizetype at, qsizetype open, qsizetype dot)
+void Reader::openCall(qsizetype at, qsizetype open, qsizetype dot, int modeAt, const QString &defaultMode)
 {
     if (open < 0)
-        return add(Effect::Kind::Unknown, at,
-                   QStringLiteral("hands open on, to open files Countersign cannot see"));
+        return unknown(at, QStringLiteral("hands open on, to open files Countersign cannot see"));
     // open(path, mode) or PATH.open(mode).
-    const int modeAt = dot >= 0 ? 0 : 1;
-    const auto modeArgument = argument(open, modeAt, "mode");
-    const auto mode =
-        modeArgument ? literalOf(modeArgument->first, modeArgument->second) : std::optional<QString>();
-    const bool writes =
-        modeArgument && (!mode || mode->contains(QLatin1Char('w')) || mode->contains(QLatin1Char('a')) ||
-                         mode->contains(QLatin1Char('x')) || mode->contains(QLatin1Char('+')));
-    if (dot >= 0) {
-        const auto path = receiverPath(dot);
-        if (writes)
-            add(Effect::Kind::Writes, at,
-                path ? QStringLiteral("opens %1 to write").arg(*path)
-                     : QStringLiteral("opens a file to write whose path is only known when it runs"),
-                path ? absolute(*path) : QString(), path.has_value(),
-                mode && mode->contains(QLatin1Char('w')));
-        else if (path)
-            add(Effect::Kind::Reads, at, QStringLiteral("reads %1").arg(*path), absolute(*path));
-        return;
-    }
+    const int modeIndex = dot >= 0 ? 0 : modeAt;
+    const auto modeArgument = argument(open, modeIndex, "mode");
+    const auto mode = modeArgument
+                          ? literalOf(modeArgument->first, modeArgument->second)
+                          : std::optional<QString>(defaultMode.isEmpty() ? QStringLiteral("r") : defaultMode);
+    const bool writes = !mode || mode->contains(QLatin1Char('w')) || mode->contains(QLatin1Char('a')) ||
+                        mode->contains(QLatin1Char('x')) || mode->contains(QLatin1Char('+'));
+    const bool replaces = mode && mode->contains(QLatin1Char('w'));
+    std::optional<QString> path;
+    if (dot >= 0)
+        path = receiverPath(dot);
+    else
+        path = literalArgument(open, 0, "file");
+    const QString absolutePath = path ? absolute(*path) : QString();
     if (writes)
-        return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral("opens to write"), "file",
-                          mode && mode->contains(QLatin1Char('w')));
-    if (const auto path = literalArgument(open, 0, "file"))
-        add(Effect::Kind::Reads, at, QStringLiteral("reads %1").arg(*path), absolute(*path));
+        return add(Effect::Kind::Writes, at,
+                   path ? QStringLiteral("opens %1 to write").arg(*path)
+                        : QStringLiteral("opens a file to write whose path is only known when it runs"),
+                   absolutePath, !absolutePath.isEmpty(), replaces);
+    // A read of a path only known when it runs may be a secret's: it asks.
+    add(Effect::Kind::Reads, at,
+        path ? QStringLiteral("reads %1").arg(*path)
+             : QStringLiteral("reads a file whose path is only known when it runs"),
+        absolutePath, !absolutePath.isEmpty());
 }
 
 void Reader::methodCall(const QString &method, qsizetype at, qsizetype open, qsizetype dot)
 {
     const auto onReceiver = [&](Effect::Kind kind, const QString &what, bool replaces) {
-        const auto path = receiverPath(dot);
+        const auto path = dot >= 0 ? receiverPath(dot) : std::nullopt;
+        const QString absolutePath = path ? absolute(*path) : QString();
         add(kind, at,
             path ? QStringLiteral("%1 %2").arg(what, *path)
                  : QStringLiteral("%1 a path only known when it runs").arg(what),
-            path ? absolute(*path) : QString(), path.has_value(), replaces);
+            absolutePath, !absolutePath.isEmpty(), replaces);
     };
+    if (PythonNames::guardedMethod(method))
+        return unknown(
+            at, QStringLiteral(".%1() runs programs or deletes through an object Countersign does not follow")
+                    .arg(method));
     if (method == QLatin1String("unlink") || method == QLatin1String("rmdir"))
         return onReceiver(Effect::Kind::Deletes, QStringLiteral(".%1() deletes").arg(method), false);
     if (method == QLatin1String("write_text") || method == QLatin1String("write_bytes"))
         return onReceiver(Effect::Kind::Writes, QStringLiteral(".%1() replaces").arg(method), true);
+    if (method == QLatin1String("read_text") || method == QLatin1String("read_bytes"))
+        return onReceiver(Effect::Kind::Reads, QStringLiteral(".%1() reads").arg(method), false);
     if (method == QLatin1String("touch") || method == QLatin1String("mkdir") ||
         method == QLatin1String("chmod") || method == QLatin1String("lchmod"))
         return onReceiver(Effect::Kind::Writes, QStringLiteral(".%1() changes").arg(method), false);
     if (method == QLatin1String("symlink_to") || method == QLatin1String("hardlink_to") ||
-        method == QLatin1String("link_to"))
-        return add(Effect::Kind::Unknown, at,
-                   QStringLiteral(".%1() makes a link, which leads where it says").arg(method));
+        method == QLatin1String("link_to") || method == QLatin1String("extractall") ||
+        method == QLatin1String("extract"))
+        return unknown(at, QStringLiteral(".%1() writes where a link or an archive leads").arg(method));
     if ((method == QLatin1String("rename") || method == QLatin1String("replace")) && open >= 0 &&
         arguments(open).size() == 1) {
         onReceiver(Effect::Kind::Writes, QStringLiteral(".%1() moves").arg(method), false);
         return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral(".%1() replaces").arg(method),
                           nullptr, true);
     }
-    if (method == QLatin1String("open") && open >= 0)
+    if (method == QLatin1String("open") && open >= 0 && dot >= 0)
         return openCall(at, open, dot);
-    static const QSet<QString> saving = setOf({"to_csv", "to_excel", "to_parquet", "to_pickle", "to_feather",
-                                               "to_hdf", "savefig", "save", "to_json"});
-    if (saving.contains(method) && open >= 0 && argument(open, 0)) {
-        const auto path = literalArgument(open, 0);
-        if (path)
-            add(Effect::Kind::Writes, at, QStringLiteral(".%1() writes %2").arg(method, *path),
-                absolute(*path), true, true);
+    if ((method == QLatin1String("execute") || method == QLatin1String("executescript")) && open >= 0) {
+        const auto sql = literalArgument(open, 0);
+        if (!sql || sql->contains(QLatin1String("attach"), Qt::CaseInsensitive) ||
+            sql->contains(QLatin1String("vacuum"), Qt::CaseInsensitive) ||
+            sql->contains(QLatin1String("load_extension"), Qt::CaseInsensitive))
+            return add(Effect::Kind::Unknown, at, QStringLiteral("runs SQL that may write another file"));
+        return;
     }
+    static const QSet<QString> saving = {QStringLiteral("to_csv"),     QStringLiteral("to_excel"),
+                                         QStringLiteral("to_parquet"), QStringLiteral("to_pickle"),
+                                         QStringLiteral("to_feather"), QStringLiteral("to_hdf"),
+                                         QStringLiteral("savefig"),    QStringLiteral("save")};
+    if (saving.contains(method) && open >= 0 && argument(open, 0))
+        return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral(".%1() writes").arg(method),
+                          nullptr, true);
+}
+
+std::optional<QString> Reader::receiverPath(qsizetype dot) const
+{
+    if (dot < 1)
+        return std::nullopt;
+    const qsizetype before = dot - 1;
+    if (isNameAt(before)) // NAME.method: a constant's value; a.b.method: not known
+        return isOp(before - 1, ".") || !m_constants.contains(m_t.at(before).text)
+                   ? std::nullopt
+                   : std::optional<QString>(m_constants.value(m_t.at(before).text));
+    if (!isOp(before, ")") || m_match.at(before) < 1)
+        return std::nullopt;
+    // CALL(...).method: the call's own tokens.
+    qsizetype start = m_match.at(before) - 1;
+    if (!isNameAt(start))
+        return std::nullopt;
+    while (isOp(start - 1, ".") && isNameAt(start - 2))
+        start -= 2;
+    return literalOf(start, before + 1);
 }
 
 } // namespace Detail
@@ -295,19 +413,21 @@ void read(CommandCatalog &c, const QString &code, const QString &origin)
     QString why;
     if (code.size() > kMaxCodeChars) {
         c.unknown(QStringLiteral("%1: more Python than Countersign reads").arg(origin));
-    } else if (!Python::tokenize(code, &tokens, &why)) {
-        c.unknown(QStringLiteral("%1: Python Countersign cannot read (%2)").arg(origin, why));
-    } else {
-        const QStringList lines = code.split(QLatin1Char('\n'));
-        Detail::Reader(c, tokens, lines, origin).run();
-        Effect e;
-        e.kind = Effect::Kind::Runs;
-        e.code = Effect::Code::Read;
-        e.what = QStringLiteral(
-                     "runs %1, Python Countersign read: it reads, computes and writes only what it names")
-                     .arg(origin);
-        c.append(std::move(e));
+        return;
     }
+    if (!Python::tokenize(code, &tokens, &why)) {
+        c.unknown(QStringLiteral("%1: Python Countersign cannot read (%2)").arg(origin, why));
+        return;
+    }
+    const QStringList lines = code.split(QLatin1Char('\n'));
+    Detail::Reader(c, tokens, lines, origin).run();
+    Effect e;
+    e.kind = Effect::Kind::Runs;
+    e.code = Effect::Code::Read;
+    e.what =
+        QStringLiteral("runs %1, Python Countersign read: it reads, computes and writes only what it names")
+            .arg(origin);
+    c.append(std::move(e));
 }
 
 } // namespace Countersign::Shell::PythonCode

@@ -2,21 +2,60 @@
 
 #include "pythonreader.h"
 
-namespace Countersign::Shell::PythonCode {
+#include <QDir>
+#include <QRegularExpression>
 
-namespace Detail {
+namespace Countersign::Shell::PythonCode::Detail {
+
+Reader::Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin)
+    : m_c(c), m_t(tokens), m_lines(lines), m_origin(std::move(origin)), m_cwd(c.how().cwd),
+      m_match(tokens.size(), -1)
+{
+    QList<qsizetype> open;
+    for (qsizetype i = 0; i < m_t.size(); ++i) {
+        if (m_t.at(i).kind != Token::Kind::Op)
+            continue;
+        const QString &op = m_t.at(i).text;
+        if (op == QLatin1String("(") || op == QLatin1String("[") || op == QLatin1String("{")) {
+            open.append(i);
+        } else if ((op == QLatin1String(")") || op == QLatin1String("]") || op == QLatin1String("}")) &&
+                   !open.isEmpty()) {
+            m_match[i] = open.last();
+            m_match[open.takeLast()] = i;
+        }
+    }
+    // A folder changed anywhere (os.chdir, contextlib.chdir, ...): relative paths are not known.
+    for (const Token &t : m_t) {
+        if (t.kind == Token::Kind::Name &&
+            (t.text == QLatin1String("chdir") || t.text == QLatin1String("fchdir")))
+            m_cwd.clear();
+    }
+}
 
 void Reader::run()
 {
     bindings();
+    qsizetype import = 0;
     for (qsizetype i = 0; i < m_t.size(); ++i) {
         const Token &t = m_t.at(i);
-        if (t.kind == Token::Kind::String && t.literal)
-            literalPath(i);
-        if (t.kind != Token::Kind::Name)
+        if (t.kind == Token::Kind::String && t.literal) {
+            // Adjacent strings are one ("'.e' 'nv'").
+            QString text = t.text;
+            qsizetype j = i;
+            while (j + 1 < m_t.size() && m_t.at(j + 1).kind == Token::Kind::String && m_t.at(j + 1).literal)
+                text += m_t.at(++j).text;
+            literalPath(i, text);
+            i = j;
             continue;
+        }
+        if (t.kind != Token::Kind::Name || PythonNames::keyword(t.text))
+            continue;
+        while (import < m_imports.size() && m_imports.at(import).second <= i)
+            ++import;
+        if (import < m_imports.size() && m_imports.at(import).first <= i)
+            continue; // the import statement's own names
         // A name after a dot starts a chain only on an expression (CALL(...).name, "x".name).
-        if (isOp(i - 1, ".") && i >= 2 && m_t.at(i - 2).kind == Token::Kind::Name)
+        if (isOp(i - 1, ".") && isNameAt(i - 2))
             continue;
         i = chain(i);
     }
@@ -25,7 +64,12 @@ void Reader::run()
 void Reader::add(Effect::Kind kind, qsizetype at, const QString &what, const QString &path, bool known,
                  bool replaces)
 {
-    const int line = m_t.value(at).line;
+    if (++m_effects > kMaxEffects) {
+        if (m_effects == kMaxEffects + 1)
+            m_c.unknown(QStringLiteral("%1 does more than Countersign lists").arg(m_origin));
+        return;
+    }
+    const int line = at >= 0 && at < m_t.size() ? m_t.at(at).line : 1;
     QString quoted = m_lines.value(line - 1).trimmed();
     if (quoted.size() > 100)
         quoted = quoted.left(97) + QStringLiteral("...");
@@ -35,8 +79,6 @@ void Reader::add(Effect::Kind kind, qsizetype at, const QString &what, const QSt
     e.path = path;
     e.pathKnown = known && !path.isEmpty();
     e.replaces = replaces;
-    if (kind == Effect::Kind::Network && !path.isEmpty())
-        e.pathKnown = true;
     m_c.append(std::move(e));
 }
 
@@ -44,6 +86,8 @@ QString Reader::absolute(const QString &path) const
 {
     if (path.startsWith(QLatin1String("~/")) || path == QLatin1String("~"))
         return m_c.home() + path.mid(1);
+    if (path.startsWith(QLatin1Char('~')))
+        return {}; // ~user: another home folder
     if (path.startsWith(QLatin1Char('/')))
         return QDir::cleanPath(path);
     if (m_cwd.isEmpty())
@@ -52,32 +96,28 @@ QString Reader::absolute(const QString &path) const
     return joined.split(QLatin1Char('/')).contains(QStringLiteral("..")) ? joined : QDir::cleanPath(joined);
 }
 
-void Reader::literalPath(qsizetype at)
+void Reader::literalPath(qsizetype at, const QString &s)
 {
-    const Token &t = m_t.at(at);
-    const QString &s = t.text;
     if (s.isEmpty() || s.size() > 512 || s.contains(QLatin1Char('\n')) || s.contains(QLatin1Char(' ')))
         return;
     static const QRegularExpression url(QStringLiteral("^[a-z][a-z0-9+.-]*://"));
     if (url.match(s).hasMatch())
         return;
-    // A piece of a secret's path (".ssh", "id_rsa", "credentials"), however the path is put together.
+    // A piece of a secret's path (".ssh", "id_rsa", ".env"), however the path is put together.
     static const QRegularExpression secretPiece(QStringLiteral(
-        "^(\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.netrc|\\.git-credentials|\\.npmrc|\\.pypirc|"
-        "id_(rsa|dsa|ecdsa|ed25519)|\\.env(\\.[a-z]+)?|"
-        "\\.password-store|\\.vault-token|\\.boto|\\.s3cfg)$"));
-    if (secretPiece.match(s.section(QLatin1Char('/'), -1)).hasMatch() && !s.startsWith(QLatin1Char('/')) &&
-        !s.startsWith(QLatin1Char('~')) && !s.contains(QLatin1Char('/')) &&
-        !QRegularExpression(QStringLiteral("\\.(example|sample|template|dist)$")).match(s).hasMatch())
+        "(^|/)(\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.netrc|\\.git-credentials|\\.npmrc|"
+        "\\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|\\.env(\\.[a-z]+)?|\\.password-store|\\.vault-token|"
+        "\\.boto|\\.s3cfg)(/|$)"));
+    static const QRegularExpression example(QStringLiteral("\\.(example|sample|template|dist)$"));
+    if (secretPiece.match(s).hasMatch() && !example.match(s).hasMatch() && !s.startsWith(QLatin1Char('/')) &&
+        !s.startsWith(QLatin1Char('~')))
         return add(Effect::Kind::Secret, at, QStringLiteral("names %1, a secret's file").arg(s));
     const bool pathLike = s.startsWith(QLatin1Char('/')) || s.startsWith(QLatin1Char('~')) ||
-                          s.startsWith(QLatin1String("..")) || s.contains(QLatin1String("/../")) ||
-                          s.startsWith(QLatin1String(".env")) || s.contains(QLatin1String("/.env"));
+                          s.startsWith(QLatin1String("..")) || s.contains(QLatin1String("/../"));
     if (!pathLike)
         return;
     const QString path = absolute(s);
-    if (!path.isEmpty())
-        add(Effect::Kind::Reads, at, QStringLiteral("names %1").arg(s), path);
+    add(Effect::Kind::Reads, at, QStringLiteral("names %1").arg(s), path, !path.isEmpty());
 }
 
 void Reader::bindings()
@@ -91,25 +131,51 @@ void Reader::bindings()
         statement(start, i, assigned);
         start = i + 1;
     }
-    // Any other binding of a name (for x in, with ... as x, x += ..., a, b = ...): not a constant.
+    // Names bound anywhere else (parameters, for, as, global, del, :=, +=): not constants.
+    qsizetype lambda = -1, forAt = -1, import = 0;
     for (qsizetype i = 0; i < m_t.size(); ++i) {
         const Token &t = m_t.at(i);
+        while (import < m_imports.size() && m_imports.at(import).second <= i)
+            ++import;
+        if (import < m_imports.size() && m_imports.at(import).first <= i)
+            continue; // an import's own "as"
+        if (isName(i, "lambda"))
+            lambda = i;
+        else if (isName(i, "for"))
+            forAt = i;
+        if (lambda >= 0 && isOp(i, ":"))
+            lambda = -1;
+        if (forAt >= 0 && isName(i, "in"))
+            forAt = -1;
         if (t.kind != Token::Kind::Name)
             continue;
-        const bool bound =
-            (i > 0 && (isName(i - 1, "for") || isName(i - 1, "as") || isName(i - 1, "def") ||
-                       isName(i - 1, "class") || isName(i - 1, "global") || isName(i - 1, "nonlocal"))) ||
-            (i + 1 < m_t.size() && m_t.at(i + 1).kind == Token::Kind::Op &&
-             (m_t.at(i + 1).text.endsWith(QLatin1Char('=')) && m_t.at(i + 1).text != QLatin1String("=") &&
-              m_t.at(i + 1).text != QLatin1String("==") && m_t.at(i + 1).text != QLatin1String("!=") &&
-              m_t.at(i + 1).text != QLatin1String("<=") && m_t.at(i + 1).text != QLatin1String(">="))) ||
-            (isOp(i + 1, ",") && !isOp(i - 1, "(") && !isOp(i - 1, ","));
+        const QString next =
+            i + 1 < m_t.size() && m_t.at(i + 1).kind == Token::Kind::Op ? m_t.at(i + 1).text : QString();
+        const bool augmented = next.endsWith(QLatin1Char('=')) && next != QLatin1String("=") &&
+                               next != QLatin1String("==") && next != QLatin1String("!=") &&
+                               next != QLatin1String("<=") && next != QLatin1String(">=");
+        const bool bound = lambda >= 0 || forAt >= 0 || augmented || isName(i - 1, "as") ||
+                           isName(i - 1, "global") || isName(i - 1, "nonlocal") || isName(i - 1, "del") ||
+                           next == QLatin1String(":=");
         if (bound)
             assigned[t.text] += 2;
     }
+    // A def's parameters.
+    for (qsizetype i = 0; i + 2 < m_t.size(); ++i) {
+        if (!isName(i, "def") || !isOp(i + 2, "(") || m_match.at(i + 2) < 0)
+            continue;
+        for (qsizetype k = i + 3; k < m_match.at(i + 2); ++k) {
+            if (isNameAt(k))
+                assigned[m_t.at(k).text] += 2;
+        }
+    }
     for (auto it = assigned.cbegin(); it != assigned.cend(); ++it) {
-        if (it.value() > 1)
+        if (it.value() > 1) {
             m_constants.remove(it.key());
+            m_alias.remove(it.key());
+        }
+        if (importBound(it.key()))
+            unknown(0, QStringLiteral("binds %1, a name an import made, to something else").arg(it.key()));
     }
 }
 
@@ -117,174 +183,240 @@ void Reader::statement(qsizetype from, qsizetype to, QHash<QString, int> &assign
 {
     if (from >= to)
         return;
-    if (isName(from, "import")) {
-        for (qsizetype i = from + 1; i < to;) {
-            QString module;
-            if (i < to && m_t.at(i).kind == Token::Kind::Name)
-                module = m_t.at(i++).text;
-            while (isOp(i, ".") && i + 1 < to && m_t.at(i + 1).kind == Token::Kind::Name) {
-                module += QLatin1Char('.') + m_t.at(i + 1).text;
-                i += 2;
-            }
-            QString bound = module.section(QLatin1Char('.'), 0, 0);
-            QString target = bound;
-            if (isName(i, "as") && i + 1 < to) {
-                bound = m_t.at(i + 1).text;
-                target = module;
-                i += 2;
-            }
-            if (!bound.isEmpty())
-                m_alias.insert(bound, target);
-            ++i; // the comma
-        }
+    if (isName(from, "import") || isName(from, "from")) {
+        m_imports.append({from, to});
+        return importStatement(from, to);
+    }
+    if ((isName(from, "def") || isName(from, "class")) && isNameAt(from + 1)) {
+        assigned[m_t.at(from + 1).text] += 2;
         return;
     }
-    if (isName(from, "from")) {
-        QString module;
-        qsizetype i = from + 1;
-        while (i < to && (m_t.at(i).kind == Token::Kind::Name || isOp(i, ".")) && !isName(i, "import"))
-            module += m_t.at(i++).text;
-        if (!isName(i, "import"))
-            return;
-        for (++i; i < to; ++i) {
-            if (isOp(i, "*")) {
-                // Every name of a module that deletes, writes, runs or connects, under no prefix:
-                // which of them the code uses is not followed.
-                const QString root = module.section(QLatin1Char('.'), 0, 0);
-                if (networkModules().contains(root) || unreadModules().contains(root) ||
-                    root == QLatin1String("os") || root == QLatin1String("shutil") ||
-                    root == QLatin1String("subprocess") || root == QLatin1String("pathlib"))
-                    add(Effect::Kind::Unknown, from,
-                        QStringLiteral("imports every name of %1, whose uses Countersign does not follow")
-                            .arg(module));
-                continue;
-            }
-            if (m_t.at(i).kind != Token::Kind::Name)
-                continue;
-            const QString name = m_t.at(i).text;
-            QString bound = name;
-            if (isName(i + 1, "as") && i + 2 < to) {
-                bound = m_t.at(i + 2).text;
-                i += 2;
-            }
-            m_alias.insert(bound, module + QLatin1Char('.') + name);
+    // The targets: what comes before the last "=" outside brackets.
+    qsizetype equals = -1;
+    for (qsizetype i = from; i < to; ++i) {
+        if (isOp(i, "(") || isOp(i, "[") || isOp(i, "{")) {
+            i = m_match.at(i) < 0 ? to : m_match.at(i);
+            continue;
         }
+        if (isOp(i, "="))
+            equals = i;
+    }
+    if (equals < 0) {
+        if (isNameAt(from) && isOp(from + 1, ":")) // an annotation with no value
+            assigned[m_t.at(from).text] += 2;
         return;
     }
-    if (m_t.at(from).kind == Token::Kind::Name && isOp(from + 1, "=")) {
+    if (equals == from + 1 && isNameAt(from)) {
         const QString name = m_t.at(from).text;
         assigned[name] += 1;
-        if (const auto value = literalOf(from + 2, to))
+        if (const auto value = literalOf(from + 2, to)) {
             m_constants.insert(name, *value);
-        else if (to - from >= 3 && onlyChain(from + 2, to))
-            m_alias.insert(name, resolved(chainText(from + 2, to)));
+        } else {
+            // NAME = a.b.c where a is an import's: another name for it (o = os.path, f = os.remove).
+            QString text;
+            for (qsizetype k = from + 2; k < to; ++k)
+                text += m_t.at(k).text;
+            if (chainEnd(from + 2) + 1 == to && importBound(m_t.at(from + 2).text))
+                m_alias.insert(name, resolved(text));
+        }
+        return;
+    }
+    // Tuples, annotations, subscripts, attributes, chained assignments: every name on the left.
+    for (qsizetype i = from; i < equals; ++i) {
+        if (isNameAt(i))
+            assigned[m_t.at(i).text] += 2;
     }
 }
 
-QString Reader::resolved(const QString &chain) const
+void Reader::importStatement(qsizetype from, qsizetype to)
+{
+    const auto dotted = [&](qsizetype &i) {
+        QString module;
+        while (isOp(i, ".")) // a relative import's dots
+            module += m_t.at(i++).text;
+        if (isNameAt(i))
+            module += m_t.at(i++).text;
+        while (isOp(i, ".") && isNameAt(i + 1)) {
+            module += QLatin1Char('.') + m_t.at(i + 1).text;
+            i += 2;
+        }
+        return module;
+    };
+    if (isName(from, "import")) {
+        for (qsizetype i = from + 1; i < to;) {
+            const QString module = dotted(i);
+            if (isName(i, "as") && isNameAt(i + 1)) {
+                m_modules.insert(m_t.at(i + 1).text, module);
+                i += 2;
+            } else if (!module.isEmpty()) {
+                m_modules.insert(module.section(QLatin1Char('.'), 0, 0),
+                                 module.section(QLatin1Char('.'), 0, 0));
+            }
+            if (!isOp(i, ",") && i < to)
+                return unknown(from, QStringLiteral("an import Countersign does not read"));
+            ++i;
+        }
+        return;
+    }
+    qsizetype i = from + 1;
+    const QString module = dotted(i);
+    if (!isName(i, "import"))
+        return unknown(from, QStringLiteral("an import Countersign does not read"));
+    for (++i; i < to; ++i) {
+        if (isOp(i, "(") || isOp(i, ")") || isOp(i, ","))
+            continue;
+        if (isOp(i, "*")) {
+            const QString root = module.section(QLatin1Char('.'), 0, 0);
+            if (!PythonNames::computes(root) || root == QLatin1String("os") ||
+                root == QLatin1String("shutil") || root == QLatin1String("subprocess") ||
+                root == QLatin1String("sys") || root == QLatin1String("pathlib") ||
+                root == QLatin1String("io"))
+                unknown(from,
+                        QStringLiteral("imports every name of %1, whose uses Countersign does not follow")
+                            .arg(module));
+            continue;
+        }
+        if (!isNameAt(i))
+            return unknown(from, QStringLiteral("an import Countersign does not read"));
+        const QString name = m_t.at(i).text;
+        QString bound = name;
+        if (isName(i + 1, "as") && isNameAt(i + 2)) {
+            bound = m_t.at(i + 2).text;
+            i += 2;
+        }
+        m_imported.insert(bound, module + QLatin1Char('.') + name);
+    }
+}
+
+QString Reader::resolved(const QString &chain, int depth) const
 {
     const QString head = chain.section(QLatin1Char('.'), 0, 0);
     const QString rest = chain.mid(head.size());
-    if (const auto it = m_alias.constFind(head); it != m_alias.cend() && *it != head)
-        return resolved(*it) + rest;
+    if (depth > 8)
+        return QStringLiteral("(an alias of an alias)") + rest;
+    if (const auto it = m_alias.constFind(head); it != m_alias.cend())
+        return resolved(*it, depth + 1) + rest;
+    if (const auto it = m_imported.constFind(head); it != m_imported.cend())
+        return *it + rest;
+    if (const auto it = m_modules.constFind(head); it != m_modules.cend())
+        return *it + rest;
     return chain;
 }
 
-std::optional<QString> Reader::literalOf(qsizetype from, qsizetype to) const
+std::optional<QString> Reader::literalOf(qsizetype from, qsizetype to, int depth) const
 {
-    if (from >= to)
+    if (from >= to || depth > 16 || to - from > 256)
         return std::nullopt;
-    // Split at a top-level "/" or "+".
-    int depth = 0;
+    // Split at the last "/" or "+" outside brackets.
     for (qsizetype i = to - 1; i > from; --i) {
-        const QString &op = m_t.at(i).text;
-        if (m_t.at(i).kind == Token::Kind::Op) {
-            if (op == QLatin1String(")") || op == QLatin1String("]"))
-                ++depth;
-            else if (op == QLatin1String("(") || op == QLatin1String("["))
-                --depth;
-            else if (depth == 0 && (op == QLatin1String("/") || op == QLatin1String("+"))) {
-                const auto left = literalOf(from, i), right = literalOf(i + 1, to);
-                if (!left || !right)
-                    return std::nullopt;
-                return op == QLatin1String("/") ? *left + QLatin1Char('/') + *right : *left + *right;
-            }
+        if (m_t.at(i).kind != Token::Kind::Op)
+            continue;
+        if ((isOp(i, ")") || isOp(i, "]") || isOp(i, "}")) && m_match.at(i) >= from) {
+            i = m_match.at(i);
+            continue;
+        }
+        if (isOp(i, "/") || isOp(i, "+")) {
+            const auto left = literalOf(from, i, depth + 1), right = literalOf(i + 1, to, depth + 1);
+            if (!left || !right)
+                return std::nullopt;
+            if (isOp(i, "+"))
+                return *left + *right;
+            // pathlib joins as os.path.join does: an absolute part starts the path again.
+            return right->startsWith(QLatin1Char('/')) ? *right : *left + QLatin1Char('/') + *right;
         }
     }
-    if (to - from == 1) {
-        const Token &t = m_t.at(from);
-        if (t.kind == Token::Kind::String && t.literal)
-            return t.text;
-        if (t.kind == Token::Kind::Name && m_constants.contains(t.text))
-            return m_constants.value(t.text);
-        return std::nullopt;
+    // Strings, adjacent ones joined.
+    if (m_t.at(from).kind == Token::Kind::String) {
+        QString text;
+        for (qsizetype i = from; i < to; ++i) {
+            if (m_t.at(i).kind != Token::Kind::String || !m_t.at(i).literal)
+                return std::nullopt;
+            text += m_t.at(i).text;
+        }
+        return text;
     }
+    if (to - from == 1)
+        return isNameAt(from) && m_constants.contains(m_t.at(from).text)
+                   ? std::optional<QString>(m_constants.value(m_t.at(from).text))
+                   : std::nullopt;
     // CALLEE(args): a path-making call of literals.
     qsizetype open = from;
     while (open < to && !isOp(open, "("))
         ++open;
-    if (open >= to || !isOp(to - 1, ")") || !onlyChain(from, open))
+    if (open >= to || m_match.at(open) != to - 1)
         return std::nullopt;
-    const QString callee = resolved(chainText(from, open));
-    static const QSet<QString> wrappers =
-        setOf({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "Path", "str", "os.path.join",
-               "os.path.expanduser", "os.path.abspath", "os.path.normpath", "os.fspath", "os.path.realpath"});
-    if (callee == QLatin1String("pathlib.Path.home") || callee == QLatin1String("Path.home"))
-        return QStringLiteral("~");
+    QString callee;
+    for (qsizetype i = from; i < open; ++i) {
+        if (!(isNameAt(i) || isOp(i, ".")))
+            return std::nullopt;
+        callee += m_t.at(i).text;
+    }
+    callee = resolved(callee);
+    // The home folder as the absolute path it is: joined after anything, it starts the path again.
+    if (callee == QLatin1String("pathlib.Path.home") || callee == QLatin1String("pathlib.Path.cwd"))
+        return callee.endsWith(QLatin1String("home")) ? m_c.home() : QStringLiteral(".");
+    static const QStringList wrappers = {
+        QStringLiteral("pathlib.Path"),      QStringLiteral("pathlib.PurePath"),
+        QStringLiteral("pathlib.PosixPath"), QStringLiteral("str"),
+        QStringLiteral("os.path.join"),      QStringLiteral("os.path.expanduser"),
+        QStringLiteral("os.path.abspath"),   QStringLiteral("os.path.normpath"),
+        QStringLiteral("os.fspath"),         QStringLiteral("os.path.realpath")};
     if (!wrappers.contains(callee))
         return std::nullopt;
-    QStringList parts;
+    QString path;
+    int parts = 0;
     for (const auto &[a, b] : arguments(open)) {
-        const auto v = literalOf(a, b);
+        const auto v = literalOf(a, b, depth + 1);
         if (!v)
             return std::nullopt;
-        parts.append(*v);
+        path = parts++ == 0 || v->startsWith(QLatin1Char('/')) ? *v : path + QLatin1Char('/') + *v;
     }
-    if (parts.isEmpty())
+    if (parts == 0)
         return callee.endsWith(QLatin1String("Path")) ? std::optional<QString>(QStringLiteral("."))
                                                       : std::nullopt;
-    return parts.join(QLatin1Char('/'));
+    if (callee == QLatin1String("os.path.expanduser") && path.startsWith(QLatin1Char('~'))) {
+        if (path != QLatin1String("~") && !path.startsWith(QLatin1String("~/")))
+            return std::nullopt; // ~user: another home folder
+        return m_c.home() + path.mid(1);
+    }
+    return path;
 }
 
-QList<std::pair<qsizetype, qsizetype>> Reader::arguments(qsizetype open) const
+QList<Reader::Range> Reader::arguments(qsizetype open) const
 {
-    QList<std::pair<qsizetype, qsizetype>> out;
-    int depth = 0;
+    QList<Range> out;
+    const qsizetype close = open >= 0 && open < m_match.size() ? m_match.at(open) : -1;
+    if (close < 0)
+        return out;
     qsizetype start = open + 1;
-    for (qsizetype i = open; i < m_t.size(); ++i) {
-        const Token &t = m_t.at(i);
-        if (t.kind != Token::Kind::Op)
+    for (qsizetype i = open + 1; i < close; ++i) {
+        if ((isOp(i, "(") || isOp(i, "[") || isOp(i, "{")) && m_match.at(i) > i) {
+            i = m_match.at(i);
             continue;
-        if (t.text == QLatin1String("(") || t.text == QLatin1String("[") || t.text == QLatin1String("{"))
-            ++depth;
-        else if (t.text == QLatin1String(")") || t.text == QLatin1String("]") ||
-                 t.text == QLatin1String("}")) {
-            if (--depth == 0) {
-                if (i > start)
-                    out.append({start, i});
-                return out;
-            }
-        } else if (depth == 1 && t.text == QLatin1String(",")) {
+        }
+        if (isOp(i, ",")) {
             out.append({start, i});
             start = i + 1;
         }
     }
+    if (close > start)
+        out.append({start, close});
     return out;
 }
 
-std::optional<std::pair<qsizetype, qsizetype>> Reader::argument(qsizetype open, int n,
-                                                                const char *keyword) const
+std::optional<Reader::Range> Reader::argument(qsizetype open, int n, const char *keyword) const
 {
     int positional = 0;
-    for (const auto &arg : arguments(open)) {
-        const bool isKeyword = arg.second - arg.first >= 2 && m_t.at(arg.first).kind == Token::Kind::Name &&
-                               isOp(arg.first + 1, "=");
+    for (const Range &arg : arguments(open)) {
+        const bool isKeyword = arg.second - arg.first >= 2 && isNameAt(arg.first) && isOp(arg.first + 1, "=");
         if (isKeyword) {
             if (keyword && m_t.at(arg.first).text == QLatin1String(keyword))
-                return std::make_pair(arg.first + 2, arg.second);
+                return Range{arg.first + 2, arg.second};
             continue;
         }
-        if (positional++ == n)
+        if (isOp(arg.first, "*") || isOp(arg.first, "**"))
+            return n >= 0 ? std::optional<Range>(arg) : std::nullopt; // spread: not known which
+        if (n >= 0 && positional++ == n)
             return arg;
     }
     return std::nullopt;
@@ -307,129 +439,66 @@ void Reader::pathEffect(Effect::Kind kind, qsizetype at, qsizetype open, int n, 
         path, !path.isEmpty(), replaces);
 }
 
+qsizetype Reader::chainEnd(qsizetype at) const
+{
+    qsizetype end = at;
+    while (isOp(end + 1, ".") && isNameAt(end + 2))
+        end += 2;
+    return end;
+}
+
 qsizetype Reader::chain(qsizetype i)
 {
-    qsizetype end = i;
-    while (isOp(end + 1, ".") && end + 2 < m_t.size() && m_t.at(end + 2).kind == Token::Kind::Name)
-        end += 2;
-    const QString text = chainText(i, end + 1);
-    // A method on an expression (Path("x").unlink(), "..".join(...)): its receiver is before the dot.
+    const qsizetype end = chainEnd(i);
+    QString text;
+    for (qsizetype k = i; k <= end; ++k)
+        text += m_t.at(k).text;
     const bool onExpression = isOp(i - 1, ".");
     for (qsizetype k = i; k <= end; k += 2) {
         const QString &part = m_t.at(k).text;
         if (part.startsWith(QLatin1String("__")) && part.endsWith(QLatin1String("__")) &&
-            !dunderAllowed(part)) {
-            add(Effect::Kind::Unknown, i,
-                QStringLiteral("reaches %1, through which code cannot be followed").arg(part));
+            !PythonNames::dunderAllowed(part)) {
+            unknown(i, QStringLiteral("reaches %1, through which code cannot be followed").arg(part));
             return end;
         }
     }
     const qsizetype open = isOp(end + 1, "(") ? end + 1 : -1;
-    QString name = onExpression ? QStringLiteral("(expression).") + text : resolved(text);
-    classify(name, i, open, onExpression ? i - 1 : (end > i ? end - 1 : -1));
+    if (onExpression) {
+        methodCall(m_t.at(end).text, i, open, end > i ? end - 1 : i - 1);
+        return end;
+    }
+    const QString head = m_t.at(i).text;
+    // A module handed around bare ((os).system, a, b = os, 1, f(os)): its uses are not followed;
+    // only printing it or getattr of a name (read as module.name) keep it in view.
+    const auto inspected = [&] {
+        static const QStringList viewers = {QStringLiteral("getattr"), QStringLiteral("hasattr"),
+                                            QStringLiteral("print"),   QStringLiteral("repr"),
+                                            QStringLiteral("dir"),     QStringLiteral("type"),
+                                            QStringLiteral("id")};
+        return isOp(i - 1, "(") && isNameAt(i - 2) && !isOp(i - 3, ".") &&
+               viewers.contains(m_t.at(i - 2).text) && (isOp(i + 1, ",") || isOp(i + 1, ")"));
+    };
+    if (m_modules.contains(head) && end == i && !isOp(i + 1, ".") && !inspected())
+        unknown(i, QStringLiteral("hands the module %1 around, where its uses are not followed").arg(head));
+    classify(resolved(text), i, open, end > i ? end - 1 : -1);
     return end;
-}
-
-std::optional<QString> Reader::receiverPath(qsizetype dot) const
-{
-    if (dot < 1)
-        return std::nullopt;
-    const qsizetype before = dot - 1;
-    if (m_t.at(before).kind == Token::Kind::Name) {
-        // NAME.method: a constant's value; a.b.method: not known.
-        if (isOp(before - 1, "."))
-            return std::nullopt;
-        return m_constants.contains(m_t.at(before).text)
-                   ? std::optional<QString>(m_constants.value(m_t.at(before).text))
-                   : std::nullopt;
-    }
-    if (!isOp(before, ")"))
-        return std::nullopt;
-    // CALL(...).method: the call's own tokens.
-    int depth = 0;
-    qsizetype k = before;
-    for (; k >= 0; --k) {
-        if (isOp(k, ")"))
-            ++depth;
-        else if (isOp(k, "(") && --depth == 0)
-            break;
-    }
-    qsizetype start = k - 1;
-    while (start >= 2 && isOp(start - 1, ".") && m_t.at(start - 2).kind == Token::Kind::Name)
-        start -= 2;
-    if (k < 1 || m_t.at(k - 1).kind != Token::Kind::Name)
-        return std::nullopt;
-    return literalOf(start, before + 1);
 }
 
 void Reader::classify(const QString &name, qsizetype at, qsizetype open, qsizetype dot)
 {
-    QString n = name;
-    if (n.startsWith(QLatin1String("builtins.")))
-        n = n.mid(9);
-    const QStringList parts = n.split(QLatin1Char('.'));
-    const QString root = parts.first();
-    const QString second = parts.value(1);
-    const QString last = parts.last();
-    const bool single = parts.size() == 1;
-    const auto unknown = [&](const QString &why) { add(Effect::Kind::Unknown, at, why); };
-    if (single) {
-        static const QSet<QString> dynamic = setOf(
-            {"eval", "exec", "compile", "__import__", "breakpoint", "globals", "vars", "setattr", "delattr"});
-        if (dynamic.contains(n))
-            return unknown(QStringLiteral("%1 runs or reaches code Countersign cannot follow").arg(n));
-        if (n == QLatin1String("getattr")) {
-            const auto attribute = open >= 0 ? literalArgument(open, 1) : std::nullopt;
-            if (!attribute || guardedNames().contains(*attribute) ||
-                (attribute->startsWith(QLatin1Char('_')) && !dunderAllowed(*attribute)))
-                return unknown(QStringLiteral("getattr of a name Countersign does not follow"));
-            return;
-        }
-        if (n == QLatin1String("open") && !m_alias.contains(n))
-            return openCall(at, open, -1);
+    const QStringList parts = name.split(QLatin1Char('.'));
+    const QString head = m_t.at(at).text;
+    const bool fromImport = importBound(head) || m_alias.contains(head);
+    if (!fromImport) {
+        if (parts.size() == 1)
+            return builtin(name, at, open);
+        // A method of a value (s.replace, p.write_text, f.write).
+        return methodCall(parts.last(), at, open, dot);
     }
-    if (networkModules().contains(root) ||
-        (root == QLatin1String("asyncio") &&
-         (last == QLatin1String("open_connection") || last == QLatin1String("start_server"))))
-        return network(n, at, open);
-    if (unreadModules().contains(root))
-        return unknown(
-            QStringLiteral("uses %1, through which Countersign cannot follow what runs").arg(root));
-    if (root == QLatin1String("subprocess") ||
-        (root == QLatin1String("asyncio") && last.startsWith(QLatin1String("create_subprocess")))) {
-        static const QSet<QString> harmless =
-            setOf({"PIPE", "STDOUT", "DEVNULL", "CalledProcessError", "TimeoutExpired", "CompletedProcess",
-                   "SubprocessError", "list2cmdline"});
-        if (root == QLatin1String("subprocess") && (single || harmless.contains(last)))
-            return;
-        return process(n, at, open);
-    }
-    if (root == QLatin1String("os"))
-        return osCall(parts, at, open);
-    if (root == QLatin1String("shutil"))
-        return shutilCall(last, at, open);
-    if ((root == QLatin1String("io") || root == QLatin1String("codecs")) && last == QLatin1String("open"))
-        return openCall(at, open, -1);
-    if (root == QLatin1String("sqlite3") && last == QLatin1String("connect")) {
-        if (open >= 0 && literalArgument(open, 0) == QStringLiteral(":memory:"))
-            return;
-        return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral("opens the database"));
-    }
-    if (root == QLatin1String("sys") &&
-        (second == QLatin1String("modules") || second == QLatin1String("settrace") ||
-         second == QLatin1String("setprofile") || second == QLatin1String("addaudithook")))
-        return unknown(QStringLiteral("sys.%1 reaches code Countersign cannot follow").arg(second));
-    if (root == QLatin1String("operator") &&
-        (last == QLatin1String("methodcaller") || last == QLatin1String("attrgetter")))
-        return unknown(QStringLiteral("operator.%1 calls a method by its name").arg(last));
-    if (root == QLatin1String("types") &&
-        (last == QLatin1String("FunctionType") || last == QLatin1String("CodeType")))
-        return unknown(QStringLiteral("types.%1 makes code").arg(last));
-    if (single || dot < 0)
-        return;
-    methodCall(last, at, open, dot);
+    moduleName(parts, at, open);
+    // Module.Class.method(...) holds its receiver as an argument: the path methods ask then.
+    if (parts.size() >= 3)
+        methodCall(parts.last(), at, open, -1);
 }
 
-} // namespace Detail
-
-} // namespace Countersign::Shell::PythonCode
+} // namespace Countersign::Shell::PythonCode::Detail

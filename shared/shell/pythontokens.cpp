@@ -1,5 +1,7 @@
 #include "pythontokens.h"
 
+#include <QRegularExpression>
+
 namespace Countersign::Shell::Python {
 
 namespace {
@@ -9,9 +11,10 @@ QChar charAt(const QString &s, qsizetype k)
     return k >= 0 && k < s.size() ? s.at(k) : QChar();
 }
 
+// ASCII only: Python folds other letters to these (NFKC), so a name in them is not what it reads as.
 bool nameStart(QChar c)
 {
-    return c == QLatin1Char('_') || c.isLetter();
+    return c == QLatin1Char('_') || (c.unicode() < 128 && c.isLetter());
 }
 
 bool nameChar(QChar c)
@@ -45,6 +48,13 @@ public:
                     push(Token::Kind::Op, QStringLiteral("\n"));
                 ++m_line;
                 ++m_i;
+            } else if (c.unicode() >= 128 || c == QLatin1Char('\r')) {
+                *why = c == QLatin1Char('\r')
+                           ? QStringLiteral("a carriage return alone, which Python reads as a line break")
+                           : QStringLiteral(
+                                 "a character outside ASCII, which Python may read as a letter (line %1)")
+                                 .arg(m_line);
+                return false;
             } else if (c.isSpace()) {
                 ++m_i;
             } else if (nameStart(c)) {
@@ -53,10 +63,12 @@ public:
                     ++m_i;
                 const QString name = m_s.mid(start, m_i - start);
                 const QChar next = charAt(m_s, m_i);
-                if (name.size() <= 2 && (next == QLatin1Char('"') || next == QLatin1Char('\'')) &&
-                    name.toLower().count(QLatin1Char('r')) <= 1 &&
-                    QStringLiteral("rbuf").contains(name.toLower().at(0)) &&
-                    (name.size() == 1 || QStringLiteral("rbf").contains(name.toLower().at(1)))) {
+                static const QStringList prefixes = {
+                    QStringLiteral("r"),  QStringLiteral("u"),  QStringLiteral("b"),  QStringLiteral("f"),
+                    QStringLiteral("t"),  QStringLiteral("br"), QStringLiteral("rb"), QStringLiteral("fr"),
+                    QStringLiteral("rf"), QStringLiteral("tr"), QStringLiteral("rt")};
+                if ((next == QLatin1Char('"') || next == QLatin1Char('\'')) &&
+                    prefixes.contains(name.toLower())) {
                     if (!string(name.toLower(), why))
                         return false;
                 } else {
@@ -88,9 +100,12 @@ public:
                     if (!two.contains(op))
                         op = c;
                 }
-                if (op == QLatin1String("(") || op == QLatin1String("[") || op == QLatin1String("{"))
-                    ++brackets;
-                else if (op == QLatin1String(")") || op == QLatin1String("]") || op == QLatin1String("}"))
+                if (op == QLatin1String("(") || op == QLatin1String("[") || op == QLatin1String("{")) {
+                    if (++brackets > 64) {
+                        *why = QStringLiteral("brackets nested deeper than Countersign reads");
+                        return false;
+                    }
+                } else if (op == QLatin1String(")") || op == QLatin1String("]") || op == QLatin1String("}"))
                     --brackets;
                 if (brackets < 0) {
                     *why = QStringLiteral("a bracket closes that was not opened (line %1)").arg(m_line);
@@ -117,12 +132,13 @@ private:
     bool string(const QString &prefix, QString *why)
     {
         const bool raw = prefix.contains(QLatin1Char('r'));
-        const bool formatted = prefix.contains(QLatin1Char('f'));
+        const bool formatted = prefix.contains(QLatin1Char('f')) || prefix.contains(QLatin1Char('t'));
         const QChar quote = m_s.at(m_i);
         const bool triple = m_s.mid(m_i, 3) == QString(3, quote);
         const int startLine = m_line;
         m_i += triple ? 3 : 1;
         QString value;
+        int braces = 0;
         for (;;) {
             if (m_i >= m_s.size() || (!triple && m_s.at(m_i) == QLatin1Char('\n'))) {
                 *why = QStringLiteral("a string is not closed (line %1)").arg(startLine);
@@ -148,6 +164,21 @@ private:
                 }
                 m_i += 2;
                 continue;
+            }
+            // Since Python 3.12 an f-string's {expression} may hold its own quotes: one that does is
+            // not read (where it ends depends on the Python that runs it).
+            if (formatted && c == QLatin1Char('{')) {
+                if (charAt(m_s, m_i + 1) == QLatin1Char('{'))
+                    value += c, ++m_i;
+                else
+                    ++braces;
+            } else if (formatted && c == QLatin1Char('}') && braces > 0) {
+                --braces;
+            }
+            if (c == quote && braces > 0) {
+                *why = QStringLiteral("an f-string whose expression holds its own quotes (line %1)")
+                           .arg(startLine);
+                return false;
             }
             if (c == quote && (!triple || m_s.mid(m_i, 3) == QString(3, quote))) {
                 m_i += triple ? 3 : 1;
@@ -214,10 +245,33 @@ private:
 
 } // namespace
 
-bool tokenize(const QString &code, QList<Token> *tokens, QString *why)
+bool tokenize(const QString &input, QList<Token> *tokens, QString *why)
 {
+    QString code = input;
+    code.replace(QLatin1String("\r\n"), QLatin1String("\n"));
+    if (code.contains(QLatin1Char('\r'))) {
+        *why = QStringLiteral("a carriage return alone, which Python reads as a line break");
+        return false;
+    }
+    // A coding declaration other than UTF-8 makes Python read other text than this reader does.
+    static const QRegularExpression cookie(QStringLiteral("^[ \\t\\f]*#.*?coding[:=][ \\t]*([-\\w.]+)"));
+    for (const QString &line : code.section(QLatin1Char('\n'), 0, 1).split(QLatin1Char('\n'))) {
+        const auto m = cookie.match(line);
+        const QString encoding = m.captured(1).toLower().replace(QLatin1Char('_'), QLatin1Char('-'));
+        if (m.hasMatch() && encoding != QLatin1String("utf-8") && encoding != QLatin1String("utf8") &&
+            !encoding.startsWith(QLatin1String("utf-8-"))) {
+            *why = QStringLiteral("a coding declaration (%1) other than UTF-8").arg(m.captured(1));
+            return false;
+        }
+    }
     Lexer lexer(code, 1, *tokens);
-    return lexer.run(why, 0);
+    if (!lexer.run(why, 0))
+        return false;
+    if (tokens->size() > kMaxTokens) {
+        *why = QStringLiteral("more than %1 tokens").arg(kMaxTokens);
+        return false;
+    }
+    return true;
 }
 
 } // namespace Countersign::Shell::Python

@@ -18,6 +18,11 @@ struct Token final
 
 // The tokens of code, comments dropped and an f-string's {expressions} tokenized after it;
 // false with why when a string is not closed or brackets do not match.
+// Code in a form Python may read otherwise (a carriage return alone, a character outside ASCII
+// outside strings, a coding declaration other than UTF-8, an f-string holding its own quotes) is
+// refused too.
 bool tokenize(const QString &code, QList<Token> *tokens, QString *why);
+
+constexpr qsizetype kMaxTokens = 30000;
 
 } // namespace Countersign::Shell::Python
