@@ -1,5 +1,7 @@
 #include "hookservice.h"
 
+#include "commandeffects.h"
+
 #include "auditstore.h"
 #include "canonicaljson.h"
 #include "fileundo.h"
@@ -194,6 +196,9 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     // Its own undo keeps what a write, an edit or a patch changes; the net takes the rest.
     const bool netted = !reads && kind != AgentTool::Kind::Write && kind != AgentTool::Kind::Edit &&
                         kind != AgentTool::Kind::Patch;
+    // The call's policy, plan and undo list read its command line once, while it is decided here
+    // (a call that waits for a card is read again when it is answered).
+    const Shell::CommandEffects::Memo readOnce;
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,

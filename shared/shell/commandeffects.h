@@ -65,6 +65,23 @@ public:
     static QList<Effect> ofPython(const QString &code, const QString &origin, const Context &context);
 
     static QString kindName(Effect::Kind kind);
+
+private:
+    static QList<Effect> read(const QString &line, const Context &context);
+    static QList<Effect> readPython(const QString &code, const QString &origin, const Context &context);
+
+public:
+    // While one is alive on a thread, a line (or Python code) read once in a context is not read
+    // again there: the effects of one call's decision, asked for by its policy, its plan and its
+    // undo list within one synchronous step. Nested memos share the outermost one's.
+    class Memo final
+    {
+    public:
+        Memo();
+        ~Memo();
+        Memo(const Memo &) = delete;
+        Memo &operator=(const Memo &) = delete;
+    };
 };
 
 } // namespace Countersign::Shell

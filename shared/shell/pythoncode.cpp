@@ -100,6 +100,10 @@ void Reader::literalPath(qsizetype at, const QString &s)
 {
     if (s.isEmpty() || s.size() > 512 || s.contains(QLatin1Char('\n')) || s.contains(QLatin1Char(' ')))
         return;
+    // Most strings name no path: only one with a slash, a leading dot or tilde, or a key's name can.
+    if (!s.contains(QLatin1Char('/')) && !s.startsWith(QLatin1Char('.')) && !s.startsWith(QLatin1Char('~')) &&
+        !s.startsWith(QLatin1String("id_")))
+        return;
     static const QRegularExpression url(QStringLiteral("^[a-z][a-z0-9+.-]*://"));
     if (url.match(s).hasMatch())
         return;
@@ -149,14 +153,16 @@ void Reader::bindings()
             forAt = -1;
         if (t.kind != Token::Kind::Name)
             continue;
-        const QString next =
-            i + 1 < m_t.size() && m_t.at(i + 1).kind == Token::Kind::Op ? m_t.at(i + 1).text : QString();
-        const bool augmented = next.endsWith(QLatin1Char('=')) && next != QLatin1String("=") &&
+        static const QString none;
+        const QString &next =
+            i + 1 < m_t.size() && m_t.at(i + 1).kind == Token::Kind::Op ? m_t.at(i + 1).text : none;
+        const bool augmented = next.size() >= 2 && next.endsWith(QLatin1Char('=')) &&
                                next != QLatin1String("==") && next != QLatin1String("!=") &&
                                next != QLatin1String("<=") && next != QLatin1String(">=");
-        const bool bound = lambda >= 0 || forAt >= 0 || augmented || isName(i - 1, "as") ||
-                           isName(i - 1, "global") || isName(i - 1, "nonlocal") || isName(i - 1, "del") ||
-                           next == QLatin1String(":=");
+        static const QSet<QString> binders = {QStringLiteral("as"), QStringLiteral("global"),
+                                              QStringLiteral("nonlocal"), QStringLiteral("del")};
+        const bool bound = lambda >= 0 || forAt >= 0 || augmented ||
+                           (isNameAt(i - 1) && binders.contains(m_t.at(i - 1).text));
         if (bound)
             assigned[t.text] += 2;
     }
@@ -450,9 +456,6 @@ qsizetype Reader::chainEnd(qsizetype at) const
 qsizetype Reader::chain(qsizetype i)
 {
     const qsizetype end = chainEnd(i);
-    QString text;
-    for (qsizetype k = i; k <= end; ++k)
-        text += m_t.at(k).text;
     const bool onExpression = isOp(i - 1, ".");
     for (qsizetype k = i; k <= end; k += 2) {
         const QString &part = m_t.at(k).text;
@@ -467,7 +470,18 @@ qsizetype Reader::chain(qsizetype i)
         methodCall(m_t.at(end).text, i, open, end > i ? end - 1 : i - 1);
         return end;
     }
-    const QString head = m_t.at(i).text;
+    const QString &head = m_t.at(i).text;
+    // A value's name (not an import's): a builtin, or a method of the value.
+    if (!importBound(head) && !m_alias.contains(head)) {
+        if (end == i)
+            builtin(head, i, open);
+        else
+            methodCall(m_t.at(end).text, i, open, end - 1);
+        return end;
+    }
+    QString text;
+    for (qsizetype k = i; k <= end; ++k)
+        text += m_t.at(k).text;
     // A module handed around bare ((os).system, a, b = os, 1, f(os)): its uses are not followed;
     // only printing it or getattr of a name (read as module.name) keep it in view.
     const auto inspected = [&] {

@@ -85,21 +85,18 @@ public:
                     ++m_i;
                 push(Token::Kind::Number, m_s.mid(start, m_i - start));
             } else {
-                static const QStringList three = {QStringLiteral("**="), QStringLiteral("//="),
-                                                  QStringLiteral(">>="), QStringLiteral("<<="),
-                                                  QStringLiteral("...")};
-                static const QStringList two = {
-                    QStringLiteral("=="), QStringLiteral("!="), QStringLiteral("<="), QStringLiteral(">="),
-                    QStringLiteral("+="), QStringLiteral("-="), QStringLiteral("*="), QStringLiteral("/="),
-                    QStringLiteral("%="), QStringLiteral("&="), QStringLiteral("|="), QStringLiteral("^="),
-                    QStringLiteral("->"), QStringLiteral("**"), QStringLiteral("//"), QStringLiteral("<<"),
-                    QStringLiteral(">>"), QStringLiteral(":="), QStringLiteral("@=")};
-                QString op = m_s.mid(m_i, 3);
-                if (!three.contains(op)) {
-                    op = m_s.mid(m_i, 2);
-                    if (!two.contains(op))
-                        op = c;
-                }
+                const QChar b = charAt(m_s, m_i + 1), d = charAt(m_s, m_i + 2);
+                const auto is = [](QChar x, char y) { return x == QLatin1Char(y); };
+                int size = 1;
+                if ((is(c, '*') && is(b, '*') && is(d, '=')) || (is(c, '/') && is(b, '/') && is(d, '=')) ||
+                    (is(c, '>') && is(b, '>') && is(d, '=')) || (is(c, '<') && is(b, '<') && is(d, '=')) ||
+                    (is(c, '.') && is(b, '.') && is(d, '.')))
+                    size = 3;
+                else if ((is(b, '=') && QStringView(u"=!<>+-*/%&|^:@").contains(c)) ||
+                         (is(c, '-') && is(b, '>')) ||
+                         (c == b && (is(c, '*') || is(c, '/') || is(c, '<') || is(c, '>'))))
+                    size = 2;
+                const QString op = m_s.mid(m_i, size);
                 if (op == QLatin1String("(") || op == QLatin1String("[") || op == QLatin1String("{")) {
                     if (++brackets > 64) {
                         *why = QStringLiteral("brackets nested deeper than Countersign reads");

@@ -104,6 +104,33 @@ try {
     const kib100 = path.join(ws, 'src', 'big.txt');
     const kept = await quietWrite(50 * N, (i) => { writeFileSync(kib100, `${i}\n`.padEnd(100 * 1024, 'y')); return kib100; });
     const fresh = await quietWrite(60 * N, (i) => path.join(ws, 'src', `new-${i}.txt`));
+    // Python the agent runs (issue 49): a 200-line script it wrote (untracked: read by the judge),
+    // and the same code as a here-document, each read for what it does and allowed.
+    const scriptLines = ['import json', 'import re', 'import sys', 'from pathlib import Path', '', 'REPORT = "report.txt"', ''];
+    for (let f = 0; scriptLines.length < 190; ++f) {
+        scriptLines.push(`def step_${f}(text, count=${f}):`, `    """Step ${f}: counts words and patterns."""`,
+                         `    words = re.findall(r"[a-z]+", text.lower())`, `    seen = {w: words.count(w) for w in set(words)}`,
+                         `    total = sum(len(w) for w in words) + count`, `    return {"step": ${f}, "words": len(words), "total": total, "top": sorted(seen)[:3]}`, '');
+    }
+    scriptLines.push('text = Path("README.md").read_text()', `results = [step_${0}(text)]`, 'for name in sorted(globals_list := ["a", "b"]):',
+                     '    results.append({"name": name})', 'print(json.dumps(results, indent=2))', 'Path(REPORT).write_text(json.dumps(results))',
+                     'sys.exit(0)');
+    const script = scriptLines.join('\n') + '\n';
+    writeFileSync(path.join(ws, 'analyse.py'), script);
+    const pythonCall = async (offset, command) => {
+        const out = [];
+        for (let i = 0; i < N; ++i) {
+            const t0 = performance.now();
+            const res = await fetch(`${base}/hooks/claude-code`, { method: 'POST', body: payload(offset + i, command),
+                headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json', Connection: 'close' } });
+            const body = await res.json();
+            out.push(performance.now() - t0);
+            if (body.hookSpecificOutput?.permissionDecision !== 'allow') throw new Error(`${command.slice(0, 40)}: ${JSON.stringify(body)}`);
+        }
+        return out;
+    };
+    const pythonScript = await pythonCall(70 * N, 'python3 analyse.py');
+    const pythonHere = await pythonCall(80 * N, `python3 - <<'PY'\n${script}PY`);
     const nodes = [];
     for (let i = 0; i < Math.min(N, 50); ++i) nodes.push((await timed(process.execPath, ['-e', '0'], '', process.env)).ms);
     console.log(`== hooks: an allowed call (argvPrefix rule), ${N} each, one at a time`);
@@ -117,6 +144,9 @@ try {
     console.log(`over a 100 KiB file (its previous content kept for an undo): ${fmt(kept)}`);
     console.log(`of a new file (nothing to keep): ${fmt(fresh)}`);
     console.log(`keeping 100 KiB adds: p50 ${(pct(kept, 50) - pct(fresh, 50)).toFixed(2)} ms`);
+    console.log(`== hooks: Python the agent runs, read for what it does, ${scriptLines.length} lines, ${N} each`);
+    console.log(`python3 analyse.py (a script the agent wrote, read by the judge): ${fmt(pythonScript)}`);
+    console.log(`python3 - <<'PY' (the same code as a here-document): ${fmt(pythonHere)}`);
     console.log(`for scale, node -e 0 (a Node hook's start alone): ${fmt(nodes)}`);
 } finally {
     await server.stop();
