@@ -138,6 +138,24 @@ QStringList makeIncludes(const QStringList &definitions, const QString &cwd, boo
 
 } // namespace
 
+// Why a folder put before the system's programs asks: the agent writes inside the roots and in
+// the temporary folder with no card. Any other folder is written only with a card (what a test
+// run writes outside the roots is the tripwire's, docs/threat-model.md).
+QString CommandJudge::programFolderRefusal(const QString &folder) const
+{
+    const QString path = PathRules::resolved(folder);
+    if (m_ws && m_ws->confines(path))
+        return QStringLiteral("a folder inside the workspace roots, which the agent writes without a card");
+    if (!m_home.isEmpty() && PathRules::under(path, m_home))
+        return {};
+    for (const QString &temp :
+         {QDir::tempPath(), QStringLiteral("/tmp"), QStringLiteral("/var/tmp"), QStringLiteral("/dev/shm")}) {
+        if (PathRules::under(path, QDir::cleanPath(temp)))
+            return QStringLiteral("a temporary folder anyone may write");
+    }
+    return {};
+}
+
 // Why replacing the content of the file at path asks: work that git cannot bring back is in it.
 QString CommandJudge::replaceRefusal(const QString &path) const
 {
@@ -424,10 +442,19 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
         ask(e.what);
         target(e.path);
         return;
+    case Effect::Kind::Environment:
+        // A folder put before the system's programs (PATH, JAVA_HOME): one the agent may have
+        // filled with no card shadows them; the system's own and the home folder's do not.
+        if (e.pathKnown && !e.path.isEmpty()) {
+            if (const QString why = programFolderRefusal(e.path); !why.isEmpty())
+                ask(QStringLiteral("%1: %2").arg(e.what, why));
+            return;
+        }
+        ask(e.what);
+        return;
     case Effect::Kind::Network:
     case Effect::Kind::Installs:
     case Effect::Kind::Secret:
-    case Effect::Kind::Environment:
     case Effect::Kind::Privilege:
     case Effect::Kind::Unknown:
         ask(e.what);

@@ -71,10 +71,10 @@ bool wrapper(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         }
         if (program == QLatin1String("env") && a.text.contains(QLatin1Char('=')) &&
             !a.text.startsWith(QLatin1Char('-'))) {
-            const QString name = a.text.section(QLatin1Char('='), 0, 0);
-            if (CommandCatalog::poisons(name))
-                c.add(Effect::Kind::Environment,
-                      QStringLiteral("sets %1, which changes what programs run or load").arg(name));
+            for (Effect e :
+                 CommandCatalog::settingEffects(a.text.section(QLatin1Char('='), 0, 0),
+                                                a.text.section(QLatin1Char('='), 1), c.how().cwd, c.home()))
+                c.append(std::move(e));
             ++k;
             continue;
         }

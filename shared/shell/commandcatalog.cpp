@@ -58,6 +58,57 @@ QString programName(const QString &word)
 
 } // namespace
 
+QList<Effect> CommandCatalog::settingEffects(const QString &name, const QString &value, const QString &cwd,
+                                             const QString &home)
+{
+    const auto effect = [&](const QString &what, const QString &path = {}) {
+        Effect e;
+        e.kind = Effect::Kind::Environment;
+        e.what = what;
+        e.path = path;
+        e.pathKnown = !path.isEmpty();
+        e.cwd = cwd;
+        return e;
+    };
+    const QString bare = name.endsWith(QLatin1Char('+')) ? name.chopped(1) : name;
+    if (bare != QLatin1String("PATH") && bare != QLatin1String("JAVA_HOME")) {
+        if (!poisons(bare))
+            return {};
+        return {effect(QStringLiteral("sets %1, which changes what programs run or load").arg(bare))};
+    }
+    QList<Effect> out;
+    // PATH+=... appends; PATH=...:$PATH:... puts what comes before $PATH first.
+    bool after = name.endsWith(QLatin1Char('+'));
+    const QStringList parts =
+        bare == QLatin1String("PATH") ? value.split(QLatin1Char(':')) : QStringList{value};
+    for (const QString &part : parts) {
+        if (part == QLatin1String("$PATH") || part == QLatin1String("${PATH}")) {
+            after = true;
+            continue;
+        }
+        if (after || part.isEmpty())
+            continue;
+        QString folder = part;
+        for (const char *h : {"$HOME", "${HOME}", "~"}) {
+            if (folder == QLatin1String(h) || folder.startsWith(QLatin1String(h) + QLatin1Char('/')))
+                folder = home + folder.mid(qstrlen(h));
+        }
+        if (folder.contains(QLatin1Char('$')) || folder.contains(QLatin1Char('`')) ||
+            folder.startsWith(QLatin1Char('~')))
+            out.append(
+                effect(QStringLiteral("sets %1 to a folder only known when it runs (%2)").arg(bare, part)));
+        else if (!folder.startsWith(QLatin1Char('/')) && cwd.isEmpty())
+            out.append(
+                effect(QStringLiteral("sets %1 to a folder relative to one not known (%2)").arg(bare, part)));
+        else
+            out.append(effect(QStringLiteral("puts %1 before the system's programs (%2)").arg(part, bare),
+                              QDir::cleanPath(folder.startsWith(QLatin1Char('/'))
+                                                  ? folder
+                                                  : cwd + QLatin1Char('/') + folder)));
+    }
+    return out;
+}
+
 bool CommandCatalog::poisons(const QString &name)
 {
     static const QStringList exact = {QStringLiteral("PATH"),

@@ -84,6 +84,12 @@ public:
 
     // Names that change what a later program runs or loads, set in front of it or exported.
     static bool poisons(const QString &name);
+    // What setting name to value (as written: "$PATH:/usr/local/go/bin") changes for what runs
+    // after it: PATH and JAVA_HOME name the folders programs are found in, each one put before the
+    // system's an Environment effect with that folder for the judge (appended ones shadow no
+    // program); another poison, an Environment effect; anything else, none.
+    static QList<Effect> settingEffects(const QString &name, const QString &value, const QString &cwd,
+                                        const QString &home);
     // An environment variable's name that says it holds a secret.
     static bool secretName(const QString &name);
     static bool isOption(const Arg &a);

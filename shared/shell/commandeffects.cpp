@@ -378,9 +378,9 @@ void Interpreter::command(const Command &c, QString &cwd, Stdin stdinKind, const
         return;
     }
     for (const auto &[name, value] : c.assignments) {
-        if (CommandCatalog::poisons(name)) {
-            add(Effect::Kind::Environment,
-                QStringLiteral("sets %1, which changes what programs run or load").arg(name), how);
+        for (Effect e : CommandCatalog::settingEffects(name, value.text, how.cwd, m_home)) {
+            e.argv = how.argv;
+            effects.append(std::move(e));
         }
         hiddenCode(value.text, how);
         m_bound.remove(name);

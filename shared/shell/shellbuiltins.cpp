@@ -137,8 +137,10 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                 QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*(\\[[^]]*\\])?\\+?$"));
             if (!plainName.match(name).hasMatch())
                 c.unknown(QStringLiteral("%1 of a name that expands (%2)").arg(program, name));
-            else if (CommandCatalog::poisons(name.endsWith(QLatin1Char('+')) ? name.chopped(1) : name))
-                c.add(Effect::Kind::Environment, QStringLiteral("sets %1 for what runs after it").arg(name));
+            else if (a.text.contains(QLatin1Char('=')) || CommandCatalog::poisons(name))
+                for (Effect e : CommandCatalog::settingEffects(name, a.text.section(QLatin1Char('='), 1),
+                                                               c.how().cwd, c.home()))
+                    c.append(std::move(e));
         }
         c.add(Effect::Kind::Reads, QStringLiteral("sets variables"));
         return true;
