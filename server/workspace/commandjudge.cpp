@@ -445,7 +445,7 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
     case Effect::Kind::Environment:
         // A folder put before the system's programs (PATH, JAVA_HOME): one the agent may have
         // filled with no card shadows them; the system's own and the home folder's do not.
-        if (e.pathKnown && !e.path.isEmpty()) {
+        if (!e.path.isEmpty()) {
             if (const QString why = programFolderRefusal(e.path); !why.isEmpty())
                 ask(QStringLiteral("%1: %2").arg(e.what, why));
             return;

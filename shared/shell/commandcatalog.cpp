@@ -65,8 +65,7 @@ QList<Effect> CommandCatalog::settingEffects(const QString &name, const QString 
         Effect e;
         e.kind = Effect::Kind::Environment;
         e.what = what;
-        e.path = path;
-        e.pathKnown = !path.isEmpty();
+        e.path = path; // empty: no folder (pathKnown stays true, as for the other effects)
         e.cwd = cwd;
         return e;
     };
