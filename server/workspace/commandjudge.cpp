@@ -563,7 +563,8 @@ bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowe
     const QString code = QString::fromUtf8(file.readAll());
     ++m_scriptDepth;
     const QList<Effect> effects =
-        Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(), {QDir::cleanPath(e.cwd), m_home});
+        Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(), {QDir::cleanPath(e.cwd), m_home},
+                                        QFileInfo(e.path).absolutePath());
     for (const Effect &inner : effects)
         judgeEffect(inner, j, allowedBecause);
     --m_scriptDepth;

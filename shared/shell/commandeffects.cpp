@@ -84,7 +84,8 @@ public:
 
     void script(const Script &s, QString &cwd, int depth);
     void run(const QList<Arg> &args, const Invocation &how, int depth);
-    void python(const QString &code, const QString &origin, const Invocation &how);
+    void python(const QString &code, const QString &origin, const Invocation &how,
+                const QString &importFolder);
 
 private:
     void pipeline(const Pipeline &p, QString &cwd, int depth);
@@ -461,7 +462,8 @@ void Interpreter::run(const QList<Arg> &args, const Invocation &how, int depth)
     effects += catalog.effectsOf(args);
 }
 
-void Interpreter::python(const QString &code, const QString &origin, const Invocation &how)
+void Interpreter::python(const QString &code, const QString &origin, const Invocation &how,
+                         const QString &importFolder)
 {
     CommandCatalog catalog(
         how, m_home,
@@ -472,7 +474,7 @@ void Interpreter::python(const QString &code, const QString &origin, const Invoc
         [this](const QList<Arg> &inner, const Invocation &innerHow) {
             run(inner, innerHow, innerHow.depth);
         });
-    PythonCode::read(catalog, code, origin);
+    PythonCode::read(catalog, code, origin, importFolder);
     effects += catalog.takeEffects();
 }
 
@@ -533,19 +535,22 @@ QList<Effect> CommandEffects::read(const QString &line, const Context &context)
     return interpreter.effects;
 }
 
-QList<Effect> CommandEffects::ofPython(const QString &code, const QString &origin, const Context &context)
+QList<Effect> CommandEffects::ofPython(const QString &code, const QString &origin, const Context &context,
+                                       const QString &importFolder)
 {
-    return remembered(QStringLiteral("python\n%1\n%2\n%3\n%4").arg(context.cwd, context.home, origin, code),
-                      [&] { return readPython(code, origin, context); });
+    return remembered(QStringLiteral("python\n%1\n%2\n%3\n%4\n%5")
+                          .arg(context.cwd, context.home, origin, importFolder, code),
+                      [&] { return readPython(code, origin, context, importFolder); });
 }
 
-QList<Effect> CommandEffects::readPython(const QString &code, const QString &origin, const Context &context)
+QList<Effect> CommandEffects::readPython(const QString &code, const QString &origin, const Context &context,
+                                         const QString &importFolder)
 {
     Interpreter interpreter(context);
     Invocation how;
     how.cwd = context.cwd;
     how.depth = 1;
-    interpreter.python(code, origin, how);
+    interpreter.python(code, origin, how, importFolder);
     return interpreter.effects;
 }
 

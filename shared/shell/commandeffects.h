@@ -62,13 +62,16 @@ public:
     // An argv that is run without a shell (run_command): the same effects, no parsing.
     static QList<Effect> ofArgv(const QStringList &argv, const Context &context);
     // A Python script's code (PythonCode), run in context.cwd; origin names it for the card.
-    static QList<Effect> ofPython(const QString &code, const QString &origin, const Context &context);
+    // importFolder: where its own modules are (a script's folder; empty: context.cwd).
+    static QList<Effect> ofPython(const QString &code, const QString &origin, const Context &context,
+                                  const QString &importFolder = {});
 
     static QString kindName(Effect::Kind kind);
 
 private:
     static QList<Effect> read(const QString &line, const Context &context);
-    static QList<Effect> readPython(const QString &code, const QString &origin, const Context &context);
+    static QList<Effect> readPython(const QString &code, const QString &origin, const Context &context,
+                                    const QString &importFolder);
 
 public:
     // While one is alive on a thread, a line (or Python code) read once in a context is not read

@@ -2,7 +2,11 @@
 
 #include "pythonreader.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
+
+#include <algorithm>
 
 namespace Countersign::Shell::PythonCode {
 
@@ -16,13 +20,20 @@ void Reader::builtin(const QString &name, qsizetype at, qsizetype open)
         const auto attribute = open >= 0 ? literalArgument(open, 1) : std::nullopt;
         if (!attribute || PythonNames::guardedMethod(*attribute) ||
             (attribute->startsWith(QLatin1Char('_')) && !PythonNames::dunderAllowed(*attribute)))
-            return unknown(at, QStringLiteral("getattr of a name Countersign does not follow"));
-        // getattr(module, "name") is module.name.
+            return unknown(
+                at,
+                QStringLiteral(
+                    "getattr of a name Countersign does not follow")); // getattr(module, "name") is
+                                                                       // module.name; getattr(value, "name")
+                                                                       // the method .name of a value
+        // only known when it runs.
         const auto of = argument(open, 0);
         if (of && of->second - of->first == 1 && isNameAt(of->first) && importBound(m_t.at(of->first).text))
             moduleName(
                 (resolved(m_t.at(of->first).text) + QLatin1Char('.') + *attribute).split(QLatin1Char('.')),
                 at, -1);
+        else
+            methodCall(*attribute, at, -1, -1);
         return;
     }
     if (name == QLatin1String("open"))
@@ -70,14 +81,60 @@ void Reader::moduleName(const QStringList &parts, qsizetype at, qsizetype open)
     if (root == QLatin1String("shutil"))
         return parts.size() == 1 ? void() : shutilCall(last, at, open);
     if (root == QLatin1String("sys")) {
-        if (parts.size() > 1 && !PythonNames::sysReads(parts.at(1)))
-            unknown(at, QStringLiteral("sys.%1 reaches what Countersign does not follow").arg(parts.at(1)));
+        // sys.path.insert(0, "src"): imports are looked for there too.
+        if (parts.value(1) == QLatin1String("path") && parts.size() == 3 &&
+            (parts.at(2) == QLatin1String("insert") || parts.at(2) == QLatin1String("append"))) {
+            const auto folder = open >= 0
+                                    ? literalArgument(open, parts.at(2) == QLatin1String("insert") ? 1 : 0)
+                                    : std::nullopt;
+            const QString path = folder ? absolute(*folder) : QString();
+            if (path.isEmpty())
+                return unknown(
+                    at, QStringLiteral("adds a folder only known when it runs to where imports are found"));
+            m_importFolders.append(path);
+            // Modules there run as the code's own: outside the roots, code that is not the project's.
+            Effect e;
+            e.kind = Effect::Kind::Runs;
+            e.code = Effect::Code::Project;
+            e.what = QStringLiteral("%1 imports modules from %2").arg(m_origin, *folder);
+            e.cwd = path;
+            e.path = path;
+            m_c.append(std::move(e));
+            return;
+        }
+        if (parts.size() > 1 && (!PythonNames::sysReads(parts.at(1)) ||
+                                 (parts.size() > 2 && parts.at(1) == QLatin1String("path"))))
+            unknown(at, QStringLiteral("sys.%1 reaches what Countersign does not follow")
+                            .arg(parts.mid(1).join(QLatin1Char('.'))));
         return;
     }
+    if (parts.size() > 1 && !PythonNames::callable(root, parts.at(1)))
+        return unknown(at,
+                       QStringLiteral("%1.%2 is a name Countersign does not read").arg(root, parts.at(1)));
+    if (root == QLatin1String("tempfile") && open >= 0) {
+        // Where it makes the file: the temporary folder unless dir or a prefix holding a path says.
+        const bool named = argument(open, -1, "dir").has_value() || argument(open, -1, "prefix").has_value();
+        const QList<Range> given = arguments(open);
+        const auto keywords = std::count_if(given.cbegin(), given.cend(), [&](const Range &r) {
+            return r.second - r.first >= 2 && isNameAt(r.first) && isOp(r.first + 1, "=");
+        });
+        const bool fileMode = last.endsWith(QLatin1String("File"));
+        if (named || given.size() - keywords > (fileMode ? 1 : 0))
+            return unknown(at,
+                           QStringLiteral("tempfile.%1 makes its file where its arguments say").arg(last));
+        return;
+    }
+    if (root == QLatin1String("argparse") && open >= 0 && argument(open, -1, "fromfile_prefix_chars"))
+        return unknown(at, QStringLiteral("argparse reads arguments from files its input names"));
     // What a computing module still writes: files it opens for writing, a database, a log file,
     // a temporary file placed elsewhere; an archive it extracts.
     static const QSet<QString> opening = {QStringLiteral("open"),
                                           QStringLiteral("FileIO"),
+                                          QStringLiteral("PyZipFile"),
+                                          QStringLiteral("gzopen"),
+                                          QStringLiteral("bz2open"),
+                                          QStringLiteral("xzopen"),
+                                          QStringLiteral("taropen"),
                                           QStringLiteral("ZipFile"),
                                           QStringLiteral("TarFile"),
                                           QStringLiteral("GzipFile"),
@@ -94,14 +151,15 @@ void Reader::moduleName(const QStringList &parts, qsizetype at, qsizetype open)
     if (root == QLatin1String("sqlite3") && last == QLatin1String("connect")) {
         if (open >= 0 && literalArgument(open, 0) == QStringLiteral(":memory:"))
             return;
+        const auto database = open >= 0 ? literalArgument(open, 0, "database") : std::nullopt;
+        if (open >= 0 &&
+            (argument(open, -1, "uri") || (database && database->startsWith(QLatin1String("file:")))))
+            return unknown(at, QStringLiteral("sqlite3 opens a database by a URI"));
         return pathEffect(Effect::Kind::Writes, at, open, 0, QStringLiteral("opens the database"));
     }
     if (root == QLatin1String("logging") && last == QLatin1String("basicConfig") && open >= 0 &&
         argument(open, -1, "filename"))
         return pathEffect(Effect::Kind::Writes, at, open, -1, QStringLiteral("logs to"), "filename");
-    if (root == QLatin1String("tempfile") && open >= 0 && argument(open, -1, "dir"))
-        return pathEffect(Effect::Kind::Writes, at, open, -1, QStringLiteral("makes a temporary file in"),
-                          "dir");
     if (root == QLatin1String("operator") &&
         (last == QLatin1String("methodcaller") || last == QLatin1String("attrgetter")))
         return unknown(at, QStringLiteral("operator.%1 reaches a method by its name").arg(last));
@@ -109,8 +167,43 @@ void Reader::moduleName(const QStringList &parts, qsizetype at, qsizetype open)
         return unknown(
             at, QStringLiteral("uses %1, a part of Python's library Countersign does not read").arg(root));
     if (parts.size() == 1 && !isOp(at + 1, ".") && !isOp(at + 1, "(") && m_modules.contains(m_t.at(at).text))
-        return; // the module named bare was said in chain()
-    // Any other module: the project's own code or a library it installed, trusted as its tests are.
+        return; // the module named bare was said in chain()    // Any other module: the project's own code or
+                // a library it installed, trusted as its tests are
+    // (a module of the code's own folder is read at its import: importRead).
+}
+
+void Reader::importRead(const QString &module, qsizetype at)
+{
+    // from . import x, from .sub import y: beside the code; import x: beside it and where
+    // sys.path.insert put folders. A module of Python's library is never a file here that counts.
+    QString name = module;
+    QStringList folders = m_importFolders;
+    if (name.startsWith(QLatin1Char('.'))) {
+        folders = {m_importFolder};
+        name = name.mid(1);
+        if (name.startsWith(QLatin1Char('.')))
+            return unknown(at, QStringLiteral("imports from a folder above the code (%1)").arg(module));
+        if (name.isEmpty())
+            return;
+    } else {
+        if (PythonNames::standard(name.section(QLatin1Char('.'), 0, 0)))
+            return;
+        folders.prepend(m_importFolder);
+    }
+    const QString relative = name.replace(QLatin1Char('.'), QLatin1Char('/'));
+    for (const QString &folder : folders) {
+        if (folder.isEmpty())
+            continue;
+        for (const QString &candidate :
+             {folder + QLatin1Char('/') + relative + QStringLiteral(".py"),
+              folder + QLatin1Char('/') + relative + QStringLiteral("/__init__.py")}) {
+            if (QFileInfo(candidate).isFile()) {
+                m_c.script(QStringLiteral("%1 imports %2").arg(m_origin, QDir::cleanPath(candidate)),
+                           QDir::cleanPath(candidate), true);
+                return;
+            }
+        }
+    }
 }
 
 void Reader::process(const QString &name, qsizetype at, qsizetype open)
@@ -312,9 +405,12 @@ void Reader::openCall(qsizetype at, qsizetype open, qsizetype dot, int modeAt, c
     const auto mode = modeArgument
                           ? literalOf(modeArgument->first, modeArgument->second)
                           : std::optional<QString>(defaultMode.isEmpty() ? QStringLiteral("r") : defaultMode);
-    const bool writes = !mode || mode->contains(QLatin1Char('w')) || mode->contains(QLatin1Char('a')) ||
-                        mode->contains(QLatin1Char('x')) || mode->contains(QLatin1Char('+'));
-    const bool replaces = mode && mode->contains(QLatin1Char('w'));
+    const bool writes =
+        !mode || mode->contains(QLatin1Char('w')) || mode->contains(QLatin1Char('a')) ||
+        mode->contains(QLatin1Char('x')) ||
+        mode->contains(QLatin1Char(
+            '+')); // Any mode that writes may lose what the file held (a, r+ and a truncate after).
+    const bool replaces = writes;
     std::optional<QString> path;
     if (dot >= 0)
         path = receiverPath(dot);
@@ -347,6 +443,19 @@ void Reader::methodCall(const QString &method, qsizetype at, qsizetype open, qsi
         return unknown(
             at, QStringLiteral(".%1() runs programs or deletes through an object Countersign does not follow")
                     .arg(method));
+    static const QSet<QString> pathMethods = {
+        QStringLiteral("unlink"),      QStringLiteral("rmdir"),     QStringLiteral("write_text"),
+        QStringLiteral("write_bytes"), QStringLiteral("touch"),     QStringLiteral("mkdir"),
+        QStringLiteral("chmod"),       QStringLiteral("lchmod"),    QStringLiteral("symlink_to"),
+        QStringLiteral("hardlink_to"), QStringLiteral("link_to"),   QStringLiteral("rename"),
+        QStringLiteral("replace"),     QStringLiteral("open"),      QStringLiteral("extractall"),
+        QStringLiteral("extract"),     QStringLiteral("read_text"), QStringLiteral("read_bytes"),
+        QStringLiteral("truncate"),    QStringLiteral("writestr")};
+    if (open < 0 && pathMethods.contains(method))
+        return unknown(
+            at, QStringLiteral(".%1 handed on, to be called where Countersign does not follow").arg(method));
+    if (method == QLatin1String("truncate"))
+        return onReceiver(Effect::Kind::Writes, QStringLiteral(".truncate() empties"), true);
     if (method == QLatin1String("unlink") || method == QLatin1String("rmdir"))
         return onReceiver(Effect::Kind::Deletes, QStringLiteral(".%1() deletes").arg(method), false);
     if (method == QLatin1String("write_text") || method == QLatin1String("write_bytes"))
@@ -407,8 +516,40 @@ std::optional<QString> Reader::receiverPath(qsizetype dot) const
 
 } // namespace Detail
 
-void read(CommandCatalog &c, const QString &code, const QString &origin)
+namespace {
+
+// What one decision reads of Python, nested reads included (code that runs python -c code ...):
+// past it, the rest is not read.
+struct Budget final
 {
+    int depth = 0;
+    qsizetype tokens = 0;
+};
+Budget &budget()
+{
+    thread_local Budget b;
+    return b;
+}
+
+} // namespace
+
+void read(CommandCatalog &c, const QString &code, const QString &origin, const QString &importFolder)
+{
+    Budget &b = budget();
+    if (b.depth == 0)
+        b.tokens = 0;
+    if (b.depth >= 4) {
+        c.unknown(QStringLiteral("%1: Python nested in Python deeper than Countersign reads").arg(origin));
+        return;
+    }
+    struct Nested final
+    {
+        Budget &b;
+        explicit Nested(Budget &budget) : b(budget) { ++b.depth; }
+        ~Nested() { --b.depth; }
+        Nested(const Nested &) = delete;
+        Nested &operator=(const Nested &) = delete;
+    } nested(b);
     QList<Python::Token> tokens;
     QString why;
     if (code.size() > kMaxCodeChars) {
@@ -419,8 +560,13 @@ void read(CommandCatalog &c, const QString &code, const QString &origin)
         c.unknown(QStringLiteral("%1: Python Countersign cannot read (%2)").arg(origin, why));
         return;
     }
+    b.tokens += tokens.size();
+    if (b.tokens > Python::kMaxTokens) {
+        c.unknown(QStringLiteral("%1: more Python than Countersign reads in one command").arg(origin));
+        return;
+    }
     const QStringList lines = code.split(QLatin1Char('\n'));
-    Detail::Reader(c, tokens, lines, origin).run();
+    Detail::Reader(c, tokens, lines, origin, importFolder).run();
     Effect e;
     e.kind = Effect::Kind::Runs;
     e.code = Effect::Code::Read;

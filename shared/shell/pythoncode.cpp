@@ -7,8 +7,10 @@
 
 namespace Countersign::Shell::PythonCode::Detail {
 
-Reader::Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin)
+Reader::Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin,
+               QString importFolder)
     : m_c(c), m_t(tokens), m_lines(lines), m_origin(std::move(origin)), m_cwd(c.how().cwd),
+      m_importFolder(importFolder.isEmpty() ? c.how().cwd : std::move(importFolder)),
       m_match(tokens.size(), -1)
 {
     QList<qsizetype> open;
@@ -38,6 +40,18 @@ void Reader::run()
     qsizetype import = 0;
     for (qsizetype i = 0; i < m_t.size(); ++i) {
         const Token &t = m_t.at(i);
+        // A dunder that reaches internals, wherever it stands (after a keyword, a number, in a
+        // string that str.format walks: "{0.__globals__}").
+        static const QRegularExpression dunder(QStringLiteral("__[A-Za-z0-9_]+__"));
+        if (t.kind == Token::Kind::String || t.kind == Token::Kind::Name) {
+            for (auto it = dunder.globalMatch(t.text); it.hasNext();) {
+                const QString name = it.next().captured(0);
+                if (!PythonNames::dunderAllowed(name)) {
+                    unknown(i, QStringLiteral("reaches %1, through which code cannot be followed").arg(name));
+                    break;
+                }
+            }
+        }
         if (t.kind == Token::Kind::String && t.literal) {
             // Adjacent strings are one ("'.e' 'nv'").
             QString text = t.text;
@@ -48,7 +62,9 @@ void Reader::run()
             i = j;
             continue;
         }
-        if (t.kind != Token::Kind::Name || PythonNames::keyword(t.text))
+        const bool value = t.text == QLatin1String("None") || t.text == QLatin1String("True") ||
+                           t.text == QLatin1String("False");
+        if (t.kind != Token::Kind::Name || (PythonNames::keyword(t.text) && !value))
             continue;
         while (import < m_imports.size() && m_imports.at(import).second <= i)
             ++import;
@@ -166,6 +182,16 @@ void Reader::bindings()
         if (bound)
             assigned[t.text] += 2;
     }
+    // "as (p, q)" and "for (a, b) in": every name in the brackets.
+    for (qsizetype i = 0; i + 1 < m_t.size(); ++i) {
+        if (!(isName(i, "as") || isName(i, "for")) || !(isOp(i + 1, "(") || isOp(i + 1, "[")) ||
+            m_match.at(i + 1) < 0)
+            continue;
+        for (qsizetype k = i + 2; k < m_match.at(i + 1); ++k) {
+            if (isNameAt(k))
+                assigned[m_t.at(k).text] += 2;
+        }
+    }
     // A def's parameters.
     for (qsizetype i = 0; i + 2 < m_t.size(); ++i) {
         if (!isName(i, "def") || !isOp(i + 2, "(") || m_match.at(i + 2) < 0)
@@ -175,6 +201,8 @@ void Reader::bindings()
                 assigned[m_t.at(k).text] += 2;
         }
     }
+    for (auto it = assigned.cbegin(); it != assigned.cend(); ++it)
+        m_bound.insert(it.key());
     for (auto it = assigned.cbegin(); it != assigned.cend(); ++it) {
         if (it.value() > 1) {
             m_constants.remove(it.key());
@@ -182,6 +210,8 @@ void Reader::bindings()
         }
         if (importBound(it.key()))
             unknown(0, QStringLiteral("binds %1, a name an import made, to something else").arg(it.key()));
+        else if (PythonNames::trustedName(it.key()))
+            unknown(0, QStringLiteral("binds %1, a name the reader trusts, to something else").arg(it.key()));
     }
 }
 
@@ -189,9 +219,23 @@ void Reader::statement(qsizetype from, qsizetype to, QHash<QString, int> &assign
 {
     if (from >= to)
         return;
-    if (isName(from, "import") || isName(from, "from")) {
-        m_imports.append({from, to});
-        return importStatement(from, to);
+    // An import, also after a compound statement's colon ("if 1: import os as o").
+    for (qsizetype k = from; k < to; ++k) {
+        if (!(isName(k, "import") || isName(k, "from")) || (k > from && !isOp(k - 1, ":")))
+            continue;
+        m_imports.append({k, to});
+        return importStatement(k, to);
+    }
+    for (qsizetype k = from; k < to; ++k) {
+        if (isName(k, "import"))
+            return unknown(k, QStringLiteral("an import Countersign does not read"));
+    }
+    // A pattern's names are bound by the value matched ("case p:").
+    if (isName(from, "case")) {
+        for (qsizetype k = from + 1; k < to && !isOp(k, ":"); ++k) {
+            if (isNameAt(k))
+                assigned[m_t.at(k).text] += 2;
+        }
     }
     if ((isName(from, "def") || isName(from, "class")) && isNameAt(from + 1)) {
         assigned[m_t.at(from + 1).text] += 2;
@@ -260,6 +304,7 @@ void Reader::importStatement(qsizetype from, qsizetype to)
             }
             if (!isOp(i, ",") && i < to)
                 return unknown(from, QStringLiteral("an import Countersign does not read"));
+            importRead(module, from);
             ++i;
         }
         return;
@@ -291,7 +336,12 @@ void Reader::importStatement(qsizetype from, qsizetype to)
             i += 2;
         }
         m_imported.insert(bound, module + QLatin1Char('.') + name);
+        // from . import x, from pkg import mod: the name may be a module file of its own.
+        importRead(module.endsWith(QLatin1Char('.')) ? module + name : module + QLatin1Char('.') + name,
+                   from);
     }
+    if (!module.endsWith(QLatin1Char('.')))
+        importRead(module, from);
 }
 
 QString Reader::resolved(const QString &chain, int depth) const
@@ -456,6 +506,10 @@ qsizetype Reader::chainEnd(qsizetype at) const
 qsizetype Reader::chain(qsizetype i)
 {
     const qsizetype end = chainEnd(i);
+    if (end - i > 64) {
+        unknown(i, QStringLiteral("a chain of more names than Countersign follows"));
+        return end;
+    }
     const bool onExpression = isOp(i - 1, ".");
     for (qsizetype k = i; k <= end; k += 2) {
         const QString &part = m_t.at(k).text;
@@ -490,7 +544,8 @@ qsizetype Reader::chain(qsizetype i)
                                             QStringLiteral("dir"),     QStringLiteral("type"),
                                             QStringLiteral("id")};
         return isOp(i - 1, "(") && isNameAt(i - 2) && !isOp(i - 3, ".") &&
-               viewers.contains(m_t.at(i - 2).text) && (isOp(i + 1, ",") || isOp(i + 1, ")"));
+               viewers.contains(m_t.at(i - 2).text) && !m_bound.contains(m_t.at(i - 2).text) &&
+               (isOp(i + 1, ",") || isOp(i + 1, ")"));
     };
     if (m_modules.contains(head) && end == i && !isOp(i + 1, ".") && !inspected())
         unknown(i, QStringLiteral("hands the module %1 around, where its uses are not followed").arg(head));

@@ -18,8 +18,9 @@ namespace Countersign::Shell {
 // Unknown as a whole.
 namespace PythonCode {
 
-// origin names the code for the card ("python3 -c", "reproduce.py"); it runs in c's folder.
-void read(CommandCatalog &c, const QString &code, const QString &origin);
+// origin names the code for the card ("python3 -c", "reproduce.py"); it runs in c's folder, and
+// its own modules are in importFolder (a script's folder; empty: the folder it runs in).
+void read(CommandCatalog &c, const QString &code, const QString &origin, const QString &importFolder = {});
 
 // Most characters of code read; more is Unknown.
 constexpr qsizetype kMaxCodeChars = 256 * 1024;

@@ -1,5 +1,7 @@
 #include "pythonnames.h"
 
+#include <QHash>
+
 #include <initializer_list>
 
 namespace Countersign::Shell::PythonNames {
@@ -18,6 +20,10 @@ QSet<QString> setOf(std::initializer_list<const char *> list)
 
 bool computes(const QString &module)
 {
+    // Pure computation, parsing of what it is handed, or names read call by call in the reader
+    // (os, sys, shutil, subprocess, io, codecs, pathlib, tempfile, sqlite3, logging, unittest,
+    // argparse, warnings, zipfile, tarfile, gzip, bz2, lzma). Whatever of the standard library is
+    // not here asks (a module that reads files by name, evaluates text, or writes).
     static const QSet<QString> names = setOf({"json",
                                               "re",
                                               "math",
@@ -56,64 +62,80 @@ bool computes(const QString &module)
                                               "struct",
                                               "array",
                                               "unicodedata",
-                                              "locale",
-                                              "argparse",
                                               "shlex",
                                               "fnmatch",
                                               "glob",
                                               "csv",
-                                              "configparser",
-                                              "tomllib",
-                                              "html",
                                               "ast",
-                                              "tokenize",
                                               "keyword",
-                                              "traceback",
-                                              "warnings",
                                               "operator",
+                                              "html",
+                                              "ipaddress",
+                                              "colorsys",
+                                              "errno",
+                                              "stat",
+                                              "secrets",
+                                              "graphlib",
+                                              "queue",
+                                              "weakref",
+                                              "__future__",
                                               "pathlib",
                                               "io",
                                               "codecs",
                                               "tempfile",
                                               "sqlite3",
+                                              "logging",
+                                              "unittest",
+                                              "argparse",
+                                              "warnings",
+                                              "contextlib",
+                                              "platform",
+                                              "sysconfig",
+                                              "locale",
+                                              "traceback",
+                                              "zipfile",
+                                              "tarfile",
                                               "gzip",
                                               "bz2",
                                               "lzma",
-                                              "zipfile",
-                                              "tarfile",
-                                              "logging",
-                                              "contextlib",
-                                              "secrets",
-                                              "graphlib",
-                                              "weakref",
-                                              "queue",
-                                              "xml",
-                                              "email",
-                                              "mimetypes",
-                                              "ipaddress",
-                                              "urllib",
-                                              "colorsys",
-                                              "unittest",
-                                              "platform",
-                                              "sysconfig",
                                               "os",
                                               "sys",
                                               "shutil",
                                               "subprocess",
-                                              "errno",
-                                              "stat",
-                                              "filecmp",
-                                              "quopri",
-                                              "uu",
-                                              "pickletools",
-                                              "token",
-                                              "symtable",
-                                              "dis",
-                                              "linecache",
-                                              "gettext",
-                                              "__future__"});
-    // (timeit and doctest run text as code: unread.)
+                                              "urllib"});
     return names.contains(module);
+}
+
+// Per module read call by call: the names that only compute (anything else of it asks).
+bool callable(const QString &module, const QString &name)
+{
+    static const QHash<QString, QSet<QString>> names = {
+        {QStringLiteral("logging"),
+         setOf({"getLogger", "basicConfig", "debug",         "info",     "warning",         "warn",
+                "error",     "exception",   "critical",      "log",      "DEBUG",           "INFO",
+                "WARNING",   "WARN",        "ERROR",         "CRITICAL", "NOTSET",          "StreamHandler",
+                "Formatter", "Logger",      "LoggerAdapter", "disable",  "captureWarnings", "getLevelName",
+                "Filter",    "NullHandler", "FileHandler",   "root",     "lastResort"})},
+        {QStringLiteral("unittest"),
+         setOf({"TestCase", "main", "skip", "skipIf", "skipUnless", "expectedFailure", "TestSuite",
+                "TextTestRunner", "TestLoader", "defaultTestLoader", "IsolatedAsyncioTestCase", "SkipTest"})},
+        {QStringLiteral("warnings"),
+         setOf({"warn", "filterwarnings", "simplefilter", "catch_warnings", "resetwarnings"})},
+        {QStringLiteral("typing"), setOf({})}, // every name but the evaluating ones (below)
+        {QStringLiteral("zipfile"), setOf({"ZipFile", "PyZipFile", "is_zipfile", "ZipInfo", "BadZipFile",
+                                           "ZIP_DEFLATED", "ZIP_STORED", "ZIP_BZIP2", "ZIP_LZMA", "Path"})},
+        {QStringLiteral("tarfile"),
+         setOf({"open", "TarFile", "is_tarfile", "TarInfo", "TarError", "ReadError"})},
+        {QStringLiteral("tempfile"), setOf({"mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryFile",
+                                            "TemporaryDirectory", "SpooledTemporaryFile", "gettempdir"})},
+        {QStringLiteral("urllib"), setOf({"parse"})},
+    };
+    static const QSet<QString> evaluating =
+        setOf({"get_type_hints", "ForwardRef", "_eval_type", "evaluate_forward_ref", "get_annotations"});
+    if (module == QLatin1String("typing") || module == QLatin1String("typing_extensions"))
+        return !evaluating.contains(name);
+    const auto it = names.constFind(module);
+    return it == names.cend() || it->contains(name);
 }
 
 bool network(const QString &module)
@@ -215,6 +237,20 @@ bool unread(const QString &module)
                                               "usercustomize",
                                               "timeit",
                                               "doctest",
+                                              "linecache",
+                                              "configparser",
+                                              "tokenize",
+                                              "uu",
+                                              "xml",
+                                              "mimetypes",
+                                              "email",
+                                              "filecmp",
+                                              "quopri",
+                                              "pickletools",
+                                              "symtable",
+                                              "dis",
+                                              "gettext",
+                                              "token",
                                               "dbm",
                                               "cgi",
                                               "cgitb",
@@ -408,7 +444,14 @@ bool dynamicBuiltin(const QString &name)
 {
     static const QSet<QString> names =
         setOf({"eval", "exec", "compile", "__import__", "breakpoint", "globals", "vars", "setattr", "delattr",
-               "__builtins__", "memoryview"});
+               "__builtins__", "memoryview", "locals"});
+    return names.contains(name);
+}
+
+bool trustedName(const QString &name)
+{
+    static const QSet<QString> names =
+        setOf({"open", "str", "getattr", "hasattr", "Path", "PurePath", "PosixPath", "os", "sys"});
     return names.contains(name);
 }
 

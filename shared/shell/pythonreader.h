@@ -21,7 +21,9 @@ using Python::Token;
 class Reader final
 {
 public:
-    Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin);
+    // importFolder: where the code's own modules are (a script's folder; python -c's is its cwd).
+    Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin,
+           QString importFolder);
 
     void run();
 
@@ -83,6 +85,9 @@ private:
     void classify(const QString &name, qsizetype at, qsizetype open, qsizetype dot);
     void builtin(const QString &name, qsizetype at, qsizetype open);
     void moduleName(const QStringList &parts, qsizetype at, qsizetype open);
+    // A module imported that is a file beside the code (or where sys.path.insert put folders): a
+    // script whose code the judge reads unless git keeps it as committed.
+    void importRead(const QString &module, qsizetype at);
     void process(const QString &name, qsizetype at, qsizetype open);
     void network(const QString &name, qsizetype at, qsizetype open);
     void osCall(const QStringList &parts, qsizetype at, qsizetype open);
@@ -97,12 +102,15 @@ private:
     const QStringList &m_lines;
     QString m_origin;
     QString m_cwd;
+    QString m_importFolder;
     QList<qsizetype> m_match;            // each bracket's partner
     QList<Range> m_imports;              // the import statements' tokens, not read as uses
     QHash<QString, QString> m_modules;   // a name import binds -> the module ("np" -> "numpy")
     QHash<QString, QString> m_imported;  // a name from-import binds -> "module.name"
     QHash<QString, QString> m_alias;     // NAME = a.b.c once, a.b.c reached through an import
     QHash<QString, QString> m_constants; // NAME = literal once, and bound no other way
+    QSet<QString> m_bound;               // every name the code binds, any way
+    QStringList m_importFolders;         // sys.path.insert/append: where imports are found too
     int m_effects = 0;
 
     static constexpr int kMaxEffects = 64;

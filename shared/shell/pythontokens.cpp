@@ -78,11 +78,35 @@ public:
                 if (!string(QString(), why))
                     return false;
             } else if (c.isDigit() || (c == QLatin1Char('.') && charAt(m_s, m_i + 1).isDigit())) {
+                // As Python reads a number: 0x/0o/0b digits, or digits, one point, an exponent and
+                // j; "1.0.__class__" is a number, a dot and a name.
                 const qsizetype start = m_i;
-                while (m_i < m_s.size() &&
-                       (m_s.at(m_i).isLetterOrNumber() || m_s.at(m_i) == QLatin1Char('.') ||
-                        m_s.at(m_i) == QLatin1Char('_')))
-                    ++m_i;
+                const auto digits = [&](bool hex) {
+                    while (m_i < m_s.size() && (m_s.at(m_i).isDigit() || m_s.at(m_i) == QLatin1Char('_') ||
+                                                (hex && QStringView(u"abcdefABCDEF").contains(m_s.at(m_i)))))
+                        ++m_i;
+                };
+                const QChar second = charAt(m_s, m_i + 1).toLower();
+                if (c == QLatin1Char('0') && (second == QLatin1Char('x') || second == QLatin1Char('o') ||
+                                              second == QLatin1Char('b'))) {
+                    m_i += 2;
+                    digits(true);
+                } else {
+                    digits(false);
+                    if (charAt(m_s, m_i) == QLatin1Char('.')) {
+                        ++m_i;
+                        digits(false);
+                    }
+                    if (charAt(m_s, m_i).toLower() == QLatin1Char('e') &&
+                        (charAt(m_s, m_i + 1).isDigit() || ((charAt(m_s, m_i + 1) == QLatin1Char('+') ||
+                                                             charAt(m_s, m_i + 1) == QLatin1Char('-')) &&
+                                                            charAt(m_s, m_i + 2).isDigit()))) {
+                        m_i += 2;
+                        digits(false);
+                    }
+                    if (charAt(m_s, m_i).toLower() == QLatin1Char('j'))
+                        ++m_i;
+                }
                 push(Token::Kind::Number, m_s.mid(start, m_i - start));
             } else {
                 const QChar b = charAt(m_s, m_i + 1), d = charAt(m_s, m_i + 2);
@@ -136,6 +160,7 @@ private:
         m_i += triple ? 3 : 1;
         QString value;
         int braces = 0;
+        bool undecoded = false;
         for (;;) {
             if (m_i >= m_s.size() || (!triple && m_s.at(m_i) == QLatin1Char('\n'))) {
                 *why = QStringLiteral("a string is not closed (line %1)").arg(startLine);
@@ -158,6 +183,7 @@ private:
                 } else if (n != QLatin1Char('\n')) {
                     value += c;
                     value += n;
+                    undecoded = true;
                 }
                 m_i += 2;
                 continue;
@@ -186,8 +212,7 @@ private:
             value += c;
             ++m_i;
         }
-        // An escape this reader does not decode (\x, \u, octal) leaves the value unknown.
-        const bool undecoded = !raw && value.contains(QLatin1Char('\\'));
+        // An escape this reader does not decode (\x, \u, \N{...}, octal) leaves the value unknown.
         m_out.append(Token{Token::Kind::String, value, startLine, !formatted && !undecoded});
         if (formatted)
             return expressions(value, startLine, why);

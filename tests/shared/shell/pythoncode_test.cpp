@@ -96,6 +96,26 @@ private Q_SLOTS:
         const QList<Effect> many = effectsOf(wide);
         QVERIFY(many.size() <= 70); // effects are bounded, the rest said in one
         QVERIFY(has(many, Effect::Kind::Unknown));
+        // Python that runs Python that runs Python, 30 times at each level: one budget for the
+        // whole reading (it grew as N^4 with a budget per reading).
+        const auto quoted = [](QString code) {
+            code.replace(QLatin1String("\\"), QLatin1String("\\\\"))
+                .replace(QLatin1String("'"), QLatin1String("\\'"))
+                .replace(QLatin1String("\n"), QLatin1String("\\n"));
+            return QLatin1Char('\'') + code + QLatin1Char('\'');
+        };
+        QString level = QStringLiteral("print(1)\n");
+        for (int depth = 0; depth < 3; ++depth) {
+            QString next = QStringLiteral("import subprocess\np = %1\n").arg(quoted(level));
+            for (int k = 0; k < 30; ++k)
+                next += QStringLiteral("subprocess.run(['python3', '-c', p])\n");
+            level = next;
+        }
+        const QList<Effect> nested3 = effectsOf(level);
+        QVERIFY(std::any_of(nested3.cbegin(), nested3.cend(), [](const Effect &e) {
+            return e.kind == Effect::Kind::Unknown &&
+                   e.what.contains(QLatin1String("more Python than Countersign reads"));
+        }));
     }
 };
 
