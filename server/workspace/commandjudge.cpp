@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QScopeGuard>
 
 namespace Countersign {
 
@@ -193,7 +194,7 @@ QString CommandJudge::sameLineRefusal(const QList<Effect> &effects) const
             continue;
         if (e.code == Effect::Code::Project) {
             for (const QString &d : e.definitions)
-                names.append(QFileInfo(d).fileName());
+                names.append(QFileInfo(d.startsWith(QLatin1Char('!')) ? d.mid(1) : d).fileName());
             folders.append(PathRules::resolved(e.cwd));
         } else if (e.code == Effect::Code::Script && e.pathKnown) {
             scripts.append(PathRules::resolved(e.path));
@@ -316,8 +317,19 @@ QString CommandJudge::projectRefusal(const Effect &e, QString *unchanged) const
         return QStringLiteral("%1 outside the workspace roots").arg(e.what);
     // The files that define what runs, from the folder up to its root.
     QStringList found;
-    const QString root = m_ws->rootOf(cwd);
-    for (const QString &name : e.definitions) {
+    const QString root = m_ws->rootOf(
+        cwd); // "!name": one of the files that pin what it installs (a lock file, the requirements named);
+    // with none of them here it asks.
+    bool required = false, requiredFound = false;
+    for (QString name : e.definitions) {
+        const bool pins = name.startsWith(QLatin1Char('!'));
+        if (pins) {
+            name.remove(0, 1);
+            required = true;
+        }
+        const qsizetype before = found.size();
+        const auto done =
+            qScopeGuard([&] { requiredFound = requiredFound || (pins && found.size() > before); });
         if (name.contains(QLatin1Char('/'))) { // named by an option (make -f sub/x.mk): where it says
             const QString path = FilePath::isAbsolute(name) ? name : cwd + QLatin1Char('/') + name;
             if (QFileInfo(path).isFile())
@@ -335,6 +347,9 @@ QString CommandJudge::projectRefusal(const Effect &e, QString *unchanged) const
             dir = QFileInfo(dir).absolutePath();
         }
     }
+    if (required && !requiredFound)
+        return QStringLiteral("%1, and none of the files that would pin what it installs is here")
+            .arg(e.what);
     if (found.isEmpty()) {
         *unchanged = QStringLiteral("no file defines it here");
         return {};

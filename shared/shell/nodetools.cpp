@@ -1,5 +1,7 @@
 #include "nodetools.h"
 
+#include <QHash>
+
 #include "argtools.h"
 #include "projecttools.h"
 
@@ -32,6 +34,15 @@ bool scriptDefined(const QString &cwd, const QString &script)
         if (!dir.cdUp())
             return false;
     }
+}
+
+// Names of the files that pin what an install fetches: one of them must be here ("!name").
+QStringList pinned(const QStringList &names)
+{
+    QStringList out;
+    for (const QString &n : names)
+        out.append(QLatin1Char('!') + n);
+    return out;
 }
 
 bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &args)
@@ -80,12 +91,42 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
                "explain", "config", "get",    "root", "bin",      "prefix", "help",    "version", "-v",
                "doctor",  "audit",  "search", "pack", "query",    "fund",   "licenses"});
     static const QStringList removes = words({"uninstall", "remove", "rm", "r", "un", "unlink", "prune"});
+    // The project's packages as its lock file pins them (npm ci, npm install, yarn, pnpm install
+    // with no package named and no option that leaves the project): the project's own command,
+    // while the manifest and the lock are as committed.
+    const auto fromLock = [&]() {
+        static const QStringList harmless = words(
+            {"--frozen-lockfile", "--immutable", "--prefer-offline", "--offline", "--no-audit", "--no-fund",
+             "--silent", "-s", "-q", "--quiet", "--ignore-scripts", "--legacy-peer-deps", "--no-progress",
+             "--production", "--omit=dev", "--include=dev", "--check-files", "--pure-lockfile"});
+        for (qsizetype k = 1; k < args.size(); ++k) {
+            if (k == at)
+                continue;
+            const Arg &a = args.at(k);
+            if (!a.known || (!harmless.contains(a.text) && !a.text.startsWith(QLatin1String("--loglevel"))))
+                return false;
+        }
+        static const QHash<QString, QStringList> locks = {
+            {QStringLiteral("npm"), words({"package-lock.json", "npm-shrinkwrap.json"})},
+            {QStringLiteral("yarn"), words({"yarn.lock"})},
+            {QStringLiteral("pnpm"), words({"pnpm-lock.yaml"})},
+            {QStringLiteral("bun"), words({"bun.lockb", "bun.lock"})}};
+        if (!locks.contains(program))
+            return false;
+        c.project(QStringLiteral("installs the project's packages as its lock file pins them (%1 %2)")
+                      .arg(program, sub.isEmpty() ? QStringLiteral("install") : sub),
+                  words({"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"}) +
+                      pinned(locks.value(program)));
+        return true;
+    };
     if (sub.isEmpty()) {
-        if (program == QLatin1String("yarn") || program == QLatin1String("bun")) // bare yarn installs
-            c.add(Effect::Kind::Installs,
-                  QStringLiteral("installs the project's packages (%1)").arg(program));
-        else
+        if (program == QLatin1String("yarn") || program == QLatin1String("bun")) { // bare yarn installs
+            if (!fromLock())
+                c.add(Effect::Kind::Installs,
+                      QStringLiteral("installs the project's packages (%1)").arg(program));
+        } else {
             c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its help").arg(program));
+        }
         return true;
     }
     if (sub == QLatin1String("exec") || sub == QLatin1String("x") || sub == QLatin1String("dlx")) {
@@ -106,6 +147,9 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
         c.add(Effect::Kind::Installs, QStringLiteral("fetches and runs a package (%1 %2)").arg(program, sub));
         return true;
     }
+    static const QStringList lockInstalls = words({"install", "i", "ci", "clean-install", "install-clean"});
+    if (lockInstalls.contains(sub) && rest.isEmpty() && fromLock())
+        return true;
     if (installs.contains(sub)) {
         c.add(Effect::Kind::Installs,
               rest.isEmpty()

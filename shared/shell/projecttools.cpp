@@ -265,6 +265,71 @@ bool pip(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         c.add(Effect::Kind::Installs, QStringLiteral("%1 uninstall removes packages").arg(program));
         return true;
     }
+    // pip install -r FILE, pip install -e . (the project itself): what the project's own files name,
+    // while they are as committed. A package named, an index, a target or a user or system-wide
+    // place asks.
+    if (sub == QLatin1String("install") &&
+        (program == QLatin1String("pip") || program == QLatin1String("pip3") ||
+         program == QLatin1String("uv pip"))) {
+        static const QStringList harmless = words(
+            {"-q", "--quiet", "-v", "--verbose", "-U", "--upgrade", "--no-deps", "--no-cache-dir",
+             "--disable-pip-version-check", "--no-build-isolation", "--no-input", "--progress-bar=off"});
+        QStringList definitions;
+        bool project = false;
+        for (qsizetype k = at + 1; k < args.size(); ++k) {
+            const Arg &a = args.at(k);
+            if (!a.known)
+                return c.add(Effect::Kind::Installs,
+                             QStringLiteral("%1 install of what expands").arg(program)),
+                       true;
+            if (a.text == QLatin1String("-r") || a.text == QLatin1String("--requirement") ||
+                a.text == QLatin1String("-c") || a.text == QLatin1String("--constraint")) {
+                const Arg file = args.value(++k);
+                if (!file.known || file.text.isEmpty())
+                    return c.add(Effect::Kind::Installs,
+                                 QStringLiteral("%1 install -r of a file not known").arg(program)),
+                           true;
+                definitions.append(QLatin1Char('!') + (file.text.contains(QLatin1Char('/'))
+                                                           ? file.text
+                                                           : QStringLiteral("./") + file.text));
+                continue;
+            }
+            if (a.text == QLatin1String("-e") || a.text == QLatin1String("--editable"))
+                continue;
+            const QString target = a.text.section(QLatin1Char('['), 0, 0);
+            if (target == QLatin1String(".") || target == QLatin1String("./")) {
+                project = true;
+                continue;
+            }
+            if (harmless.contains(a.text))
+                continue;
+            c.add(Effect::Kind::Installs,
+                  QStringLiteral("%1 install %2 fetches and installs packages").arg(program, a.text));
+            return true;
+        }
+        if (project)
+            definitions += words({"!pyproject.toml", "!setup.py", "!setup.cfg"});
+        if (definitions.isEmpty()) {
+            c.add(Effect::Kind::Installs, QStringLiteral("%1 install with nothing named").arg(program));
+            return true;
+        }
+        c.project(QStringLiteral("installs what the project's own files name (%1 install)").arg(program),
+                  definitions);
+        return true;
+    }
+    // uv sync, poetry install, pipenv sync: as the lock file pins them.
+    static const QHash<QString, QStringList> locked = {
+        {QStringLiteral("uv"), words({"pyproject.toml", "!uv.lock"})},
+        {QStringLiteral("poetry"), words({"pyproject.toml", "!poetry.lock"})},
+        {QStringLiteral("pipenv"), words({"Pipfile", "!Pipfile.lock"})}};
+    if ((sub == QLatin1String("sync") ||
+         (sub == QLatin1String("install") && program != QLatin1String("uv"))) &&
+        locked.contains(program) && args.size() - at == 1) {
+        c.project(QStringLiteral("installs the project's packages as its lock file pins them (%1 %2)")
+                      .arg(program, sub),
+                  locked.value(program));
+        return true;
+    }
     c.add(Effect::Kind::Installs, QStringLiteral("%1 %2 fetches and installs packages").arg(program, sub));
     return true;
 }
