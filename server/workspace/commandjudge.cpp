@@ -86,6 +86,7 @@ namespace {
 
 // Whether a build or a package manager makes the file at path again: under one of the folders they
 // regenerate, or one of their outputs by its extension (objects, bytecode, logs).
+// path is relative to its workspace root (the folders above it say nothing of what a build makes).
 bool regenerable(const QString &path)
 {
     static const QStringList outputs = {
@@ -175,7 +176,9 @@ QString CommandJudge::replaceRefusal(const QString &path) const
             .arg(PathRules::shortPath(path, m_home));
     // An ignored file is free to lose only where a build makes it again: a Terraform state, a
     // database or local settings are work that git was told not to keep.
-    if (!report.ignored.isEmpty() && !regenerable(path))
+    const QString root = m_ws ? m_ws->rootOf(path) : QString();
+    if (!report.ignored.isEmpty() &&
+        !regenerable(root.isEmpty() ? QFileInfo(path).fileName() : QDir(root).relativeFilePath(path)))
         return QStringLiteral("overwrites %1, which git ignores: no copy of it is kept anywhere")
             .arg(PathRules::shortPath(path, m_home));
     return {};
@@ -247,10 +250,27 @@ QString CommandJudge::writeRefusal(const QString &written) const
                    "writes %1, which changes what runs later (a start-up file, an agent's settings, "
                    ".git or CI)")
             .arg(PathRules::shortPath(path, m_home));
-    if (!m_ws || !m_ws->confines(path))
+    if ((!m_ws || !m_ws->confines(path)) && !newTemporaryFile(written, path))
         return QStringLiteral("writes %1, outside the workspace roots")
             .arg(PathRules::shortPath(path, m_home));
     return {};
+}
+
+// A new file (or folder) in the system's temporary folder that replaces nothing and is reached
+// through no link: scratch work that loses nothing (what is already there still asks).
+bool CommandJudge::newTemporaryFile(const QString &written, const QString &resolved) const
+{
+    const QString cleaned = QDir::cleanPath(written);
+    if (cleaned != resolved || QFileInfo::exists(resolved) || QFileInfo(resolved).isSymLink())
+        return false;
+    if (!m_home.isEmpty() && PathRules::under(resolved, m_home))
+        return false;
+    for (const QString &temp : {QDir::tempPath(), QStringLiteral("/tmp"), QStringLiteral("/var/tmp")}) {
+        const QString root = QDir::cleanPath(temp);
+        if (resolved != root && PathRules::under(resolved, root))
+            return true;
+    }
+    return false;
 }
 
 QStringList CommandJudge::expand(const QString &pattern, bool *complete) const
@@ -395,6 +415,8 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
     };
     switch (e.kind) {
     case Effect::Kind::Reads: {
+        if (e.note == Effect::Note::Names && e.pathKnown && !e.glob)
+            return; // a listing: names, not what the files hold
         if (e.path.isEmpty() && e.pathKnown)
             return; // prints; reads nothing named
         if (!e.pathKnown) {
@@ -599,6 +621,13 @@ CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const
         if ((git || e.kind == Effect::Kind::Runs) && !e.cwd.isEmpty() && !gitFolders.contains(e.cwd))
             gitFolders.append(e.cwd);
     }
+    // A word that is no program here runs nothing, unless the line changes where programs are found.
+    const bool environment = std::any_of(effects.cbegin(), effects.cend(),
+                                         [](const Effect &e) { return e.kind == Effect::Kind::Environment; });
+    if (environment && std::any_of(effects.cbegin(), effects.cend(),
+                                   [](const Effect &e) { return e.note == Effect::Note::NoProgram; }))
+        j.asks.append(QStringLiteral(
+            "runs a word that is no program here, in a line that changes where programs are found"));
     for (const QString &folder : gitFolders) {
         if (const QString why = repositoryRefusal(folder); !why.isEmpty() && !j.asks.contains(why))
             j.asks.append(why);

@@ -66,6 +66,7 @@ private:
     QStringList expand(const QString &pattern, bool *complete) const;
     QString replaceRefusal(const QString &path) const;
     QString programFolderRefusal(const QString &folder) const;
+    bool newTemporaryFile(const QString &written, const QString &resolved) const;
     // git run in folder, judged as in the repository git takes it for: one whose configuration
     // nothing protects (a folder shaped like a repository, a .git file leading elsewhere in the
     // roots) asks, since its settings can make even git status run a program.

@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>
+#include <QStandardPaths>
 
 namespace Countersign::Shell {
 
@@ -505,14 +506,53 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
                 return m_effects;
             }
         }
+        const qsizetype before = m_effects.size();
         readsOperands(args, words({"-n", "-c",        "-e",        "-f",     "-m", "-A",          "-B",
                                    "-C", "-t",        "-g",        "--glob", "-d", "--max-depth", "-L",
                                    "-I", "--exclude", "--include", "-k",     "-T", "-S"}));
+        // A listing prints the names under a folder, not what its files hold.
+        static const QStringList listings = words({"ls", "dir", "tree", "du", "fd", "fdfind"});
+        if (listings.contains(program)) {
+            for (qsizetype k = before; k < m_effects.size(); ++k)
+                m_effects[k].note = Effect::Note::Names;
+        }
         const bool nothingRead = std::none_of(m_effects.cbegin(), m_effects.cend(),
                                               [](const Effect &e) { return e.kind == Effect::Kind::Reads; });
         if (nothingRead) // what it prints comes from itself or its input: a read of the folder at most
             add(Effect::Kind::Reads, QStringLiteral("%1 prints").arg(program), m_how.cwd,
                 !m_how.cwd.isEmpty());
+        return m_effects;
+    }
+    // A manual, or any installed program's help or version, prints and changes nothing.
+    static const QStringList manuals = words({"man", "info", "whatis", "apropos", "tldr"});
+    static const QStringList asking =
+        words({"--help", "-h", "--version", "-V", "version", "help", "-version", "-help"});
+    if (manuals.contains(program) || (args.size() == 2 && asking.contains(args.at(1).text))) {
+        add(Effect::Kind::Reads, QStringLiteral("%1 prints a manual, its help or its version").arg(program));
+        return m_effects;
+    } // A known command glued to punctuation (cd.., find., ls-la) that is no program here: the shell
+    // refuses it, unless the line changes where programs are found (the judge sees that). Found
+    // nowhere: not on this PATH, nor in the folder it runs in or a project's own bin folders (the
+    // agent's PATH may hold those).
+    static const QRegularExpression glued(QStringLiteral("^([a-z]+)[.\\-]+[a-z]*$"));
+    const auto typo = glued.match(program);
+    const auto nowhere = [&] {
+        if (!QStandardPaths::findExecutable(program).isEmpty())
+            return false;
+        for (const char *bin : {"", "/.venv/bin", "/venv/bin", "/node_modules/.bin", "/bin", "/.bin"}) {
+            if (!m_how.cwd.isEmpty() &&
+                QFileInfo::exists(m_how.cwd + QLatin1String(bin) + QLatin1Char('/') + program))
+                return false;
+        }
+        return true;
+    };
+    if (typo.hasMatch() &&
+        (readers().contains(typo.captured(1)) || typo.captured(1) == QLatin1String("cd") ||
+         typo.captured(1) == QLatin1String("find") || typo.captured(1) == QLatin1String("git")) &&
+        nowhere()) {
+        add(Effect::Kind::Reads,
+            QStringLiteral("%1 is no program on this machine: the shell refuses it").arg(program));
+        m_effects.last().note = Effect::Note::NoProgram;
         return m_effects;
     }
     unknown(QStringLiteral("%1 is not a program Countersign knows").arg(program));

@@ -59,6 +59,12 @@ public:
     void add(Effect::Kind kind, const QString &what, const QString &path = {}, bool known = true,
              bool glob = false);
     void addPath(Effect::Kind kind, const QString &what, const Arg &arg);
+    // The names under arg, not what the files hold (ls, tree, find's start folders).
+    void addListing(const QString &what, const Arg &arg)
+    {
+        addPath(Effect::Kind::Reads, what, arg);
+        m_effects.last().note = Effect::Note::Names;
+    }
     // A file read whose content decides what the command does (a patch): a write to it in the
     // same line asks (Effect::definitions names it).
     void addDefinition(const QString &what, const Arg &arg)

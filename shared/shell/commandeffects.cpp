@@ -259,7 +259,8 @@ void Interpreter::script(const Script &s, QString &cwd, int depth)
                               {},
                               cwd,
                               {},
-                              QStringLiteral("the line holds %1, which Countersign does not read").arg(why)});
+                              QStringLiteral("the line holds %1, which Countersign does not read").arg(why),
+                              Effect::Note::None});
     for (const QString &v : s.variables) {
         if (CommandCatalog::secretName(v))
             effects.append(Effect{Effect::Kind::Secret,
@@ -271,22 +272,24 @@ void Interpreter::script(const Script &s, QString &cwd, int depth)
                                   {},
                                   cwd,
                                   {},
-                                  QStringLiteral("reads the secret variable $%1").arg(v)});
+                                  QStringLiteral("reads the secret variable $%1").arg(v),
+                                  Effect::Note::None});
     }
     for (const Pipeline &p : s.pipelines)
         pipeline(p, cwd, depth);
     if (s.arithmetic && m_assigns)
-        effects.append(Effect{
-            Effect::Kind::Unknown,
-            Effect::Code::None,
-            {},
-            true,
-            false,
-            false,
-            {},
-            cwd,
-            {},
-            QStringLiteral("the line sets a variable and evaluates arithmetic: a value can hide code")});
+        effects.append(
+            Effect{Effect::Kind::Unknown,
+                   Effect::Code::None,
+                   {},
+                   true,
+                   false,
+                   false,
+                   {},
+                   cwd,
+                   {},
+                   QStringLiteral("the line sets a variable and evaluates arithmetic: a value can hide code"),
+                   Effect::Note::None});
 }
 
 void Interpreter::pipeline(const Pipeline &p, QString &cwd, int depth)
@@ -365,7 +368,8 @@ void Interpreter::command(const Command &c, QString &cwd, Stdin stdinKind, const
                                   {},
                                   cwd,
                                   {},
-                                  QStringLiteral("reads %1 (<>)").arg(r.target.text)});
+                                  QStringLiteral("reads %1 (<>)").arg(r.target.text),
+                                  Effect::Note::None});
     }
     if (c.kind == Command::Kind::Group) {
         if (!c.body)

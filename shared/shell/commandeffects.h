@@ -44,6 +44,10 @@ struct Effect final
     QString cwd;             // the folder the command runs in (empty: not known)
     QStringList argv;        // the command as read (wrappers taken off), for the card and the plans
     QString what;            // in words, for the card: "deletes build (rm -rf)"
+    // Reads: Names, only the names under path (a listing), not what the files hold; NoProgram, a
+    // word the shell will refuse as no program on this machine (cd.., find.).
+    enum class Note { None, Names, NoProgram };
+    Note note = Note::None;
 };
 
 // What a command line does: each simple command, in order, with wrappers taken off (sudo, env,

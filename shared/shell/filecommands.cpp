@@ -350,8 +350,8 @@ void find(CommandCatalog &c, const QList<Arg> &args)
     }
     if (starts.isEmpty())
         starts.append(Arg{QStringLiteral("."), true, false, {}});
-    for (const Arg &s : starts)
-        c.addPath(Effect::Kind::Reads, QStringLiteral("find walks %1").arg(s.text), s);
+    for (const Arg &s : starts) // the names under each (what prints or runs a file's content is below)
+        c.addListing(QStringLiteral("find walks %1").arg(s.text), s);
     for (; k < args.size(); ++k) {
         const QString t = args.at(k).text;
         if (t == QLatin1String("-delete")) {

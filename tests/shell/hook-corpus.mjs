@@ -21,7 +21,9 @@ const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: hook-corpus.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
-const work = mkdtempSync(path.join(tmpdir(), 'countersign-corpus-'));
+// Beside the binary, not in the temporary folder: a new file there is scratch work that runs with
+// no card, and the fixture's "outside" folder must stay outside.
+const work = mkdtempSync(path.join(path.dirname(path.resolve(binary)), 'countersign-corpus-'));
 execFileSync('bash', [path.join(here, 'make-fixture.sh'), work]);
 const ws = path.join(work, 'ws'), home = path.join(work, 'home'), outside = path.join(work, 'outside');
 const corpus = JSON.parse(readFileSync(path.join(here, 'corpus.json'), 'utf8')).lines

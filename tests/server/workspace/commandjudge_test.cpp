@@ -6,6 +6,7 @@
 #include "commandjudge.h"
 #include "workspace.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -21,7 +22,9 @@ class CommandJudgeTest final : public QObject
 {
     Q_OBJECT
 
-    QTemporaryDir m_dir;
+    // Beside the test, not in the temporary folder: a new file there is scratch work that runs
+    // with no card, and the fixture's "outside" folder must stay outside.
+    QTemporaryDir m_dir{QCoreApplication::applicationDirPath() + QStringLiteral("/corpus-XXXXXX")};
     QString m_ws, m_home, m_outside;
     std::unique_ptr<Workspace> m_workspace;
 
