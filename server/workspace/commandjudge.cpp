@@ -580,14 +580,17 @@ QString CommandJudge::repositoryRefusal(const QString &folder) const
 }
 
 bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowedBecause) const
-{
-    // A Python script the agent wrote or changed: read for what it does, like python -c.
+{ // A Python or shell script the agent wrote or changed: read for what it does, like python -c.
     const QString program = QFileInfo(e.argv.value(0)).fileName();
     const bool python =
         program.startsWith(QLatin1String("python")) ||
         (e.path.endsWith(QLatin1String(".py")) && !program.startsWith(QLatin1String("pypy")) &&
          (program.isEmpty() || program == QFileInfo(e.path).fileName()));
-    if (!e.pathKnown || !python || m_scriptDepth >= 3)
+    // A shell script the agent wrote is read as the lines it holds.
+    const bool shell = program == QLatin1String("sh") || program == QLatin1String("bash") ||
+                       program == QLatin1String("dash") ||
+                       (e.path.endsWith(QLatin1String(".sh")) && program == QFileInfo(e.path).fileName());
+    if (!e.pathKnown || !(python || shell) || m_scriptDepth >= 3)
         return false;
     if (const QString why = readRefusal(e.path); !why.isEmpty()) {
         j.asks.append(why); // a key run as a script prints itself in the error
@@ -599,12 +602,15 @@ bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowe
         return false;
     const QString code = QString::fromUtf8(file.readAll());
     ++m_scriptDepth;
-    const QList<Effect> effects =
-        Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(), {QDir::cleanPath(e.cwd), m_home},
-                                        QFileInfo(e.path).absolutePath());
+    const QList<Effect> effects = shell
+                                      ? Shell::CommandEffects::ofLine(code, {QDir::cleanPath(e.cwd), m_home})
+                                      : Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(),
+                                                                        {QDir::cleanPath(e.cwd), m_home},
+                                                                        QFileInfo(e.path).absolutePath());
     for (const Effect &inner : effects)
         judgeEffect(inner, j, allowedBecause);
     --m_scriptDepth;
+    allowedBecause.append(QStringLiteral("%1, which Countersign read").arg(e.what));
     return true;
 }
 

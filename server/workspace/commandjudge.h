@@ -59,9 +59,9 @@ private:
     QString readRefusal(const QString &path) const;
     QString writeRefusal(const QString &path) const;
     QString projectRefusal(const Shell::Effect &e, QString *unchanged) const;
-    QString scriptRefusal(const QString &path) const;
-    // A Python script that would ask as a file the agent wrote: its code read and its effects
-    // judged instead; false when it is not one this can read (then the script asks).
+    QString scriptRefusal(const QString &path)
+        const; // A Python or shell script that would ask as a file the agent wrote: its code read and its
+    // effects judged instead; false when it is not one this can read (then the script asks).
     bool readScript(const Shell::Effect &e, Judgement &j, QStringList &allowedBecause) const;
     QStringList expand(const QString &pattern, bool *complete) const;
     QString replaceRefusal(const QString &path) const;

@@ -305,6 +305,12 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
         return false;
     const bool python =
         program.startsWith(QLatin1String("python")) || program.startsWith(QLatin1String("pypy"));
+    // Its version or its help alone (java -version, ruby --version): prints.
+    static const QStringList asking = words({"-version", "--version", "-v", "-V", "--help", "-help", "-h"});
+    if (args.size() == 2 && asking.contains(args.at(1).text)) {
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its version or help").arg(program));
+        return true;
+    }
     const bool node = program == QLatin1String("node") || program == QLatin1String("nodejs");
     for (qsizetype k = 1; k < args.size(); ++k) {
         const Arg &a = args.at(k);

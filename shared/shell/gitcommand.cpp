@@ -129,11 +129,26 @@ void read(CommandCatalog &c, const QList<Arg> &args)
                   QStringLiteral("git %1 changes which repository git uses or what it runs").arg(a.text));
             return;
         }
-        static const QStringList harmless =
-            words({"--no-pager", "-P", "--paginate", "-p", "--no-replace-objects", "--literal-pathspecs",
-                   "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-optional-locks",
-                   "--bare", "--version", "--help", "-h", "--html-path", "--man-path", "--info-path",
-                   "--no-lazy-fetch", "--no-advice"});
+        static const QStringList harmless = words({"--no-pager",
+                                                   "-P",
+                                                   "--paginate",
+                                                   "-p",
+                                                   "--no-replace-objects",
+                                                   "--literal-pathspecs",
+                                                   "--glob-pathspecs",
+                                                   "--noglob-pathspecs",
+                                                   "--icase-pathspecs",
+                                                   "--no-optional-locks",
+                                                   "--bare",
+                                                   "--version",
+                                                   "-v",
+                                                   "--help",
+                                                   "-h",
+                                                   "--html-path",
+                                                   "--man-path",
+                                                   "--info-path",
+                                                   "--no-lazy-fetch",
+                                                   "--no-advice"});
         if (!harmless.contains(a.text)) {
             c.unknown(QStringLiteral("git %1 is not a global option Countersign knows").arg(a.text));
             return;

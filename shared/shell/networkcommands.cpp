@@ -205,6 +205,46 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
     c.add(Effect::Kind::Network, QStringLiteral("%1 talks to another machine or service").arg(program));
 }
 
+// What only asks the local container daemon or a cluster the user set up, and prints what it
+// lists (docker ps, kubectl get pods): a read. A secret's data, another host or context, and
+// every other subcommand are not.
+bool localRead(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    QStringList words;
+    for (const Arg &a : args.mid(1)) {
+        if (!a.known)
+            return false;
+        words.append(a.text);
+    }
+    const QString line = words.join(QLatin1Char(' '));
+    if (program == QLatin1String("docker") || program == QLatin1String("podman")) {
+        static const QRegularExpression reading(QStringLiteral(
+            "^(ps|images|version|info|container ls|container list|image ls|image list|network ls|volume ls|"
+            "system df|compose ps|compose ls|compose images)( (-a|--all|-q|--quiet|--no-trunc|--format [^ "
+            "]+))*$"));
+        if (!reading.match(line).hasMatch())
+            return false;
+        c.add(Effect::Kind::Reads,
+              QStringLiteral("%1 %2 lists what the local daemon holds").arg(program, words.value(0)));
+        return true;
+    }
+    if (program == QLatin1String("kubectl")) {
+        static const QRegularExpression reading(
+            QStringLiteral("^(get|describe|top|api-resources|version|cluster-info|config "
+                           "current-context|config get-contexts)"
+                           "( [A-Za-z0-9_./=:-]+)*$"));
+        static const QRegularExpression risky(QStringLiteral(
+            "(^| )(secrets?|--kubeconfig|--context|--server|-s|--token|--as|--raw|-o|--output|--template)( "
+            "|=|$)"));
+        if (!reading.match(line).hasMatch() || risky.match(line).hasMatch())
+            return false;
+        c.add(Effect::Kind::Reads,
+              QStringLiteral("kubectl %1 prints what the cluster you use lists").arg(words.value(0)));
+        return true;
+    }
+    return false;
+}
+
 } // namespace
 
 QString hostOf(const QString &operand)
@@ -264,7 +304,8 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                                                 "tailscale",   "ngrok",
                                                 "cloudflared", "openssl"});
     if (networked.contains(program)) {
-        network(c, program, args);
+        if (!localRead(c, program, args))
+            network(c, program, args);
         return true;
     }
     return false;

@@ -71,6 +71,9 @@ printf 'import shutil\nshutil.rmtree("src")\n' >scripts/evil.py
 # A module beside the workspace's root that the agent wrote, and one that only computes.
 printf 'import os\nos.system("rm -rf src")\n' >m.py
 printf 'def double(x):\n    return 2 * x\n' >helper.py
+printf '#!/bin/sh\nset -e\necho building\nls src\n' >scripts/check.sh
+printf '#!/bin/sh\nrm -rf src\n' >scripts/wipe.sh
+chmod +x scripts/check.sh scripts/wipe.sh
 printf 'from helper import double\nprint(double(21))\n' >scripts/uses_helper.py
 # Ignored files that are work, not output: a Terraform state and a database.
 echo '{"version": 4, "resources": ["prod"]}' >terraform.tfstate
