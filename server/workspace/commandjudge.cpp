@@ -483,7 +483,10 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
         // A folder put before the system's programs (PATH, JAVA_HOME): one the agent may have
         // filled with no card shadows them; the system's own and the home folder's do not.
         if (!e.path.isEmpty()) {
-            if (const QString why = programFolderRefusal(e.path); !why.isEmpty())
+            const bool modules = e.definitions.contains(QStringLiteral("PYTHONPATH")) ||
+                                 e.definitions.contains(QStringLiteral("NODE_PATH"));
+            const bool project = modules && m_ws && m_ws->confines(PathRules::resolved(e.path));
+            if (const QString why = project ? QString() : programFolderRefusal(e.path); !why.isEmpty())
                 ask(QStringLiteral("%1: %2").arg(e.what, why));
             return;
         }

@@ -120,7 +120,9 @@ const QStringList kProjectProtected = {
     QStringLiteral(".gemini"), QStringLiteral(".cargo/config.toml"), QStringLiteral(".cargo/config"),
     // the hooks and settings of the agents gated through them
     QStringLiteral(".github/hooks"), QStringLiteral(".copilot"), QStringLiteral("opencode.jsonc"),
-    QStringLiteral(".cline")};
+    QStringLiteral(".cline"),
+    // run by every Python that imports from their folder (PYTHONPATH=src and the like)
+    QStringLiteral("sitecustomize.py"), QStringLiteral("usercustomize.py")};
 
 } // namespace
 

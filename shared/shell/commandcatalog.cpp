@@ -62,16 +62,21 @@ QString programName(const QString &word)
 QList<Effect> CommandCatalog::settingEffects(const QString &name, const QString &value, const QString &cwd,
                                              const QString &home)
 {
+    const QString bareName = name.endsWith(QLatin1Char('+')) ? name.chopped(1) : name;
     const auto effect = [&](const QString &what, const QString &path = {}) {
         Effect e;
         e.kind = Effect::Kind::Environment;
         e.what = what;
         e.path = path; // empty: no folder (pathKnown stays true, as for the other effects)
         e.cwd = cwd;
+        e.definitions = {bareName};
         return e;
     };
     const QString bare = name.endsWith(QLatin1Char('+')) ? name.chopped(1) : name;
-    if (bare != QLatin1String("PATH") && bare != QLatin1String("JAVA_HOME")) {
+    // Where modules are found first (PYTHONPATH=src): each folder, judged as the project's own
+    // code inside the roots (what runs when Python starts there, sitecustomize.py, is protected).
+    const bool modules = bare == QLatin1String("PYTHONPATH") || bare == QLatin1String("NODE_PATH");
+    if (bare != QLatin1String("PATH") && bare != QLatin1String("JAVA_HOME") && !modules) {
         if (!poisons(bare))
             return {};
         return {effect(QStringLiteral("sets %1, which changes what programs run or load").arg(bare))};
@@ -80,12 +85,14 @@ QList<Effect> CommandCatalog::settingEffects(const QString &name, const QString 
     // PATH+=... appends; PATH=...:$PATH:... puts what comes before $PATH first.
     bool after = name.endsWith(QLatin1Char('+'));
     const QStringList parts =
-        bare == QLatin1String("PATH") ? value.split(QLatin1Char(':')) : QStringList{value};
+        bare == QLatin1String("JAVA_HOME") ? QStringList{value} : value.split(QLatin1Char(':'));
     for (const QString &part : parts) {
         if (part == QLatin1String("$PATH") || part == QLatin1String("${PATH}")) {
             after = true;
             continue;
         }
+        if (part == QLatin1Char('$') + bare || part == QStringLiteral("${%1}").arg(bare))
+            continue; // what it held already
         if (after || part.isEmpty())
             continue;
         QString folder = part;
