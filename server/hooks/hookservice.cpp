@@ -1,6 +1,7 @@
 #include "hookservice.h"
 
 #include "commandeffects.h"
+#include "commandjudge.h"
 
 #include "auditstore.h"
 #include "canonicaljson.h"
@@ -199,6 +200,8 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     // The call's policy, plan and undo list read its command line once, while it is decided here
     // (a call that waits for a card is read again when it is answered).
     const Shell::CommandEffects::Memo readOnce;
+    // The files this session made itself: deleting one it left as it was loses no one's work.
+    const CommandJudge::Scratch scratch(m_made.value(who.name + QLatin1Char('\n') + call.sessionId));
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,
@@ -302,6 +305,23 @@ QString regularFileSha256(const QString &path)
 }
 } // namespace
 
+void HookService::rememberMade(const QString &session, const QList<SnapshotStore::Kept> &kept)
+{
+    if (kept.isEmpty() || session.endsWith(QLatin1Char('\n')))
+        return;
+    if (!m_made.contains(session) && m_made.size() >= 256)
+        m_made.erase(m_made.begin()); // a bound: the oldest sessions' files ask again
+    QHash<QString, QString> &made = m_made[session];
+    for (const SnapshotStore::Kept &k : kept) {
+        if (!k.existed && made.size() < 4096)
+            made.insert(k.path, regularFileSha256(k.path)); // made by this call
+        else if (made.contains(k.path))
+            made.insert(k.path, regularFileSha256(k.path)); // changed again by the session itself
+        if (made.value(k.path, QStringLiteral("x")).isEmpty())
+            made.remove(k.path); // gone, or no longer a regular file
+    }
+}
+
 void HookService::after(const HookCall &call, const Principal &who, Answered done)
 {
     auto arguments = AgentTool::arguments(call);
@@ -382,6 +402,7 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         }
         if (!unkept.empty())
             detail["changedWithoutCopy"] = unkept;
+        rememberMade(who.name + QLatin1Char('\n') + call.sessionId, kept);
         if (!call.sessionId.isEmpty())
             detail["session"] = call.sessionId.left(200).toStdString();
         detail["startedMs"] = found->allowedMs;

@@ -131,6 +131,8 @@ private:
     void closeStale();
     // The protected set changed while no quiet call ran: recorded and said, not put back.
     void changedBetweenCalls(const QList<Tripwire::Change> &changes);
+    // What a session's call made or changed again, as the net and its own undo found it.
+    void rememberMade(const QString &session, const QList<SnapshotStore::Kept> &kept);
 
     Gate &m_gate;
     AuditStore &m_store;
@@ -138,6 +140,8 @@ private:
     std::map<AgentTool::Kind, std::shared_ptr<AgentTool>> m_tools;
     QHash<QString, Allowed> m_allowed; // reportKey -> the allow it is waiting to hear about
     QHash<QString, QString> m_held;    // connection -> why its calls ask (the tripwire fired)
+    // connection + session -> the files its calls made -> their SHA-256 as its last call left them
+    QHash<QString, QHash<QString, QString>> m_made;
     qint64 m_order = 0;
 };
 

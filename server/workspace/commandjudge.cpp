@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -256,6 +257,49 @@ QString CommandJudge::writeRefusal(const QString &written) const
     return {};
 }
 
+namespace {
+
+const QHash<QString, QString> *&scratchFiles()
+{
+    thread_local const QHash<QString, QString> *files = nullptr;
+    return files;
+}
+
+} // namespace
+
+CommandJudge::Scratch::Scratch(QHash<QString, QString> files)
+{
+    scratchFiles() = new QHash<QString, QString>(std::move(files));
+}
+
+CommandJudge::Scratch::~Scratch()
+{
+    delete scratchFiles();
+    scratchFiles() = nullptr;
+}
+
+bool CommandJudge::sessionScratch(const QString &path) const
+{
+    const QHash<QString, QString> *files = scratchFiles();
+    if (!files || files->isEmpty())
+        return false;
+    const QString resolved = PathRules::resolved(path);
+    const auto it = files->constFind(resolved);
+    if (it == files->cend() || it->isEmpty() || isProtected(resolved) || !m_ws || !m_ws->confines(resolved))
+        return false;
+    const QFileInfo info(resolved);
+    if (!info.isFile() || info.isSymLink() || info.size() > (16 << 20))
+        return false;
+    QFile file(resolved);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    if (QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()) !=
+        *it)
+        return false;
+    const Git::LossReport report = Git::lossReport({resolved});
+    return report.uncommitted.isEmpty(); // untracked, or as committed: no one's work is in it
+}
+
 // A new file (or folder) in the system's temporary folder that replaces nothing and is reached
 // through no link: scratch work that loses nothing (what is already there still asks).
 bool CommandJudge::newTemporaryFile(const QString &written, const QString &resolved) const
@@ -415,8 +459,8 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
     };
     switch (e.kind) {
     case Effect::Kind::Reads: {
-        if (e.note == Effect::Note::Names && e.pathKnown && !e.glob)
-            return; // a listing: names, not what the files hold
+        if (e.note == Effect::Note::Names)
+            return; // a listing: names, not what the files hold, wherever it is
         if (e.path.isEmpty() && e.pathKnown)
             return; // prints; reads nothing named
         if (!e.pathKnown) {
@@ -470,6 +514,12 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
         return;
     }
     case Effect::Kind::Deletes:
+        if (e.pathKnown && !e.glob && sessionScratch(e.path)) {
+            allowedBecause.append(
+                QStringLiteral("%1, a file this agent session made and nobody changed since")
+                    .arg(e.what.isEmpty() ? QStringLiteral("deletes") : e.what));
+            return;
+        }
         j.destructive = true;
         ask(e.what.isEmpty() ? QStringLiteral("deletes files") : e.what);
         target(e.path);

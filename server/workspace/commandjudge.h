@@ -5,6 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -48,10 +49,21 @@ public:
     bool isSecret(const QString &absolutePath) const;
     // A file whose change reaches past the project or the gate: shell start-up files, the agents'
     // and Countersign's own settings, .git/ internals, CI definitions.
-    bool isProtected(const QString &absolutePath) const;
-
-    // Most files a pattern is expanded to when it is judged; more asks.
+    bool isProtected(const QString &absolutePath)
+        const; // Most files a pattern is expanded to when it is judged; more asks.
     static constexpr int kMaxGlobMatches = 2000;
+
+    // While one is alive on a thread, the files the agent session being decided made itself (path
+    // -> their SHA-256 as its last call left them): deleting one that still holds exactly that,
+    // and that git does not keep, loses nothing anyone else wrote (the agent's own scratch file).
+    class Scratch final
+    {
+    public:
+        explicit Scratch(QHash<QString, QString> files);
+        ~Scratch();
+        Scratch(const Scratch &) = delete;
+        Scratch &operator=(const Scratch &) = delete;
+    };
 
 private:
     Judgement judge(const QList<Shell::Effect> &effects) const;
@@ -67,6 +79,8 @@ private:
     QString replaceRefusal(const QString &path) const;
     QString programFolderRefusal(const QString &folder) const;
     bool newTemporaryFile(const QString &written, const QString &resolved) const;
+    // A file the session being decided made and that still holds what it left (Scratch).
+    bool sessionScratch(const QString &path) const;
     // git run in folder, judged as in the repository git takes it for: one whose configuration
     // nothing protects (a folder shaped like a repository, a .git file leading elsewhere in the
     // roots) asks, since its settings can make even git status run a program.

@@ -525,9 +525,11 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
         }
         const bool nothingRead = std::none_of(m_effects.cbegin(), m_effects.cend(),
                                               [](const Effect &e) { return e.kind == Effect::Kind::Reads; });
-        if (nothingRead) // what it prints comes from itself or its input: a read of the folder at most
+        if (nothingRead) { // what it prints comes from itself or its input: the folder's names at most
             add(Effect::Kind::Reads, QStringLiteral("%1 prints").arg(program), m_how.cwd,
                 !m_how.cwd.isEmpty());
+            m_effects.last().note = Effect::Note::Names;
+        }
         return m_effects;
     }
     // A manual, or any installed program's help or version, prints and changes nothing.

@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// Realistic sessions of coding agents (tests/shell/sessions.json) replayed in order through Claude
+// Code's hook (POST /hooks/claude-code) into the real console, each in a fresh git repository of its
+// own (a small Python package or a small Node project, committed). An allowed Write or Edit is
+// applied, and so is an allowed `cat > FILE <<'EOF'`, so that what the agent wrote is there when it
+// runs it; nothing else runs. Prints cards per 100 actions, per session and in all; every call the
+// sessions name as a card must ask, and no other may (issue 49: a human shown a card every third
+// action approves without reading).
+//   node sessions.mjs COUNTERSIGN_BINARY DECIDE_BINARY
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { check, exitWithSummary } from '../peer/checks.mjs';
+import { startCountersign } from '../peer/countersign-process.mjs';
+
+const [binary, decideBinary] = process.argv.slice(2);
+if (!binary || !decideBinary) { console.error('usage: sessions.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
+const here = path.dirname(fileURLToPath(import.meta.url));
+const run = promisify(execFile);
+const sessions = JSON.parse(readFileSync(path.join(here, 'sessions.json'), 'utf8')).sessions;
+// Beside the binary, not in the temporary folder (a new file there is scratch work).
+const work = mkdtempSync(path.join(path.dirname(path.resolve(binary)), 'countersign-sessions-'));
+const home = path.join(work, 'home');
+mkdirSync(home, { recursive: true });
+
+const projects = {
+    python: {
+        'README.md': '# calc\n',
+        'pyproject.toml': '[project]\nname = "calc"\nversion = "0.1.0"\n',
+        'requirements.txt': 'pytest==8.0.0\n',
+        '.gitignore': '__pycache__/\n*.pyc\n.venv/\n',
+        'src/calc/__init__.py': '__version__ = "0.1.0"\n',
+        'src/calc/core.py': 'def add(a, b):\n    return a + b\n\n\ndef divide(a, b):\n    return a / b\n\n\ndef multiply(a, b):\n    return a * b\n',
+        'tests/test_core.py': 'from calc.core import add, divide\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_divide():\n    assert divide(4, 2) == 2\n',
+    },
+    node: {
+        'README.md': '# slug\n',
+        'package.json': '{"name": "slug", "version": "1.0.0", "scripts": {"test": "node --test", "lint": "node --check src/index.js"}}\n',
+        'package-lock.json': '{"name": "slug", "version": "1.0.0", "lockfileVersion": 3, "packages": {}}\n',
+        '.gitignore': 'node_modules/\n',
+        'src/index.js': 'exports.slugify = (s) => s.toLowerCase().replace(/\\s+/g, "-");\n',
+        'test/index.test.js': 'const test = require("node:test");\nconst assert = require("node:assert");\nconst { slugify } = require("../src/index.js");\ntest("slug", () => assert.equal(slugify("A B"), "a-b"));\n',
+    },
+};
+function repository(name, project) {
+    const ws = path.join(work, name);
+    for (const [file, content] of Object.entries(projects[project])) {
+        mkdirSync(path.dirname(path.join(ws, file)), { recursive: true });
+        writeFileSync(path.join(ws, file), content);
+    }
+    const git = (...args) => execFileSync('git', ['-C', ws, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args]);
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'init');
+    return ws;
+}
+
+const roots = sessions.map((s, i) => repository(`s${i}`, s.project));
+const server = await startCountersign(binary, {
+    config: { workspaceRoots: roots, hookHoldSeconds: 1 },
+    tokenName: 'sessions',
+    env: { HOME: home },
+});
+const base = server.url.replace(/\/mcp$/, '');
+const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
+let ids = 0;
+async function hook(session, ws, tool, input, event = 'PreToolUse', id = `toolu_${++ids}`) {
+    const res = await fetch(`${base}/hooks/claude-code`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+        body: JSON.stringify({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: ws, permission_mode: 'default',
+                               hook_event_name: event, tool_name: tool, tool_input: input, tool_use_id: id,
+                               ...(event === 'PostToolUse' ? { tool_response: { stdout: '', stderr: '', interrupted: false } } : {}) }),
+    });
+    const text = await res.text();
+    const body = text ? JSON.parse(text) : {};
+    return { id, decision: body.hookSpecificOutput?.permissionDecision, reason: body.hookSpecificOutput?.permissionDecisionReason ?? '' };
+}
+// The tool input Claude Code sends, and what an allowed call leaves in the work tree.
+function inputOf(ws, [tool, a, b, c]) {
+    if (tool === 'Bash') return { command: a, description: 'work' };
+    if (tool === 'Read') return { file_path: path.join(ws, a) };
+    if (tool === 'Write') return { file_path: path.join(ws, a), content: b };
+    if (tool === 'Edit') return { file_path: path.join(ws, a), old_string: b, new_string: c };
+    throw new Error(`no such tool ${tool}`);
+}
+function apply(ws, [tool, a, b, c]) {
+    if (tool === 'Write') { mkdirSync(path.dirname(path.join(ws, a)), { recursive: true }); writeFileSync(path.join(ws, a), b); }
+    if (tool === 'Edit') { const f = path.join(ws, a); writeFileSync(f, readFileSync(f, 'utf8').replace(b, c)); }
+    const here = tool === 'Bash' && a.match(/^cat (>>?) (\S+) <<'EOF'\n([\s\S]*)\nEOF$/);
+    if (here) (here[1] === '>' ? writeFileSync : appendFileSync)(path.join(ws, here[2]), `${here[3]}\n`);
+    // git's own bookkeeping runs too (what it commits is then committed); a commit with nothing to
+    // commit (a sed that was not run) changes nothing.
+    if (tool === 'Bash' && /^git (add|commit|checkout)/.test(a))
+        spawnSync('bash', ['-c', a], { cwd: ws, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
+}
+
+try {
+    await check('realistic sessions through the real hook: only the calls named as cards ask', async () => {
+        let actions = 0, cards = 0;
+        const wrong = [];
+        for (const [i, s] of sessions.entries()) {
+            let asked = 0;
+            for (const call of s.calls) {
+                const expected = call[call.length - 2] === 'card' ? call[call.length - 1] : null;
+                const a = await hook(`session-${i}`, roots[i], call[0], inputOf(roots[i], call));
+                const card = a.decision !== 'allow';
+                if (card) asked += 1;
+                if (card && !expected) wrong.push(`${s.name}: a card nobody needs: ${JSON.stringify(call[1]).slice(0, 90)} (${a.reason.split('\n').find((l) => l.includes('Why') || l.trim().startsWith('-')) ?? a.reason.split('\n')[0]})`);
+                if (!card && expected) wrong.push(`${s.name}: ran with no card: ${JSON.stringify(call[1])} (${expected})`);
+                if (!card) {
+                    // It runs, then Claude Code reports it: the net names what it changed.
+                    apply(roots[i], call);
+                    await hook(`session-${i}`, roots[i], call[0], inputOf(roots[i], call), 'PostToolUse', a.id);
+                }
+                for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'sessions');
+            }
+            actions += s.calls.length;
+            cards += asked;
+            console.log(`${s.name}: ${s.calls.length} actions, ${asked} cards (${(100 * asked / s.calls.length).toFixed(1)} per 100)`);
+        }
+        console.log(`all sessions: ${actions} actions, ${cards} cards, ${(100 * cards / actions).toFixed(1)} cards per 100 actions`);
+        for (const w of wrong) console.log(`  ${w}`);
+        assert.deepEqual(wrong, [], 'every card is one the sessions name, and each one they name asks');
+    });
+} finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+}
+exitWithSummary();
