@@ -305,7 +305,8 @@ bool CommandJudge::sessionScratch(const QString &path) const
 bool CommandJudge::newTemporaryFile(const QString &written, const QString &resolved) const
 {
     const QString cleaned = QDir::cleanPath(written);
-    if (cleaned != resolved || QFileInfo::exists(resolved) || QFileInfo(resolved).isSymLink())
+    if (cleaned != resolved || QFileInfo::exists(resolved) || QFileInfo(resolved).isSymLink() ||
+        m_writtenTwice.contains(cleaned))
         return false;
     if (!m_home.isEmpty() && PathRules::under(resolved, m_home))
         return false;
@@ -654,14 +655,26 @@ bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowe
         !file.open(QIODevice::ReadOnly))
         return false;
     const QString code = QString::fromUtf8(file.readAll());
+    // Run directly, the kernel runs what the first line names: only a plain shell or Python is read.
+    if (program == QFileInfo(e.path).fileName() && code.startsWith(QLatin1String("#!"))) {
+        static const QRegularExpression plain(
+            QStringLiteral("^#!\\s*(/usr/bin/env\\s+)?(/bin/|/usr/bin/)?(sh|bash|dash|python3?)\\s*$"));
+        if (!plain.match(code.section(QLatin1Char('\n'), 0, 0)).hasMatch())
+            return false;
+    }
     ++m_scriptDepth;
     const QList<Effect> effects = shell
                                       ? Shell::CommandEffects::ofLine(code, {QDir::cleanPath(e.cwd), m_home})
                                       : Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(),
                                                                         {QDir::cleanPath(e.cwd), m_home},
                                                                         QFileInfo(e.path).absolutePath());
-    for (const Effect &inner : effects)
+    for (const Effect &inner : effects) {
+        // A script that changes itself as it runs (bash reads it as it goes) is not what was read.
+        if ((inner.kind == Effect::Kind::Writes || inner.kind == Effect::Kind::Deletes) &&
+            (!inner.pathKnown || PathRules::resolved(inner.path) == PathRules::resolved(e.path)))
+            j.asks.append(QStringLiteral("%1, which may change itself as it runs").arg(e.what));
         judgeEffect(inner, j, allowedBecause);
+    }
     --m_scriptDepth;
     allowedBecause.append(QStringLiteral("%1, which Countersign read").arg(e.what));
     return true;
@@ -669,6 +682,18 @@ bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowe
 
 CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const
 {
+    // Paths two effects of the line write (cp -l FILE /tmp/x && echo > /tmp/x): what the second
+    // writes may be another name of a file of the roots, so neither is new scratch work.
+    QHash<QString, int> written;
+    for (const Effect &e : effects) {
+        if ((e.kind == Effect::Kind::Writes || e.kind == Effect::Kind::Deletes) && e.pathKnown)
+            written[QDir::cleanPath(e.path)] += 1;
+    }
+    m_writtenTwice.clear();
+    for (auto it = written.cbegin(); it != written.cend(); ++it) {
+        if (it.value() > 1)
+            m_writtenTwice.insert(it.key());
+    }
     Judgement j;
     QStringList allowedBecause;
     QStringList gitFolders;

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <QHash>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -91,7 +92,8 @@ private:
     const Workspace *m_ws;
     Mode m_mode;
     QString m_home;
-    mutable int m_scriptDepth = 0; // scripts read within scripts, bounded
+    mutable int m_scriptDepth = 0;        // scripts read within scripts, bounded
+    mutable QSet<QString> m_writtenTwice; // paths two effects of the line being judged write
 };
 
 } // namespace Countersign

@@ -304,10 +304,26 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
     if (!names.match(program).hasMatch())
         return false;
     const bool python =
-        program.startsWith(QLatin1String("python")) || program.startsWith(QLatin1String("pypy"));
-    // Its version or its help alone (java -version, ruby --version): prints.
-    static const QStringList asking = words({"-version", "--version", "-v", "-V", "--help", "-help", "-h"});
-    if (args.size() == 2 && asking.contains(args.at(1).text)) {
+        program.startsWith(QLatin1String("python")) ||
+        program.startsWith(QLatin1String("pypy")); // Its version or its help alone (java -version, ruby
+                                                   // --version): prints and exits. Only the
+    // flags that do for that interpreter (python -v is verbose, and runs what it reads), and
+    // nothing on its input.
+    static const QHash<QString, QStringList> printing = {
+        {QStringLiteral("python"), words({"-V", "--version", "-h", "--help"})},
+        {QStringLiteral("node"), words({"-v", "--version", "-h", "--help"})},
+        {QStringLiteral("java"), words({"-version", "--version", "-help", "--help", "-h"})},
+        {QStringLiteral("ruby"), words({"--version", "-h", "--help"})},
+        {QStringLiteral("perl"), words({"-v", "--version"})},
+        {QStringLiteral("php"), words({"-v", "--version", "-h", "--help"})},
+        {QStringLiteral("deno"), words({"--version", "-V", "--help"})},
+        {QStringLiteral("bun"), words({"--version", "-v", "--help"})}};
+    static const QRegularExpression versioned(QStringLiteral("[0-9.]+$"));
+    const QString family = program.startsWith(QLatin1String("python")) ? QStringLiteral("python")
+                           : program == QLatin1String("nodejs")        ? QStringLiteral("node")
+                                                                       : QString(program).remove(versioned);
+    if (args.size() == 2 && printing.value(family).contains(args.at(1).text) &&
+        c.how().stdinKind == Stdin::None) {
         c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its version or help").arg(program));
         return true;
     }

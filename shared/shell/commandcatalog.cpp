@@ -93,9 +93,9 @@ QList<Effect> CommandCatalog::settingEffects(const QString &name, const QString 
         }
         if (part == QLatin1Char('$') + bare || part == QStringLiteral("${%1}").arg(bare))
             continue; // what it held already
-        if (after || part.isEmpty())
-            continue;
-        QString folder = part;
+        // Appended folders shadow no program but add names a bare word then finds; an empty entry is
+        // the folder the line runs in. Each is judged (the system's and the home folder's pass).
+        QString folder = part.isEmpty() ? QStringLiteral(".") : part;
         for (const char *h : {"$HOME", "${HOME}", "~"}) {
             if (folder == QLatin1String(h) || folder.startsWith(QLatin1String(h) + QLatin1Char('/')))
                 folder = home + folder.mid(qstrlen(h));
@@ -108,7 +108,9 @@ QList<Effect> CommandCatalog::settingEffects(const QString &name, const QString 
             out.append(
                 effect(QStringLiteral("sets %1 to a folder relative to one not known (%2)").arg(bare, part)));
         else
-            out.append(effect(QStringLiteral("puts %1 before the system's programs (%2)").arg(part, bare),
+            out.append(effect((after ? QStringLiteral("adds %1 to where programs are found (%2)")
+                                     : QStringLiteral("puts %1 before the system's programs (%2)"))
+                                  .arg(part.isEmpty() ? QStringLiteral("the current folder") : part, bare),
                               QDir::cleanPath(folder.startsWith(QLatin1Char('/'))
                                                   ? folder
                                                   : cwd + QLatin1Char('/') + folder)));
@@ -145,6 +147,14 @@ bool CommandCatalog::poisons(const QString &name)
                                       QStringLiteral("LESSOPEN"),
                                       QStringLiteral("LESSCLOSE"),
                                       QStringLiteral("SIMPLE_BACKUP_SUFFIX"),
+                                      QStringLiteral("DOCKER_HOST"),
+                                      QStringLiteral("DOCKER_CONTEXT"),
+                                      QStringLiteral("DOCKER_CONFIG"),
+                                      QStringLiteral("CONTAINER_HOST"),
+                                      QStringLiteral("KUBECONFIG"),
+                                      QStringLiteral("MANPAGER"),
+                                      QStringLiteral("MANOPT"),
+                                      QStringLiteral("INFOPATH"),
                                       QStringLiteral("VERSION_CONTROL"),
                                       QStringLiteral("PATCH_VERSION_CONTROL"),
                                       QStringLiteral("CC"),
@@ -501,7 +511,8 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
                   t.startsWith(QLatin1String("--LOG-FILE")) || t.startsWith(QLatin1String("--lesskey")) ||
                   t.startsWith(QLatin1String("-k")))) ||
                 (program == QLatin1String("tree") &&
-                 (t.startsWith(QLatin1String("-o")) || t.startsWith(QLatin1String("--output")))) ||
+                 (t.startsWith(QLatin1String("-o")) || t.startsWith(QLatin1String("--output")) ||
+                  t.startsWith(QLatin1String("--fromfile")))) ||
                 (program == QLatin1String("top") || program == QLatin1String("htop") ||
                  program == QLatin1String("watch")) ||
                 ((program == QLatin1String("du") || program == QLatin1String("wc") ||
@@ -536,8 +547,31 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
     static const QStringList manuals = words({"man", "info", "whatis", "apropos", "tldr"});
     static const QStringList asking =
         words({"--help", "-h", "--version", "-V", "version", "help", "-version", "-help"});
-    if (manuals.contains(program) || (args.size() == 2 && asking.contains(args.at(1).text))) {
-        add(Effect::Kind::Reads, QStringLiteral("%1 prints a manual, its help or its version").arg(program));
+    const auto inProject = [&] {
+        for (const char *bin : {"", "/.venv/bin", "/venv/bin", "/node_modules/.bin", "/bin", "/.bin"}) {
+            if (!m_how.cwd.isEmpty() &&
+                QFileInfo::exists(m_how.cwd + QLatin1String(bin) + QLatin1Char('/') + program))
+                return true;
+        }
+        return false;
+    };
+    if (manuals.contains(program)) {
+        // man 3 printf, man git-commit: a page by name; an option (-l FILE, -P PAGER, -o FILE) or
+        // a path reads or runs more.
+        for (const Arg &a : args.mid(1)) {
+            if (!a.known || a.text.startsWith(QLatin1Char('-')) || a.text.contains(QLatin1Char('/'))) {
+                unknown(QStringLiteral("%1 %2 reads a file, runs a pager or writes").arg(program, a.text));
+                return m_effects;
+            }
+        }
+        add(Effect::Kind::Reads, QStringLiteral("%1 prints a manual").arg(program));
+        m_effects.last().note = Effect::Note::NoProgram;
+        return m_effects;
+    }
+    if (args.size() == 2 && asking.contains(args.at(1).text) && !inProject() &&
+        m_how.stdinKind == Stdin::None) {
+        add(Effect::Kind::Reads, QStringLiteral("%1 prints its help or its version").arg(program));
+        m_effects.last().note = Effect::Note::NoProgram; // found by name: a line that moves PATH asks
         return m_effects;
     } // A known command glued to punctuation (cd.., find., ls-la) that is no program here: the shell
     // refuses it, unless the line changes where programs are found (the judge sees that). Found

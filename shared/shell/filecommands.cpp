@@ -341,6 +341,13 @@ void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 
 void find(CommandCatalog &c, const QList<Arg> &args)
 {
+    for (const Arg &a : args.mid(1)) {
+        if (a.text.startsWith(QLatin1String("-files0-from")) ||
+            a.text.startsWith(QLatin1String("--files0-from"))) {
+            c.unknown(QStringLiteral("find -files0-from reads the names to walk from a file"));
+            return;
+        }
+    }
     qsizetype k = 1;
     QList<Arg> starts;
     while (k < args.size() && !(args.at(k).text.startsWith(QLatin1Char('-')) && args.at(k).text.size() > 1) &&

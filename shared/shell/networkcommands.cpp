@@ -210,18 +210,21 @@ void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 // every other subcommand are not.
 bool localRead(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
+    // Settings in front (DOCKER_HOST=, KUBECONFIG=) choose where it goes and what it runs.
+    if (!c.how().assigned.isEmpty())
+        return false;
     QStringList words;
     for (const Arg &a : args.mid(1)) {
-        if (!a.known)
+        if (!a.known || a.text.contains(QLatin1String("secret"), Qt::CaseInsensitive))
             return false;
         words.append(a.text);
     }
     const QString line = words.join(QLatin1Char(' '));
     if (program == QLatin1String("docker") || program == QLatin1String("podman")) {
         static const QRegularExpression reading(QStringLiteral(
-            "^(ps|images|version|info|container ls|container list|image ls|image list|network ls|volume ls|"
-            "system df|compose ps|compose ls|compose images)( (-a|--all|-q|--quiet|--no-trunc|--format [^ "
-            "]+))*$"));
+            "^(ps|images|version|info|container ls|container list|image ls|image list|network ls|"
+            "volume ls|system df|compose ps|compose ls|compose images)"
+            "( (-a|--all|-q|--quiet|--no-trunc))*$"));
         if (!reading.match(line).hasMatch())
             return false;
         c.add(Effect::Kind::Reads,
@@ -229,14 +232,14 @@ bool localRead(CommandCatalog &c, const QString &program, const QList<Arg> &args
         return true;
     }
     if (program == QLatin1String("kubectl")) {
-        static const QRegularExpression reading(
-            QStringLiteral("^(get|describe|top|api-resources|version|cluster-info|config "
-                           "current-context|config get-contexts)"
-                           "( [A-Za-z0-9_./=:-]+)*$"));
-        static const QRegularExpression risky(QStringLiteral(
-            "(^| )(secrets?|--kubeconfig|--context|--server|-s|--token|--as|--raw|-o|--output|--template)( "
-            "|=|$)"));
-        if (!reading.match(line).hasMatch() || risky.match(line).hasMatch())
+        // Resources by name, and only the options that say which and how much to list.
+        static const QRegularExpression reading(QStringLiteral(
+            "^(get|describe|top|api-resources|version|cluster-info|config current-context|"
+            "config get-contexts)"
+            "( ([a-z0-9][a-z0-9./-]*|-n [a-z0-9-]+|--namespace[= ][a-z0-9-]+|-A|--all-namespaces|"
+            "-l [A-Za-z0-9_.=,!-]+|--selector[= ][A-Za-z0-9_.=,!-]+|--show-labels|--no-headers|"
+            "-o wide|--client))*$"));
+        if (!reading.match(line).hasMatch())
             return false;
         c.add(Effect::Kind::Reads,
               QStringLiteral("kubectl %1 prints what the cluster you use lists").arg(words.value(0)));

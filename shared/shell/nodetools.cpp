@@ -113,6 +113,11 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
             {QStringLiteral("bun"), words({"bun.lockb", "bun.lock"})}};
         if (!locks.contains(program))
             return false;
+        // Workspaces: the packages' own manifests (their install scripts) are pins no lock names.
+        QFile manifest(c.how().cwd + QStringLiteral("/package.json"));
+        if (c.how().cwd.isEmpty() ||
+            (manifest.open(QIODevice::ReadOnly) && manifest.read(1 << 20).contains("\"workspaces\"")))
+            return false;
         c.project(QStringLiteral("installs the project's packages as its lock file pins them (%1 %2)")
                       .arg(program, sub.isEmpty() ? QStringLiteral("install") : sub),
                   words({"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"}) +

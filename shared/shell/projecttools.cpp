@@ -309,6 +309,35 @@ bool pip(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         }
         if (project)
             definitions += words({"!pyproject.toml", "!setup.py", "!setup.cfg"});
+        // What the requirements name in turn: -r and -c files are pins too; a path, a URL, an
+        // index or an editable install in them fetches or builds what no pin holds.
+        static const QRegularExpression elsewhere(QStringLiteral(
+            "^\\s*(-e|--editable|-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host|"
+            "[./~])|://|@|^\\s*[A-Za-z0-9_.-]+\\s*\\[?[^#]*\\s(file|path):"));
+        for (qsizetype k = 0; k < definitions.size() && k < 16; ++k) {
+            const QString name =
+                definitions.at(k).mid(definitions.at(k).startsWith(QLatin1Char('!')) ? 1 : 0);
+            if (!name.endsWith(QLatin1String(".txt")) && !name.endsWith(QLatin1String(".in")))
+                continue;
+            QFile file(c.how().cwd + QLatin1Char('/') + name);
+            if (!file.open(QIODevice::ReadOnly))
+                continue;
+            for (const QString &raw : QString::fromUtf8(file.read(256 * 1024)).split(QLatin1Char('\n'))) {
+                const QString line = raw.section(QLatin1Char('#'), 0, 0).trimmed();
+                if (line.startsWith(QLatin1String("-r ")) ||
+                    line.startsWith(QLatin1String("--requirement")) ||
+                    line.startsWith(QLatin1String("-c ")) || line.startsWith(QLatin1String("--constraint"))) {
+                    const QString included =
+                        line.section(QRegularExpression(QStringLiteral("[ =]")), 1).trimmed();
+                    definitions.append(QLatin1Char('!') + QFileInfo(name).path() + QLatin1Char('/') +
+                                       included);
+                } else if (!line.isEmpty() && elsewhere.match(line).hasMatch()) {
+                    c.add(Effect::Kind::Installs,
+                          QStringLiteral("%1 names %2, which no pin holds").arg(name, line.left(80)));
+                    return true;
+                }
+            }
+        }
         if (definitions.isEmpty()) {
             c.add(Effect::Kind::Installs, QStringLiteral("%1 install with nothing named").arg(program));
             return true;
