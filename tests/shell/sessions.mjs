@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { startCountersign } from '../peer/countersign-process.mjs';
+import { commitProject } from './session-projects.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: sessions.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -26,36 +27,8 @@ const work = mkdtempSync(path.join(path.dirname(path.resolve(binary)), 'counters
 const home = path.join(work, 'home');
 mkdirSync(home, { recursive: true });
 
-const projects = {
-    python: {
-        'README.md': '# calc\n',
-        'pyproject.toml': '[project]\nname = "calc"\nversion = "0.1.0"\n',
-        'requirements.txt': 'pytest==8.0.0\n',
-        '.gitignore': '__pycache__/\n*.pyc\n.venv/\n',
-        'src/calc/__init__.py': '__version__ = "0.1.0"\n',
-        'src/calc/core.py': 'def add(a, b):\n    return a + b\n\n\ndef divide(a, b):\n    return a / b\n\n\ndef multiply(a, b):\n    return a * b\n',
-        'tests/test_core.py': 'from calc.core import add, divide\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_divide():\n    assert divide(4, 2) == 2\n',
-    },
-    node: {
-        'README.md': '# slug\n',
-        'package.json': '{"name": "slug", "version": "1.0.0", "scripts": {"test": "node --test", "lint": "node --check src/index.js"}}\n',
-        'package-lock.json': '{"name": "slug", "version": "1.0.0", "lockfileVersion": 3, "packages": {}}\n',
-        '.gitignore': 'node_modules/\n',
-        'src/index.js': 'exports.slugify = (s) => s.toLowerCase().replace(/\\s+/g, "-");\n',
-        'test/index.test.js': 'const test = require("node:test");\nconst assert = require("node:assert");\nconst { slugify } = require("../src/index.js");\ntest("slug", () => assert.equal(slugify("A B"), "a-b"));\n',
-    },
-};
 function repository(name, project) {
-    const ws = path.join(work, name);
-    for (const [file, content] of Object.entries(projects[project])) {
-        mkdirSync(path.dirname(path.join(ws, file)), { recursive: true });
-        writeFileSync(path.join(ws, file), content);
-    }
-    const git = (...args) => execFileSync('git', ['-C', ws, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args]);
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-q', '-m', 'init');
-    return ws;
+    return commitProject(path.join(work, name), project);
 }
 
 const roots = sessions.map((s, i) => repository(`s${i}`, s.project));
