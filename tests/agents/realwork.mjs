@@ -21,6 +21,11 @@ import { installWatchdog } from './reaper.mjs';
 const opts = parseArgs(process.argv.slice(2), 'usage: realwork.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--verbose] [--keep]');
 const here = path.dirname(fileURLToPath(import.meta.url));
 const sessions = JSON.parse(readFileSync(path.join(here, '..', 'shell', 'sessions.json'), 'utf8')).sessions;
+// A session writes a scratch file in the temporary folder: new there, it runs with no card. Each
+// run (and each of the two tests that run the sessions) has a folder of its own, removed after.
+const scratch = `/tmp/countersign-sessions-${process.pid}`;
+for (const s of sessions)
+    s.calls = s.calls.map((call) => call.map((part) => part.replaceAll('/tmp/countersign-sessions-scratch', scratch)));
 const root = workRoot('countersign-realwork-');
 installWatchdog(900_000, 'realwork.mjs');
 const log = makeLog('realwork', opts.verbose);
@@ -100,6 +105,7 @@ try {
         assert.deepEqual(wrong, [], 'every card is one the sessions name, and each one they name asks');
     });
 } finally {
+    rmSync(scratch, { recursive: true, force: true });
     await rig?.stop().catch(() => {});
     if (!opts.keep) rmSync(root, { recursive: true, force: true });
 }

@@ -22,6 +22,11 @@ if (!binary || !decideBinary) { console.error('usage: sessions.mjs COUNTERSIGN_B
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
 const sessions = JSON.parse(readFileSync(path.join(here, 'sessions.json'), 'utf8')).sessions;
+// A session writes a scratch file in the temporary folder: new there, it runs with no card. Each
+// run (and each of the two tests that run the sessions) has a folder of its own, removed after.
+const scratch = `/tmp/countersign-sessions-${process.pid}`;
+for (const s of sessions)
+    s.calls = s.calls.map((call) => call.map((part) => part.replaceAll('/tmp/countersign-sessions-scratch', scratch)));
 // Beside the binary, not in the temporary folder (a new file there is scratch work).
 const work = mkdtempSync(path.join(path.dirname(path.resolve(binary)), 'countersign-sessions-'));
 const home = path.join(work, 'home');
@@ -100,6 +105,7 @@ try {
         assert.deepEqual(wrong, [], 'every card is one the sessions name, and each one they name asks');
     });
 } finally {
+    rmSync(scratch, { recursive: true, force: true });
     await server.stop();
     rmSync(work, { recursive: true, force: true });
 }
