@@ -202,6 +202,10 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     const Shell::CommandEffects::Memo readOnce;
     // The files this session made itself: deleting one it left as it was loses no one's work.
     const CommandJudge::Scratch scratch(m_made.value(who.name + QLatin1Char('\n') + call.sessionId));
+    // The net is under a quiet call that is netted: what it overwrites in the roots is kept first.
+    std::optional<CommandJudge::NetScope> underNet;
+    if (netted && m_settings.net)
+        underNet.emplace();
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,

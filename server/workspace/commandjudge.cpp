@@ -11,6 +11,7 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -300,6 +301,72 @@ bool CommandJudge::sessionScratch(const QString &path) const
     return report.uncommitted.isEmpty(); // untracked, or as committed: no one's work is in it
 }
 
+namespace {
+
+bool &netUnder()
+{
+    thread_local bool under = false;
+    return under;
+}
+
+} // namespace
+
+CommandJudge::NetScope::NetScope()
+{
+    netUnder() = true;
+}
+
+CommandJudge::NetScope::~NetScope()
+{
+    netUnder() = false;
+}
+
+bool CommandJudge::netKept(const QString &resolved) const
+{
+    if (!netUnder() || !m_ws || !m_ws->confines(resolved) || isProtected(resolved))
+        return false;
+    const QFileInfo info(resolved);
+    return info.isFile() && !info.isSymLink() && info.size() <= (16 << 20);
+}
+
+bool CommandJudge::committedOnly(const Effect &e) const
+{
+    // rm, unlink, rmdir of files git holds as committed, unchanged: git checkout brings them back.
+    static const QStringList removers = {QStringLiteral("rm"), QStringLiteral("unlink"),
+                                         QStringLiteral("rmdir")};
+    if (e.argv.isEmpty() || !removers.contains(QFileInfo(e.argv.first()).fileName()) ||
+        m_mode != Mode::Standard)
+        return false;
+    const QString resolved = PathRules::resolved(e.path);
+    if (!m_ws || !m_ws->confines(resolved) || isProtected(resolved) || m_ws->roots().contains(resolved))
+        return false;
+    QStringList files;
+    const QFileInfo info(resolved);
+    if (info.isSymLink())
+        return false;
+    if (info.isFile()) {
+        files.append(resolved);
+    } else if (info.isDir()) {
+        QDirIterator it(resolved, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QFileInfo entry(it.next());
+            if (entry.isSymLink() || (!entry.isDir() && !entry.isFile()))
+                return false;
+            if (entry.isFile())
+                files.append(entry.filePath());
+            if (files.size() > 20)
+                return false; // a bound: more is a card whatever git keeps
+        }
+    } else {
+        return false;
+    }
+    if (files.isEmpty())
+        return false;
+    const Git::LossReport report = Git::lossReport(files);
+    return report.inWorkTree && report.untracked.isEmpty() && report.uncommitted.isEmpty();
+}
+
 // A new file (or folder) in the system's temporary folder that replaces nothing and is reached
 // through no link: scratch work that loses nothing (what is already there still asks).
 bool CommandJudge::newTemporaryFile(const QString &written, const QString &resolved) const
@@ -503,7 +570,19 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
                 ask(why);
                 target(path);
             } else if (e.replaces && m_mode == Mode::Standard) {
-                if (const QString lost = replaceRefusal(PathRules::resolved(path)); !lost.isEmpty()) {
+                const QString resolved = PathRules::resolved(path);
+                if (const QString lost = replaceRefusal(resolved); !lost.isEmpty()) {
+                    // Under the net, what the file held is kept before the call runs (the Edit
+                    // tool's undo, for the shell): work git does not keep is not lost. An ignored
+                    // file that is work (a state, a database) still asks.
+                    // (ln over a file leaves a link, which the net names with no undo.)
+                    const bool linking =
+                        !e.argv.isEmpty() && QFileInfo(e.argv.first()).fileName() == QLatin1String("ln");
+                    if (netKept(resolved) && !linking && !lost.contains(QLatin1String("git ignores"))) {
+                        allowedBecause.append(QStringLiteral("overwrites %1, and the net keeps what it held")
+                                                  .arg(PathRules::shortPath(resolved, m_home)));
+                        continue;
+                    }
                     j.destructive = true;
                     ask(lost);
                     target(path);
@@ -515,6 +594,10 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
         return;
     }
     case Effect::Kind::Deletes:
+        if (e.pathKnown && !e.glob && committedOnly(e)) {
+            allowedBecause.append(QStringLiteral("%1, which git keeps as committed").arg(e.what));
+            return;
+        }
         if (e.pathKnown && !e.glob && sessionScratch(e.path)) {
             allowedBecause.append(
                 QStringLiteral("%1, a file this agent session made and nobody changed since")

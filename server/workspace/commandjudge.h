@@ -65,6 +65,17 @@ public:
         Scratch(const Scratch &) = delete;
         Scratch &operator=(const Scratch &) = delete;
     };
+    // While one is alive on a thread, the net is under the call being decided: what a quiet call
+    // overwrites inside the roots is kept before it runs (the shell's undo, as the Edit tool's), so
+    // an overwrite of work git does not keep loses nothing.
+    class NetScope final
+    {
+    public:
+        NetScope();
+        ~NetScope();
+        NetScope(const NetScope &) = delete;
+        NetScope &operator=(const NetScope &) = delete;
+    };
 
 private:
     Judgement judge(const QList<Shell::Effect> &effects) const;
@@ -82,6 +93,9 @@ private:
     bool newTemporaryFile(const QString &written, const QString &resolved) const;
     // A file the session being decided made and that still holds what it left (Scratch).
     bool sessionScratch(const QString &path) const;
+    bool netKept(const QString &resolved) const;
+    // rm of files inside the roots that git holds as committed and unchanged (at most 20).
+    bool committedOnly(const Shell::Effect &e) const;
     // git run in folder, judged as in the repository git takes it for: one whose configuration
     // nothing protects (a folder shaped like a repository, a .git file leading elsewhere in the
     // roots) asks, since its settings can make even git status run a program.

@@ -108,14 +108,13 @@ try {
         for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'corpus');
     });
 
-    await check('risk follows what would be lost: rm of a committed, unchanged file is Low, with no typing', async () => {
+    await check('what would be lost decides: rm of a committed, unchanged file runs with no card, its row saying git keeps it', async () => {
         const a = await hook('rm a.txt');
-        assert.equal(a.decision, 'deny');
-        const [card] = await decide('list');
-        assert.ok(card, 'a card');
-        assert.equal(card.risk, 'low', JSON.stringify(card));
-        assert.match(card.summary, /git can bring it back/, card.summary);
-        for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'corpus');
+        assert.equal(a.decision, 'allow', a.reason);
+        assert.deepEqual(await decide('list'), []);
+        const rule = execFileSync('sqlite3', [path.join(server.dataDir, 'countersign.db'),
+            "SELECT rule FROM operations WHERE tool = 'agent:shell' ORDER BY created_ms DESC LIMIT 1"]).toString();
+        assert.match(rule, /which git keeps as committed/, rule);
     });
 } finally {
     await server.stop().catch(() => {});

@@ -32,6 +32,9 @@ export function commitProject(ws, project) {
     }
     const git = (...args) => execFileSync('git', ['-C', ws, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args]);
     git('init', '-q', '-b', 'main');
+    // The agent commits too (a real one runs git commit): an identity of the repository's own.
+    git('config', 'user.name', 'agent');
+    git('config', 'user.email', 'agent@example.invalid');
     git('add', '-A');
     git('commit', '-q', '-m', 'init');
     return ws;

@@ -73,6 +73,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, line);
         QFETCH(bool, mustAsk);
+        // As the hooks judge a shell command: with the net under it.
+        const CommandJudge::NetScope underNet;
         const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
         const CommandJudge::Judgement j = judge.line(filled(line), m_ws);
         QVERIFY2((j.verdict == Verdict::Ask) == mustAsk,
@@ -83,6 +85,7 @@ private Q_SLOTS:
     // The figures the issue asks for, over the whole corpus in one pass.
     void corpus_figures()
     {
+        const CommandJudge::NetScope underNet; // as the hooks judge a shell command
         const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
         int asks = 0, asked = 0, runs = 0, ran = 0;
         QElapsedTimer timer;
