@@ -204,7 +204,7 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     const CommandJudge::Scratch scratch(m_made.value(who.name + QLatin1Char('\n') + call.sessionId));
     // The net is under a quiet call that is netted: what it overwrites in the roots is kept first.
     std::optional<CommandJudge::NetScope> underNet;
-    if (netted && m_settings.net)
+    if (netted && m_settings.net && m_settings.net->skippedRoots().isEmpty()) // every root recorded
         underNet.emplace();
     m_gate.judge(
         tool, agentCall,
