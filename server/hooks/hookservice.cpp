@@ -204,7 +204,10 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     const CommandJudge::Scratch scratch(m_made.value(who.name + QLatin1Char('\n') + call.sessionId));
     // The net is under a quiet call that is netted: what it overwrites in the roots is kept first.
     std::optional<CommandJudge::NetScope> underNet;
-    if (netted && m_settings.net && m_settings.net->skippedRoots().isEmpty()) // every root recorded
+    // Only when every root is recorded and no other quiet call is in flight: the record is then
+    // taken when this call is allowed, with what the files hold now (a shared, older record would
+    // bring back what they held before a human's edit since).
+    if (netted && m_settings.net && m_settings.net->skippedRoots().isEmpty() && !m_settings.net->armed())
         underNet.emplace();
     m_gate.judge(
         tool, agentCall,

@@ -17,6 +17,8 @@
 #include <QRegularExpression>
 #include <QScopeGuard>
 
+#include <sys/stat.h>
+
 namespace Countersign {
 
 using Shell::Effect;
@@ -325,8 +327,18 @@ bool CommandJudge::netKept(const QString &resolved) const
 {
     if (!netUnder() || !m_ws || !m_ws->confines(resolved) || isProtected(resolved))
         return false;
-    const QFileInfo info(resolved);
-    return info.isFile() && !info.isSymLink() && info.size() <= (16 << 20);
+    // Where the net copies: not under a folder it skips (build, dist, .venv, ... below the root),
+    // a regular file of one name only (a hard link's other name would keep what the call wrote).
+    const QString root = m_ws->rootOf(resolved);
+    const QStringList below = QDir(root).relativeFilePath(resolved).split(QLatin1Char('/'));
+    if (std::any_of(below.cbegin(), below.cend() - 1,
+                    [](const QString &part) { return WorkspaceNet::regenerated().contains(part); }))
+        return false;
+    struct stat st;
+    if (::lstat(QFile::encodeName(resolved).constData(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_nlink != 1)
+        return false;
+    return st.st_size <= (16 << 20);
 }
 
 bool CommandJudge::committedOnly(const Effect &e) const
@@ -336,6 +348,9 @@ bool CommandJudge::committedOnly(const Effect &e) const
                                          QStringLiteral("rmdir")};
     if (e.argv.isEmpty() || !removers.contains(QFileInfo(e.argv.first()).fileName()) ||
         m_mode != Mode::Standard)
+        return false;
+    // A link is what rm removes, whatever it leads to: not read through.
+    if (QFileInfo(QDir::cleanPath(e.path)).isSymLink())
         return false;
     const QString resolved = PathRules::resolved(e.path);
     if (!m_ws || !m_ws->confines(resolved) || isProtected(resolved) || m_ws->roots().contains(resolved))

@@ -137,9 +137,15 @@ LossReport lossReport(const QStringList &absoluteFiles)
             unsigned int flags = status.value(relative);
             const bool outside = relative.startsWith("../") || relative == ".." || relative == ".git" ||
                                  relative.startsWith(".git/");
-            if (outside ||
-                (flags == 0 && (!indexed || !git_index_get_bypath(index.get(), relative.constData(), 0))))
+            const git_index_entry *entry =
+                indexed && !outside ? git_index_get_bypath(index.get(), relative.constData(), 0) : nullptr;
+            if (outside || (flags == 0 && !entry))
                 flags |= GIT_STATUS_WT_NEW;
+            // Marked assume-unchanged or skip-worktree, git does not look at the file: whatever it
+            // holds is not known to be what git keeps.
+            if (entry && ((entry->flags & GIT_INDEX_ENTRY_VALID) ||
+                          (entry->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE)))
+                flags |= GIT_STATUS_WT_MODIFIED;
             const QString &file = held.files[i];
             if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED)) { // not in git: gone for good
                 report.untracked.append(file);

@@ -166,7 +166,8 @@ void WorkspaceNet::record()
                 const bool copyable = qint64(st.st_size) <= SnapshotStore::kMaxFileBytes;
                 if (found != m_index.end() &&
                     sameStat(found->device, found->inode, found->size, found->mtimeNs, found->ctimeNs, st) &&
-                    (!found->sha256.isEmpty() || !copyable)) {
+                    ((!found->sha256.isEmpty() && m_store && m_store->has(found->sha256)) || !copyable)) {
+                    // (a copy the store has since dropped is taken again)
                     found->seen = true;
                     return;
                 }

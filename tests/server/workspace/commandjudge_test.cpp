@@ -185,8 +185,8 @@ private Q_SLOTS:
             << "rm a.txt" << QStringList{"1 file", "git can bring it back"};
         QTest::newRow("git reset --hard over an hour of work")
             << "git reset --hard"
-            << QStringList{"3 files", "README.md (+60 −0)", "dirty/Makefile (+1 −1)",
-                           "inc/config.mk (+1 −1)"};
+            << QStringList{"4 files", "README.md (+60 −0)", "dirty/Makefile (+1 −1)", "inc/config.mk (+1 −1)",
+                           "dist/app.js (+1 −0)"};
         QTest::newRow("git checkout -- one file")
             << "git checkout -- README.md" << QStringList{"1 file", "README.md (+60 −0)"};
         QTest::newRow("git clean -fd")
