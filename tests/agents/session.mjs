@@ -6,13 +6,13 @@
 //   read three files, search, edit two files, write a new one, run the project's tests (make
 //   test, its Makefile as committed), commit; then edit again, `git reset --hard` over that
 //   uncommitted edit, and `rm -rf` a folder. Every step passes the gate (the audit log holds it).
-// Only the last two raise a card. Gemini CLI, Qwen Code and Copilot CLI: each declined in the window with a
+// Only the reset raises a card: the folder the rm -rf deletes was committed by the agent's own
+// commit, and git brings it back (issue 49), so it runs with no card. Gemini CLI, Qwen Code and Copilot CLI: each declined in the window with a
 // reason, and nothing is lost. Claude Code and Codex (Codex with its own sandbox off, as a developer
 // who relies on the gate runs it): the reset is declined (its card shows the uncommitted diff; a
 // screenshot goes to $COUNTERSIGN_SHOTS when set), then `git reset --hard HEAD` is approved (its
 // card shows the same diff: the declined one lost nothing) and the work is gone, with a receipt that
-// names the digest of the diff its card showed; the rm -rf is approved, its card says a copy is
-// kept, and `countersign undo` brings the folder back.
+// names the digest of the diff its card showed.
 // Prints the number of cards per client.
 //   node session.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--verbose] [--keep]
 import assert from 'node:assert/strict';
@@ -224,7 +224,7 @@ try {
                 const card = await con.waitForCard(5_000).catch(() => null);
                 if (card && !seen.some((c) => c.nonce === card.nonce)) {
                     seen.push(card);
-                    if (approving && /git reset --hard HEAD|rm -r?f? scratch/.test(card.title)) {
+                    if (approving && /git reset --hard HEAD/.test(card.title)) {
                         await con.decide('approve', '--nonce', card.nonce);
                     } else {
                         if (key === 'claude-code' && process.env.COUNTERSIGN_SHOTS) {
@@ -249,20 +249,18 @@ try {
             const titles = JSON.stringify(seen.map((c) => c.title));
             // Cline has no way to refuse one tool: the declined reset stops its run, with the reason.
             const stopsAtDecline = key === 'cline';
-            assert.equal(seen.length, approving ? 3 : stopsAtDecline ? 1 : 2, `cards: ${titles}; model calls: ${model?.calls.length}`);
+            assert.equal(seen.length, approving ? 2 : 1, `cards: ${titles}; model calls: ${model?.calls.length}`);
             const reset = seen[0];
-            const rm = seen[seen.length - 1];
             assert.match(reset.title, /git reset --hard/);
-            if (!stopsAtDecline)
-                assert.match(rm.title, /rm -r?f? scratch/);
             // The reset's card says what it would lose, with the diff.
             assert.equal(reset.risk, 'high');
             assert.match(reset.summary, /Discards the uncommitted changes in 1 file \(\+1 −1 lines\), which git cannot bring back: src\/a\.js/);
-            assert.match(reset.diff, /^-export const A = 2;.*\n\+export const A = 3;/m);
-            // (The agent's git add -A committed scratch/: git can bring it back too.)
+            assert.match(reset.diff, /^-export const A = 2;.*\n\+export const A = 3;/m);            // The agent's git add -A committed scratch/: its rm -rf ran with no card, and git
+            // brings the folder back.
             if (!stopsAtDecline) {
-                assert.match(rm.summary, /Deletes .*scratch: 1 file in 1 folder \(22 bytes\); git can bring it back\./);
-                assert.match(rm.summary, /Countersign keeps a copy of the file it deletes or overwrites/);
+                assert.equal(existsSync(path.join(project, 'scratch')), false, 'the rm -rf ran with no card');
+                execFileSync('git', ['-C', project, 'checkout', '--', 'scratch']);
+                assert.equal(readFileSync(path.join(project, 'scratch', 'notes.txt'), 'utf8'), 'the agent\'s own notes\n');
             }
             const read = (f) => readFileSync(path.join(project, f), 'utf8');
             assert.match(read('src/b.js'), /B = 2/);
@@ -272,7 +270,6 @@ try {
             if (!approving) {
                 // What was declined did not run.
                 assert.match(read('src/a.js'), /A = 3/, 'the uncommitted edit survives the declined reset');
-                assert.ok(existsSync(path.join(project, 'scratch', 'notes.txt')), 'the untracked folder survives the declined rm -rf');
                 return;
             }
             // Declined, the work stayed: the approved reset's card showed the same diff.
@@ -286,11 +283,6 @@ try {
             const receipt = result._meta['dev.countersign/receipt'];
             assert.equal(receipt.nonce, approvedReset.nonce, JSON.stringify(receipt));
             assert.equal(receipt.diffDigest, createHash('sha256').update(approvedReset.diff, 'utf8').digest('hex'), JSON.stringify(receipt));
-            // The approved rm ran, and countersign undo brings the folder back.
-            assert.equal(existsSync(path.join(project, 'scratch')), false, 'the approved rm -rf ran');
-            const undo = execFileSync(opts.binary, ['undo', rm.nonce, '--yes', '--data-dir', con.dataDir, '--config', con.configPath]).toString();
-            assert.match(undo, /Reverted 1 file/);
-            assert.equal(read('scratch/notes.txt'), 'the agent\'s own notes\n');
         });
     }
     console.log(`cards per client: ${JSON.stringify(cardsPer)}`);
