@@ -13,6 +13,8 @@ namespace ProjectTools {
 bool read(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
 
 QStringList pythonDefinitions();
+// pip and its kin (piptools.cpp): program is how the line names it ("pip3", "uv pip").
+bool pip(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
 // What a compiler reads: its sources, the folders and files its options name (-I, -include, ...),
 // and what each file includes by a name Countersign can follow, to a bound (compilerreads.cpp).
 void compilerReads(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);

@@ -1,0 +1,269 @@
+// What CommandJudge lets run with no card although it looks like it could lose or run something
+// (docs/threat-model.md, "What standard mode trusts"): a folder put on PATH, a new scratch file in
+// the temporary folder, the agent session's own file deleted, an overwrite the net keeps, an rm of
+// what git keeps, a script the agent wrote read for what it does, git in a folder git takes for a
+// repository of its own. The rest of the judge is commandjudge.cpp.
+#include "commandjudge.h"
+
+#include "git.h"
+#include "pathrules.h"
+#include "pythoncode.h"
+#include "workspace.h"
+#include "workspacenet.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <algorithm>
+
+#include <sys/stat.h>
+
+namespace Countersign {
+
+using Shell::Effect;
+
+// Why a folder put before the system's programs asks: the agent writes inside the roots and in
+// the temporary folder with no card. Any other folder is written only with a card (what a test
+// run writes outside the roots is the tripwire's, docs/threat-model.md).
+QString CommandJudge::programFolderRefusal(const QString &folder) const
+{
+    const QString path = PathRules::resolved(folder);
+    if (m_ws && m_ws->confines(path))
+        return QStringLiteral("a folder inside the workspace roots, which the agent writes without a card");
+    if (!m_home.isEmpty() && PathRules::under(path, m_home))
+        return {};
+    for (const QString &temp :
+         {QDir::tempPath(), QStringLiteral("/tmp"), QStringLiteral("/var/tmp"), QStringLiteral("/dev/shm")}) {
+        if (PathRules::under(path, QDir::cleanPath(temp)))
+            return QStringLiteral("a temporary folder anyone may write");
+    }
+    return {};
+}
+
+namespace {
+
+const QHash<QString, QString> *&scratchFiles()
+{
+    thread_local const QHash<QString, QString> *files = nullptr;
+    return files;
+}
+
+} // namespace
+
+CommandJudge::Scratch::Scratch(QHash<QString, QString> files)
+{
+    scratchFiles() = new QHash<QString, QString>(std::move(files));
+}
+
+CommandJudge::Scratch::~Scratch()
+{
+    delete scratchFiles();
+    scratchFiles() = nullptr;
+}
+
+bool CommandJudge::sessionScratch(const QString &path) const
+{
+    const QHash<QString, QString> *files = scratchFiles();
+    if (!files || files->isEmpty())
+        return false;
+    const QString resolved = PathRules::resolved(path);
+    const auto it = files->constFind(resolved);
+    if (it == files->cend() || it->isEmpty() || isProtected(resolved) || !m_ws || !m_ws->confines(resolved))
+        return false;
+    const QFileInfo info(resolved);
+    if (!info.isFile() || info.isSymLink() || info.size() > (16 << 20))
+        return false;
+    QFile file(resolved);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    if (QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()) !=
+        *it)
+        return false;
+    const Git::LossReport report = Git::lossReport({resolved});
+    return report.uncommitted.isEmpty(); // untracked, or as committed: no one's work is in it
+}
+
+namespace {
+
+bool &netUnder()
+{
+    thread_local bool under = false;
+    return under;
+}
+
+} // namespace
+
+CommandJudge::NetScope::NetScope()
+{
+    netUnder() = true;
+}
+
+CommandJudge::NetScope::~NetScope()
+{
+    netUnder() = false;
+}
+
+bool CommandJudge::netKept(const QString &resolved) const
+{
+    if (!netUnder() || !m_ws || !m_ws->confines(resolved) || isProtected(resolved))
+        return false;
+    // Where the net copies: not under a folder it skips (build, dist, .venv, ... below the root),
+    // a regular file of one name only (a hard link's other name would keep what the call wrote).
+    const QString root = m_ws->rootOf(resolved);
+    const QStringList below = QDir(root).relativeFilePath(resolved).split(QLatin1Char('/'));
+    if (std::any_of(below.cbegin(), below.cend() - 1,
+                    [](const QString &part) { return WorkspaceNet::regenerated().contains(part); }))
+        return false;
+    struct stat st;
+    if (::lstat(QFile::encodeName(resolved).constData(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_nlink != 1)
+        return false;
+    return st.st_size <= (16 << 20);
+}
+
+bool CommandJudge::committedOnly(const Effect &e) const
+{
+    // rm, unlink, rmdir of files git holds as committed, unchanged: git checkout brings them back.
+    static const QStringList removers = {QStringLiteral("rm"), QStringLiteral("unlink"),
+                                         QStringLiteral("rmdir")};
+    if (e.argv.isEmpty() || !removers.contains(QFileInfo(e.argv.first()).fileName()) ||
+        m_mode != Mode::Standard)
+        return false;
+    // A link is what rm removes, whatever it leads to: not read through.
+    if (QFileInfo(QDir::cleanPath(e.path)).isSymLink())
+        return false;
+    const QString resolved = PathRules::resolved(e.path);
+    if (!m_ws || !m_ws->confines(resolved) || isProtected(resolved) || m_ws->roots().contains(resolved))
+        return false;
+    QStringList files;
+    const QFileInfo info(resolved);
+    if (info.isSymLink())
+        return false;
+    if (info.isFile()) {
+        files.append(resolved);
+    } else if (info.isDir()) {
+        QDirIterator it(resolved, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QFileInfo entry(it.next());
+            if (entry.isSymLink() || (!entry.isDir() && !entry.isFile()))
+                return false;
+            if (entry.isFile())
+                files.append(entry.filePath());
+            if (files.size() > 20)
+                return false; // a bound: more is a card whatever git keeps
+        }
+    } else {
+        return false;
+    }
+    if (files.isEmpty())
+        return false;
+    const Git::LossReport report = Git::lossReport(files);
+    return report.inWorkTree && report.untracked.isEmpty() && report.uncommitted.isEmpty();
+}
+
+// A new file (or folder) in the system's temporary folder that replaces nothing and is reached
+// through no link: scratch work that loses nothing (what is already there still asks).
+bool CommandJudge::newTemporaryFile(const QString &written, const QString &resolved) const
+{
+    const QString cleaned = QDir::cleanPath(written);
+    if (cleaned != resolved || QFileInfo::exists(resolved) || QFileInfo(resolved).isSymLink() ||
+        m_writtenTwice.contains(cleaned))
+        return false;
+    if (!m_home.isEmpty() && PathRules::under(resolved, m_home))
+        return false;
+    for (const QString &temp : {QDir::tempPath(), QStringLiteral("/tmp"), QStringLiteral("/var/tmp")}) {
+        const QString root = QDir::cleanPath(temp);
+        if (resolved != root && PathRules::under(resolved, root))
+            return true;
+    }
+    return false;
+}
+
+QString CommandJudge::repositoryRefusal(const QString &folder) const
+{
+    const QString real = Workspace::canonicalOf(folder);
+    // Outside the roots a repository's configuration is not the agent's to write without a card.
+    if (real.isEmpty() || !m_ws || !m_ws->confines(real))
+        return {};
+    QStringList ceilings;
+    for (const QString &root : m_ws->roots())
+        ceilings.append(QFileInfo(root).absolutePath());
+    const Git::RepositoryCheck repo = Git::inspectRepository(real, ceilings);
+    if (!repo.found)
+        return {};
+    if (!repo.error.isEmpty())
+        return QStringLiteral("runs git in %1, whose repository Countersign cannot read (%2)")
+            .arg(PathRules::shortPath(folder, m_home), repo.error);
+    // The git folder and the common one (folders' first two): where git reads its configuration.
+    for (const QString &gitDir : repo.folders.mid(0, 2)) {
+        if (!isProtected(QDir(gitDir).filePath(QStringLiteral("config"))))
+            return QStringLiteral("runs git in %1, which git takes for a repository kept in %2: nothing "
+                                  "protects its configuration, which can make git run a program")
+                .arg(PathRules::shortPath(folder, m_home),
+                     PathRules::shortPath(QDir::cleanPath(gitDir), m_home));
+    }
+    // A file the configuration includes is read as part of it, and nothing protects it.
+    for (const QString &key : repo.riskyKeys) {
+        if (key.startsWith(QLatin1String("include."), Qt::CaseInsensitive) ||
+            key.startsWith(QLatin1String("includeif."), Qt::CaseInsensitive))
+            return QStringLiteral(
+                       "runs git in %1, whose configuration includes another file (%2), which nothing "
+                       "protects")
+                .arg(PathRules::shortPath(folder, m_home), key);
+    }
+    return {};
+}
+
+bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowedBecause) const
+{ // A Python or shell script the agent wrote or changed: read for what it does, like python -c.
+    const QString program = QFileInfo(e.argv.value(0)).fileName();
+    const bool python =
+        program.startsWith(QLatin1String("python")) ||
+        (e.path.endsWith(QLatin1String(".py")) && !program.startsWith(QLatin1String("pypy")) &&
+         (program.isEmpty() || program == QFileInfo(e.path).fileName()));
+    // A shell script the agent wrote is read as the lines it holds.
+    const bool shell = program == QLatin1String("sh") || program == QLatin1String("bash") ||
+                       program == QLatin1String("dash") ||
+                       (e.path.endsWith(QLatin1String(".sh")) && program == QFileInfo(e.path).fileName());
+    if (!e.pathKnown || !(python || shell) || m_scriptDepth >= 3)
+        return false;
+    if (const QString why = readRefusal(e.path); !why.isEmpty()) {
+        j.asks.append(why); // a key run as a script prints itself in the error
+        return true;
+    }
+    QFile file(e.path);
+    if (!QFileInfo(e.path).isFile() || QFileInfo(e.path).size() > Shell::PythonCode::kMaxCodeChars ||
+        !file.open(QIODevice::ReadOnly))
+        return false;
+    const QString code = QString::fromUtf8(file.readAll());
+    // Run directly, the kernel runs what the first line names: only a plain shell or Python is read.
+    if (program == QFileInfo(e.path).fileName() && code.startsWith(QLatin1String("#!"))) {
+        static const QRegularExpression plain(
+            QStringLiteral("^#!\\s*(/usr/bin/env\\s+)?(/bin/|/usr/bin/)?(sh|bash|dash|python3?)\\s*$"));
+        if (!plain.match(code.section(QLatin1Char('\n'), 0, 0)).hasMatch())
+            return false;
+    }
+    ++m_scriptDepth;
+    const QList<Effect> effects = shell
+                                      ? Shell::CommandEffects::ofLine(code, {QDir::cleanPath(e.cwd), m_home})
+                                      : Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(),
+                                                                        {QDir::cleanPath(e.cwd), m_home},
+                                                                        QFileInfo(e.path).absolutePath());
+    for (const Effect &inner : effects) {
+        // A script that changes itself as it runs (bash reads it as it goes) is not what was read.
+        if ((inner.kind == Effect::Kind::Writes || inner.kind == Effect::Kind::Deletes) &&
+            (!inner.pathKnown || PathRules::resolved(inner.path) == PathRules::resolved(e.path)))
+            j.asks.append(QStringLiteral("%1, which may change itself as it runs").arg(e.what));
+        judgeEffect(inner, j, allowedBecause);
+    }
+    --m_scriptDepth;
+    allowedBecause.append(QStringLiteral("%1, which Countersign read").arg(e.what));
+    return true;
+}
+
+} // namespace Countersign
