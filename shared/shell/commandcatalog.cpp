@@ -488,6 +488,8 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
     static const QStringList manuals = words({"man", "info", "whatis", "apropos", "tldr"});
     static const QStringList asking =
         words({"--help", "-h", "--version", "-V", "version", "help", "-version", "-help"});
+    // A file of that name in the folder it runs in or a project's own bin folders: the agent's
+    // PATH may hold those, and the agent writes there with no card.
     const auto inProject = [&] {
         for (const char *bin : {"", "/.venv/bin", "/venv/bin", "/node_modules/.bin", "/bin", "/.bin"}) {
             if (!m_how.cwd.isEmpty() &&
@@ -514,22 +516,13 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
         add(Effect::Kind::Reads, QStringLiteral("%1 prints its help or its version").arg(program));
         m_effects.last().note = Effect::Note::NoProgram; // found by name: a line that moves PATH asks
         return m_effects;
-    } // A known command glued to punctuation (cd.., find., ls-la) that is no program here: the shell
-    // refuses it, unless the line changes where programs are found (the judge sees that). Found
-    // nowhere: not on this PATH, nor in the folder it runs in or a project's own bin folders (the
-    // agent's PATH may hold those).
+    }
+    // A known command glued to punctuation (cd.., find., ls-la) that is no program here (not on
+    // this PATH, not in the project: inProject): the shell refuses it, unless the line changes
+    // where programs are found (the judge sees that).
     static const QRegularExpression glued(QStringLiteral("^([a-z]+)[.\\-]+[a-z]*$"));
     const auto typo = glued.match(program);
-    const auto nowhere = [&] {
-        if (!QStandardPaths::findExecutable(program).isEmpty())
-            return false;
-        for (const char *bin : {"", "/.venv/bin", "/venv/bin", "/node_modules/.bin", "/bin", "/.bin"}) {
-            if (!m_how.cwd.isEmpty() &&
-                QFileInfo::exists(m_how.cwd + QLatin1String(bin) + QLatin1Char('/') + program))
-                return false;
-        }
-        return true;
-    };
+    const auto nowhere = [&] { return QStandardPaths::findExecutable(program).isEmpty() && !inProject(); };
     if (typo.hasMatch() &&
         (readers().contains(typo.captured(1)) || typo.captured(1) == QLatin1String("cd") ||
          typo.captured(1) == QLatin1String("find") || typo.captured(1) == QLatin1String("git")) &&

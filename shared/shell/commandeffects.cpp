@@ -86,6 +86,8 @@ public:
     void run(const QList<Arg> &args, const Invocation &how, int depth);
     void python(const QString &code, const QString &origin, const Invocation &how,
                 const QString &importFolder);
+    // A catalog that reads the lines and commands it is handed back through this interpreter.
+    CommandCatalog catalog(const Invocation &how);
 
 private:
     void pipeline(const Pipeline &p, QString &cwd, int depth);
@@ -454,7 +456,13 @@ void Interpreter::run(const QList<Arg> &args, const Invocation &how, int depth)
             QStringLiteral("commands nested deeper than %1 levels").arg(ShellParser::kMaxDepth), how);
         return;
     }
-    CommandCatalog catalog(
+    CommandCatalog c = catalog(how);
+    effects += c.effectsOf(args);
+}
+
+CommandCatalog Interpreter::catalog(const Invocation &how)
+{
+    return CommandCatalog(
         how, m_home,
         [this](const QString &line, const QString &cwd, int d) {
             QString folder = cwd;
@@ -463,23 +471,14 @@ void Interpreter::run(const QList<Arg> &args, const Invocation &how, int depth)
         [this](const QList<Arg> &inner, const Invocation &innerHow) {
             run(inner, innerHow, innerHow.depth);
         });
-    effects += catalog.effectsOf(args);
 }
 
 void Interpreter::python(const QString &code, const QString &origin, const Invocation &how,
                          const QString &importFolder)
 {
-    CommandCatalog catalog(
-        how, m_home,
-        [this](const QString &line, const QString &cwd, int d) {
-            QString folder = cwd;
-            script(ShellParser::parse(line), folder, d);
-        },
-        [this](const QList<Arg> &inner, const Invocation &innerHow) {
-            run(inner, innerHow, innerHow.depth);
-        });
-    PythonCode::read(catalog, code, origin, importFolder);
-    effects += catalog.takeEffects();
+    CommandCatalog c = catalog(how);
+    PythonCode::read(c, code, origin, importFolder);
+    effects += c.takeEffects();
 }
 
 } // namespace

@@ -3,7 +3,7 @@
 // what every party saw is recorded: the model server (each tool result and when it came), the tap
 // on /mcp (era, rounds, prompts and answers, how the call waited, when its result reached the
 // client) and the console's own log (QT_LOGGING_RULES countersign.*=true).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CLIENTS, launch } from './clients.mjs';
@@ -12,6 +12,17 @@ import { startTap } from './mcp-tap.mjs';
 import { oneLine, startModelServer } from './model-server.mjs';
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Claude Code's PreToolUse and PostToolUse hooks on the console (as `countersign hooks install
+// claude-code` writes them), in the sandbox home's user settings.
+export function writeClaudeHooks(home, base, matcher) {
+    const hook = { type: 'http', url: `${base}/hooks/claude-code`, timeout: 600, onFailure: 'block',
+                   headers: { Authorization: 'Bearer $COUNTERSIGN_TOKEN' }, allowedEnvVars: ['COUNTERSIGN_TOKEN'] };
+    mkdirSync(path.join(home, '.claude'), { recursive: true });
+    writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({
+        hooks: { PreToolUse: [{ matcher, hooks: [hook] }], PostToolUse: [{ matcher, hooks: [hook] }] },
+    }, null, 2));
+}
 
 // Command-line options shared by the test scripts:
 //   BINARY DECIDE_BINARY [--clients a,b] [--parallel N] [--decide] [--verbose] [--report FILE] [--keep]

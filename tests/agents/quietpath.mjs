@@ -22,7 +22,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { launch } from './clients.mjs';
-import { makeLog, parseArgs, sleep, startRig, workRoot } from './harness.mjs';
+import { makeLog, parseArgs, sleep, startRig, workRoot, writeClaudeHooks } from './harness.mjs';
 import { startModelServer } from './model-server.mjs';
 import { installWatchdog } from './reaper.mjs';
 
@@ -63,12 +63,7 @@ try {
                 sb.project = mkdtempSync(path.join(root, 'ws', 'project-'));
                 project.dir = sb.project;
                 project.make?.(sb.project);
-                const hook = { type: 'http', url: `${base}/hooks/claude-code`, timeout: 600, onFailure: 'block',
-                               headers: { Authorization: 'Bearer $COUNTERSIGN_TOKEN' }, allowedEnvVars: ['COUNTERSIGN_TOKEN'] };
-                mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
-                writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({
-                    hooks: { PreToolUse: [{ matcher, hooks: [hook] }], PostToolUse: [{ matcher, hooks: [hook] }] },
-                }, null, 2));
+                writeClaudeHooks(sb.home, base, matcher);
             },
         });
         return { model, run };
@@ -95,12 +90,7 @@ try {
                     { tool: 'Write', args: { file_path: path.join(p, 'rewrite.py'), content: "import pathlib\nfor n in 'de':\n    pathlib.Path(f'src/{n}.js').write_text('export const X = 0;\\n')\n" } },
                     { tool: 'Bash', args: { command: 'python3 rewrite.py', description: 'rewrite two files' } },
                 );
-                const hook = { type: 'http', url: `${base}/hooks/claude-code`, timeout: 600, onFailure: 'block',
-                               headers: { Authorization: 'Bearer $COUNTERSIGN_TOKEN' }, allowedEnvVars: ['COUNTERSIGN_TOKEN'] };
-                mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
-                writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({
-                    hooks: { PreToolUse: [{ matcher, hooks: [hook] }], PostToolUse: [{ matcher, hooks: [hook] }] },
-                }, null, 2));
+                writeClaudeHooks(sb.home, base, matcher);
             },
         });
         await run.exited;

@@ -8,13 +8,13 @@
 // sessions name as cards may ask (issue 49: what a client really does is the requirement).
 //   node realwork.mjs COUNTERSIGN_BINARY DECIDE_BINARY [--verbose] [--keep]
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commitProject } from '../shell/session-projects.mjs';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { launch } from './clients.mjs';
-import { makeLog, parseArgs, sleep, startRig, workRoot } from './harness.mjs';
+import { makeLog, parseArgs, sleep, startRig, workRoot, writeClaudeHooks } from './harness.mjs';
 import { startModelServer } from './model-server.mjs';
 import { installWatchdog } from './reaper.mjs';
 
@@ -66,12 +66,7 @@ try {
                     commitProject(project, s.project);
                     sb.project = project;
                     steps.push(...s.calls.map((call) => stepOf(project, call)));
-                    const hook = { type: 'http', url: `${base}/hooks/claude-code`, timeout: 600, onFailure: 'block',
-                                   headers: { Authorization: 'Bearer $COUNTERSIGN_TOKEN' }, allowedEnvVars: ['COUNTERSIGN_TOKEN'] };
-                    mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
-                    writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({
-                        hooks: { PreToolUse: [{ matcher, hooks: [hook] }], PostToolUse: [{ matcher, hooks: [hook] }] },
-                    }, null, 2));
+                    writeClaudeHooks(sb.home, base, matcher);
                 },
             });
             // A human who did not want the card declines it at once; each card is counted once.

@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { check, exitWithSummary } from '../peer/checks.mjs';
 import { launch } from './clients.mjs';
-import { makeLog, parseArgs, sleep, startRig, workRoot } from './harness.mjs';
+import { makeLog, parseArgs, sleep, startRig, workRoot, writeClaudeHooks } from './harness.mjs';
 import { startModelServer } from './model-server.mjs';
 import { installWatchdog } from './reaper.mjs';
 
@@ -202,12 +202,7 @@ try {
                     makeProject(sb.project);
                     steps.push(...stepsOf(sb.project));
                     if (key === 'claude-code') {
-                        const hook = { type: 'http', url: `${base}/hooks/claude-code`, timeout: 600, onFailure: 'block',
-                                       headers: { Authorization: 'Bearer $COUNTERSIGN_TOKEN' }, allowedEnvVars: ['COUNTERSIGN_TOKEN'] };
-                        mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
-                        writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({
-                            hooks: { PreToolUse: [{ matcher: claudeMatcher, hooks: [hook] }], PostToolUse: [{ matcher: claudeMatcher, hooks: [hook] }] },
-                        }, null, 2));
+                        writeClaudeHooks(sb.home, base, claudeMatcher);
                     } else {
                         execFileSync(opts.binary, ['hooks', 'install', key, '--data-dir', con.dataDir, '--config', con.configPath], {
                             env: { ...process.env, HOME: sb.home, CODEX_HOME: path.join(sb.home, '.codex'), XDG_RUNTIME_DIR: path.join(con.dir, 'run') },
