@@ -263,7 +263,11 @@ QString CommandJudge::scriptRefusal(const QString &path) const
 
 void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allowedBecause) const
 {
-    const auto ask = [&j](const QString &why) {
+    // A card quotes the code that made it ask (Effect::source) before what it does.
+    const auto ask = [&j, &e](const QString &reason) {
+        const QString why = e.source.isEmpty() || reason.startsWith(e.source)
+                                ? reason
+                                : QStringLiteral("%1: %2").arg(e.source, reason);
         if (!j.asks.contains(why))
             j.asks.append(why);
     };

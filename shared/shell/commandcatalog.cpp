@@ -205,9 +205,9 @@ bool CommandCatalog::secretName(const QString &name)
     return secret.match(name).hasMatch();
 }
 
-void CommandCatalog::readLine(const QString &line, const QString &cwd)
+void CommandCatalog::readLine(const QString &line, const QString &cwd, const QString &source)
 {
-    m_readLine(line, cwd, m_how.depth + 1);
+    m_readLine(line, cwd, m_how.depth + 1, source.isEmpty() ? m_how.source : source);
 }
 
 CommandCatalog::CommandCatalog(Invocation how, QString home, ReadLine readLine, RunArgs runArgs)
@@ -259,6 +259,8 @@ void CommandCatalog::append(Effect e)
         e.cwd = m_how.cwd;
     if (e.argv.isEmpty())
         e.argv = m_how.argv;
+    if (e.source.isEmpty())
+        e.source = m_how.source;
     m_effects.append(std::move(e));
 }
 

@@ -36,6 +36,7 @@ struct Invocation final
     QStringList assigned;
     QStringList argv; // the command as read, wrappers taken off (set by CommandCatalog)
     int depth = 0;
+    QString source; // the code that runs it (Effect::source), for every effect it has
 };
 
 // What each program does with its arguments: the programs an agent's shell runs every day (reads,
@@ -45,7 +46,8 @@ struct Invocation final
 class CommandCatalog final
 {
 public:
-    using ReadLine = std::function<void(const QString &line, const QString &cwd, int depth)>;
+    using ReadLine =
+        std::function<void(const QString &line, const QString &cwd, int depth, const QString &source)>;
     using RunArgs = std::function<void(const QList<Arg> &args, const Invocation &how)>;
 
     CommandCatalog(Invocation how, QString home, ReadLine readLine, RunArgs runArgs);
@@ -85,8 +87,9 @@ public:
     // A command another one runs (xargs, find -exec, timeout): read as a command of its own;
     // argsFromStdin: more arguments come from standard input (xargs), not known.
     void runInner(const QList<Arg> &args, bool argsFromStdin = false);
-    // A line another one runs (sh -c, eval, watch): read as a line of its own, in cwd.
-    void readLine(const QString &line, const QString &cwd);
+    // A line another one runs (sh -c, eval, watch): read as a line of its own, in cwd; source:
+    // the code that runs it (Effect::source), or the source of this command.
+    void readLine(const QString &line, const QString &cwd, const QString &source = {});
 
     // Names that change what a later program runs or loads, set in front of it or exported.
     static bool poisons(const QString &name);

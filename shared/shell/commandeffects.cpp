@@ -88,6 +88,8 @@ public:
                 const QString &importFolder);
     // A catalog that reads the lines and commands it is handed back through this interpreter.
     CommandCatalog catalog(const Invocation &how);
+    // The effects from index from on, without a source of their own, come from source's code.
+    void sourced(qsizetype from, const QString &source);
 
 private:
     void pipeline(const Pipeline &p, QString &cwd, int depth);
@@ -262,7 +264,8 @@ void Interpreter::script(const Script &s, QString &cwd, int depth)
                               cwd,
                               {},
                               QStringLiteral("the line holds %1, which Countersign does not read").arg(why),
-                              Effect::Note::None});
+                              Effect::Note::None,
+                              {}});
     for (const QString &v : s.variables) {
         if (CommandCatalog::secretName(v))
             effects.append(Effect{Effect::Kind::Secret,
@@ -275,7 +278,8 @@ void Interpreter::script(const Script &s, QString &cwd, int depth)
                                   cwd,
                                   {},
                                   QStringLiteral("reads the secret variable $%1").arg(v),
-                                  Effect::Note::None});
+                                  Effect::Note::None,
+                                  {}});
     }
     for (const Pipeline &p : s.pipelines)
         pipeline(p, cwd, depth);
@@ -291,7 +295,8 @@ void Interpreter::script(const Script &s, QString &cwd, int depth)
                    cwd,
                    {},
                    QStringLiteral("the line sets a variable and evaluates arithmetic: a value can hide code"),
-                   Effect::Note::None});
+                   Effect::Note::None,
+                   {}});
 }
 
 void Interpreter::pipeline(const Pipeline &p, QString &cwd, int depth)
@@ -371,7 +376,8 @@ void Interpreter::command(const Command &c, QString &cwd, Stdin stdinKind, const
                                   cwd,
                                   {},
                                   QStringLiteral("reads %1 (<>)").arg(r.target.text),
-                                  Effect::Note::None});
+                                  Effect::Note::None,
+                                  {}});
     }
     if (c.kind == Command::Kind::Group) {
         if (!c.body)
@@ -457,16 +463,28 @@ void Interpreter::run(const QList<Arg> &args, const Invocation &how, int depth)
         return;
     }
     CommandCatalog c = catalog(how);
+    const qsizetype before = effects.size();
     effects += c.effectsOf(args);
+    sourced(before, how.source);
+}
+
+void Interpreter::sourced(qsizetype from, const QString &source)
+{
+    for (qsizetype k = from; k < effects.size() && !source.isEmpty(); ++k) {
+        if (effects[k].source.isEmpty())
+            effects[k].source = source;
+    }
 }
 
 CommandCatalog Interpreter::catalog(const Invocation &how)
 {
     return CommandCatalog(
         how, m_home,
-        [this](const QString &line, const QString &cwd, int d) {
+        [this](const QString &line, const QString &cwd, int d, const QString &source) {
             QString folder = cwd;
+            const qsizetype before = effects.size();
             script(ShellParser::parse(line), folder, d);
+            sourced(before, source);
         },
         [this](const QList<Arg> &inner, const Invocation &innerHow) {
             run(inner, innerHow, innerHow.depth);

@@ -48,6 +48,9 @@ struct Effect final
     // word the shell will refuse as no program on this machine (cd.., find.).
     enum class Note { None, Names, NoProgram };
     Note note = Note::None;
+    // Where in code the agent runs this comes from, for the card: "python3 -c, line 3
+    // (shutil.rmtree('build'))"; a command a subprocess call holds carries its call's. Empty: the line.
+    QString source;
 };
 
 // What a command line does: each simple command, in order, with wrappers taken off (sudo, env,

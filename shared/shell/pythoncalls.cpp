@@ -227,6 +227,7 @@ void Reader::process(const QString &name, qsizetype at, qsizetype open)
     how.argv.clear();
     how.stdinKind = Stdin::None;
     how.depth += 1;
+    how.source = sourceOf(at);
     if (argument(open, -1, "cwd")) {
         const auto cwd = literalArgument(open, -1, "cwd");
         how.cwd = cwd ? absolute(*cwd) : QString();
@@ -236,7 +237,7 @@ void Reader::process(const QString &name, qsizetype at, qsizetype open)
             QStringLiteral("runs a command with settings it builds (env, executable)"));
     if (const auto line = literalOf(first->first, first->second)) {
         if (shell)
-            m_c.readLine(*line, how.cwd);
+            m_c.readLine(*line, how.cwd, how.source);
         else
             m_c.run({Arg{*line, true, false, {}}}, how);
         return;
@@ -256,7 +257,7 @@ void Reader::process(const QString &name, qsizetype at, qsizetype open)
         if (argv.isEmpty())
             return unknown(at, QStringLiteral("%1 runs an empty command").arg(name));
         if (shell)
-            m_c.readLine(argv.first().text, how.cwd);
+            m_c.readLine(argv.first().text, how.cwd, how.source);
         else
             m_c.run(argv, how);
         return;

@@ -46,6 +46,8 @@ private:
     }
 
     // The effect, saying the line of code that made it (at most kMaxEffects; past it, one Unknown).
+    // Where the token at is, for the card: "python3 -c, line 3 (shutil.rmtree('build'))".
+    QString sourceOf(qsizetype at) const;
     void add(Effect::Kind kind, qsizetype at, const QString &what, const QString &path = {},
              bool known = true, bool replaces = false);
     void unknown(qsizetype at, const QString &why) { add(Effect::Kind::Unknown, at, why); }

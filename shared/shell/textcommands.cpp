@@ -217,12 +217,24 @@ void awk(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         }
         if (!scriptSeen) {
             scriptSeen = true;
+            // (FILENAME only names the file being read.)
             static const QRegularExpression danger(QStringLiteral(
-                "system|print[^;}]*[>|]|getline|ENVIRON|PROCINFO|@|fflush|ARGV|ARGC|close|FILENAME|\\|&"));
-            if (!a.known || danger.match(a.text).hasMatch()) {
-                c.unknown(
-                    QStringLiteral("the %1 program writes files, runs commands or reads the environment")
-                        .arg(program));
+                "system|print[^;}]*[>|]|getline|ENVIRON|PROCINFO|@|fflush|ARGV|ARGC|close|\\|&"));
+            if (!a.known) {
+                c.unknown(QStringLiteral("the %1 program is only known when the line runs").arg(program));
+                return;
+            }
+            if (const QRegularExpressionMatch m = danger.match(a.text); m.hasMatch()) {
+                // The card quotes the statement that holds it.
+                static const QRegularExpression end(QStringLiteral("[;{}\n]"));
+                const qsizetype from = a.text.left(m.capturedStart()).lastIndexOf(end) + 1;
+                qsizetype to = a.text.indexOf(end, m.capturedEnd());
+                QString statement = a.text.mid(from, (to < 0 ? a.text.size() : to) - from).trimmed();
+                if (statement.size() > 100)
+                    statement = statement.left(97) + QStringLiteral("...");
+                c.unknown(QStringLiteral("the %1 program's %2 writes files, runs commands or reads the "
+                                         "environment")
+                              .arg(program, statement));
                 return;
             }
             continue;

@@ -82,6 +82,43 @@ private Q_SLOTS:
         QVERIFY2(!j.why.isEmpty(), "every decision says why");
     }
 
+    // Inline code (tests/shell/inline-code.json): each case gets its decision, and a card quotes
+    // the code that made it ask.
+    void inlineCode_getsItsDecision_andQuotesItsLine_data()
+    {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<bool>("mustAsk");
+        QTest::addColumn<QString>("quote");
+        QFile file(QStringLiteral(INLINE_CODE_FILE));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonArray cases =
+            QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("cases")).toArray();
+        int asks = 0;
+        for (const QJsonValue &v : cases) {
+            const QJsonArray entry = v.toArray();
+            const bool mustAsk = entry.at(0).toString() == QLatin1String("ask");
+            asks += mustAsk ? 1 : 0;
+            QTest::newRow(entry.at(3).toString().toUtf8().constData())
+                << entry.at(1).toString() << mustAsk << entry.at(2).toString();
+        }
+        QVERIFY2(cases.size() >= 60 && asks * 2 == cases.size(), "60 cases or more, half of them ask");
+    }
+    void inlineCode_getsItsDecision_andQuotesItsLine()
+    {
+        QFETCH(QString, line);
+        QFETCH(bool, mustAsk);
+        QFETCH(QString, quote);
+        const CommandJudge::NetScope underNet;
+        const CommandJudge judge(m_workspace.get(), CommandJudge::Mode::Standard, m_home);
+        const CommandJudge::Judgement j = judge.line(filled(line), m_ws);
+        QVERIFY2((j.verdict == Verdict::Ask) == mustAsk,
+                 qPrintable(QStringLiteral("%1 -> %2: %3").arg(line, verdictName(j.verdict), j.why)));
+        if (mustAsk)
+            QVERIFY2(j.why.contains(filled(quote)), qPrintable(QStringLiteral("%1: %2").arg(quote, j.why)));
+        else
+            QVERIFY2(!j.why.isEmpty(), "a quiet decision says why");
+    }
+
     // The figures the issue asks for, over the whole corpus in one pass.
     void corpus_figures()
     {
