@@ -45,9 +45,9 @@ private:
         return i >= 0 && i < m_t.size() && m_t.at(i).kind == Token::Kind::Name;
     }
 
-    // The effect, saying the line of code that made it (at most kMaxEffects; past it, one Unknown).
     // Where the token at is, for the card: "python3 -c, line 3 (shutil.rmtree('build'))".
     QString sourceOf(qsizetype at) const;
+    // The effect, saying the line of code that made it (at most kMaxEffects; past it, one Unknown).
     void add(Effect::Kind kind, qsizetype at, const QString &what, const QString &path = {},
              bool known = true, bool replaces = false);
     void unknown(qsizetype at, const QString &why) { add(Effect::Kind::Unknown, at, why); }
