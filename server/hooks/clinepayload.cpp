@@ -1,6 +1,9 @@
 #include "clinepayload.h"
 
+#include <QRegularExpression>
 #include <QString>
+
+#include <vector>
 
 namespace Countersign::ClinePayload {
 
@@ -17,36 +20,81 @@ std::string quoted(const std::string &word)
     return out + "'";
 }
 
-// A command element as shell text: a string is shell text as Cline runs it; {command, args} is a
-// program Cline runs directly with those arguments, so each word is quoted (read as the argv it is).
-// A line break or a here-document inside one is not read: Cline groups lines into commands its own
-// way (a here-document ends at a trimmed line), which a shell would read otherwise.
-std::optional<std::string> commandOf(const json &element)
+// {command, args}: a program Cline runs directly with those arguments, with no shell, so each word
+// is quoted (read as the argv it is). A line break in one is not read.
+std::optional<std::string> programOf(const json &element)
 {
-    std::string line;
-    if (element.is_string()) {
-        line = element.get<std::string>();
-    } else if (element.is_object() && element.value("command", json()).is_string() &&
-               !element.contains("cmd") && !element.contains("commands")) {
-        const json args = element.value("args", json());
-        if (args.is_null()) {
-            line = element.at("command").get<std::string>();
-        } else {
-            if (!args.is_array())
-                return std::nullopt;
-            line = quoted(element.at("command").get<std::string>());
-            for (const json &arg : args) {
-                if (!arg.is_string())
-                    return std::nullopt;
-                line += ' ' + quoted(arg.get<std::string>());
-            }
-        }
-    } else {
+    if (!element.is_object() || !element.value("command", json()).is_string() || element.contains("cmd") ||
+        element.contains("commands"))
         return std::nullopt;
+    const json args = element.value("args", json());
+    std::string line;
+    if (args.is_null()) {
+        line = element.at("command").get<std::string>();
+    } else {
+        if (!args.is_array())
+            return std::nullopt;
+        line = quoted(element.at("command").get<std::string>());
+        for (const json &arg : args) {
+            if (!arg.is_string())
+                return std::nullopt;
+            line += ' ' + quoted(arg.get<std::string>());
+        }
     }
     if (line.find_first_of("\n\r") != std::string::npos || line.find("<<") != std::string::npos)
         return std::nullopt;
     return line;
+}
+
+// JavaScript's white space (what Cline's \\s and trim() take), not Qt's or the C library's: a
+// character one takes and the other does not would end a here-document at another string.
+const QString kJsSpace = QStringLiteral(
+    "[\\t\\n\\x{0B}\\f\\r "
+    "\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}]");
+
+QString jsTrimmed(const std::string &text)
+{
+    static const QRegularExpression ends(QStringLiteral("\\A%1+|%1+\\z").arg(kJsSpace));
+    return QString::fromStdString(text).remove(ends);
+}
+
+// The word a here-document in text ends at, as Cline finds it (its own pattern); empty: none.
+QString hereDocumentEnd(const std::string &text)
+{
+    static const QRegularExpression start(
+        QStringLiteral("(?<![<])<<-?%1*(?:\"([^\"]+)\"|'([^']+)'|([A-Za-z0-9_./-]+))").arg(kJsSpace));
+    const QRegularExpressionMatch m = start.match(QString::fromStdString(text));
+    for (int k = 1; k <= 3 && m.hasMatch(); ++k) {
+        if (m.capturedLength(k) > 0)
+            return m.captured(k);
+    }
+    return {};
+}
+
+// Cline's strings as the shell texts it runs: a string that starts a here-document is joined, with
+// line breaks, to the strings up to the first whose trimmed text is the here-document's word; each
+// text then runs in a shell of its own (a line break in one is the shell's, as is a here-document
+// ending where the shell ends it). A carriage return is not read.
+std::optional<std::vector<std::string>> shellTextsOf(const std::vector<std::string> &strings)
+{
+    std::vector<std::string> texts;
+    for (size_t k = 0; k < strings.size(); ++k) {
+        const QString end = hereDocumentEnd(strings[k]);
+        size_t last = k;
+        for (size_t j = k + 1; !end.isEmpty() && j < strings.size(); ++j) {
+            if (jsTrimmed(strings[j]) == end) {
+                last = j;
+                break;
+            }
+        }
+        std::string text = strings[k];
+        while (k < last)
+            text += "\n" + strings[++k];
+        if (text.find('\r') != std::string::npos)
+            return std::nullopt;
+        texts.push_back(std::move(text));
+    }
+    return texts;
 }
 
 // run_commands' input, every spelling Cline reads, as one shell text: each command in a subshell
@@ -72,12 +120,31 @@ std::optional<std::string> commandsOf(const json &input)
     if (!list.is_array() || list.empty())
         return std::nullopt;
     std::string text;
+    std::vector<std::string> strings; // a run of strings, grouped as Cline groups them
+    const auto add = [&text](const std::string &line) {
+        text += (text.empty() ? "(" : "\n(") + line + "\n)";
+    };
+    const auto flush = [&strings, &add]() {
+        const auto texts = shellTextsOf(strings);
+        strings.clear();
+        if (!texts)
+            return false;
+        for (const std::string &t : *texts)
+            add(t);
+        return true;
+    };
     for (const json &element : list) {
-        const auto line = commandOf(element);
-        if (!line)
+        if (element.is_string()) {
+            strings.push_back(element.get<std::string>());
+            continue;
+        }
+        const auto line = programOf(element);
+        if (!flush() || !line)
             return std::nullopt;
-        text += (text.empty() ? "(" : "\n(") + *line + "\n)";
+        add(*line);
     }
+    if (!flush())
+        return std::nullopt;
     return text;
 }
 

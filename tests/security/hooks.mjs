@@ -81,7 +81,7 @@ try {
         const asked = await Promise.all([
             cline('run_commands', { commands: ['echo hi', { command: 'touch', args: ['c1'] }] }),
             cline('run_commands', 'echo hi; touch c2'),
-            cline('run_commands', { commands: ['echo hi\ntouch c3'] }), // a line break inside one command
+            cline('run_commands', { commands: ['echo hi\ntouch c3'] }), // a line break: the shell's, read as its
             cline('editor', { path: path.join(ws, 'c5'), new_text: 'x', insert_line: 1 }),
             cline('read_files', { file_paths: ['/etc/shadow'] }),
             cline('fetch_web_contents', { requests: [] }), // a name it does not have: asks
@@ -89,15 +89,19 @@ try {
             cline('countersignx__write_file', { path: 'c9', content: 'x' }), // another server's
             // Cline runs command (its order) and drops cmd: a decoy that the rule allows asks.
             cline('run_commands', { cmd: 'echo hi', command: 'touch c6' }),
-            // Cline ends a here-document at a trimmed line, a shell does not: never read.
+            // Cline joins strings into one shell text up to the first whose trimmed text ends the
+            // here-document, and runs the rest on their own: read as it groups them (the shell
+            // then runs "echo <<EOF\n EOF" and, on its own, touch c8; a JavaScript space counts).
             cline('run_commands', { commands: ['echo <<EOF', ' EOF', 'touch c8', 'EOF'] }),
+            cline('run_commands', { commands: ['echo <<EOF', '\ufeffEOF', 'touch c10', 'EOF'] }),
+            cline('run_commands', { commands: ['echo <<\u00a0EOF', 'EOF', 'touch c11'] }),
         ].map((p) => hook(p, { client: 'cline' })));
         for (const c of asked) {
             assert.equal(c.body.cancel, true, JSON.stringify(c.body));
             assert.match(c.body.errorMessage, /Still waiting for a human/);
         }
         assert.ok(Date.now() - t0 >= HOLD_S * 1000 - 200, 'each was held for the human first');
-        for (const f of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c8']) assert.equal(existsSync(path.join(ws, f)), false);
+        for (const f of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c8', 'c10', 'c11']) assert.equal(existsSync(path.join(ws, f)), false);
         // {command, args} runs without a shell: each word is read as the argument it is, so a ;
         // among them is an argument to echo, which the rule allows (and it is harmless).
         for (const args of [['hi', ';', 'touch', 'c7'], ['hi', '>', 'c4']]) {
