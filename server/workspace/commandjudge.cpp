@@ -261,6 +261,27 @@ QString CommandJudge::scriptRefusal(const QString &path) const
     return {};
 }
 
+// A path a project command or built code is given outside the roots (pytest --basetemp=~/x, cargo
+// clean's target, java -cp out Main /etc/x): what it does there is not the project's.
+QStringList CommandJudge::namedOutside(const Effect &e) const
+{
+    QStringList why;
+    for (const QString &a : e.argv.mid(1)) {
+        const QString value = a.contains(QLatin1Char('=')) ? a.section(QLatin1Char('='), 1) : a;
+        if (!(value.startsWith(QLatin1Char('/')) || value.startsWith(QLatin1Char('~')) ||
+              value.startsWith(QLatin1String(".."))))
+            continue;
+        const QString p =
+            PathRules::resolved(value.startsWith(QLatin1Char('~')) ? m_home + value.mid(1)
+                                : FilePath::isAbsolute(value)      ? value
+                                                                   : e.cwd + QLatin1Char('/') + value);
+        if (!PathRules::isDevice(p) && (!m_ws || !m_ws->confines(p)))
+            why.append(QStringLiteral("%1 and names %2, outside the workspace roots")
+                           .arg(e.what, PathRules::shortPath(p, m_home)));
+    }
+    return why;
+}
+
 void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allowedBecause) const
 {
     // A card quotes the code that made it ask (Effect::source) before what it does.
@@ -348,6 +369,14 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
             allowedBecause.append(QStringLiteral("%1, which git keeps as committed").arg(e.what));
             return;
         }
+        if (const int outputs = e.pathKnown && !e.glob ? compilerOutputsOnly(e) : 0; outputs > 0) {
+            allowedBecause.append(
+                QStringLiteral("%1: %2 compiled file%3 git ignores, which a build makes again")
+                    .arg(e.what)
+                    .arg(outputs)
+                    .arg(outputs > 1 ? QStringLiteral("s") : QString()));
+            return;
+        }
         if (e.pathKnown && !e.glob && sessionScratch(e.path)) {
             allowedBecause.append(
                 QStringLiteral("%1, a file this agent session made and nobody changed since")
@@ -389,22 +418,33 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
             return;
         }
         switch (e.code) {
+        case Effect::Code::Built: {
+            // Classes the agent compiled in the roots run as the project's tests would; a place
+            // it loads from outside them (but the system's Java) is code from elsewhere.
+            const QString p = e.pathKnown ? PathRules::resolved(e.path) : QString();
+            static const QStringList system = {QStringLiteral("/usr/share/java"),
+                                               QStringLiteral("/usr/lib/jvm")};
+            const bool systems = std::any_of(system.cbegin(), system.cend(),
+                                             [&p](const QString &s) { return PathRules::under(p, s); });
+            QStringList whys = namedOutside(e);
+            if (p.isEmpty())
+                whys.append(QStringLiteral("%1: a place only known when the line runs").arg(e.what));
+            else if (!systems && (!m_ws || !m_ws->confines(p)))
+                whys.append(QStringLiteral("%1: %2 is outside the workspace roots")
+                                .arg(e.what, PathRules::shortPath(p, m_home)));
+            else if (isProtected(p))
+                whys.append(QStringLiteral("%1: %2 is a protected file")
+                                .arg(e.what, PathRules::shortPath(p, m_home)));
+            for (const QString &why : whys)
+                ask(why);
+            if (whys.isEmpty())
+                allowedBecause.append(
+                    QStringLiteral("%1, code built in the workspace, run as its tests would be").arg(e.what));
+            return;
+        }
         case Effect::Code::Project: {
-            // A path it is given outside the roots (pytest --basetemp=~/x, cargo clean's target):
-            // what it does there is not the project's.
-            for (const QString &a : e.argv.mid(1)) {
-                const QString value = a.contains(QLatin1Char('=')) ? a.section(QLatin1Char('='), 1) : a;
-                if (!(value.startsWith(QLatin1Char('/')) || value.startsWith(QLatin1Char('~')) ||
-                      value.startsWith(QLatin1String(".."))))
-                    continue;
-                const QString p =
-                    PathRules::resolved(value.startsWith(QLatin1Char('~')) ? m_home + value.mid(1)
-                                        : FilePath::isAbsolute(value)      ? value
-                                                                      : e.cwd + QLatin1Char('/') + value);
-                if (!PathRules::isDevice(p) && (!m_ws || !m_ws->confines(p)))
-                    ask(QStringLiteral("%1 and names %2, outside the workspace roots")
-                            .arg(e.what, PathRules::shortPath(p, m_home)));
-            }
+            for (const QString &why : namedOutside(e))
+                ask(why);
             QString unchanged;
             if (const QString why = projectRefusal(e, &unchanged); !why.isEmpty())
                 ask(why);

@@ -10,6 +10,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace Countersign {
 
 class Workspace;
@@ -83,6 +85,8 @@ private:
     QString readRefusal(const QString &path) const;
     QString writeRefusal(const QString &path) const;
     QString projectRefusal(const Shell::Effect &e, QString *unchanged) const;
+    // For each path a project command or built code is given outside the roots: why it asks.
+    QStringList namedOutside(const Shell::Effect &e) const;
     QString scriptRefusal(const QString &path)
         const; // A Python or shell script that would ask as a file the agent wrote: its code read and its
     // effects judged instead; false when it is not one this can read (then the script asks).
@@ -94,8 +98,13 @@ private:
     // A file the session being decided made and that still holds what it left (Scratch).
     bool sessionScratch(const QString &path) const;
     bool netKept(const QString &resolved) const;
+    // The regular files rm, unlink or rmdir removes at e.path (links not followed), at most bound;
+    // none when it removes a link, a root, a protected file or more than bound files.
+    std::optional<QStringList> removedFiles(const Shell::Effect &e, int bound) const;
     // rm of files inside the roots that git holds as committed and unchanged (at most 20).
     bool committedOnly(const Shell::Effect &e) const;
+    // rm of objects and bytecode git ignores and a compiler makes again (at most 2,000): how many.
+    int compilerOutputsOnly(const Shell::Effect &e) const;
     // git run in folder, judged as in the repository git takes it for: one whose configuration
     // nothing protects (a folder shaped like a repository, a .git file leading elsewhere in the
     // roots) asks, since its settings can make even git status run a program.

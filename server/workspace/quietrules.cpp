@@ -16,7 +16,9 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+
 #include <QRegularExpression>
+#include <optional>
 
 #include <algorithm>
 
@@ -125,24 +127,23 @@ bool CommandJudge::netKept(const QString &resolved) const
     return st.st_size <= (16 << 20);
 }
 
-bool CommandJudge::committedOnly(const Effect &e) const
+std::optional<QStringList> CommandJudge::removedFiles(const Effect &e, int bound) const
 {
-    // rm, unlink, rmdir of files git holds as committed, unchanged: git checkout brings them back.
     static const QStringList removers = {QStringLiteral("rm"), QStringLiteral("unlink"),
                                          QStringLiteral("rmdir")};
     if (e.argv.isEmpty() || !removers.contains(QFileInfo(e.argv.first()).fileName()) ||
         m_mode != Mode::Standard)
-        return false;
+        return std::nullopt;
     // A link is what rm removes, whatever it leads to: not read through.
     if (QFileInfo(QDir::cleanPath(e.path)).isSymLink())
-        return false;
+        return std::nullopt;
     const QString resolved = PathRules::resolved(e.path);
     if (!m_ws || !m_ws->confines(resolved) || isProtected(resolved) || m_ws->roots().contains(resolved))
-        return false;
+        return std::nullopt;
     QStringList files;
     const QFileInfo info(resolved);
     if (info.isSymLink())
-        return false;
+        return std::nullopt;
     if (info.isFile()) {
         files.append(resolved);
     } else if (info.isDir()) {
@@ -151,19 +152,45 @@ bool CommandJudge::committedOnly(const Effect &e) const
         while (it.hasNext()) {
             const QFileInfo entry(it.next());
             if (entry.isSymLink() || (!entry.isDir() && !entry.isFile()))
-                return false;
+                return std::nullopt;
             if (entry.isFile())
                 files.append(entry.filePath());
-            if (files.size() > 20)
-                return false; // a bound: more is a card whatever git keeps
+            if (files.size() > bound)
+                return std::nullopt; // a bound: more is a card whatever git keeps
         }
     } else {
-        return false;
+        return std::nullopt;
     }
     if (files.isEmpty())
+        return std::nullopt;
+    return files;
+}
+
+bool CommandJudge::committedOnly(const Effect &e) const
+{
+    // rm, unlink, rmdir of files git holds as committed, unchanged: git checkout brings them back.
+    const auto files = removedFiles(e, 20);
+    if (!files)
         return false;
-    const Git::LossReport report = Git::lossReport(files);
+    const Git::LossReport report = Git::lossReport(*files);
     return report.inWorkTree && report.untracked.isEmpty() && report.uncommitted.isEmpty();
+}
+
+int CommandJudge::compilerOutputsOnly(const Effect &e) const
+{
+    // Objects and bytecode a compiler writes again from the sources (not libraries, which may be
+    // prebuilt, nor logs, which may be the only record), each one ignored by git.
+    static const QStringList outputs = {
+        QStringLiteral("o"),   QStringLiteral("obj"), QStringLiteral("class"), QStringLiteral("pyc"),
+        QStringLiteral("pyo"), QStringLiteral("lo"),  QStringLiteral("gcda"),  QStringLiteral("gcno")};
+    const auto files = removedFiles(e, 2000);
+    if (!files || !std::all_of(files->cbegin(), files->cend(),
+                               [](const QString &f) { return outputs.contains(QFileInfo(f).suffix()); }))
+        return 0;
+    const Git::LossReport report = Git::lossReport(*files);
+    return report.inWorkTree && report.ignored.size() == files->size() && report.uncommitted.isEmpty()
+               ? int(files->size())
+               : 0;
 }
 
 // A new file (or folder) in the system's temporary folder that replaces nothing and is reached

@@ -1,6 +1,7 @@
 #include "coderunners.h"
 
 #include "argtools.h"
+#include "javascriptcode.h"
 #include "projecttools.h"
 #include "pythoncode.h"
 
@@ -295,6 +296,69 @@ bool shell(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 
 // Interpreters: inline code asks; a script file runs as the project's; a module by name (python -m)
 // is read as the program it is.
+namespace {
+
+// java -cp FOLDERS Main (or java File.java): classes the agent compiled run as the project's tests
+// would, judged by where they load from (Code::Built, one effect per place). Only the options that
+// change no code it loads; any other (an agent, a boot class path, a JVM option) is not read.
+bool javaBuilt(CommandCatalog &c, const QList<Arg> &args)
+{
+    QStringList places;
+    qsizetype k = 1;
+    static const QRegularExpression plain(
+        QStringLiteral("^(-ea|-da|-enableassertions|-disableassertions)(:[A-Za-z0-9_.$]*(\\.\\.\\.)?)?$|"
+                       "^-X(mx|ms|ss)[0-9]+[kKmMgG]?$|^-D[a-z][A-Za-z0-9_.-]*=[^ ]*$"));
+    for (; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!a.known || a.glob)
+            return false;
+        if (a.text == QLatin1String("-cp") || a.text == QLatin1String("-classpath") ||
+            a.text == QLatin1String("--class-path")) {
+            if (k + 1 >= args.size() || !args.at(k + 1).known)
+                return false;
+            places += args.at(++k).text.split(QLatin1Char(':'));
+            continue;
+        }
+        // System properties of the JVM's own (java.*, jdk.*, sun.*) load classes or libraries.
+        if (a.text.startsWith(QLatin1String("-D")) &&
+            (a.text.startsWith(QLatin1String("-Djava.")) || a.text.startsWith(QLatin1String("-Djdk.")) ||
+             a.text.startsWith(QLatin1String("-Dsun.")) || a.text.startsWith(QLatin1String("-Djavax."))))
+            return false;
+        if (a.text.startsWith(QLatin1Char('-'))) {
+            if (!plain.match(a.text).hasMatch())
+                return false;
+            continue;
+        }
+        break;
+    }
+    if (k >= args.size())
+        return false;
+    const QString main = args.at(k).text;
+    static const QRegularExpression className(
+        QStringLiteral("^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"));
+    const bool source = main.endsWith(QLatin1String(".java"));
+    if (source)
+        places.append(main); // a single-file program: its source is what runs
+    else if (!className.match(main).hasMatch() || main.endsWith(QLatin1String(".jar")))
+        return false;
+    if (places.isEmpty())
+        return false; // the class path is CLASSPATH's, or the folder's: not named here
+    for (const QString &place : places) {
+        Effect e;
+        e.kind = Effect::Kind::Runs;
+        e.code = Effect::Code::Built;
+        e.path =
+            place.isEmpty() ? QString() : CommandCatalog::absolute(Arg{place, true, false, {}}, c.how().cwd);
+        e.pathKnown = !e.path.isEmpty();
+        e.what = QStringLiteral("java runs %1 from %2")
+                     .arg(main, place.isEmpty() ? QStringLiteral("\"\"") : place);
+        c.append(std::move(e));
+    }
+    return true;
+}
+
+} // namespace
+
 bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
     static const QRegularExpression names(
@@ -327,6 +391,8 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
         c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its version or help").arg(program));
         return true;
     }
+    if (program == QLatin1String("java") && c.how().stdinKind == Stdin::None && javaBuilt(c, args))
+        return true;
     const bool node = program == QLatin1String("node") || program == QLatin1String("nodejs");
     for (qsizetype k = 1; k < args.size(); ++k) {
         const Arg &a = args.at(k);
@@ -395,6 +461,35 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
                 PythonCode::read(c, code.text, QStringLiteral("%1 -c").arg(program));
                 return true;
             }
+            // node -e CODE (-p, --eval=CODE, --print CODE): the code is read for what it does.
+            const bool joined =
+                a.text.startsWith(QLatin1String("--eval=")) || a.text.startsWith(QLatin1String("--print="));
+            if (node && (joined || ((a.text == QLatin1String("-e") || a.text == QLatin1String("-p") ||
+                                     a.text == QLatin1String("-pe") || a.text == QLatin1String("--eval") ||
+                                     a.text == QLatin1String("--print")) &&
+                                    k + 1 < args.size()))) {
+                const Arg code =
+                    joined ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}} : args.at(k + 1);
+                // node reads options after the code too: one may load code before it.
+                for (qsizetype j = joined ? k + 1 : k + 2; j < args.size(); ++j) {
+                    if (args.at(j).text == QLatin1String("--"))
+                        break;
+                    if (args.at(j).text.startsWith(QLatin1Char('-')) || !args.at(j).known) {
+                        c.unknown(QStringLiteral("%1 %2 after the code may load code first")
+                                      .arg(program, args.at(j).text));
+                        return true;
+                    }
+                }
+                if (!code.known) {
+                    c.unknown(
+                        QStringLiteral("%1 %2 of code that expands before it runs").arg(program, a.text));
+                    return true;
+                }
+                JavaScriptCode::read(
+                    c, code.text,
+                    QStringLiteral("%1 %2").arg(program, a.text.section(QLatin1Char('='), 0, 0)));
+                return true;
+            }
             if (inlineFlags.contains(a.text) || inlineFlags.contains(flag) ||
                 a.text.startsWith(QLatin1String("--eval")) || a.text.startsWith(QLatin1String("--print"))) {
                 Effect e;
@@ -458,6 +553,10 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
     // No script: code from standard input (a here-document is code too, and Python's is read).
     if (python && c.how().stdinKind == Stdin::Text && !c.how().stdinDynamic) {
         PythonCode::read(c, c.how().stdinText, QStringLiteral("%1's here-document").arg(program));
+        return true;
+    }
+    if (node && c.how().stdinKind == Stdin::Text && !c.how().stdinDynamic) {
+        JavaScriptCode::read(c, c.how().stdinText, QStringLiteral("%1's here-document").arg(program));
         return true;
     }
     Effect e;

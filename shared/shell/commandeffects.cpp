@@ -2,6 +2,7 @@
 
 #include "commandcatalog.h"
 #include "pythoncode.h"
+#include "shellbuiltins.h"
 #include "shellparser.h"
 
 #include <QDir>
@@ -308,9 +309,22 @@ void Interpreter::pipeline(const Pipeline &p, QString &cwd, int depth)
         // Each part of a pipeline runs in a subshell: a cd there changes nothing after it.
         QString stageCwd = cwd;
         m_stdinPaths = printed;
+        const qsizetype from = effects.size();
         command(p.commands.at(k), alone ? cwd : stageCwd, k > 0 ? Stdin::Pipe : Stdin::None, {}, alone,
                 depth);
         printed = pathsPrinted(p.commands.at(k), stageCwd);
+        // env | grep java: only the lines that hold a word naming no secret are printed.
+        const QString word = k + 1 < p.commands.size() && p.commands.at(k).redirections.isEmpty()
+                                 ? ShellBuiltins::environmentFilter(p.commands.at(k + 1))
+                                 : QString();
+        for (qsizetype e = from; e < effects.size() && !word.isEmpty(); ++e) {
+            if (effects[e].kind == Effect::Kind::Secret && effects[e].note == Effect::Note::Dump) {
+                effects[e].kind = Effect::Kind::Reads;
+                effects[e].note = Effect::Note::None;
+                effects[e].what =
+                    QStringLiteral("prints the environment variables whose line holds %1").arg(word);
+            }
+        }
     }
     m_stdinPaths.clear();
 }

@@ -31,6 +31,8 @@ struct Effect final
         Inline,  // code given on the command line (python -c, node -e)
         Stdin,   // code read from a pipe (curl ... | sh)
         Read,    // code Countersign read (python -c, a script): what it does is in the effects beside it
+        Built,   // code compiled from the workspace, loaded from path (java -cp out Main: a class folder
+                 // or jar); trusted as the project's tests are, when it loads only from the roots
     };
 
     Kind kind = Kind::Unknown;
@@ -45,8 +47,9 @@ struct Effect final
     QStringList argv;        // the command as read (wrappers taken off), for the card and the plans
     QString what;            // in words, for the card: "deletes build (rm -rf)"
     // Reads: Names, only the names under path (a listing), not what the files hold; NoProgram, a
-    // word the shell will refuse as no program on this machine (cd.., find.).
-    enum class Note { None, Names, NoProgram };
+    // word the shell will refuse as no program on this machine (cd.., find.). Secret: Dump, every
+    // environment variable printed (a filter after it in the pipeline may narrow what it prints).
+    enum class Note { None, Names, NoProgram, Dump };
     Note note = Note::None;
     // Where in code the agent runs this comes from, for the card: "python3 -c, line 3
     // (shutil.rmtree('build'))"; a command a subprocess call holds carries its call's. Empty: the line.

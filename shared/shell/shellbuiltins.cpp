@@ -19,8 +19,11 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
     static const QStringList dumps =
         words({"env", "printenv", "export", "declare", "set", "typeset", "readonly", "local"});
     if (dumps.contains(program) && onlyOptions && !(program == QLatin1String("set") && !rest.isEmpty())) {
-        c.add(Effect::Kind::Secret,
-              QStringLiteral("prints every environment variable (tokens and keys among them)"));
+        Effect dump;
+        dump.kind = Effect::Kind::Secret;
+        dump.note = Effect::Note::Dump;
+        dump.what = QStringLiteral("prints every environment variable (tokens and keys among them)");
+        c.append(std::move(dump));
         return true;
     }
     // Names given to read, printf -v, mapfile: the variables they set.
@@ -253,6 +256,37 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         return true;
     }
     return false;
+}
+
+QString environmentFilter(const Command &c)
+{
+    if (c.kind != Command::Kind::Simple || !c.redirections.isEmpty() || !c.assignments.isEmpty() ||
+        !c.inner.isEmpty() || c.words.size() < 2 ||
+        !std::all_of(c.words.cbegin(), c.words.cend(), [](const Word &w) { return w.literal && !w.glob; }))
+        return {};
+    static const QStringList greps = {QStringLiteral("grep"), QStringLiteral("egrep"),
+                                      QStringLiteral("fgrep")};
+    if (!greps.contains(c.words.first().text))
+        return {};
+    // Options that only change how lines match or are shown (-i, -w, -E, -F, -n, -c, -x).
+    static const QRegularExpression shown(QStringLiteral("^-[iwEFncxs]+$"));
+    QString word;
+    for (const Word &w : c.words.mid(1)) {
+        if (shown.match(w.text).hasMatch() || w.text == QLatin1String("--ignore-case"))
+            continue;
+        if (w.text.startsWith(QLatin1Char('-')) || !word.isEmpty())
+            return {}; // -v, -e, -f, a file: more than the lines that hold one word
+        word = w.text;
+    }
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z][A-Za-z0-9_]{1,40}$"));
+    static const QRegularExpression secretish(
+        QStringLiteral(
+            "TOKEN|SECRET|KEY|PASS|PWD|AUTH|CRED|COOKIE|SESSION|PRIVATE|CERT|SIGN|SALT|DSN|API|"
+            "ACCESS|CONN|DATABASE|DB|URL|URI|WEBHOOK|BEARER|OAUTH|JWT|AWS|GCP|AZURE|GH|NPM|PYPI|SSH|GPG"),
+        QRegularExpression::CaseInsensitiveOption);
+    if (!plain.match(word).hasMatch() || secretish.match(word).hasMatch() || CommandCatalog::secretName(word))
+        return {};
+    return word;
 }
 
 } // namespace Countersign::Shell::ShellBuiltins

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "commandcatalog.h"
+#include "shellscript.h"
 
 namespace Countersign::Shell {
 
@@ -11,6 +12,9 @@ namespace Countersign::Shell {
 namespace ShellBuiltins {
 
 bool read(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
+// The word a grep after an environment dump keeps the lines of (env | grep -i java), when it only
+// keeps the lines holding one plain word that names no secret; empty for any other command.
+QString environmentFilter(const Command &c);
 
 } // namespace ShellBuiltins
 

@@ -2,8 +2,8 @@
 # Builds the folder the command corpus is judged in: DIR/home (a home folder with keys, cloud
 # credentials and shell start-up files), DIR/ws (a real git repository: committed sources and
 # build definitions, an hour of uncommitted work in README.md, an untracked note, an ignored
-# build/ of 20 files, a sub-project whose Makefile changed since its commit, a .env, a link to a
-# private key) and DIR/outside.
+# build/ of 20 files (19 objects and a notes file), an ignored out/ of compiled classes, a
+# sub-project whose Makefile changed since its commit, a .env, a link to a private key) and DIR/outside.
 #   make-fixture.sh DIR
 set -euo pipefail
 dir=${1:?usage: make-fixture.sh DIR}
@@ -34,7 +34,7 @@ printf 'a\nb\nfoo\n' >a.txt
 echo 'guide' >docs/guide.md
 printf '#!/bin/sh\necho run\n' >scripts/run.sh
 chmod +x scripts/run.sh
-printf 'build/\n*.log\n.env\nnode_modules/\n*.tfstate\n*.db\n' >.gitignore
+printf 'build/\n*.log\n.env\nnode_modules/\n*.tfstate\n*.db\nout/\nclasses/\n' >.gitignore
 # A Python project's pins beside the Node and Rust ones: requirements and a lock, committed.
 printf 'requests==2.31.0\n' >requirements.txt
 printf '[project]\nname = "fixture"\nversion = "0.1.0"\n' >pyproject.toml
@@ -61,7 +61,15 @@ chmod +x dirty/new.sh
 echo 'an untracked note' >notes.txt
 echo 'SECRET_TOKEN=fixture' >.env
 mkdir -p build node_modules/.bin
-for i in $(seq 1 20); do echo "object $i" >"build/obj$i.o"; done
+for i in $(seq 1 19); do echo "object $i" >"build/obj$i.o"; done
+echo 'notes kept beside the objects' >build/NOTES.txt
+# Compiled classes git ignores (out/), the same beside a link to work (classes/), and an object
+# git does not ignore (stray.o).
+mkdir -p out/com/example classes
+for c in Stack StackTest Repro; do echo "bytecode $c" >"out/com/example/$c.class"; done
+echo 'bytecode A' >classes/A.class
+ln -s ../notes.txt classes/notes
+echo 'an object' >stray.o
 printf '#!/bin/sh\necho jest\n' >node_modules/.bin/jest
 chmod +x node_modules/.bin/jest
 echo 'a log' >tmp.log

@@ -1,5 +1,5 @@
-// The two small projects the realistic sessions (tests/shell/sessions.json) work in, committed in
-// a git repository of their own: a Python package and a Node project. Shared by the replay through
+// The small projects the realistic sessions (tests/shell/sessions.json) work in, committed in
+// a git repository of their own: a Python package, a Node project and a Java project. Shared by the replay through
 // the hook (sessions.mjs) and the real agent's run (tests/agents/realwork.mjs).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,6 +22,13 @@ export const projects = {
         '.gitignore': 'node_modules/\n',
         'src/index.js': 'exports.slugify = (s) => s.toLowerCase().replace(/\\s+/g, "-");\n',
         'test/index.test.js': 'const test = require("node:test");\nconst assert = require("node:assert");\nconst { slugify } = require("../src/index.js");\ntest("slug", () => assert.equal(slugify("A B"), "a-b"));\n',
+    },
+    java: {
+        'README.md': '# stack\n\nA bounded stack.\n',
+        'pom.xml': '<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>com.example</groupId>\n  <artifactId>stack</artifactId>\n  <version>1.0.0</version>\n  <properties>\n    <maven.compiler.release>17</maven.compiler.release>\n  </properties>\n</project>\n',
+        '.gitignore': 'target/\nout/\n',
+        'src/main/java/com/example/Stack.java': 'package com.example;\n\npublic class Stack {\n    private final int[] items;\n    private int size;\n\n    public Stack(int capacity) {\n        items = new int[capacity];\n    }\n\n    public void push(int x) {\n        items[size++] = x;\n    }\n\n    public int pop() {\n        return items[--size];\n    }\n\n    public int size() {\n        return size;\n    }\n}\n',
+        'src/test/java/com/example/StackTest.java': 'package com.example;\n\npublic class StackTest {\n    public static void main(String[] args) {\n        Stack s = new Stack(2);\n        s.push(1);\n        s.push(2);\n        if (s.pop() != 2) throw new AssertionError("pop");\n        System.out.println("StackTest passed");\n    }\n}\n',
     },
 };
 // Lays the project out in ws and commits it.

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Realistic sessions of coding agents (tests/shell/sessions.json) replayed in order through Claude
 // Code's hook (POST /hooks/claude-code) into the real console, each in a fresh git repository of its
-// own (a small Python package or a small Node project, committed). An allowed Write or Edit is
-// applied, and so is an allowed `cat > FILE <<'EOF'`, so that what the agent wrote is there when it
-// runs it; nothing else runs. Prints cards per 100 actions, per session and in all; every call the
+// own (a small Python package, a Node project or a Java project, committed). An allowed Write or
+// Edit is applied, and so is an allowed `cat > FILE <<'EOF'`, git add/commit and javac, so that
+// what the agent wrote is there when it runs it; nothing else runs. Prints cards per 100 actions, per session and in all; every call the
 // sessions name as a card must ask, and no other may (issue 49: a human shown a card every third
 // action approves without reading).
 //   node sessions.mjs COUNTERSIGN_BINARY DECIDE_BINARY
@@ -70,9 +70,10 @@ function apply(ws, [tool, a, b, c]) {
     if (tool === 'Edit') { const f = path.join(ws, a); writeFileSync(f, readFileSync(f, 'utf8').replace(b, c)); }
     const here = tool === 'Bash' && a.match(/^cat (>>?) (\S+) <<'EOF'\n([\s\S]*)\nEOF$/);
     if (here) (here[1] === '>' ? writeFileSync : appendFileSync)(path.join(ws, here[2]), `${here[3]}\n`);
-    // git's own bookkeeping runs too (what it commits is then committed); a commit with nothing to
-    // commit (a sed that was not run) changes nothing.
-    if (tool === 'Bash' && /^git (add|commit|checkout)/.test(a))
+    // git's own bookkeeping runs too (what it commits is then committed; a commit with nothing to
+    // commit, after a sed that was not run, changes nothing), and so does javac (what it compiles
+    // is then there to run and to delete).
+    if (tool === 'Bash' && /^(git (add|commit|checkout)|mkdir -p out && javac |javac )/.test(a))
         spawnSync('bash', ['-c', a], { cwd: ws, stdio: 'ignore', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
 }
 
