@@ -326,6 +326,14 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
             ask(QStringLiteral("%1: where it writes is not known before the line runs").arg(e.what));
             return;
         }
+        // mkdir of a folder that is already there (not a link to one) changes nothing.
+        if (const QFileInfo made(QDir::cleanPath(e.path));
+            m_mode == Mode::Standard && !e.glob && !e.argv.isEmpty() &&
+            QFileInfo(e.argv.first()).fileName() == QLatin1String("mkdir") && made.isDir() &&
+            !made.isSymLink()) {
+            allowedBecause.append(QStringLiteral("%1, a folder that is already there").arg(e.what));
+            return;
+        }
         QStringList paths = {e.path};
         if (e.glob) { // what it matches now, and the folder the pattern stays in
             bool complete = true;

@@ -247,7 +247,7 @@ QString CommandJudge::repositoryRefusal(const QString &folder) const
 }
 
 bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowedBecause) const
-{ // A Python or shell script the agent wrote or changed: read for what it does, like python -c.
+{ // A Python, shell or JavaScript file the agent wrote or changed: read for what it does, like python -c.
     const QString program = QFileInfo(e.argv.value(0)).fileName();
     const bool python =
         program.startsWith(QLatin1String("python")) ||
@@ -257,7 +257,10 @@ bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowe
     const bool shell = program == QLatin1String("sh") || program == QLatin1String("bash") ||
                        program == QLatin1String("dash") ||
                        (e.path.endsWith(QLatin1String(".sh")) && program == QFileInfo(e.path).fileName());
-    if (!e.pathKnown || !(python || shell) || m_scriptDepth >= 3)
+    // A CommonJS file node runs or loads (node check.js, require('./src') of a changed module).
+    const bool javascript = (program == QLatin1String("node") || program == QLatin1String("nodejs")) &&
+                            (e.path.endsWith(QLatin1String(".js")) || e.path.endsWith(QLatin1String(".cjs")));
+    if (!e.pathKnown || !(python || shell || javascript) || m_scriptDepth >= 3)
         return false;
     if (const QString why = readRefusal(e.path); !why.isEmpty()) {
         j.asks.append(why); // a key run as a script prints itself in the error
@@ -276,11 +279,12 @@ bool CommandJudge::readScript(const Effect &e, Judgement &j, QStringList &allowe
             return false;
     }
     ++m_scriptDepth;
-    const QList<Effect> effects = shell
-                                      ? Shell::CommandEffects::ofLine(code, {QDir::cleanPath(e.cwd), m_home})
-                                      : Shell::CommandEffects::ofPython(code, QFileInfo(e.path).fileName(),
-                                                                        {QDir::cleanPath(e.cwd), m_home},
-                                                                        QFileInfo(e.path).absolutePath());
+    const Shell::CommandEffects::Context context{QDir::cleanPath(e.cwd), m_home};
+    const QString name = QFileInfo(e.path).fileName(), folder = QFileInfo(e.path).absolutePath();
+    const QList<Effect> effects = shell ? Shell::CommandEffects::ofLine(code, context)
+                                  : javascript
+                                      ? Shell::CommandEffects::ofJavaScript(code, name, context, folder)
+                                      : Shell::CommandEffects::ofPython(code, name, context, folder);
     for (const Effect &inner : effects) {
         // A script that changes itself as it runs (bash reads it as it goes) is not what was read.
         if ((inner.kind == Effect::Kind::Writes || inner.kind == Effect::Kind::Deletes) &&

@@ -264,7 +264,7 @@ void CommandCatalog::append(Effect e)
     m_effects.append(std::move(e));
 }
 
-void CommandCatalog::script(const QString &what, const QString &path, bool known)
+void CommandCatalog::script(const QString &what, const QString &path, bool known, const QString &source)
 {
     Effect e;
     e.kind = Effect::Kind::Runs;
@@ -272,6 +272,7 @@ void CommandCatalog::script(const QString &what, const QString &path, bool known
     e.path = path;
     e.pathKnown = known;
     e.what = what;
+    e.source = source;
     append(std::move(e));
 }
 

@@ -78,7 +78,8 @@ public:
     void addReplace(const QString &what, const Arg &arg);
     void project(const QString &what, const QStringList &definitions);
     // A file run as a program or by an interpreter (Code::Script); known: its path is known now.
-    void script(const QString &what, const QString &path, bool known);
+    // source: the code that runs it (Effect::source), when code does.
+    void script(const QString &what, const QString &path, bool known, const QString &source = {});
     // An effect made by hand: its folder and argv are the command's when it names none.
     void append(Effect e);
     void unknown(const QString &what) { add(Effect::Kind::Unknown, what); }

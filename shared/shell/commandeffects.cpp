@@ -1,6 +1,7 @@
 #include "commandeffects.h"
 
 #include "commandcatalog.h"
+#include "javascriptcode.h"
 #include "pythoncode.h"
 #include "shellbuiltins.h"
 #include "shellparser.h"
@@ -87,6 +88,8 @@ public:
     void run(const QList<Arg> &args, const Invocation &how, int depth);
     void python(const QString &code, const QString &origin, const Invocation &how,
                 const QString &importFolder);
+    void javascript(const QString &code, const QString &origin, const Invocation &how,
+                    const QString &moduleFolder);
     // A catalog that reads the lines and commands it is handed back through this interpreter.
     CommandCatalog catalog(const Invocation &how);
     // The effects from index from on, without a source of their own, come from source's code.
@@ -513,6 +516,14 @@ void Interpreter::python(const QString &code, const QString &origin, const Invoc
     effects += c.takeEffects();
 }
 
+void Interpreter::javascript(const QString &code, const QString &origin, const Invocation &how,
+                             const QString &moduleFolder)
+{
+    CommandCatalog c = catalog(how);
+    JavaScriptCode::read(c, code, origin, moduleFolder);
+    effects += c.takeEffects();
+}
+
 } // namespace
 
 QList<Effect> CommandEffects::read(const QString &line, const Context &context)
@@ -534,6 +545,17 @@ QList<Effect> CommandEffects::readPython(const QString &code, const QString &ori
     return interpreter.effects;
 }
 
+QList<Effect> CommandEffects::readJavaScript(const QString &code, const QString &origin,
+                                             const Context &context, const QString &moduleFolder)
+{
+    Interpreter interpreter(context);
+    Invocation how;
+    how.cwd = context.cwd;
+    how.depth = 1;
+    interpreter.javascript(code, origin, how, moduleFolder);
+    return interpreter.effects;
+}
+
 QList<Effect> CommandEffects::ofArgv(const QStringList &argv, const Context &context)
 {
     Interpreter interpreter(context);
@@ -545,35 +567,6 @@ QList<Effect> CommandEffects::ofArgv(const QStringList &argv, const Context &con
     if (!args.isEmpty())
         interpreter.run(args, how, 0);
     return interpreter.effects;
-}
-
-QString CommandEffects::kindName(Effect::Kind kind)
-{
-    switch (kind) {
-    case Effect::Kind::Reads:
-        return QStringLiteral("reads");
-    case Effect::Kind::Writes:
-        return QStringLiteral("writes");
-    case Effect::Kind::Deletes:
-        return QStringLiteral("deletes");
-    case Effect::Kind::Network:
-        return QStringLiteral("network");
-    case Effect::Kind::Runs:
-        return QStringLiteral("runs");
-    case Effect::Kind::Installs:
-        return QStringLiteral("installs");
-    case Effect::Kind::Secret:
-        return QStringLiteral("secret");
-    case Effect::Kind::History:
-        return QStringLiteral("history");
-    case Effect::Kind::Environment:
-        return QStringLiteral("environment");
-    case Effect::Kind::Privilege:
-        return QStringLiteral("privilege");
-    case Effect::Kind::Unknown:
-        return QStringLiteral("unknown");
-    }
-    return QStringLiteral("unknown");
 }
 
 } // namespace Countersign::Shell

@@ -75,6 +75,10 @@ public:
     // importFolder: where its own modules are (a script's folder; empty: context.cwd).
     static QList<Effect> ofPython(const QString &code, const QString &origin, const Context &context,
                                   const QString &importFolder = {});
+    // A JavaScript file's code (JavaScriptCode, as a CommonJS module of moduleFolder), run in
+    // context.cwd; origin names it for the card.
+    static QList<Effect> ofJavaScript(const QString &code, const QString &origin, const Context &context,
+                                      const QString &moduleFolder);
 
     static QString kindName(Effect::Kind kind);
 
@@ -82,6 +86,8 @@ private:
     static QList<Effect> read(const QString &line, const Context &context);
     static QList<Effect> readPython(const QString &code, const QString &origin, const Context &context,
                                     const QString &importFolder);
+    static QList<Effect> readJavaScript(const QString &code, const QString &origin, const Context &context,
+                                        const QString &moduleFolder);
 
 public:
     // While one is alive on a thread, a line (or Python code) read once in a context is not read

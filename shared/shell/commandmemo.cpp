@@ -1,5 +1,6 @@
-// One reading of a line per decision (CommandEffects::Memo, commandeffects.h): ofLine and ofPython
-// give what a live memo already read in the same context.
+// CommandEffects' public readers: one reading of a line per decision (CommandEffects::Memo,
+// commandeffects.h), where ofLine, ofPython and ofJavaScript give what a live memo already read
+// in the same context; and the names of the effects' kinds.
 #include "commandeffects.h"
 
 #include <QHash>
@@ -59,6 +60,43 @@ QList<Effect> CommandEffects::ofPython(const QString &code, const QString &origi
     return remembered(QStringLiteral("python\n%1\n%2\n%3\n%4\n%5")
                           .arg(context.cwd, context.home, origin, importFolder, code),
                       [&] { return readPython(code, origin, context, importFolder); });
+}
+
+QList<Effect> CommandEffects::ofJavaScript(const QString &code, const QString &origin, const Context &context,
+                                           const QString &moduleFolder)
+{
+    return remembered(QStringLiteral("javascript\n%1\n%2\n%3\n%4\n%5")
+                          .arg(context.cwd, context.home, origin, moduleFolder, code),
+                      [&] { return readJavaScript(code, origin, context, moduleFolder); });
+}
+
+QString CommandEffects::kindName(Effect::Kind kind)
+{
+    switch (kind) {
+    case Effect::Kind::Reads:
+        return QStringLiteral("reads");
+    case Effect::Kind::Writes:
+        return QStringLiteral("writes");
+    case Effect::Kind::Deletes:
+        return QStringLiteral("deletes");
+    case Effect::Kind::Network:
+        return QStringLiteral("network");
+    case Effect::Kind::Runs:
+        return QStringLiteral("runs");
+    case Effect::Kind::Installs:
+        return QStringLiteral("installs");
+    case Effect::Kind::Secret:
+        return QStringLiteral("secret");
+    case Effect::Kind::History:
+        return QStringLiteral("history");
+    case Effect::Kind::Environment:
+        return QStringLiteral("environment");
+    case Effect::Kind::Privilege:
+        return QStringLiteral("privilege");
+    case Effect::Kind::Unknown:
+        return QStringLiteral("unknown");
+    }
+    return QStringLiteral("unknown");
 }
 
 } // namespace Countersign::Shell

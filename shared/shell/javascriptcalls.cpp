@@ -125,14 +125,6 @@ bool jsValueMethod(const QString &name)
     return names.contains(name);
 }
 
-bool jsNetworkModule(const QString &module)
-{
-    static const QSet<QString> names =
-        wordSet("http https net tls dgram http2 dns dns/promises axios node-fetch undici ws got "
-                "request superagent socket.io-client");
-    return names.contains(module);
-}
-
 // Modules whose functions only compute (some of them), by module.
 bool jsQuietCall(const QString &module, const QString &function)
 {
@@ -168,7 +160,8 @@ void Reader::bind(const QString &name, qsizetype at, const Value &init, bool fun
     b.count += 1;
     b.declared = true;
     b.functions = b.functions && function;
-    if (init.kind == Value::Kind::Module || init.kind == Value::Kind::Member) {
+    if (init.kind == Value::Kind::Module || init.kind == Value::Kind::Member ||
+        init.kind == Value::Kind::Project) {
         b.module = init.path;
         b.moduleKind = init.kind;
     }
@@ -200,6 +193,11 @@ Value Reader::global(const QString &name, qsizetype at)
 {
     Value v;
     v.at = at;
+    if (!m_moduleFolder.isEmpty() && (name == QLatin1String("module") || name == QLatin1String("exports"))) {
+        v.kind = Value::Kind::Exports; // a module file's own exports, only assigned to
+        v.path = name;
+        return v;
+    }
     if (jsForbiddenGlobal(name))
         return unknown(at, QStringLiteral("%1 runs or reaches code Countersign cannot follow").arg(name));
     if (name == QLatin1String("undefined") || name == QLatin1String("NaN") ||
@@ -236,6 +234,18 @@ Value Reader::member(const Value &v, const QString &name, qsizetype at)
         return r;
     case Value::Kind::Require:
         return unknown(at, QStringLiteral("require.%1, which Countersign does not follow").arg(name));
+    case Value::Kind::Project:
+        r.kind = Value::Kind::Project; // the project's code: what it exports, and their members
+        r.path = v.path;
+        return r;
+    case Value::Kind::Exports:
+        // module.exports, exports.NAME, module.exports.NAME: to be assigned; module's others
+        // (require, constructor, paths, parent) reach code.
+        if (v.path == QLatin1String("module") && name != QLatin1String("exports"))
+            return unknown(at, QStringLiteral("module.%1, which Countersign does not follow").arg(name));
+        r.kind = Value::Kind::Exports;
+        r.path = v.path + QLatin1Char('.') + name;
+        return r;
     case Value::Kind::Member:
         if (v.path.startsWith(QLatin1String("path.")))
             return r; // path's functions compute: their properties too
@@ -311,6 +321,10 @@ void Reader::use(Value &v)
     case Value::Kind::Data:
     case Value::Kind::Function:
     case Value::Kind::Refused:
+    case Value::Kind::Project:
+        return;
+    case Value::Kind::Exports:
+        v = unknown(v.at, QStringLiteral("hands %1 around, where its uses are not followed").arg(v.path));
         return;
     case Value::Kind::Module:
         v = unknown(
@@ -343,8 +357,11 @@ void Reader::use(Value &v)
 void Reader::assignTo(const Value &target, qsizetype at)
 {
     if (target.kind == Value::Kind::Data || target.kind == Value::Kind::Function ||
-        target.kind == Value::Kind::Refused || target.path == QLatin1String("process.exitCode"))
+        target.kind == Value::Kind::Refused || target.kind == Value::Kind::Exports ||
+        target.path == QLatin1String("process.exitCode"))
         return;
+    if (target.kind == Value::Kind::Project)
+        return (void)unknown(at, QStringLiteral("changes what a module of the project exports"));
     if (target.path.startsWith(QLatin1String("process.env."))) {
         const QString name = target.path.mid(12);
         if (CommandCatalog::poisons(name) || name == QLatin1String("?"))
@@ -377,6 +394,12 @@ Value Reader::call(const Value &callee, const QList<Value> &args, qsizetype at)
         return r;
     case Value::Kind::Require:
         return require(args, at);
+    case Value::Kind::Project:
+        r.kind = Value::Kind::Project; // the project's code runs, judged with its file
+        r.path = callee.path;
+        return r;
+    case Value::Kind::Exports:
+        return unknown(at, QStringLiteral("calls %1, which Countersign does not follow").arg(callee.path));
     case Value::Kind::Global:
         return globalCall(callee.path, args, at);
     case Value::Kind::Module:
@@ -448,8 +471,13 @@ Value Reader::construct(const Value &callee, const QList<Value> &args, qsizetype
         if (callee.path == QLatin1String("url.URL") || callee.path == QLatin1String("url.URLSearchParams"))
             return r;
         break;
+    case Value::Kind::Project:
+        r.kind = Value::Kind::Project;
+        r.path = callee.path;
+        return r;
     case Value::Kind::Data:
     case Value::Kind::Require:
+    case Value::Kind::Exports:
         break;
     }
     return unknown(at, QStringLiteral("new of something Countersign does not follow"));
@@ -490,53 +518,6 @@ Value Reader::globalCall(const QString &name, const QList<Value> &args, qsizetyp
         return r;
     }
     return unknown(at, QStringLiteral("%1() is a call Countersign does not read").arg(name));
-}
-
-Value Reader::require(const QList<Value> &args, qsizetype at)
-{
-    if (args.size() != 1 || !args.first().text)
-        return unknown(at, QStringLiteral("require of a module only known when it runs"));
-    QString name = *args.first().text;
-    if (name.startsWith(QLatin1String("node:")))
-        name = name.mid(5);
-    Value r;
-    r.at = at;
-    const bool relative = name.startsWith(QLatin1String("./")) || name.startsWith(QLatin1String("../")) ||
-                          name.startsWith(QLatin1Char('/')) || name.startsWith(QLatin1Char('~'));
-    if (relative && name.endsWith(QLatin1String(".json")) && !name.startsWith(QLatin1Char('~'))) {
-        const QString path = absolute(name);
-        add(Effect::Kind::Reads, at, QStringLiteral("loads %1").arg(name), path, !path.isEmpty());
-        return r;
-    }
-    if (relative)
-        return unknown(
-            at,
-            QStringLiteral("loads the project's module %1, whose code Countersign does not read").arg(name));
-    static const QHash<QString, QString> modules = {
-        {QStringLiteral("fs"), QStringLiteral("fs")},
-        {QStringLiteral("fs/promises"), QStringLiteral("fs.promises")},
-        {QStringLiteral("path"), QStringLiteral("path")},
-        {QStringLiteral("path/posix"), QStringLiteral("path")},
-        {QStringLiteral("os"), QStringLiteral("os")},
-        {QStringLiteral("child_process"), QStringLiteral("child_process")},
-        {QStringLiteral("crypto"), QStringLiteral("crypto")},
-        {QStringLiteral("util"), QStringLiteral("util")},
-        {QStringLiteral("url"), QStringLiteral("url")},
-        {QStringLiteral("querystring"), QStringLiteral("querystring")},
-        {QStringLiteral("assert"), QStringLiteral("assert")},
-        {QStringLiteral("assert/strict"), QStringLiteral("assert")},
-        {QStringLiteral("zlib"), QStringLiteral("zlib")}};
-    if (const auto it = modules.constFind(name); it != modules.cend()) {
-        r.kind = Value::Kind::Module;
-        r.path = *it;
-        return r;
-    }
-    if (jsNetworkModule(name)) {
-        r.kind = Value::Kind::Module;
-        r.path = name;
-        return r;
-    }
-    return unknown(at, QStringLiteral("loads %1, whose code Countersign does not read").arg(name));
 }
 
 } // namespace Countersign::Shell::JavaScriptCode::Detail

@@ -6,8 +6,10 @@ namespace Countersign::Shell::JavaScriptCode {
 
 namespace Detail {
 
-Reader::Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin)
-    : m_c(c), m_t(tokens), m_lines(lines), m_origin(std::move(origin)), m_match(tokens.size(), -1)
+Reader::Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin,
+               QString moduleFolder)
+    : m_c(c), m_t(tokens), m_lines(lines), m_origin(std::move(origin)),
+      m_moduleFolder(std::move(moduleFolder)), m_match(tokens.size(), -1)
 {
     QList<qsizetype> open;
     for (qsizetype i = 0; i < m_t.size(); ++i) {
@@ -377,7 +379,7 @@ JsBudget &jsBudget()
 
 } // namespace
 
-void read(CommandCatalog &c, const QString &input, const QString &origin)
+void read(CommandCatalog &c, const QString &input, const QString &origin, const QString &moduleFolder)
 {
     JsBudget &b = jsBudget();
     if (b.depth == 0)
@@ -420,7 +422,7 @@ void read(CommandCatalog &c, const QString &input, const QString &origin)
         return;
     }
     const QStringList lines = code.split(QLatin1Char('\n'));
-    if (!Detail::Reader(c, tokens, lines, origin).run(&why)) {
+    if (!Detail::Reader(c, tokens, lines, origin, moduleFolder).run(&why)) {
         c.unknown(QStringLiteral("%1 code Countersign cannot read: %2").arg(origin, why));
         return;
     }

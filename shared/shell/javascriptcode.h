@@ -18,7 +18,11 @@ namespace Countersign::Shell {
 namespace JavaScriptCode {
 
 // origin names the code for the card ("node -e", "node's here-document"); it runs in c's folder.
-void read(CommandCatalog &c, const QString &code, const QString &origin);
+// moduleFolder, when given: the code is a CommonJS file in that folder (a script node runs, a
+// module the code requires), where module.exports and exports may be assigned and require('./x')
+// is x beside it. A module of the project that code requires is a Script effect (judged as the
+// project's tests' code is, and read when the agent changed it); what it exports may be called.
+void read(CommandCatalog &c, const QString &code, const QString &origin, const QString &moduleFolder = {});
 
 // Most characters of code read; more is Unknown.
 constexpr qsizetype kMaxCodeChars = 256 * 1024;

@@ -3,6 +3,7 @@
 #include "javascriptreader.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
 
@@ -281,6 +282,75 @@ void Reader::network(const QString &name, const QList<Value> &args, qsizetype at
         host.isEmpty() ? QStringLiteral("%1 reaches the network").arg(name)
                        : QStringLiteral("%1 connects to %2").arg(name, host),
         host, !host.isEmpty());
+}
+
+Value Reader::require(const QList<Value> &args, qsizetype at)
+{
+    if (args.size() != 1 || !args.first().text)
+        return unknown(at, QStringLiteral("require of a module only known when it runs"));
+    QString name = *args.first().text;
+    if (name.startsWith(QLatin1String("node:")))
+        name = name.mid(5);
+    Value r;
+    r.at = at;
+    const bool relative = name.startsWith(QLatin1String("./")) || name.startsWith(QLatin1String("../")) ||
+                          name.startsWith(QLatin1Char('/')) || name.startsWith(QLatin1Char('~'));
+    // require('./x') is x beside the module that requires it (inline code: the folder it runs in).
+    const QString folder = m_moduleFolder.isEmpty() ? m_c.how().cwd : m_moduleFolder;
+    const QString base = name.startsWith(QLatin1Char('/')) || folder.isEmpty()
+                             ? name
+                             : QDir::cleanPath(folder + QLatin1Char('/') + name);
+    if (relative && name.endsWith(QLatin1String(".json")) && !name.startsWith(QLatin1Char('~'))) {
+        const QString path = base.startsWith(QLatin1Char('/')) ? base : QString();
+        add(Effect::Kind::Reads, at, QStringLiteral("loads %1").arg(name), path, !path.isEmpty());
+        return r;
+    }
+    // The project's own module (x, x.js, x.cjs, x/index.js, as node looks): its code runs, judged as
+    // the project's tests' code is (read when the agent changed it); it may be called.
+    if (relative && !name.startsWith(QLatin1Char('~')) && base.startsWith(QLatin1Char('/'))) {
+        for (const QString &candidate : {base, base + QStringLiteral(".js"), base + QStringLiteral(".cjs"),
+                                         base + QStringLiteral("/index.js")}) {
+            if (!candidate.endsWith(QLatin1String(".js")) && !candidate.endsWith(QLatin1String(".cjs")))
+                continue;
+            if (QFileInfo(candidate).isFile()) {
+                if (m_checking)
+                    m_c.script(QStringLiteral("%1 loads %2").arg(m_origin, name), candidate, true,
+                               sourceOf(at));
+                r.kind = Value::Kind::Project;
+                r.path = candidate;
+                return r;
+            }
+        }
+    }
+    if (relative)
+        return unknown(at,
+                       QStringLiteral("loads the module %1, which is no JavaScript file Countersign can find")
+                           .arg(name));
+    static const QHash<QString, QString> modules = {
+        {QStringLiteral("fs"), QStringLiteral("fs")},
+        {QStringLiteral("fs/promises"), QStringLiteral("fs.promises")},
+        {QStringLiteral("path"), QStringLiteral("path")},
+        {QStringLiteral("path/posix"), QStringLiteral("path")},
+        {QStringLiteral("os"), QStringLiteral("os")},
+        {QStringLiteral("child_process"), QStringLiteral("child_process")},
+        {QStringLiteral("crypto"), QStringLiteral("crypto")},
+        {QStringLiteral("util"), QStringLiteral("util")},
+        {QStringLiteral("url"), QStringLiteral("url")},
+        {QStringLiteral("querystring"), QStringLiteral("querystring")},
+        {QStringLiteral("assert"), QStringLiteral("assert")},
+        {QStringLiteral("assert/strict"), QStringLiteral("assert")},
+        {QStringLiteral("zlib"), QStringLiteral("zlib")}};
+    if (const auto it = modules.constFind(name); it != modules.cend()) {
+        r.kind = Value::Kind::Module;
+        r.path = *it;
+        return r;
+    }
+    if (jsNetworkModule(name)) {
+        r.kind = Value::Kind::Module;
+        r.path = name;
+        return r;
+    }
+    return unknown(at, QStringLiteral("loads %1, whose code Countersign does not read").arg(name));
 }
 
 } // namespace Countersign::Shell::JavaScriptCode::Detail

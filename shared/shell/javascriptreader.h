@@ -26,6 +26,15 @@ inline QSet<QString> wordSet(const char *spaced)
     return QSet<QString>(words.cbegin(), words.cend());
 }
 
+// The modules that reach the network (their calls are Network effects).
+inline bool jsNetworkModule(const QString &module)
+{
+    static const QSet<QString> names =
+        wordSet("http https net tls dgram http2 dns dns/promises axios node-fetch undici ws got "
+                "request superagent socket.io-client");
+    return names.contains(module);
+}
+
 // Words that cannot start an operand: the parser is somewhere it does not follow.
 inline bool statementWord(const QString &word)
 {
@@ -46,6 +55,8 @@ struct Value final
         Member,   // a module's function (path: "fs.rmSync")
         Global,   // a name of node's own (path: "console.log", "process.env.HOME")
         Require,  // require itself
+        Project,  // what a module of the project exports, and what calling it gives (path: its file)
+        Exports,  // module, module.exports or exports, in a module file: only assigned to
         Refused,  // already said to be Unknown
     };
     // An object literal's property: its value when literal.
@@ -72,7 +83,9 @@ struct Value final
 class Reader final
 {
 public:
-    Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin);
+    // moduleFolder: the folder of a module file (JavaScriptCode::read); empty for inline code.
+    Reader(CommandCatalog &c, const QList<Token> &tokens, const QStringList &lines, QString origin,
+           QString moduleFolder = {});
 
     // Reads the code twice (the names it binds, then what it does); false with why when it cannot
     // be parsed, or nests deeper than the reader follows.
@@ -176,6 +189,7 @@ private:
     const QList<Token> &m_t;
     const QStringList &m_lines;
     QString m_origin;
+    QString m_moduleFolder;
     QList<qsizetype> m_match; // each bracket's partner
     QHash<QString, Binding> m_bindings;
     qsizetype m_i = 0;

@@ -62,7 +62,7 @@ export async function startConsole(binary, {
         QT_LOGGING_RULES: 'countersign.*=true',
         ...(display ? { DISPLAY: display, QT_QPA_PLATFORM: 'xcb' } : { QT_QPA_PLATFORM: 'offscreen' }),
     };
-    const cli = (...args) => run(binary, [...args, '--data-dir', dataDir, '--config', configPath], { env, timeout: 20000 }).then((r) => r.stdout);
+    const cli = (...args) => run(binary, [...args, '--data-dir', dataDir, '--config', configPath], { env, timeout: 20000, maxBuffer: 256 * 1024 * 1024 }).then((r) => r.stdout);
     const token = (await cli('token', 'add', tokenName)).trim();
     const started = Date.now();
     const argv = ['--listen', '127.0.0.1:0', '--data-dir', dataDir, '--config', configPath, ...(display ? ['--show', 'approvals'] : ['--headless'])];

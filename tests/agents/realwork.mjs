@@ -106,6 +106,7 @@ try {
         await check(`${key}: realistic sessions with the real agent: only the calls named as cards ask`, async () => {
             let actions = 0, total = 0;
             const wrong = [];
+            mkdirSync(`${scratch}/${key}`, { recursive: true });
             for (const s of sessions) {
                 const steps = [];
                 let project;

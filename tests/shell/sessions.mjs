@@ -25,6 +25,7 @@ const sessions = JSON.parse(readFileSync(path.join(here, 'sessions.json'), 'utf8
 // A session writes a scratch file in the temporary folder: new there, it runs with no card. Each
 // run (and each of the two tests that run the sessions) has a folder of its own, removed after.
 const scratch = `/tmp/countersign-sessions-${process.pid}`;
+mkdirSync(scratch);
 for (const s of sessions)
     s.calls = s.calls.map((call) => call.map((part) => part.replaceAll('/tmp/countersign-sessions-scratch', scratch)));
 // Beside the binary, not in the temporary folder (a new file there is scratch work).
@@ -69,7 +70,7 @@ function apply(ws, [tool, a, b, c]) {
     if (tool === 'Write') { mkdirSync(path.dirname(path.join(ws, a)), { recursive: true }); writeFileSync(path.join(ws, a), b); }
     if (tool === 'Edit') { const f = path.join(ws, a); writeFileSync(f, readFileSync(f, 'utf8').replace(b, c)); }
     const here = tool === 'Bash' && a.match(/^cat (>>?) (\S+) <<'EOF'\n([\s\S]*)\nEOF$/);
-    if (here) (here[1] === '>' ? writeFileSync : appendFileSync)(path.join(ws, here[2]), `${here[3]}\n`);
+    if (here) (here[1] === '>' ? writeFileSync : appendFileSync)(path.resolve(ws, here[2]), `${here[3]}\n`);
     // git's own bookkeeping runs too (what it commits is then committed; a commit with nothing to
     // commit, after a sed that was not run, changes nothing), and so does javac (what it compiles
     // is then there to run and to delete).
