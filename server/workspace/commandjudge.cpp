@@ -373,6 +373,15 @@ void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allow
         return;
     }
     case Effect::Kind::Deletes:
+        if (const int compiled = e.note == Effect::Note::Outputs && e.pathKnown ? compiledUnder(e) : -1;
+            compiled >= 0) {
+            allowedBecause.append(
+                QStringLiteral("%1: %2 compiled file%3 git ignores, which a build makes again")
+                    .arg(e.what)
+                    .arg(compiled)
+                    .arg(compiled == 1 ? QString() : QStringLiteral("s")));
+            return;
+        }
         if (e.pathKnown && !e.glob && committedOnly(e)) {
             allowedBecause.append(QStringLiteral("%1, which git keeps as committed").arg(e.what));
             return;
@@ -493,6 +502,7 @@ CommandJudge::Judgement CommandJudge::judge(const QList<Effect> &effects) const
         if (it.value() > 1)
             m_writtenTwice.insert(it.key());
     }
+    m_line = &effects;
     Judgement j;
     QStringList allowedBecause;
     QStringList gitFolders;

@@ -103,8 +103,15 @@ private:
     std::optional<QStringList> removedFiles(const Shell::Effect &e, int bound) const;
     // rm of files inside the roots that git holds as committed and unchanged (at most 20).
     bool committedOnly(const Shell::Effect &e) const;
+    // Whether another effect of the line being judged may change what is at path before a deletion
+    // of it runs: a write or a deletion there or of a place not known, or a program that runs.
+    bool changedInLine(const Shell::Effect &deletion) const;
     // rm of objects and bytecode git ignores and a compiler makes again (at most 2,000): how many.
     int compilerOutputsOnly(const Shell::Effect &e) const;
+    // find's deletion of what is named *.pyc, *.class, __pycache__... under a folder of the roots
+    // (Effect::Note::Outputs): how many compiled files git ignores it deletes; -1 when anything
+    // else would go.
+    int compiledUnder(const Shell::Effect &e) const;
     // git run in folder, judged as in the repository git takes it for: one whose configuration
     // nothing protects (a folder shaped like a repository, a .git file leading elsewhere in the
     // roots) asks, since its settings can make even git status run a program.
@@ -115,8 +122,9 @@ private:
     const Workspace *m_ws;
     Mode m_mode;
     QString m_home;
-    mutable int m_scriptDepth = 0;        // scripts read within scripts, bounded
-    mutable QSet<QString> m_writtenTwice; // paths two effects of the line being judged write
+    mutable int m_scriptDepth = 0;                        // scripts read within scripts, bounded
+    mutable QSet<QString> m_writtenTwice;                 // paths two effects of the line being judged write
+    mutable const QList<Shell::Effect> *m_line = nullptr; // the effects of the line being judged
 };
 
 } // namespace Countersign

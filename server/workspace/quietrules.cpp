@@ -166,11 +166,31 @@ std::optional<QStringList> CommandJudge::removedFiles(const Effect &e, int bound
     return files;
 }
 
+bool CommandJudge::changedInLine(const Effect &deletion) const
+{
+    // mv notes.txt out/ && rm -rf out: the folder judged is not the folder deleted.
+    const QString deleted = PathRules::resolved(deletion.path);
+    for (const Effect &e : m_line ? *m_line : QList<Effect>()) {
+        if (&e == &deletion || (e.kind == Effect::Kind::Deletes && e.path == deletion.path))
+            continue;
+        if (e.kind == Effect::Kind::Runs && e.code != Effect::Code::Read && e.code != Effect::Code::None)
+            return true;
+        if (e.kind != Effect::Kind::Writes && e.kind != Effect::Kind::Deletes)
+            continue;
+        if (!e.pathKnown || e.glob || e.path.isEmpty())
+            return true;
+        const QString p = PathRules::resolved(e.path);
+        if (p == deleted || PathRules::under(p, deleted) || PathRules::under(deleted, p))
+            return true;
+    }
+    return false;
+}
+
 bool CommandJudge::committedOnly(const Effect &e) const
 {
     // rm, unlink, rmdir of files git holds as committed, unchanged: git checkout brings them back.
     const auto files = removedFiles(e, 20);
-    if (!files)
+    if (!files || changedInLine(e))
         return false;
     const Git::LossReport report = Git::lossReport(*files);
     return report.inWorkTree && report.untracked.isEmpty() && report.uncommitted.isEmpty();
@@ -184,13 +204,54 @@ int CommandJudge::compilerOutputsOnly(const Effect &e) const
         QStringLiteral("o"),   QStringLiteral("obj"), QStringLiteral("class"), QStringLiteral("pyc"),
         QStringLiteral("pyo"), QStringLiteral("lo"),  QStringLiteral("gcda"),  QStringLiteral("gcno")};
     const auto files = removedFiles(e, 2000);
-    if (!files || !std::all_of(files->cbegin(), files->cend(),
-                               [](const QString &f) { return outputs.contains(QFileInfo(f).suffix()); }))
+    if (!files || changedInLine(e) || !std::all_of(files->cbegin(), files->cend(), [](const QString &f) {
+            return outputs.contains(QFileInfo(f).suffix());
+        }))
         return 0;
     const Git::LossReport report = Git::lossReport(*files);
     return report.inWorkTree && report.ignored.size() == files->size() && report.uncommitted.isEmpty()
                ? int(files->size())
                : 0;
+}
+
+int CommandJudge::compiledUnder(const Effect &e) const
+{
+    // find START -name '*.pyc' -delete, -name __pycache__ -exec rm -rf {} +: every match now must
+    // be compiled output git ignores (none: nothing is deleted), no link among them, at most 2,000.
+    static const QStringList outputs = {QStringLiteral("pyc"), QStringLiteral("pyo"), QStringLiteral("class"),
+                                        QStringLiteral("o")};
+    const QString start = PathRules::resolved(e.path);
+    if (m_mode != Mode::Standard || e.definitions.size() != 1 || !m_ws || !m_ws->confines(start) ||
+        changedInLine(e) || !QFileInfo(start).isDir() || QFileInfo(QDir::cleanPath(e.path)).isSymLink())
+        return -1;
+    const QString name = e.definitions.first();
+    QStringList files;
+    QDirIterator it(start, QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
+                    QDirIterator::Subdirectories);
+    const bool folders = name == QLatin1String("__pycache__");
+    while (it.hasNext()) {
+        const QFileInfo entry(it.next());
+        const bool matches =
+            folders ? entry.fileName() == name || entry.filePath().contains(QLatin1String("/__pycache__/"))
+                    : entry.fileName().endsWith(name.mid(1));
+        if (!matches)
+            continue;
+        if (entry.filePath().contains(QLatin1String("/.git/")) || entry.isSymLink())
+            return -1;
+        if (entry.isDir() && folders)
+            continue; // its files are matched one by one
+        if (!entry.isFile() || !outputs.contains(entry.suffix()))
+            return -1;
+        files.append(entry.filePath());
+        if (files.size() > 2000)
+            return -1;
+    }
+    if (files.isEmpty())
+        return 0;
+    const Git::LossReport report = Git::lossReport(files);
+    return report.inWorkTree && report.ignored.size() == files.size() && report.uncommitted.isEmpty()
+               ? int(files.size())
+               : -1;
 }
 
 // A new file (or folder) in the system's temporary folder that replaces nothing and is reached

@@ -74,6 +74,12 @@ public:
         addPath(Effect::Kind::Reads, what, arg);
         m_effects.last().definitions = {m_effects.last().path};
     }
+    // The last effect deletes only what under its path is named name (Effect::Note::Outputs).
+    void setLastOutputs(const QString &name)
+    {
+        m_effects.last().note = Effect::Note::Outputs;
+        m_effects.last().definitions = {name};
+    }
     // A write that replaces what the file held (cp onto it, tee, sed -i, -o FILE).
     void addReplace(const QString &what, const Arg &arg);
     void project(const QString &what, const QStringList &definitions);

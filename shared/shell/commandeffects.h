@@ -49,7 +49,9 @@ struct Effect final
     // Reads: Names, only the names under path (a listing), not what the files hold; NoProgram, a
     // word the shell will refuse as no program on this machine (cd.., find.). Secret: Dump, every
     // environment variable printed (a filter after it in the pipeline may narrow what it prints).
-    enum class Note { None, Names, NoProgram, Dump };
+    // Deletes: Outputs, what under path has the name in definitions (find -name '*.pyc' -delete),
+    // which the judge counts as compiled output or not.
+    enum class Note { None, Names, NoProgram, Dump, Outputs };
     Note note = Note::None;
     // Where in code the agent runs this comes from, for the card: "python3 -c, line 3
     // (shutil.rmtree('build'))"; a command a subprocess call holds carries its call's. Empty: the line.

@@ -339,6 +339,59 @@ void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
           !c.how().cwd.isEmpty());
 }
 
+// find START... -name '*.pyc' [-type f] -delete, or -name __pycache__ [-type d] [-prune] -exec
+// rm -r[f] {} + (or ;): the compiled files under each start folder, and nothing else. Each start
+// is a Deletes of what matches the name there (Effect::Note::Outputs); false for any other form.
+bool findOutputs(CommandCatalog &c, const QList<Arg> &args, qsizetype k, const QList<Arg> &starts)
+{
+    static const QStringList names = {QStringLiteral("*.pyc"), QStringLiteral("*.pyo"),
+                                      QStringLiteral("*.class"), QStringLiteral("*.o"),
+                                      QStringLiteral("__pycache__")};
+    static const QStringList removers = {QStringLiteral("-r"), QStringLiteral("-rf"), QStringLiteral("-fr"),
+                                         QStringLiteral("-R"), QStringLiteral("-Rf"), QStringLiteral("-f")};
+    QString name;
+    bool deletes = false;
+    for (; k < args.size(); ++k) {
+        const QString t = args.at(k).text;
+        if (!args.at(k).known || args.at(k).glob)
+            return false;
+        if ((t == QLatin1String("-name") || t == QLatin1String("-type")) && k + 1 < args.size()) {
+            if (!args.at(k + 1).known || args.at(k + 1).glob)
+                return false; // a pattern the shell may expand first
+            const QString value = args.at(++k).text;
+            if (t == QLatin1String("-type") ? value != QLatin1String("f") && value != QLatin1String("d")
+                                            : !names.contains(value) || !name.isEmpty())
+                return false;
+            if (t == QLatin1String("-name"))
+                name = value;
+        } else if (t == QLatin1String("-prune") || t == QLatin1String("-print")) {
+            continue;
+        } else if (t == QLatin1String("-delete") && k + 1 == args.size()) {
+            deletes = true;
+        } else if (t == QLatin1String("-exec") && args.value(k + 1).text == QLatin1String("rm")) {
+            qsizetype j = k + 2;
+            if (removers.contains(args.value(j).text))
+                ++j;
+            // rm {} + (or ;), and nothing after it.
+            if (j + 2 != args.size() || args.at(j).text != QLatin1String("{}") ||
+                (args.at(j + 1).text != QLatin1String("+") && args.at(j + 1).text != QLatin1String(";")))
+                return false;
+            deletes = true;
+            k = args.size();
+        } else {
+            return false;
+        }
+    }
+    if (!deletes || name.isEmpty())
+        return false;
+    for (const Arg &s : starts) {
+        c.addPath(Effect::Kind::Deletes,
+                  QStringLiteral("find deletes what is named %1 under %2").arg(name, s.text), s);
+        c.setLastOutputs(name);
+    }
+    return true;
+}
+
 void find(CommandCatalog &c, const QList<Arg> &args)
 {
     for (const Arg &a : args.mid(1)) {
@@ -359,6 +412,8 @@ void find(CommandCatalog &c, const QList<Arg> &args)
         starts.append(Arg{QStringLiteral("."), true, false, {}});
     for (const Arg &s : starts) // the names under each (what prints or runs a file's content is below)
         c.addListing(QStringLiteral("find walks %1").arg(s.text), s);
+    if (findOutputs(c, args, k, starts))
+        return;
     for (; k < args.size(); ++k) {
         const QString t = args.at(k).text;
         if (t == QLatin1String("-delete")) {
