@@ -1,5 +1,7 @@
 #include "clinepayload.h"
 
+#include "shellparser.h"
+
 #include <QRegularExpression>
 #include <QString>
 
@@ -91,6 +93,10 @@ std::optional<std::vector<std::string>> shellTextsOf(const std::vector<std::stri
         while (k < last)
             text += "\n" + strings[++k];
         if (text.find('\r') != std::string::npos)
+            return std::nullopt;
+        // Each text runs in a shell of its own: one that leaves a quote open or a here-document
+        // unended would swallow the next in the one text the gate reads ("echo '", then a command).
+        if (!Shell::ShellParser::parse(QString::fromStdString("(" + text + "\n)")).problems.isEmpty())
             return std::nullopt;
         texts.push_back(std::move(text));
     }

@@ -5,6 +5,7 @@
 #include "projecttools.h"
 #include "pythoncode.h"
 
+#include <QFileInfo>
 #include <QHash>
 #include <QRegularExpression>
 
@@ -296,69 +297,6 @@ bool shell(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 
 // Interpreters: inline code asks; a script file runs as the project's; a module by name (python -m)
 // is read as the program it is.
-namespace {
-
-// java -cp FOLDERS Main (or java File.java): classes the agent compiled run as the project's tests
-// would, judged by where they load from (Code::Built, one effect per place). Only the options that
-// change no code it loads; any other (an agent, a boot class path, a JVM option) is not read.
-bool javaBuilt(CommandCatalog &c, const QList<Arg> &args)
-{
-    QStringList places;
-    qsizetype k = 1;
-    static const QRegularExpression plain(
-        QStringLiteral("^(-ea|-da|-enableassertions|-disableassertions)(:[A-Za-z0-9_.$]*(\\.\\.\\.)?)?$|"
-                       "^-X(mx|ms|ss)[0-9]+[kKmMgG]?$|^-D[a-z][A-Za-z0-9_.-]*=[^ ]*$"));
-    for (; k < args.size(); ++k) {
-        const Arg &a = args.at(k);
-        if (!a.known || a.glob)
-            return false;
-        if (a.text == QLatin1String("-cp") || a.text == QLatin1String("-classpath") ||
-            a.text == QLatin1String("--class-path")) {
-            if (k + 1 >= args.size() || !args.at(k + 1).known)
-                return false;
-            places += args.at(++k).text.split(QLatin1Char(':'));
-            continue;
-        }
-        // System properties of the JVM's own (java.*, jdk.*, sun.*) load classes or libraries.
-        if (a.text.startsWith(QLatin1String("-D")) &&
-            (a.text.startsWith(QLatin1String("-Djava.")) || a.text.startsWith(QLatin1String("-Djdk.")) ||
-             a.text.startsWith(QLatin1String("-Dsun.")) || a.text.startsWith(QLatin1String("-Djavax."))))
-            return false;
-        if (a.text.startsWith(QLatin1Char('-'))) {
-            if (!plain.match(a.text).hasMatch())
-                return false;
-            continue;
-        }
-        break;
-    }
-    if (k >= args.size())
-        return false;
-    const QString main = args.at(k).text;
-    static const QRegularExpression className(
-        QStringLiteral("^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"));
-    const bool source = main.endsWith(QLatin1String(".java"));
-    if (source)
-        places.append(main); // a single-file program: its source is what runs
-    else if (!className.match(main).hasMatch() || main.endsWith(QLatin1String(".jar")))
-        return false;
-    if (places.isEmpty())
-        return false; // the class path is CLASSPATH's, or the folder's: not named here
-    for (const QString &place : places) {
-        Effect e;
-        e.kind = Effect::Kind::Runs;
-        e.code = Effect::Code::Built;
-        e.path =
-            place.isEmpty() ? QString() : CommandCatalog::absolute(Arg{place, true, false, {}}, c.how().cwd);
-        e.pathKnown = !e.path.isEmpty();
-        e.what = QStringLiteral("java runs %1 from %2")
-                     .arg(main, place.isEmpty() ? QStringLiteral("\"\"") : place);
-        c.append(std::move(e));
-    }
-    return true;
-}
-
-} // namespace
-
 bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
     static const QRegularExpression names(
@@ -391,7 +329,7 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
         c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its version or help").arg(program));
         return true;
     }
-    if (program == QLatin1String("java") && c.how().stdinKind == Stdin::None && javaBuilt(c, args))
+    if (program == QLatin1String("java") && c.how().stdinKind == Stdin::None && java(c, args))
         return true;
     const bool node = program == QLatin1String("node") || program == QLatin1String("nodejs");
     for (qsizetype k = 1; k < args.size(); ++k) {
@@ -529,6 +467,26 @@ bool interpreter(CommandCatalog &c, const QString &program, const QList<Arg> &ar
                                                       "--title",
                                                       "-a",
                                                       "--allow"});
+            // node's options are many, and many load code, open a port or write a file
+            // (--inspect-brk, --report-filename, --logfile, --snapshot-blob, --env-file-if-exists):
+            // only these few are read. Python's -X: only the ones that change no file or code.
+            static const QStringList nodeQuiet =
+                words({"--no-warnings", "--no-deprecation", "--trace-warnings", "--trace-deprecation",
+                       "--throw-deprecation", "--pending-deprecation", "--trace-uncaught",
+                       "--enable-source-maps", "--input-type=commonjs"});
+            static const QRegularExpression nodeSized(
+                QStringLiteral("^--(max-old-space-size|max-semi-space-size|stack-size)=[0-9]+$"));
+            static const QStringList pythonX = words(
+                {"dev", "utf8", "utf8=1", "utf8=0", "importtime", "faulthandler", "tracemalloc",
+                 "warn_default_encoding", "no_debug_ranges", "frozen_modules=on", "frozen_modules=off"});
+            if ((node && !nodeQuiet.contains(a.text) && !nodeSized.match(a.text).hasMatch()) ||
+                (python && a.text == QLatin1String("-X") && !pythonX.contains(args.value(k + 1).text)) ||
+                (python && a.text.startsWith(QLatin1String("-X")) && a.text.size() > 2 &&
+                 !pythonX.contains(a.text.mid(2)))) {
+                c.unknown(
+                    QStringLiteral("%1 %2 is an option Countersign does not read").arg(program, a.text));
+                return true;
+            }
             const bool loads =
                 std::any_of(loaders.cbegin(), loaders.cend(),
                             [&a](const QString &l) {

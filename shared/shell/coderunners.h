@@ -12,6 +12,11 @@ namespace CodeRunners {
 bool wrapper(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
 bool shell(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
 bool interpreter(CommandCatalog &catalog, const QString &program, const QList<Arg> &args);
+// java -cp FOLDERS Main (or java File.java): classes the agent compiled run as the project's tests
+// would, judged by where they load from (Code::Built, one effect per place). Only the options that
+// change no code it loads; any other (an agent, a boot class path, a JVM option) is not read.
+// (javarunner.cpp; false: not that form, read as any other interpreter)
+bool java(CommandCatalog &catalog, const QList<Arg> &args);
 
 } // namespace CodeRunners
 

@@ -76,6 +76,11 @@ void Reader::assigned(qsizetype from, qsizetype to)
         b.functions = false;
         b.constant.reset();
     };
+    // (p) = x and ((p)) = x assign p.
+    while (to - from >= 3 && isPunct(from, "(") && m_match.at(from) == to - 1) {
+        ++from;
+        --to;
+    }
     if (to - from == 1 && isNameAt(from)) {
         one(from);
         return;

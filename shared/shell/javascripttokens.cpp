@@ -164,7 +164,18 @@ private:
         case Token::Kind::TemplateMiddle:
             return true;
         case Token::Kind::Name: {
-            const bool property = m_out.size() >= 2 && isPunct(m_out.at(m_out.size() - 2), ".");
+            const bool property = m_out.size() >= 2 && (isPunct(m_out.at(m_out.size() - 2), ".") ||
+                                                        isPunct(m_out.at(m_out.size() - 2), "?."));
+            // of, yield and await are names as well as words (x?.of / 1, typeof await / 1 in a
+            // script): which one the parser meets is not sure here.
+            if (!property && (last.text == QLatin1String("of") || last.text == QLatin1String("yield") ||
+                              last.text == QLatin1String("await"))) {
+                *why = QStringLiteral(
+                           "a \"/\" after %1, which may divide or start a regular expression (line %2)")
+                           .arg(last.text)
+                           .arg(m_line);
+                return false;
+            }
             return !property && jsBeforeOperand(last.text);
         }
         case Token::Kind::Punct:

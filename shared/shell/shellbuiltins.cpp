@@ -278,13 +278,23 @@ QString environmentFilter(const Command &c)
             return {}; // -v, -e, -f, a file: more than the lines that hold one word
         word = w.text;
     }
-    static const QRegularExpression plain(QStringLiteral("^[A-Za-z][A-Za-z0-9_]{1,40}$"));
-    static const QRegularExpression secretish(
-        QStringLiteral(
-            "TOKEN|SECRET|KEY|PASS|PWD|AUTH|CRED|COOKIE|SESSION|PRIVATE|CERT|SIGN|SALT|DSN|API|"
-            "ACCESS|CONN|DATABASE|DB|URL|URI|WEBHOOK|BEARER|OAUTH|JWT|AWS|GCP|AZURE|GH|NPM|PYPI|SSH|GPG"),
-        QRegularExpression::CaseInsensitiveOption);
-    if (!plain.match(word).hasMatch() || secretish.match(word).hasMatch() || CommandCatalog::secretName(word))
+    // Only words that name where tools and the shell look (an agent picking a piece of a secret's
+    // name, ECRE or ASSWOR, would print its value; so would "node" or "cargo", which name tokens
+    // too): a secret whose name or value holds one of these is printed too.
+    static const QStringList tools = {QStringLiteral("java"),      QStringLiteral("jdk"),
+                                      QStringLiteral("jre"),       QStringLiteral("java_home"),
+                                      QStringLiteral("path"),      QStringLiteral("home"),
+                                      QStringLiteral("pwd"),       QStringLiteral("shell"),
+                                      QStringLiteral("term"),      QStringLiteral("lang"),
+                                      QStringLiteral("lc_all"),    QStringLiteral("locale"),
+                                      QStringLiteral("editor"),    QStringLiteral("display"),
+                                      QStringLiteral("xdg"),       QStringLiteral("virtual_env"),
+                                      QStringLiteral("venv"),      QStringLiteral("pythonpath"),
+                                      QStringLiteral("node_path"), QStringLiteral("ld_library_path"),
+                                      QStringLiteral("pyenv"),     QStringLiteral("nvm"),
+                                      QStringLiteral("rbenv"),     QStringLiteral("rustup"),
+                                      QStringLiteral("goroot"),    QStringLiteral("gopath")};
+    if (!tools.contains(word.toLower()))
         return {};
     return word;
 }

@@ -51,23 +51,37 @@ private Q_SLOTS:
     // a command, not here-document text, even where a shell would end the document later.
     void aHereDocument_endsWhereClineEndsIt()
     {
-        QCOMPARE(shellTextOf({{"commands", json::array({"cat <<EOF", " EOF", "rm -rf x", "EOF"})}}),
-                 QStringLiteral("(cat <<EOF\n EOF\n)\n(rm -rf x\n)\n(EOF\n)"));
-        // JavaScript's trim() takes a byte-order mark; Qt's trimmed() does not: read with Qt's,
-        // rm -rf would hide in a here-document Cline has already ended.
-        QCOMPARE(
-            shellTextOf({{"commands", json::array({"cat <<EOF", "EOF\xEF\xBB\xBF", "rm -rf x", "EOF"})}}),
-            QStringLiteral("(cat <<EOF\nEOF\uFEFF\n)\n(rm -rf x\n)\n(EOF\n)"));
-        // Its pattern's \s is JavaScript's too: a no-break space before the word starts one.
-        QCOMPARE(shellTextOf({{"commands", json::array({"cat <<\xC2\xA0"
-                                                        "EOF",
-                                                        "EOF", "rm -rf x"})}}),
-                 QStringLiteral("(cat <<\u00A0EOF\nEOF\n)\n(rm -rf x\n)"));
+        // A here-document Cline ends where the shell would not: the text it runs alone leaves the
+        // document open, which would swallow what follows in the one text the gate reads: not read.
+        QVERIFY(shellTextOf({{"commands", json::array({"cat <<EOF", " EOF", "rm -rf x", "EOF"})}}).isEmpty());
+        // JavaScript's trim() takes a byte-order mark; Qt's trimmed() does not: read with Qt's, the
+        // four strings would be one text with rm -rf inside a here-document Cline has already ended.
+        QVERIFY(shellTextOf({{"commands", json::array({"cat <<EOF", "EOF\xEF\xBB\xBF", "rm -rf x", "EOF"})}})
+                    .isEmpty());
+        // Its pattern's \s is JavaScript's too: a no-break space before the word starts one, which
+        // the shell (no blank for it) leaves open: not read either way.
+        QVERIFY(shellTextOf({{"commands", json::array({"cat <<\xC2\xA0"
+                                                       "EOF",
+                                                       "EOF", "rm -rf x"})}})
+                    .isEmpty());
         // A here-string (<<<) starts none; quoted words and <<- do.
         QCOMPARE(shellTextOf({{"commands", json::array({"cat <<< EOF", "EOF"})}}),
                  QStringLiteral("(cat <<< EOF\n)\n(EOF\n)"));
-        QCOMPARE(shellTextOf({{"commands", json::array({"cat <<-'END'", "x", "  END"})}}),
-                 QStringLiteral("(cat <<-'END'\nx\n  END\n)"));
+        QCOMPARE(shellTextOf({{"commands", json::array({"cat <<-'END'", "x", "\tEND"})}}),
+                 QStringLiteral("(cat <<-'END'\nx\n\tEND\n)"));
+    }
+
+    // Cline runs each string in a shell of its own: a quote or a here-document one leaves open
+    // would swallow the next in the gate's one text. Such input is not read (it asks).
+    void aStringLeftOpen_isNotRead()
+    {
+        QVERIFY(shellTextOf({{"commands", json::array({"echo '", "cat ~/.ssh/id_rsa #'"})}}).isEmpty());
+        QVERIFY(
+            shellTextOf({{"commands", json::array({"cat <<\\EOF", "rm notes.txt", "true\nEOF"})}}).isEmpty());
+        QVERIFY(shellTextOf({{"commands", json::array({"cat <<$'EOF'", "rm notes.txt", "true\nEOF"})}})
+                    .isEmpty());
+        QCOMPARE(shellTextOf({{"commands", json::array({"echo 'a'", "ls"})}}),
+                 QStringLiteral("(echo 'a'\n)\n(ls\n)"));
     }
 
     // {command, args} runs with no shell: its words quoted; a line break in them is not read.
