@@ -131,6 +131,18 @@ try {
     };
     const pythonScript = await pythonCall(70 * N, 'python3 analyse.py');
     const pythonHere = await pythonCall(80 * N, `python3 - <<'PY'\n${script}PY`);
+    // And JavaScript given to node (the same shape: 200 lines that read, compute and write a report).
+    const jsLines = ["const fs = require('fs');", "const path = require('path');", ''];
+    for (let f = 0; jsLines.length < 190; ++f) {
+        jsLines.push(`function step${f}(text, count = ${f}) {`, `    const words = text.toLowerCase().match(/[a-z]+/g) || [];`,
+                     `    const seen = new Map();`, `    for (const w of words) seen.set(w, (seen.get(w) || 0) + 1);`,
+                     `    return { step: ${f}, words: words.length, total: words.join('').length + count, top: [...seen.keys()].sort().slice(0, 3) };`,
+                     '}', '');
+    }
+    jsLines.push("const text = fs.readFileSync('README.md', 'utf8');", 'const results = [step0(text)];',
+                 "for (const name of ['a', 'b']) results.push({ name });", 'console.log(JSON.stringify(results, null, 2));',
+                 "fs.writeFileSync(path.join('.', 'report.json'), JSON.stringify(results));");
+    const nodeHere = await pythonCall(90 * N, `node <<'JS'\n${jsLines.join('\n')}\nJS`);
     const nodes = [];
     for (let i = 0; i < Math.min(N, 50); ++i) nodes.push((await timed(process.execPath, ['-e', '0'], '', process.env)).ms);
     console.log(`== hooks: an allowed call (argvPrefix rule), ${N} each, one at a time`);
@@ -147,6 +159,7 @@ try {
     console.log(`== hooks: Python the agent runs, read for what it does, ${scriptLines.length} lines, ${N} each`);
     console.log(`python3 analyse.py (a script the agent wrote, read by the judge): ${fmt(pythonScript)}`);
     console.log(`python3 - <<'PY' (the same code as a here-document): ${fmt(pythonHere)}`);
+    console.log(`node <<'JS' (${jsLines.length} lines of JavaScript as a here-document): ${fmt(nodeHere)}`);
     console.log(`for scale, node -e 0 (a Node hook's start alone): ${fmt(nodes)}`);
 } finally {
     await server.stop();
