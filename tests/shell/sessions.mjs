@@ -5,7 +5,9 @@
 // Edit is applied, and so is an allowed `cat > FILE <<'EOF'`, git add/commit and javac, so that
 // what the agent wrote is there when it runs it; nothing else runs. Prints cards per 100 actions, per session and in all; every call the
 // sessions name as a card must ask, and no other may (issue 49: a human shown a card every third
-// action approves without reading).
+// action approves without reading). Then two defences the quiet rules lean on, each beside its
+// control: the session's own scratch file, edited by hand since, asks to be deleted; an overwrite
+// the net would keep asks while another quiet call is in flight (the net's record is shared).
 //   node sessions.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
@@ -105,6 +107,41 @@ try {
         console.log(`all sessions: ${actions} actions, ${cards} cards, ${(100 * cards / actions).toFixed(1)} cards per 100 actions`);
         for (const w of wrong) console.log(`  ${w}`);
         assert.deepEqual(wrong, [], 'every card is one the sessions name, and each one they name asks');
+    });
+    // Two defences of the quiet rules the sessions lean on, each beside its own control.
+    await check('the session\'s own scratch file, edited by hand since, asks to be deleted', async () => {
+        const ws = roots[0];
+        const made = async (name) => {
+            const call = ['Bash', `cat > ${name} <<'EOF'\nprint(1)\nEOF`];
+            const a = await hook('session-scratch', ws, 'Bash', inputOf(ws, call));
+            assert.equal(a.decision, 'allow', a.reason);
+            apply(ws, call);
+            await hook('session-scratch', ws, 'Bash', inputOf(ws, call), 'PostToolUse', a.id);
+        };
+        await made('scratch_kept.py');
+        await made('scratch_edited.py');
+        appendFileSync(path.join(ws, 'scratch_edited.py'), 'print("the human\'s line")\n');
+        const kept = await hook('session-scratch', ws, 'Bash', { command: 'rm scratch_kept.py', description: 'clean up' });
+        assert.equal(kept.decision, 'allow', kept.reason);
+        rmSync(path.join(ws, 'scratch_kept.py'));
+        await hook('session-scratch', ws, 'Bash', { command: 'rm scratch_kept.py', description: 'clean up' }, 'PostToolUse', kept.id);
+        const edited = await hook('session-scratch', ws, 'Bash', { command: 'rm scratch_edited.py', description: 'clean up' });
+        assert.notEqual(edited.decision, 'allow', 'a file the session made, changed since by hand, is work');
+        for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'sessions');
+    });
+    await check('an overwrite of uncommitted work the net would keep asks while another quiet call is in flight', async () => {
+        const ws = roots[0];
+        writeFileSync(path.join(ws, 'draft.md'), 'an untracked draft\n');
+        const overwrite = { command: 'echo replaced > draft.md', description: 'write' };
+        const other = await hook('session-flight', ws, 'Bash', { command: 'sleep 1', description: 'wait' });
+        assert.equal(other.decision, 'allow', other.reason);
+        const during = await hook('session-flight', ws, 'Bash', overwrite);
+        assert.notEqual(during.decision, 'allow', 'the net\'s record is shared with a call still running');
+        for (const c of await decide('list')) await decide('decline', '--nonce', c.nonce, '--reason', 'sessions');
+        await hook('session-flight', ws, 'Bash', { command: 'sleep 1', description: 'wait' }, 'PostToolUse', other.id);
+        const after = await hook('session-flight', ws, 'Bash', overwrite);
+        assert.equal(after.decision, 'allow', after.reason);
+        await hook('session-flight', ws, 'Bash', overwrite, 'PostToolUse', after.id);
     });
 } finally {
     rmSync(scratch, { recursive: true, force: true });
