@@ -1,6 +1,7 @@
 #include "hookshim.h"
 
 #include "hookformat.h"
+#include "hookwire.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr size_t kMaxPayloadBytes = 4 * 1024 * 1024;
-constexpr char kHookHello[] = "hook/1"; // LocalEndpoint::kHookHelloVersion
+using HookWire::kMaxPayloadBytes;
 // The answer may wait for the human up to the console's hook hold (hookHoldSeconds, at most 3600),
 // which the setup keeps under the client's own hook timeout; a console silent for longer is gone.
 constexpr int kAnswerMs = 3'610'000;
@@ -147,8 +147,9 @@ int runHookShim(int argc, char **argv, int first, const std::string &defaultSock
         return deny(client, event,
                     "Countersign is not running, so nothing is allowed. Start it, then call again.");
     }
-    const json hello = {
-        {"countersign", kHookHello}, {"token", token}, {"client", std::string(hookClientSpec(*client).name)}};
+    const json hello = {{"countersign", HookWire::kHello},
+                        {"token", token},
+                        {"client", std::string(hookClientSpec(*client).name)}};
     // The answer is read even when the payload could not all be sent: a refused hello is answered
     // before the payload is read.
     if (writeAll(fd, hello.dump() + '\n'))

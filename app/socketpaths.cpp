@@ -1,6 +1,7 @@
 #include "socketpaths.h"
 
-#include <QCryptographicHash>
+#include "canonicaljson.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -15,8 +16,7 @@ namespace {
 QString folderId(const QString &dataDir)
 {
     const QString absolute = QDir(dataDir).absolutePath();
-    return QString::fromLatin1(
-        QCryptographicHash::hash(absolute.toUtf8(), QCryptographicHash::Sha256).toHex().left(16));
+    return QString::fromLatin1(CanonicalJson::sha256Hex(absolute.toUtf8()).left(16));
 }
 
 // A folder of this user that no one else can enter or write to.

@@ -4,13 +4,13 @@
 #include "gate.h"
 
 #include "auditstore.h"
+#include "canonicaljson.h"
 #include "clock.h"
 #include "gatedaction.h"
 #include "gateinternal.h"
 #include "gatereplies.h"
 #include "receipt.h"
 
-#include <QCryptographicHash>
 #include <QLoggingCategory>
 #include <QPointer>
 
@@ -103,10 +103,7 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
     QPointer<Gate> self(this);
     // The receipt names the diff the human approved (the plan's digest binds it too).
     const QString diffDigest =
-        plan.diff.isEmpty()
-            ? QString()
-            : QString::fromLatin1(
-                  QCryptographicHash::hash(plan.diff.toUtf8(), QCryptographicHash::Sha256).toHex());
+        plan.diff.isEmpty() ? QString() : QString::fromLatin1(CanonicalJson::sha256Hex(plan.diff.toUtf8()));
     request->action->applyRecorded(
         request->arguments, plan, recorderFor(ticket.nonce),
         [self, ticket, decision, consumedMs, auditHead, diffDigest](json result) {

@@ -5,11 +5,11 @@
 
 #include "agenttoolinternal.h"
 #include "blastradius.h"
+#include "canonicaljson.h"
 #include "git.h"
 #include "undoplan.h"
 #include "workspace.h"
 
-#include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
@@ -74,7 +74,7 @@ Result<FileNow> readFile(const QString &path)
 
 QString sha256(const QByteArray &bytes)
 {
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    return QString::fromLatin1(CanonicalJson::sha256Hex(bytes));
 }
 
 // The file as it would be after the edits, applied in order to the text as it is now.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "hookformat.h"
+#include "hookwire.h"
 #include "result.h"
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,7 @@ struct HookCall final
     // hook has no matcher): allowed at once, as the other clients never send it.
     bool unasked = false;
 
-    static constexpr qsizetype kMaxPayloadBytes = 4 * 1024 * 1024;
+    static constexpr qsizetype kMaxPayloadBytes = qsizetype(HookWire::kMaxPayloadBytes);
 
     static Result<HookCall> parse(HookClient client, const nlohmann::json &payload);
 };

@@ -9,7 +9,6 @@
 #include "gate.h"
 #include "workspace.h"
 
-#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -20,10 +19,6 @@
 
 #include <algorithm>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 Q_LOGGING_CATEGORY(lcHooks, "countersign.hooks")
 
 namespace Countersign {
@@ -31,11 +26,6 @@ namespace Countersign {
 using json = nlohmann::json;
 
 namespace {
-
-QString sha256Of(const QByteArray &bytes)
-{
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
 
 // The exit code a post-tool report gives, where the client's tool_response has one.
 json exitCodeOf(const json &response)
@@ -295,21 +285,6 @@ bool HookService::promisedUndo(const QString &nonce)
 namespace {
 // The file's SHA-256, read only if it is a regular file of at most AgentTool::kMaxFileBytes (not
 // through a link, never blocking on a pipe or a device); empty otherwise.
-QString regularFileSha256(const QString &path)
-{
-    const int fd =
-        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return {};
-    struct stat st;
-    QFile file;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > AgentTool::kMaxFileBytes ||
-        !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
-        ::close(fd);
-        return {};
-    }
-    return sha256Of(file.read(AgentTool::kMaxFileBytes + 1));
-}
 } // namespace
 
 void HookService::rememberMade(const QString &session, const QList<SnapshotStore::Kept> &kept)
@@ -321,9 +296,11 @@ void HookService::rememberMade(const QString &session, const QList<SnapshotStore
     QHash<QString, QString> &made = m_made[session];
     for (const SnapshotStore::Kept &k : kept) {
         if (!k.existed && made.size() < 4096)
-            made.insert(k.path, regularFileSha256(k.path)); // made by this call
+            made.insert(k.path,
+                        SnapshotStore::digestOf(k.path, AgentTool::kMaxFileBytes)); // made by this call
         else if (made.contains(k.path))
-            made.insert(k.path, regularFileSha256(k.path)); // changed again by the session itself
+            made.insert(k.path, SnapshotStore::digestOf(
+                                    k.path, AgentTool::kMaxFileBytes)); // changed again by the session itself
         if (made.value(k.path, QStringLiteral("x")).isEmpty())
             made.remove(k.path); // gone, or no longer a regular file
     }
@@ -336,16 +313,17 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
         arguments ? QString::fromLatin1(CanonicalJson::digest(arguments.value())) : QString();
     const QString key = reportKey(who, call, argsDigest);
     const auto found = m_allowed.constFind(key);
-    json detail = {{"connection", who.name.toStdString()},
-                   {"agent", HookClients::name(call.client).toStdString()},
-                   {"tool", call.tool.toStdString()},
-                   {"toolUseId", call.toolUseId.toStdString()},
-                   {"argsDigest", argsDigest.toStdString()},
-                   {"failed", call.failed},
-                   {"exitCode", exitCodeOf(call.response)},
-                   {"outputSha256", sha256Of(QByteArray::fromStdString(call.response.dump(
-                                                 -1, ' ', false, json::error_handler_t::replace)))
-                                        .toStdString()}};
+    json detail = {
+        {"connection", who.name.toStdString()},
+        {"agent", HookClients::name(call.client).toStdString()},
+        {"tool", call.tool.toStdString()},
+        {"toolUseId", call.toolUseId.toStdString()},
+        {"argsDigest", argsDigest.toStdString()},
+        {"failed", call.failed},
+        {"exitCode", exitCodeOf(call.response)},
+        {"outputSha256", CanonicalJson::sha256Hex(QByteArray::fromStdString(call.response.dump(
+                                                      -1, ' ', false, json::error_handler_t::replace)))
+                             .toStdString()}};
     QString problem;
     QString nonce;                   // the allowed call's operation, whose chain rows this report joins
     QList<Tripwire::Change> changes; // what the tripwire put back after it
@@ -414,7 +392,7 @@ void HookService::after(const HookCall &call, const Principal &who, Answered don
             detail["session"] = call.sessionId.left(200).toStdString();
         detail["startedMs"] = found->allowedMs;
         if (!found->path.isEmpty()) {
-            const QString now = regularFileSha256(found->path);
+            const QString now = SnapshotStore::digestOf(found->path, AgentTool::kMaxFileBytes);
             detail["fileSha256"] = now.toStdString();
             auto op = !found->approved ? Result<std::optional<Operation>>(std::nullopt)
                                        : m_store.operation(found->nonce);

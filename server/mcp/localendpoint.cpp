@@ -1,5 +1,6 @@
 #include "localendpoint.h"
 
+#include "hookwire.h"
 #include "jsonbody.h"
 #include "jsonrpc.h"
 #include "linesession.h"
@@ -35,7 +36,7 @@ Result<QByteArray> helloToken(const QByteArray &hello, QString *hookClient = nul
         return failure(QStringLiteral("the first line must be the bridge's hello (a JSON object)"));
     const nlohmann::json &h = parsed.value();
     const auto version = h.find("countersign");
-    if (hookClient && version != h.end() && *version == LocalEndpoint::kHookHelloVersion) {
+    if (hookClient && version != h.end() && *version == HookWire::kHello) {
         const auto client = h.find("client");
         if (client == h.end() || !client->is_string() || client->get_ref<const std::string &>().size() > 64)
             return failure(QStringLiteral("the hook's hello names no client"));
@@ -235,7 +236,7 @@ void LocalEndpoint::accept()
                     return peer->disconnectFromServer();
             }
             if (bridge->hookPrincipal) {
-                if (bridge->pending.size() > kMaxHookBytes)
+                if (bridge->pending.size() > qsizetype(HookWire::kMaxConnectionBytes))
                     return peer->abort(); // the shim refuses larger payloads itself
                 return;
             }

@@ -31,11 +31,7 @@ class LocalEndpoint final : public QObject
     Q_OBJECT
 public:
     static constexpr char kHelloVersion[] = "bridge/1";
-    // A `countersign hook CLIENT` shim's hello, {"countersign":"hook/1","token":"...","client":"codex"}:
-    // its next line is the hook's payload, answered with one line (HookAnswer's JSON, or
-    // {"ok":false,"error":...} for a refused hello), and the connection ends.
-    static constexpr char kHookHelloVersion[] = "hook/1";
-    static constexpr qsizetype kMaxHookBytes = 4 * 1024 * 1024 + 4096;
+    // A `countersign hook CLIENT` shim's hello and payload: HookWire (shared/setup/hookwire.h).
     using HookHandler =
         std::function<void(const QString &client, const Principal &who, const QByteArray &payload,
                            std::function<void(const QByteArray &answerLine)> answer)>;

@@ -8,10 +8,10 @@
 #include "git.h"
 #include "pathrules.h"
 #include "pythoncode.h"
+#include "snapshotstore.h"
 #include "workspace.h"
 #include "workspacenet.h"
 
-#include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -76,14 +76,8 @@ bool CommandJudge::sessionScratch(const QString &path) const
     const auto it = files->constFind(resolved);
     if (it == files->cend() || it->isEmpty() || isProtected(resolved) || !m_ws || !m_ws->confines(resolved))
         return false;
-    const QFileInfo info(resolved);
-    if (!info.isFile() || info.isSymLink() || info.size() > (16 << 20))
-        return false;
-    QFile file(resolved);
-    if (!file.open(QIODevice::ReadOnly))
-        return false;
-    if (QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()) !=
-        *it)
+    const QString digest = SnapshotStore::digestOf(resolved, SnapshotStore::kMaxFileBytes);
+    if (digest.isEmpty() || digest != *it)
         return false;
     const Git::LossReport report = Git::lossReport({resolved});
     return report.uncommitted.isEmpty(); // untracked, or as committed: no one's work is in it

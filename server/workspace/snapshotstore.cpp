@@ -1,5 +1,6 @@
 #include "snapshotstore.h"
 
+#include "canonicaljson.h"
 #include "filepath.h"
 
 #include <QCryptographicHash>
@@ -29,7 +30,7 @@ constexpr int kPruneEvery = 256;
 
 QString sha256Hex(const QByteArray &bytes)
 {
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    return QString::fromLatin1(CanonicalJson::sha256Hex(bytes));
 }
 
 bool isDigest(const QString &text)
@@ -56,6 +57,23 @@ bool makePrivateDir(const QString &path)
 
 SnapshotStore::SnapshotStore(QString directory, Limits limits) : m_dir(std::move(directory)), m_limits(limits)
 {
+}
+
+QString SnapshotStore::digestOf(const QString &path, qint64 maxBytes)
+{
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    struct stat st;
+    QFile file;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > maxBytes ||
+        !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return {};
+    }
+    const QByteArray bytes = file.read(maxBytes + 1);
+    return bytes.size() > maxBytes ? QString() : sha256Hex(bytes);
 }
 
 QString SnapshotStore::folderIn(const QString &dataDir)

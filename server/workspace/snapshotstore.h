@@ -47,6 +47,9 @@ public:
     SnapshotStore(QString directory, Limits limits);
     // The store's folder in a data folder: DATA/snapshots.
     static QString folderIn(const QString &dataDir);
+    // The lower-case hex SHA-256 of the regular file at path (not followed through a link), read
+    // whole when it holds at most maxBytes; empty when it is no such file.
+    static QString digestOf(const QString &path, qint64 maxBytes);
 
     const QString &directory() const { return m_dir; }
     // Keeps the file's current content (a regular file, not followed through a link, never

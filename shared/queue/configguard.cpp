@@ -2,8 +2,8 @@
 
 #include "approvalqueue.h"
 #include "auditstore.h"
+#include "canonicaljson.h"
 
-#include <QCryptographicHash>
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
@@ -20,7 +20,7 @@ namespace {
 // What a refusal is remembered by: the text of the file refused.
 std::string digestOf(const QByteArray &text)
 {
-    return QCryptographicHash::hash(text, QCryptographicHash::Sha256).toHex().toStdString();
+    return CanonicalJson::sha256Hex(text).toStdString();
 }
 
 QString timeText(const QDateTime &when)

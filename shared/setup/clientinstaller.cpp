@@ -1,5 +1,6 @@
 #include "clientinstaller.h"
 
+#include "canonicaljson.h"
 #include "hooksetup.h"
 #include "mcpentries.h"
 #include "privatefile.h"
@@ -7,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 
@@ -33,8 +33,7 @@ Result<std::optional<QByteArray>> readBytes(const QString &path)
 
 std::string digestOf(const std::optional<QByteArray> &bytes)
 {
-    return bytes ? QCryptographicHash::hash(*bytes, QCryptographicHash::Sha256).toHex().toStdString()
-                 : std::string("absent");
+    return bytes ? CanonicalJson::sha256Hex(*bytes).toStdString() : std::string("absent");
 }
 
 // One file of the ledger: its bytes before the first setup (none: it did not exist), their
