@@ -95,6 +95,9 @@ private:
     QString replaceRefusal(const QString &path) const;
     QString programFolderRefusal(const QString &folder) const;
     bool newTemporaryFile(const QString &written, const QString &resolved) const;
+    // The system's temporary folders anyone may write ($TMPDIR, /tmp, /var/tmp); memory: and
+    // /dev/shm, which holds no scratch file worth a quiet write (a program folder there asks).
+    static QStringList temporaryFolders(bool memory);
     // A file the session being decided made and that still holds what it left (Scratch).
     bool sessionScratch(const QString &path) const;
     bool netKept(const QString &resolved) const;

@@ -28,6 +28,16 @@ namespace Countersign {
 
 using Shell::Effect;
 
+QStringList CommandJudge::temporaryFolders(bool memory)
+{
+    QStringList folders = {QDir::cleanPath(QDir::tempPath()), QStringLiteral("/tmp"),
+                           QStringLiteral("/var/tmp")};
+    if (memory)
+        folders.append(QStringLiteral("/dev/shm"));
+    folders.removeDuplicates();
+    return folders;
+}
+
 // Why a folder put before the system's programs asks: the agent writes inside the roots and in
 // the temporary folder with no card. Any other folder is written only with a card (what a test
 // run writes outside the roots is the tripwire's, docs/threat-model.md).
@@ -38,9 +48,8 @@ QString CommandJudge::programFolderRefusal(const QString &folder) const
         return QStringLiteral("a folder inside the workspace roots, which the agent writes without a card");
     if (!m_home.isEmpty() && PathRules::under(path, m_home))
         return {};
-    for (const QString &temp :
-         {QDir::tempPath(), QStringLiteral("/tmp"), QStringLiteral("/var/tmp"), QStringLiteral("/dev/shm")}) {
-        if (PathRules::under(path, QDir::cleanPath(temp)))
+    for (const QString &temp : temporaryFolders(true)) {
+        if (PathRules::under(path, temp))
             return QStringLiteral("a temporary folder anyone may write");
     }
     return {};
@@ -258,8 +267,7 @@ bool CommandJudge::newTemporaryFile(const QString &written, const QString &resol
         return false;
     if (!m_home.isEmpty() && PathRules::under(resolved, m_home))
         return false;
-    for (const QString &temp : {QDir::tempPath(), QStringLiteral("/tmp"), QStringLiteral("/var/tmp")}) {
-        const QString root = QDir::cleanPath(temp);
+    for (const QString &root : temporaryFolders(false)) {
         if (resolved != root && PathRules::under(resolved, root))
             return true;
     }
