@@ -43,8 +43,11 @@ const roots = sessions.map((s, i) => repository(`s${i}`, s.project));
 const server = await startCountersign(binary, {
     config: { workspaceRoots: roots, hookHoldSeconds: 1 },
     tokenName: 'sessions',
-    env: { HOME: home },
+    // Each reading of a command line is logged (a debug category, off by default): counted below.
+    env: { HOME: home, QT_LOGGING_RULES: 'countersign.shell.reads.debug=true' },
 });
+let reads = 0;
+server.child.stderr.on('data', (chunk) => { reads += (chunk.toString().match(/reads a line of/g) ?? []).length; });
 const base = server.url.replace(/\/mcp$/, '');
 const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
 let ids = 0;
@@ -142,6 +145,29 @@ try {
         const after = await hook('session-flight', ws, 'Bash', overwrite);
         assert.equal(after.decision, 'allow', after.reason);
         await hook('session-flight', ws, 'Bash', overwrite, 'PostToolUse', after.id);
+    });
+    await check('a command that asks and is approved is read once when it asks and once when it runs, not at each step between', async () => {
+        const ws = roots[0];
+        writeFileSync(path.join(ws, 'draft-gone.md'), 'work that exists nowhere else\n');
+        const command = { command: 'rm draft-gone.md', description: 'clean up' };
+        reads = 0;
+        const first = await hook('session-reads', ws, 'Bash', command);
+        await new Promise((r) => setTimeout(r, 200));
+        assert.notEqual(first.decision, 'allow', 'work that exists nowhere else asks');
+        const whenAsked = reads;
+        const cards = await decide('list');
+        assert.equal(cards.length, 1);
+        await decide('approve', '--nonce', cards[0].nonce);
+        await new Promise((r) => setTimeout(r, 200));
+        const whenApproved = reads - whenAsked;
+        const retry = await hook('session-reads', ws, 'Bash', command, 'PreToolUse', first.id);
+        await new Promise((r) => setTimeout(r, 200));
+        assert.equal(retry.decision, 'allow', retry.reason);
+        const whenRun = reads - whenAsked - whenApproved;
+        console.log(`reads of the line: ${whenAsked} when it asked (policy, card, plan, blast radius), ${whenApproved} at the approval, ${whenRun} at the retry that runs it`);
+        assert.deepEqual([whenAsked, whenApproved, whenRun], [1, 0, 1]);
+        rmSync(path.join(ws, 'draft-gone.md'), { force: true });
+        await hook('session-reads', ws, 'Bash', command, 'PostToolUse', retry.id);
     });
 } finally {
     rmSync(scratch, { recursive: true, force: true });
