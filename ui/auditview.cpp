@@ -9,6 +9,7 @@
 #include "revertdialog.h"
 #include "riskstyle.h"
 #include "themecolours.h"
+#include "toolresult.h"
 #include "undo.h"
 #include "visibletext.h"
 
@@ -460,7 +461,7 @@ QString AuditView::detailPage(const Operation &o)
                             "run again)")
                              .arg(when(c.claimedMs))});
         } else {
-            const bool failed = c.result.value("isError", nlohmann::json(false)) == nlohmann::json(true);
+            const bool failed = ToolResult::failed(c.result);
             facts +=
                 factRow(tr("Outcome"),
                         {(failed ? tr("failed, at %1") : tr("succeeded, at %1")).arg(when(c.finishedMs))});

@@ -13,6 +13,7 @@
 #include "receipt.h"
 #include "retryholder.h"
 #include "ticketsealer.h"
+#include "toolresult.h"
 
 #include <QCryptographicHash>
 #include <QLoggingCategory>
@@ -113,7 +114,7 @@ void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &ca
         }
         const json &result = std::get<json>(reply);
         Judgement judgement;
-        judgement.allowed = result.is_object() && result.value("isError", false) != true;
+        judgement.allowed = result.is_object() && !ToolResult::failed(result);
         const json meta = result.is_object() ? result.value("_meta", json::object()) : json::object();
         const json receipt = meta.value(kReceiptMetaKey, json());
         const json operation = meta.value(kOperationMetaKey, json());

@@ -10,6 +10,7 @@
 #include "gateinternal.h"
 #include "gatereplies.h"
 #include "receipt.h"
+#include "toolresult.h"
 
 #include <QLoggingCategory>
 #include <QPointer>
@@ -133,8 +134,7 @@ GatedAction::Recorder Gate::recorderFor(const QString &nonce)
 void Gate::recordEnd(const QString &nonce, const json &result, Durability durability)
 {
     Q_EMIT stepRecorded(Step::Applied, nonce);
-    const auto isError = result.is_object() ? result.find("isError") : result.end();
-    Q_EMIT runEnded(nonce, isError != result.end() && *isError == true);
+    Q_EMIT runEnded(nonce, ToolResult::failed(result));
     if (auto finished = m_store.finishClaim(nonce, result, durability); !finished)
         qCWarning(lcGate) << "cannot store the result of" << nonce << finished.error();
     else

@@ -1,6 +1,7 @@
 #include "receiptbody.h"
 
 #include "jsonrpc.h"
+#include "toolresult.h"
 
 #include <string_view>
 
@@ -30,9 +31,7 @@ json make(const Ticket &ticket, const Decision &decision, qint64 consumedMs, qin
                  {"expiresAt", ticket.exp},
                  {"consumedAt", consumedMs},
                  {"finishedAt", finishedMs},
-                 {"outcome", result.is_object() && result.value("isError", json(false)) == json(true)
-                                 ? "failed"
-                                 : "succeeded"},
+                 {"outcome", ToolResult::failed(result) ? "failed" : "succeeded"},
                  {"resultDigest", ReceiptSigner::resultDigest(result).toStdString()},
                  {"auditHead", auditHead}};
     if (!diffDigest.isEmpty())

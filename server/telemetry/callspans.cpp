@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "gate.h"
 #include "gaterequest.h"
+#include "toolresult.h"
 #include "traceparent.h"
 
 #include <QLoggingCategory>
@@ -271,8 +272,7 @@ void CallSpans::evaluate(const QString &nonce)
             return;
         if (claim.value() && claim.value()->finishedMs) { // run, here or on another instance
             const nlohmann::json &result = claim.value()->result;
-            const auto isError = result.is_object() ? result.find("isError") : result.end();
-            const bool failed = isError != result.end() && *isError == true;
+            const bool failed = ToolResult::failed(result);
             return finish(nonce,
                           Settled{Operation::Status::Approved, by, claim.value()->finishedMs, d ? d->atMs : 0,
                                   failed ? QStringLiteral("error") : QStringLiteral("ok"), QString()});

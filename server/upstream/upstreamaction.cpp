@@ -4,6 +4,7 @@
 #include "commandaction.h"
 #include "commandrunner.h"
 #include "tool.h"
+#include "toolresult.h"
 #include "upstreamlink.h"
 #include "workspace.h"
 
@@ -87,7 +88,7 @@ json UpstreamAction::capped(json result, const QString &upstream)
                       .arg(kMaxResultBytes)
                       .toStdString()}});
     json out = {{"content", std::move(kept)}};
-    if (result.value("isError", json(false)) == json(true))
+    if (ToolResult::failed(result))
         out["isError"] = true;
     return out;
 }
@@ -285,7 +286,7 @@ void UpstreamAction::plan(const json &arguments, PlanDone done)
                     return done(
                         failure(QStringLiteral("the dry run (planWith) failed: %1").arg(outcome.text)));
                 const QString text = resultText(outcome.result);
-                if (outcome.result.value("isError", json(false)) == json(true))
+                if (ToolResult::failed(outcome.result))
                     return done(
                         failure(QStringLiteral("the dry run (planWith) failed: %1").arg(text.left(2000))));
                 if (text.size() > kMaxPlanBytes)
@@ -337,7 +338,7 @@ void UpstreamAction::apply(const json &arguments, ApplyDone done)
                     result["content"] = json::array();
                 if (r.contains("structuredContent"))
                     result["structuredContent"] = r["structuredContent"];
-                if (r.value("isError", json(false)) == json(true))
+                if (ToolResult::failed(r))
                     result["isError"] = true;
                 if (const int removed = stripOurFields(result); removed > 0)
                     result["content"].push_back(

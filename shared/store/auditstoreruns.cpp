@@ -6,6 +6,7 @@
 #include "canonicaljson.h"
 #include "clock.h"
 #include "database.h"
+#include "toolresult.h"
 #include "writetransaction.h"
 
 namespace Countersign {
@@ -58,7 +59,7 @@ Status AuditStore::finishClaim(const QString &nonce, const json &result, Durabil
         return failure(finished.error());
     if (!finished.value())
         return failure(QStringLiteral("claim %1 is missing or finished already").arg(nonce));
-    const bool failed = result.value("isError", false);
+    const bool failed = ToolResult::failed(result);
     if (auto appended = m_chain->append(
             transaction, failed ? QStringLiteral("run-failed") : QStringLiteral("run-succeeded"), nonce,
             {{"resultDigest", CanonicalJson::digest(result).toStdString()}});

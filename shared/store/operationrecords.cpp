@@ -3,6 +3,7 @@
 #include "database.h"
 #include "storedvalue.h"
 #include "storesql.h"
+#include "toolresult.h"
 #include "writetransaction.h"
 
 #include <nlohmann/json.hpp>
@@ -328,7 +329,7 @@ Result<QList<json>> OperationRecords::report(bool full)
         else if (!finished)
             outcome = QStringLiteral("unknown (no end recorded: still running, or interrupted)");
         else
-            outcome = result.value("isError", false) ? QStringLiteral("failed") : QStringLiteral("succeeded");
+            outcome = ToolResult::failed(result) ? QStringLiteral("failed") : QStringLiteral("succeeded");
         json targets = plan.value("targets", json::array());
         json row = {
             {"time", r.value(createdMsAt).toLongLong()},
