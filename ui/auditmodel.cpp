@@ -7,7 +7,6 @@
 #include <QLoggingCategory>
 #include <QSqlDatabase>
 #include <QTextDocument>
-#include <QThread>
 
 Q_LOGGING_CATEGORY(lcAuditView, "countersign.audit")
 
@@ -42,12 +41,7 @@ AuditModel::~AuditModel()
 
 void AuditModel::startWorker(const QString &databasePath)
 {
-    m_thread = new QThread(this);
-    m_thread->setObjectName(QStringLiteral("countersign-audit"));
     m_worker = new AuditWorker(databasePath);
-    m_worker->moveToThread(m_thread);
-    // The worker's connection is closed on the thread that opened it.
-    connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &AuditWorker::listed, this, &AuditModel::show);
     connect(m_worker, &AuditWorker::exported, this, &AuditModel::exported);
     connect(m_worker, &AuditWorker::unavailable, this, [this](const QString &error) {
@@ -55,17 +49,12 @@ void AuditModel::startWorker(const QString &databasePath)
         stopWorker();
         refresh();
     });
-    m_thread->start();
+    m_reader = std::make_unique<ReaderThread>(m_worker, QStringLiteral("countersign-audit"), this);
 }
 
 void AuditModel::stopWorker()
 {
-    if (!m_thread)
-        return;
-    m_thread->quit();
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
+    m_reader.reset();
     m_worker = nullptr; // deleted on its thread as it finished
 }
 

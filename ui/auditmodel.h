@@ -2,13 +2,13 @@
 
 #include "auditfilter.h"
 #include "auditquery.h"
+#include "readerthread.h"
 #include "result.h"
 
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QStringList>
-
-class QThread;
+#include <memory>
 
 namespace Countersign {
 
@@ -111,8 +111,8 @@ private:
     static constexpr int kPagesKept = 64;
 
     AuditQuery m_query;
-    QThread *m_thread = nullptr;
-    AuditWorker *m_worker = nullptr; // lives in m_thread
+    std::unique_ptr<ReaderThread> m_reader;
+    AuditWorker *m_worker = nullptr; // lives on m_reader's thread
     AuditFilter m_filter;
     int m_sortColumn = Time;
     Qt::SortOrder m_sortOrder = Qt::DescendingOrder;

@@ -17,7 +17,6 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -245,29 +244,19 @@ DeclinesView::~DeclinesView()
 
 void DeclinesView::startWorker(const QString &connectionName)
 {
-    m_thread = new QThread(this);
-    m_thread->setObjectName(QStringLiteral("countersign-declines"));
     m_worker = new DeclineWorker(connectionName);
-    m_worker->moveToThread(m_thread);
-    // The worker's connection is closed on the thread that opened it.
-    connect(m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &DeclineWorker::reported, this, &DeclinesView::showReport);
     connect(m_worker, &DeclineWorker::unavailable, this, [this](const QString &error) {
         qCWarning(lcDeclinesView, "the Declines view reads on the window's thread: %s", qPrintable(error));
         stopWorker();
         refresh(); // the request the worker could not answer
     });
-    m_thread->start();
+    m_reader = std::make_unique<ReaderThread>(m_worker, QStringLiteral("countersign-declines"), this);
 }
 
 void DeclinesView::stopWorker()
 {
-    if (!m_thread)
-        return;
-    m_thread->quit();
-    m_thread->wait();
-    delete m_thread;
-    m_thread = nullptr;
+    m_reader.reset();
     m_worker = nullptr; // deleted on its thread as it finished
 }
 

@@ -2,13 +2,14 @@
 
 #include "config.h"
 #include "declinequery.h"
+#include "readerthread.h"
 
 #include <QWidget>
+#include <memory>
 
 class QComboBox;
 class QLabel;
 class QTableWidget;
-class QThread;
 class QTimer;
 
 namespace Countersign {
@@ -79,8 +80,8 @@ private:
     Config m_config;
     QString m_configPath;
     DeclineQuery::Report m_report;
-    QThread *m_thread = nullptr;
-    DeclineWorker *m_worker = nullptr;
+    std::unique_ptr<ReaderThread> m_reader;
+    DeclineWorker *m_worker = nullptr; // lives on m_reader's thread
     quint64 m_generation = 0;
     bool m_loading = false;
     QComboBox *m_period = nullptr;
