@@ -1,7 +1,7 @@
 #pragma once
 
-// How git reads its options (abbreviated long options, clusters of letters, "--"), for the reader
-// of git's subcommands (gitcommand.cpp). Private to shared/shell.
+// How git reads its options (abbreviated long options, clusters of letters, "--"), and the readers
+// of git's subcommands (gitsubcommands.cpp) that gitcommand.cpp picks from. Private to shared/shell.
 
 #include "commandcatalog.h"
 
@@ -95,5 +95,45 @@ inline bool has(const Parsed &p, const char *shortFlag, const char *longFlag = n
     return (shortFlag && p.shortFlags.contains(QLatin1String(shortFlag))) ||
            (longFlag && p.longs.contains(QLatin1String(longFlag)));
 }
+
+// One git command line being read: where git runs, its subcommand and what follows it, and the
+// effects each form records there.
+struct GitCall final
+{
+    CommandCatalog &c;
+    QString sub;
+    QList<Arg> rest;
+    QString cwd;
+    bool cwdKnown = false;
+
+    void reads(const QString &what) const { c.add(Effect::Kind::Reads, what, cwd, cwdKnown); }
+    void writes(const QString &what) const { c.add(Effect::Kind::Writes, what, cwd, cwdKnown); }
+    void discards(const QString &what) const { c.add(Effect::Kind::Deletes, what, cwd, cwdKnown); }
+    void rewrites(const QString &what) const { c.add(Effect::Kind::History, what, cwd, cwdKnown); }
+    void network(const QString &what) const { c.add(Effect::Kind::Network, what); }
+};
+
+// The subcommands that only read the repository, and those that change its own records.
+const QStringList &readOnlyCommands();
+const QStringList &historyCommands();
+
+// One reader for each subcommand (or kind of subcommand), gitsubcommands.cpp.
+void gitReadOnly(GitCall &g);
+void gitPatch(GitCall &g);
+void gitCommitting(GitCall &g);
+void gitCheckout(GitCall &g);
+void gitRestore(GitCall &g);
+void gitReset(GitCall &g);
+void gitClean(GitCall &g);
+void gitStash(GitCall &g);
+void gitBranch(GitCall &g);
+void gitRm(GitCall &g);
+void gitRebase(GitCall &g);
+void gitRemoteTalk(GitCall &g);
+void gitRemote(GitCall &g);
+void gitConfig(GitCall &g);
+void gitReflog(GitCall &g);
+void gitWorktree(GitCall &g);
+void gitHistory(GitCall &g);
 
 } // namespace Countersign::Shell::GitCommand::Detail
