@@ -184,7 +184,12 @@ bool CommandCatalog::poisons(const QString &name)
            name.startsWith(QLatin1String("NUGET_")) || name.startsWith(QLatin1String("GEM_")) ||
            name.startsWith(QLatin1String("DYLD_")) || name.startsWith(QLatin1String("GIT_")) ||
            name.startsWith(QLatin1String("CARGO_")) || name.startsWith(QLatin1String("npm_config_")) ||
-           name.startsWith(QLatin1String("NPM_CONFIG_")) || name.startsWith(QLatin1String("BASH_FUNC_"));
+           name.startsWith(QLatin1String("NPM_CONFIG_")) || name.startsWith(QLatin1String("BASH_FUNC_")) ||
+           name.startsWith(QLatin1String("OPENSSL_")) ||
+           // node reads many (NODE_REDIRECT_WARNINGS appends to a file, NODE_V8_COVERAGE writes a
+           // folder): all but the few that only change how it prints.
+           (name.startsWith(QLatin1String("NODE_")) && name != QLatin1String("NODE_ENV") &&
+            name != QLatin1String("NODE_NO_WARNINGS") && name != QLatin1String("NODE_DISABLE_COLORS"));
 }
 
 bool CommandCatalog::isOption(const Arg &a)

@@ -317,7 +317,15 @@ void Interpreter::pipeline(const Pipeline &p, QString &cwd, int depth)
                 depth);
         printed = pathsPrinted(p.commands.at(k), stageCwd);
         // env | grep java: only the lines that hold a word naming no secret are printed.
-        const QString word = k + 1 < p.commands.size() && p.commands.at(k).redirections.isEmpty()
+        // (Only env or printenv itself: a dump inside a substitution or a group, joined on one
+        // line, would be printed whole by any word.)
+        const Command &stage = p.commands.at(k);
+        const bool dump = stage.kind == Command::Kind::Simple && stage.inner.isEmpty() &&
+                          stage.redirections.isEmpty() && !stage.words.isEmpty() &&
+                          stage.words.first().literal &&
+                          (stage.words.first().text == QLatin1String("env") ||
+                           stage.words.first().text == QLatin1String("printenv"));
+        const QString word = dump && k + 1 < p.commands.size()
                                  ? ShellBuiltins::environmentFilter(p.commands.at(k + 1))
                                  : QString();
         for (qsizetype e = from; e < effects.size() && !word.isEmpty(); ++e) {

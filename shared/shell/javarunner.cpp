@@ -59,8 +59,12 @@ bool java(CommandCatalog &c, const QList<Arg> &args)
             QString(main).replace(QLatin1Char('.'), QLatin1Char('/')) + QStringLiteral(".class");
         const bool found = std::any_of(places.cbegin(), places.cend(), [&](const QString &place) {
             const QString folder = CommandCatalog::absolute(Arg{place, true, false, {}}, c.how().cwd);
-            return !folder.isEmpty() && !place.endsWith(QLatin1String(".jar")) &&
-                   QFileInfo(folder + QLatin1Char('/') + file).isFile();
+            // A class file that is a link (to code elsewhere) is not the project's.
+            const QFileInfo classFile(folder + QLatin1Char('/') + file);
+            return !folder.isEmpty() && !place.endsWith(QLatin1String(".jar")) && classFile.isFile() &&
+                   !classFile.isSymLink() &&
+                   classFile.canonicalFilePath().startsWith(QFileInfo(folder).canonicalFilePath() +
+                                                            QLatin1Char('/'));
         });
         if (!found)
             return false;

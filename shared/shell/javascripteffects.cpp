@@ -284,6 +284,56 @@ void Reader::network(const QString &name, const QList<Value> &args, qsizetype at
         host, !host.isEmpty());
 }
 
+Value Reader::projectModule(const QString &name, const QString &base, qsizetype at)
+{
+    Value r;
+    r.at = at;
+    // What node loads, in node's own order: base as a file (base, .js, .json, .node), then as a
+    // folder (a package.json's "main" asks; index.js, index.json, index.node); a name ending in
+    // "/" is a folder only. The first that is there is the one: a harmless x.js beside the x node
+    // loads says nothing.
+    QStringList candidates;
+    if (!name.endsWith(QLatin1Char('/')))
+        candidates = {base, base + QStringLiteral(".js"), base + QStringLiteral(".json"),
+                      base + QStringLiteral(".node")};
+    QString found;
+    for (const QString &candidate : candidates) {
+        if (QFileInfo(candidate).isFile()) {
+            found = candidate;
+            break;
+        }
+    }
+    if (found.isEmpty() && QFileInfo(base).isDir()) {
+        if (QFileInfo::exists(base + QStringLiteral("/package.json")))
+            return unknown(
+                at, QStringLiteral("loads the folder %1, whose package.json names what runs").arg(name));
+        for (const QString &index :
+             {QStringLiteral("/index.js"), QStringLiteral("/index.json"), QStringLiteral("/index.node")}) {
+            if (QFileInfo(base + index).isFile()) {
+                found = base + index;
+                break;
+            }
+        }
+    }
+    if (found.isEmpty())
+        return unknown(at, QStringLiteral("loads %1, which is no file Countersign can find").arg(name));
+    // node loads the file a link leads to.
+    const QString real = QFileInfo(found).canonicalFilePath();
+    if (real.endsWith(QLatin1String(".json"))) {
+        add(Effect::Kind::Reads, at, QStringLiteral("loads %1").arg(name), real, true);
+        return r;
+    }
+    if (real.endsWith(QLatin1String(".node")) || real.endsWith(QLatin1String(".mjs")))
+        return unknown(at, QStringLiteral("loads %1, code Countersign does not read").arg(name));
+    // The project's own module: its code runs, judged as the project's tests' code is (read when
+    // the agent changed it); what it exports may be called.
+    if (m_checking)
+        m_c.script(QStringLiteral("%1 loads %2").arg(m_origin, name), real, true, sourceOf(at));
+    r.kind = Value::Kind::Project;
+    r.path = real;
+    return r;
+}
+
 Value Reader::require(const QList<Value> &args, qsizetype at)
 {
     if (args.size() != 1 || !args.first().text)
@@ -300,32 +350,10 @@ Value Reader::require(const QList<Value> &args, qsizetype at)
     const QString base = name.startsWith(QLatin1Char('/')) || folder.isEmpty()
                              ? name
                              : QDir::cleanPath(folder + QLatin1Char('/') + name);
-    if (relative && name.endsWith(QLatin1String(".json")) && !name.startsWith(QLatin1Char('~'))) {
-        const QString path = base.startsWith(QLatin1Char('/')) ? base : QString();
-        add(Effect::Kind::Reads, at, QStringLiteral("loads %1").arg(name), path, !path.isEmpty());
-        return r;
-    }
-    // The project's own module (x, x.js, x.cjs, x/index.js, as node looks): its code runs, judged as
-    // the project's tests' code is (read when the agent changed it); it may be called.
-    if (relative && !name.startsWith(QLatin1Char('~')) && base.startsWith(QLatin1Char('/'))) {
-        for (const QString &candidate : {base, base + QStringLiteral(".js"), base + QStringLiteral(".cjs"),
-                                         base + QStringLiteral("/index.js")}) {
-            if (!candidate.endsWith(QLatin1String(".js")) && !candidate.endsWith(QLatin1String(".cjs")))
-                continue;
-            if (QFileInfo(candidate).isFile()) {
-                if (m_checking)
-                    m_c.script(QStringLiteral("%1 loads %2").arg(m_origin, name), candidate, true,
-                               sourceOf(at));
-                r.kind = Value::Kind::Project;
-                r.path = candidate;
-                return r;
-            }
-        }
-    }
+    if (relative && !name.startsWith(QLatin1Char('~')) && base.startsWith(QLatin1Char('/')))
+        return projectModule(name, base, at);
     if (relative)
-        return unknown(at,
-                       QStringLiteral("loads the module %1, which is no JavaScript file Countersign can find")
-                           .arg(name));
+        return unknown(at, QStringLiteral("loads %1, where node does not expand ~").arg(name));
     static const QHash<QString, QString> modules = {
         {QStringLiteral("fs"), QStringLiteral("fs")},
         {QStringLiteral("fs/promises"), QStringLiteral("fs.promises")},

@@ -168,6 +168,8 @@ private:
     Value construct(const Value &callee, const QList<Value> &args, qsizetype at);
     Value globalCall(const QString &name, const QList<Value> &args, qsizetype at);
     Value require(const QList<Value> &args, qsizetype at);
+    // require of a path (base: absolute), resolved as node resolves it.
+    Value projectModule(const QString &name, const QString &base, qsizetype at);
     void use(Value &v);
     void assignTo(const Value &target, qsizetype at);
     void fsCall(const QString &function, const QList<Value> &args, qsizetype at);

@@ -65,6 +65,21 @@ printf '#!/bin/sh\necho new\n' >dirty/new.sh
 # JavaScript the agent wrote: a module that computes, one that deletes, and a changed committed one.
 printf 'const { slugify } = require("./slug");\nmodule.exports.title = (s) => slugify(s).toUpperCase();\n' >lib/agent.js
 printf 'const fs = require("fs");\nfs.rmSync("build", { recursive: true, force: true });\nexports.done = true;\n' >lib/danger.js
+# Files node loads before the harmless one beside them: helper (no suffix) before helper.js,
+# cfg.json.js for a missing cfg.json, a folder's package.json "main", tsl/ before tsl.js; and a
+# class file that is a link out of the roots.
+printf 'exports.ok = 1;\n' >lib/helper.js
+printf 'require("fs").rmSync("build", { recursive: true, force: true });\n' >lib/helper
+printf 'require("fs").rmSync("build", { recursive: true, force: true });\n' >lib/cfg.json.js
+mkdir -p lib/pkg lib/tsl
+printf 'exports.ok = 1;\n' >lib/pkg/index.js
+printf '{"main": "evil.js"}\n' >lib/pkg/package.json
+printf 'require("fs").rmSync("build", { recursive: true, force: true });\n' >lib/pkg/evil.js
+printf 'exports.ok = 1;\n' >lib/tsl.js
+printf 'require("fs").rmSync("build", { recursive: true, force: true });\n' >lib/tsl/index.js
+echo 'bytecode from elsewhere' >"$dir/outside/Evil.class"
+mkdir -p jlink
+ln -s "$dir/outside/Evil.class" jlink/Evil.class
 chmod +x dirty/new.sh
 echo 'an untracked note' >notes.txt
 echo 'SECRET_TOKEN=fixture' >.env
