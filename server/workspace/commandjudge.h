@@ -85,6 +85,12 @@ private:
     QString readRefusal(const QString &path) const;
     QString writeRefusal(const QString &path) const;
     QString projectRefusal(const Shell::Effect &e, QString *unchanged) const;
+    // One effect being judged (commandjudge.cpp), and the judging of each kind of effect.
+    struct EffectCall;
+    void judgeReads(EffectCall &call) const;
+    void judgeWrites(EffectCall &call) const;
+    void judgeDeletes(EffectCall &call) const;
+    void judgeRuns(EffectCall &call) const;
     // For each path a project command or built code is given outside the roots: why it asks.
     QStringList namedOutside(const Shell::Effect &e) const;
     QString scriptRefusal(const QString &path)
