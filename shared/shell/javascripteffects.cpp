@@ -1,5 +1,6 @@
 #include "javascriptcode.h"
 
+#include "codestrings.h"
 #include "javascriptreader.h"
 
 #include <QDir>
@@ -62,32 +63,19 @@ QString Reader::absolute(const QString &path) const
 
 void Reader::literalPath(qsizetype at, const QString &s)
 {
-    if (s.isEmpty() || s.size() > 512 || s.contains(QLatin1Char('\n')) || s.contains(QLatin1Char(' ')))
+    switch (CodeStrings::named(s)) {
+    case CodeStrings::Named::Nothing:
         return;
-    // Most strings name no path: only one with a slash, a leading dot or tilde, or a key's name can.
-    if (!s.contains(QLatin1Char('/')) && !s.startsWith(QLatin1Char('.')) && !s.startsWith(QLatin1Char('~')) &&
-        !s.startsWith(QLatin1String("id_")))
-        return;
-    static const QRegularExpression url(QStringLiteral("^[a-z][a-z0-9+.-]*://"));
-    if (url.match(s).hasMatch())
-        return;
-    // A piece of a secret's path (".ssh", "id_rsa", ".env"), however the path is put together.
-    static const QRegularExpression secretPiece(QStringLiteral(
-        "(^|/)(\\.ssh|\\.aws|\\.gnupg|\\.kube|\\.docker|\\.netrc|\\.git-credentials|\\.npmrc|"
-        "\\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|\\.env(\\.[a-z]+)?|\\.password-store|\\.vault-token|"
-        "\\.boto|\\.s3cfg)(/|$)"));
-    static const QRegularExpression example(QStringLiteral("\\.(example|sample|template|dist)$"));
-    if (secretPiece.match(s).hasMatch() && !example.match(s).hasMatch() && !s.startsWith(QLatin1Char('/')) &&
-        !s.startsWith(QLatin1Char('~')))
+    case CodeStrings::Named::SecretPiece:
         return add(Effect::Kind::Secret, at, QStringLiteral("names %1, a secret's file").arg(s));
-    const bool pathLike = s.startsWith(QLatin1Char('/')) || s.startsWith(QLatin1Char('~')) ||
-                          s.startsWith(QLatin1String("..")) || s.contains(QLatin1String("/../"));
-    if (!pathLike)
-        return;
-    // "~/x" is the home folder's for the shell a command line holding it runs in.
-    const QString path =
-        s.startsWith(QLatin1String("~/")) || s == QLatin1String("~") ? m_c.home() + s.mid(1) : absolute(s);
-    add(Effect::Kind::Reads, at, QStringLiteral("names %1").arg(s), path, !path.isEmpty());
+    case CodeStrings::Named::Path: {
+        // "~/x" is the home folder's for the shell a command line holding it runs in.
+        const QString path = s.startsWith(QLatin1String("~/")) || s == QLatin1String("~")
+                                 ? m_c.home() + s.mid(1)
+                                 : absolute(s);
+        return add(Effect::Kind::Reads, at, QStringLiteral("names %1").arg(s), path, !path.isEmpty());
+    }
+    }
 }
 
 void Reader::pathEffect(Effect::Kind kind, qsizetype at, const QList<Value> &args, int n, const QString &what,
