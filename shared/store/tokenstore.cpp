@@ -10,9 +10,20 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+#include <atomic>
+
 namespace Countersign {
 
 namespace {
+
+// Every write of a connection by any TokenStore of this process (SQLite's data_version does not
+// change for the connection that wrote).
+std::atomic<quint64> &connectionWrites()
+{
+    static std::atomic<quint64> writes{0};
+    return writes;
+}
 constexpr int kTokenBytes = 32;
 constexpr char kTokenPrefix[] = "cs_";
 } // namespace
@@ -51,11 +62,13 @@ Result<QString> TokenStore::add(const QString &name, const QString &owner)
             return failure(
                 QStringLiteral("a connection named \"%1\" already exists; revoke it first").arg(name));
         auto replaced = m_database.exec(StoreSql::kConnectionReplace, {hash, m_clock.nowMs(), owner, name});
+        ++connectionWrites();
         if (!replaced)
             return failure(replaced.error());
         return token;
     }
     auto inserted = m_database.exec(StoreSql::kConnectionInsert, {name, hash, m_clock.nowMs(), owner});
+    ++connectionWrites();
     if (!inserted)
         return failure(inserted.error());
     return token;
@@ -82,6 +95,7 @@ Result<QList<TokenStore::Connection>> TokenStore::list()
 Status TokenStore::revoke(const QString &name)
 {
     auto q = m_database.exec(StoreSql::kConnectionRevoke, {m_clock.nowMs(), name});
+    ++connectionWrites();
     if (!q)
         return failure(q.error());
     if (q.value().numRowsAffected() != 1)
@@ -89,39 +103,59 @@ Status TokenStore::revoke(const QString &name)
     return success();
 }
 
-std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
+std::optional<QList<TokenStore::Active>> TokenStore::active()
 {
-    if (token.isEmpty() || token.size() > 256)
-        return std::nullopt;
-    const QByteArray presented = CanonicalJson::sha256Hex(token);
+    // Both read before the table: a write between them and the read is seen now or next time.
+    const quint64 writes = connectionWrites().load();
+    qint64 version = -1;
+    if (m_database.dialect() == Database::Dialect::Sqlite) {
+        if (auto v = m_database.exec("PRAGMA data_version"); v && v.value().next())
+            version = v.value().value(0).toLongLong();
+    }
+    if (m_active && version >= 0 && version == m_dataVersion && writes == m_writes)
+        return m_active;
+    m_active.reset();
     auto q = m_database.exec(StoreSql::kConnectionActiveHashes);
     if (!q) {
         m_lastError = q.error();
         return std::nullopt;
     }
     m_lastError.clear();
+    QList<Active> rows;
+    while (q.value().next())
+        rows.append(Active{q.value().value(0).toLongLong(), q.value().value(1).toString(),
+                           q.value().value(2).toString().toLatin1(), q.value().value(3).toString()});
+    m_active = rows;
+    m_dataVersion = version;
+    m_writes = writes;
+    return m_active;
+}
+
+std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
+{
+    if (token.isEmpty() || token.size() > 256)
+        return std::nullopt;
+    const QByteArray presented = CanonicalJson::sha256Hex(token);
+    const auto rows = active();
+    if (!rows)
+        return std::nullopt;
     std::optional<Principal> found;
     // Every active hash is compared, found or not, so timing says nothing about which matched.
-    while (q.value().next()) {
-        const QByteArray stored = q.value().value(2).toString().toLatin1();
-        if (stored.size() == presented.size() &&
-            sodium_memcmp(stored.constData(), presented.constData(), static_cast<size_t>(stored.size())) == 0)
-            found = Principal{q.value().value(0).toLongLong(), q.value().value(1).toString(),
-                              q.value().value(3).toString()};
+    for (const Active &row : *rows) {
+        if (row.hash.size() == presented.size() && sodium_memcmp(row.hash.constData(), presented.constData(),
+                                                                 static_cast<size_t>(row.hash.size())) == 0)
+            found = Principal{row.id, row.name, row.owner};
     }
     return found;
 }
 
 bool TokenStore::isActive(qint64 connectionId)
 {
-    auto q = m_database.exec(StoreSql::kConnectionActiveHashes);
-    if (!q)
+    const auto rows = active();
+    if (!rows)
         return false; // fail closed
-    while (q.value().next()) {
-        if (q.value().value(0).toLongLong() == connectionId)
-            return true;
-    }
-    return false;
+    return std::any_of(rows->cbegin(), rows->cend(),
+                       [connectionId](const Active &row) { return row.id == connectionId; });
 }
 
 } // namespace Countersign

@@ -14,7 +14,10 @@ class Clock;
 class Database;
 
 // Client connections and their bearer tokens. A token is shown once, at creation; only its
-// SHA-256 is stored, and authentication compares hashes in constant time.
+// SHA-256 is stored, and authentication compares hashes in constant time. On SQLite the active
+// connections are read again only when the store says they may have changed (its data_version,
+// for another connection or process; a counter, for this process's own writes), so that every
+// request does not read the table, and a revocation is still seen on the very next one.
 class TokenStore final
 {
 public:
@@ -47,9 +50,22 @@ public:
     static bool isValidName(const QString &name);
 
 private:
+    struct Active final
+    {
+        qint64 id = 0;
+        QString name;
+        QByteArray hash;
+        QString owner;
+    };
+    // The active connections, read again when the store may have changed; nothing when it fails.
+    std::optional<QList<Active>> active();
+
     Database &m_database;
     const Clock &m_clock;
     QString m_lastError;
+    std::optional<QList<Active>> m_active; // as last read
+    qint64 m_dataVersion = -1;             // SQLite's data_version when they were read
+    quint64 m_writes = 0;                  // this process's writes counted when they were read
 };
 
 } // namespace Countersign

@@ -2,6 +2,7 @@
 #include "fakeclock.h"
 #include "tokenstore.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Countersign;
@@ -112,6 +113,38 @@ private Q_SLOTS:
         QFETCH(QString, name);
         TokenStore store(*m_db, m_clock);
         QVERIFY(!store.add(name, QStringLiteral("alice")).ok());
+    }
+
+    // Tokens are not read from the table on every request, yet a change is seen on the very next
+    // one: made by another connection to the same file (another process, the window's thread), or
+    // by another TokenStore on this one.
+    void aChangeElsewhere_isSeenOnTheVeryNextRequest()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath(QStringLiteral("countersign.db"));
+        auto first = Database::open(file);
+        QVERIFY(first.ok());
+        auto second = Database::open(file);
+        QVERIFY(second.ok());
+        TokenStore serving(*first.value(), m_clock);
+        TokenStore window(*second.value(), m_clock);
+        TokenStore sameConnection(*first.value(), m_clock);
+
+        const auto token = window.add(QStringLiteral("agent"), QStringLiteral("alice"));
+        QVERIFY(token.ok());
+        QVERIFY(serving.authenticate(token.value().toLatin1()).has_value()); // added elsewhere: seen
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(serving.authenticate(token.value().toLatin1()).has_value()); // read once, kept
+        QVERIFY(window.revoke(QStringLiteral("agent")).ok());
+        QVERIFY(!serving.authenticate(token.value().toLatin1()).has_value()); // another connection revoked
+        QVERIFY(!serving.isActive(1));
+
+        const auto again = sameConnection.add(QStringLiteral("agent"), QStringLiteral("bob"));
+        QVERIFY(again.ok());
+        QCOMPARE(serving.authenticate(again.value().toLatin1())->owner, QStringLiteral("bob"));
+        QVERIFY(sameConnection.revoke(QStringLiteral("agent")).ok());
+        QVERIFY(!serving.authenticate(again.value().toLatin1()).has_value()); // this connection revoked
     }
 };
 
