@@ -58,7 +58,6 @@ void CommandJudge::judgeReads(EffectCall &call) const
         if (const QString why = readRefusal(p); !why.isEmpty())
             call.ask(why);
     }
-    return;
 }
 
 void CommandJudge::judgeWrites(EffectCall &call) const
@@ -115,7 +114,6 @@ void CommandJudge::judgeWrites(EffectCall &call) const
     }
     if (!allowedBecause.contains(QStringLiteral("writes inside the workspace roots")))
         allowedBecause.append(QStringLiteral("writes inside the workspace roots"));
-    return;
 }
 
 void CommandJudge::judgeDeletes(EffectCall &call) const
@@ -150,7 +148,6 @@ void CommandJudge::judgeDeletes(EffectCall &call) const
     j.destructive = true;
     call.ask(e.what.isEmpty() ? QStringLiteral("deletes files") : e.what);
     call.target(e.path);
-    return;
 }
 
 void CommandJudge::judgeRuns(EffectCall &call) const
@@ -211,7 +208,6 @@ void CommandJudge::judgeRuns(EffectCall &call) const
         call.ask(e.what);
         return;
     }
-    return;
 }
 
 void CommandJudge::judgeEffect(const Effect &e, Judgement &j, QStringList &allowedBecause) const

@@ -496,7 +496,6 @@ void codeOnInput(CommandCatalog &c, const QString &program, bool python, bool no
     if (c.how().stdinKind == Stdin::Text)
         e.code = Effect::Code::Inline;
     c.append(std::move(e));
-    return;
 }
 
 } // namespace

@@ -4,6 +4,27 @@
 
 namespace Countersign::Shell::CodeStrings {
 
+QString source(const QString &origin, int line, const QStringList &lines)
+{
+    QString quoted = lines.value(line - 1).trimmed();
+    if (quoted.size() > 100)
+        quoted = quoted.left(97) + QStringLiteral("...");
+    return QStringLiteral("%1, line %2 (%3)").arg(origin).arg(line).arg(quoted);
+}
+
+Effect effect(Effect::Kind kind, const QString &source, const QString &what, const QString &path, bool known,
+              bool replaces)
+{
+    Effect e;
+    e.kind = kind;
+    e.source = source;
+    e.what = QStringLiteral("%1: %2").arg(source, what);
+    e.path = path;
+    e.pathKnown = known && !path.isEmpty();
+    e.replaces = replaces;
+    return e;
+}
+
 Named named(const QString &s)
 {
     if (s.isEmpty() || s.size() > 512 || s.contains(QLatin1Char('\n')) || s.contains(QLatin1Char(' ')))

@@ -1,8 +1,18 @@
 #pragma once
 
+#include "commandeffects.h"
+
 #include <QString>
+#include <QStringList>
 
 namespace Countersign::Shell::CodeStrings {
+
+// Where in code an effect comes from, for the card: "python3 -c, line 3 (shutil.rmtree('build'))"
+// (line counted from 1 in lines; the line trimmed, at most 100 characters).
+QString source(const QString &origin, int line, const QStringList &lines);
+// An effect of code the readers found at source, saying it before what it does.
+Effect effect(Effect::Kind kind, const QString &source, const QString &what, const QString &path, bool known,
+              bool replaces);
 
 // What a string literal in code an agent runs (Python, JavaScript) names, however the code then
 // puts a path together: nothing; a piece of a secret's path (".ssh", "id_rsa", ".env", not an

@@ -1,8 +1,6 @@
 #include "commandeffects.h"
 
 #include "commandcatalog.h"
-#include "javascriptcode.h"
-#include "pythoncode.h"
 #include "shellbuiltins.h"
 #include "shellparser.h"
 
@@ -86,10 +84,9 @@ public:
 
     void script(const Script &s, QString &cwd, int depth);
     void run(const QList<Arg> &args, const Invocation &how, int depth);
-    void python(const QString &code, const QString &origin, const Invocation &how,
-                const QString &importFolder);
-    void javascript(const QString &code, const QString &origin, const Invocation &how,
-                    const QString &moduleFolder);
+    // Code read by reader (Python, JavaScript), its effects added to the line's.
+    void code(CommandEffects::CodeReader reader, const QString &code, const QString &origin,
+              const Invocation &how, const QString &folder);
     // A catalog that reads the lines and commands it is handed back through this interpreter.
     CommandCatalog catalog(const Invocation &how);
     // The effects from index from on, without a source of their own, come from source's code.
@@ -516,19 +513,11 @@ CommandCatalog Interpreter::catalog(const Invocation &how)
         });
 }
 
-void Interpreter::python(const QString &code, const QString &origin, const Invocation &how,
-                         const QString &importFolder)
+void Interpreter::code(CommandEffects::CodeReader reader, const QString &code, const QString &origin,
+                       const Invocation &how, const QString &folder)
 {
     CommandCatalog c = catalog(how);
-    PythonCode::read(c, code, origin, importFolder);
-    effects += c.takeEffects();
-}
-
-void Interpreter::javascript(const QString &code, const QString &origin, const Invocation &how,
-                             const QString &moduleFolder)
-{
-    CommandCatalog c = catalog(how);
-    JavaScriptCode::read(c, code, origin, moduleFolder);
+    reader(c, code, origin, folder);
     effects += c.takeEffects();
 }
 
@@ -542,25 +531,14 @@ QList<Effect> CommandEffects::read(const QString &line, const Context &context)
     return interpreter.effects;
 }
 
-QList<Effect> CommandEffects::readPython(const QString &code, const QString &origin, const Context &context,
-                                         const QString &importFolder)
+QList<Effect> CommandEffects::readCode(CodeReader reader, const QString &code, const QString &origin,
+                                       const Context &context, const QString &folder)
 {
     Interpreter interpreter(context);
     Invocation how;
     how.cwd = context.cwd;
     how.depth = 1;
-    interpreter.python(code, origin, how, importFolder);
-    return interpreter.effects;
-}
-
-QList<Effect> CommandEffects::readJavaScript(const QString &code, const QString &origin,
-                                             const Context &context, const QString &moduleFolder)
-{
-    Interpreter interpreter(context);
-    Invocation how;
-    how.cwd = context.cwd;
-    how.depth = 1;
-    interpreter.javascript(code, origin, how, moduleFolder);
+    interpreter.code(reader, code, origin, how, folder);
     return interpreter.effects;
 }
 

@@ -6,6 +6,8 @@
 
 namespace Countersign::Shell {
 
+class CommandCatalog;
+
 // One thing a command line would do, as the reader understands it. Paths are absolute (the
 // folder, earlier cd's and ~ applied), as written otherwise: links are followed by whoever judges.
 struct Effect final
@@ -83,13 +85,16 @@ public:
                                       const QString &moduleFolder);
 
     static QString kindName(Effect::Kind kind);
+    // A reader of code of one language (PythonCode::read, JavaScriptCode::read).
+    using CodeReader = void (*)(CommandCatalog &catalog, const QString &code, const QString &origin,
+                                const QString &folder);
 
 private:
     static QList<Effect> read(const QString &line, const Context &context);
-    static QList<Effect> readPython(const QString &code, const QString &origin, const Context &context,
-                                    const QString &importFolder);
-    static QList<Effect> readJavaScript(const QString &code, const QString &origin, const Context &context,
-                                        const QString &moduleFolder);
+    // Code of one language read by its reader (PythonCode::read, JavaScriptCode::read), run in
+    // context.cwd; folder: its modules' folder (the reader's own default when empty).
+    static QList<Effect> readCode(CodeReader reader, const QString &code, const QString &origin,
+                                  const Context &context, const QString &folder);
 
 public:
     // While one is alive on a thread, a line (or Python code) read once in a context is not read

@@ -3,6 +3,9 @@
 // in the same context; and the names of the effects' kinds.
 #include "commandeffects.h"
 
+#include "javascriptcode.h"
+#include "pythoncode.h"
+
 #include <QHash>
 
 namespace Countersign::Shell {
@@ -59,7 +62,7 @@ QList<Effect> CommandEffects::ofPython(const QString &code, const QString &origi
 {
     return remembered(QStringLiteral("python\n%1\n%2\n%3\n%4\n%5")
                           .arg(context.cwd, context.home, origin, importFolder, code),
-                      [&] { return readPython(code, origin, context, importFolder); });
+                      [&] { return readCode(PythonCode::read, code, origin, context, importFolder); });
 }
 
 QList<Effect> CommandEffects::ofJavaScript(const QString &code, const QString &origin, const Context &context,
@@ -67,7 +70,7 @@ QList<Effect> CommandEffects::ofJavaScript(const QString &code, const QString &o
 {
     return remembered(QStringLiteral("javascript\n%1\n%2\n%3\n%4\n%5")
                           .arg(context.cwd, context.home, origin, moduleFolder, code),
-                      [&] { return readJavaScript(code, origin, context, moduleFolder); });
+                      [&] { return readCode(JavaScriptCode::read, code, origin, context, moduleFolder); });
 }
 
 QString CommandEffects::kindName(Effect::Kind kind)

@@ -74,7 +74,6 @@ void gitReadOnly(GitCall &g)
             c.addPath(Effect::Kind::Reads, QStringLiteral("git %1 reads %2").arg(sub, a.text), a);
     }
     g.reads(QStringLiteral("git %1 reads the repository").arg(sub));
-    return;
 }
 
 void gitPatch(GitCall &g)
@@ -84,7 +83,6 @@ void gitPatch(GitCall &g)
     const QList<Arg> &rest = g.rest;
     const QString &cwd = g.cwd;
     PatchCommands::gitApply(c, sub, rest, cwd);
-    return;
 }
 
 void gitCommitting(GitCall &g)
@@ -174,7 +172,6 @@ void gitCommitting(GitCall &g)
         return;
     }
     g.writes(QStringLiteral("git %1 (the repository keeps what it had)").arg(sub));
-    return;
 }
 
 void gitCheckout(GitCall &g)
@@ -228,7 +225,6 @@ void gitCheckout(GitCall &g)
         }
     }
     g.writes(QStringLiteral("git %1 changes branch (uncommitted changes are kept)").arg(sub));
-    return;
 }
 
 void gitRestore(GitCall &g)
@@ -250,7 +246,6 @@ void gitRestore(GitCall &g)
         g.discards(QStringLiteral("git restore discards the uncommitted changes of the paths it names"));
     else
         g.writes(QStringLiteral("git restore --staged unstages (the files keep their changes)"));
-    return;
 }
 
 void gitReset(GitCall &g)
@@ -294,7 +289,6 @@ void gitReset(GitCall &g)
         }
     }
     g.writes(QStringLiteral("git reset moves the branch and the index; the files keep their changes"));
-    return;
 }
 
 void gitClean(GitCall &g)
@@ -308,7 +302,6 @@ void gitClean(GitCall &g)
     }
     g.discards(QStringLiteral("git clean deletes untracked files%1")
                    .arg(has(p, "x") ? QStringLiteral(" and ignored ones") : QString()));
-    return;
 }
 
 void gitStash(GitCall &g)
@@ -338,7 +331,6 @@ void gitStash(GitCall &g)
     } else {
         c.unknown(QStringLiteral("git stash %1 is not a form Countersign knows").arg(action));
     }
-    return;
 }
 
 void gitBranch(GitCall &g)
@@ -404,7 +396,6 @@ void gitBranch(GitCall &g)
         g.reads(QStringLiteral("git %1 lists").arg(sub));
     else
         g.writes(QStringLiteral("git %1 makes or renames a %1").arg(sub));
-    return;
 }
 
 void gitRm(GitCall &g)
@@ -419,7 +410,6 @@ void gitRm(GitCall &g)
     else
         g.writes(
             QStringLiteral("git rm removes files git keeps (it refuses files with uncommitted changes)"));
-    return;
 }
 
 void gitRebase(GitCall &g)
@@ -432,7 +422,6 @@ void gitRebase(GitCall &g)
         g.writes(QStringLiteral("git rebase goes on with or ends a rebase"));
     else
         g.rewrites(QStringLiteral("git rebase rewrites the branch's commits"));
-    return;
 }
 
 void gitRemoteTalk(GitCall &g)
@@ -440,7 +429,6 @@ void gitRemoteTalk(GitCall &g)
     const QString &sub = g.sub;
     g.network(sub == QLatin1String("push") ? QStringLiteral("git push sends commits to a remote")
                                            : QStringLiteral("git %1 talks to a remote").arg(sub));
-    return;
 }
 
 void gitRemote(GitCall &g)
@@ -460,7 +448,6 @@ void gitRemote(GitCall &g)
         c.add(Effect::Kind::Writes,
               QStringLiteral("git remote %1 changes the repository's settings").arg(action),
               cwdKnown ? cwd + QStringLiteral("/.git/config") : QString(), cwdKnown);
-    return;
 }
 
 void gitConfig(GitCall &g)
@@ -469,7 +456,6 @@ void gitConfig(GitCall &g)
     const QList<Arg> &rest = g.rest;
     const QString &cwd = g.cwd;
     config(c, rest, cwd);
-    return;
 }
 
 void gitReflog(GitCall &g)
@@ -481,7 +467,6 @@ void gitReflog(GitCall &g)
         g.reads(QStringLiteral("git reflog shows"));
     else
         g.rewrites(QStringLiteral("git reflog %1 drops the record of old commits").arg(action));
-    return;
 }
 
 void gitWorktree(GitCall &g)
@@ -503,14 +488,12 @@ void gitWorktree(GitCall &g)
         g.writes(QStringLiteral("git worktree %1").arg(action));
     else
         g.discards(QStringLiteral("git worktree %1 deletes a work tree").arg(action));
-    return;
 }
 
 void gitHistory(GitCall &g)
 {
     const QString &sub = g.sub;
     g.rewrites(QStringLiteral("git %1 changes the repository's own records").arg(sub));
-    return;
 }
 
 } // namespace Countersign::Shell::GitCommand::Detail

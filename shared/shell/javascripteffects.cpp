@@ -12,11 +12,7 @@ namespace Countersign::Shell::JavaScriptCode::Detail {
 
 QString Reader::sourceOf(qsizetype at) const
 {
-    const int line = at >= 0 && at < m_t.size() ? m_t.at(at).line : 1;
-    QString quoted = m_lines.value(line - 1).trimmed();
-    if (quoted.size() > 100)
-        quoted = quoted.left(97) + QStringLiteral("...");
-    return QStringLiteral("%1, line %2 (%3)").arg(m_origin).arg(line).arg(quoted);
+    return CodeStrings::source(m_origin, at >= 0 && at < m_t.size() ? m_t.at(at).line : 1, m_lines);
 }
 
 void Reader::add(Effect::Kind kind, qsizetype at, const QString &what, const QString &path, bool known,
@@ -29,14 +25,7 @@ void Reader::add(Effect::Kind kind, qsizetype at, const QString &what, const QSt
             m_c.unknown(QStringLiteral("%1 does more than Countersign lists").arg(m_origin));
         return;
     }
-    Effect e;
-    e.kind = kind;
-    e.source = sourceOf(at);
-    e.what = QStringLiteral("%1: %2").arg(e.source, what);
-    e.path = path;
-    e.pathKnown = known && !path.isEmpty();
-    e.replaces = replaces;
-    m_c.append(std::move(e));
+    m_c.append(CodeStrings::effect(kind, sourceOf(at), what, path, known, replaces));
 }
 
 Value Reader::unknown(qsizetype at, const QString &why)
