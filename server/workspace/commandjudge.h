@@ -52,9 +52,12 @@ public:
     bool isSecret(const QString &absolutePath) const;
     // A file whose change reaches past the project or the gate: shell start-up files, the agents'
     // and Countersign's own settings, .git/ internals, CI definitions.
-    bool isProtected(const QString &absolutePath)
-        const; // Most files a pattern is expanded to when it is judged; more asks.
+    bool isProtected(const QString &absolutePath) const;
+    // Most files a pattern is expanded to when it is judged; more asks.
     static constexpr int kMaxGlobMatches = 2000;
+    // The system's temporary folders anyone may write ($TMPDIR, /tmp, /var/tmp); memory: and
+    // /dev/shm, which holds no scratch file worth a quiet write (a program folder there asks).
+    static QStringList temporaryFolders(bool memory);
 
     // While one is alive on a thread, the files the agent session being decided made itself (path
     // -> their SHA-256 as its last call left them): deleting one that still holds exactly that,
@@ -93,17 +96,14 @@ private:
     void judgeRuns(EffectCall &call) const;
     // For each path a project command or built code is given outside the roots: why it asks.
     QStringList namedOutside(const Shell::Effect &e) const;
-    QString scriptRefusal(const QString &path)
-        const; // A Python or shell script that would ask as a file the agent wrote: its code read and its
+    QString scriptRefusal(const QString &path) const;
+    // A Python or shell script that would ask as a file the agent wrote: its code read and its
     // effects judged instead; false when it is not one this can read (then the script asks).
     bool readScript(const Shell::Effect &e, Judgement &j, QStringList &allowedBecause) const;
     QStringList expand(const QString &pattern, bool *complete) const;
     QString replaceRefusal(const QString &path) const;
     QString programFolderRefusal(const QString &folder) const;
     bool newTemporaryFile(const QString &written, const QString &resolved) const;
-    // The system's temporary folders anyone may write ($TMPDIR, /tmp, /var/tmp); memory: and
-    // /dev/shm, which holds no scratch file worth a quiet write (a program folder there asks).
-    static QStringList temporaryFolders(bool memory);
     // A file the session being decided made and that still holds what it left (Scratch).
     bool sessionScratch(const QString &path) const;
     bool netKept(const QString &resolved) const;

@@ -6,10 +6,17 @@ namespace Countersign::Shell::CodeStrings {
 
 QString source(const QString &origin, int line, const QStringList &lines)
 {
-    QString quoted = lines.value(line - 1).trimmed();
-    if (quoted.size() > 100)
-        quoted = quoted.left(97) + QStringLiteral("...");
-    return QStringLiteral("%1, line %2 (%3)").arg(origin).arg(line).arg(quoted);
+    return QStringLiteral("%1, line %2 (%3)")
+        .arg(origin)
+        .arg(line)
+        .arg(quoted(lines.value(line - 1).trimmed()));
+}
+
+QString quoted(const QString &code)
+{
+    if (code.size() <= 100)
+        return code;
+    return code.left(60) + QStringLiteral("...") + code.right(37);
 }
 
 Effect effect(Effect::Kind kind, const QString &source, const QString &what, const QString &path, bool known,

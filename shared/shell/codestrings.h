@@ -8,8 +8,11 @@
 namespace Countersign::Shell::CodeStrings {
 
 // Where in code an effect comes from, for the card: "python3 -c, line 3 (shutil.rmtree('build'))"
-// (line counted from 1 in lines; the line trimmed, at most 100 characters).
+// (line counted from 1 in lines; the line trimmed and quoted()).
 QString source(const QString &origin, int line, const QStringList &lines);
+// A piece of code as a card quotes it: at most 100 characters; a longer one keeps its beginning and
+// its end, where a long path's last names and the call's closing arguments are, and cuts the middle.
+QString quoted(const QString &code);
 // An effect of code the readers found at source, saying it before what it does.
 Effect effect(Effect::Kind kind, const QString &source, const QString &what, const QString &path, bool known,
               bool replaces);

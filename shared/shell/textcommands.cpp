@@ -1,6 +1,7 @@
 #include "textcommands.h"
 
 #include "argtools.h"
+#include "codestrings.h"
 
 #include <QRegularExpression>
 
@@ -229,9 +230,8 @@ void awk(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                 static const QRegularExpression end(QStringLiteral("[;{}\n]"));
                 const qsizetype from = a.text.left(m.capturedStart()).lastIndexOf(end) + 1;
                 qsizetype to = a.text.indexOf(end, m.capturedEnd());
-                QString statement = a.text.mid(from, (to < 0 ? a.text.size() : to) - from).trimmed();
-                if (statement.size() > 100)
-                    statement = statement.left(97) + QStringLiteral("...");
+                const QString statement =
+                    CodeStrings::quoted(a.text.mid(from, (to < 0 ? a.text.size() : to) - from).trimmed());
                 c.unknown(QStringLiteral("the %1 program's %2 writes files, runs commands or reads the "
                                          "environment")
                               .arg(program, statement));

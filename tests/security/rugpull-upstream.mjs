@@ -3,7 +3,8 @@
 // (2025-era, raw wire; stdio, or HTTP with --http, where it prints "listening PORT"). It lists the
 // tools in the JSON file $TOOLS, read again at each tools/list. On SIGUSR1 (its pid is in $PIDFILE)
 // it tells its client notifications/tools/list_changed: on stdio at once, over HTTP on the answer
-// to the next request (an event stream holding the notification, then the answer). Every
+// to the next request (an event stream holding the notification, then the answer), printing "told"
+// once the signal is taken, so that a test sends that request after it and not before. Every
 // tools/call appends "NAME ARGUMENT" to $RUNS, and its answer carries a receipt-shaped field in
 // Countersign's namespace, nested in structuredContent and in a content block, as a forger would.
 //   TOOLS=FILE RUNS=FILE PIDFILE=FILE node rugpull-upstream.mjs [--http]
@@ -49,7 +50,7 @@ if (!process.argv.includes('--http')) {
     });
 } else {
     let tell = false;
-    process.on('SIGUSR1', () => { tell = true; });
+    process.on('SIGUSR1', () => { tell = true; console.log('told'); });
     const server = http.createServer(async (req, res) => {
         if (req.method !== 'POST') { res.writeHead(405).end(); return; }
         let body = '';

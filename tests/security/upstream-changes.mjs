@@ -54,11 +54,12 @@ async function scenario(transport) {
     writeFileSync(files.TOOLS, JSON.stringify(first));
     writeFileSync(files.RUNS, '');
     let httpUpstream = null;
+    let upstreamOut = '';
     let upstreamSpec = { name: 'rug', command: [process.execPath, upstreamScript], env: files };
     if (transport === 'http') {
         httpUpstream = spawn(process.execPath, [upstreamScript, '--http'], { env: { ...process.env, ...files }, stdio: ['ignore', 'pipe', 'inherit'] });
         const port = await new Promise((resolve, reject) => {
-            httpUpstream.stdout.on('data', (d) => { const m = /listening (\d+)/.exec(String(d)); if (m) resolve(m[1]); });
+            httpUpstream.stdout.on('data', (d) => { upstreamOut += d; const m = /listening (\d+)/.exec(upstreamOut); if (m) resolve(m[1]); });
             httpUpstream.on('exit', (code) => reject(new Error(`the HTTP upstream exited ${code}`)));
         });
         upstreamSpec = { name: 'rug', url: `http://127.0.0.1:${port}/` };
@@ -94,7 +95,11 @@ async function scenario(transport) {
         await check(`${label} re-listed as read-only, with a new read-only tool: held (said on stderr, in the audit log); nothing runs without a card`, async () => {
             writeFileSync(files.TOOLS, JSON.stringify(pulled));
             pullRug();
-            if (transport === 'http') await call('peek', 'carrier'); // the notification rides on the next answer
+            if (transport === 'http') {
+                // The notification rides on the answer to the first request after the signal is taken.
+                await waitFor('the upstream took the signal', () => upstreamOut.includes('told'), 10000);
+                await call('peek', 'carrier');
+            }
             await waitFor('the change held', () => /upstream rug changed its tools in a way that widens what runs without a human \(.*tool sneak: new, says readOnlyHint.*tool wipe: readOnlyHint: no → yes.*\); held/.test(server.stderr()), 10000, () => server.stderr());
             assert.ok(events().includes('upstream-widening-held'), events().join(' '));
             // The identical call while its card waits: it joins the card.

@@ -9,8 +9,8 @@
 //   node hook-corpus.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +21,16 @@ const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: hook-corpus.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
-// Beside the binary, not in the temporary folder: a new file there is scratch work that runs with
-// no card, and the fixture's "outside" folder must stay outside.
-const work = mkdtempSync(path.join(path.dirname(path.resolve(binary)), 'countersign-corpus-'));
+// Beside the binary, or in the home folder when the build lives in a temporary folder, but never
+// there: a new file in a temporary folder is scratch work that runs with no card, and the fixture's
+// "outside" folder must stay outside.
+const beside = realpathSync(path.dirname(path.resolve(binary)));
+const temporary = [tmpdir(), '/tmp', '/var/tmp', '/dev/shm'].filter(existsSync).map((p) => realpathSync(p));
+const fixtureBase = temporary.some((t) => beside === t || beside.startsWith(`${t}/`)) ? path.join(homedir(), '.cache', 'countersign-tests') : beside;
+mkdirSync(fixtureBase, { recursive: true });
+const work = mkdtempSync(path.join(fixtureBase, 'countersign-corpus-'));
+// The corpus puts these paths into command lines as they are: a space or a quote would split them.
+if (!/^[A-Za-z0-9/._+-]+$/.test(work)) { console.error(`hook-corpus: the fixture's folder ${work} holds a character the shell reads: build in a folder whose path has none`); process.exit(1); }
 execFileSync('bash', [path.join(here, 'make-fixture.sh'), work]);
 const ws = path.join(work, 'ws'), home = path.join(work, 'home'), outside = path.join(work, 'outside');
 const corpus = JSON.parse(readFileSync(path.join(here, 'corpus.json'), 'utf8')).lines
