@@ -33,6 +33,9 @@ QString PhoneApprovals::url() const
 
 Status PhoneApprovals::apply(const Config &config)
 {
+    m_cardMinimumMs = qRound64(config.cardMinimumSeconds() * 1000.0);
+    if (m_server)
+        m_server->setCardMinimumMs(m_cardMinimumMs);
     const QString wanted = config.phoneHost().isEmpty()
                                ? QString()
                                : QStringLiteral("%1:%2").arg(config.phoneHost()).arg(config.phonePort());
@@ -60,6 +63,7 @@ Status PhoneApprovals::apply(const Config &config)
     if (!certificate)
         return fail(certificate.error());
     m_server = std::make_unique<PhoneServer>(m_queue, m_audit, *m_devices, *m_pairing, m_clock);
+    m_server->setCardMinimumMs(m_cardMinimumMs);
     auto port = m_server->listen(config.phoneHost(), config.phonePort(), certificate.value());
     if (!port)
         return fail(port.error());

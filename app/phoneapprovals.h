@@ -58,6 +58,7 @@ private:
     QString m_listening; // HOST:PORT in force
     QString m_fingerprint;
     QString m_problem;
+    qint64 m_cardMinimumMs = 0; // the configuration's cardMinimumSeconds
 };
 
 } // namespace Countersign

@@ -120,6 +120,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_confirm->setObjectName(QStringLiteral("confirmTarget"));
     m_reason = new QLineEdit(this);
     m_reason->setObjectName(QStringLiteral("declineReason"));
+    m_reason->setMaxLength(ApprovalQueue::kMaxReasonChars);
     m_reason->setPlaceholderText(tr("Reason for declining (optional, shown to the agent)"));
     m_approve = new QPushButton(tr("Approve (Ctrl+Return)"), this);
     m_approve->setObjectName(QStringLiteral("approveButton"));

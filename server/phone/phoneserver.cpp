@@ -15,6 +15,7 @@
 #include <QFile>
 #include <QHostAddress>
 #include <QLoggingCategory>
+#include <QSet>
 #include <QSslConfiguration>
 #include <QSslServer>
 #include <QTimer>
@@ -229,7 +230,7 @@ void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder re
     if (!device)
         return respond(refused(401, device.error()));
     if (path == "/api/cards")
-        return cards(std::move(respond));
+        return cards(device.value(), std::move(respond));
     if (path == "/api/decide")
         return decide(device.value(), request, path, std::move(respond));
     openStream(device.value(), request, std::move(respond));
@@ -313,13 +314,23 @@ void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responde
     respond(reply(200, {{"challenge", token.toStdString()}, {"expiresMs", now + kChallengeMs}}));
 }
 
-void PhoneServer::cards(HttpConnection::Responder respond)
+void PhoneServer::cards(const QString &device, HttpConnection::Responder respond)
 {
     json list = json::array();
     const qint64 now = m_clock.nowMs();
-    for (const Operation &op : m_queue.pending())
-        if (!op.isExpiredAt(now))
-            list.push_back(cardJson(op));
+    QSet<QString> waiting;
+    for (const Operation &op : m_queue.pending()) {
+        waiting.insert(op.nonce);
+        if (op.isExpiredAt(now))
+            continue;
+        list.push_back(cardJson(op));
+        const QString key = device + QLatin1Char(' ') + op.nonce;
+        if (!m_shown.contains(key))
+            m_shown.insert(key, now);
+    }
+    // What was shown of cards no longer waiting is forgotten.
+    m_shown.removeIf(
+        [&waiting](const auto &it) { return !waiting.contains(it.key().section(QLatin1Char(' '), 1)); });
     respond(reply(200, {{"cards", list}, {"nowMs", now}}));
 }
 
@@ -349,6 +360,19 @@ void PhoneServer::decide(const QString &deviceId, const HttpRequest &request, co
         return respond(
             refused(401, QStringLiteral("this phone is not paired, or was revoked on the desktop")));
     const QString by = QStringLiteral("phone:") + device->name;
+    if (str(body, "reason").trimmed().size() > ApprovalQueue::kMaxReasonChars)
+        return respond(refused(400, QStringLiteral("a reason to decline is at most %1 characters")
+                                        .arg(ApprovalQueue::kMaxReasonChars)));
+    // As the window holds its Approve button: the card on this phone for the least time first. A
+    // decline needs no wait.
+    const auto shown = m_shown.constFind(deviceId + QLatin1Char(' ') + nonce);
+    if (verb == QLatin1String("approve") && shown == m_shown.constEnd())
+        return respond(refused(409, QStringLiteral("this phone has not been shown the card yet")));
+    if (verb == QLatin1String("approve") && now - shown.value() < m_cardMinimumMs)
+        return respond(refused(409, QStringLiteral("a card can be approved %1 s after it is shown; this one "
+                                                   "was shown %2 s ago")
+                                        .arg(QString::number(m_cardMinimumMs / 1000.0),
+                                             QString::number((now - shown.value()) / 1000.0))));
     if (verb == QLatin1String("approve") && cardJson(*card).value("truncated", false))
         return respond(
             refused(409, QStringLiteral("this card is too long to show whole on a phone: approve it "

@@ -39,7 +39,9 @@ struct PhoneCertificate;
 // signature (WebCrypto's r || s, base64url) over "countersign-phone-1\nMETHOD\nPATH\nCHALLENGE\nBODY".
 // The challenge is used up by the attempt, so a request (a decision above all) cannot be replayed;
 // a revoked device's challenge is refused and its event stream ends. A decision is checked against
-// the card as it waits (still pending, the same plan digest, its time within five minutes), written
+// the card as it waits (still pending, the same plan digest, its time within five minutes; an
+// approval no sooner than the console's minimum time on screen after /api/cards first gave this
+// phone the card, as the window holds its Approve button: the page's own wait is the page's), written
 // into the audit chain with its signature (event "phone-decision"), then taken as "phone:<name>".
 // Every request must name this listener in Host, and a POST must come from its own Origin.
 class PhoneServer final : public QObject
@@ -61,6 +63,8 @@ public:
     QString url() const;
     // Ends the streams of a device just revoked.
     void deviceRevoked(const QString &deviceId);
+    // The least time a card is on a phone before that phone may approve it (cardMinimumSeconds).
+    void setCardMinimumMs(qint64 ms) { m_cardMinimumMs = ms; }
 
 private:
     struct Challenge
@@ -80,7 +84,7 @@ private:
     void pair(const HttpRequest &request, HttpConnection::Responder respond);
     void pairState(const QString &offer, HttpConnection::Responder respond);
     void challenge(const HttpRequest &request, HttpConnection::Responder respond);
-    void cards(HttpConnection::Responder respond);
+    void cards(const QString &device, HttpConnection::Responder respond);
     void decide(const QString &device, const HttpRequest &request, const QByteArray &path,
                 HttpConnection::Responder respond);
     void openStream(const QString &device, const HttpRequest &request, HttpConnection::Responder respond);
@@ -95,6 +99,9 @@ private:
     QString m_authority; // HOST:PORT, as Host must say it
     QHash<QString, Challenge> m_challenges;
     QList<Stream> m_streams;
+    qint64 m_cardMinimumMs = 0;
+    // When /api/cards first gave each device each waiting card: "DEVICE NONCE" -> ms.
+    QHash<QString, qint64> m_shown;
 };
 
 } // namespace Countersign

@@ -129,7 +129,12 @@ Result<Decision> ApprovalQueue::decline(const QString &nonce, const QString &app
 {
     if (!find(nonce))
         return failure(QStringLiteral("no pending approval %1").arg(nonce));
-    return settle(nonce, Decision{Operation::Status::Declined, approver, reason.trimmed(), m_clock.nowMs()});
+    const QString trimmed = reason.trimmed();
+    if (trimmed.size() > kMaxReasonChars)
+        return failure(QStringLiteral("a reason to decline is at most %1 characters; this one has %2")
+                           .arg(kMaxReasonChars)
+                           .arg(trimmed.size()));
+    return settle(nonce, Decision{Operation::Status::Declined, approver, trimmed, m_clock.nowMs()});
 }
 
 Result<Decision> ApprovalQueue::settle(const QString &nonce, Decision decision)

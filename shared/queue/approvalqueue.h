@@ -53,7 +53,9 @@ public:
     // when the card's Review refuses the approver. On a card that needs more people, the approval
     // is recorded (the result is pending) and the card stays, changed, for the next person.
     Result<Decision> approve(const QString &nonce, const QString &approver, const QString &typed = {});
+    // A reason longer than kMaxReasonChars (trimmed) is refused: the card stays, nothing is lost.
     Result<Decision> decline(const QString &nonce, const QString &approver, const QString &reason = {});
+    static constexpr int kMaxReasonChars = 500;
 
     // Marks every card whose ticket has expired as expired, or abandoned where its agent had
     // stopped waiting, and every approval whose agent did not come back for it before the TTL as

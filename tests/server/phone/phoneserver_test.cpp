@@ -184,13 +184,13 @@ private:
         auto device = m_pairing->confirm(QString::fromStdString(offer.body.at("offer").get<std::string>()));
         return device ? device.value().id : QString();
     }
-    Operation card(Risk risk = Risk::Medium)
+    Operation card(Risk risk = Risk::Medium, const char *path = "build")
     {
         Operation op;
         op.nonce = QStringLiteral("n%1").arg(++m_nonce);
         op.tool = QStringLiteral("delete_path");
         op.principal = QStringLiteral("agent");
-        op.arguments = {{"path", "build"}};
+        op.arguments = {{"path", path}};
         op.argsDigest = QString::fromLatin1(CanonicalJson::digest(op.arguments));
         op.plan.title = QStringLiteral("Delete build\u202Etxt.exe");
         op.plan.targets = {QStringLiteral("build")};
@@ -521,6 +521,50 @@ private Q_SLOTS:
         QCOMPARE(approve.status, 409);
         QVERIFY(approve.raw.contains("too long"));
         QCOMPARE(post(sign(key, device, "POST", "/api/decide", decision(op, "decline"))).status, 200);
+    }
+
+    // The window holds Approve for the console's minimum time on screen; the server holds the phone
+    // to the same, from when it first gave this phone the card (a signed approval sent at once, the
+    // page's own wait skipped, is refused). A decline needs no wait; a reason is bounded.
+    void approval_waitsTheCardMinimum_fromWhenThisPhoneWasShownTheCard()
+    {
+        m_server->setCardMinimumMs(10'000);
+        TestKey key, other;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const QString second = paired(other, QStringLiteral("tablet"));
+        const Operation op = card(Risk::Low);
+        const Answer unseen = post(sign(key, device, "POST", "/api/decide", decision(op, "approve")));
+        QCOMPARE(unseen.status, 409);
+        QVERIFY2(unseen.raw.contains("not been shown"), unseen.raw.constData());
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", json::object())).status, 200);
+        m_clock.advance(50);
+        const Answer early = post(sign(key, device, "POST", "/api/decide", decision(op, "approve")));
+        QCOMPARE(early.status, 409);
+        QVERIFY2(early.raw.contains("approved 10 s after it is shown"), early.raw.constData());
+        m_clock.advance(9'000);
+        QCOMPARE(post(sign(other, second, "POST", "/api/cards", json::object())).status, 200);
+        m_clock.advance(1'000);
+        // Ten seconds on the first phone; one on the second, whose approval still waits.
+        QCOMPARE(post(sign(other, second, "POST", "/api/decide", decision(op, "approve"))).status, 409);
+        QCOMPARE(m_queue->pending().size(), 1);
+        QCOMPARE(post(sign(key, device, "POST", "/api/decide", decision(op, "approve"))).status, 200);
+        QVERIFY(m_queue->pending().isEmpty());
+
+        const Operation declined = card(Risk::Low, "dist"); // another call: the approved one awaits its agent
+        QCOMPARE(post(sign(key, device, "POST", "/api/decide",
+                           decision(declined, "decline", QString(ApprovalQueue::kMaxReasonChars + 1, 'r'))))
+                     .status,
+                 400);
+        QCOMPARE(m_queue->pending().size(), 1); // refused whole: the card waits
+        QCOMPARE(m_store->eventsOf(declined.nonce, QStringLiteral("phone-decision")).value().size(), 0);
+        QVERIFY(!m_queue
+                     ->decline(declined.nonce, QStringLiteral("console:test"),
+                               QString(ApprovalQueue::kMaxReasonChars + 1, 'r'))
+                     .ok());
+        const Answer taken = post(
+            sign(key, device, "POST", "/api/decide", decision(declined, "decline", QStringLiteral("no"))));
+        QVERIFY2(taken.status == 200, taken.raw.constData());
+        QVERIFY(m_queue->pending().isEmpty());
     }
 
     void phoneAddress_isOneIpAddress()
