@@ -15,17 +15,20 @@ namespace Countersign::Shell::CodeRunners {
 
 using namespace ArgTools;
 
-// Programs that run the command after their own options: taken off, and the command read.
-bool wrapper(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+namespace {
+
+// A wrapper's form: the options that take a value as the next argument, and how many operands
+// come before the command (timeout's duration).
+struct WrapperForm final
 {
-    // Each: the options that take a value as the next argument, and how many operands come
-    // before the command (timeout's duration).
-    struct Form final
-    {
-        QStringList valued;
-        int operands = 0;
-    };
-    static const QHash<QString, Form> forms = {
+    QStringList valued;
+    int operands = 0;
+};
+
+// The wrappers wrapper() reads, each with its form.
+const QHash<QString, WrapperForm> &wrapperForms()
+{
+    static const QHash<QString, WrapperForm> forms = {
         {QStringLiteral("sudo"),
          {words({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"}), 0}},
         {QStringLiteral("doas"), {words({"-u", "-C"}), 0}},
@@ -49,6 +52,103 @@ bool wrapper(CommandCatalog &c, const QString &program, const QList<Arg> &args)
           0}},
         {QStringLiteral("env"), {words({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}), 0}},
     };
+    return forms;
+}
+
+// An option of the wrapper at *k (env -S and -C, sudo -D, -s and -e, time -o, xargs -a, nice -10):
+// read, and *k moved past it and its value; true when that ends the wrapper's reading (a line read
+// in its place, or a shell or an editor that asks).
+bool wrapperOption(CommandCatalog &c, const QString &program, const QList<Arg> &args, qsizetype *k,
+                   const WrapperForm &form, Invocation &inner)
+{
+    const Arg &a = args.at(*k);
+    const QString option = a.text.section(QLatin1Char('='), 0, 0);
+    if (program == QLatin1String("env") &&
+        (option == QLatin1String("-S") || option == QLatin1String("--split-string") ||
+         (option.startsWith(QLatin1String("-S")) && option.size() > 2))) {
+        // env -S "line": the rest is split into words as a shell would
+        QString line = a.text.contains(QLatin1Char('=')) ? a.text.section(QLatin1Char('='), 1)
+                       : option.size() > 2 && option.startsWith(QLatin1String("-S"))
+                           ? a.text.mid(2)
+                           : args.value(*k + 1).text;
+        c.readLine(line, c.how().cwd);
+        return true;
+    }
+    if ((program == QLatin1String("env") &&
+         (option == QLatin1String("-C") || option == QLatin1String("--chdir"))) ||
+        (program == QLatin1String("sudo") && option == QLatin1String("-D"))) {
+        const QString dir =
+            a.text.contains(QLatin1Char('=')) ? a.text.section(QLatin1Char('='), 1) : args.value(*k + 1).text;
+        inner.cwd = CommandCatalog::absolute(Arg{dir, args.value(*k + 1).known, false, {}}, c.how().cwd);
+    }
+    if (program == QLatin1String("sudo") &&
+        (option == QLatin1String("-s") || option == QLatin1String("-i") || option == QLatin1String("-e") ||
+         option == QLatin1String("--edit"))) {
+        c.unknown(QStringLiteral("sudo %1 opens a shell or an editor as another user").arg(option));
+        return true;
+    }
+    if (program == QLatin1String("time") &&
+        (option == QLatin1String("-o") || option.startsWith(QLatin1String("--o")))) {
+        const Arg out = a.text.contains(QLatin1Char('='))
+                            ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                            : args.value(*k + 1);
+        c.addPath(Effect::Kind::Writes, QStringLiteral("time writes %1").arg(out.text), out);
+        *k += a.text.contains(QLatin1Char('=')) ? 1 : 2;
+        return false;
+    }
+    if (program == QLatin1String("xargs") && a.text.startsWith(QLatin1String("--arg-file="))) {
+        c.addPath(Effect::Kind::Reads, QStringLiteral("xargs reads its arguments from a file"),
+                  Arg{a.text.mid(11), a.known, false, {}});
+    }
+    if (program == QLatin1String("xargs") &&
+        (option == QLatin1String("-a") || option == QLatin1String("--arg-file")))
+        c.addPath(Effect::Kind::Reads, QStringLiteral("xargs reads its arguments from a file"),
+                  args.value(*k + 1));
+    if (program == QLatin1String("nice") && a.text.size() > 1 && a.text.at(1).isDigit()) {
+        ++*k; // nice -10
+        return false;
+    }
+    *k += form.valued.contains(option) && !a.text.contains(QLatin1Char('=')) ? 2 : 1;
+    return false;
+}
+
+// xargs's command (all, after the options that end at k): the words it replaces and what it
+// appends come from its input.
+void xargsCommand(CommandCatalog &c, const QList<Arg> &args, qsizetype k, QList<Arg> &all)
+{
+    // -I R, -i[R], --replace[=R]: each R in the command is a line of its input, not known.
+    QString replace;
+    for (qsizetype j = 1; j < k; ++j) {
+        const QString t = args.at(j).text;
+        if (t == QLatin1String("-I"))
+            replace = args.value(j + 1).text;
+        else if (t.startsWith(QLatin1String("-I")) || (t.startsWith(QLatin1String("-i")) && t.size() > 2))
+            replace = t.mid(2);
+        else if (t == QLatin1String("-i") || t == QLatin1String("--replace"))
+            replace = QStringLiteral("{}");
+        else if (t.startsWith(QLatin1String("--replace=")))
+            replace = t.mid(10);
+    }
+    if (!replace.isEmpty()) {
+        for (Arg &a : all) {
+            if (a.text.contains(replace))
+                a.known = false;
+        }
+    }
+    // What it reads is what the part before it prints: paths under the folders find, fd or git
+    // ls-files walk, or something not known.
+    if (c.how().stdinPaths.isEmpty())
+        all.append(Arg{QStringLiteral("(from standard input)"), false, false, {}});
+    for (const QString &folder : c.how().stdinPaths)
+        all.append(Arg{folder, true, folder.contains(QLatin1String("/**/")), {}});
+}
+
+} // namespace
+
+// Programs that run the command after their own options: taken off, and the command read.
+bool wrapper(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const QHash<QString, WrapperForm> &forms = wrapperForms();
     const auto form = forms.constFind(program);
     if (form == forms.cend())
         return false;
@@ -81,54 +181,8 @@ bool wrapper(CommandCatalog &c, const QString &program, const QList<Arg> &args)
             continue;
         }
         if (a.text.startsWith(QLatin1Char('-')) && a.text.size() > 1) {
-            const QString option = a.text.section(QLatin1Char('='), 0, 0);
-            if (program == QLatin1String("env") &&
-                (option == QLatin1String("-S") || option == QLatin1String("--split-string") ||
-                 (option.startsWith(QLatin1String("-S")) && option.size() > 2))) {
-                // env -S "line": the rest is split into words as a shell would
-                QString line = a.text.contains(QLatin1Char('=')) ? a.text.section(QLatin1Char('='), 1)
-                               : option.size() > 2 && option.startsWith(QLatin1String("-S"))
-                                   ? a.text.mid(2)
-                                   : args.value(k + 1).text;
-                c.readLine(line, c.how().cwd);
+            if (wrapperOption(c, program, args, &k, *form, inner))
                 return true;
-            }
-            if ((program == QLatin1String("env") &&
-                 (option == QLatin1String("-C") || option == QLatin1String("--chdir"))) ||
-                (program == QLatin1String("sudo") && option == QLatin1String("-D"))) {
-                const QString dir = a.text.contains(QLatin1Char('=')) ? a.text.section(QLatin1Char('='), 1)
-                                                                      : args.value(k + 1).text;
-                inner.cwd =
-                    CommandCatalog::absolute(Arg{dir, args.value(k + 1).known, false, {}}, c.how().cwd);
-            }
-            if (program == QLatin1String("sudo") &&
-                (option == QLatin1String("-s") || option == QLatin1String("-i") ||
-                 option == QLatin1String("-e") || option == QLatin1String("--edit"))) {
-                c.unknown(QStringLiteral("sudo %1 opens a shell or an editor as another user").arg(option));
-                return true;
-            }
-            if (program == QLatin1String("time") &&
-                (option == QLatin1String("-o") || option.startsWith(QLatin1String("--o")))) {
-                const Arg out = a.text.contains(QLatin1Char('='))
-                                    ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
-                                    : args.value(k + 1);
-                c.addPath(Effect::Kind::Writes, QStringLiteral("time writes %1").arg(out.text), out);
-                k += a.text.contains(QLatin1Char('=')) ? 1 : 2;
-                continue;
-            }
-            if (program == QLatin1String("xargs") && a.text.startsWith(QLatin1String("--arg-file="))) {
-                c.addPath(Effect::Kind::Reads, QStringLiteral("xargs reads its arguments from a file"),
-                          Arg{a.text.mid(11), a.known, false, {}});
-            }
-            if (program == QLatin1String("xargs") &&
-                (option == QLatin1String("-a") || option == QLatin1String("--arg-file")))
-                c.addPath(Effect::Kind::Reads, QStringLiteral("xargs reads its arguments from a file"),
-                          args.value(k + 1));
-            if (program == QLatin1String("nice") && a.text.size() > 1 && a.text.at(1).isDigit()) {
-                ++k; // nice -10
-                continue;
-            }
-            k += form->valued.contains(option) && !a.text.contains(QLatin1Char('=')) ? 2 : 1;
             continue;
         }
         if (operands > 0) {
@@ -151,33 +205,8 @@ bool wrapper(CommandCatalog &c, const QString &program, const QList<Arg> &args)
     inner.argv.clear();
     inner.depth += 1;
     QList<Arg> all = rest;
-    if (program == QLatin1String("xargs")) {
-        // -I R, -i[R], --replace[=R]: each R in the command is a line of its input, not known.
-        QString replace;
-        for (qsizetype j = 1; j < k; ++j) {
-            const QString t = args.at(j).text;
-            if (t == QLatin1String("-I"))
-                replace = args.value(j + 1).text;
-            else if (t.startsWith(QLatin1String("-I")) || (t.startsWith(QLatin1String("-i")) && t.size() > 2))
-                replace = t.mid(2);
-            else if (t == QLatin1String("-i") || t == QLatin1String("--replace"))
-                replace = QStringLiteral("{}");
-            else if (t.startsWith(QLatin1String("--replace=")))
-                replace = t.mid(10);
-        }
-        if (!replace.isEmpty()) {
-            for (Arg &a : all) {
-                if (a.text.contains(replace))
-                    a.known = false;
-            }
-        }
-        // What it reads is what the part before it prints: paths under the folders find, fd or git
-        // ls-files walk, or something not known.
-        if (c.how().stdinPaths.isEmpty())
-            all.append(Arg{QStringLiteral("(from standard input)"), false, false, {}});
-        for (const QString &folder : c.how().stdinPaths)
-            all.append(Arg{folder, true, folder.contains(QLatin1String("/**/")), {}});
-    }
+    if (program == QLatin1String("xargs"))
+        xargsCommand(c, args, k, all);
     c.run(all, inner);
     return true;
 }

@@ -57,6 +57,76 @@ QString programName(const QString &word)
     return word;
 }
 
+// A program by path: a file of the project, or one elsewhere.
+void programByPath(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const Arg &first = args.first();
+    Effect e;
+    e.kind = Effect::Kind::Runs;
+    e.code = Effect::Code::Script;
+    e.path = CommandCatalog::absolute(first, c.how().cwd);
+    e.pathKnown = !e.path.isEmpty();
+    e.cwd = c.how().cwd;
+    e.argv = c.how().argv;
+    e.what = QStringLiteral("runs the program %1").arg(first.text);
+    const QString name = QFileInfo(program).fileName();
+    if (program.contains(QLatin1String("node_modules/.bin/")) && !program.contains(QLatin1String(".."))) {
+        QList<Arg> inner = args;
+        inner.first().text = name;
+        // Only a tool it knows (jest, tsc, eslint...), judged as that tool; its file is the
+        // project's installed package, kept by the lock file, not by git.
+        if (!ProjectTools::read(c, name, inner))
+            c.unknown(QStringLiteral("%1 is not a tool Countersign knows").arg(program));
+        return;
+    }
+    if (name == QLatin1String("gradlew") || name == QLatin1String("mvnw")) {
+        e.code = Effect::Code::Project;
+        e.definitions = words({"gradlew", "mvnw", "build.gradle", "build.gradle.kts", "settings.gradle",
+                               "settings.gradle.kts", "pom.xml", "gradle/wrapper/gradle-wrapper.properties"});
+        e.what = QStringLiteral("runs the project's build (%1)").arg(name);
+    }
+    c.append(std::move(e));
+}
+
+// Options that make a reader run a program or write a file: the first one is an Unknown effect,
+// and true.
+bool readerOptionRuns(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const QString t = args.at(k).text;
+        const bool runs =
+            ((program == QLatin1String("rg")) &&
+             (t.startsWith(QLatin1String("--pre")) || t == QLatin1String("-z") ||
+              t.startsWith(QLatin1String("--search-zip")))) ||
+            ((program == QLatin1String("fd") || program == QLatin1String("fdfind")) &&
+             (t == QLatin1String("-x") || t == QLatin1String("-X") ||
+              t.startsWith(QLatin1String("--exec")))) ||
+            ((program == QLatin1String("bat") || program == QLatin1String("batcat") ||
+              program == QLatin1String("ack") || program == QLatin1String("ag")) &&
+             (t.startsWith(QLatin1String("--pager")) || t.startsWith(QLatin1String("--output")) ||
+              t.startsWith(QLatin1String("--pre")))) ||
+            ((program == QLatin1String("less") || program == QLatin1String("more")) &&
+             (t.startsWith(QLatin1Char('+')) || t.startsWith(QLatin1String("-o")) ||
+              t.startsWith(QLatin1String("-O")) || t.startsWith(QLatin1String("--log-file")) ||
+              t.startsWith(QLatin1String("--LOG-FILE")) || t.startsWith(QLatin1String("--lesskey")) ||
+              t.startsWith(QLatin1String("-k")))) ||
+            (program == QLatin1String("tree") &&
+             (t.startsWith(QLatin1String("-o")) || t.startsWith(QLatin1String("--output")) ||
+              t.startsWith(QLatin1String("--fromfile")))) ||
+            (program == QLatin1String("top") || program == QLatin1String("htop") ||
+             program == QLatin1String("watch")) ||
+            ((program == QLatin1String("du") || program == QLatin1String("wc") ||
+              program == QLatin1String("sort")) &&
+             t.startsWith(QLatin1String("--files0-from")));
+        if (runs) {
+            c.unknown(QStringLiteral("%1 %2 runs a program, writes a file or reads a list of files")
+                          .arg(program, t));
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 bool CommandCatalog::poisons(const QString &name)
@@ -394,33 +464,7 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
     QString program = programName(first.text);
     args.first().text = program;
     if (program.contains(QLatin1Char('/'))) {
-        // A program by path: a file of the project, or one elsewhere.
-        Effect e;
-        e.kind = Effect::Kind::Runs;
-        e.code = Effect::Code::Script;
-        e.path = absolute(first, m_how.cwd);
-        e.pathKnown = !e.path.isEmpty();
-        e.cwd = m_how.cwd;
-        e.argv = m_how.argv;
-        e.what = QStringLiteral("runs the program %1").arg(first.text);
-        const QString name = QFileInfo(program).fileName();
-        if (program.contains(QLatin1String("node_modules/.bin/")) && !program.contains(QLatin1String(".."))) {
-            QList<Arg> inner = args;
-            inner.first().text = name;
-            // Only a tool it knows (jest, tsc, eslint...), judged as that tool; its file is the
-            // project's installed package, kept by the lock file, not by git.
-            if (!ProjectTools::read(*this, name, inner))
-                unknown(QStringLiteral("%1 is not a tool Countersign knows").arg(program));
-            return m_effects;
-        }
-        if (name == QLatin1String("gradlew") || name == QLatin1String("mvnw")) {
-            e.code = Effect::Code::Project;
-            e.definitions =
-                words({"gradlew", "mvnw", "build.gradle", "build.gradle.kts", "settings.gradle",
-                       "settings.gradle.kts", "pom.xml", "gradle/wrapper/gradle-wrapper.properties"});
-            e.what = QStringLiteral("runs the project's build (%1)").arg(name);
-        }
-        append(std::move(e));
+        programByPath(*this, program, args);
         return m_effects;
     }
     if (CodeRunners::wrapper(*this, program, args))
@@ -440,39 +484,8 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
         FileCommands::read(*this, program, args))
         return m_effects;
     if (readers().contains(program)) {
-        // Options that make a reader run a program or write a file.
-        for (qsizetype k = 1; k < args.size(); ++k) {
-            const QString t = args.at(k).text;
-            const bool runs =
-                ((program == QLatin1String("rg")) &&
-                 (t.startsWith(QLatin1String("--pre")) || t == QLatin1String("-z") ||
-                  t.startsWith(QLatin1String("--search-zip")))) ||
-                ((program == QLatin1String("fd") || program == QLatin1String("fdfind")) &&
-                 (t == QLatin1String("-x") || t == QLatin1String("-X") ||
-                  t.startsWith(QLatin1String("--exec")))) ||
-                ((program == QLatin1String("bat") || program == QLatin1String("batcat") ||
-                  program == QLatin1String("ack") || program == QLatin1String("ag")) &&
-                 (t.startsWith(QLatin1String("--pager")) || t.startsWith(QLatin1String("--output")) ||
-                  t.startsWith(QLatin1String("--pre")))) ||
-                ((program == QLatin1String("less") || program == QLatin1String("more")) &&
-                 (t.startsWith(QLatin1Char('+')) || t.startsWith(QLatin1String("-o")) ||
-                  t.startsWith(QLatin1String("-O")) || t.startsWith(QLatin1String("--log-file")) ||
-                  t.startsWith(QLatin1String("--LOG-FILE")) || t.startsWith(QLatin1String("--lesskey")) ||
-                  t.startsWith(QLatin1String("-k")))) ||
-                (program == QLatin1String("tree") &&
-                 (t.startsWith(QLatin1String("-o")) || t.startsWith(QLatin1String("--output")) ||
-                  t.startsWith(QLatin1String("--fromfile")))) ||
-                (program == QLatin1String("top") || program == QLatin1String("htop") ||
-                 program == QLatin1String("watch")) ||
-                ((program == QLatin1String("du") || program == QLatin1String("wc") ||
-                  program == QLatin1String("sort")) &&
-                 t.startsWith(QLatin1String("--files0-from")));
-            if (runs) {
-                unknown(QStringLiteral("%1 %2 runs a program, writes a file or reads a list of files")
-                            .arg(program, t));
-                return m_effects;
-            }
-        }
+        if (readerOptionRuns(*this, program, args))
+            return m_effects;
         const qsizetype before = m_effects.size();
         readsOperands(args, words({"-n", "-c",        "-e",        "-f",     "-m", "-A",          "-B",
                                    "-C", "-t",        "-g",        "--glob", "-d", "--max-depth", "-L",
@@ -492,6 +505,12 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
         }
         return m_effects;
     }
+    otherProgram(program, args);
+    return m_effects;
+}
+
+void CommandCatalog::otherProgram(const QString &program, const QList<Arg> &args)
+{
     // A manual, or any installed program's help or version, prints and changes nothing.
     static const QStringList manuals = words({"man", "info", "whatis", "apropos", "tldr"});
     static const QStringList asking =
@@ -512,18 +531,18 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
         for (const Arg &a : args.mid(1)) {
             if (!a.known || a.text.startsWith(QLatin1Char('-')) || a.text.contains(QLatin1Char('/'))) {
                 unknown(QStringLiteral("%1 %2 reads a file, runs a pager or writes").arg(program, a.text));
-                return m_effects;
+                return;
             }
         }
         add(Effect::Kind::Reads, QStringLiteral("%1 prints a manual").arg(program));
         m_effects.last().note = Effect::Note::NoProgram;
-        return m_effects;
+        return;
     }
     if (args.size() == 2 && asking.contains(args.at(1).text) && !inProject() &&
         m_how.stdinKind == Stdin::None) {
         add(Effect::Kind::Reads, QStringLiteral("%1 prints its help or its version").arg(program));
         m_effects.last().note = Effect::Note::NoProgram; // found by name: a line that moves PATH asks
-        return m_effects;
+        return;
     }
     // A known command glued to punctuation (cd.., find., ls-la) that is no program here (not on
     // this PATH, not in the project: inProject): the shell refuses it, unless the line changes
@@ -538,10 +557,9 @@ QList<Effect> CommandCatalog::effectsOf(QList<Arg> args)
         add(Effect::Kind::Reads,
             QStringLiteral("%1 is no program on this machine: the shell refuses it").arg(program));
         m_effects.last().note = Effect::Note::NoProgram;
-        return m_effects;
+        return;
     }
     unknown(QStringLiteral("%1 is not a program Countersign knows").arg(program));
-    return m_effects;
 }
 
 } // namespace Countersign::Shell

@@ -120,6 +120,9 @@ public:
 
 private:
     void secretVariables(const QList<Arg> &args);
+    // A program no reader knows: a manual, a question for its help or version, a known command
+    // glued to punctuation that is no program here, or else an Unknown effect.
+    void otherProgram(const QString &program, const QList<Arg> &args);
 
     Invocation m_how;
     QString m_home;

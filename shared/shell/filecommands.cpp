@@ -143,135 +143,166 @@ void remove(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                   t);
 }
 
+// What a tar command line says: its mode (t lists, x extracts, c writes an archive), the archive
+// it names, the folder -C or --directory moves to, and the operands it packs.
+struct TarLine final
+{
+    QString mode;
+    QString archive;
+    QString folder;
+    QList<Arg> operands;
+};
+
+// One of the long options of tar that readTarArgs knows (t as written, name its part before any
+// '='): its value, and what it says of the mode, the archive or the folder. k moves past a value
+// given as the next argument.
+void readTarLongOption(const QList<Arg> &args, qsizetype &k, const QString &t, const QString &name,
+                       TarLine &line)
+{
+    const QString value =
+        t.contains(QLatin1Char('=')) ? t.section(QLatin1Char('='), 1)
+        : (name == QLatin1String("--file") || name == QLatin1String("--directory") ||
+           name == QLatin1String("--exclude") || name == QLatin1String("--strip-components") ||
+           name == QLatin1String("--sort") || name == QLatin1String("--mtime") ||
+           name == QLatin1String("--owner") || name == QLatin1String("--group"))
+            ? args.value(++k).text
+            : QString();
+    if (name == QLatin1String("--list"))
+        line.mode = QStringLiteral("t");
+    else if (name == QLatin1String("--extract") || name == QLatin1String("--get"))
+        line.mode = QStringLiteral("x");
+    else if (name == QLatin1String("--create") || name == QLatin1String("--append") ||
+             name == QLatin1String("--update"))
+        line.mode = QStringLiteral("c");
+    else if (name == QLatin1String("--file"))
+        line.archive = value;
+    else if (name == QLatin1String("--directory"))
+        line.folder = CommandCatalog::absolute(Arg{value, true, false, {}}, line.folder);
+}
+
+// tar's arguments, read into line; false, with an Unknown effect, at the first one that expands or
+// is an option it does not know.
+bool readTarArgs(CommandCatalog &c, const QList<Arg> &args, TarLine &line)
+{
+    // Options it knows only: any other (-I, --to-command, --checkpoint-action, --rsh-command,
+    // --use-compress-program, --info-script, ... or their abbreviations) may run a program.
+    static const QStringList longSafe = words({"--create",
+                                               "--extract",
+                                               "--get",
+                                               "--list",
+                                               "--append",
+                                               "--update",
+                                               "--file",
+                                               "--directory",
+                                               "--gzip",
+                                               "--gunzip",
+                                               "--bzip2",
+                                               "--xz",
+                                               "--zstd",
+                                               "--lzma",
+                                               "--verbose",
+                                               "--exclude",
+                                               "--strip-components",
+                                               "--to-stdout",
+                                               "--wildcards",
+                                               "--no-same-owner",
+                                               "--preserve-permissions",
+                                               "--auto-compress",
+                                               "--keep-old-files",
+                                               "--skip-old-files",
+                                               "--totals",
+                                               "--exclude-vcs",
+                                               "--sort",
+                                               "--mtime",
+                                               "--owner",
+                                               "--group",
+                                               "--numeric-owner"});
+    static const QString shortSafe = QStringLiteral("cxtrufCzjJvaOpkmPhSs");
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!a.known) {
+            c.unknown(QStringLiteral("tar is given an argument that expands (%1)").arg(a.text));
+            return false;
+        }
+        const QString t = a.text;
+        if (t.startsWith(QLatin1String("--"))) {
+            const QString name = t.section(QLatin1Char('='), 0, 0);
+            if (!longSafe.contains(name)) {
+                c.unknown(
+                    QStringLiteral("tar %1 is not an option Countersign knows (some run programs)").arg(t));
+                return false;
+            }
+            readTarLongOption(args, k, t, name, line);
+            continue;
+        }
+        const bool cluster = t.startsWith(QLatin1Char('-')) || (k == 1 && !t.isEmpty());
+        if (!cluster) {
+            line.operands.append(Arg{t, a.known, a.glob, a.variables});
+            continue;
+        }
+        for (qsizetype i = t.startsWith(QLatin1Char('-')) ? 1 : 0; i < t.size(); ++i) {
+            const QChar l = t.at(i);
+            if (!shortSafe.contains(l)) {
+                c.unknown(
+                    QStringLiteral("tar -%1 is not an option Countersign knows (some run programs)").arg(l));
+                return false;
+            }
+            if (l == QLatin1Char('t') || l == QLatin1Char('x') || l == QLatin1Char('c'))
+                line.mode = l;
+            else if (l == QLatin1Char('r') || l == QLatin1Char('u'))
+                line.mode = QStringLiteral("c");
+            else if (l == QLatin1Char('f') || l == QLatin1Char('C')) {
+                const QString value =
+                    i + 1 < t.size() && t.startsWith(QLatin1Char('-')) ? t.mid(i + 1) : args.value(++k).text;
+                if (l == QLatin1Char('f'))
+                    line.archive = value;
+                else
+                    line.folder = CommandCatalog::absolute(Arg{value, true, false, {}}, line.folder);
+                if (i + 1 < t.size() && t.startsWith(QLatin1Char('-')))
+                    break;
+            }
+        }
+    }
+    return true;
+}
+
+// What tar does, by what its line says: lists or packs its archive, or extracts anywhere.
+void tarEffects(CommandCatalog &c, const TarLine &line)
+{
+    if (!NetworkCommands::hostOf(line.archive).isEmpty() && !line.archive.startsWith(QLatin1Char('/'))) {
+        c.add(Effect::Kind::Network,
+              QStringLiteral("tar's archive %1 is on another machine").arg(line.archive));
+        return;
+    }
+    const Arg archiveArg{line.archive, true, false, {}};
+    if (line.mode == QLatin1String("t")) {
+        if (!line.archive.isEmpty() && line.archive != QLatin1String("-"))
+            c.addPath(Effect::Kind::Reads, QStringLiteral("tar lists %1").arg(line.archive), archiveArg);
+        c.add(Effect::Kind::Reads, QStringLiteral("tar lists an archive"));
+    } else if (line.mode == QLatin1String("x")) {
+        c.add(Effect::Kind::Writes, QStringLiteral("tar extracts files"), line.folder,
+              !line.folder.isEmpty());
+        c.unknown(QStringLiteral("tar -x writes wherever the archive's paths lead"));
+    } else if (line.mode == QLatin1String("c")) {
+        if (!line.archive.isEmpty() && line.archive != QLatin1String("-"))
+            c.addPath(Effect::Kind::Writes, QStringLiteral("tar writes the archive %1").arg(line.archive),
+                      archiveArg);
+        for (const Arg &o : line.operands) // what it packs, from the -C folder
+            c.add(Effect::Kind::Reads, QStringLiteral("tar packs %1").arg(o.text),
+                  CommandCatalog::absolute(o, line.folder),
+                  o.known && !CommandCatalog::absolute(o, line.folder).isEmpty(), o.glob);
+    } else {
+        c.unknown(QStringLiteral("tar with no mode Countersign can read"));
+    }
+}
+
 void archive(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
     if (program == QLatin1String("tar")) {
-        // Options it knows only: any other (-I, --to-command, --checkpoint-action, --rsh-command,
-        // --use-compress-program, --info-script, ... or their abbreviations) may run a program.
-        static const QStringList longSafe = words({"--create",
-                                                   "--extract",
-                                                   "--get",
-                                                   "--list",
-                                                   "--append",
-                                                   "--update",
-                                                   "--file",
-                                                   "--directory",
-                                                   "--gzip",
-                                                   "--gunzip",
-                                                   "--bzip2",
-                                                   "--xz",
-                                                   "--zstd",
-                                                   "--lzma",
-                                                   "--verbose",
-                                                   "--exclude",
-                                                   "--strip-components",
-                                                   "--to-stdout",
-                                                   "--wildcards",
-                                                   "--no-same-owner",
-                                                   "--preserve-permissions",
-                                                   "--auto-compress",
-                                                   "--keep-old-files",
-                                                   "--skip-old-files",
-                                                   "--totals",
-                                                   "--exclude-vcs",
-                                                   "--sort",
-                                                   "--mtime",
-                                                   "--owner",
-                                                   "--group",
-                                                   "--numeric-owner"});
-        static const QString shortSafe = QStringLiteral("cxtrufCzjJvaOpkmPhSs");
-        QString mode;
-        QString archive;
-        QString folder = c.how().cwd;
-        QList<Arg> operands;
-        for (qsizetype k = 1; k < args.size(); ++k) {
-            const Arg &a = args.at(k);
-            if (!a.known) {
-                c.unknown(QStringLiteral("tar is given an argument that expands (%1)").arg(a.text));
-                return;
-            }
-            const QString t = a.text;
-            if (t.startsWith(QLatin1String("--"))) {
-                const QString name = t.section(QLatin1Char('='), 0, 0);
-                if (!longSafe.contains(name)) {
-                    c.unknown(QStringLiteral("tar %1 is not an option Countersign knows (some run programs)")
-                                  .arg(t));
-                    return;
-                }
-                const QString value =
-                    t.contains(QLatin1Char('=')) ? t.section(QLatin1Char('='), 1)
-                    : (name == QLatin1String("--file") || name == QLatin1String("--directory") ||
-                       name == QLatin1String("--exclude") || name == QLatin1String("--strip-components") ||
-                       name == QLatin1String("--sort") || name == QLatin1String("--mtime") ||
-                       name == QLatin1String("--owner") || name == QLatin1String("--group"))
-                        ? args.value(++k).text
-                        : QString();
-                if (name == QLatin1String("--list"))
-                    mode = QStringLiteral("t");
-                else if (name == QLatin1String("--extract") || name == QLatin1String("--get"))
-                    mode = QStringLiteral("x");
-                else if (name == QLatin1String("--create") || name == QLatin1String("--append") ||
-                         name == QLatin1String("--update"))
-                    mode = QStringLiteral("c");
-                else if (name == QLatin1String("--file"))
-                    archive = value;
-                else if (name == QLatin1String("--directory"))
-                    folder = CommandCatalog::absolute(Arg{value, true, false, {}}, folder);
-                continue;
-            }
-            const bool cluster = t.startsWith(QLatin1Char('-')) || (k == 1 && !t.isEmpty());
-            if (!cluster) {
-                operands.append(Arg{t, a.known, a.glob, a.variables});
-                continue;
-            }
-            for (qsizetype i = t.startsWith(QLatin1Char('-')) ? 1 : 0; i < t.size(); ++i) {
-                const QChar l = t.at(i);
-                if (!shortSafe.contains(l)) {
-                    c.unknown(QStringLiteral("tar -%1 is not an option Countersign knows (some run programs)")
-                                  .arg(l));
-                    return;
-                }
-                if (l == QLatin1Char('t') || l == QLatin1Char('x') || l == QLatin1Char('c'))
-                    mode = l;
-                else if (l == QLatin1Char('r') || l == QLatin1Char('u'))
-                    mode = QStringLiteral("c");
-                else if (l == QLatin1Char('f') || l == QLatin1Char('C')) {
-                    const QString value = i + 1 < t.size() && t.startsWith(QLatin1Char('-'))
-                                              ? t.mid(i + 1)
-                                              : args.value(++k).text;
-                    if (l == QLatin1Char('f'))
-                        archive = value;
-                    else
-                        folder = CommandCatalog::absolute(Arg{value, true, false, {}}, folder);
-                    if (i + 1 < t.size() && t.startsWith(QLatin1Char('-')))
-                        break;
-                }
-            }
-        }
-        if (!NetworkCommands::hostOf(archive).isEmpty() && !archive.startsWith(QLatin1Char('/'))) {
-            c.add(Effect::Kind::Network,
-                  QStringLiteral("tar's archive %1 is on another machine").arg(archive));
-            return;
-        }
-        const Arg archiveArg{archive, true, false, {}};
-        if (mode == QLatin1String("t")) {
-            if (!archive.isEmpty() && archive != QLatin1String("-"))
-                c.addPath(Effect::Kind::Reads, QStringLiteral("tar lists %1").arg(archive), archiveArg);
-            c.add(Effect::Kind::Reads, QStringLiteral("tar lists an archive"));
-        } else if (mode == QLatin1String("x")) {
-            c.add(Effect::Kind::Writes, QStringLiteral("tar extracts files"), folder, !folder.isEmpty());
-            c.unknown(QStringLiteral("tar -x writes wherever the archive's paths lead"));
-        } else if (mode == QLatin1String("c")) {
-            if (!archive.isEmpty() && archive != QLatin1String("-"))
-                c.addPath(Effect::Kind::Writes, QStringLiteral("tar writes the archive %1").arg(archive),
-                          archiveArg);
-            for (const Arg &o : operands) // what it packs, from the -C folder
-                c.add(Effect::Kind::Reads, QStringLiteral("tar packs %1").arg(o.text),
-                      CommandCatalog::absolute(o, folder),
-                      o.known && !CommandCatalog::absolute(o, folder).isEmpty(), o.glob);
-        } else {
-            c.unknown(QStringLiteral("tar with no mode Countersign can read"));
-        }
+        TarLine line;
+        line.folder = c.how().cwd;
+        if (readTarArgs(c, args, line))
+            tarEffects(c, line);
         return;
     }
     if (program == QLatin1String("unzip")) {
@@ -447,6 +478,127 @@ void find(CommandCatalog &c, const QList<Arg> &args)
     }
 }
 
+// mkdir, touch, chmod and the like write each operand they make or change; the first operand of
+// chmod, chown, chgrp and setfacl is what they set, not a file, unless --reference gives that. A
+// mode with a set-user-id or set-group-id bit is a Privilege; mktemp makes a file of its own name.
+void fileAttributes(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const QStringList valued =
+        program == QLatin1String("touch") ? words({"-r", "-d", "-t", "--reference", "--date"})
+        : program == QLatin1String("mkdir") || program == QLatin1String("mkfifo")
+            ? words({"-m", "--mode", "-Z", "--context"})
+        : program == QLatin1String("mktemp") ? words({"-p", "-t", "--tmpdir", "--suffix"})
+                                             : words({"--reference"});
+    const QList<Arg> ops = operands(args, valued);
+    const bool modeFirst = program == QLatin1String("chmod") || program == QLatin1String("chown") ||
+                           program == QLatin1String("chgrp") || program == QLatin1String("setfacl");
+    static const QRegularExpression setId(QStringLiteral("^(0?[2-7][0-7]{3}|.*[ugoa]*[+=][rwxXt]*s.*)$"));
+    if ((program == QLatin1String("chmod") || program == QLatin1String("setfacl")) && !ops.isEmpty() &&
+        setId.match(ops.first().text).hasMatch())
+        c.add(Effect::Kind::Privilege,
+              QStringLiteral("chmod %1 sets a set-user-id or set-group-id bit").arg(ops.first().text));
+    if (program == QLatin1String("mktemp")) { // a new empty file of its own name
+        c.add(Effect::Kind::Reads, QStringLiteral("mktemp makes a new temporary file"));
+        return;
+    }
+    const bool reference = std::any_of(args.cbegin(), args.cend(), [](const Arg &a) {
+        return a.text.startsWith(QLatin1String("--reference"));
+    });
+    for (const Arg &a : modeFirst && !reference ? ops.mid(1) : ops)
+        c.addPath(Effect::Kind::Writes, QStringLiteral("%1 %2").arg(program, a.text), a);
+}
+
+// The options of split and the readers like it: what -o FILE, --output and csplit's prefix write, and
+// the operands into ops (an option's value skipped); false, with an Unknown effect, for split --filter.
+bool readSplitOptions(CommandCatalog &c, const QString &program, const QList<Arg> &args, QList<Arg> &ops)
+{
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (a.text.startsWith(QLatin1String("--filter")) ||
+            (program == QLatin1String("split") && a.text.startsWith(QLatin1String("--fil")))) {
+            c.unknown(QStringLiteral("split --filter runs a shell command"));
+            return false;
+        }
+        if ((a.text == QLatin1String("-o") || a.text.startsWith(QLatin1String("--output")) ||
+             (a.text.startsWith(QLatin1String("-o")) && a.text.size() > 2)) &&
+            program != QLatin1String("od") && program != QLatin1String("hexdump")) {
+            const Arg out =
+                a.text == QLatin1String("-o") || a.text == QLatin1String("--output") ? args.value(++k)
+                : a.text.startsWith(QLatin1String("--output=")) ? Arg{a.text.mid(9), a.known, false, {}}
+                                                                : Arg{a.text.mid(2), a.known, false, {}};
+            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, out.text), out);
+            continue;
+        }
+        if (program == QLatin1String("csplit") &&
+            (a.text == QLatin1String("-f") || a.text.startsWith(QLatin1String("--prefix")) ||
+             (a.text.startsWith(QLatin1String("-f")) && a.text.size() > 2))) {
+            Arg prefix =
+                a.text == QLatin1String("-f") || a.text == QLatin1String("--prefix") ? args.value(++k)
+                : a.text.startsWith(QLatin1String("--prefix=")) ? Arg{a.text.mid(9), a.known, false, {}}
+                                                                : Arg{a.text.mid(2), a.known, false, {}};
+            prefix.text += QLatin1Char('*');
+            prefix.glob = true;
+            c.addPath(Effect::Kind::Writes, QStringLiteral("csplit writes its pieces"), prefix);
+            continue;
+        }
+        static const QStringList splitValued = words({"-b",
+                                                      "-l",
+                                                      "-n",
+                                                      "-a",
+                                                      "-C",
+                                                      "-t",
+                                                      "--bytes",
+                                                      "--lines",
+                                                      "--number",
+                                                      "--suffix-length",
+                                                      "--additional-suffix",
+                                                      "--separator",
+                                                      "--line-bytes",
+                                                      "-w",
+                                                      "-c",
+                                                      "-s",
+                                                      "-g",
+                                                      "-u",
+                                                      "--cols",
+                                                      "--seek",
+                                                      "--len"});
+        if (splitValued.contains(a.text)) {
+            ++k;
+            continue;
+        }
+        if (!CommandCatalog::isOption(a))
+            ops.append(a);
+    }
+    return true;
+}
+
+// Readers that also write: -o FILE (shuf, iconv), split's and csplit's output prefix, xxd's
+// second operand; split --filter runs a shell.
+void splitLike(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    QList<Arg> ops;
+    if (!readSplitOptions(c, program, args, ops))
+        return;
+    const bool outputOperand = program == QLatin1String("split") || program == QLatin1String("xxd");
+    for (qsizetype i = 0; i < ops.size(); ++i) {
+        if (outputOperand && i == 1) {
+            Arg out = ops.at(i);
+            if (program == QLatin1String("split")) {
+                out.text += QLatin1Char('*');
+                out.glob = true;
+            }
+            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, ops.at(i).text), out);
+        } else if (program != QLatin1String("csplit") || i == 0) {
+            c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, ops.at(i).text),
+                      ops.at(i));
+        }
+    }
+    if (program == QLatin1String("csplit"))
+        c.add(Effect::Kind::Writes, QStringLiteral("csplit writes its pieces here"), c.how().cwd,
+              !c.how().cwd.isEmpty());
+    c.add(Effect::Kind::Reads, QStringLiteral("%1 prints").arg(program));
+}
+
 } // namespace
 
 bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
@@ -481,29 +633,7 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         program == QLatin1String("chown") || program == QLatin1String("chgrp") ||
         program == QLatin1String("mkfifo") || program == QLatin1String("mktemp") ||
         program == QLatin1String("setfacl")) {
-        const QStringList valued =
-            program == QLatin1String("touch") ? words({"-r", "-d", "-t", "--reference", "--date"})
-            : program == QLatin1String("mkdir") || program == QLatin1String("mkfifo")
-                ? words({"-m", "--mode", "-Z", "--context"})
-            : program == QLatin1String("mktemp") ? words({"-p", "-t", "--tmpdir", "--suffix"})
-                                                 : words({"--reference"});
-        const QList<Arg> ops = operands(args, valued);
-        const bool modeFirst = program == QLatin1String("chmod") || program == QLatin1String("chown") ||
-                               program == QLatin1String("chgrp") || program == QLatin1String("setfacl");
-        static const QRegularExpression setId(QStringLiteral("^(0?[2-7][0-7]{3}|.*[ugoa]*[+=][rwxXt]*s.*)$"));
-        if ((program == QLatin1String("chmod") || program == QLatin1String("setfacl")) && !ops.isEmpty() &&
-            setId.match(ops.first().text).hasMatch())
-            c.add(Effect::Kind::Privilege,
-                  QStringLiteral("chmod %1 sets a set-user-id or set-group-id bit").arg(ops.first().text));
-        if (program == QLatin1String("mktemp")) { // a new empty file of its own name
-            c.add(Effect::Kind::Reads, QStringLiteral("mktemp makes a new temporary file"));
-            return true;
-        }
-        const bool reference = std::any_of(args.cbegin(), args.cend(), [](const Arg &a) {
-            return a.text.startsWith(QLatin1String("--reference"));
-        });
-        for (const Arg &a : modeFirst && !reference ? ops.mid(1) : ops)
-            c.addPath(Effect::Kind::Writes, QStringLiteral("%1 %2").arg(program, a.text), a);
+        fileAttributes(c, program, args);
         return true;
     }
     if (program == QLatin1String("dd")) {
@@ -529,85 +659,7 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         program == QLatin1String("xxd") || program == QLatin1String("od") ||
         program == QLatin1String("hexdump") || program == QLatin1String("base64") ||
         program == QLatin1String("fold")) {
-        // Readers that also write: -o FILE (shuf, iconv), split's and csplit's output prefix, xxd's
-        // second operand; split --filter runs a shell.
-        QList<Arg> ops;
-        for (qsizetype k = 1; k < args.size(); ++k) {
-            const Arg &a = args.at(k);
-            if (a.text.startsWith(QLatin1String("--filter")) ||
-                (program == QLatin1String("split") && a.text.startsWith(QLatin1String("--fil")))) {
-                c.unknown(QStringLiteral("split --filter runs a shell command"));
-                return true;
-            }
-            if ((a.text == QLatin1String("-o") || a.text.startsWith(QLatin1String("--output")) ||
-                 (a.text.startsWith(QLatin1String("-o")) && a.text.size() > 2)) &&
-                program != QLatin1String("od") && program != QLatin1String("hexdump")) {
-                const Arg out =
-                    a.text == QLatin1String("-o") || a.text == QLatin1String("--output") ? args.value(++k)
-                    : a.text.startsWith(QLatin1String("--output=")) ? Arg{a.text.mid(9), a.known, false, {}}
-                                                                    : Arg{a.text.mid(2), a.known, false, {}};
-                c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, out.text), out);
-                continue;
-            }
-            if (program == QLatin1String("csplit") &&
-                (a.text == QLatin1String("-f") || a.text.startsWith(QLatin1String("--prefix")) ||
-                 (a.text.startsWith(QLatin1String("-f")) && a.text.size() > 2))) {
-                Arg prefix =
-                    a.text == QLatin1String("-f") || a.text == QLatin1String("--prefix") ? args.value(++k)
-                    : a.text.startsWith(QLatin1String("--prefix=")) ? Arg{a.text.mid(9), a.known, false, {}}
-                                                                    : Arg{a.text.mid(2), a.known, false, {}};
-                prefix.text += QLatin1Char('*');
-                prefix.glob = true;
-                c.addPath(Effect::Kind::Writes, QStringLiteral("csplit writes its pieces"), prefix);
-                continue;
-            }
-            static const QStringList splitValued = words({"-b",
-                                                          "-l",
-                                                          "-n",
-                                                          "-a",
-                                                          "-C",
-                                                          "-t",
-                                                          "--bytes",
-                                                          "--lines",
-                                                          "--number",
-                                                          "--suffix-length",
-                                                          "--additional-suffix",
-                                                          "--separator",
-                                                          "--line-bytes",
-                                                          "-w",
-                                                          "-c",
-                                                          "-s",
-                                                          "-g",
-                                                          "-u",
-                                                          "--cols",
-                                                          "--seek",
-                                                          "--len"});
-            if (splitValued.contains(a.text)) {
-                ++k;
-                continue;
-            }
-            if (!CommandCatalog::isOption(a))
-                ops.append(a);
-        }
-        const bool outputOperand = program == QLatin1String("split") || program == QLatin1String("xxd");
-        for (qsizetype i = 0; i < ops.size(); ++i) {
-            if (outputOperand && i == 1) {
-                Arg out = ops.at(i);
-                if (program == QLatin1String("split")) {
-                    out.text += QLatin1Char('*');
-                    out.glob = true;
-                }
-                c.addPath(Effect::Kind::Writes, QStringLiteral("%1 writes %2").arg(program, ops.at(i).text),
-                          out);
-            } else if (program != QLatin1String("csplit") || i == 0) {
-                c.addPath(Effect::Kind::Reads, QStringLiteral("%1 reads %2").arg(program, ops.at(i).text),
-                          ops.at(i));
-            }
-        }
-        if (program == QLatin1String("csplit"))
-            c.add(Effect::Kind::Writes, QStringLiteral("csplit writes its pieces here"), c.how().cwd,
-                  !c.how().cwd.isEmpty());
-        c.add(Effect::Kind::Reads, QStringLiteral("%1 prints").arg(program));
+        splitLike(c, program, args);
         return true;
     }
     if (program == QLatin1String("patch")) {

@@ -14,162 +14,202 @@ using namespace ArgTools;
 
 namespace {
 
+// What the line of an HTTP client asks for: whether it is a plain request (readHttpOption says
+// which options keep it one), what curl -T sends, and the URLs it names.
+struct HttpClientLine final
+{
+    bool plain = true;
+    // curl's upload (-T FILE): it sends FILE, to a host or, through a file: URL, into a file.
+    std::optional<Arg> upload;
+    QList<Arg> urls;
+};
+
+// curl reads -w @FILE and -H @FILE (and prints them: -w @~/.ssh/id_rsa shows the key
+// whatever the request does), and writes what -w %output{FILE} names.
+void readCurlValue(CommandCatalog &c, const QList<Arg> &args, qsizetype k, HttpClientLine &request)
+{
+    const Arg &a = args.at(k);
+    const Arg value = a.text.startsWith(QLatin1String("--")) && a.text.contains(QLatin1Char('='))
+                          ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                          : args.value(k + 1);
+    if (!value.known)
+        request.plain = false;
+    if (value.text.startsWith(QLatin1Char('@'))) {
+        request.plain = false;
+        c.addPath(Effect::Kind::Reads, QStringLiteral("curl reads %1").arg(value.text.mid(1)),
+                  Arg{value.text.mid(1), value.known, false, {}});
+    }
+    if (value.text.contains(QLatin1String("%output{"), Qt::CaseInsensitive))
+        c.unknown(QStringLiteral("curl -w %output{...} writes the file it names"));
+}
+
+// One option of an HTTP client (option: its name before any '='): the file -o or -O writes, and
+// whether the request stays plain. k moves past a value given as the next argument.
+void readHttpOption(CommandCatalog &c, const QString &program, const QList<Arg> &args, qsizetype &k,
+                    const QString &option, HttpClientLine &request)
+{
+    // Runs with no card only as a plain request to this machine: every option one that neither
+    // sends data, nor reads a file, nor goes through a proxy, nor writes anywhere but -o FILE
+    // (judged as a write). Anything else is the network.
+    static const QStringList flags = words({"-s",
+                                            "-S",
+                                            "-f",
+                                            "-L",
+                                            "-i",
+                                            "-I",
+                                            "-v",
+                                            "-k",
+                                            "-q",
+                                            "-sS",
+                                            "-fsS",
+                                            "-sf",
+                                            "-fs",
+                                            "-sL",
+                                            "-fsSL",
+                                            "-sSL",
+                                            "-Ss",
+                                            "-sI",
+                                            "-si",
+                                            "-fL",
+                                            "-qO-",
+                                            "--silent",
+                                            "--show-error",
+                                            "--fail",
+                                            "--location",
+                                            "--include",
+                                            "--head",
+                                            "--verbose",
+                                            "--insecure",
+                                            "--quiet",
+                                            "--no-progress-meter",
+                                            "--compressed",
+                                            "--fail-with-body",
+                                            "--no-verbose",
+                                            "-nv"});
+    static const QStringList valued = words({"-m", "--max-time", "--connect-timeout", "-H", "--header", "-w",
+                                             "--write-out", "-A", "--user-agent", "--retry", "-o", "--output",
+                                             "-O", "--output-document", "-T", "--timeout", "-t", "--tries"});
+    const bool curl = program == QLatin1String("curl");
+    const bool wget = program == QLatin1String("wget");
+    const Arg &a = args.at(k);
+    const bool writesTo =
+        (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||
+        (wget && (option == QLatin1String("-O") || option == QLatin1String("--output-document")));
+    if (writesTo) {
+        const Arg out = a.text.contains(QLatin1Char('='))
+                            ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                            : args.value(k + 1);
+        if (out.text != QLatin1String("-") && out.text != QLatin1String("/dev/null"))
+            c.addReplace(QStringLiteral("%1 writes %2").arg(program, out.text), out);
+    } else if (curl && option == QLatin1String("-O")) {
+        c.add(Effect::Kind::Writes, QStringLiteral("curl -O writes the download here"), c.how().cwd,
+              !c.how().cwd.isEmpty());
+        return;
+    } else if (!flags.contains(a.text) && !valued.contains(option)) {
+        request.plain = false; // a body, a file, a proxy, a config, a method...
+    } else if (option == QLatin1String("-o") || option == QLatin1String("-O") ||
+               option == QLatin1String("-T")) {
+        // -o and -O and -T are wget's log file, output and timeout: only the ones above
+        if (wget && option == QLatin1String("-o"))
+            request.plain = false;
+    }
+    if (valued.contains(option) && !a.text.contains(QLatin1Char('=')))
+        ++k;
+}
+
+// The arguments of an HTTP client, read into request; an argument that expands makes it no plain
+// request.
+void readHttpArgs(CommandCatalog &c, const QString &program, const QList<Arg> &args, HttpClientLine &request)
+{
+    const bool curl = program == QLatin1String("curl");
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        const Arg &a = args.at(k);
+        if (!a.known) {
+            request.plain = false;
+            continue;
+        }
+        const QString option = a.text.section(QLatin1Char('='), 0, 0);
+        if (curl && (option == QLatin1String("-T") || option == QLatin1String("--upload-file"))) {
+            request.upload = a.text.contains(QLatin1Char('='))
+                                 ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
+                                 : args.value(k + 1);
+            request.plain = false;
+            if (!a.text.contains(QLatin1Char('=')))
+                ++k;
+            continue;
+        }
+        if (curl && (option == QLatin1String("-w") || option == QLatin1String("--write-out") ||
+                     option == QLatin1String("-H") || option == QLatin1String("--header")))
+            readCurlValue(c, args, k, request);
+        if (CommandCatalog::isOption(a)) {
+            readHttpOption(c, program, args, k, option, request);
+            continue;
+        }
+        request.urls.append(a);
+    }
+}
+
+// What the request does: the files its file: URLs read or write, each host it reaches (a plain
+// request to this machine only asks it), and the download wget writes here.
+void httpEffects(CommandCatalog &c, const QString &program, const QList<Arg> &args, HttpClientLine &request)
+{
+    const bool curl = program == QLatin1String("curl");
+    const bool wget = program == QLatin1String("wget");
+    QStringList hosts;
+    // The scheme decides what a URL is: a file: URL is a read of the file it names (a write
+    // with -T), http and https reach their host, and every other scheme (gopher:, dict:,
+    // ftp:, ldap:, ...) is the network even on this machine (gopher://127.0.0.1:6379 speaks
+    // to a database).
+    bool otherScheme = false;
+    for (const Arg &a : request.urls) {
+        const QString url =
+            a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text;
+        const QString scheme = url.section(QLatin1String("://"), 0, 0).toLower();
+        if (curl && scheme == QLatin1String("file")) {
+            const Arg file{QUrl(url).path(), a.known, false, {}};
+            if (request.upload)
+                c.addReplace(QStringLiteral("curl -T writes %1 (a file: URL)").arg(file.text), file);
+            else
+                c.addPath(Effect::Kind::Reads, QStringLiteral("curl reads %1 (a file: URL)").arg(file.text),
+                          file);
+            continue;
+        }
+        if (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
+            otherScheme = true;
+        hosts.append(hostOf(url));
+    }
+    if (request.upload)
+        c.addPath(Effect::Kind::Reads, QStringLiteral("curl -T sends %1").arg(request.upload->text),
+                  *request.upload);
+    if (otherScheme)
+        request.plain = false;
+    if (hosts.isEmpty() && !request.urls.isEmpty())
+        return; // file: URLs only: what they read and write is judged above
+    if (hosts.isEmpty())
+        hosts.append(QString());
+    for (const QString &host : hosts) {
+        if (request.plain && !host.isEmpty() && isLocalHost(host))
+            c.add(Effect::Kind::Reads, QStringLiteral("%1 asks %2 (this machine)").arg(program, host));
+        else
+            c.add(Effect::Kind::Network,
+                  QStringLiteral("%1 reaches %2")
+                      .arg(program, host.isEmpty() ? QStringLiteral("a host not known yet") : host),
+                  host, !host.isEmpty());
+    }
+    if (wget && !hasOption(args, QLatin1Char('O'), words({"--output-document"})))
+        c.add(Effect::Kind::Writes, QStringLiteral("wget writes the download here"), c.how().cwd,
+              !c.how().cwd.isEmpty());
+}
+
 void network(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
     const bool curl = program == QLatin1String("curl");
     const bool wget = program == QLatin1String("wget");
     if (curl || wget || program == QLatin1String("http") || program == QLatin1String("https") ||
         program == QLatin1String("xh")) {
-        // Runs with no card only as a plain request to this machine: every option one that neither
-        // sends data, nor reads a file, nor goes through a proxy, nor writes anywhere but -o FILE
-        // (judged as a write). Anything else is the network.
-        static const QStringList flags = words({"-s",
-                                                "-S",
-                                                "-f",
-                                                "-L",
-                                                "-i",
-                                                "-I",
-                                                "-v",
-                                                "-k",
-                                                "-q",
-                                                "-sS",
-                                                "-fsS",
-                                                "-sf",
-                                                "-fs",
-                                                "-sL",
-                                                "-fsSL",
-                                                "-sSL",
-                                                "-Ss",
-                                                "-sI",
-                                                "-si",
-                                                "-fL",
-                                                "-qO-",
-                                                "--silent",
-                                                "--show-error",
-                                                "--fail",
-                                                "--location",
-                                                "--include",
-                                                "--head",
-                                                "--verbose",
-                                                "--insecure",
-                                                "--quiet",
-                                                "--no-progress-meter",
-                                                "--compressed",
-                                                "--fail-with-body",
-                                                "--no-verbose",
-                                                "-nv"});
-        static const QStringList valued =
-            words({"-m", "--max-time", "--connect-timeout", "-H", "--header", "-w", "--write-out", "-A",
-                   "--user-agent", "--retry", "-o", "--output", "-O", "--output-document", "-T", "--timeout",
-                   "-t", "--tries"});
-        bool plain = true;
-        QStringList hosts;
-        // curl's upload (-T FILE): it sends FILE, to a host or, through a file: URL, into a file.
-        std::optional<Arg> upload;
-        QList<Arg> urls;
-        for (qsizetype k = 1; k < args.size(); ++k) {
-            const Arg &a = args.at(k);
-            if (!a.known) {
-                plain = false;
-                continue;
-            }
-            const QString option = a.text.section(QLatin1Char('='), 0, 0);
-            if (curl && (option == QLatin1String("-T") || option == QLatin1String("--upload-file"))) {
-                upload = a.text.contains(QLatin1Char('='))
-                             ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
-                             : args.value(k + 1);
-                plain = false;
-                if (!a.text.contains(QLatin1Char('=')))
-                    ++k;
-                continue;
-            }
-            // curl reads -w @FILE and -H @FILE (and prints them: -w @~/.ssh/id_rsa shows the key
-            // whatever the request does), and writes what -w %output{FILE} names.
-            if (curl && (option == QLatin1String("-w") || option == QLatin1String("--write-out") ||
-                         option == QLatin1String("-H") || option == QLatin1String("--header"))) {
-                const Arg value = a.text.startsWith(QLatin1String("--")) && a.text.contains(QLatin1Char('='))
-                                      ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
-                                      : args.value(k + 1);
-                if (!value.known)
-                    plain = false;
-                if (value.text.startsWith(QLatin1Char('@'))) {
-                    plain = false;
-                    c.addPath(Effect::Kind::Reads, QStringLiteral("curl reads %1").arg(value.text.mid(1)),
-                              Arg{value.text.mid(1), value.known, false, {}});
-                }
-                if (value.text.contains(QLatin1String("%output{"), Qt::CaseInsensitive))
-                    c.unknown(QStringLiteral("curl -w %output{...} writes the file it names"));
-            }
-            if (CommandCatalog::isOption(a)) {
-                const bool writesTo =
-                    (curl && (option == QLatin1String("-o") || option == QLatin1String("--output"))) ||
-                    (wget && (option == QLatin1String("-O") || option == QLatin1String("--output-document")));
-                if (writesTo) {
-                    const Arg out = a.text.contains(QLatin1Char('='))
-                                        ? Arg{a.text.section(QLatin1Char('='), 1), a.known, false, {}}
-                                        : args.value(k + 1);
-                    if (out.text != QLatin1String("-") && out.text != QLatin1String("/dev/null"))
-                        c.addReplace(QStringLiteral("%1 writes %2").arg(program, out.text), out);
-                } else if (curl && option == QLatin1String("-O")) {
-                    c.add(Effect::Kind::Writes, QStringLiteral("curl -O writes the download here"),
-                          c.how().cwd, !c.how().cwd.isEmpty());
-                    continue;
-                } else if (!flags.contains(a.text) && !valued.contains(option)) {
-                    plain = false; // a body, a file, a proxy, a config, a method...
-                } else if (option == QLatin1String("-o") || option == QLatin1String("-O") ||
-                           option == QLatin1String("-T")) {
-                    // -o and -O and -T are wget's log file, output and timeout: only the ones above
-                    if (wget && option == QLatin1String("-o"))
-                        plain = false;
-                }
-                if (valued.contains(option) && !a.text.contains(QLatin1Char('=')))
-                    ++k;
-                continue;
-            }
-            urls.append(a);
-        }
-        // The scheme decides what a URL is: a file: URL is a read of the file it names (a write
-        // with -T), http and https reach their host, and every other scheme (gopher:, dict:,
-        // ftp:, ldap:, ...) is the network even on this machine (gopher://127.0.0.1:6379 speaks
-        // to a database).
-        bool otherScheme = false;
-        for (const Arg &a : urls) {
-            const QString url =
-                a.text.contains(QLatin1String("://")) ? a.text : QStringLiteral("http://") + a.text;
-            const QString scheme = url.section(QLatin1String("://"), 0, 0).toLower();
-            if (curl && scheme == QLatin1String("file")) {
-                const Arg file{QUrl(url).path(), a.known, false, {}};
-                if (upload)
-                    c.addReplace(QStringLiteral("curl -T writes %1 (a file: URL)").arg(file.text), file);
-                else
-                    c.addPath(Effect::Kind::Reads,
-                              QStringLiteral("curl reads %1 (a file: URL)").arg(file.text), file);
-                continue;
-            }
-            if (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
-                otherScheme = true;
-            hosts.append(hostOf(url));
-        }
-        if (upload)
-            c.addPath(Effect::Kind::Reads, QStringLiteral("curl -T sends %1").arg(upload->text), *upload);
-        if (otherScheme)
-            plain = false;
-        if (hosts.isEmpty() && !urls.isEmpty())
-            return; // file: URLs only: what they read and write is judged above
-        if (hosts.isEmpty())
-            hosts.append(QString());
-        for (const QString &host : hosts) {
-            if (plain && !host.isEmpty() && isLocalHost(host))
-                c.add(Effect::Kind::Reads, QStringLiteral("%1 asks %2 (this machine)").arg(program, host));
-            else
-                c.add(Effect::Kind::Network,
-                      QStringLiteral("%1 reaches %2")
-                          .arg(program, host.isEmpty() ? QStringLiteral("a host not known yet") : host),
-                      host, !host.isEmpty());
-        }
-        if (wget && !hasOption(args, QLatin1Char('O'), words({"--output-document"})))
-            c.add(Effect::Kind::Writes, QStringLiteral("wget writes the download here"), c.how().cwd,
-                  !c.how().cwd.isEmpty());
+        HttpClientLine request;
+        readHttpArgs(c, program, args, request);
+        httpEffects(c, program, args, request);
         return;
     }
     if (program == QLatin1String("rsync") || program == QLatin1String("scp") ||

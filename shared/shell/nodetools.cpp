@@ -45,15 +45,67 @@ QStringList pinned(const QStringList &names)
     return out;
 }
 
-bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+// The project's packages as its lock file pins them (npm ci, npm install, yarn, pnpm install
+// with no package named and no option that leaves the project): the project's own command,
+// while the manifest and the lock are as committed.
+bool nodeInstallFromLock(CommandCatalog &c, const QString &program, const QList<Arg> &args, int at,
+                         const QString &sub)
 {
-    const int at = subcommandIndex(args, words({"--prefix", "-C", "--cwd", "--filter", "-w", "--workspace"}));
-    const QString sub = at < 0 ? QString() : args.at(at).text;
-    const QStringList rest = at < 0 ? QStringList() : operandsAfter(args, at + 1);
-    if (at >= 0 && !args.at(at).known) {
-        c.unknown(QStringLiteral("%1's command expands (%2)").arg(program, sub));
-        return true;
+    static const QStringList harmless =
+        words({"--frozen-lockfile", "--immutable", "--prefer-offline", "--offline", "--no-audit", "--no-fund",
+               "--silent", "-s", "-q", "--quiet", "--ignore-scripts", "--legacy-peer-deps", "--no-progress",
+               "--production", "--omit=dev", "--include=dev", "--check-files", "--pure-lockfile"});
+    for (qsizetype k = 1; k < args.size(); ++k) {
+        if (k == at)
+            continue;
+        const Arg &a = args.at(k);
+        if (!a.known || (!harmless.contains(a.text) && !a.text.startsWith(QLatin1String("--loglevel"))))
+            return false;
     }
+    static const QHash<QString, QStringList> locks = {
+        {QStringLiteral("npm"), words({"package-lock.json", "npm-shrinkwrap.json"})},
+        {QStringLiteral("yarn"), words({"yarn.lock"})},
+        {QStringLiteral("pnpm"), words({"pnpm-lock.yaml"})},
+        {QStringLiteral("bun"), words({"bun.lockb", "bun.lock"})}};
+    if (!locks.contains(program))
+        return false;
+    // Workspaces: the packages' own manifests (their install scripts) are pins no lock names.
+    QFile manifest(c.how().cwd + QStringLiteral("/package.json"));
+    if (c.how().cwd.isEmpty() ||
+        (manifest.open(QIODevice::ReadOnly) && manifest.read(1 << 20).contains("\"workspaces\"")))
+        return false;
+    c.project(QStringLiteral("installs the project's packages as its lock file pins them (%1 %2)")
+                  .arg(program, sub.isEmpty() ? QStringLiteral("install") : sub),
+              words({"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"}) +
+                  pinned(locks.value(program)));
+    return true;
+}
+
+// npm exec -c LINE / npm exec -- CMD: read the command; else a package from the registry
+bool nodeExec(CommandCatalog &c, const QString &program, const QList<Arg> &args, int at, const QString &sub)
+{
+    for (qsizetype k = at + 1; k < args.size(); ++k) {
+        if ((args.at(k).text == QLatin1String("-c") || args.at(k).text == QLatin1String("--call")) &&
+            k + 1 < args.size()) {
+            c.readLine(args.at(k + 1).text, c.how().cwd);
+            return true;
+        }
+        if (args.at(k).text == QLatin1String("--")) {
+            return ProjectTools::read(c, QStringLiteral("npx"),
+                                      QList<Arg>{Arg{QStringLiteral("npx"), true, false, {}}} +
+                                          args.mid(k + 1)),
+                   true;
+        }
+    }
+    c.add(Effect::Kind::Installs, QStringLiteral("fetches and runs a package (%1 %2)").arg(program, sub));
+    return true;
+}
+
+// A subcommand that installs packages (their install scripts run) or sends to the package
+// registry: read (true), or not one of those (false).
+bool nodeInstallsOrPublishes(CommandCatalog &c, const QString &program, const QString &sub,
+                             const QStringList &rest)
+{
     static const QStringList installs = words({"install",
                                                "i",
                                                "in",
@@ -86,75 +138,6 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
     static const QStringList publishes =
         words({"publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "login", "logout",
                "adduser", "token", "team", "org", "star", "hook"});
-    static const QStringList reads =
-        words({"ls",      "list",   "ll",     "la",   "outdated", "view",   "info",    "show",    "why",
-               "explain", "config", "get",    "root", "bin",      "prefix", "help",    "version", "-v",
-               "doctor",  "audit",  "search", "pack", "query",    "fund",   "licenses"});
-    static const QStringList removes = words({"uninstall", "remove", "rm", "r", "un", "unlink", "prune"});
-    // The project's packages as its lock file pins them (npm ci, npm install, yarn, pnpm install
-    // with no package named and no option that leaves the project): the project's own command,
-    // while the manifest and the lock are as committed.
-    const auto fromLock = [&]() {
-        static const QStringList harmless = words(
-            {"--frozen-lockfile", "--immutable", "--prefer-offline", "--offline", "--no-audit", "--no-fund",
-             "--silent", "-s", "-q", "--quiet", "--ignore-scripts", "--legacy-peer-deps", "--no-progress",
-             "--production", "--omit=dev", "--include=dev", "--check-files", "--pure-lockfile"});
-        for (qsizetype k = 1; k < args.size(); ++k) {
-            if (k == at)
-                continue;
-            const Arg &a = args.at(k);
-            if (!a.known || (!harmless.contains(a.text) && !a.text.startsWith(QLatin1String("--loglevel"))))
-                return false;
-        }
-        static const QHash<QString, QStringList> locks = {
-            {QStringLiteral("npm"), words({"package-lock.json", "npm-shrinkwrap.json"})},
-            {QStringLiteral("yarn"), words({"yarn.lock"})},
-            {QStringLiteral("pnpm"), words({"pnpm-lock.yaml"})},
-            {QStringLiteral("bun"), words({"bun.lockb", "bun.lock"})}};
-        if (!locks.contains(program))
-            return false;
-        // Workspaces: the packages' own manifests (their install scripts) are pins no lock names.
-        QFile manifest(c.how().cwd + QStringLiteral("/package.json"));
-        if (c.how().cwd.isEmpty() ||
-            (manifest.open(QIODevice::ReadOnly) && manifest.read(1 << 20).contains("\"workspaces\"")))
-            return false;
-        c.project(QStringLiteral("installs the project's packages as its lock file pins them (%1 %2)")
-                      .arg(program, sub.isEmpty() ? QStringLiteral("install") : sub),
-                  words({"package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs"}) +
-                      pinned(locks.value(program)));
-        return true;
-    };
-    if (sub.isEmpty()) {
-        if (program == QLatin1String("yarn") || program == QLatin1String("bun")) { // bare yarn installs
-            if (!fromLock())
-                c.add(Effect::Kind::Installs,
-                      QStringLiteral("installs the project's packages (%1)").arg(program));
-        } else {
-            c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its help").arg(program));
-        }
-        return true;
-    }
-    if (sub == QLatin1String("exec") || sub == QLatin1String("x") || sub == QLatin1String("dlx")) {
-        // npm exec -c LINE / npm exec -- CMD: read the command; else a package from the registry
-        for (qsizetype k = at + 1; k < args.size(); ++k) {
-            if ((args.at(k).text == QLatin1String("-c") || args.at(k).text == QLatin1String("--call")) &&
-                k + 1 < args.size()) {
-                c.readLine(args.at(k + 1).text, c.how().cwd);
-                return true;
-            }
-            if (args.at(k).text == QLatin1String("--")) {
-                return ProjectTools::read(c, QStringLiteral("npx"),
-                                          QList<Arg>{Arg{QStringLiteral("npx"), true, false, {}}} +
-                                              args.mid(k + 1)),
-                       true;
-            }
-        }
-        c.add(Effect::Kind::Installs, QStringLiteral("fetches and runs a package (%1 %2)").arg(program, sub));
-        return true;
-    }
-    static const QStringList lockInstalls = words({"install", "i", "ci", "clean-install", "install-clean"});
-    if (lockInstalls.contains(sub) && rest.isEmpty() && fromLock())
-        return true;
     if (installs.contains(sub)) {
         c.add(Effect::Kind::Installs,
               rest.isEmpty()
@@ -167,6 +150,19 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
         c.add(Effect::Kind::Network, QStringLiteral("%1 %2 sends to the package registry").arg(program, sub));
         return true;
     }
+    return false;
+}
+
+// A subcommand that removes packages, reads the project (or asks the registry), or changes the
+// settings or the version: read (true), or not one of those (false).
+bool nodeReadsOrChanges(CommandCatalog &c, const QString &program, const QList<Arg> &args, int at,
+                        const QString &sub, const QStringList &rest)
+{
+    static const QStringList reads =
+        words({"ls",      "list",   "ll",     "la",   "outdated", "view",   "info",    "show",    "why",
+               "explain", "config", "get",    "root", "bin",      "prefix", "help",    "version", "-v",
+               "doctor",  "audit",  "search", "pack", "query",    "fund",   "licenses"});
+    static const QStringList removes = words({"uninstall", "remove", "rm", "r", "un", "unlink", "prune"});
     if (removes.contains(sub)) {
         c.add(Effect::Kind::Writes,
               QStringLiteral("removes packages from the project (%1 %2)").arg(program, sub), c.how().cwd,
@@ -197,8 +193,14 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
               !c.how().cwd.isEmpty());
         return true;
     }
-    // test, run X, start, build, X (yarn and pnpm run scripts by name): a package.json script, one
-    // the project's package.json defines, with no option that changes how it runs.
+    return false;
+}
+
+// test, run X, start, build, X (yarn and pnpm run scripts by name): a package.json script, one
+// the project's package.json defines, with no option that changes how it runs.
+bool nodeScript(CommandCatalog &c, const QString &program, const QList<Arg> &args, const QString &sub,
+                const QStringList &rest)
+{
     QString script = sub;
     if (sub == QLatin1String("run") || sub == QLatin1String("run-script") || sub == QLatin1String("rum") ||
         sub == QLatin1String("urn"))
@@ -235,6 +237,37 @@ bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &ar
     c.project(QStringLiteral("runs the project's \"%1\" script (%2, from package.json)").arg(script, program),
               ProjectTools::nodeDefinitions());
     return true;
+}
+
+bool nodeManager(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const int at = subcommandIndex(args, words({"--prefix", "-C", "--cwd", "--filter", "-w", "--workspace"}));
+    const QString sub = at < 0 ? QString() : args.at(at).text;
+    const QStringList rest = at < 0 ? QStringList() : operandsAfter(args, at + 1);
+    if (at >= 0 && !args.at(at).known) {
+        c.unknown(QStringLiteral("%1's command expands (%2)").arg(program, sub));
+        return true;
+    }
+    if (sub.isEmpty()) {
+        if (program == QLatin1String("yarn") || program == QLatin1String("bun")) { // bare yarn installs
+            if (!nodeInstallFromLock(c, program, args, at, sub))
+                c.add(Effect::Kind::Installs,
+                      QStringLiteral("installs the project's packages (%1)").arg(program));
+        } else {
+            c.add(Effect::Kind::Reads, QStringLiteral("%1 prints its help").arg(program));
+        }
+        return true;
+    }
+    if (sub == QLatin1String("exec") || sub == QLatin1String("x") || sub == QLatin1String("dlx"))
+        return nodeExec(c, program, args, at, sub);
+    static const QStringList lockInstalls = words({"install", "i", "ci", "clean-install", "install-clean"});
+    if (lockInstalls.contains(sub) && rest.isEmpty() && nodeInstallFromLock(c, program, args, at, sub))
+        return true;
+    if (nodeInstallsOrPublishes(c, program, sub, rest))
+        return true;
+    if (nodeReadsOrChanges(c, program, args, at, sub, rest))
+        return true;
+    return nodeScript(c, program, args, sub, rest);
 }
 
 // npx NAME: a tool installed in the project (node_modules/.bin) runs as the project's; anything

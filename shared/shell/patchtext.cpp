@@ -76,6 +76,86 @@ QString mailPatches(const QString &text, QString *unreadable)
     return out.join(QLatin1Char('\n'));
 }
 
+// The hunk's own lines after its "@@" line, lines[i], by its counts; a line of another form ends it
+// early. i moves to the last of them.
+void skipHunkLines(const QStringList &lines, qsizetype &i, int oldCount, int newCount)
+{
+    while ((oldCount > 0 || newCount > 0) && i + 1 < lines.size()) {
+        const QString &next = lines.at(i + 1);
+        const QChar first = next.isEmpty() ? QLatin1Char(' ') : next.at(0);
+        if (first == QLatin1Char(' '))
+            --oldCount, --newCount;
+        else if (first == QLatin1Char('-'))
+            --oldCount;
+        else if (first == QLatin1Char('+'))
+            --newCount;
+        else if (first != QLatin1Char('\\'))
+            break;
+        ++i;
+    }
+}
+
+// One line of git's extended headers, lines[i], read into current (after "GIT binary patch", i moves
+// past its blocks). Returns why the patch cannot be read (a header this reader does not know, a mode
+// that is neither a file nor a link, a quoted name), else empty; a blank line is passed over.
+QString readGitHeader(const QStringList &lines, qsizetype &i, PatchFile &current)
+{
+    static const QSet<QString> knownGitHeaders = {QStringLiteral("index "),
+                                                  QStringLiteral("similarity index "),
+                                                  QStringLiteral("dissimilarity index "),
+                                                  QStringLiteral("old mode "),
+                                                  QStringLiteral("new mode "),
+                                                  QStringLiteral("new file mode "),
+                                                  QStringLiteral("deleted file mode "),
+                                                  QStringLiteral("rename from "),
+                                                  QStringLiteral("rename to "),
+                                                  QStringLiteral("rename old "),
+                                                  QStringLiteral("rename new "),
+                                                  QStringLiteral("copy from "),
+                                                  QStringLiteral("copy to "),
+                                                  QStringLiteral("Binary files "),
+                                                  QStringLiteral("GIT binary patch")};
+    const QString &line = lines.at(i);
+    const auto header = std::find_if(knownGitHeaders.cbegin(), knownGitHeaders.cend(),
+                                     [&line](const QString &h) { return line.startsWith(h); });
+    if (header == knownGitHeaders.cend()) {
+        if (line.trimmed().isEmpty())
+            return {};
+        return QStringLiteral("the patch holds a header line Countersign does not know (%1)")
+            .arg(line.left(60));
+    }
+    const QString value = line.mid(header->size()).trimmed();
+    bool link = false;
+    if (header->endsWith(QLatin1String("mode ")) && !readMode(value, &link))
+        return QStringLiteral("the patch gives a mode that is neither a file nor a link (%1)").arg(value);
+    current.link = current.link || link;
+    if (*header == QLatin1String("new file mode "))
+        current.oldPath.clear();
+    else if (*header == QLatin1String("deleted file mode "))
+        current.newPath.clear();
+    else if (header->startsWith(QLatin1String("rename ")) || header->startsWith(QLatin1String("copy "))) {
+        if (value.startsWith(QLatin1Char('"')))
+            return kQuoted;
+        const bool from = header->endsWith(QLatin1String("from ")) || header->endsWith(QLatin1String("old "));
+        if (!current.renamed) // the diff --git names were prefixed; these are not
+            current.oldPath = current.newPath = QString();
+        current.renamed = true;
+        (from ? current.oldPath : current.newPath) = value;
+    } else if (*header == QLatin1String("GIT binary patch")) {
+        // literal/delta blocks of base85 lines, each ended by a blank line.
+        for (int block = 0; block < 2 && i + 1 < lines.size(); ++block) {
+            if (!lines.at(i + 1).startsWith(QLatin1String("literal ")) &&
+                !lines.at(i + 1).startsWith(QLatin1String("delta ")))
+                break;
+            ++i;
+            while (i + 1 < lines.size() && !lines.at(i + 1).isEmpty())
+                ++i;
+            ++i;
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 PatchText parse(const QString &input, Form form)
@@ -94,21 +174,6 @@ PatchText parse(const QString &input, Form form)
     static const QRegularExpression lookalike(
         QStringLiteral("^([\\sX]|- )*(---|\\+\\+\\+|\\*\\*\\*|Index:|Prereq:|diff\\s|@@|={4,})|"
                        "^\\s*\\d+(,\\d+)?[acdi](\\d+(,\\d+)?)?\\s*$"));
-    static const QSet<QString> knownGitHeaders = {QStringLiteral("index "),
-                                                  QStringLiteral("similarity index "),
-                                                  QStringLiteral("dissimilarity index "),
-                                                  QStringLiteral("old mode "),
-                                                  QStringLiteral("new mode "),
-                                                  QStringLiteral("new file mode "),
-                                                  QStringLiteral("deleted file mode "),
-                                                  QStringLiteral("rename from "),
-                                                  QStringLiteral("rename to "),
-                                                  QStringLiteral("rename old "),
-                                                  QStringLiteral("rename new "),
-                                                  QStringLiteral("copy from "),
-                                                  QStringLiteral("copy to "),
-                                                  QStringLiteral("Binary files "),
-                                                  QStringLiteral("GIT binary patch")};
     bool open = false; // a file's headers are being read (before its first hunk)
     bool git = false;  // ... and they began with "diff --git"
     PatchFile current;
@@ -127,20 +192,7 @@ PatchText parse(const QString &input, Form form)
         int oldCount = 0, newCount = 0;
         if (hunkCounts(line, &oldCount, &newCount)) {
             finish();
-            // The hunk's own lines, by its counts; a line of another form ends it early.
-            while ((oldCount > 0 || newCount > 0) && i + 1 < lines.size()) {
-                const QString &next = lines.at(i + 1);
-                const QChar first = next.isEmpty() ? QLatin1Char(' ') : next.at(0);
-                if (first == QLatin1Char(' '))
-                    --oldCount, --newCount;
-                else if (first == QLatin1Char('-'))
-                    --oldCount;
-                else if (first == QLatin1Char('+'))
-                    --newCount;
-                else if (first != QLatin1Char('\\'))
-                    break;
-                ++i;
-            }
+            skipHunkLines(lines, i, oldCount, newCount);
             continue;
         }
         if (line.startsWith(QLatin1String("diff --git "))) {
@@ -181,46 +233,8 @@ PatchText parse(const QString &input, Form form)
             continue;
         }
         if (open && git) {
-            const auto header = std::find_if(knownGitHeaders.cbegin(), knownGitHeaders.cend(),
-                                             [&line](const QString &h) { return line.startsWith(h); });
-            if (header == knownGitHeaders.cend()) {
-                if (line.trimmed().isEmpty())
-                    continue;
-                return fail(QStringLiteral("the patch holds a header line Countersign does not know (%1)")
-                                .arg(line.left(60)));
-            }
-            const QString value = line.mid(header->size()).trimmed();
-            bool link = false;
-            if (header->endsWith(QLatin1String("mode ")) && !readMode(value, &link))
-                return fail(QStringLiteral("the patch gives a mode that is neither a file nor a link (%1)")
-                                .arg(value));
-            current.link = current.link || link;
-            if (*header == QLatin1String("new file mode "))
-                current.oldPath.clear();
-            else if (*header == QLatin1String("deleted file mode "))
-                current.newPath.clear();
-            else if (header->startsWith(QLatin1String("rename ")) ||
-                     header->startsWith(QLatin1String("copy "))) {
-                if (value.startsWith(QLatin1Char('"')))
-                    return fail(kQuoted);
-                const bool from =
-                    header->endsWith(QLatin1String("from ")) || header->endsWith(QLatin1String("old "));
-                if (!current.renamed) // the diff --git names were prefixed; these are not
-                    current.oldPath = current.newPath = QString();
-                current.renamed = true;
-                (from ? current.oldPath : current.newPath) = value;
-            } else if (*header == QLatin1String("GIT binary patch")) {
-                // literal/delta blocks of base85 lines, each ended by a blank line.
-                for (int block = 0; block < 2 && i + 1 < lines.size(); ++block) {
-                    if (!lines.at(i + 1).startsWith(QLatin1String("literal ")) &&
-                        !lines.at(i + 1).startsWith(QLatin1String("delta ")))
-                        break;
-                    ++i;
-                    while (i + 1 < lines.size() && !lines.at(i + 1).isEmpty())
-                        ++i;
-                    ++i;
-                }
-            }
+            if (const QString why = readGitHeader(lines, i, current); !why.isEmpty())
+                return fail(why);
             continue;
         }
         if (lookalike.match(line).hasMatch() && line != QLatin1String("---") && line != QLatin1String("-- "))

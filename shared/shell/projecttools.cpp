@@ -261,103 +261,78 @@ QStringList namedDefinitions(const QString &program, const QList<Arg> &args, con
     return named.isEmpty() ? looked : looked + named;
 }
 
-} // namespace
-
-QStringList pythonDefinitions()
+// pip and its kin (uv pip too); uv run, poetry run and pdm run: the command they run is read.
+bool readPythonPackager(CommandCatalog &c, const QString &program, const QList<Arg> &args)
 {
-    return words({"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "pytest.ini",
-                  "conftest.py", "tests/conftest.py"});
-}
-
-QStringList nodeDefinitions()
-{
-    return words({"package.json", ".npmrc", "jest.config.js", "jest.config.ts", "vitest.config.ts",
-                  "vitest.config.js", "vite.config.ts", "vite.config.js", ".mocharc.json", ".mocharc.js",
-                  "tsconfig.json", "eslint.config.js", ".eslintrc.js", ".eslintrc.json", "webpack.config.js",
-                  "babel.config.js"});
-}
-
-bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
-{
-    if (NodeTools::read(c, program, args))
-        return true;
-    if (program == QLatin1String("cargo"))
-        return cargo(c, args);
-    if (program == QLatin1String("go"))
-        return go(c, args);
-    if (program == QLatin1String("make") || program == QLatin1String("gmake"))
-        return make(c, args);
-    if (program == QLatin1String("pip") || program == QLatin1String("pip3") ||
-        program == QLatin1String("pipx") || program == QLatin1String("uv") ||
-        program == QLatin1String("poetry") || program == QLatin1String("pdm") ||
-        program == QLatin1String("conda") || program == QLatin1String("mamba")) {
-        if ((program == QLatin1String("uv") || program == QLatin1String("poetry") ||
-             program == QLatin1String("pdm")) &&
-            (args.value(1).text == QLatin1String("run"))) {
-            QList<Arg> inner = args.mid(2);
-            if (!inner.isEmpty())
-                c.runInner(inner);
-            return true;
-        }
-        if (program == QLatin1String("uv") && args.value(1).text == QLatin1String("pip"))
-            return pip(c, QStringLiteral("uv pip"), args.mid(1));
-        return pip(c, program, args);
-    }
-    static const QStringList installers =
-        words({"apt",    "apt-get",  "aptitude", "dpkg",   "dnf",     "yum",     "pacman",
-               "zypper", "apk",      "brew",     "port",   "snap",    "flatpak", "gem",
-               "bundle", "composer", "cpan",     "cpanm",  "nix-env", "choco",   "winget",
-               "scoop",  "asdf",     "mise",     "rustup", "nvm",     "pyenv",   "sdk"});
-    if (installers.contains(program)) {
-        static const QStringList reading =
-            words({"list", "show", "search", "info", "--version", "policy", "-l", "outdated"});
-        // A look-up that names a package to a remote index sends the name there (brew info and
-        // search ask Homebrew's API; gem search is remote unless --local; --remote anywhere).
-        const QString sub = args.value(1).text;
-        const bool named =
-            std::any_of(args.cbegin() + std::min<qsizetype>(2, args.size()), args.cend(),
-                        [](const Arg &a) { return !a.text.startsWith(QLatin1Char('-')) || !a.known; });
-        const bool remote =
-            std::any_of(args.cbegin() + 1, args.cend(),
-                        [](const Arg &a) {
-                            return a.text == QLatin1String("--remote") || a.text == QLatin1String("-r");
-                        }) ||
-            (program == QLatin1String("brew") && named &&
-             (sub == QLatin1String("info") || sub == QLatin1String("search") ||
-              sub == QLatin1String("desc"))) ||
-            (program == QLatin1String("gem") && sub == QLatin1String("search") &&
-             std::none_of(args.cbegin() + 2, args.cend(),
-                          [](const Arg &a) {
-                              return a.text == QLatin1String("--local") || a.text == QLatin1String("-l");
-                          })) ||
-            (program == QLatin1String("snap") && named &&
-             (sub == QLatin1String("info") || sub == QLatin1String("find"))) ||
-            (program == QLatin1String("composer") &&
-             (sub == QLatin1String("search") || sub == QLatin1String("outdated") ||
-              std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
-                  return a.text == QLatin1String("-a") || a.text == QLatin1String("--all") ||
-                         a.text == QLatin1String("--available") || a.text == QLatin1String("-l") ||
-                         a.text == QLatin1String("--latest");
-              })));
-        if (reading.contains(sub) && remote)
-            c.add(Effect::Kind::Network,
-                  QStringLiteral("%1 %2 sends what it names to a remote index").arg(program, sub));
-        else if (reading.contains(sub))
-            c.add(Effect::Kind::Reads, QStringLiteral("%1 %2 reads what is installed").arg(program, sub));
-        else if (program == QLatin1String("bundle") && args.value(1).text == QLatin1String("exec"))
-            c.runInner(args.mid(2));
-        else
-            c.add(Effect::Kind::Installs, QStringLiteral("%1 installs or changes packages").arg(program));
+    if ((program == QLatin1String("uv") || program == QLatin1String("poetry") ||
+         program == QLatin1String("pdm")) &&
+        (args.value(1).text == QLatin1String("run"))) {
+        QList<Arg> inner = args.mid(2);
+        if (!inner.isEmpty())
+            c.runInner(inner);
         return true;
     }
-    struct Tool final
-    {
-        const char *what;
-        QStringList definitions;
-    };
+    if (program == QLatin1String("uv") && args.value(1).text == QLatin1String("pip"))
+        return pip(c, QStringLiteral("uv pip"), args.mid(1));
+    return pip(c, program, args);
+}
+
+// A system's or a language's package manager (apt, brew, gem, ...): a look-up reads what is
+// installed or asks a remote index, bundle exec runs its command, anything else installs.
+void readSystemInstaller(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    static const QStringList reading =
+        words({"list", "show", "search", "info", "--version", "policy", "-l", "outdated"});
+    // A look-up that names a package to a remote index sends the name there (brew info and
+    // search ask Homebrew's API; gem search is remote unless --local; --remote anywhere).
+    const QString sub = args.value(1).text;
+    const bool named =
+        std::any_of(args.cbegin() + std::min<qsizetype>(2, args.size()), args.cend(),
+                    [](const Arg &a) { return !a.text.startsWith(QLatin1Char('-')) || !a.known; });
+    const bool remote =
+        std::any_of(args.cbegin() + 1, args.cend(),
+                    [](const Arg &a) {
+                        return a.text == QLatin1String("--remote") || a.text == QLatin1String("-r");
+                    }) ||
+        (program == QLatin1String("brew") && named &&
+         (sub == QLatin1String("info") || sub == QLatin1String("search") || sub == QLatin1String("desc"))) ||
+        (program == QLatin1String("gem") && sub == QLatin1String("search") &&
+         std::none_of(args.cbegin() + 2, args.cend(),
+                      [](const Arg &a) {
+                          return a.text == QLatin1String("--local") || a.text == QLatin1String("-l");
+                      })) ||
+        (program == QLatin1String("snap") && named &&
+         (sub == QLatin1String("info") || sub == QLatin1String("find"))) ||
+        (program == QLatin1String("composer") &&
+         (sub == QLatin1String("search") || sub == QLatin1String("outdated") ||
+          std::any_of(args.cbegin() + 1, args.cend(), [](const Arg &a) {
+              return a.text == QLatin1String("-a") || a.text == QLatin1String("--all") ||
+                     a.text == QLatin1String("--available") || a.text == QLatin1String("-l") ||
+                     a.text == QLatin1String("--latest");
+          })));
+    if (reading.contains(sub) && remote)
+        c.add(Effect::Kind::Network,
+              QStringLiteral("%1 %2 sends what it names to a remote index").arg(program, sub));
+    else if (reading.contains(sub))
+        c.add(Effect::Kind::Reads, QStringLiteral("%1 %2 reads what is installed").arg(program, sub));
+    else if (program == QLatin1String("bundle") && args.value(1).text == QLatin1String("exec"))
+        c.runInner(args.mid(2));
+    else
+        c.add(Effect::Kind::Installs, QStringLiteral("%1 installs or changes packages").arg(program));
+}
+
+// A build, test, lint or format tool: what it is, and the files that define what it runs.
+struct ProjectTool final
+{
+    const char *what;
+    QStringList definitions;
+};
+
+const QHash<QString, ProjectTool> &projectToolTable()
+{
     const QStringList py = pythonDefinitions();
     const QStringList js = nodeDefinitions();
-    static const QHash<QString, Tool> tools = {
+    static const QHash<QString, ProjectTool> tools = {
         {QStringLiteral("pytest"), {"tests", py}},
         {QStringLiteral("py.test"), {"tests", py}},
         {QStringLiteral("tox"), {"tests", py}},
@@ -411,18 +386,13 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
         {QStringLiteral("rustc"), {"compiler", {}}},
         {QStringLiteral("javac"), {"compiler", {}}},
     };
-    const auto tool = tools.constFind(program);
-    if (tool == tools.cend())
-        return false;
-    if (program == QLatin1String("dotnet") &&
-        (args.value(1).text == QLatin1String("add") || args.value(1).text == QLatin1String("tool"))) {
-        c.add(Effect::Kind::Installs, QStringLiteral("dotnet %1 installs packages").arg(args.value(1).text));
-        return true;
-    }
-    if (program == QLatin1String("cmake") && args.value(1).text == QLatin1String("--install")) {
-        c.unknown(QStringLiteral("cmake --install installs outside the project"));
-        return true;
-    }
+    return tools;
+}
+
+// An option or operand that loads, installs or publishes more than the project's own code: asks
+// (true).
+bool projectToolLoads(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
     static const QStringList loading = words(
         {"-e",        "--eval",        "--exec",     "--execute",         "--require",       "--import",
          "--loader",  "--plugin",      "--rulesdir", "--resolve-plugins", "--install-types", "--init-script",
@@ -463,9 +433,16 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
             return true;
         }
     }
+    return false;
+}
+
+// An option that may change what the tool runs or where it writes, or an argument that expands:
+// asks (true). what is the tool's kind (a compiler's options are its own).
+bool projectToolRedirects(CommandCatalog &c, const QString &program, const QList<Arg> &args, const char *what)
+{
     for (const Arg &a : args.mid(1)) {
         const QString t = a.text;
-        const bool compiler = QString::fromLatin1(tool->what) == QLatin1String("compiler");
+        const bool compiler = QString::fromLatin1(what) == QLatin1String("compiler");
         if ((program == QLatin1String("cmake") &&
              (t == QLatin1String("-E") || t == QLatin1String("-P") ||
               t.startsWith(QLatin1String("--install")) || t.startsWith(QLatin1String("-C")) ||
@@ -485,6 +462,30 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
             return true;
         }
     }
+    return false;
+}
+
+// A tool of the table above: the project's own command, naming the files that define what it
+// runs, unless an option makes it more; what a compiler reads and any -o are judged too.
+bool readProjectTool(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    const QHash<QString, ProjectTool> &tools = projectToolTable();
+    const auto tool = tools.constFind(program);
+    if (tool == tools.cend())
+        return false;
+    if (program == QLatin1String("dotnet") &&
+        (args.value(1).text == QLatin1String("add") || args.value(1).text == QLatin1String("tool"))) {
+        c.add(Effect::Kind::Installs, QStringLiteral("dotnet %1 installs packages").arg(args.value(1).text));
+        return true;
+    }
+    if (program == QLatin1String("cmake") && args.value(1).text == QLatin1String("--install")) {
+        c.unknown(QStringLiteral("cmake --install installs outside the project"));
+        return true;
+    }
+    if (projectToolLoads(c, program, args))
+        return true;
+    if (projectToolRedirects(c, program, args, tool->what))
+        return true;
     if ((program == QLatin1String("cmake") || program == QLatin1String("meson")) &&
         args.value(1).text == QLatin1String("-P")) {
         c.unknown(QStringLiteral("cmake -P runs a script"));
@@ -501,6 +502,49 @@ bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
                       args.at(k + 1));
     }
     return true;
+}
+
+} // namespace
+
+QStringList pythonDefinitions()
+{
+    return words({"pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py", "pytest.ini",
+                  "conftest.py", "tests/conftest.py"});
+}
+
+QStringList nodeDefinitions()
+{
+    return words({"package.json", ".npmrc", "jest.config.js", "jest.config.ts", "vitest.config.ts",
+                  "vitest.config.js", "vite.config.ts", "vite.config.js", ".mocharc.json", ".mocharc.js",
+                  "tsconfig.json", "eslint.config.js", ".eslintrc.js", ".eslintrc.json", "webpack.config.js",
+                  "babel.config.js"});
+}
+
+bool read(CommandCatalog &c, const QString &program, const QList<Arg> &args)
+{
+    if (NodeTools::read(c, program, args))
+        return true;
+    if (program == QLatin1String("cargo"))
+        return cargo(c, args);
+    if (program == QLatin1String("go"))
+        return go(c, args);
+    if (program == QLatin1String("make") || program == QLatin1String("gmake"))
+        return make(c, args);
+    if (program == QLatin1String("pip") || program == QLatin1String("pip3") ||
+        program == QLatin1String("pipx") || program == QLatin1String("uv") ||
+        program == QLatin1String("poetry") || program == QLatin1String("pdm") ||
+        program == QLatin1String("conda") || program == QLatin1String("mamba"))
+        return readPythonPackager(c, program, args);
+    static const QStringList installers =
+        words({"apt",    "apt-get",  "aptitude", "dpkg",   "dnf",     "yum",     "pacman",
+               "zypper", "apk",      "brew",     "port",   "snap",    "flatpak", "gem",
+               "bundle", "composer", "cpan",     "cpanm",  "nix-env", "choco",   "winget",
+               "scoop",  "asdf",     "mise",     "rustup", "nvm",     "pyenv",   "sdk"});
+    if (installers.contains(program)) {
+        readSystemInstaller(c, program, args);
+        return true;
+    }
+    return readProjectTool(c, program, args);
 }
 
 } // namespace Countersign::Shell::ProjectTools
