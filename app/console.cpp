@@ -64,6 +64,32 @@ Status checkWritable(const QString &dataDir)
     return success();
 }
 
+// The configuration file, with the address --listen names in place of the file's.
+Result<Config> loadConfigWithListen(const CommandLine &cl)
+{
+    auto config = Config::load(cl.configPath);
+    if (!config)
+        return failure(config.error());
+    if (cl.listen) {
+        auto listen = Config::parseListen(*cl.listen);
+        if (!listen)
+            return failure(listen.error());
+        config.value().overrideListen(listen.value().first, listen.value().second);
+    }
+    return config;
+}
+
+// The data folder, made if missing and kept to its owner, and refused if it cannot take a write.
+Status prepareDataFolder(const QString &dataDir)
+{
+    if (!QDir().mkpath(dataDir))
+        return failure(QStringLiteral("cannot create the data folder %1").arg(dataDir));
+    QFile::setPermissions(dataDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    if (auto writable = checkWritable(dataDir); !writable)
+        return failure(writable.error());
+    return success();
+}
+
 // Says once on stderr that the window is on screen (exposed): the start-up benchmark
 // (tests/bench/startup.mjs) times the process up to this line.
 class ShownAnnouncer final : public QObject
@@ -352,30 +378,13 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
 {
     std::unique_ptr<Console> console(new Console);
     Parts &p = *console->m_parts;
-    auto config = Config::load(cl.configPath);
+    auto config = loadConfigWithListen(cl);
     if (!config)
         return failure(config.error());
-    if (cl.listen) {
-        auto listen = Config::parseListen(*cl.listen);
-        if (!listen)
-            return failure(listen.error());
-        config.value().overrideListen(listen.value().first, listen.value().second);
-    }
-    if (!QDir().mkpath(cl.dataDir))
-        return failure(QStringLiteral("cannot create the data folder %1").arg(cl.dataDir));
-    QFile::setPermissions(cl.dataDir,
-                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    if (auto writable = checkWritable(cl.dataDir); !writable)
-        return failure(writable.error());
-    auto keys = loadServerKeys(config.value(), cl.dataDir);
-    if (!keys)
-        return failure(QStringLiteral("cannot load the server keys: %1").arg(keys.error()));
-    p.keys = keys.value();
-    if (!p.keys.warning.isEmpty())
-        std::fprintf(stderr, "countersign: warning: %s%s\n", qPrintable(p.keys.warning),
-                     p.keys.warningDetail.isEmpty()
-                         ? ""
-                         : qPrintable(QStringLiteral(" (%1)").arg(p.keys.warningDetail)));
+    if (auto prepared = prepareDataFolder(cl.dataDir); !prepared)
+        return failure(prepared.error());
+    if (auto loaded = console->loadKeys(config.value(), cl.dataDir); !loaded)
+        return failure(loaded.error());
 
     p.watcher = std::make_unique<ConfigWatcher>(cl.configPath, config.value());
     QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, p.watcher.get(), [](const QString &reason) {
@@ -384,6 +393,57 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
 
     // The console side: its own database connection and the approval queue.
     const QString databasePath = config.value().storeLocation(cl.dataDir);
+    if (auto opened = console->openQueue(config.value(), databasePath); !opened)
+        return failure(opened.error());
+    auto instanceId = console->claimInstance(cl.dataDir);
+    if (!instanceId)
+        return failure(instanceId.error());
+    auto interruptedText = console->warnOfInterruptedRuns();
+    if (!interruptedText)
+        return failure(interruptedText.error());
+    QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
+    });
+    if (p.db->dialect() == Database::Dialect::Postgres)
+        followSharedStore(*p.db, p.queue.get());
+    const QString stillRefused = console->startGuard(config.value(), cl);
+
+    if (auto served = console->startServer(config.value(), cl, hooks, databasePath, instanceId.value());
+        !served)
+        return failure(served.error());
+    // Approve from my phone: on when the configuration names its address, following it after.
+    p.phone = std::make_unique<PhoneApprovals>(*p.queue, *p.store, p.clock, cl.dataDir);
+    (void)p.phone->apply(p.guard->inForce());
+    QObject::connect(p.guard.get(), &ConfigGuard::applied, p.phone.get(),
+                     [phone = p.phone.get()](const Config &c) { (void)phone->apply(c); });
+
+    if (cl.mode == CommandLine::Mode::Window) {
+        console->openWindow(config.value(), cl, interruptedText.value(), stillRefused);
+        console->wireWindow(cl);
+    }
+    p.verifier.reset(
+        verifyLogInBackground(databasePath, p.signer->publicKey(), p.window.get(), p.queue.get()));
+    return console;
+}
+
+Status Console::loadKeys(const Config &config, const QString &dataDir)
+{
+    Parts &p = *m_parts;
+    auto keys = loadServerKeys(config, dataDir);
+    if (!keys)
+        return failure(QStringLiteral("cannot load the server keys: %1").arg(keys.error()));
+    p.keys = keys.value();
+    if (!p.keys.warning.isEmpty())
+        std::fprintf(stderr, "countersign: warning: %s%s\n", qPrintable(p.keys.warning),
+                     p.keys.warningDetail.isEmpty()
+                         ? ""
+                         : qPrintable(QStringLiteral(" (%1)").arg(p.keys.warningDetail)));
+    return success();
+}
+
+Status Console::openQueue(const Config &config, const QString &databasePath)
+{
+    Parts &p = *m_parts;
     auto db = Database::open(databasePath);
     if (!db)
         return failure(db.error());
@@ -391,14 +451,20 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.signer = std::make_unique<ReceiptSigner>(p.keys.signingSeed);
     p.store = std::make_unique<AuditStore>(*p.db, p.clock, p.signer.get());
     p.queue = std::make_unique<ApprovalQueue>(*p.store, p.clock);
-    if (!config.value().person().isEmpty())
-        p.queue->setPerson(config.value().person());
+    if (!config.person().isEmpty())
+        p.queue->setPerson(config.person());
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
+    return success();
+}
+
+Result<QString> Console::claimInstance(const QString &dataDir)
+{
+    Parts &p = *m_parts;
     // This process among the instances sharing the store. The one before it on this data folder
     // is gone for certain (one console per folder): its unfinished claims are reported below, not
     // awaited as runs still going.
-    const QString instanceFile = QDir(cl.dataDir).filePath(QStringLiteral("instance"));
+    const QString instanceFile = QDir(dataDir).filePath(QStringLiteral("instance"));
     if (QFile previous(instanceFile); previous.open(QIODevice::ReadOnly)) {
         if (auto forgot = p.store->forget(QString::fromLatin1(previous.readAll().trimmed())); !forgot)
             return failure(forgot.error());
@@ -408,6 +474,12 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     if (QSaveFile current(instanceFile);
         !current.open(QIODevice::WriteOnly) || current.write(instanceId.toLatin1()) < 0 || !current.commit())
         return failure(QStringLiteral("cannot write %1").arg(instanceFile));
+    return instanceId;
+}
+
+Result<QString> Console::warnOfInterruptedRuns()
+{
+    Parts &p = *m_parts;
     // Before this process's server runs anything, so every unfinished claim of this folder is a
     // past one (another live instance's are not).
     auto interrupted = p.store->reportInterrupted();
@@ -417,19 +489,20 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         interrupted.value().isEmpty() ? QString() : interruptedWarning(interrupted.value());
     if (!interruptedText.isEmpty())
         std::fprintf(stderr, "countersign: warning: %s\n", qPrintable(interruptedText));
-    QObject::connect(p.queue.get(), &ApprovalQueue::storeError, p.queue.get(), [](const QString &error) {
-        std::fprintf(stderr, "countersign: %s\n", qPrintable(error));
-    });
-    if (p.db->dialect() == Database::Dialect::Postgres)
-        followSharedStore(*p.db, p.queue.get());
+    return interruptedText;
+}
+
+QString Console::startGuard(const Config &config, const CommandLine &cl)
+{
+    Parts &p = *m_parts;
     // A reloaded configuration passes the guard: what widens the policy waits for the human.
-    p.guard = std::make_unique<ConfigGuard>(config.value(), *p.store,
+    p.guard = std::make_unique<ConfigGuard>(config, *p.store,
                                             cl.mode == CommandLine::Mode::Window
                                                 ? ConfigGuard::Widening::AskInWindow
                                                 : ConfigGuard::Widening::HeldForWindow);
     QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, p.guard.get(), &ConfigGuard::offer);
     reportConfigChanges(p.guard.get());
-    QString stillRefused; // for the window, made below
+    QString stillRefused; // for the window, made in openWindow()
     const QMetaObject::Connection atStart =
         QObject::connect(p.guard.get(), &ConfigGuard::refusedStillInFile, p.guard.get(),
                          [&stillRefused](const PolicyChange &change, const QString &sourcePath) {
@@ -439,11 +512,17 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.guard->setBaselineFile(QDir(cl.dataDir).filePath(QStringLiteral("policy-accepted.json")));
     p.guard->recordStart();
     QObject::disconnect(atStart);
+    return stillRefused;
+}
 
+Status Console::startServer(const Config &config, const CommandLine &cl, const Hooks &hooks,
+                            const QString &databasePath, const QString &instanceId)
+{
+    Parts &p = *m_parts;
     // Bridges (`countersign --stdio`) reach this console's server over a local socket.
     // Where to listen is the file's (or --listen's), not policy: it is not held with a widening.
     Config serving = p.guard->inForce();
-    serving.overrideListen(config.value().listenHost(), config.value().listenPort());
+    serving.overrideListen(config.listenHost(), config.listenPort());
     const McpServer::Setup setup{serving,
                                  databasePath,
                                  p.keys,
@@ -451,7 +530,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
                                  hooks.extraTools,
                                  ConsoleInstance::bridgePath(cl.dataDir),
                                  instanceId,
-                                 config.value().instanceName(),
+                                 config.instanceName(),
                                  SnapshotStore::folderIn(cl.dataDir),
                                  {cl.configPath, QDir(cl.dataDir).filePath(QStringLiteral("keys")),
                                   QDir(cl.dataDir).filePath(QStringLiteral("receipt-public-key"))}};
@@ -468,95 +547,93 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     p.url = QStringLiteral("http://127.0.0.1:%1/mcp").arg(port.value());
     std::fprintf(stderr, "countersign: listening on %s\n", qPrintable(p.url));
     std::fflush(stderr);
-    // Approve from my phone: on when the configuration names its address, following it after.
-    p.phone = std::make_unique<PhoneApprovals>(*p.queue, *p.store, p.clock, cl.dataDir);
-    (void)p.phone->apply(p.guard->inForce());
-    QObject::connect(p.guard.get(), &ConfigGuard::applied, p.phone.get(),
-                     [phone = p.phone.get()](const Config &c) { (void)phone->apply(c); });
+    return success();
+}
 
-    if (cl.mode == CommandLine::Mode::Window) {
-        p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
-        p.window = std::make_unique<MainWindow>(
-            MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
-        p.window->setListenUrl(p.url,
-                               QStringList{QCoreApplication::applicationFilePath()} + cl.stdioArguments);
-        p.clientInstaller =
-            std::make_unique<ClientInstaller>(*p.tokens, hookPlace(cl.dataDir, p.url.left(p.url.size() - 4)));
-        p.window->setClientInstaller(p.clientInstaller.get());
-        p.snapshots = std::make_unique<SnapshotStore>(
-            SnapshotStore::folderIn(cl.dataDir),
-            SnapshotStore::Limits{qint64(p.guard->inForce().undoMegabytes()) << 20,
-                                  qint64(p.guard->inForce().undoDays()) * 24 * 3600 * 1000,
-                                  qint64(p.guard->inForce().undoKeepHours()) * 3600 * 1000});
-        p.undo = std::make_unique<FileUndo>(*p.store, *p.snapshots);
-        p.window->setUndo(p.undo.get(), config.value().person().isEmpty()
-                                            ? QStringLiteral("console")
-                                            : QStringLiteral("console:") + config.value().person());
-        p.window->setConfig(p.guard->inForce(), cl.configPath,
-                            settingsText(p.guard->inForce(), cl, p.keys, p.url));
-        if (!p.keys.warning.isEmpty())
-            p.window->addWarning(p.keys.warning);
-        if (!interruptedText.isEmpty())
-            p.window->addWarning(interruptedText);
-        if (!stillRefused.isEmpty())
-            p.window->addWarning(oneLine(stillRefused));
-        MainWindow *w = p.window.get();
-        QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::setConfigProblem);
-        QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, &MainWindow::clearConfigProblem);
-        w->setPaths(QFileInfo(cl.configPath).absoluteFilePath(), QDir(cl.dataDir).absolutePath());
-        QObject::connect(p.guard.get(), &ConfigGuard::applied, w,
-                         [w, cl, keys = p.keys, url = p.url](const Config &c) {
-                             w->setConfig(c, cl.configPath, settingsText(c, cl, keys, url));
-                         });
-        // A widening accepted or kept out: the fields show what is in force, not what was typed.
-        QObject::connect(p.guard.get(), &ConfigGuard::pendingChanged, w,
-                         [w, cl, keys = p.keys, url = p.url, guard = p.guard.get()] {
-                             if (!guard->hasPending())
-                                 w->setConfig(guard->inForce(), cl.configPath,
-                                              settingsText(guard->inForce(), cl, keys, url));
-                         });
-        w->followConfigChanges(*p.guard);
-        PhonePanel *phonePanel = w->settingsPage()->phonePanel();
-        phonePanel->setPhone(&p.phone->pairing(), &p.phone->devices(),
-                             [phone = p.phone.get()](const QString &id) { return phone->revoke(id); });
-        phonePanel->setListening(p.phone->url(), p.phone->fingerprint(), p.phone->problem());
-        QObject::connect(p.phone.get(), &PhoneApprovals::changed, phonePanel,
-                         [phonePanel, phone = p.phone.get()](const QString &url, const QString &problem) {
-                             phonePanel->setListening(url, phone->fingerprint(), problem);
-                         });
-        QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
-        QObject::connect(p.server->server(), &McpServer::requestFrom, w->connectionsPage(),
-                         &ConnectionsPage::setLastRequest);
-        QMetaObject::invokeMethod(p.server->server(), &McpServer::reportUpstreams, Qt::QueuedConnection);
-        QObject::connect(p.server->server(), &McpServer::upstreamWideningHeld, w,
-                         &MainWindow::showUpstreamWidening);
-        QObject::connect(p.server->server(), &McpServer::upstreamWideningCleared, w,
-                         &MainWindow::clearUpstreamWidening);
-        QObject::connect(w, &MainWindow::upstreamAccepted, p.server->server(), &McpServer::acceptUpstream);
-        QObject::connect(w, &MainWindow::upstreamKept, p.server->server(), &McpServer::keepUpstream);
-        QObject::connect(p.server->server(), &McpServer::tripwireFired, w, &MainWindow::showTripwireAlarm);
-        QObject::connect(p.server->server(), &McpServer::holdReleased, w, &MainWindow::clearTripwireAlarm);
-        QObject::connect(w, &MainWindow::holdReleaseRequested, p.server->server(), &McpServer::releaseHold);
-        QMetaObject::invokeMethod(p.server->server(), &McpServer::reportHeldUpstreams, Qt::QueuedConnection);
-        // Calls a rule settles reach the audit log without a card: the view reads them too.
-        QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(),
-                         &AuditView::refreshSoon);
-        QObject::connect(p.server->server(), &McpServer::stepRecorded, w->declinesView(),
-                         &DeclinesView::refreshSoon);
-        // What the Declines view and the Settings page write is read at once, and judged by the guard
-        // as any edit of the file.
-        QObject::connect(w->declinesView(), &DeclinesView::ruleWritten, p.watcher.get(),
-                         &ConfigWatcher::checkNow);
-        QObject::connect(w->settingsPage(), &SettingsPage::fileWritten, p.watcher.get(),
-                         &ConfigWatcher::checkNow);
-        w->showTab(cl.show);
-        (void)w->winId(); // creates the native window now, so the announcer sees its first expose
-        w->windowHandle()->installEventFilter(new ShownAnnouncer(w));
-        w->show();
-    }
-    p.verifier.reset(
-        verifyLogInBackground(databasePath, p.signer->publicKey(), p.window.get(), p.queue.get()));
-    return console;
+void Console::openWindow(const Config &config, const CommandLine &cl, const QString &interruptedText,
+                         const QString &stillRefused)
+{
+    Parts &p = *m_parts;
+    p.tokens = std::make_unique<TokenStore>(*p.db, p.clock);
+    p.window = std::make_unique<MainWindow>(
+        MainWindow::Services{*p.queue, p.clock, *p.store, *p.tokens, p.db->connectionName()});
+    p.window->setListenUrl(p.url, QStringList{QCoreApplication::applicationFilePath()} + cl.stdioArguments);
+    p.clientInstaller =
+        std::make_unique<ClientInstaller>(*p.tokens, hookPlace(cl.dataDir, p.url.left(p.url.size() - 4)));
+    p.window->setClientInstaller(p.clientInstaller.get());
+    p.snapshots = std::make_unique<SnapshotStore>(
+        SnapshotStore::folderIn(cl.dataDir),
+        SnapshotStore::Limits{qint64(p.guard->inForce().undoMegabytes()) << 20,
+                              qint64(p.guard->inForce().undoDays()) * 24 * 3600 * 1000,
+                              qint64(p.guard->inForce().undoKeepHours()) * 3600 * 1000});
+    p.undo = std::make_unique<FileUndo>(*p.store, *p.snapshots);
+    p.window->setUndo(p.undo.get(), config.person().isEmpty() ? QStringLiteral("console")
+                                                              : QStringLiteral("console:") + config.person());
+    p.window->setConfig(p.guard->inForce(), cl.configPath,
+                        settingsText(p.guard->inForce(), cl, p.keys, p.url));
+    if (!p.keys.warning.isEmpty())
+        p.window->addWarning(p.keys.warning);
+    if (!interruptedText.isEmpty())
+        p.window->addWarning(interruptedText);
+    if (!stillRefused.isEmpty())
+        p.window->addWarning(oneLine(stillRefused));
+}
+
+void Console::wireWindow(const CommandLine &cl)
+{
+    Parts &p = *m_parts;
+    MainWindow *w = p.window.get();
+    QObject::connect(p.watcher.get(), &ConfigWatcher::rejected, w, &MainWindow::setConfigProblem);
+    QObject::connect(p.watcher.get(), &ConfigWatcher::reloaded, w, &MainWindow::clearConfigProblem);
+    w->setPaths(QFileInfo(cl.configPath).absoluteFilePath(), QDir(cl.dataDir).absolutePath());
+    QObject::connect(p.guard.get(), &ConfigGuard::applied, w,
+                     [w, cl, keys = p.keys, url = p.url](const Config &c) {
+                         w->setConfig(c, cl.configPath, settingsText(c, cl, keys, url));
+                     });
+    // A widening accepted or kept out: the fields show what is in force, not what was typed.
+    QObject::connect(p.guard.get(), &ConfigGuard::pendingChanged, w,
+                     [w, cl, keys = p.keys, url = p.url, guard = p.guard.get()] {
+                         if (!guard->hasPending())
+                             w->setConfig(guard->inForce(), cl.configPath,
+                                          settingsText(guard->inForce(), cl, keys, url));
+                     });
+    w->followConfigChanges(*p.guard);
+    PhonePanel *phonePanel = w->settingsPage()->phonePanel();
+    phonePanel->setPhone(&p.phone->pairing(), &p.phone->devices(),
+                         [phone = p.phone.get()](const QString &id) { return phone->revoke(id); });
+    phonePanel->setListening(p.phone->url(), p.phone->fingerprint(), p.phone->problem());
+    QObject::connect(p.phone.get(), &PhoneApprovals::changed, phonePanel,
+                     [phonePanel, phone = p.phone.get()](const QString &url, const QString &problem) {
+                         phonePanel->setListening(url, phone->fingerprint(), problem);
+                     });
+    QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
+    QObject::connect(p.server->server(), &McpServer::requestFrom, w->connectionsPage(),
+                     &ConnectionsPage::setLastRequest);
+    QMetaObject::invokeMethod(p.server->server(), &McpServer::reportUpstreams, Qt::QueuedConnection);
+    QObject::connect(p.server->server(), &McpServer::upstreamWideningHeld, w,
+                     &MainWindow::showUpstreamWidening);
+    QObject::connect(p.server->server(), &McpServer::upstreamWideningCleared, w,
+                     &MainWindow::clearUpstreamWidening);
+    QObject::connect(w, &MainWindow::upstreamAccepted, p.server->server(), &McpServer::acceptUpstream);
+    QObject::connect(w, &MainWindow::upstreamKept, p.server->server(), &McpServer::keepUpstream);
+    QObject::connect(p.server->server(), &McpServer::tripwireFired, w, &MainWindow::showTripwireAlarm);
+    QObject::connect(p.server->server(), &McpServer::holdReleased, w, &MainWindow::clearTripwireAlarm);
+    QObject::connect(w, &MainWindow::holdReleaseRequested, p.server->server(), &McpServer::releaseHold);
+    QMetaObject::invokeMethod(p.server->server(), &McpServer::reportHeldUpstreams, Qt::QueuedConnection);
+    // Calls a rule settles reach the audit log without a card: the view reads them too.
+    QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(), &AuditView::refreshSoon);
+    QObject::connect(p.server->server(), &McpServer::stepRecorded, w->declinesView(),
+                     &DeclinesView::refreshSoon);
+    // What the Declines view and the Settings page write is read at once, and judged by the guard
+    // as any edit of the file.
+    QObject::connect(w->declinesView(), &DeclinesView::ruleWritten, p.watcher.get(),
+                     &ConfigWatcher::checkNow);
+    QObject::connect(w->settingsPage(), &SettingsPage::fileWritten, p.watcher.get(),
+                     &ConfigWatcher::checkNow);
+    w->showTab(cl.show);
+    (void)w->winId(); // creates the native window now, so the announcer sees its first expose
+    w->windowHandle()->installEventFilter(new ShownAnnouncer(w));
+    w->show();
 }
 
 } // namespace Countersign

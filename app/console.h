@@ -10,6 +10,7 @@
 namespace Countersign {
 
 class ApprovalQueue;
+class Config;
 class MainWindow;
 class McpServer;
 class ToolRegistry;
@@ -52,6 +53,27 @@ public:
 
 private:
     Console();
+
+    // The phases of start(), in the order it runs them; an error stops the start.
+    // Loads the server keys (a warning about where they are kept goes to stderr).
+    Status loadKeys(const Config &config, const QString &dataDir);
+    // Opens the database at databasePath and restores the approval queue from it.
+    Status openQueue(const Config &config, const QString &databasePath);
+    // Takes the data folder over from the instance that ran on it last; gives this one's id.
+    Result<QString> claimInstance(const QString &dataDir);
+    // Reports the tool runs the last process never saw end; gives the warning (empty for none).
+    Result<QString> warnOfInterruptedRuns();
+    // Puts the configuration guard between the watched file and what is in force; gives the
+    // warning about a widening still refused in the file (empty for none).
+    QString startGuard(const Config &config, const CommandLine &cl);
+    Status startServer(const Config &config, const CommandLine &cl, const Hooks &hooks,
+                       const QString &databasePath, const QString &instanceId);
+    // The window mode's window: its parts and the warnings of the start.
+    void openWindow(const Config &config, const CommandLine &cl, const QString &interruptedText,
+                    const QString &stillRefused);
+    // Connects the window to the configuration, the phone and the server, then shows it.
+    void wireWindow(const CommandLine &cl);
+
     struct Parts;
     std::unique_ptr<Parts> m_parts;
 };

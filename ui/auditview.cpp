@@ -74,6 +74,19 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     : QWidget(parent), m_store(store)
 {
     m_model = new AuditModel(connectionName, this);
+    buildFilters();
+    buildTable();
+    buildMessages();
+    layOut();
+    connectParts();
+    reloadChoices();
+    m_chart->setCounts(m_model->days());
+    showStatus();
+    showDetail();
+}
+
+void AuditView::buildFilters()
+{
     m_decision = new QComboBox(this);
     m_decision->setObjectName(QStringLiteral("filterDecision"));
     m_decision->addItem(tr("Any decision"), QString());
@@ -110,7 +123,10 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     auto *exportButton = new QPushButton(tr("Export…"), this);
     exportButton->setObjectName(QStringLiteral("exportButton"));
     m_exportButton = exportButton;
+}
 
+void AuditView::buildTable()
+{
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("auditTable"));
     m_table->setModel(m_model);
@@ -127,6 +143,10 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_detail->setObjectName(QStringLiteral("auditDetail"));
     m_detail->setOpenLinks(false);
     m_chart = new DecisionChart(this);
+}
+
+void AuditView::buildMessages()
+{
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("auditError"));
     m_error->setStyleSheet(ThemeColours::textCss(ThemeColours::errorText(palette())));
@@ -158,7 +178,10 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     m_revertMessage->setWordWrap(true);
     m_revertMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_revertMessage->hide();
+}
 
+void AuditView::layOut()
+{
     auto *filters = new QHBoxLayout;
     filters->addWidget(m_decision);
     filters->addWidget(m_client);
@@ -170,7 +193,7 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     filters->addWidget(m_toLabel);
     filters->addWidget(m_to);
     filters->addWidget(m_search, 1);
-    filters->addWidget(exportButton);
+    filters->addWidget(m_exportButton);
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_detail);
@@ -188,7 +211,10 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
     layout->addWidget(m_chart);
     layout->addWidget(splitter, 1);
     layout->addLayout(footer);
+}
 
+void AuditView::connectParts()
+{
     m_refresh = new QTimer(this);
     m_refresh->setSingleShot(true);
     m_refresh->setInterval(300);
@@ -222,14 +248,10 @@ AuditView::AuditView(AuditStore &store, const QString &connectionName, QWidget *
         showStatus();
     });
     connect(m_model, &AuditModel::loadingChanged, this, &AuditView::showStatus);
-    connect(exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
+    connect(m_exportButton, &QPushButton::clicked, this, &AuditView::chooseExport);
     connect(m_revert, &QPushButton::clicked, this, &AuditView::revertSelected);
     connect(m_revertTurn, &QPushButton::clicked, this, &AuditView::revertTurnSelected);
     connect(m_model, &AuditModel::exported, this, &AuditView::exportEnded);
-    reloadChoices();
-    m_chart->setCounts(m_model->days());
-    showStatus();
-    showDetail();
 }
 
 void AuditView::enableDates(bool on)

@@ -58,6 +58,17 @@ public Q_SLOTS:
     void refreshSoon();
 
 private:
+    // The parts of the view, built by the constructor in this order.
+    // The filters (decision, client, tool, person, instance, dates, text) and the Export button.
+    void buildFilters();
+    // The table of operations, the selected one's detail and the chart of decisions by day.
+    void buildTable();
+    // The store's error above the table; the status, Revert buttons and messages below it.
+    void buildMessages();
+    // The filters on top, then the error, the chart, the table over the detail, and the footer.
+    void layOut();
+    // The filters, the table's selection, the model's readings and the buttons, to what they change.
+    void connectParts();
     void applyFilter();
     void enableDates(bool on);
     void showDetail();

@@ -6,8 +6,13 @@
 #include "result.h"
 #include "upstreamspec.h"
 
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
 
 namespace Countersign {
 
@@ -89,6 +94,30 @@ public:
     void overrideListen(const QString &host, quint16 port);
 
 private:
+    // parse() reads each top-level setting with readSetting(), which hands a group of related
+    // settings to its own reader. Each stores its key's value in this Config, or refuses it with an
+    // error naming fileName and the key's line in text.
+    Status readSetting(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                       const QString &fileName);
+    // "listen" and "phone".
+    Status readAddress(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                       const QString &fileName);
+    // The timeouts and holds in seconds, and "cardMinimumSeconds".
+    Status readTimes(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                     const QString &fileName);
+    // "undoMegabytes", "undoDays" and "undoKeepHours".
+    Status readUndo(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                    const QString &fileName);
+    Status readActions(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                       const QString &fileName);
+    Status readUpstreams(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                         const QString &fileName);
+    // "person" and "instance".
+    Status readName(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                    const QString &fileName);
+    Status readStore(const std::string &key, const nlohmann::json &value, const QByteArray &text,
+                     const QString &fileName);
+
     QString m_listenHost = QStringLiteral("127.0.0.1");
     quint16 m_listenPort = kDefaultPort;
     int m_ttlSeconds = 300;

@@ -115,11 +115,22 @@ QString PolicyChangeItem::text() const
 PolicyChange PolicyChange::compare(const Config &before, const Config &after)
 {
     PolicyChange change;
-    const auto add = [&change](bool widens, QString subject, QString was, QString now) {
-        (widens ? change.m_widening : change.m_narrowing)
-            .append({std::move(subject), std::move(was), std::move(now)});
-    };
+    change.compareRules(before, after);
+    change.compareApproval(before, after);
+    change.compareSettings(before, after);
+    change.compareActions(before, after);
+    change.compareUpstreams(before, after);
+    change.compareRoots(before, after);
+    return change;
+}
 
+void PolicyChange::add(bool isWidening, QString subject, QString was, QString now)
+{
+    (isWidening ? m_widening : m_narrowing).append({std::move(subject), std::move(was), std::move(now)});
+}
+
+void PolicyChange::compareRules(const Config &before, const Config &after)
+{
     // Rules: added, removed or given another verdict, then moved relative to each other.
     const QList<RankedRule> oldRules = rankedRules(before.policy());
     const QList<RankedRule> newRules = rankedRules(after.policy());
@@ -163,7 +174,10 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
                 order(nowSecond, nowFirst), order(nowFirst, nowSecond));
         }
     }
+}
 
+void PolicyChange::compareApproval(const Config &before, const Config &after)
+{
     for (Risk risk : {Risk::Low, Risk::Medium, Risk::High, Risk::Critical}) {
         const ApprovalMode was = before.policy().approvalFor(risk);
         const ApprovalMode now = after.policy().approvalFor(risk);
@@ -190,7 +204,10 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
                 name(barredNow));
         }
     }
+}
 
+void PolicyChange::compareSettings(const Config &before, const Config &after)
+{
     if (before.mode() != after.mode())
         add(after.mode() == GateMode::Standard, QStringLiteral("mode"), gateModeName(before.mode()),
             gateModeName(after.mode()));
@@ -200,7 +217,10 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
     if (before.cardMinimumSeconds() != after.cardMinimumSeconds())
         add(after.cardMinimumSeconds() < before.cardMinimumSeconds(), QStringLiteral("cardMinimumSeconds"),
             QString::number(before.cardMinimumSeconds()), QString::number(after.cardMinimumSeconds()));
+}
 
+void PolicyChange::compareActions(const Config &before, const Config &after)
+{
     // Actions, by name.
     std::map<QString, const ActionSpec *> oldActions;
     for (const ActionSpec &action : before.actions())
@@ -233,7 +253,10 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
     }
     for (const auto &[name, old] : oldActions)
         add(false, QStringLiteral("action %1").arg(name), actionText(*old), kNone);
+}
 
+void PolicyChange::compareUpstreams(const Config &before, const Config &after)
+{
     // Upstreams, by name: a new one, or any change of one (its command, its tools' decisions and
     // plans), is judged by its worst case, a widening; one removed narrows.
     std::map<QString, const UpstreamSpec *> oldUpstreams;
@@ -254,7 +277,10 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
     for (const auto &[name, old] : oldUpstreams)
         add(false, QStringLiteral("upstream %1").arg(name), QString::fromStdString(old->source.dump()),
             kNone);
+}
 
+void PolicyChange::compareRoots(const Config &before, const Config &after)
+{
     const QStringList oldRoots = cleanRoots(before.workspaceRoots());
     const QStringList newRoots = cleanRoots(after.workspaceRoots());
     for (const QString &root : newRoots) {
@@ -269,7 +295,6 @@ PolicyChange PolicyChange::compare(const Config &before, const Config &after)
     // "docs/*" or ["./test.sh"] now reaches another folder.
     if (!oldRoots.isEmpty() && !newRoots.isEmpty() && oldRoots.first() != newRoots.first())
         add(true, QStringLiteral("first workspace root"), oldRoots.first(), newRoots.first());
-    return change;
 }
 
 json PolicyChange::toJson() const

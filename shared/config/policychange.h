@@ -44,6 +44,17 @@ public:
     nlohmann::json toJson() const;
 
 private:
+    // Files one difference under widening or narrowing.
+    void add(bool isWidening, QString subject, QString was, QString now);
+    // The parts of compare(), in the order their differences are listed: the rules, each risk
+    // level's approval, mode and the card's timings, the actions, the upstreams, the workspace roots.
+    void compareRules(const Config &before, const Config &after);
+    void compareApproval(const Config &before, const Config &after);
+    void compareSettings(const Config &before, const Config &after);
+    void compareActions(const Config &before, const Config &after);
+    void compareUpstreams(const Config &before, const Config &after);
+    void compareRoots(const Config &before, const Config &after);
+
     QList<PolicyChangeItem> m_widening;
     QList<PolicyChangeItem> m_narrowing;
 };
