@@ -41,6 +41,10 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
     m_question->setObjectName(QStringLiteral("pairQuestion"));
     m_question->setTextFormat(Qt::PlainText);
     m_question->setWordWrap(true);
+    m_alert = new QLabel(this);
+    m_alert->setObjectName(QStringLiteral("pairAlert"));
+    m_alert->setTextFormat(Qt::PlainText);
+    m_alert->setWordWrap(true);
     m_code = new QLineEdit(this);
     m_code->setObjectName(QStringLiteral("pairCode"));
     m_code->setPlaceholderText(tr("the six digits the phone's page shows"));
@@ -56,6 +60,7 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
     layout->addWidget(m_link);
     layout->addWidget(m_left);
     layout->addWidget(m_question);
+    layout->addWidget(m_alert);
     layout->addWidget(m_code);
     layout->addWidget(m_confirm);
     layout->addWidget(m_refuse);
@@ -99,6 +104,14 @@ PhonePairDialog::PhonePairDialog(PhonePairing &pairing, const QString &url, cons
         m_refuse->setEnabled(true);
         m_code->setFocus();
     });
+    connect(&m_pairing, &PhonePairing::wrongOffer, this, [this](int count) {
+        m_wrong = count;
+        showAlert();
+    });
+    connect(&m_pairing, &PhonePairing::secretReused, this, [this] {
+        m_reused = true;
+        showAlert();
+    });
     m_timer = new QTimer(this);
     connect(m_timer, &QTimer::timeout, this, &PhonePairDialog::tick);
     startOver();
@@ -118,12 +131,28 @@ void PhonePairDialog::startOver()
     m_offer.clear();
     m_expected.clear();
     m_question->clear();
+    m_wrong = 0;
+    m_reused = false;
+    m_alert->clear();
     m_code->clear();
     m_code->setEnabled(false);
     m_confirm->setEnabled(false);
     m_refuse->setEnabled(false);
     m_timer->start(1000);
     tick();
+}
+
+void PhonePairDialog::showAlert()
+{
+    QStringList lines;
+    if (m_reused)
+        lines.append(tr("Another phone offered this code after the first one: someone else may have read "
+                        "it. Pair only if the six digits match the phone in your hand; otherwise refuse."));
+    if (m_wrong > 0)
+        lines.append(m_wrong == 1
+                         ? tr("1 offer with a wrong code since this code was shown.")
+                         : tr("%1 offers with a wrong code since this code was shown.").arg(m_wrong));
+    m_alert->setText(lines.join(QLatin1Char('\n')));
 }
 
 void PhonePairDialog::tick()

@@ -31,6 +31,7 @@ Q_SIGNALS:
 private:
     void startOver();
     void tick();
+    void showAlert();
 
     PhonePairing &m_pairing;
     QString m_url;
@@ -41,6 +42,9 @@ private:
     QLabel *m_link = nullptr;
     QLabel *m_left = nullptr;
     QLabel *m_question = nullptr;
+    QLabel *m_alert = nullptr; // wrong codes offered, a code offered twice
+    int m_wrong = 0;
+    bool m_reused = false;
     QPushButton *m_confirm = nullptr;
     QPushButton *m_refuse = nullptr;
     QTimer *m_timer = nullptr;

@@ -55,6 +55,28 @@ QString PhoneDevices::cleanName(const QString &name)
     return out.simplified().left(kMaxNameLength);
 }
 
+QString PhoneDevices::pairingName(const QString &name)
+{
+    // Compatibility forms folded first (a fullwidth comma is a comma, a ligature two letters), then
+    // only letters, spaces and . - ' kept: no separator that makes a decision's "phone:x, console:alice"
+    // read as two people, nor its look-alikes among the modifier letters and punctuation; no letter
+    // that shows nothing (Hangul fillers); no digit, so that a name cannot pass for the pairing code
+    // ("Pixel - code 906 996").
+    static const QList<char16_t> blankLetters = {0x115F, 0x1160, 0x3164, 0xFFA0};
+    QString out;
+    for (const QChar c : name.normalized(QString::NormalizationForm_KC)) {
+        const auto category = c.category();
+        const bool letter = category == QChar::Letter_Uppercase || category == QChar::Letter_Lowercase ||
+                            category == QChar::Letter_Titlecase || category == QChar::Letter_Other;
+        if (c.isSpace())
+            out += QLatin1Char(' ');
+        else if ((letter && !blankLetters.contains(c.unicode())) || c == QLatin1Char('.') ||
+                 c == QLatin1Char('-') || c == QLatin1Char('\''))
+            out += c;
+    }
+    return cleanName(out);
+}
+
 Status PhoneDevices::load()
 {
     m_devices.clear();

@@ -53,7 +53,12 @@ public:
     // name) and no revocation in the audit chain.
     std::optional<PhoneDevice> vouched(const QString &id);
 
+    // A name as kept and shown: spaces simplified, controls and invisible formatting removed, at
+    // most kMaxNameLength.
     static QString cleanName(const QString &name);
+    // The name a phone offers when it pairs, stricter (names paired earlier keep the name their
+    // pairing recorded): compatibility forms folded, then letters, spaces and . - ' only.
+    static QString pairingName(const QString &offered);
 
 private:
     Status save() const;

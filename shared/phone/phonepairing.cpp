@@ -39,7 +39,8 @@ QString PhonePairing::start()
 {
     m_secret = randomSecret(16);
     m_secretExpiresMs = m_clock.nowMs() + kSecretLifetimeMs;
-    m_failuresMs.clear();
+    m_wrongOffers = 0;
+    m_usedSecret.clear();
     return m_secret;
 }
 
@@ -64,6 +65,19 @@ qint64 PhonePairing::secretLeftMs() const
     return secret().isEmpty() ? 0 : m_secretExpiresMs - m_clock.nowMs();
 }
 
+QString PhonePairing::refusal()
+{
+    return QStringLiteral(
+        "this code opens no pairing on the desktop: it expired, was used, or is not the one "
+        "it shows. Scan the code the desktop shows now");
+}
+
+QString PhonePairing::reuseRefusal()
+{
+    return QStringLiteral("another phone has already offered this code. If that was not this phone, "
+                          "someone else read the code: tell the desktop to refuse, and pair again");
+}
+
 QString PhonePairing::code(const QString &secret, const QByteArray &publicKey)
 {
     const QByteArray key = QByteArray::fromBase64(secret.toLatin1(), QByteArray::Base64UrlEncoding);
@@ -77,8 +91,8 @@ QString PhonePairing::code(const QString &secret, const QByteArray &publicKey)
 void PhonePairing::expire()
 {
     const qint64 now = m_clock.nowMs();
-    while (!m_failuresMs.isEmpty() && now - m_failuresMs.first() > 60'000)
-        m_failuresMs.removeFirst();
+    if (now >= m_usedExpiresMs)
+        m_usedSecret.clear();
     for (const QString &id : m_waiting.keys()) {
         if (now - m_waiting.value(id).offeredMs >= kConfirmWithinMs) {
             m_waiting.remove(id);
@@ -93,29 +107,27 @@ Result<PhonePairing::Offer> PhonePairing::offer(const QString &secret, const QSt
 {
     expire();
     const QString current = this->secret();
+    if (!m_usedSecret.isEmpty() && sameSecret(secret, m_usedSecret)) {
+        Q_EMIT secretReused();
+        return failure(reuseRefusal());
+    }
     if (current.isEmpty() || !sameSecret(secret, current)) {
-        m_failuresMs.append(m_clock.nowMs());
-        if (m_failuresMs.size() >= kMaxFailures) {
-            m_secret.clear(); // burnt: pairing starts again on the desktop
-            m_secretExpiresMs = 0;
-        }
-        return failure(
-            current.isEmpty()
-                ? QStringLiteral("no pairing is open on the desktop, or its code was used or has expired: "
-                                 "open a new one there")
-                : QStringLiteral("this pairing code is not the one the desktop shows"));
+        Q_EMIT wrongOffer(++m_wrongOffers);
+        return failure(refusal());
     }
     if (publicKey.size() != 65 || publicKey.at(0) != '\x04')
         return failure(QStringLiteral("the phone's key is not an uncompressed P-256 point"));
-    if (PhoneDevices::cleanName(name).isEmpty())
+    if (PhoneDevices::pairingName(name).isEmpty())
         return failure(QStringLiteral("the phone needs a name"));
-    // Used up: a second offer with it is refused, whatever comes of this one.
+    // Used up: a second offer with it is refused, whatever comes of this one, and warned of.
+    m_usedSecret = m_secret;
+    m_usedExpiresMs = m_secretExpiresMs;
     m_secret.clear();
     m_secretExpiresMs = 0;
     Offer offer;
     offer.id = randomSecret(12);
     offer.code = code(secret, publicKey);
-    offer.name = PhoneDevices::cleanName(name);
+    offer.name = PhoneDevices::pairingName(name);
     offer.publicKey = publicKey;
     offer.offeredMs = m_clock.nowMs();
     m_waiting.insert(offer.id, offer);

@@ -20,16 +20,18 @@ class Clock;
 // codes match (confirm()) is the device paired. A secret someone else read (the first visit
 // intercepted) gives them at most an offer whose code differs from the one on the human's phone.
 //
-// Limits: a secret lives kSecretLifetimeMs; kMaxFailures wrong secrets within a minute burn the
-// current one (pairing must be started again on the desktop); an offer not confirmed within
-// kConfirmWithinMs lapses. Main thread.
+// Limits: a secret lives kSecretLifetimeMs; an offer not confirmed within kConfirmWithinMs lapses.
+// Wrong secrets burn nothing (128 random bits living two minutes are not guessed, and a burn would
+// let anyone on the network stop every pairing): each is counted for the dialog (wrongOffer), and
+// every refused offer hears the same answer, whether or not a pairing is open. A used secret
+// offered again warns the desktop (secretReused) and the phone that offered it: someone else read
+// the code first. Main thread.
 class PhonePairing final : public QObject
 {
     Q_OBJECT
 public:
     static constexpr qint64 kSecretLifetimeMs = 120'000;
     static constexpr qint64 kConfirmWithinMs = 120'000;
-    static constexpr int kMaxFailures = 5;
 
     // bytes from the system's secure random source, base64url without padding: the pairing's secret
     // and offers here, the phone listener's challenges.
@@ -65,6 +67,12 @@ public:
     State state(const QString &offerId, QString *deviceId = nullptr) const;
     QList<Offer> waiting() const;
 
+    // What a refused offer hears: the same words whatever the reason, so that they tell a stranger
+    // nothing of whether a pairing is open.
+    static QString refusal();
+    // What a phone offering a used secret hears.
+    static QString reuseRefusal();
+
     // The short code both screens show: HMAC-SHA256 keyed with the secret's bytes over the public
     // key, its first four bytes as a number mod 1,000,000, in two groups of three digits.
     static QString code(const QString &secret, const QByteArray &publicKey);
@@ -72,6 +80,10 @@ public:
 Q_SIGNALS:
     void offered(const Countersign::PhonePairing::Offer &offer);
     void settled(const QString &offerId, bool paired);
+    // Offers with a wrong secret since start() (count of them).
+    void wrongOffer(int count);
+    // The secret of the offer waiting was offered again, with another key.
+    void secretReused();
 
 private:
     void expire();
@@ -80,7 +92,9 @@ private:
     const Clock &m_clock;
     QString m_secret;
     qint64 m_secretExpiresMs = 0;
-    QList<qint64> m_failuresMs;
+    int m_wrongOffers = 0;
+    QString m_usedSecret; // the secret of the latest offer, until it would have expired
+    qint64 m_usedExpiresMs = 0;
     QHash<QString, Offer> m_waiting;
     QHash<QString, QString> m_paired; // offer → device
     QHash<QString, State> m_ended;    // refused or lapsed
