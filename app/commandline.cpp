@@ -69,6 +69,8 @@ QString commandsHelp()
         "                      whole turn of its agent session that holds it, as one change\n"
         "  undo --session ID   take back the last turn of an agent session (its calls between two\n"
         "                      pauses), or with --since TIME (ISO 8601) everything it changed since\n"
+        "  phone list          the phones paired to approve from, and whether each may decide\n"
+        "  phone revoke ID     revoke one (its id from phone list): it can no longer see or decide cards\n"
         "  doctor [CLIENT]     the same as setup --check\n"
         "  selftest CLIENT     run the installed agent headless against a scripted model, in a sandbox\n"
         "                      of its own: does the gate hold its shell (and MCP) call for a card, and\n"
@@ -157,6 +159,8 @@ void checkCommandShape(const QCommandLineParser &parser, const CommandLineOption
         okShape = (verb == QLatin1String("verify") || verb == QLatin1String("export")) && n == 2;
     else if (noun == QLatin1String("hooks"))
         okShape = (verb == QLatin1String("install") || verb == QLatin1String("remove")) && n == 3;
+    else if (noun == QLatin1String("phone"))
+        okShape = (verb == QLatin1String("list") && n == 2) || (verb == QLatin1String("revoke") && n == 3);
     else if (noun == QLatin1String("undo"))
         okShape = parser.isSet(opt.session) ? n == 1 && !parser.isSet(opt.turn)
                                             : n == 2 && !parser.isSet(opt.since);
@@ -175,7 +179,7 @@ void checkCommandShape(const QCommandLineParser &parser, const CommandLineOption
             "usage: countersign token add NAME | token list | token revoke NAME | "
             "receipt verify FILE | audit verify | audit export [--format csv|json] | "
             "hooks install|remove claude-code|codex|gemini|qwen | undo OPERATION [--turn] [--yes] | "
-            "undo --session ID [--since TIME] [--yes] | "
+            "undo --session ID [--since TIME] [--yes] | phone list | phone revoke ID | "
             "setup CLIENT | setup --all | setup --check [CLIENT] | setup --remove CLIENT | doctor "
             "[CLIENT] | selftest CLIENT"));
 }

@@ -601,10 +601,10 @@ void Console::wireWindow(const CommandLine &cl)
     PhonePanel *phonePanel = w->settingsPage()->phonePanel();
     phonePanel->setPhone(&p.phone->pairing(), &p.phone->devices(),
                          [phone = p.phone.get()](const QString &id) { return phone->revoke(id); });
-    phonePanel->setListening(p.phone->url(), p.phone->fingerprint(), p.phone->problem());
+    phonePanel->setListening(p.phone->url(), p.phone->fingerprint(), p.phone->problem(), p.phone->renewal());
     QObject::connect(p.phone.get(), &PhoneApprovals::changed, phonePanel,
                      [phonePanel, phone = p.phone.get()](const QString &url, const QString &problem) {
-                         phonePanel->setListening(url, phone->fingerprint(), problem);
+                         phonePanel->setListening(url, phone->fingerprint(), problem, phone->renewal());
                      });
     QObject::connect(p.server->server(), &McpServer::upstreamsChanged, w, &MainWindow::setUpstreams);
     QObject::connect(p.server->server(), &McpServer::requestFrom, w->connectionsPage(),

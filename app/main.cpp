@@ -6,6 +6,7 @@
 #include "consoleinstance.h"
 #include "hookscommand.h"
 #include "hookshim.h"
+#include "phonecommand.h"
 #include "selftestcommand.h"
 #include "setupcommand.h"
 #include "socketpaths.h"
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
             return runAuditCommand(cl);
         if (noun == QLatin1String("hooks"))
             return runHooksCommand(cl);
+        if (noun == QLatin1String("phone"))
+            return runPhoneCommand(cl);
         if (noun == QLatin1String("undo"))
             return runUndoCommand(cl);
         if (noun == QLatin1String("setup") || noun == QLatin1String("doctor"))

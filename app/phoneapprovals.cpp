@@ -16,8 +16,7 @@ PhoneApprovals::PhoneApprovals(ApprovalQueue &queue, AuditStore &audit, const Cl
                                const QString &dataDir, QObject *parent)
     : QObject(parent), m_queue(queue), m_audit(audit), m_clock(clock),
       m_folder(QDir(dataDir).filePath(QStringLiteral("phone"))),
-      m_devices(std::make_unique<PhoneDevices>(QDir(m_folder).filePath(QStringLiteral("devices.json")), clock,
-                                               audit)),
+      m_devices(std::make_unique<PhoneDevices>(PhoneDevices::pathIn(dataDir), clock, audit)),
       m_pairing(std::make_unique<PhonePairing>(*m_devices, clock))
 {
     if (auto loaded = m_devices->load(); !loaded)
@@ -45,6 +44,7 @@ Status PhoneApprovals::apply(const Config &config)
     m_pairing->stop();
     m_listening = wanted;
     m_fingerprint.clear();
+    m_renewal.clear();
     m_problem.clear();
     if (wanted.isEmpty()) {
         Q_EMIT changed({}, {});
@@ -68,6 +68,14 @@ Status PhoneApprovals::apply(const Config &config)
     if (!port)
         return fail(port.error());
     m_fingerprint = certificate.value().fingerprint();
+    if (!certificate.value().replacedFingerprint.isEmpty()) {
+        m_renewal = QStringLiteral("The certificate was made again (%1): it was SHA-256 %2. A phone paired "
+                                   "before shows its browser's warning once more; before accepting it, check "
+                                   "that the browser shows SHA-256 %3.")
+                        .arg(certificate.value().replacedBecause, certificate.value().replacedFingerprint,
+                             m_fingerprint);
+        std::fprintf(stderr, "countersign: %s\n", qPrintable(m_renewal));
+    }
     std::fprintf(stderr, "countersign: phone approvals on %s (certificate SHA-256 %s)\n", qPrintable(url()),
                  qPrintable(m_fingerprint));
     std::fflush(stderr);

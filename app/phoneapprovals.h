@@ -36,6 +36,9 @@ public:
     // https://HOST:PORT/ while listening, else empty.
     QString url() const;
     QString fingerprint() const { return m_fingerprint; }
+    // The certificate was made again at this start (another address, or expired): both
+    // fingerprints, in words; empty when it was kept.
+    QString renewal() const { return m_renewal; }
     // Why the listener is off although the configuration names an address (empty otherwise).
     QString problem() const { return m_problem; }
     PhoneDevices &devices() { return *m_devices; }
@@ -57,6 +60,7 @@ private:
     std::unique_ptr<PhoneServer> m_server;
     QString m_listening; // HOST:PORT in force
     QString m_fingerprint;
+    QString m_renewal;
     QString m_problem;
     qint64 m_cardMinimumMs = 0; // the configuration's cardMinimumSeconds
 };

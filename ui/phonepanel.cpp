@@ -62,10 +62,13 @@ void PhonePanel::setPhone(PhonePairing *pairing, PhoneDevices *devices, Revoke r
     m_pairing = pairing;
     m_devices = devices;
     m_revoke = std::move(revoke);
+    if (m_devices) // "Last used" follows the phone's requests
+        connect(m_devices, &PhoneDevices::changed, this, &PhonePanel::refreshDevices, Qt::UniqueConnection);
     refreshDevices();
 }
 
-void PhonePanel::setListening(const QString &url, const QString &fingerprint, const QString &problem)
+void PhonePanel::setListening(const QString &url, const QString &fingerprint, const QString &problem,
+                              const QString &renewal)
 {
     m_url = url;
     m_fingerprint = fingerprint;
@@ -73,12 +76,18 @@ void PhonePanel::setListening(const QString &url, const QString &fingerprint, co
                       : url.isEmpty()
                           ? tr("Off. Give this machine's address on your network below (HOST:PORT) "
                                "and save to turn it on.")
-                          : tr("On at %1 (certificate SHA-256 %2).").arg(url, fingerprint));
+                          : tr("On at %1 (certificate SHA-256 %2).").arg(url, fingerprint) +
+                                (renewal.isEmpty() ? QString() : QLatin1Char('\n') + renewal));
     m_pair->setEnabled(!url.isEmpty() && m_pairing);
 }
 
 void PhonePanel::refreshDevices()
 {
+    // The device selected stays selected (a phone's use refreshes the table while a person picks).
+    const QList<QTableWidgetItem *> selected = m_table->selectedItems();
+    const QString selectedId = selected.isEmpty()
+                                   ? QString()
+                                   : m_table->item(selected.first()->row(), 0)->data(Qt::UserRole).toString();
     m_table->setRowCount(0);
     if (!m_devices)
         return;
@@ -93,6 +102,8 @@ void PhonePanel::refreshDevices()
         m_table->setItem(row, 3,
                          new QTableWidgetItem(d.revoked() ? tr("revoked %1").arg(localTime(d.revokedMs))
                                                           : tr("may decide")));
+        if (!selectedId.isEmpty() && d.id == selectedId)
+            m_table->selectRow(row);
     }
     m_revokeButton->setEnabled(m_table->rowCount() > 0);
 }

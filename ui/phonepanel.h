@@ -28,7 +28,9 @@ public:
 
     void setPhone(PhonePairing *pairing, PhoneDevices *devices, Revoke revoke);
     // The listener's URL (empty: off), its certificate's fingerprint, or why it is off.
-    void setListening(const QString &url, const QString &fingerprint, const QString &problem);
+    // renewal: the certificate was made again, in words (both fingerprints); empty when kept.
+    void setListening(const QString &url, const QString &fingerprint, const QString &problem,
+                      const QString &renewal = {});
     void refreshDevices();
     // Opens the pairing dialog (what Pair a phone does).
     void pair();

@@ -1,6 +1,7 @@
 #include "httpconnection.h"
 
 #include <QDeadlineTimer>
+#include <QHostAddress>
 #include <QPointer>
 #include <QSslSocket>
 #include <QTcpSocket>
@@ -140,6 +141,7 @@ void HttpConnection::processBuffered(const QByteArray &bytes)
         }
         HttpRequest request = m_parser.takeRequest();
         request.connection = this;
+        request.peer = m_socket->peerAddress().toString();
         m_inFlight = true;
         m_inRouter = true;
         m_router(request, [self = QPointer<HttpConnection>(this),

@@ -4,6 +4,7 @@
 #include <QList>
 #include <QPair>
 #include <QPointer>
+#include <QString>
 
 #include <optional>
 
@@ -20,6 +21,8 @@ struct HttpRequest final
     bool keepAlive = true;
     // The connection it came on (null once that is gone): what holds a stream open sees it close.
     QPointer<QObject> connection;
+    // The address it came from, as the socket has it ("127.0.0.1", "fe80::1").
+    QString peer;
 
     // The target without its query: what a route matches.
     QByteArray path() const { return target.split('?').first(); }

@@ -85,9 +85,11 @@ Result<PhoneCertificate> make(const QString &host)
 
 bool names(const QSslCertificate &cert, const QString &host)
 {
+    // An address by its value, however it is written ("::1", "0:0:0:0:0:0:0:1").
+    const QHostAddress address(host);
     const auto alternates = cert.subjectAlternativeNames();
     for (auto it = alternates.cbegin(); it != alternates.cend(); ++it)
-        if (it.value() == host)
+        if (it.value() == host || (!address.isNull() && QHostAddress(it.value()) == address))
             return true;
     return false;
 }
@@ -109,15 +111,25 @@ Result<PhoneCertificate> PhoneCertificate::loadOrMake(const QString &folder, con
     const QString keyPath = QDir(folder).filePath(QStringLiteral("key.pem"));
     QFile certFile(certPath);
     QFile keyFile(keyPath);
+    QString replaced, because;
     if (certFile.open(QIODevice::ReadOnly) && keyFile.open(QIODevice::ReadOnly)) {
-        PhoneCertificate kept{QSslCertificate(certFile.readAll()), QSslKey(keyFile.readAll(), QSsl::Ec)};
-        if (!kept.certificate.isNull() && !kept.key.isNull() && names(kept.certificate, host) &&
-            kept.certificate.expiryDate() > QDateTime::currentDateTimeUtc().addDays(7))
+        PhoneCertificate kept;
+        kept.certificate = QSslCertificate(certFile.readAll());
+        kept.key = QSslKey(keyFile.readAll(), QSsl::Ec);
+        const bool named = names(kept.certificate, host);
+        const bool current = kept.certificate.expiryDate() > QDateTime::currentDateTimeUtc().addDays(7);
+        if (!kept.certificate.isNull() && !kept.key.isNull() && named && current)
             return kept;
+        if (!kept.certificate.isNull()) {
+            replaced = kept.fingerprint();
+            because = !named ? QStringLiteral("it named another address") : QStringLiteral("it had expired");
+        }
     }
     auto made = make(host);
     if (!made)
         return made;
+    made.value().replacedFingerprint = replaced;
+    made.value().replacedBecause = because;
     if (auto saved = writePrivate(keyPath, made.value().key.toPem()); !saved)
         return failure(saved.error());
     if (auto saved = writePrivate(certPath, made.value().certificate.toPem()); !saved)

@@ -16,6 +16,7 @@
 #include <QHostAddress>
 #include <QLoggingCategory>
 #include <QSet>
+#include <QSslCipher>
 #include <QSslConfiguration>
 #include <QSslServer>
 #include <QTimer>
@@ -172,6 +173,17 @@ Result<quint16> PhoneServer::listen(const QString &host, quint16 port, const Pho
     config.setLocalCertificate(certificate.certificate);
     config.setPrivateKey(certificate.key);
     config.setProtocol(QSsl::TlsV1_2OrLater);
+    // Forward-secret AEAD suites only (TLS 1.3's, and TLS 1.2's ECDHE with AES-GCM or ChaCha20):
+    // no CBC, no SHA-1 MAC, which every phone browser of the last years does without.
+    QList<QSslCipher> modern;
+    for (const QSslCipher &cipher : QSslConfiguration::supportedCiphers()) {
+        const QString name = cipher.name();
+        if (name.startsWith(QLatin1String("TLS_")) ||
+            (name.startsWith(QLatin1String("ECDHE-")) &&
+             (name.contains(QLatin1String("-GCM-")) || name.contains(QLatin1String("CHACHA20")))))
+            modern.append(cipher);
+    }
+    config.setCiphers(modern);
     config.setPeerVerifyMode(QSslSocket::VerifyNone);
     tls->setSslConfiguration(config);
     // A connection that never finishes its handshake holds one of the pending slots: short, and many.
@@ -189,8 +201,11 @@ Result<quint16> PhoneServer::listen(const QString &host, quint16 port, const Pho
         m_http.reset();
         return bound;
     }
-    const bool v6 = QHostAddress(host).protocol() == QAbstractSocket::IPv6Protocol;
-    m_authority = (v6 ? QLatin1Char('[') + host + QLatin1Char(']') : host) + QLatin1Char(':') +
+    // As a browser writes it in Host: an address in its shortest form, an IPv6 one in brackets.
+    const QHostAddress address(host);
+    const QString shortest = address.isNull() ? host : address.toString();
+    const bool v6 = address.protocol() == QAbstractSocket::IPv6Protocol;
+    m_authority = (v6 ? QLatin1Char('[') + shortest + QLatin1Char(']') : shortest) + QLatin1Char(':') +
                   QString::number(bound.value());
     qCInfo(lcPhone) << "phone approvals on" << url();
     return bound;
@@ -301,14 +316,25 @@ void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responde
             it = m_challenges.erase(it);
             continue;
         }
-        ofDevice += it->device == device->id ? 1 : 0;
+        ofDevice += it->device == device->id && it->peer == request.peer ? 1 : 0;
         ++it;
     }
-    if (m_challenges.size() >= kMaxChallenges || ofDevice >= kMaxChallengesPerDevice)
+    // A device's challenges are counted per address that asks: a stranger who knows a device's id
+    // fills its own quota, not the phone's. When all are taken, the oldest goes (its phone asks
+    // again): nobody can hold the listener shut.
+    if (ofDevice >= kMaxChallengesPerDevice)
         return respond(
             refused(429, QStringLiteral("too many challenges outstanding; try again in a minute")));
+    if (m_challenges.size() >= kMaxChallenges) {
+        auto oldest = m_challenges.begin();
+        for (auto it = m_challenges.begin(); it != m_challenges.end(); ++it) {
+            if (it->expiresMs < oldest->expiresMs)
+                oldest = it;
+        }
+        m_challenges.erase(oldest);
+    }
     const QString token = PhonePairing::randomSecret(32);
-    m_challenges.insert(token, Challenge{device->id, now + kChallengeMs});
+    m_challenges.insert(token, Challenge{device->id, now + kChallengeMs, request.peer});
     respond(reply(200, {{"challenge", token.toStdString()}, {"expiresMs", now + kChallengeMs}}));
 }
 

@@ -71,6 +71,7 @@ private:
     {
         QString device;
         qint64 expiresMs = 0;
+        QString peer; // the address that asked for it
     };
     struct Stream
     {

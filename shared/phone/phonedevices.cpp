@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "privatefile.h"
 
+#include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
 
@@ -24,8 +25,8 @@ std::string hex(const QByteArray &bytes)
 
 } // namespace
 
-PhoneDevices::PhoneDevices(QString path, const Clock &clock, AuditStore &chain)
-    : m_path(std::move(path)), m_clock(clock), m_chain(chain)
+PhoneDevices::PhoneDevices(QString path, const Clock &clock, AuditStore &chain, QObject *parent)
+    : QObject(parent), m_path(std::move(path)), m_clock(clock), m_chain(chain)
 {
 }
 
@@ -75,6 +76,11 @@ QString PhoneDevices::pairingName(const QString &name)
             out += c;
     }
     return cleanName(out);
+}
+
+QString PhoneDevices::pathIn(const QString &dataDir)
+{
+    return QDir(dataDir).filePath(QStringLiteral("phone/devices.json"));
 }
 
 Status PhoneDevices::load()
@@ -177,6 +183,7 @@ Result<PhoneDevice> PhoneDevices::add(const QString &name, const QByteArray &pub
         return failure(QStringLiteral("the pairing could not be recorded, so the phone is not paired: %1")
                            .arg(recorded.error()));
     }
+    Q_EMIT changed();
     return device;
 }
 
@@ -198,6 +205,7 @@ Status PhoneDevices::revoke(const QString &id)
             d.revokedMs = 0;
             return saved;
         }
+        Q_EMIT changed();
         return success();
     }
     return failure(QStringLiteral("no paired phone %1").arg(id));
@@ -229,6 +237,7 @@ void PhoneDevices::touch(const QString &id)
             return;
         d.lastUsedMs = now;
         (void)save(); // a last use that cannot be noted stops nothing
+        Q_EMIT changed();
     }
 }
 

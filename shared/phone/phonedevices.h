@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QObject>
 #include <QString>
 
 #include <optional>
@@ -32,13 +33,15 @@ struct PhoneDevice final
 // ("phone-paired", "phone-revoked", under "phone:<id>"), and a device may act only while the chain
 // holds its pairing, with this key and name, and no revocation (vouched()): a device another process
 // wrote into the file, or a revocation it took out of it, counts for nothing. Main thread.
-class PhoneDevices final
+class PhoneDevices final : public QObject
 {
+    Q_OBJECT
 public:
     static constexpr int kMaxDevices = 32;
     static constexpr int kMaxNameLength = 40;
 
-    PhoneDevices(QString path, const Clock &clock, AuditStore &chain);
+    PhoneDevices(QString path, const Clock &clock, AuditStore &chain, QObject *parent = nullptr);
+    Q_DISABLE_COPY_MOVE(PhoneDevices)
 
     Status load();
     const QList<PhoneDevice> &all() const { return m_devices; }
@@ -56,9 +59,15 @@ public:
     // A name as kept and shown: spaces simplified, controls and invisible formatting removed, at
     // most kMaxNameLength.
     static QString cleanName(const QString &name);
+    // Where a data folder keeps them: DATA/phone/devices.json.
+    static QString pathIn(const QString &dataDir);
     // The name a phone offers when it pairs, stricter (names paired earlier keep the name their
     // pairing recorded): compatibility forms folded, then letters, spaces and . - ' only.
     static QString pairingName(const QString &offered);
+
+Q_SIGNALS:
+    // A device was added, revoked or used (its last use noted): for the Settings page.
+    void changed();
 
 private:
     Status save() const;

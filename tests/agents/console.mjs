@@ -103,6 +103,7 @@ export async function startConsole(binary, {
     };
     const handle = {
         url, token, dir, dataDir, configPath, child, exited, lines, display, windowId, decide,
+        cli, // a one-shot command on this console's data folder and configuration: its output
         stderr: () => stderr,
         // The cards waiting in the queue (read from the store, as the window does).
         cards: () => decide('list'),

@@ -177,6 +177,21 @@ try {
         assert.equal(existsSync(path.join(ws, 'keep.txt')), true);
     });
 
+    await check('headless, countersign phone list shows the phone and phone revoke ID refuses its next request', async () => {
+        const listed = await con.cli('phone', 'list');
+        const line = /^([0-9a-f]{16}) {2}pixel {2}paired \S+, last used \S+, may decide$/m.exec(listed);
+        assert.ok(line, listed);
+        assert.match(await con.cli('phone', 'revoke', line[1]), /^Revoked pixel \([0-9a-f]{16}\)/);
+        assert.match(await con.cli('phone', 'list'), new RegExp(`^${line[1]} {2}pixel {2}.*, revoked \\S+$`, 'm'));
+        await assert.rejects(con.cli('phone', 'revoke', 'ffffffffffffffff'), /no paired phone ffffffffffffffff/);
+        // A new card: the page asks for the cards, is refused, and shows why.
+        writeFileSync(path.join(ws, 'later.txt'), 'later\n');
+        const asked = await callTool(server, 'delete_path', { path: path.join(ws, 'later.txt') });
+        assert.ok(asked.result?.requestState, JSON.stringify(asked));
+        await waitFor('the page refused', () => evaluate(phone, `!document.getElementById('unpaired').hidden`), 15000);
+        assert.equal(existsSync(path.join(ws, 'later.txt')), true);
+    });
+
     await check('the page cannot reach /mcp or /approvals on the phone listener, and an unpaired browser sees no card', async () => {
         const statuses = await evaluate(phone, `Promise.all(['/mcp', '/approvals/x'].map((p) => fetch(p, { method: p === '/mcp' ? 'POST' : 'GET', headers: { 'Content-Type': 'application/json' }, body: p === '/mcp' ? '{}' : undefined }).then((r) => r.status)))`);
         assert.deepEqual(statuses, [404, 404]);

@@ -18,10 +18,13 @@
 #include "phoneserver.h"
 #include "receipt.h"
 
+#include <QHostAddress>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSignalSpy>
+#include <QSslCipher>
 #include <QSslConfiguration>
+#include <QSslSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -142,6 +145,31 @@ private:
         reply->deleteLater();
         return a;
     }
+    // POST /api/challenge from another local address (a socket bound to it): the answer's status.
+    // The listener runs on this thread: each wait runs the event loop.
+    int challengeStatusFrom(const QString &source, const QByteArray &body)
+    {
+        QSslSocket socket;
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setCaCertificates({m_certificate.certificate});
+        socket.setSslConfiguration(tls);
+        if (!socket.bind(QHostAddress(source)))
+            return -1;
+        const QUrl url(m_base);
+        QSignalSpy encrypted(&socket, &QSslSocket::encrypted);
+        socket.connectToHostEncrypted(url.host(), quint16(url.port()));
+        if (!encrypted.wait(5000))
+            return -2;
+        socket.write("POST /api/challenge HTTP/1.1\r\nHost: " + url.authority().toLatin1() +
+                     "\r\nOrigin: " + m_base.chopped(1).toLatin1() +
+                     "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+                     QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        QSignalSpy readable(&socket, &QSslSocket::readyRead);
+        QByteArray answer;
+        while (!answer.contains("\r\n") && readable.wait(5000))
+            answer += socket.readAll();
+        return answer.startsWith("HTTP/1.1 ") ? answer.mid(9, 3).toInt() : -3;
+    }
     QByteArray challengeFor(const QString &device)
     {
         const Answer a = send("POST", "/api/challenge",
@@ -252,9 +280,13 @@ private Q_SLOTS:
         QCOMPARE(again.value().certificate, m_certificate.certificate);
         QVERIFY(QFileInfo(m_dir.filePath(QStringLiteral("phone/key.pem"))).permissions() ==
                 (QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser));
+        QVERIFY(again.value().replacedFingerprint.isEmpty()); // kept: nothing to announce
         auto other = PhoneCertificate::loadOrMake(m_dir.filePath(QStringLiteral("phone")),
                                                   QStringLiteral("192.168.1.20"));
         QVERIFY(other.value().certificate != m_certificate.certificate);
+        // Made again in place of a kept one: both fingerprints are known, to be announced.
+        QCOMPARE(other.value().replacedFingerprint, m_certificate.fingerprint());
+        QCOMPARE(other.value().replacedBecause, QStringLiteral("it named another address"));
         QCOMPARE(other.value().fingerprint().size(), 32 * 3 - 1);
     }
 
@@ -597,6 +629,22 @@ private Q_SLOTS:
         QVERIFY(m_queue->pending().isEmpty());
     }
 
+    // An IPv6 address written out in full is the same address: the same certificate, and the Host a
+    // browser sends (the shortest form) is this listener's.
+    void ipv6Address_inAnyForm_isOneAddress()
+    {
+        const QString folder = m_dir.filePath(QStringLiteral("phone6"));
+        auto shortForm = PhoneCertificate::loadOrMake(folder, QStringLiteral("::1"));
+        QVERIFY2(shortForm.ok(), shortForm.ok() ? "" : qPrintable(shortForm.error()));
+        auto longForm = PhoneCertificate::loadOrMake(folder, QStringLiteral("0:0:0:0:0:0:0:1"));
+        QCOMPARE(longForm.value().certificate, shortForm.value().certificate);
+        PhoneServer six(*m_queue, *m_store, *m_devices, *m_pairing, m_clock);
+        auto port = six.listen(QStringLiteral("0:0:0:0:0:0:0:1"), 0, longForm.value());
+        if (!port.ok())
+            QSKIP("this machine has no IPv6 loopback to listen on");
+        QCOMPARE(six.url(), QStringLiteral("https://[::1]:%1/").arg(port.value()));
+    }
+
     void phoneAddress_isOneIpAddress()
     {
         QVERIFY(Config::parsePhoneListen(QStringLiteral("192.168.1.20:8443")).ok());
@@ -604,6 +652,46 @@ private Q_SLOTS:
         for (const char *bad : {"desktop.local:8443", "0.0.0.0:8443", "[::]:8443", "192.168.1.20:0",
                                 "192.168.1.256:8443", "192.168.1.20"})
             QVERIFY2(!Config::parsePhoneListen(QString::fromLatin1(bad)).ok(), bad);
+    }
+
+    // A stranger on another address who knows a phone's id takes challenges for it until refused;
+    // the phone, asking from its own address, still gets one.
+    void challengesForAPhone_takenByAStranger_lockOnlyTheStrangerOut()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const QByteArray body = QByteArray::fromStdString(json{{"device", device.toStdString()}}.dump());
+        int refusedAt = -1;
+        for (int i = 0; i < 20 && refusedAt < 0; ++i) {
+            if (challengeStatusFrom(QStringLiteral("127.0.0.3"), body) == 429)
+                refusedAt = i;
+        }
+        QCOMPARE(refusedAt, 16);
+        QVERIFY(!challengeFor(device).isEmpty()); // the phone's own address is not locked out
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", json::object())).status, 200);
+    }
+
+    // A client that offers only TLS 1.2's CBC suites with a SHA-1 MAC gets no connection.
+    void tls_takesForwardSecretAeadSuitesOnly()
+    {
+        const QUrl url(m_base);
+        const auto handshake = [&](const QString &cipher) {
+            QSslSocket socket;
+            QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+            tls.setCaCertificates({m_certificate.certificate});
+            tls.setProtocol(QSsl::TlsV1_2);
+            tls.setCiphers({QSslCipher(cipher)});
+            socket.setSslConfiguration(tls);
+            QSignalSpy encrypted(&socket, &QSslSocket::encrypted);
+            QSignalSpy failed(&socket, &QSslSocket::errorOccurred);
+            socket.connectToHostEncrypted(url.host(), quint16(url.port()));
+            for (int i = 0; i < 50 && encrypted.isEmpty() && failed.isEmpty(); ++i)
+                QTest::qWait(100); // the listener runs on this thread
+            return !encrypted.isEmpty();
+        };
+        QVERIFY(!QSslCipher(QStringLiteral("ECDHE-ECDSA-AES128-SHA")).isNull());
+        QVERIFY(!handshake(QStringLiteral("ECDHE-ECDSA-AES128-SHA")));
+        QVERIFY(handshake(QStringLiteral("ECDHE-ECDSA-AES128-GCM-SHA256")));
     }
 
     void onlyThePage_fromItsOwnHostAndOrigin()

@@ -1,15 +1,18 @@
-// The pairing dialog, on Qt's offscreen platform: what someone else on the network does while it is
-// open is shown to the human. Wrong codes offered are counted (they burn nothing); the code offered a
-// second time, after a first offer took it, is warned of as someone else having read it.
+// Settings' phone panel and its pairing dialog, on Qt's offscreen platform. What someone else on the
+// network does while the dialog is open is shown to the human: wrong codes offered are counted (they
+// burn nothing); the code offered a second time, after a first offer took it, is warned of as
+// someone else having read it. The panel's "Last used" follows the phone's requests.
 #include "auditstore.h"
 #include "database.h"
 #include "fakeclock.h"
 #include "phonedevices.h"
 #include "phonepairdialog.h"
 #include "phonepairing.h"
+#include "phonepanel.h"
 #include "receipt.h"
 
 #include <QLabel>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -25,7 +28,7 @@ QByteArray pointShaped(char fill)
 
 } // namespace
 
-class PhonePairDialogTest final : public QObject
+class PhonePanelTest final : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
@@ -63,7 +66,32 @@ private Q_SLOTS:
         QVERIFY(question->text().contains(QStringLiteral("named: first"))); // the first offer still waits
         QVERIFY(devices.all().isEmpty());
     }
+
+    void lastUsed_followsThePhonesRequests_andTheSelectionStays()
+    {
+        QTemporaryDir dir;
+        FakeClock clock;
+        clock.advance(1'700'000'000'000);
+        const ReceiptSigner signer{QByteArray(32, '\x07')};
+        auto db = Database::open(QStringLiteral(":memory:")).value();
+        AuditStore store(*db, clock, &signer);
+        PhoneDevices devices(dir.filePath(QStringLiteral("devices.json")), clock, store);
+        QVERIFY(devices.load().ok());
+        const QString first = devices.add(QStringLiteral("pixel"), pointShaped('a')).value().id;
+        QVERIFY(devices.add(QStringLiteral("tablet"), pointShaped('b')).ok());
+        PhonePairing pairing(devices, clock);
+        PhonePanel panel;
+        panel.setPhone(&pairing, &devices, [](const QString &) { return success(); });
+        auto *table = panel.findChild<QTableWidget *>();
+        QVERIFY(table);
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->item(0, 2)->text(), QStringLiteral("never"));
+        table->selectRow(1);
+        devices.touch(first); // what the phone listener does on each signed request
+        QVERIFY(table->item(0, 2)->text() != QStringLiteral("never"));
+        QCOMPARE(table->selectedItems().value(0)->row(), 1);
+    }
 };
 
-QTEST_MAIN(PhonePairDialogTest)
-#include "phonepairdialog_test.moc"
+QTEST_MAIN(PhonePanelTest)
+#include "phonepanel_test.moc"
