@@ -2,6 +2,7 @@
 
 #include "approvalqueue.h"
 #include "auditstore.h"
+#include "blastradiustext.h"
 #include "clock.h"
 #include "devicekey.h"
 #include "httprequest.h"
@@ -116,6 +117,11 @@ json cardJson(const Operation &op)
             {"arguments", visibleText(arguments).toStdString()},
             {"diff", visibleText(diff).toStdString()},
             {"targets", targets},
+            // The window's words: what the call reaches and loses, whether it can be taken back,
+            // and the rule that asked.
+            {"blastRadius", visibleText(BlastRadiusText::text(op.plan.blastRadius)).toStdString()},
+            {"irreversible", op.plan.isIrreversible()},
+            {"rule", visibleText(op.rule).toStdString()},
             {"risk", riskName(op.plan.risk).toStdString()},
             {"planDigest", op.planDigest.toStdString()},
             {"connection", visibleText(op.principal).toStdString()},

@@ -148,6 +148,9 @@ try {
         await waitFor('the card on the phone', () => evaluate(phone, `document.querySelectorAll('#list .card').length === 1`), 15000);
         const title = await evaluate(phone, `document.querySelector('#list .title').textContent`);
         assert.match(title, /old\.log/);
+        // The window's words for what it reaches: the blast radius, not an empty line.
+        const blast = await evaluate(phone, `document.querySelector('#list .blast').textContent`);
+        assert.match(blast, /\b1 file\b/, blast);
         await shot(phone, 'phone-card.png');
         await evaluate(phone, `(() => { const c = document.querySelector('#list .card');
             const t = c.querySelector('.typed-box'); if (!t.hidden) c.querySelector('.typed').value = c.querySelector('.typed-text').textContent; })()`);

@@ -111,10 +111,12 @@ function cardElement(card) {
     const li = $('card').content.firstElementChild.cloneNode(true);
     const q = (c) => li.querySelector(c);
     q('.title').textContent = card.title;
-    q('.risk').textContent = `risk ${card.risk}`;
+    q('.risk').textContent = `risk ${card.risk}${card.irreversible ? ' · irreversible' : ''}`;
     q('.risk').classList.add(card.risk);
     q('.who').textContent = card.client ? `${card.client} (${card.connection})` : card.connection;
     q('.summary').textContent = card.summary;
+    q('.blast').textContent = card.blastRadius;
+    q('.rule').textContent = card.rule ? `Rule: ${card.rule}` : '';
     q('.prompt').textContent = card.prompt;
     for (const t of card.targets) { const item = document.createElement('li'); item.textContent = t; q('.targets').append(item); }
     q('.diff').textContent = card.diff;

@@ -224,6 +224,8 @@ private:
         op.plan.targets = {QStringLiteral("build")};
         op.plan.diff = QStringLiteral("-a\n+b\n");
         op.plan.risk = risk;
+        op.plan.blastRadius = {{"files", 3}, {"irreversible", true}};
+        op.rule = QStringLiteral("no rule matched: default ask");
         op.planDigest = op.plan.digest();
         op.createdMs = m_clock.nowMs();
         op.expiresMs = op.createdMs + 300'000;
@@ -341,6 +343,10 @@ private Q_SLOTS:
         QCOMPARE_JSON(c.at("title"),
                       json("Delete build\u27e6U+202E\u27e7txt.exe")); // marked, as the window shows it
         QCOMPARE_JSON(c.at("typed"), json("build"));
+        // The window's words: what it reaches, that it cannot be taken back, the rule that asked.
+        QCOMPARE_JSON(c.at("blastRadius"), json("3 files"));
+        QCOMPARE_JSON(c.at("irreversible"), json(true));
+        QCOMPARE_JSON(c.at("rule"), json("no rule matched: default ask"));
         QCOMPARE(QString::fromStdString(c.at("planDigest").get<std::string>()), op.planDigest);
 
         // High risk: the typed confirmation, as in the window.
