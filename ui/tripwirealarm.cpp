@@ -65,10 +65,9 @@ void TripwireAlarm::refresh()
     }
     const QString connection = m_alarms.firstKey();
     const QStringList &messages = m_alarms.first();
-    m_title->setText(
-        m_alarms.size() == 1
-            ? tr("Tripwire: connection \"%1\" is held").arg(connection)
-            : tr("Tripwire: %1 connections are held (\"%2\" shown)").arg(m_alarms.size()).arg(connection));
+    m_title->setText(m_alarms.size() == 1
+                         ? tr("Connection \"%1\" is held").arg(connection)
+                         : tr("%1 connections are held (\"%2\" shown)").arg(m_alarms.size()).arg(connection));
     m_text->setText(messages.join(QStringLiteral("\n\n")));
     m_release->setText(tr("I have looked: release \"%1\"").arg(connection.left(40)));
     m_release->setEnabled(false);

@@ -124,6 +124,10 @@ void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &ca
         } else if (operation.is_string()) {
             judgement.nonce = QString::fromStdString(operation.get<std::string>());
         }
+        const json structured =
+            result.is_object() ? result.value("structuredContent", json::object()) : json::object();
+        judgement.declined = !judgement.allowed && structured.is_object() &&
+                             structured.value("decision", json()) == json("declined");
         const json content = result.is_object() ? result.value("content", json::array()) : json::array();
         if (content.is_array() && !content.empty() && content[0].is_object() &&
             content[0].value("text", json()).is_string())
@@ -187,7 +191,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
             return;
         if (!plan)
             return done(GateReplies::planFailed(plan.error()));
-        self->park(request, std::move(plan).value(), done, {});
+        self->park(request, request->noted(std::move(plan).value()), done, {});
     });
 }
 

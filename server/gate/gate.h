@@ -78,6 +78,7 @@ public:
         bool approved = false; // a human approved it (its receipt is signed); else a rule or the default
         QString nonce;         // an allowed call's operation (its audit row, and its receipt when approved)
         QString words;         // why not, for the agent (declined and why, still waiting, refused)
+        bool declined = false; // a human declined its card
     };
     using Judged = std::function<void(Judgement)>;
     void judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done);

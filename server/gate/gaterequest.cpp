@@ -69,9 +69,19 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->receivedMs = receivedMs;
     request->holdMs = call.holdMs;
     request->held = call.held;
+    request->note = call.note;
     request->argsDigest = QString::fromLatin1(CanonicalJson::digest(call.arguments));
     request->paths = action->pathSpellings(call.arguments);
     return request;
+}
+
+Plan GateRequest::noted(Plan plan) const
+{
+    if (note.isEmpty())
+        return plan;
+    plan.summary = plan.summary.isEmpty() ? note : note + QLatin1Char(' ') + plan.summary;
+    plan.prompt = note + QStringLiteral("\n\n") + plan.prompt;
+    return plan;
 }
 
 QString GateRequest::clientName() const

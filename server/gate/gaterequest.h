@@ -24,6 +24,9 @@ struct AgentCall final
     // Not empty: the call asks whatever the policy says (a rule's deny still denies), and these
     // words are its rule on the card (its session is held after the tripwire fired).
     QString held;
+    // Not empty: said first on its card, before what the call does (it reaches what the human
+    // declined of this session a moment ago).
+    QString note;
 };
 
 // One call as the gate judges it, copied out of the request (a ToolCall's references do not
@@ -45,6 +48,7 @@ struct GateRequest final
     std::optional<qint64> holdMs;     // AgentCall::holdMs; unset: the gate's hold limits apply
     bool mcp = true;                  // false: an AgentCall (no JSON-RPC id, no protocol version)
     QString held;                     // AgentCall::held
+    QString note;                     // AgentCall::note
 
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
                                                    const ToolCall &call, qint64 receivedMs);
@@ -57,6 +61,9 @@ struct GateRequest final
     bool isCancelled() const { return task && task->cancelled; }
     // The client's self-declared name (clientInfo.name, typed by the dispatcher), empty when none.
     QString clientName() const;
+    // The plan as its card shows it: the note said first (the same at the re-plan after approval,
+    // so that its digest still matches the ticket's).
+    Plan noted(Plan plan) const;
     // The record of this call with the given plan: who asked, for what, and where it stands. Every
     // operation the gate stores is built here.
     Operation operation(const QString &nonce, Plan plan, const QString &rule, qint64 createdMs,

@@ -67,11 +67,12 @@ void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const De
                                   return;
                               if (!plan)
                                   return done(GateReplies::replanFailed(plan.error()));
-                              if (plan.value().digest() != ticket.planDigest) {
+                              const Plan noted = request->noted(std::move(plan).value());
+                              if (noted.digest() != ticket.planDigest) {
                                   qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
-                                  return self->park(request, std::move(plan).value(), done, ticket.nonce);
+                                  return self->park(request, noted, done, ticket.nonce);
                               }
-                              self->execute(request, ticket, decision, plan.value(), done);
+                              self->execute(request, ticket, decision, noted, done);
                           });
 }
 

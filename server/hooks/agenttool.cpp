@@ -478,6 +478,28 @@ GatedAction::Default AgentTool::byDefault(const json &arguments) const
     return {Verdict::Ask, QStringLiteral("a tool Countersign does not know")};
 }
 
+QStringList AgentTool::reaches(const json &arguments) const
+{
+    QStringList paths;
+    if (m_kind == Kind::Shell) {
+        const QString cwd = QString::fromStdString(arguments.value("cwd", ""));
+        if (!FilePath::isAbsolute(cwd))
+            return {};
+        const CommandJudge::Judgement judged =
+            judge().line(QString::fromStdString(arguments.value("command", "")), cwd);
+        if (judged.destructive)
+            paths = judged.targets;
+    } else if (m_kind == Kind::Write || m_kind == Kind::Edit || m_kind == Kind::Patch) {
+        paths = writtenPaths(arguments);
+    }
+    // A whole root (a reset of the work tree, a clean of the folder) names no narrower intent than
+    // working there: what comes after it is not "the same again".
+    if (m_workspace)
+        paths.removeIf(
+            [this](const QString &p) { return m_workspace->roots().contains(QDir::cleanPath(p)); });
+    return paths;
+}
+
 QStringList AgentTool::writtenPaths(const json &arguments) const
 {
     switch (m_kind) {

@@ -59,6 +59,10 @@ public:
     QStringList writtenPaths(const nlohmann::json &arguments) const;
     // Whether a write allowed with no card runs only with its undo: a write, edit or patch. A shell
     // command keeps what it can and runs without an undo when it cannot (its card said so).
+    // What the call would delete, discard or overwrite (absolute paths): a shell command's targets
+    // when the judge finds it destructive, the files a write, edit or patch changes; none for
+    // reads and other MCP servers' tools.
+    QStringList reaches(const nlohmann::json &arguments) const;
     bool needsUndo() const { return m_kind == Kind::Write || m_kind == Kind::Edit || m_kind == Kind::Patch; }
 
 private:

@@ -191,7 +191,12 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     // (a call that waits for a card is read again when it is answered).
     const Shell::CommandEffects::Memo readOnce;
     // The files this session made itself: deleting one it left as it was loses no one's work.
-    const CommandJudge::Scratch scratch(m_made.value(who.name + QLatin1Char('\n') + call.sessionId));
+    const QString session = who.name + QLatin1Char('\n') + call.sessionId;
+    if (agentCall.held.isEmpty())
+        agentCall.held = m_heldSessions.value(session);
+    const CommandJudge::Scratch scratch(m_made.value(session));
+    if (m_declined.any(session))
+        triesAgain(session, who, tool->reaches(arguments.value()), agentCall);
     // The net is under a quiet call that is netted: what it overwrites in the roots is kept first.
     std::optional<CommandJudge::NetScope> underNet;
     // Only when every root is recorded and no other quiet call is in flight: the record is then
@@ -202,8 +207,12 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     m_gate.judge(
         tool, agentCall,
         [self = QPointer<HookService>(this), client = call.client, event = call.event, key, argsDigest, path,
-         tool, reads, netted, who = who.name, arguments = arguments.value(),
+         tool, reads, netted, who = who.name, arguments = arguments.value(), session,
          done = std::move(done)](Gate::Judgement judgement) {
+            if (judgement.declined && self)
+                self->m_declined.declined(session, tool->reaches(arguments),
+                                          tool->targetsOf(arguments).join(QStringLiteral(", ")),
+                                          QDateTime::currentMSecsSinceEpoch());
             if (!judgement.allowed)
                 return done(HookAnswer::deny(client, event, judgement.words));
             if (!self)
@@ -270,6 +279,39 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
             self->remember(key, std::move(allowed));
             done(HookAnswer::allow(client, event));
         });
+}
+
+void HookService::triesAgain(const QString &session, const Principal &who, const QStringList &reaches,
+                             AgentCall &call)
+{
+    const DeclinedIntents::Match again =
+        m_declined.match(session, reaches, QDateTime::currentMSecsSinceEpoch());
+    if (again.declines == 0)
+        return;
+    call.note = again.note;
+    if (call.held.isEmpty())
+        call.held = QStringLiteral("asks: it reaches what you declined of this agent session a moment ago");
+    if (again.declines < 2 || m_heldSessions.contains(session))
+        return;
+    const QString why =
+        QStringLiteral("held: this agent session came back by another road after two declines "
+                       "of what it reaches; each of its calls asks until a human releases its "
+                       "connection in the window");
+    m_heldSessions.insert(session, why);
+    call.held = why;
+    const json detail = {{"connection", who.name.toStdString()},
+                         {"session", session.section(QLatin1Char('\n'), 1).left(200).toStdString()},
+                         {"reaches", reaches.join(QStringLiteral(", ")).left(2000).toStdString()},
+                         {"declines", again.declines}};
+    if (auto recorded = m_store.recordEvent(QStringLiteral("session-held-after-declines"), detail); !recorded)
+        qCWarning(lcHooks) << "a held session was not recorded:" << recorded.error();
+    const QString message =
+        QStringLiteral(
+            "An agent session of connection \"%1\" tried again by another road after two declines: %2 "
+            "Every call of that session asks until you release \"%1\".")
+            .arg(who.name, again.note);
+    qCWarning(lcHooks).noquote() << message;
+    Q_EMIT tripwireFired(who.name, message);
 }
 
 bool HookService::promisedUndo(const QString &nonce)
@@ -536,8 +578,12 @@ void HookService::changedBetweenCalls(const QList<Tripwire::Change> &changes)
 
 Status HookService::release(const QString &connection, const QString &by)
 {
-    if (!m_held.remove(connection))
+    const bool held = m_held.remove(connection);
+    const qsizetype sessions = m_heldSessions.removeIf(
+        [&connection](const auto &it) { return it.key().section(QLatin1Char('\n'), 0, 0) == connection; });
+    if (!held && sessions == 0)
         return failure(QStringLiteral("connection \"%1\" is not held").arg(connection));
+    m_declined.forget(connection);
     const json detail = {{"connection", connection.toStdString()}, {"by", by.toStdString()}};
     if (auto recorded = m_store.recordEvent(QStringLiteral("tripwire-released"), detail); !recorded)
         qCWarning(lcHooks) << "the release of" << connection << "was not recorded:" << recorded.error();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agenttool.h"
+#include "declinedintents.h"
 #include "hookcall.h"
 #include "mcprequest.h"
 #include "principal.h"
@@ -19,6 +20,7 @@ namespace Countersign {
 
 class AuditStore;
 class Gate;
+struct AgentCall;
 class Workspace;
 
 // The agents' pre- and post-tool hooks, whatever carried them (Claude Code's HTTP hook, the
@@ -131,6 +133,10 @@ private:
     void closeStale();
     // The protected set changed while no quiet call ran: recorded and said, not put back.
     void changedBetweenCalls(const QList<Tripwire::Change> &changes);
+    // A call that reaches what a human declined of its session: it asks and its card says so; after
+    // two declines the session is held (every call of it asks) until its connection is released.
+    void triesAgain(const QString &session, const Principal &who, const QStringList &reaches,
+                    AgentCall &call);
     // What a session's call made or changed again, as the net and its own undo found it.
     void rememberMade(const QString &session, const QList<SnapshotStore::Kept> &kept);
 
@@ -139,7 +145,9 @@ private:
     Settings m_settings;
     std::map<AgentTool::Kind, std::shared_ptr<AgentTool>> m_tools;
     QHash<QString, Allowed> m_allowed; // reportKey -> the allow it is waiting to hear about
-    QHash<QString, QString> m_held;    // connection -> why its calls ask (the tripwire fired)
+    QHash<QString, QString> m_held; // connection -> why its calls ask (the tripwire fired, or it came back)
+    QHash<QString, QString> m_heldSessions; // connection + session -> why its calls ask (it came back)
+    DeclinedIntents m_declined;             // connection + session -> what a human declined of it
     // connection + session -> the files its calls made -> their SHA-256 as its last call left them
     QHash<QString, QHash<QString, QString>> m_made;
     qint64 m_order = 0;

@@ -264,9 +264,11 @@ try {
             (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
         child.stdin.end(JSON.stringify(payload));
     });
-    const codexPre = (command) => ({ session_id: 's', turn_id: 't', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5.5',
+    // Sessions of their own: the earlier checks' clean-up declines count as a human's, and a session
+    // that comes back after two declines of the same file is held (same-intent.mjs).
+    const codexPre = (command) => ({ session_id: 'shim-codex', turn_id: 't', transcript_path: null, cwd: ws, hook_event_name: 'PreToolUse', model: 'gpt-5.5',
                                      permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, tool_use_id: `call_${++ids}` });
-    const geminiPre = (command) => ({ session_id: 's', transcript_path: '/tmp/t', cwd: ws, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(),
+    const geminiPre = (command) => ({ session_id: 'shim-gemini', transcript_path: '/tmp/t', cwd: ws, hook_event_name: 'BeforeTool', timestamp: new Date().toISOString(),
                                       tool_name: 'run_shell_command', tool_input: { command } });
 
     await check('the shim: Codex allowed says nothing (exit 0), denied says so in Codex\'s format; Gemini CLI\'s in its own', async () => {
