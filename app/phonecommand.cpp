@@ -57,7 +57,7 @@ int runPhoneCommand(const CommandLine &cl)
                                   : devices.vouched(d.id)
                                       ? QStringLiteral("may decide")
                                       : QStringLiteral("refused (the audit log does not vouch for it)");
-            std::printf("%s  %s  paired %s, last used %s, %s\n", qPrintable(d.id),
+            std::printf("%s  %s  paired %s, last used %s, %s\n", qPrintable(visibleText(d.id)),
                         qPrintable(visibleText(d.name)), qPrintable(phoneTime(d.pairedMs)),
                         qPrintable(phoneTime(d.lastUsedMs)), qPrintable(state));
         }

@@ -25,6 +25,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <utility>
+
 // The page's files are compiled into this static library: registered once it is used.
 static void initPhoneResources()
 {
@@ -332,9 +335,16 @@ void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responde
         return respond(
             refused(429, QStringLiteral("too many challenges outstanding; try again in a minute")));
     if (m_challenges.size() >= kMaxChallenges) {
-        auto oldest = m_challenges.begin();
+        // The oldest of the address holding the most: a stranger asking from many addresses
+        // pushes out its own challenges before the phone's single one.
+        QHash<QString, int> byPeer;
+        for (const Challenge &c : std::as_const(m_challenges))
+            ++byPeer[c.peer];
+        const QString busiest =
+            std::max_element(byPeer.cbegin(), byPeer.cend(), [](int a, int b) { return a < b; }).key();
+        auto oldest = m_challenges.end();
         for (auto it = m_challenges.begin(); it != m_challenges.end(); ++it) {
-            if (it->expiresMs < oldest->expiresMs)
+            if (it->peer == busiest && (oldest == m_challenges.end() || it->expiresMs < oldest->expiresMs))
                 oldest = it;
         }
         m_challenges.erase(oldest);
@@ -361,7 +371,7 @@ void PhoneServer::cards(const QString &device, HttpConnection::Responder respond
     // What was shown of cards no longer waiting is forgotten.
     m_shown.removeIf(
         [&waiting](const auto &it) { return !waiting.contains(it.key().section(QLatin1Char(' '), 1)); });
-    respond(reply(200, {{"cards", list}, {"nowMs", now}}));
+    respond(reply(200, {{"cards", list}, {"nowMs", now}, {"cardMinimumMs", m_cardMinimumMs}}));
 }
 
 void PhoneServer::decide(const QString &deviceId, const HttpRequest &request, const QByteArray &path,

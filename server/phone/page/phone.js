@@ -99,12 +99,13 @@ function say(text) { $('status').textContent = text; }
 // kArmMs: a card that appears (or a page that comes back) under a finger about to tap is not
 // approved by that tap.
 const kArmMs = 1500;
+let minimumMs = 0; // the console's minimum time on screen, which the server holds the phone to too
 function arm(li) {
     const approve = li.querySelector('.approve');
     approve.disabled = true;
     clearTimeout(li.armTimer);
     if (document.visibilityState !== 'visible' || li.dataset.cut === '1') return;
-    li.armTimer = setTimeout(() => { if (!li.dataset.busy) approve.disabled = false; }, kArmMs);
+    li.armTimer = setTimeout(() => { if (!li.dataset.busy) approve.disabled = false; }, Math.max(kArmMs, minimumMs));
 }
 document.addEventListener('visibilitychange', () => { for (const li of document.querySelectorAll('#list .card')) arm(li); });
 function cardElement(card) {
@@ -171,6 +172,7 @@ async function refresh() {
     try {
         const out = await call('POST', '/api/cards', {});
         skewMs = out.nowMs - Date.now();
+        minimumMs = Number(out.cardMinimumMs) || 0;
         if (shown >= 0 && out.cards.length > shown) announce(out.cards[0]);
         shown = out.cards.length;
         render(out.cards);

@@ -675,6 +675,14 @@ private Q_SLOTS:
         QCOMPARE(refusedAt, 16);
         QVERIFY(!challengeFor(device).isEmpty()); // the phone's own address is not locked out
         QCOMPARE(post(sign(key, device, "POST", "/api/cards", json::object())).status, 200);
+        // From many addresses the stranger fills the listener's 256: its own challenges go first,
+        // and the one the phone took before is still good.
+        const Signed pending = sign(key, device, "POST", "/api/cards", json::object());
+        for (int address = 4; address < 21; ++address) {
+            for (int i = 0; i < 16; ++i)
+                QCOMPARE(challengeStatusFrom(QStringLiteral("127.0.0.%1").arg(address), body), 200);
+        }
+        QCOMPARE(post(pending).status, 200);
     }
 
     // A client that offers only TLS 1.2's CBC suites with a SHA-1 MAC gets no connection.
