@@ -49,7 +49,7 @@ public:
     {
         m_budget->vouches = std::move(vouches);
     }
-    void setMaxConnections(int max) { m_max = max; }                               // tests
+    void setMaxConnections(int max) { m_max = max; }                               // tests, the phone's
     void setTimeouts(HttpConnection::Timeouts timeouts) { m_timeouts = timeouts; } // tests: new connections
     // Accepts no new connection; the open ones are served until they close.
     void stopListening();

@@ -205,6 +205,7 @@ Result<quint16> PhoneServer::listen(const QString &host, quint16 port, const Pho
         },
         [](int status, const QString &reason) { return refused(status, reason); },
         HttpConnection::Timeouts{});
+    m_http->setMaxConnections(kMaxConnections);
     auto bound = m_http->listen(host, port);
     if (!bound) {
         m_http.reset();
@@ -218,6 +219,11 @@ Result<quint16> PhoneServer::listen(const QString &host, quint16 port, const Pho
                   QString::number(bound.value());
     qCInfo(lcPhone) << "phone approvals on" << url();
     return bound;
+}
+
+int PhoneServer::connectionCount() const
+{
+    return m_http ? m_http->connectionCount() : 0;
 }
 
 QString PhoneServer::url() const

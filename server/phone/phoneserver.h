@@ -51,6 +51,10 @@ public:
     static constexpr qint64 kChallengeMs = 60'000;
     static constexpr qint64 kClockSkewMs = 300'000;
     static constexpr int kMaxChallenges = 256;
+    // Connections open at once: a phone or two keep a page, its event stream and a fetch. Each may
+    // hold a few MiB of pipelined requests and unread answers, so a stranger's flood of them is
+    // bounded here (the longest idle goes for a new one: HttpServer).
+    static constexpr int kMaxConnections = 32;
 
     PhoneServer(ApprovalQueue &queue, AuditStore &audit, PhoneDevices &devices, PhonePairing &pairing,
                 const Clock &clock, QObject *parent = nullptr);
@@ -61,6 +65,7 @@ public:
     Result<quint16> listen(const QString &host, quint16 port, const PhoneCertificate &certificate);
     // https://HOST:PORT/
     QString url() const;
+    int connectionCount() const;
     // Ends the streams of a device just revoked.
     void deviceRevoked(const QString &deviceId);
     // The least time a card is on a phone before that phone may approve it (cardMinimumSeconds).

@@ -34,6 +34,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+#include <vector>
+
 using namespace Countersign;
 using json = nlohmann::json;
 
@@ -683,6 +686,35 @@ private Q_SLOTS:
                 QCOMPARE(challengeStatusFrom(QStringLiteral("127.0.0.%1").arg(address), body), 200);
         }
         QCOMPARE(post(pending).status, 200);
+    }
+
+    // Sockets that pipeline requests and never read the answers each hold buffers: a stranger's
+    // flood of them is bounded by the listener's connection cap, and the phone still gets in.
+    void pipeliningFlood_isBoundedByTheConnectionCap()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const QUrl url(m_base);
+        std::vector<std::unique_ptr<QSslSocket>> flood;
+        for (int i = 0; i < PhoneServer::kMaxConnections + 16; ++i) {
+            auto socket = std::make_unique<QSslSocket>();
+            QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+            tls.setCaCertificates({m_certificate.certificate});
+            socket->setSslConfiguration(tls);
+            socket->setReadBufferSize(1); // reads next to nothing of the answers
+            QSignalSpy encrypted(socket.get(), &QSslSocket::encrypted);
+            socket->connectToHostEncrypted(url.host(), quint16(url.port()));
+            QVERIFY(encrypted.wait(5000) || socket->state() != QAbstractSocket::ConnectedState);
+            QByteArray requests;
+            for (int r = 0; r < 8; ++r)
+                requests += "GET /phone.js HTTP/1.1\r\nHost: " + url.authority().toLatin1() + "\r\n\r\n";
+            socket->write(requests);
+            flood.push_back(std::move(socket));
+        }
+        QTest::qWait(500);
+        QVERIFY2(m_server->connectionCount() <= PhoneServer::kMaxConnections,
+                 qPrintable(QString::number(m_server->connectionCount())));
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", json::object())).status, 200);
     }
 
     // A client that offers only TLS 1.2's CBC suites with a SHA-1 MAC gets no connection.
