@@ -476,6 +476,15 @@ void PhoneServer::announce()
 {
     const QByteArray event = "event: cards\ndata: " + QByteArray::number(m_queue.pending().size()) + "\n\n";
     m_streams.removeIf([](const Stream &s) { return !s.connection; });
+    // A device revoked elsewhere (`countersign phone revoke`, another console on a shared store)
+    // hears no more: its streams end as the window's revocation ends them.
+    QStringList gone;
+    for (const Stream &s : std::as_const(m_streams)) {
+        if (!gone.contains(s.device) && !m_devices.vouched(s.device))
+            gone.append(s.device);
+    }
+    for (const QString &device : gone)
+        deviceRevoked(device);
     for (Stream &s : m_streams)
         s.respond(HttpResponse{200, {}, event, false, HttpResponse::Stream::More});
 }

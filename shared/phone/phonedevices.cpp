@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace Countersign {
 
 namespace {
@@ -218,6 +220,8 @@ std::optional<PhoneDevice> PhoneDevices::vouched(const QString &id)
         return std::nullopt;
     auto paired = m_chain.eventsOf(chainKey(id), QStringLiteral("phone-paired"));
     auto revoked = m_chain.eventsOf(chainKey(id), QStringLiteral("phone-revoked"));
+    if (revoked && !revoked.value().isEmpty())
+        noteRevoked(id, revoked.value().first().value("revokedMs", m_clock.nowMs()));
     if (!paired || !revoked || !revoked.value().isEmpty())
         return std::nullopt;
     for (const json &p : paired.value())
@@ -225,6 +229,17 @@ std::optional<PhoneDevice> PhoneDevices::vouched(const QString &id)
             p.value("name", std::string()) == device->name.toStdString())
             return device;
     return std::nullopt;
+}
+
+void PhoneDevices::noteRevoked(const QString &id, qint64 revokedMs)
+{
+    for (PhoneDevice &d : m_devices) {
+        if (d.id != id || d.revoked())
+            continue;
+        d.revokedMs = std::max<qint64>(1, revokedMs);
+        (void)save(); // the chain holds the revocation whatever the file says
+        Q_EMIT changed();
+    }
 }
 
 void PhoneDevices::touch(const QString &id)

@@ -50,6 +50,9 @@ public:
     // kMaxNameLength); refused when nothing is left, or when kMaxDevices are paired and not revoked.
     Result<PhoneDevice> add(const QString &name, const QByteArray &publicKey);
     Status revoke(const QString &id);
+    // The chain holds a revocation this list did not know of (another process revoked the device):
+    // kept in the list and the file too, so that neither shows it as one that may decide.
+    void noteRevoked(const QString &id, qint64 revokedMs);
     // Notes a request of the device (written at most once a minute).
     void touch(const QString &id);
     // The device if it may act: in the file, not revoked there, and its pairing (this key, this

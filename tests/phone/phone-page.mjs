@@ -192,6 +192,8 @@ try {
         const asked = await callTool(server, 'delete_path', { path: path.join(ws, 'later.txt') });
         assert.ok(asked.result?.requestState, JSON.stringify(asked));
         await waitFor('the page refused', () => evaluate(phone, `!document.getElementById('unpaired').hidden`), 15000);
+        // The running console, which had not heard of it, keeps it revoked in its list and file too.
+        assert.match(await con.cli('phone', 'list'), new RegExp(`^${line[1]} {2}pixel {2}.*, revoked \\S+$`, 'm'));
         assert.equal(existsSync(path.join(ws, 'later.txt')), true);
     });
 

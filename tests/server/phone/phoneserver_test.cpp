@@ -457,6 +457,37 @@ private Q_SLOTS:
                  403);
     }
 
+    // Revoked by another process (`countersign phone revoke` with the console running): at the next
+    // announcement the device's stream ends, and the console's list, file included, says revoked.
+    void deviceRevokedElsewhere_losesItsStream_andStaysRevokedInTheFile()
+    {
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const Signed events = sign(key, device, "GET", "/api/events", json());
+        QNetworkRequest request(QUrl(m_base + QStringLiteral("api/events?device=%1&challenge=%2&signature=%3")
+                                                  .arg(device, QString::fromLatin1(events.challenge),
+                                                       QString::fromLatin1(events.signature))));
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setCaCertificates({m_certificate.certificate});
+        request.setSslConfiguration(tls);
+        QNetworkReply *stream = m_net.get(request);
+        QByteArray seen;
+        connect(stream, &QNetworkReply::readyRead, this, [&] { seen += stream->readAll(); });
+        QTRY_VERIFY(seen.contains("event: cards"));
+        PhoneDevices elsewhere(m_dir.filePath(QStringLiteral("phone/devices.json")), m_clock, *m_store);
+        QVERIFY(elsewhere.load().ok());
+        QVERIFY(elsewhere.revoke(device).ok());
+        QVERIFY(!m_devices->find(device)->revoked()); // this console's list has not heard of it
+        card();
+        QTRY_VERIFY(seen.contains("event: revoked"));
+        QTRY_VERIFY(stream->isFinished());
+        stream->deleteLater();
+        QVERIFY(m_devices->find(device)->revoked());
+        PhoneDevices reread(m_dir.filePath(QStringLiteral("phone/devices.json")), m_clock, *m_store);
+        QVERIFY(reread.load().ok());
+        QVERIFY(reread.find(device)->revoked());
+    }
+
     // A secret works once and for two minutes. Wrong guesses burn nothing (a stranger on the Wi-Fi
     // could otherwise stop every pairing) and are counted for the dialog; every refusal reads the
     // same, pairing open or not; a used secret offered again is warned of on both screens.
