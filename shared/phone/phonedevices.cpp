@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QRandomGenerator>
 
 #include <nlohmann/json.hpp>
@@ -64,17 +65,42 @@ QString PhoneDevices::pairingName(const QString &name)
     // only letters, spaces and . - ' kept: no separator that makes a decision's "phone:x, console:alice"
     // read as two people, nor its look-alikes among the modifier letters and punctuation; no letter
     // that shows nothing (Hangul fillers); no digit, so that a name cannot pass for the pairing code
-    // ("Pixel - code 906 996").
+    // ("Pixel - code 906 996"). Then the letters of one script only, the one most of them are in:
+    // a Cyrillic "с" in "сonsole", or digit look-alikes from other scripts ("code ОЗб"), go.
     static const QList<char16_t> blankLetters = {0x115F, 0x1160, 0x3164, 0xFFA0};
-    QString out;
+    const auto scriptOf = [](QChar c) {
+        const QChar::Script s = c.script();
+        // Japanese and Chinese names mix these; none of them looks like a Latin letter or digit.
+        return s == QChar::Script_Hiragana || s == QChar::Script_Katakana ? QChar::Script_Han : s;
+    };
+    QString kept;
+    QHash<int, int> letters; // script -> how many letters of it
     for (const QChar c : name.normalized(QString::NormalizationForm_KC)) {
         const auto category = c.category();
         const bool letter = category == QChar::Letter_Uppercase || category == QChar::Letter_Lowercase ||
                             category == QChar::Letter_Titlecase || category == QChar::Letter_Other;
-        if (c.isSpace())
-            out += QLatin1Char(' ');
-        else if ((letter && !blankLetters.contains(c.unicode())) || c == QLatin1Char('.') ||
-                 c == QLatin1Char('-') || c == QLatin1Char('\''))
+        if (c.isSpace()) {
+            kept += QLatin1Char(' ');
+        } else if (letter && !blankLetters.contains(c.unicode()) &&
+                   // Latin: the European alphabets (to Latin Extended-A, and Romanian's ș ț), not
+                   // the rarer letters shaped like digits (ƻ, Ƽ, Ȣ).
+                   (c.script() != QChar::Script_Latin || c.unicode() <= 0x017F ||
+                    (c.unicode() >= 0x0218 && c.unicode() <= 0x021B))) {
+            kept += c;
+            ++letters[scriptOf(c)];
+        } else if (c == QLatin1Char('.') || c == QLatin1Char('-') || c == QLatin1Char('\'')) {
+            kept += c;
+        }
+    }
+    int script = -1;
+    for (auto it = letters.cbegin(); it != letters.cend(); ++it) {
+        if (script < 0 || it.value() > letters.value(script) ||
+            (it.value() == letters.value(script) && it.key() < script))
+            script = it.key();
+    }
+    QString out;
+    for (const QChar c : std::as_const(kept)) {
+        if (!c.isLetter() || scriptOf(c) == script)
             out += c;
     }
     return cleanName(out);

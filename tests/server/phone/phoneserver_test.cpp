@@ -536,8 +536,21 @@ private Q_SLOTS:
         QCOMPARE(PhoneDevices::pairingName(QStringLiteral("\uFF19\uFF10\uFF16 Anna's phone")),
                  QStringLiteral("Anna's phone"));
         QVERIFY(PhoneDevices::pairingName(QStringLiteral("\u3164\u3164 \u115F")).isEmpty());
-        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("Jos\u00E9\u200B \u592A\u90CE")),
-                 QStringLiteral("Jos\u00E9 \u592A\u90CE"));
+        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("Jos\u00E9\u200B")), QStringLiteral("Jos\u00E9"));
+        // One script: look-alikes of another go, and Latin's rare letters shaped like digits.
+        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("\u0441onsole alice")),
+                 QStringLiteral("onsole alice"));
+        QCOMPARE(PhoneDevices::pairingName(
+                     QStringLiteral("Pixel code \u041El\u01BB\u0417\u13CE\u01BC\u0431\u0222")),
+                 QStringLiteral("Pixel code l"));
+        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("\u0218tefan's \u0141\u00F3d\u017A")),
+                 QStringLiteral("\u0218tefan's \u0141\u00F3d\u017A"));
+        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("\u592A\u90CE\u306EiPhone")),
+                 QStringLiteral("iPhone")); // the script most of its letters are in
+        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("\u592A\u90CE\u306E\u643A\u5E2F")),
+                 QStringLiteral("\u592A\u90CE\u306E\u643A\u5E2F")); // kanji and kana: one name
+        QCOMPARE(PhoneDevices::pairingName(QStringLiteral("\u0422\u0435\u043B\u0435\u0444\u043E\u043D")),
+                 QStringLiteral("\u0422\u0435\u043B\u0435\u0444\u043E\u043D"));
         TestKey key;
         QVERIFY(paired(key, QStringLiteral("\u3164")).isEmpty()); // nothing left: refused
     }
