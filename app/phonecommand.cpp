@@ -2,17 +2,11 @@
 
 #include "auditstore.h"
 #include "commandline.h"
-#include "config.h"
-#include "database.h"
-#include "keyloader.h"
+#include "commandstore.h"
 #include "phonedevices.h"
-#include "postgresurl.h"
-#include "receipt.h"
-#include "systemclock.h"
 #include "visibletext.h"
 
 #include <QDateTime>
-#include <QFile>
 
 #include <cstdio>
 
@@ -30,22 +24,10 @@ QString phoneTime(qint64 ms)
 int runPhoneCommand(const CommandLine &cl)
 {
     const QString verb = cl.command.value(1);
-    auto config = Config::load(cl.configPath);
-    if (!config)
-        return commandFailed(config.error());
-    const QString path = config.value().storeLocation(cl.dataDir);
-    if (!PostgresUrl::names(path) && !QFile::exists(path))
-        return commandFailed(QStringLiteral("no audit log at %1: no phone was ever paired here").arg(path));
-    auto keys = loadServerKeys(config.value(), cl.dataDir);
-    if (!keys)
-        return commandFailed(keys.error());
-    auto db = Database::open(path);
-    if (!db)
-        return commandFailed(db.error());
-    SystemClock clock;
-    ReceiptSigner signer(keys.value().signingSeed);
-    AuditStore store(*db.value(), clock, &signer);
-    PhoneDevices devices(PhoneDevices::pathIn(cl.dataDir), clock, store);
+    auto opened = CommandStore::open(cl, QStringLiteral(": no phone was ever paired here"));
+    if (!opened)
+        return commandFailed(opened.error());
+    PhoneDevices devices(PhoneDevices::pathIn(cl.dataDir), opened.value()->clock, *opened.value()->store);
     if (auto loaded = devices.load(); !loaded)
         return commandFailed(loaded.error());
     if (verb == QLatin1String("list")) {

@@ -2,17 +2,11 @@
 
 #include "auditstore.h"
 #include "commandline.h"
-#include "config.h"
-#include "database.h"
+#include "commandstore.h"
 #include "fileundo.h"
-#include "keyloader.h"
-#include "postgresurl.h"
-#include "receipt.h"
 #include "snapshotstore.h"
-#include "systemclock.h"
 #include "visibletext.h"
 
-#include <QFile>
 #include <QRegularExpression>
 
 #include <cstdio>
@@ -29,27 +23,16 @@ int runUndoCommand(const CommandLine &cl)
             QStringLiteral("\"%1\" is not an operation id (32 hex digits, as the audit view and "
                            "audit export show it)")
                 .arg(cl.command.value(1).left(80)));
-    auto config = Config::load(cl.configPath);
-    if (!config)
-        return commandFailed(config.error());
-    const QString path = config.value().storeLocation(cl.dataDir);
-    if (!PostgresUrl::names(path) && !QFile::exists(path))
-        return commandFailed(QStringLiteral("no audit log at %1").arg(path));
     // The revert is recorded in the chain under a signed checkpoint, as the window's is.
-    auto keys = loadServerKeys(config.value(), cl.dataDir);
-    if (!keys)
-        return commandFailed(keys.error());
-    auto db = Database::open(path);
-    if (!db)
-        return commandFailed(db.error());
-    SystemClock clock;
-    ReceiptSigner signer(keys.value().signingSeed);
-    AuditStore store(*db.value(), clock, &signer);
+    auto opened = CommandStore::open(cl);
+    if (!opened)
+        return commandFailed(opened.error());
+    const Config &config = opened.value()->config;
     SnapshotStore snapshots(SnapshotStore::folderIn(cl.dataDir),
-                            SnapshotStore::Limits{qint64(config.value().undoMegabytes()) << 20,
-                                                  qint64(config.value().undoDays()) * 24 * 3600 * 1000,
-                                                  qint64(config.value().undoKeepHours()) * 3600 * 1000});
-    FileUndo undo(store, snapshots);
+                            SnapshotStore::Limits{qint64(config.undoMegabytes()) << 20,
+                                                  qint64(config.undoDays()) * 24 * 3600 * 1000,
+                                                  qint64(config.undoKeepHours()) * 3600 * 1000});
+    FileUndo undo(*opened.value()->store, snapshots);
     // One operation, or a whole turn of an agent session taken back as one change.
     auto nonces = !cl.session.isEmpty() ? undo.turnOfSession(cl.session, cl.sinceMs)
                   : cl.turn             ? undo.turnOf(nonce)

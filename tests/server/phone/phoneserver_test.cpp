@@ -173,6 +173,18 @@ private:
             answer += socket.readAll();
         return answer.startsWith("HTTP/1.1 ") ? answer.mid(9, 3).toInt() : -3;
     }
+    // The device's signed event stream (GET /api/events), open.
+    QNetworkReply *openEvents(const TestKey &key, const QString &device)
+    {
+        const Signed events = sign(key, device, "GET", "/api/events", json());
+        QNetworkRequest request(QUrl(m_base + QStringLiteral("api/events?device=%1&challenge=%2&signature=%3")
+                                                  .arg(device, QString::fromLatin1(events.challenge),
+                                                       QString::fromLatin1(events.signature))));
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setCaCertificates({m_certificate.certificate});
+        request.setSslConfiguration(tls);
+        return m_net.get(request);
+    }
     QByteArray challengeFor(const QString &device)
     {
         const Answer a = send("POST", "/api/challenge",
@@ -433,14 +445,7 @@ private Q_SLOTS:
     {
         TestKey key;
         const QString device = paired(key, QStringLiteral("pixel"));
-        const Signed events = sign(key, device, "GET", "/api/events", json());
-        QNetworkRequest request(QUrl(m_base + QStringLiteral("api/events?device=%1&challenge=%2&signature=%3")
-                                                  .arg(device, QString::fromLatin1(events.challenge),
-                                                       QString::fromLatin1(events.signature))));
-        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-        tls.setCaCertificates({m_certificate.certificate});
-        request.setSslConfiguration(tls);
-        QNetworkReply *stream = m_net.get(request);
+        QNetworkReply *stream = openEvents(key, device);
         QByteArray seen;
         connect(stream, &QNetworkReply::readyRead, this, [&] { seen += stream->readAll(); });
         QTRY_VERIFY(seen.contains("event: cards"));
@@ -463,14 +468,7 @@ private Q_SLOTS:
     {
         TestKey key;
         const QString device = paired(key, QStringLiteral("pixel"));
-        const Signed events = sign(key, device, "GET", "/api/events", json());
-        QNetworkRequest request(QUrl(m_base + QStringLiteral("api/events?device=%1&challenge=%2&signature=%3")
-                                                  .arg(device, QString::fromLatin1(events.challenge),
-                                                       QString::fromLatin1(events.signature))));
-        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-        tls.setCaCertificates({m_certificate.certificate});
-        request.setSslConfiguration(tls);
-        QNetworkReply *stream = m_net.get(request);
+        QNetworkReply *stream = openEvents(key, device);
         QByteArray seen;
         connect(stream, &QNetworkReply::readyRead, this, [&] { seen += stream->readAll(); });
         QTRY_VERIFY(seen.contains("event: cards"));
