@@ -2,6 +2,7 @@
 
 #include "approvalqueue.h"
 #include "blastradiustext.h"
+#include "cardface.h"
 #include "clock.h"
 #include "diffhighlighter.h"
 #include "riskstyle.h"
@@ -17,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QShortcut>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -88,31 +90,40 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_stale->setStyleSheet(
         QStringLiteral("background: #fff8c5; color: #3b2300; padding: 4px; border-radius: 4px"));
     m_stale->hide();
-    m_agent = label(this, "cardAgent");
+    m_agent = label(this, "cardAgent", false);
     m_agent->setProperty("agent", QStringLiteral("unknown"));
     m_agent->hide();
     m_clientAnswer = label(this, "cardClientAnswer");
     m_clientAnswer->hide();
     m_review = label(this, "cardReview");
     m_review->hide();
-    m_prompt = label(this, "cardPrompt");
+    m_command = label(this, "cardCommand");
+    m_command->setFont(mono);
+    m_why = label(this, "cardWhy");
+    m_summary = label(this, "cardSummary");
+    m_evidenceTitle = label(this, "cardEvidenceTitle");
+    QFont bold = m_evidenceTitle->font();
+    bold.setBold(true);
+    m_evidenceTitle->setFont(bold);
     m_diff = new QPlainTextEdit(this);
     m_diff->setObjectName(QStringLiteral("cardDiff"));
     m_diff->setReadOnly(true);
     m_diff->setFont(mono);
     m_diff->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_diff->setMinimumHeight(160);
+    m_diff->setMinimumHeight(120);
     m_diff->setFocusPolicy(Qt::ClickFocus); // Tab goes from the list to what decides, not through text
     new DiffHighlighter(m_diff->document(), ThemeColours::isDark(palette()));
-    m_targets = label(this, "cardTargets");
-    m_blast = label(this, "cardBlastRadius");
-    m_rule = label(this, "cardRule");
-    m_arguments = new QPlainTextEdit(this);
-    m_arguments->setObjectName(QStringLiteral("cardArguments"));
-    m_arguments->setReadOnly(true);
-    m_arguments->setFont(mono);
-    m_arguments->setMaximumHeight(90);
-    m_arguments->setFocusPolicy(Qt::ClickFocus);
+    m_detailsToggle = new QToolButton(this);
+    m_detailsToggle->setObjectName(QStringLiteral("cardDetailsToggle"));
+    m_detailsToggle->setText(tr("&Details: targets, rule, arguments, digests")); // Alt+D
+    // Tab goes from the list to what decides; the details open by Alt+D or a click.
+    m_detailsToggle->setFocusPolicy(Qt::ClickFocus);
+    m_detailsToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_detailsToggle->setArrowType(Qt::RightArrow);
+    m_detailsToggle->setCheckable(true);
+    m_detailsToggle->setAutoRaise(true);
+    m_details = makeDetails();
+    m_details->hide();
 
     m_confirmLabel = label(this, "confirmLabel");
     m_confirmLabel->setTextFormat(Qt::RichText); // our markup around the escaped target
@@ -137,12 +148,8 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     auto *header = new QHBoxLayout;
     header->addWidget(m_title, 1);
     header->addWidget(m_risk);
+    header->addWidget(m_agent);
     header->addWidget(m_countdown);
-    auto *details = new QFormLayout;
-    details->addRow(tr("Targets"), m_targets);
-    details->addRow(tr("Blast radius"), m_blast);
-    details->addRow(tr("Rule"), m_rule);
-    details->addRow(tr("Arguments"), m_arguments);
     auto *reasonLabel = new QLabel(tr("&Reason:"), this);
     reasonLabel->setBuddy(m_reason); // Alt+R
     auto *buttons = new QHBoxLayout;
@@ -153,18 +160,26 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_stale);
-    layout->addWidget(m_agent);
     layout->addWidget(m_clientAnswer);
     layout->addWidget(m_client);
     layout->addWidget(m_review);
-    layout->addWidget(m_prompt);
+    layout->addWidget(m_command);
+    layout->addWidget(m_why);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_evidenceTitle);
     layout->addWidget(m_diff, 1);
-    layout->addLayout(details);
+    layout->addWidget(m_detailsToggle);
+    layout->addWidget(m_details);
+    layout->addStretch(0);
     layout->addWidget(m_confirmLabel);
     layout->addWidget(m_confirm);
     layout->addLayout(buttons);
     layout->addWidget(m_error);
 
+    connect(m_detailsToggle, &QToolButton::toggled, this, [this](bool open) {
+        m_details->setVisible(open);
+        m_detailsToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+    });
     connect(m_approve, &QPushButton::clicked, this, &ApprovalCard::approve);
     connect(m_decline, &QPushButton::clicked, this, &ApprovalCard::decline);
     connect(m_confirm, &QLineEdit::textChanged, this, &ApprovalCard::updateApproveEnabled);
@@ -189,6 +204,32 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
         if (!m_operation.nonce.isEmpty())
             updateCountdown();
     });
+}
+
+QWidget *ApprovalCard::makeDetails()
+{
+    auto *details = new QWidget(this);
+    details->setObjectName(QStringLiteral("cardDetails"));
+    m_targets = label(details, "cardTargets");
+    m_blast = label(details, "cardBlastRadius");
+    m_rule = label(details, "cardRule");
+    m_prompt = label(details, "cardPrompt");
+    m_digests = label(details, "cardDigests");
+    m_arguments = new QPlainTextEdit(details);
+    m_arguments->setObjectName(QStringLiteral("cardArguments"));
+    m_arguments->setReadOnly(true);
+    m_arguments->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_arguments->setMaximumHeight(90);
+    m_arguments->setFocusPolicy(Qt::ClickFocus);
+    auto *form = new QFormLayout(details);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("Targets"), m_targets);
+    form->addRow(tr("Measured"), m_blast);
+    form->addRow(tr("Rule"), m_rule);
+    form->addRow(tr("Asked as"), m_prompt);
+    form->addRow(tr("Arguments"), m_arguments);
+    form->addRow(tr("Digests"), m_digests);
+    return details;
 }
 
 void ApprovalCard::setMinimumShownMs(qint64 ms)
@@ -240,31 +281,44 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_expired = false;
     m_error->hide();
     const Plan &plan = operation.plan;
-    showAgentText(m_title, plan.title.isEmpty() ? operation.tool : plan.title);
-    const QString client =
-        operation.clientName().isEmpty() ? tr("an unnamed client") : operation.clientName();
-    showAgentText(
-        m_client,
-        tr("%1 asks through connection \"%2\" to run %3").arg(client, operation.principal, operation.tool));
-    m_risk->setText(RiskStyle::words(plan.risk, plan.isIrreversible()));
+    const CardFace face = CardFace::of(operation);
+    showAgentText(m_title, face.headline);
+    showAgentText(m_client, face.who);
+    m_risk->setText(face.riskWords);
     QPalette riskPalette = m_risk->palette();
     riskPalette.setColor(QPalette::Window, RiskStyle::colour(plan.risk));
     riskPalette.setColor(QPalette::WindowText, Qt::white);
     m_risk->setPalette(riskPalette);
-    // The summary only when it says more than the prompt (workspace tools make both the same).
-    const bool summaryAdds = !plan.summary.isEmpty() && !plan.prompt.contains(plan.summary);
-    showAgentText(m_prompt, summaryAdds ? plan.prompt + QLatin1Char('\n') + plan.summary : plan.prompt);
+    showAgentText(m_command, face.folder.isEmpty()
+                                 ? face.command
+                                 : face.command + QLatin1Char('\n') + tr("in %1").arg(face.folder));
+    m_command->setVisible(!face.command.isEmpty());
+    QStringList why;
+    for (const QString &reason : face.why)
+        why.append(tr("Asks because %1").arg(reason));
+    for (const QString &more : face.also)
+        why.append(tr("Also: %1").arg(more));
+    showAgentText(m_why, why.join(QLatin1Char('\n')));
+    m_why->setVisible(!why.isEmpty());
+    showAgentText(m_summary, face.summary);
+    m_summary->setVisible(!face.summary.isEmpty());
     updateAgent();
     const QString review = reviewText(operation.review);
     showAgentText(m_review, review);
     m_review->setVisible(!review.isEmpty());
+    m_evidenceTitle->setText(face.evidenceTitle);
+    m_evidenceTitle->setVisible(face.evidence != CardFace::Evidence::None);
+    m_diff->setVisible(face.evidence != CardFace::Evidence::None);
     if (!same)
-        m_diff->setPlainText(
-            visibleText(plan.diff.isEmpty() ? tr("(the plan command printed nothing)") : plan.diff));
+        m_diff->setPlainText(visibleText(face.evidenceText));
+    showAgentText(m_prompt, plan.prompt);
     showAgentText(m_targets,
                   plan.targets.isEmpty() ? tr("(none named)") : plan.targets.join(QLatin1Char('\n')));
     showAgentText(m_blast, BlastRadiusText::text(plan.blastRadius));
     showAgentText(m_rule, operation.rule.isEmpty() ? tr("(none)") : operation.rule);
+    showAgentText(
+        m_digests,
+        tr("plan %1\narguments %2").arg(operation.planDigest.left(16), operation.argsDigest.left(16)));
     m_arguments->setPlainText(visibleText(QString::fromStdString(operation.arguments.dump(2))));
     const bool typed = operation.needsTypedConfirmation();
     m_confirmLabel->setVisible(typed);
@@ -348,10 +402,12 @@ void ApprovalCard::updateAgent()
                         : agent == ApprovalQueue::Agent::Gone  ? "gone"
                                                                : "unknown";
     m_agent->setProperty("agent", QLatin1String(state));
-    m_agent->setText(agent == ApprovalQueue::Agent::Waiting
-                         ? tr("Its agent is waiting for your answer now.")
-                         : tr("Its agent is not waiting now. An approval is kept for its next call "
-                              "with the same arguments until the card expires."));
+    // In the header, in two words: the explanation is on demand.
+    m_agent->setText(agent == ApprovalQueue::Agent::Waiting ? tr("Agent waiting") : tr("Agent not waiting"));
+    m_agent->setToolTip(agent == ApprovalQueue::Agent::Waiting
+                            ? tr("Its agent is waiting for your answer now.")
+                            : tr("Its agent is not waiting now. An approval is kept for its next call "
+                                 "with the same arguments until the card expires."));
     m_agent->setVisible(agent != ApprovalQueue::Agent::Unknown);
     const QString answered = m_queue.clientAnswerOf(m_operation.nonce);
     m_clientAnswer->setText(answered);

@@ -9,19 +9,23 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QToolButton;
 
 namespace Countersign {
 
 class ApprovalQueue;
 class Clock;
 
-// One pending approval, in full: who asks, the verbatim prompt, the plan as a coloured diff, the
-// targets, the blast radius and risk, the arguments and a countdown to expiry (amber in its last
-// minute, red in its last 15 s: property "urgency" is "", "soon" or "now"). Approve (Ctrl+Return)
-// and Decline (Ctrl+Shift+D, with an optional reason: Alt+R) decide it through the queue; high and
-// critical risk need the target's name typed before Approve enables. The card says, live, whether
-// its agent waits on it now (ApprovalQueue::agentOf); a card made before a restart that no agent
-// has joined since says that its agent may no longer be waiting.
+// One pending approval, read top to bottom in three seconds (CardFace, the words the phone shows
+// too): the headline (what happens, what is lost, whether it can be taken back) beside the risk
+// and a countdown to expiry (amber in its last minute, red in its last 15 s: property "urgency" is
+// "", "soon" or "now"); who asks in one line; the command as it will run; why it asks; the evidence
+// (the diff, the files, what it reaches; no pane when there is none); then, folded away, the
+// targets, everything measured, the rule, the prompt, the arguments and the digests. Approve
+// (Ctrl+Return) and Decline (Ctrl+Shift+D, with an optional reason: Alt+R) decide it through the
+// queue; where nothing is kept and the risk is high, a short name is typed before Approve enables.
+// The card says when its agent is not waiting on it now (ApprovalQueue::agentOf); a card made
+// before a restart that no agent has joined since says that its agent may no longer be waiting.
 //
 // Everything the agent supplied is shown as plain text. Approve (button, shortcut or approve())
 // is accepted only once the card has been on screen for the minimum time, counted on the clock
@@ -63,6 +67,8 @@ private:
     void updateAgent();
     void updateApproveEnabled();
     void showError(const QString &message);
+    // The folded part: targets, measured, rule, prompt, arguments, digests.
+    QWidget *makeDetails();
 
     ApprovalQueue &m_queue;
     const Clock &m_clock;
@@ -79,8 +85,15 @@ private:
     QLabel *m_agent = nullptr;
     QLabel *m_clientAnswer = nullptr;
     QLabel *m_review = nullptr;
-    QLabel *m_prompt = nullptr;
+    QLabel *m_command = nullptr;
+    QLabel *m_why = nullptr;
+    QLabel *m_summary = nullptr;
+    QLabel *m_evidenceTitle = nullptr;
     QPlainTextEdit *m_diff = nullptr;
+    QToolButton *m_detailsToggle = nullptr;
+    QWidget *m_details = nullptr;
+    QLabel *m_prompt = nullptr;
+    QLabel *m_digests = nullptr;
     QLabel *m_targets = nullptr;
     QLabel *m_blast = nullptr;
     QLabel *m_rule = nullptr;

@@ -2,6 +2,7 @@
 
 #include "approvalcard.h"
 #include "approvalqueue.h"
+#include "cardface.h"
 #include "riskstyle.h"
 #include "themecolours.h"
 
@@ -178,15 +179,20 @@ void ApprovalsPage::rebuild()
     QSet<QString> stillPending;
     int row = 0;
     for (const Operation &op : ordered(m_queue.pending(), m_order)) {
-        const QString target = op.plan.targets.isEmpty() ? QString() : op.plan.targets.first();
         const bool stale = m_queue.isFromBeforeRestart(op.nonce);
         if (stale)
             m_listedStale.insert(op.nonce);
+        // The card's own headline (what happens, what is lost), then who and the risk: the words
+        // the card opens with.
+        const CardFace face = CardFace::of(op);
         auto *item = new QListWidgetItem(
-            QStringLiteral("%1%2\n%3 · %4%5")
-                .arg(op.tool, target.isEmpty() ? QString() : QStringLiteral(" — ") + listed(oneLine(target)),
-                     op.clientName().isEmpty() ? op.principal : listed(oneLine(op.clientName())),
-                     RiskStyle::words(op.plan.risk, false),
+            QStringLiteral("%1\n%2 · %3%4")
+                .arg(listed(oneLine(face.headline)),
+                     listed(oneLine(op.clientName().isEmpty() ? face.command
+                                    : face.command.isEmpty()
+                                        ? op.clientName()
+                                        : op.clientName() + QStringLiteral(": ") + face.command)),
+                     face.riskWords,
                      stale ? tr("\nfrom before the restart: its agent may be gone") : QString()),
             m_list);
         item->setData(kNonceRole, op.nonce);

@@ -170,22 +170,27 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
             ? BlastRadius::of(Shell::CommandEffects::ofLine(command, {cwd, QDir::homePath()}),
                               QDir::homePath(), judged.targets)
             : BlastRadius{};
-    // Risk follows what would be lost: something git cannot bring back, or what could not be
-    // measured, is High (the human types its first target to approve); a destructive line that
-    // measurably loses nothing is Low; the rest is Medium (the card shows the line and why it asks).
-    const bool measuredNothingLost =
-        judged.destructive && !radius.sentences.isEmpty() && !radius.lost && !radius.unmeasured;
-    plan.risk = radius.lost || radius.unmeasured || (judged.destructive && !measuredNothingLost) ? Risk::High
-                : measuredNothingLost                                                            ? Risk::Low
-                                      : Risk::Medium;
     // Whether it will be undoable: what it deletes or discards, kept before it runs.
     QStringList sentences = radius.sentences;
     json undo;
+    UndoPlan kept;
     if (!radius.deletes.isEmpty() || !radius.deletesAll) {
-        const UndoPlan kept = UndoPlan::ofRadius(radius, m_workspace.get());
+        kept = UndoPlan::ofRadius(radius, m_workspace.get());
         sentences.append(kept.sentence());
         undo = kept.toJson();
     }
+    // Risk follows what could not be taken back (issue 51): something neither git nor a copy kept
+    // here brings back, or what could not be measured, is High and irreversible (the human types
+    // the target's name to approve); a destructive line that measurably loses nothing, or whose
+    // every lost file is kept, is Low or Medium; the rest is Medium (the card shows the line and
+    // why it asks).
+    const bool measured = !radius.sentences.isEmpty() && !radius.unmeasured;
+    const bool keptInFull = kept.undoable() && radius.deletesAll && !radius.lostBeyondFiles;
+    const bool loses = radius.lost && !keptInFull;
+    const bool irreversible = loses || radius.unmeasured || (judged.destructive && !measured);
+    plan.risk = irreversible                                     ? Risk::High
+                : judged.destructive && measured && !radius.lost ? Risk::Low
+                                                                 : Risk::Medium;
     plan.summary = sentences.isEmpty() ? judged.why : sentences.join(QLatin1Char(' '));
     plan.diff = radius.diff;
     plan.targets = judged.targets;
@@ -208,7 +213,7 @@ Result<Plan> AgentTool::planShell(const json &arguments) const
     plan.blastRadius = {{"namedFiles", named},
                         {"asks", judged.toJson().at("asks")},
                         {"measured", radius.detail},
-                        {"irreversible", judged.destructive || radius.lost},
+                        {"irreversible", irreversible},
                         {"mode", gateModeName(m_mode).toStdString()}};
     if (!undo.is_null())
         plan.blastRadius["undo"] = undo;

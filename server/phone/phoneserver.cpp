@@ -3,6 +3,7 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "blastradiustext.h"
+#include "cardface.h"
 #include "clock.h"
 #include "devicekey.h"
 #include "httprequest.h"
@@ -112,7 +113,27 @@ json cardJson(const Operation &op)
     const QString diff = capped(op.plan.diff, kMaxDiffChars, &cut);
     const QString prompt = capped(op.plan.prompt, kMaxPromptChars, &cut);
     const QString arguments = capped(QString::fromStdString(op.arguments.dump(2)), kMaxArgumentsChars, &cut);
+    // The card's words, as the window shows them (CardFace): headline, command, why, evidence, who.
+    const CardFace words = CardFace::of(op);
+    const auto shown = [](const QStringList &lines) {
+        json out = json::array();
+        for (const QString &line : lines)
+            out.push_back(visibleText(line).toStdString());
+        return out;
+    };
+    const json face = {
+        {"headline", visibleText(words.headline).toStdString()},
+        {"risk", visibleText(words.riskWords).toStdString()},
+        {"command", visibleText(capped(words.command, kMaxPromptChars, &cut)).toStdString()},
+        {"folder", visibleText(words.folder).toStdString()},
+        {"why", shown(words.why)},
+        {"also", shown(words.also)},
+        {"summary", visibleText(words.summary).toStdString()},
+        {"evidenceTitle", visibleText(words.evidenceTitle).toStdString()},
+        {"evidenceText", visibleText(capped(words.evidenceText, kMaxDiffChars, &cut)).toStdString()},
+        {"who", visibleText(words.who).toStdString()}};
     return {{"nonce", op.nonce.toStdString()},
+            {"face", face},
             {"tool", visibleText(op.tool).toStdString()},
             {"title", visibleText(op.plan.title).toStdString()},
             {"summary", visibleText(op.plan.summary).toStdString()},

@@ -107,6 +107,9 @@ Result<Plan> CommandAction::planFromOutput(const ActionSpec &spec, const json &a
         if (!blast->is_object())
             return failure(QStringLiteral("the plan's \"blastRadius\" must be an object"));
         plan.blastRadius.update(*blast);
+        // "undo" is Countersign's own promise of a copy kept before the run; a plan command, which
+        // may echo what a remote service says, cannot make it (it would lift the typed name).
+        plan.blastRadius.erase("undo");
     }
     return plan;
 }

@@ -80,9 +80,9 @@ public:
         for (qsizetype i = 0; i < files.size() && i < kMaxListed; ++i) {
             QString mark;
             if (lost.untracked.contains(files[i]))
-                mark = QStringLiteral("   (untracked: lost for good)");
+                mark = QStringLiteral("   (untracked: git cannot bring it back)");
             else if (lost.uncommitted.contains(files[i]))
-                mark = QStringLiteral("   (uncommitted changes: lost for good)");
+                mark = QStringLiteral("   (uncommitted changes: git cannot bring them back)");
             lines.append(QStringLiteral("-%1%2").arg(shown(m_ws, files[i]), mark));
         }
         if (files.size() > kMaxListed)

@@ -27,6 +27,13 @@ void UndoableApply::describe(const UndoPlan &undo, Plan &plan)
     plan.blastRadius["undo"] = undo.toJson();
 }
 
+void UndoableApply::keptInFull(Plan &plan)
+{
+    plan.blastRadius["irreversible"] = false;
+    if (plan.risk == Risk::High)
+        plan.risk = Risk::Medium;
+}
+
 void UndoableApply::run(const UndoPlan &undo, const Plan &plan, const GatedAction::Recorder &record,
                         const Run &run, GatedAction::ApplyDone done) const
 {

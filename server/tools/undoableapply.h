@@ -28,6 +28,10 @@ public:
     // The card's words and blast radius for it: the sentence appended to the summary and the
     // prompt, and "undo" in the blast radius. Nothing when nothing is kept or nothing changes.
     static void describe(const UndoPlan &undo, Plan &plan);
+    // For a change whose kept copy covers everything it changes (a workspace tool's own files):
+    // risk follows what can still be taken back, so it is not irreversible and High becomes
+    // Medium, with no name to type.
+    static void keptInFull(Plan &plan);
 
     using Run = std::function<void(GatedAction::ApplyDone)>;
     // Keeps the files (undo, made again now), runs, then records what was kept and what each file

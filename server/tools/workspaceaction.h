@@ -53,8 +53,13 @@ protected:
     void plan(const json &args, PlanDone done) override
     {
         auto p = planNow(args);
-        if (p && !readsOnly() && m_undo.keeps())
-            UndoableApply::describe(m_undo.plan(changedFiles(args), m_ws), p.value());
+        if (p && !readsOnly() && m_undo.keeps()) {
+            const UndoPlan undo = m_undo.plan(changedFiles(args), m_ws);
+            UndoableApply::describe(undo, p.value());
+            // Every file it changes is kept first: it can be taken back (issue 51).
+            if (undo.undoable())
+                UndoableApply::keptInFull(p.value());
+        }
         done(std::move(p));
     }
     void apply(const json &args, ApplyDone done) override { done(applyNow(args)); }

@@ -247,6 +247,7 @@ void measureStash(BlastRadius &r, const Effect &e)
                           {"removed", s.removed}});
     }
     r.lost = r.lost || !dropped.isEmpty();
+    r.lostBeyondFiles = r.lostBeyondFiles || !dropped.isEmpty();
     r.sentences.append(dropped.isEmpty()
                            ? QStringLiteral("Drops no stash: there is none to drop.")
                            : QStringLiteral("Drops %1 for good: %2.")
@@ -270,6 +271,7 @@ void measureBranch(BlastRadius &r, const Effect &e)
         return;
     }
     r.lost = r.lost || loss.count > 0;
+    r.lostBeyondFiles = r.lostBeyondFiles || loss.count > 0;
     r.sentences.append(
         loss.count == 0
             ? QStringLiteral("Deletes the branch %1; every commit of it is on another branch.").arg(branch)
@@ -400,6 +402,7 @@ void measurePush(BlastRadius &r, const Effect &e)
                                                         .toString(QStringLiteral("yyyy-MM-dd HH:mm")))
                                : QStringLiteral("%1 (when it was last fetched is not known)").arg(tracking);
         r.lost = r.lost || loss.count > 0;
+        r.lostBeyondFiles = r.lostBeyondFiles || loss.count > 0;
         if (loss.count == 0)
             r.sentences.append(
                 t.deleting ? QStringLiteral("Deletes %1; every commit of it is on a local branch (%2).")

@@ -22,6 +22,9 @@ struct BlastRadius final
     QString diff;
     nlohmann::json detail = nlohmann::json::array();
     bool lost = false; // something git cannot bring back
+    // Of what is lost, something that is not a file's content (a stash, a branch's commits, a
+    // remote's commits): no copy of files brings it back.
+    bool lostBeyondFiles = false;
     bool unmeasured = false;
     // Every file whose content it would delete or discard: what an rm, find -delete or git clean
     // deletes, what a git reset --hard, checkout or restore overwrites (absolute, links not

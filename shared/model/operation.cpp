@@ -28,6 +28,54 @@ QString Operation::clientName() const
 }
 
 namespace {
+
+// What the first measured loss of an agent's command acts on: the path it deletes or writes, the
+// branch whose commits it drops, the folder whose changes it discards; empty when nothing was
+// measured.
+QString measuredSubject(const nlohmann::json &blastRadius)
+{
+    const auto measured = blastRadius.is_object() ? blastRadius.find("measured") : blastRadius.end();
+    if (!blastRadius.is_object() || measured == blastRadius.end() || !measured->is_array())
+        return {};
+    for (const nlohmann::json &m : *measured) {
+        if (!m.is_object())
+            continue;
+        auto field = [&m](const char *key) {
+            const auto it = m.find(key);
+            return it != m.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                                    : QString();
+        };
+        if (const auto targets = m.find("targets"); targets != m.end() && targets->is_array()) {
+            for (const nlohmann::json &t : *targets) {
+                if (t.is_object() && t.value("branch", nlohmann::json()).is_string())
+                    return QString::fromStdString(t["branch"].get<std::string>());
+            }
+        }
+        for (const char *key : {"branch", "path", "folder"}) {
+            if (const QString value = field(key); !value.isEmpty())
+                return value;
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+QString Operation::confirmationText() const
+{
+    // Only the server measures an agent's own command; a plan command's blast radius names nothing here.
+    const QString measured =
+        tool.startsWith(QLatin1String("agent:")) ? measuredSubject(plan.blastRadius) : QString();
+    const QString target = !measured.isEmpty()      ? measured
+                           : plan.targets.isEmpty() ? tool
+                                                    : plan.targets.first();
+    if (!target.startsWith(QLatin1Char('/')) && !target.startsWith(QLatin1String("~/")))
+        return target;
+    const QString name = target.section(QLatin1Char('/'), -1, -1, QString::SectionSkipEmpty);
+    return name.isEmpty() ? target : name;
+}
+
+namespace {
 constexpr const char *kStatusNames[] = {"pending", "approved", "declined",  "expired",  "superseded",
                                         "allowed", "denied",   "abandoned", "timed-out"};
 }

@@ -76,11 +76,14 @@ struct Operation final
 
     // clientInfo.name, empty when the client sent none (or, being the agent's text, not a string).
     QString clientName() const;
-    // Whether approving needs a name typed (high and critical risk), and the name: the plan's
-    // first target, or the tool's name when it names none. The console's card and a client-mode
-    // form ask for the same text.
-    bool needsTypedConfirmation() const { return plan.risk >= Risk::High; }
-    QString confirmationText() const { return plan.targets.isEmpty() ? tool : plan.targets.first(); }
+    // Whether approving needs a name typed: high and critical risk where nothing is kept (a copy
+    // kept in full can be taken back, and typing there only teaches that every card is a chore).
+    // The name is short and means something: the first target's own name when it is a path (the
+    // folder's name, never a whole temporary path), the target itself otherwise (a branch, a
+    // remote), or the tool's name when it names none. The console's card, the phone and a
+    // client-mode form ask for the same text.
+    bool needsTypedConfirmation() const { return plan.risk >= Risk::High && !plan.keptInFull(); }
+    QString confirmationText() const;
     // A card can be decided until its ticket expires.
     bool isExpiredAt(qint64 nowMs) const { return nowMs >= expiresMs; }
 };

@@ -78,6 +78,17 @@ Result<Plan> Plan::fromJson(const json &value)
     return plan;
 }
 
+bool Plan::keptInFull() const
+{
+    if (isIrreversible() || !blastRadius.is_object())
+        return false;
+    const auto undo = blastRadius.find("undo");
+    if (undo == blastRadius.end() || !undo->is_object() || undo->contains("refused"))
+        return false;
+    const auto files = undo->find("files");
+    return files != undo->end() && files->is_number_integer() && files->get<qint64>() > 0;
+}
+
 QString Plan::digest() const
 {
     return QString::fromLatin1(CanonicalJson::digest(toJson()));

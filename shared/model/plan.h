@@ -44,6 +44,9 @@ struct Plan final
         const auto it = blastRadius.find("irreversible");
         return it != blastRadius.end() && it->is_boolean() && it->get<bool>();
     }
+    // Whether Countersign keeps, before it runs, a copy of everything it would lose (blastRadius.undo
+    // names the kept files, and nothing else is irreversible).
+    bool keptInFull() const;
 };
 
 } // namespace Countersign

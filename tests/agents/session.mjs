@@ -248,9 +248,15 @@ try {
             const reset = seen[0];
             assert.match(reset.title, /git reset --hard/);
             // The reset's card says what it would lose, with the diff.
-            assert.equal(reset.risk, 'high');
+            // Countersign keeps a copy of src/a.js first: risk follows what can be taken back, so no
+            // name is typed, and the card says so once, in its headline.
+            assert.equal(reset.risk, 'medium');
+            assert.equal(reset.face.headline, 'Discards uncommitted changes to src/a.js (+1 −1); a copy is kept');
+            assert.equal(reset.face.typed, false);
+            assert.deepEqual(reset.problems, []);
             assert.match(reset.summary, /Discards the uncommitted changes in 1 file \(\+1 −1 lines\), which git cannot bring back: src\/a\.js/);
-            assert.match(reset.diff, /^-export const A = 2;.*\n\+export const A = 3;/m);            // The agent's git add -A committed scratch/: its rm -rf ran with no card, and git
+            assert.match(reset.diff, /^-export const A = 2;.*\n\+export const A = 3;/m);
+            // The agent's git add -A committed scratch/: its rm -rf ran with no card, and git
             // brings the folder back.
             if (!stopsAtDecline) {
                 assert.equal(existsSync(path.join(project, 'scratch')), false, 'the rm -rf ran with no card');

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startCountersign } from './countersign-process.mjs';
-import { check, exitWithSummary } from './checks.mjs';
+import { check, exitWithSummary, waitFor } from './checks.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: gate-flow.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -120,13 +120,16 @@ try {
         await client.close();
     });
 
-    await check('TS client: delete_path outside git is high risk and needs the typed name; the file goes after approval', async () => {
+    await check('TS client: delete_path of a file git does not hold keeps a copy first, so it is medium risk with no name to type; the file goes after approval', async () => {
         const client = new Client({ name: 'gate-flow-test', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
         await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
         const pending = client.callTool({ name: 'delete_path', arguments: { path: 'scratch.txt' } });
-        await assert.rejects(decide(server, 'approve', '--typed', 'wrong', '--wait-ms', '10000'), /type ".*scratch.txt" to approve a high-risk/);
+        const card = await waitFor('its card', async () => (await decide(server, 'list'))[0], 10000);
+        assert.equal(card.risk, 'medium');
+        assert.equal(card.face.headline, 'Delete scratch.txt; a copy is kept');
+        assert.equal(card.face.typed, false);
         assert.ok(existsSync(path.join(work, 'ws', 'scratch.txt')));
-        await decide(server, 'approve');
+        await decide(server, 'approve', '--typed', 'anything');
         const result = await pending;
         assert.notEqual(result.isError, true, JSON.stringify(result));
         assert.ok(!existsSync(path.join(work, 'ws', 'scratch.txt')));

@@ -6,9 +6,11 @@
 //                           [--wait-ms MS] [--by NAME] [--store LOCATION]
 // --store: the store to decide in (a postgresql:// URL the console shares with others); the data
 // folder's countersign.db by default. The key is always the data folder's.
-// Prints one JSON line: {"nonce", "tool", "outcome"} (or the pending cards for list).
+// Prints one JSON line: {"nonce", "tool", "outcome"} (or the pending cards for list, each with
+// the words its card shows, CardFace, and what would make them hard to read).
 #include "approvalqueue.h"
 #include "auditstore.h"
+#include "cardface.h"
 #include "database.h"
 #include "filesecretstore.h"
 #include "receipt.h"
@@ -85,7 +87,11 @@ int main(int argc, char **argv)
     }
     if (verb == QLatin1String("list")) {
         nlohmann::json cards = nlohmann::json::array();
-        for (const Operation &op : queue.pending())
+        for (const Operation &op : queue.pending()) {
+            const CardFace face = CardFace::of(op);
+            nlohmann::json problems = nlohmann::json::array();
+            for (const QString &p : face.problems(op))
+                problems.push_back(p.toStdString());
             cards.push_back({{"nonce", op.nonce.toStdString()},
                              {"tool", op.tool.toStdString()},
                              {"title", op.plan.title.toStdString()},
@@ -93,7 +99,10 @@ int main(int argc, char **argv)
                              {"risk", riskName(op.plan.risk).toStdString()},
                              {"targets", op.plan.toJson()["targets"]},
                              {"diff", op.plan.diff.toStdString()},
-                             {"prompt", op.plan.prompt.toStdString()}});
+                             {"prompt", op.plan.prompt.toStdString()},
+                             {"face", face.toJson()},
+                             {"problems", problems}});
+        }
         std::printf("%s\n", cards.dump().c_str());
         return 0;
     }

@@ -35,10 +35,11 @@ private Q_SLOTS:
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (1 pending)"));
         park(Risk::Low, QStringLiteral("scale"), QStringLiteral("api"));
         QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 2);
-        QVERIFY(find<QListWidget>("pendingList")
-                    ->item(0)
-                    ->text()
-                    .startsWith(QStringLiteral("scale — api"))); // newest first
+        QVERIFY(
+            find<QListWidget>("pendingList")
+                ->item(0)
+                ->text()
+                .startsWith(QStringLiteral("Delete api\nClaude Code: scale {"))); // newest first, by headline
         QCOMPARE(m_window->windowTitle(), QStringLiteral("Countersign (2 pending)"));
         Q_UNUSED(op)
     }
@@ -203,7 +204,8 @@ private Q_SLOTS:
         QVERIFY(!approve->isEnabled());
         QTest::keyClicks(find<QLineEdit>("confirmTarget"), QStringLiteral("s"));
         QVERIFY(approve->isEnabled());
-        QVERIFY(find<QLabel>("cardRisk")->text().startsWith(QStringLiteral("Critical risk · irreversible")));
+        QCOMPARE(find<QLabel>("cardRisk")->text(), QStringLiteral("Critical risk"));
+        QCOMPARE(find<QLabel>("cardTitle")->text(), QStringLiteral("Delete orders; it cannot be undone"));
         QTest::mouseClick(approve, Qt::LeftButton);
         QCOMPARE(decisionOf(op.nonce)->outcome, Operation::Status::Approved);
     }

@@ -89,12 +89,14 @@ private Q_SLOTS:
         m_queue->setWaiting(op.nonce, 1);
         QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("waiting"));
         QVERIFY(agent->isVisible());
-        QVERIFY(agent->text().contains(QLatin1String("waiting for your answer")));
+        QCOMPARE(agent->text(), QStringLiteral("Agent waiting"));
+        QVERIFY(agent->toolTip().contains(QLatin1String("waiting for your answer")));
         m_queue->setWaiting(op.nonce, 0);
         QCOMPARE(agent->property("agent").toString(), QStringLiteral("waiting")); // a retry's gap
         m_clock.advance(ApprovalQueue::kWaitingGraceMs);
         QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("gone"));
-        QVERIFY(agent->text().contains(QLatin1String("not waiting now")));
+        QCOMPARE(agent->text(), QStringLiteral("Agent not waiting"));
+        QVERIFY(agent->toolTip().contains(QLatin1String("not waiting now")));
         m_queue->setWaiting(op.nonce, 1);
         QTRY_COMPARE(agent->property("agent").toString(), QStringLiteral("waiting"));
         // The client's own answer to the card's prompt is noted, as deciding nothing.
@@ -168,13 +170,13 @@ private Q_SLOTS:
         park(Risk::Medium, QStringLiteral("restart"), QStringLiteral("med"));
         auto *list = find<QListWidget>("pendingList");
         QTRY_COMPARE(list->count(), 3);
-        QVERIFY(list->item(0)->text().startsWith(QLatin1String("restart"))); // newest first
+        QVERIFY(list->item(0)->text().startsWith(QLatin1String("Delete med"))); // newest first
         auto *sort = find<QComboBox>("cardSort");
         sort->setCurrentIndex(sort->findText(QStringLiteral("Highest risk first")));
-        QVERIFY(list->item(0)->text().startsWith(QLatin1String("drop")));
-        QVERIFY(list->item(2)->text().startsWith(QLatin1String("scale")));
+        QVERIFY(list->item(0)->text().startsWith(QLatin1String("Delete crit")));
+        QVERIFY(list->item(2)->text().startsWith(QLatin1String("Delete low")));
         sort->setCurrentIndex(sort->findText(QStringLiteral("Oldest first")));
-        QVERIFY(list->item(0)->text().startsWith(QLatin1String("scale")));
+        QVERIFY(list->item(0)->text().startsWith(QLatin1String("Delete low")));
     }
 
     // The countdown turns amber in the last minute and red in the last 15 s; an expired card

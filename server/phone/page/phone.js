@@ -111,16 +111,24 @@ document.addEventListener('visibilitychange', () => { for (const li of document.
 function cardElement(card) {
     const li = $('card').content.firstElementChild.cloneNode(true);
     const q = (c) => li.querySelector(c);
-    q('.title').textContent = card.title;
-    q('.risk').textContent = `risk ${card.risk}${card.irreversible ? ' · irreversible' : ''}`;
+    // The card's words as the window shows them (the server's face): what happens and what is lost,
+    // the risk, who asks, the command, why it asks, the evidence; the rest folded away.
+    const face = card.face;
+    q('.title').textContent = face.headline;
+    q('.risk').textContent = face.risk;
     q('.risk').classList.add(card.risk);
-    q('.who').textContent = card.client ? `${card.client} (${card.connection})` : card.connection;
-    q('.summary').textContent = card.summary;
+    q('.who').textContent = face.who;
+    q('.command').textContent = face.command + (face.folder ? `\nin ${face.folder}` : '');
+    for (const line of [...face.why.map((w) => `Asks because ${w}`), ...face.also.map((a) => `Also: ${a}`)]) {
+        const item = document.createElement('li'); item.textContent = line; q('.why').append(item);
+    }
+    q('.summary').textContent = face.summary;
+    q('.evidence-title').textContent = face.evidenceTitle;
+    q('.diff').textContent = face.evidenceText;
     q('.blast').textContent = card.blastRadius;
     q('.rule').textContent = card.rule ? `Rule: ${card.rule}` : '';
     q('.prompt').textContent = card.prompt;
     for (const t of card.targets) { const item = document.createElement('li'); item.textContent = t; q('.targets').append(item); }
-    q('.diff').textContent = card.diff;
     q('.arguments').textContent = card.arguments;
     q('.left').dataset.expires = String(card.expiresMs);
     if (card.typed !== null) { q('.typed-box').hidden = false; q('.typed-text').textContent = card.typed; }
@@ -135,7 +143,7 @@ function cardElement(card) {
             });
             q('.result').textContent = `${out.outcome}`;
             // The card leaves the list at the next refresh: what became of it stays said.
-            $('last').textContent = `${out.outcome === 'approved' ? 'Approved' : 'Declined'}: ${card.title}`;
+            $('last').textContent = `${out.outcome === 'approved' ? 'Approved' : 'Declined'}: ${card.face.headline}`;
         } catch (e) {
             q('.result').textContent = e.message;
             delete li.dataset.busy;
@@ -185,7 +193,7 @@ async function refresh() {
 function announce(card) {
     navigator.vibrate?.([200, 100, 200]);
     if ('Notification' in window && Notification.permission === 'granted')
-        new Notification('Countersign: a card is waiting', { body: card.title, tag: card.nonce });
+        new Notification('Countersign: a card is waiting', { body: card.face.headline, tag: card.nonce });
 }
 let events = null;
 async function listen() {

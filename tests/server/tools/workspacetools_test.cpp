@@ -145,9 +145,10 @@ private Q_SLOTS:
         QCOMPARE(card.plan.blastRadius.at("untracked").get<int>(), 1);
         QCOMPARE(card.plan.blastRadius.at("uncommitted").get<int>(), 1);
         QCOMPARE(card.plan.risk, Risk::High);
-        QVERIFY(card.plan.diff.contains(QLatin1String("-src/notes.txt   (untracked: lost for good)")));
         QVERIFY(
-            card.plan.diff.contains(QLatin1String("-src/lib.txt   (uncommitted changes: lost for good)")));
+            card.plan.diff.contains(QLatin1String("-src/notes.txt   (untracked: git cannot bring it back)")));
+        QVERIFY(card.plan.diff.contains(
+            QLatin1String("-src/lib.txt   (uncommitted changes: git cannot bring them back)")));
         QVERIFY(QFile::exists(path(QStringLiteral("src/app.txt"))));
         json r;
         QVERIFY(approveAndRetry("delete_path", args, state, card, r));
