@@ -14,6 +14,7 @@
 #include "database.h"
 #include "declinesview.h"
 #include "fileundo.h"
+#include "grants.h"
 #include "hookscommand.h"
 #include "keyloader.h"
 #include "mainwindow.h"
@@ -311,6 +312,7 @@ struct Console::Parts
     std::unique_ptr<ReceiptSigner> signer; // checkpoints the audit chain at each decision
     std::unique_ptr<AuditStore> store;
     std::unique_ptr<ApprovalQueue> queue;
+    std::unique_ptr<Grants> grants; // "from now on", made in the window (the gate reads its own)
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<PhoneApprovals> phone; // the phone's listener, beside the window
     std::unique_ptr<TokenStore> tokens;
@@ -455,6 +457,9 @@ Status Console::openQueue(const Config &config, const QString &databasePath)
         p.queue->setPerson(config.person());
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
+    p.grants = std::make_unique<Grants>(*p.store, p.clock, *p.signer);
+    if (auto loaded = p.grants->load(); !loaded)
+        return failure(QStringLiteral("the grants in the audit log cannot be read: %1").arg(loaded.error()));
     return success();
 }
 
@@ -569,6 +574,7 @@ void Console::openWindow(const Config &config, const CommandLine &cl, const QStr
     p.undo = std::make_unique<FileUndo>(*p.store, *p.snapshots);
     p.window->setUndo(p.undo.get(), config.person().isEmpty() ? QStringLiteral("console")
                                                               : QStringLiteral("console:") + config.person());
+    p.window->setGrants(p.grants.get(), p.queue->reviewer());
     p.window->setConfig(p.guard->inForce(), cl.configPath,
                         settingsText(p.guard->inForce(), cl, p.keys, p.url));
     if (!p.keys.warning.isEmpty())
@@ -619,6 +625,8 @@ void Console::wireWindow(const CommandLine &cl)
     QObject::connect(p.server->server(), &McpServer::tripwireFired, w, &MainWindow::showTripwireAlarm);
     QObject::connect(p.server->server(), &McpServer::holdReleased, w, &MainWindow::clearTripwireAlarm);
     QObject::connect(w, &MainWindow::holdReleaseRequested, p.server->server(), &McpServer::releaseHold);
+    // A grant made or revoked in the window decides the next call at once.
+    QObject::connect(p.grants.get(), &Grants::changed, p.server->server(), &McpServer::reloadGrants);
     QMetaObject::invokeMethod(p.server->server(), &McpServer::reportHeldUpstreams, Qt::QueuedConnection);
     // Calls a rule settles reach the audit log without a card: the view reads them too.
     QObject::connect(p.server->server(), &McpServer::stepRecorded, w->auditView(), &AuditView::refreshSoon);

@@ -11,6 +11,7 @@
 #include "dispatcher.h"
 #include "gate.h"
 #include "gatedtool.h"
+#include "grants.h"
 #include "hookclients.h"
 #include "hookendpoint.h"
 #include "hookservice.h"
@@ -84,6 +85,10 @@ Result<quint16> McpServer::start()
                                      m_setup.config.progressHoldSeconds() * 1000LL},
                       this);
     m_gate->setConnectionCheck(std::bind_front(&Callers::isStillActive, m_callers));
+    m_grants = new Grants(*m_audit, clock, *m_signer, this);
+    if (auto loaded = m_grants->load(); !loaded)
+        return failure(QStringLiteral("the grants in the audit log cannot be read: %1").arg(loaded.error()));
+    m_gate->setGrants(m_grants);
     // A store other instances share: this one tells them it runs (a claim of a gone instance is
     // "outcome unknown", one of a live instance is awaited), and hears what they write. A SQLite
     // file has one console: neither is needed, and no write every 2 s wakes its disk.
@@ -380,6 +385,14 @@ void McpServer::releaseHold(const QString &connection, const QString &by)
         qCInfo(lcServer) << "no hold released:" << released.error();
 }
 
+void McpServer::reloadGrants()
+{
+    if (!m_grants)
+        return;
+    if (auto loaded = m_grants->load(); !loaded)
+        qCWarning(lcServer) << "the grants could not be read again:" << loaded.error();
+}
+
 void McpServer::stop()
 {
     // First: ending the upstreams answers what still waits on them ("outcome unknown" for a call
@@ -405,6 +418,8 @@ void McpServer::stop()
     m_runner = nullptr;
     delete m_gate;
     m_gate = nullptr;
+    delete m_grants;
+    m_grants = nullptr;
     // The calls still open are exported as they stand, then what waits is posted (bounded).
     delete m_spans;
     m_spans = nullptr;

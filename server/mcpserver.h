@@ -18,6 +18,7 @@ namespace Countersign {
 
 class ApprovalPage;
 class AuditStore;
+class Grants;
 class Callers;
 class CallSpans;
 class Clock;
@@ -110,6 +111,8 @@ public Q_SLOTS:
     void keepUpstream(const QString &upstream, const QString &digest);
     // A human looked at the tripwire's alarm: the connection's calls are judged as before.
     void releaseHold(const QString &connection, const QString &by);
+    // The window added or revoked a "from now on" grant: the gate reads them again now.
+    void reloadGrants();
 
 Q_SIGNALS:
     void parked(const Countersign::Operation &operation);
@@ -152,6 +155,7 @@ private:
     std::unique_ptr<TicketSealer> m_sealer;
     std::unique_ptr<ReceiptSigner> m_signer;
     Gate *m_gate = nullptr;
+    Grants *m_grants = nullptr; // the gate's "from now on", read from the chain on this thread
     std::unique_ptr<OtlpExporter> m_exporter;
     CallSpans *m_spans = nullptr; // with m_exporter, when "otlp" is configured
     Upstreams *m_upstreams = nullptr;

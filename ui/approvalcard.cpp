@@ -5,6 +5,8 @@
 #include "cardface.h"
 #include "clock.h"
 #include "diffhighlighter.h"
+#include "grantdialog.h"
+#include "grants.h"
 #include "riskstyle.h"
 #include "themecolours.h"
 #include "visibletext.h"
@@ -141,15 +143,21 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_approve->setMinimumWidth(std::max(waitingWidth, m_approve->sizeHint().width()));
     m_decline = new QPushButton(tr("Decline (Ctrl+Shift+D)"), this);
     m_decline->setObjectName(QStringLiteral("declineButton"));
+    m_allowFromNow = new QPushButton(tr("Allow from now on…"), this);
+    m_allowFromNow->setObjectName(QStringLiteral("allowFromNow"));
+    m_denyFromNow = new QPushButton(tr("Deny from now on…"), this);
+    m_denyFromNow->setObjectName(QStringLiteral("denyFromNow"));
+    m_allowFromNow->hide();
+    m_denyFromNow->hide();
     m_error = label(this, "cardError");
     m_error->setStyleSheet(ThemeColours::textCss(ThemeColours::errorText(palette())));
     m_error->hide();
 
     auto *header = new QHBoxLayout;
-    header->addWidget(m_title, 1);
-    header->addWidget(m_risk);
-    header->addWidget(m_agent);
-    header->addWidget(m_countdown);
+    header->addWidget(m_title, 1, Qt::AlignTop);
+    header->addWidget(m_risk, 0, Qt::AlignTop);
+    header->addWidget(m_agent, 0, Qt::AlignTop);
+    header->addWidget(m_countdown, 0, Qt::AlignTop);
     auto *reasonLabel = new QLabel(tr("&Reason:"), this);
     reasonLabel->setBuddy(m_reason); // Alt+R
     auto *buttons = new QHBoxLayout;
@@ -157,6 +165,10 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     buttons->addWidget(m_reason, 1);
     buttons->addWidget(m_decline);
     buttons->addWidget(m_approve);
+    auto *fromNow = new QHBoxLayout;
+    fromNow->addStretch(1);
+    fromNow->addWidget(m_denyFromNow);
+    fromNow->addWidget(m_allowFromNow);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_stale);
@@ -174,12 +186,15 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     layout->addWidget(m_confirmLabel);
     layout->addWidget(m_confirm);
     layout->addLayout(buttons);
+    layout->addLayout(fromNow);
     layout->addWidget(m_error);
 
     connect(m_detailsToggle, &QToolButton::toggled, this, [this](bool open) {
         m_details->setVisible(open);
         m_detailsToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
     });
+    connect(m_allowFromNow, &QPushButton::clicked, this, [this] { fromNowOn(true); });
+    connect(m_denyFromNow, &QPushButton::clicked, this, [this] { fromNowOn(false); });
     connect(m_approve, &QPushButton::clicked, this, &ApprovalCard::approve);
     connect(m_decline, &QPushButton::clicked, this, &ApprovalCard::decline);
     connect(m_confirm, &QLineEdit::textChanged, this, &ApprovalCard::updateApproveEnabled);
@@ -433,6 +448,15 @@ void ApprovalCard::updateApproveEnabled()
                                     .arg(QLocale().toString(double(m_minimumShownMs) / 1000.0))
                               : QString());
     m_decline->setEnabled(open);
+    // An allow from now on only where the card's call could be approved now, and never where
+    // nothing would be kept (the gate applies no allow to such a plan either).
+    const bool grantable = m_operation.plan.risk < Risk::High && !m_operation.plan.isIrreversible();
+    m_allowFromNow->setVisible(m_grants != nullptr);
+    m_denyFromNow->setVisible(m_grants != nullptr);
+    m_allowFromNow->setEnabled(m_approve->isEnabled() && grantable);
+    m_allowFromNow->setToolTip(
+        grantable ? QString() : tr("What this call loses cannot be taken back: decide it card by card"));
+    m_denyFromNow->setEnabled(open);
 }
 
 void ApprovalCard::approve()
@@ -463,6 +487,40 @@ void ApprovalCard::decline()
     auto r = m_queue.decline(m_operation.nonce, m_queue.reviewer(), m_reason->text());
     if (!r)
         showError(r.error());
+}
+
+void ApprovalCard::setGrants(Grants *grants)
+{
+    m_grants = grants;
+    updateApproveEnabled();
+}
+
+void ApprovalCard::fromNowOn(bool allow)
+{
+    updateApproveEnabled();
+    QPushButton *button = allow ? m_allowFromNow : m_denyFromNow;
+    if (!m_grants || m_operation.nonce.isEmpty() || !button->isEnabled())
+        return;
+    delete findChild<GrantDialog *>(QStringLiteral("grantDialog"));
+    auto *dialog =
+        new GrantDialog(Grant::offersFor(m_operation, allow ? Verdict::Allow : Verdict::Deny), m_clock, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, allow, nonce = m_operation.nonce] {
+        if (m_operation.nonce != nonce)
+            return showError(tr("The card changed while the dialog was open: nothing was granted."));
+        Grant grant = dialog->chosen();
+        grant.by = m_queue.reviewer();
+        // The card first: a grant is made only for a call this card's decision covers.
+        auto decided =
+            allow ? m_queue.approve(nonce, m_queue.reviewer(), typedConfirmation())
+                  : m_queue.decline(nonce, m_queue.reviewer(),
+                                    tr("You chose to deny this from now on (grant %1).").arg(grant.id));
+        if (!decided)
+            return showError(decided.error());
+        if (auto made = m_grants->add(grant); !made)
+            showError(made.error());
+    });
+    dialog->open();
 }
 
 void ApprovalCard::showError(const QString &message)

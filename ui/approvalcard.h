@@ -15,6 +15,7 @@ namespace Countersign {
 
 class ApprovalQueue;
 class Clock;
+class Grants;
 
 // One pending approval, read top to bottom in three seconds (CardFace, the words the phone shows
 // too): the headline (what happens, what is lost, whether it can be taken back) beside the risk
@@ -46,6 +47,11 @@ public:
 
     void approve();
     void decline();
+    // Where "Allow from now on" and "Deny from now on" keep what they grant; unset: neither shows.
+    void setGrants(Grants *grants);
+    // Opens the dialog of a grant for this card's call (GrantDialog); accepted, the card is approved
+    // (allow) or declined (deny) and the grant recorded.
+    void fromNowOn(bool allow);
     // What the card says of the team's review rules (empty when none applies to it).
     static QString reviewText(const Review &review);
 
@@ -103,6 +109,9 @@ private:
     QLineEdit *m_reason = nullptr;
     QPushButton *m_approve = nullptr;
     QPushButton *m_decline = nullptr;
+    QPushButton *m_allowFromNow = nullptr;
+    QPushButton *m_denyFromNow = nullptr;
+    Grants *m_grants = nullptr;
     QLabel *m_error = nullptr;
     bool m_expired = false;
 };

@@ -160,6 +160,11 @@ void ApprovalsPage::setHasConnections(bool has)
     m_openConnections->setVisible(!has);
 }
 
+void ApprovalsPage::setGrants(Grants *grants)
+{
+    m_card->setGrants(grants);
+}
+
 void ApprovalsPage::focusList()
 {
     if (m_list->count() > 0)

@@ -14,6 +14,7 @@ class QStackedWidget;
 namespace Countersign {
 
 class ApprovalCard;
+class Grants;
 class ApprovalQueue;
 class Clock;
 struct Operation;
@@ -45,6 +46,8 @@ public:
     void setHasConnections(bool has);
     // Puts the keyboard in the list (a tab switch, a new card with nothing else focused).
     void focusList();
+    // Where the card's "from now on" keeps its grants (ApprovalCard::setGrants).
+    void setGrants(Grants *grants);
 
     // Asks to decline the selected cards, or every card of the shown card's connection.
     void declineSelected();

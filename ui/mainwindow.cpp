@@ -8,6 +8,7 @@
 #include "configguard.h"
 #include "connectionspage.h"
 #include "declinesview.h"
+#include "grantspanel.h"
 #include "policychangebanner.h"
 #include "settingspage.h"
 #include "tripwirealarm.h"
@@ -294,6 +295,12 @@ void MainWindow::setClientInstaller(ClientInstaller *installer)
 void MainWindow::setUndo(Undo *undo, const QString &by)
 {
     m_audit->setUndo(undo, by);
+}
+
+void MainWindow::setGrants(Grants *grants, const QString &by)
+{
+    m_approvals->setGrants(grants);
+    m_settings->grantsPanel()->setGrants(grants, by);
 }
 
 void MainWindow::setListenUrl(const QString &url, const QStringList &stdioCommand)

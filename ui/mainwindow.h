@@ -17,6 +17,7 @@ class ApprovalsPage;
 class AuditStore;
 class AuditView;
 class Clock;
+class Grants;
 class Config;
 class ConfigGuard;
 class ConnectionsPage;
@@ -69,6 +70,8 @@ public:
     void setClientInstaller(ClientInstaller *installer);
     // The audit view's Revert of an agent's change that ran with no card (AuditView::setUndo).
     void setUndo(Undo *undo, const QString &by);
+    // The cards' "Allow / Deny from now on" and Settings' list of grants; by: who grants and revokes.
+    void setGrants(Grants *grants, const QString &by);
     // Data and configuration paths for Help > About.
     void setPaths(const QString &configPath, const QString &dataDir);
     // Quits, after asking while cards wait; a second Quit during the quit stops waiting for the

@@ -2,6 +2,7 @@
 
 #include "config.h"
 #include "configfile.h"
+#include "grantspanel.h"
 #include "phonepanel.h"
 
 #include <QComboBox>
@@ -51,6 +52,8 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
            "(never MCP). A phone must be paired here before it sees a card."));
     m_phonePanel = new PhonePanel(this);
     m_phonePanel->setObjectName(QStringLiteral("phonePanel"));
+    m_grantsPanel = new GrantsPanel(this);
+    m_grantsPanel->setObjectName(QStringLiteral("grantsPanel"));
     m_file = new QLineEdit(this);
     m_file->setObjectName(QStringLiteral("settingConfigFile"));
     m_file->setReadOnly(true);
@@ -76,6 +79,7 @@ SettingsPage::SettingsPage(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Listen port on 127.0.0.1 (next start)"), m_port);
     form->addRow(tr("Approve from my phone at"), m_phone);
     form->addRow(QString(), m_phonePanel);
+    form->addRow(tr("From now on"), m_grantsPanel);
     form->addRow(tr("Configuration file"), m_file);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);

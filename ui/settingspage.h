@@ -11,6 +11,7 @@ class QSpinBox;
 namespace Countersign {
 
 class Config;
+class GrantsPanel;
 class PhonePanel;
 
 // TTL, poll window and listen port, saved into the configuration file (its comments kept; the
@@ -31,6 +32,8 @@ public:
     void openFile();
     // Approve from my phone: pairing and the paired phones (the address is a field of this page).
     PhonePanel *phonePanel() const { return m_phonePanel; }
+    // From now on: the grants made from cards, each revocable.
+    GrantsPanel *grantsPanel() const { return m_grantsPanel; }
 
 Q_SIGNALS:
     // The page wrote the configuration file (saved, or made to open): read it now, through the guard.
@@ -49,6 +52,7 @@ private:
     QSpinBox *m_port = nullptr;
     QLineEdit *m_phone = nullptr;
     PhonePanel *m_phonePanel = nullptr;
+    GrantsPanel *m_grantsPanel = nullptr;
     QLineEdit *m_file = nullptr;
     QLabel *m_message = nullptr;
     QPlainTextEdit *m_effective = nullptr;

@@ -10,6 +10,7 @@
 #include "gatedaction.h"
 #include "gateinternal.h"
 #include "gatereplies.h"
+#include "grants.h"
 #include "receipt.h"
 #include "retryholder.h"
 #include "ticketsealer.h"
@@ -148,6 +149,16 @@ PolicyDecision Gate::decide(const GateRequest &request) const
         m_policy.evaluate(request.action->name(), request.arguments, fallback.verdict, request.paths);
     if (decision.ruleIndex < 0 && !fallback.why.isEmpty())
         decision.rule += QStringLiteral(" (%1)").arg(fallback.why);
+    // The human's "deny from now on" stands over what the rules and the defaults allow.
+    if (m_grants && decision.verdict != Verdict::Deny) {
+        if (const auto grant =
+                m_grants->covering(Verdict::Deny, request.action->name(), request.principal.name,
+                                   request.arguments, request.argsDigest, true)) {
+            decision = PolicyDecision{Verdict::Deny, -1, grant->ruleText(),
+                                      QStringLiteral("you chose to deny this from now on")};
+            return decision;
+        }
+    }
     if (!request.held.isEmpty() && decision.verdict == Verdict::Allow) {
         decision.verdict = Verdict::Ask;
         decision.ruleIndex = -1;
@@ -191,8 +202,28 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
             return;
         if (!plan)
             return done(GateReplies::planFailed(plan.error()));
-        self->park(request, request->noted(std::move(plan).value()), done, {});
+        Plan noted = request->noted(std::move(plan).value());
+        if (const auto grant = self->granted(*request, noted))
+            return self->runAllowed(request, *grant, done, std::move(noted));
+        self->park(request, std::move(noted), done, {});
     });
+}
+
+// Only a call nothing marks (a held session, a call that tries again what was declined) whose plan
+// loses nothing that cannot be taken back: a grant never lets an irreversible loss run unseen.
+std::optional<QString> Gate::granted(const GateRequest &request, const Plan &plan)
+{
+    if (!m_grants || !request.held.isEmpty() || !request.note.isEmpty() || plan.isIrreversible() ||
+        plan.risk >= Risk::High)
+        return std::nullopt;
+    const auto grant = m_grants->covering(Verdict::Allow, request.action->name(), request.principal.name,
+                                          request.arguments, request.argsDigest, true);
+    if (!grant)
+        return std::nullopt;
+    m_grants->noteUse(grant->id);
+    qCInfo(lcGate) << "granted" << request.action->name() << "for" << request.principal.name << "by grant"
+                   << grant->id;
+    return grant->ruleText();
 }
 
 // A call joins a card that is already parked (same connection, tool and arguments): a pending
@@ -339,15 +370,16 @@ void Gate::joinReplacement(const RequestPtr &request, const QString &nonce, Tool
 }
 
 // A rule allowed it: recorded and claimed like an approved run, but with no ticket or card.
-void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone done)
+void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone done, std::optional<Plan> plan)
 {
     if (m_draining) // the plan ended after the quit began: start nothing new
         return done(GateReplies::quitting());
     const qint64 now = m_clock.nowMs();
     const Operation op = request->operation(
         randomNonce(),
-        Plan::settledByRule(request->action->name(), request->action->targetsOf(request->arguments)), rule,
-        now, now, Operation::Status::Allowed);
+        plan ? std::move(*plan)
+             : Plan::settledByRule(request->action->name(), request->action->targetsOf(request->arguments)),
+        rule, now, now, Operation::Status::Allowed);
     // A read a rule allowed changes nothing: losing its record to a power cut (never to a crash of
     // the app) costs no outcome, and sparing its two fsyncs halves its time through the gate.
     const Durability durability = request->action->readsOnly() ? Durability::Relaxed : Durability::Synced;

@@ -20,6 +20,7 @@ namespace Countersign {
 
 class AuditStore;
 class Clock;
+class Grants;
 class ReceiptSigner;
 class RetryHolder;
 class TicketSealer;
@@ -56,6 +57,11 @@ public:
     ~Gate() override;
 
     void setApprovalsUrlBase(const QString &base) { m_settings.approvalsUrlBase = base; }
+    // The human's "from now on" (Grants): a deny grant denies a call it covers whatever the rules
+    // allow (a rule's deny stays a deny), an allow grant runs a call that would ask once its plan
+    // is known and can be taken back, unless the call's session is held or it tries again what
+    // was declined. Unset: none.
+    void setGrants(Grants *grants) { m_grants = grants; }
     // Whether a connection is still active, asked before an approved call is claimed (a call held
     // while its connection was revoked runs nothing); unset: every connection is.
     void setConnectionCheck(std::function<bool(const Principal &)> active)
@@ -166,7 +172,11 @@ private:
     // The steps of the flow, in the order a call meets them (gate.cpp reads top to bottom).
     void firstPass(const RequestPtr &request, ToolDone done);
     void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
-    void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done);
+    // plan: the plan an allow grant ran it under (its audit row shows it); a rule's allow has none.
+    void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done,
+                    std::optional<Plan> plan = std::nullopt);
+    // The allow grant that runs this call, planned, with no card (setGrants).
+    std::optional<QString> granted(const GateRequest &request, const Plan &plan);
     void join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done);
     void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done);
     void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done);
@@ -214,6 +224,7 @@ private:
     Policy m_policy;
     Settings m_settings;
     std::function<bool(const Principal &)> m_connectionActive;
+    Grants *m_grants = nullptr;
     RetryHolder *m_holder = nullptr;
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite

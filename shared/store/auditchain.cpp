@@ -277,8 +277,27 @@ Result<QList<AuditChain::EventRow>> AuditChain::eventsSince(const QString &event
         json detail = json::parse(text.cbegin(), text.cend(), nullptr, false);
         if (detail.is_discarded())
             return failure(QStringLiteral("audit row %1 holds no JSON").arg(q.value().value(0).toLongLong()));
-        rows.append(
-            EventRow{q.value().value(1).toString(), q.value().value(2).toLongLong(), std::move(detail)});
+        rows.append(EventRow{q.value().value(1).toString(), q.value().value(2).toLongLong(),
+                             std::move(detail), event, q.value().value(0).toLongLong()});
+    }
+    return rows;
+}
+
+Result<QList<AuditChain::EventRow>> AuditChain::eventsAfter(const QString &first, const QString &second,
+                                                            qint64 afterSeq)
+{
+    auto q = m_database.exec(StoreSql::kAuditEventsAfter, {afterSeq, first, second});
+    if (!q)
+        return failure(q.error());
+    QList<EventRow> rows;
+    while (q.value().next()) {
+        const QByteArray text = q.value().value(4).toByteArray();
+        json detail = json::parse(text.cbegin(), text.cend(), nullptr, false);
+        if (detail.is_discarded())
+            return failure(QStringLiteral("audit row %1 holds no JSON").arg(q.value().value(0).toLongLong()));
+        rows.append(EventRow{q.value().value(1).toString(), q.value().value(2).toLongLong(),
+                             std::move(detail), q.value().value(3).toString(),
+                             q.value().value(0).toLongLong()});
     }
     return rows;
 }

@@ -76,8 +76,13 @@ public:
         QString nonce;
         qint64 atMs = 0;
         nlohmann::json detail;
+        QString event;
+        qint64 seq = 0;
     };
     Result<QList<EventRow>> eventsSince(const QString &event, qint64 sinceMs);
+    // The rows of these two events after row afterSeq, oldest first (an index range on seq: cheap
+    // to ask often).
+    Result<QList<EventRow>> eventsAfter(const QString &first, const QString &second, qint64 afterSeq);
     // Who approved nonce as one of several ("reviewed" rows), oldest first: each row must carry
     // its own signature made with publicKey, or the list is refused with why.
     Result<QStringList> signedReviewers(const QString &nonce, const QByteArray &publicKey);

@@ -227,6 +227,11 @@ Result<int> AuditStore::pendingCount(const QString &principal)
     return m_operations->pendingCount(principal, m_clock.nowMs());
 }
 
+Result<int> AuditStore::countByRule(const QString &ruleStart)
+{
+    return m_operations->countByRule(ruleStart);
+}
+
 Result<Decision> AuditStore::decide(const QString &nonce, const Decision &decision)
 {
     static constexpr Operation::Status kDecidable[] = {
@@ -475,6 +480,12 @@ Status AuditStore::recordEvent(const QString &event, const QString &nonce, const
 Result<QList<json>> AuditStore::eventsOf(const QString &nonce, const QString &event)
 {
     return m_chain->detailsOf(nonce, event);
+}
+
+Result<QList<AuditChain::EventRow>> AuditStore::eventsAfter(const QString &first, const QString &second,
+                                                            qint64 afterSeq)
+{
+    return m_chain->eventsAfter(first, second, afterSeq);
 }
 
 Result<QList<AuditChain::EventRow>> AuditStore::eventsSince(const QString &event, qint64 sinceMs)

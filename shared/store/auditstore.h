@@ -65,6 +65,8 @@ public:
     Result<QList<Operation>> pendingOperations(QStringList *refused = nullptr);
     // How many unexpired cards a connection has waiting.
     Result<int> pendingCount(const QString &principal);
+    // How many calls were decided by a rule whose words begin with ruleStart (a grant's uses).
+    Result<int> countByRule(const QString &ruleStart);
 
     // Stores the decision unless one is stored already, and returns the decision in force: the
     // caller's, or the earlier one that won. Only a pending operation can be decided. An approval
@@ -134,6 +136,9 @@ public:
     Result<QList<nlohmann::json>> eventsOf(const QString &nonce, const QString &event);
     // Every event of that name since sinceMs, with its operation and time, oldest first.
     Result<QList<AuditChain::EventRow>> eventsSince(const QString &event, qint64 sinceMs);
+    // The rows of these two events after row afterSeq, oldest first, with their seq and event.
+    Result<QList<AuditChain::EventRow>> eventsAfter(const QString &first, const QString &second,
+                                                    qint64 afterSeq);
     // The detail of the last such event, or null when there is none.
     Result<nlohmann::json> lastEvent(const QString &event);
 

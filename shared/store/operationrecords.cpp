@@ -201,6 +201,15 @@ Result<int> OperationRecords::pendingCount(const QString &principal, qint64 nowM
     return row.next() ? row.value(column(row.record(), "pending")).toInt() : 0;
 }
 
+Result<int> OperationRecords::countByRule(const QString &ruleStart)
+{
+    auto q = m_database.exec(StoreSql::kOperationsByRule, {int(ruleStart.size()), ruleStart});
+    if (!q)
+        return failure(q.error());
+    QSqlQuery &row = q.value();
+    return row.next() ? row.value(column(row.record(), "decided")).toInt() : 0;
+}
+
 Result<std::optional<Operation::Status>> OperationRecords::status(const QString &nonce)
 {
     auto q = m_database.exec(StoreSql::kOperationStatus, {nonce});

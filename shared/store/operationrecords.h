@@ -31,6 +31,7 @@ public:
     Result<QList<Operation>> pending(QStringList *unreadable = nullptr);
     // How many of principal's pending operations expire after nowMs.
     Result<int> pendingCount(const QString &principal, qint64 nowMs);
+    Result<int> countByRule(const QString &ruleStart);
     // Whether the operation still waits for a decision; fails when there is no such operation.
     Result<bool> isPending(const QString &nonce);
     // The status alone; none when there is no such operation.

@@ -62,6 +62,9 @@ inline constexpr const char *kOperationsPending =
 inline constexpr const char *kOperationsPendingFor =
     "SELECT COUNT(*) AS pending FROM operations "
     "WHERE principal = ? AND status = 'pending' AND expires_ms > ?";
+// The calls a rule decided whose words begin with the given text (a grant's "grant <id> ").
+inline constexpr const char *kOperationsByRule =
+    "SELECT COUNT(*) AS decided FROM operations WHERE substr(rule, 1, ?) = ?";
 inline constexpr const char *kOperationSetStatus = "UPDATE operations SET status = ? WHERE nonce = ?";
 // Approved operations whose ticket expired before any call claimed their run (their agent did not
 // come back in time): they time out. Bound: now, and the last sweep's now (operations_expiring
@@ -157,6 +160,8 @@ inline constexpr const char *kAuditDetailsOf =
     "SELECT seq, detail FROM audit_log WHERE nonce = ? AND event = ? ORDER BY seq";
 inline constexpr const char *kAuditEventsSince =
     "SELECT seq, nonce, at_ms, detail FROM audit_log WHERE event = ? AND at_ms >= ? ORDER BY seq";
+inline constexpr const char *kAuditEventsAfter =
+    "SELECT seq, nonce, at_ms, event, detail FROM audit_log WHERE seq > ? AND event IN (?, ?) ORDER BY seq";
 inline constexpr const char *kCheckpointInsert = "INSERT INTO audit_checkpoints (seq, signed) VALUES (?, ?) "
                                                  "ON CONFLICT (seq) DO UPDATE SET signed = excluded.signed";
 inline constexpr const char *kCheckpointCovering =

@@ -6,6 +6,8 @@
 // (CardFace, the same in the window, on the phone and in the queue's list) have a headline that
 // says what happens and what is lost, no sentence twice, never "irreversible" beside a kept copy,
 // and a typed confirmation only where nothing is kept, short (a name, never a whole path).
+// With COUNTERSIGN_SHOTS=FOLDER the console's window is on an Xvfb display of its own and each card
+// is photographed there (card-KIND.png) before it is declined.
 //   node card-kinds.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -15,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { check, exitWithSummary, waitFor } from './checks.mjs';
-import { startCountersign } from './countersign-process.mjs';
+import { startConsole, startDisplay } from '../agents/console.mjs';
 
 const [binary, decideBinary] = process.argv.slice(2);
 if (!binary || !decideBinary) { console.error('usage: card-kinds.mjs COUNTERSIGN_BINARY DECIDE_BINARY'); process.exit(1); }
@@ -51,9 +53,11 @@ const config = {
         plan: ['sh', '-c', 'printf \'{"summary":"drops the table %s and its 3 rows","targets":["%s"]}\' "$1" "$1"', 'plan', '{table}'],
         apply: ['true'] }],
 };
-const server = await startCountersign(binary, { config, tokenName: 'agent' });
+const shots = process.env.COUNTERSIGN_SHOTS;
+const xvfb = shots ? await startDisplay() : null;
+const server = await startConsole(binary, { config, decideBinary, display: xvfb?.display ?? null });
 const base = server.url.replace(/\/mcp$/, '');
-const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...args]).then(({ stdout }) => JSON.parse(stdout));
+const decide = (verb, ...args) => server.decide(verb, ...args);
 
 let ids = 0;
 function hook(tool, input) {
@@ -73,11 +77,19 @@ async function mcp(name, args) {
     });
     return response.json();
 }
-// Sends the call, waits for its card, declines it, and returns the card as decide lists it.
-async function cardOf(send) {
+// Sends the call, waits for its card, photographs it in the window (COUNTERSIGN_SHOTS), declines
+// it, and returns the card as decide lists it.
+async function cardOf(send, kind) {
     const before = new Set((await decide('list')).map((c) => c.nonce));
     const answer = send();
     const card = await waitFor('its card', async () => (await decide('list')).find((c) => !before.has(c.nonce)), 20000);
+    if (shots) {
+        // The newest card first in the list (a card another process declined may linger there until
+        // the console's next look at the store).
+        execFileSync('xdotool', ['key', '--clearmodifiers', 'Home'], { env: { ...process.env, DISPLAY: xvfb.display } });
+        await new Promise((r) => setTimeout(r, 1500)); // shown and laid out
+        await server.screenshot(path.join(shots, `card-${kind}.png`));
+    }
     await decide('decline', '--nonce', card.nonce, '--reason', 'read');
     await answer;
     return card;
@@ -96,7 +108,7 @@ function readable(card) {
 
 try {
     await check('git reset --hard over one uncommitted line: the loss in the headline, a copy kept, no typing, the diff as evidence', async () => {
-        const face = readable(await cardOf(() => hook('Bash', { command: 'git reset --hard' })));
+        const face = readable(await cardOf(() => hook('Bash', { command: 'git reset --hard' }), 'reset'));
         assert.equal(face.headline, 'Discards uncommitted changes to src/a.js (+1 −1); a copy is kept');
         assert.equal(face.risk, 'Medium risk');
         assert.equal(face.typed, false);
@@ -106,14 +118,14 @@ try {
         assert.match(face.who, /^claude-code \(hook\) · its own shell · connection "agent"$/);
     });
     await check('rm of a 4-byte untracked log: "a copy is kept", the file as evidence, no typing', async () => {
-        const face = readable(await cardOf(() => hook('Bash', { command: 'rm old.log' })));
+        const face = readable(await cardOf(() => hook('Bash', { command: 'rm old.log' }), 'rm-kept'));
         assert.match(face.headline, /^Deletes old\.log: 1 file, 4 bytes; a copy is kept$/);
         assert.equal(face.typed, false);
         assert.equal(face.evidence, 'files');
         assert.equal(face.evidenceText, 'old.log');
     });
     await check('rm -rf of a folder outside the roots: nothing kept, so it cannot be undone and its name is typed', async () => {
-        const face = readable(await cardOf(() => hook('Bash', { command: `rm -rf ${path.join(outside, 'data')}` })));
+        const face = readable(await cardOf(() => hook('Bash', { command: `rm -rf ${path.join(outside, 'data')}` }), 'rm-outside'));
         assert.match(face.headline, /^Deletes .*data: 1 file, 12 bytes; it cannot be undone$/);
         assert.equal(face.risk, 'High risk');
         assert.deepEqual([face.typed, face.typedText], [true, 'data']);
@@ -121,32 +133,32 @@ try {
         assert.deepEqual(face.why, [], 'rm deletes ... and all it holds: the headline says it');
     });
     await check('a write over a file outside the roots: what it replaces, and what it loses as evidence', async () => {
-        const face = readable(await cardOf(() => hook('Bash', { command: `echo x > ${path.join(outside, 'notes.txt')}` })));
+        const face = readable(await cardOf(() => hook('Bash', { command: `echo x > ${path.join(outside, 'notes.txt')}` }), 'write-outside'));
         assert.match(face.headline, /^Replaces .*notes\.txt \(1 line, 18 bytes\); it cannot be undone$/);
         assert.deepEqual([face.typed, face.typedText], [true, 'notes.txt']);
         assert.match(face.evidenceText, /-kept nowhere else/);
         assert.match(face.why.join('\n'), /outside the workspace roots/, 'a reason that adds something stays');
     });
     await check('git branch -D of a branch with a commit only it holds: the commits are lost, its name typed', async () => {
-        const face = readable(await cardOf(() => hook('Bash', { command: 'git branch -D feature' })));
+        const face = readable(await cardOf(() => hook('Bash', { command: 'git branch -D feature' }), 'branch'));
         assert.equal(face.headline, 'Deletes the branch feature and 1 commit only it holds; it cannot be undone');
         assert.deepEqual([face.typed, face.typedText], [true, 'feature']);
         assert.deepEqual(face.why, [], 'the reason says what the headline says');
     });
     await check('curl sending a file to a host: why it asks is the headline, the host is what it acts on', async () => {
-        const face = readable(await cardOf(() => hook('Bash', { command: 'curl -T src/a.js https://uploads.example.invalid/put' })));
+        const face = readable(await cardOf(() => hook('Bash', { command: 'curl -T src/a.js https://uploads.example.invalid/put' }), 'network'));
         assert.match(face.headline, /example\.invalid|network/i);
         assert.equal(face.typed, false);
         assert.equal(face.command, '$ curl -T src/a.js https://uploads.example.invalid/put');
     });
     await check("an agent's own Write over a file outside the roots: the change as evidence, no command line", async () => {
-        const face = readable(await cardOf(() => hook('Write', { file_path: path.join(outside, 'notes.txt'), content: 'hello\n' })));
+        const face = readable(await cardOf(() => hook('Write', { file_path: path.join(outside, 'notes.txt'), content: 'hello\n' }), 'agent-write'));
         assert.equal(face.command, '');
         assert.equal(face.evidence, 'diff');
         assert.match(face.who, /its own Write tool/);
     });
     await check('delete_path of an untracked file in the roots: its copy is kept, so no typing; the undo sentence only in the details', async () => {
-        const face = readable(await cardOf(() => mcp('delete_path', { path: 'scratch.txt' })));
+        const face = readable(await cardOf(() => mcp('delete_path', { path: 'scratch.txt' }), 'mcp-tool'));
         assert.equal(face.headline, 'Delete scratch.txt; a copy is kept');
         assert.equal(face.risk, 'Medium risk');
         assert.equal(face.typed, false);
@@ -155,12 +167,12 @@ try {
         assert.match(face.evidenceText, /scratch\.txt/);
     });
     await check("an upstream server's destructive tool: the tool and its arguments, typed by the tool's name", async () => {
-        const face = readable(await cardOf(() => mcp('fake_record', { name: 'x' })));
+        const face = readable(await cardOf(() => mcp('fake_record', { name: 'x' }), 'upstream-tool'));
         assert.match(face.command, /^fake_record \{"name":"x"\}$/);
         assert.match(face.who, /· MCP ·/);
     });
     await check("a configured action: its plan's own summary shown once, its target typed", async () => {
-        const face = readable(await cardOf(() => mcp('drop_table', { table: 'users' })));
+        const face = readable(await cardOf(() => mcp('drop_table', { table: 'users' }), 'action'));
         assert.equal(face.summary, 'drops the table users and its 3 rows');
         assert.deepEqual([face.typed, face.typedText], [true, 'users']);
     });
@@ -170,6 +182,7 @@ try {
     });
 } finally {
     await server.stop().catch(() => {});
+    await xvfb?.stop();
     rmSync(work, { recursive: true, force: true });
 }
 exitWithSummary();

@@ -4,6 +4,11 @@
 //
 //   countersign-test-decide DATA_DIR approve|decline|list [--nonce N] [--reason R] [--typed T]
 //                           [--wait-ms MS] [--by NAME] [--store LOCATION]
+//   countersign-test-decide DATA_DIR grant [--nonce N] [--verdict allow|deny] [--scope
+//   call|command|file|tool]
+//                           [--expires-ms MS]   (approves or declines the card, then grants as the card's
+//                                                "Allow / Deny from now on" does; MS 0: until revoked)
+//   countersign-test-decide DATA_DIR revoke-grant --id ID
 // --store: the store to decide in (a postgresql:// URL the console shares with others); the data
 // folder's countersign.db by default. The key is always the data folder's.
 // Prints one JSON line: {"nonce", "tool", "outcome"} (or the pending cards for list, each with
@@ -13,6 +18,7 @@
 #include "cardface.h"
 #include "database.h"
 #include "filesecretstore.h"
+#include "grants.h"
 #include "receipt.h"
 #include "serverkeys.h"
 #include "systemclock.h"
@@ -37,6 +43,8 @@ int main(int argc, char **argv)
     const QString dataDir = args.takeFirst();
     const QString verb = args.takeFirst();
     QString nonce, reason, typed, by = QStringLiteral("console:test-host");
+    QString verdict = QStringLiteral("allow"), scope = QStringLiteral("call"), grantId;
+    qint64 expiresInMs = 3600 * 1000;
     QString store = QDir(dataDir).filePath(QStringLiteral("countersign.db"));
     int waitMs = 10000;
     for (qsizetype i = 0; i + 1 < args.size(); i += 2) {
@@ -52,6 +60,14 @@ int main(int argc, char **argv)
             by = args[i + 1];
         else if (args[i] == QLatin1String("--store"))
             store = args[i + 1];
+        else if (args[i] == QLatin1String("--verdict"))
+            verdict = args[i + 1];
+        else if (args[i] == QLatin1String("--scope"))
+            scope = args[i + 1];
+        else if (args[i] == QLatin1String("--expires-ms"))
+            expiresInMs = args[i + 1].toLongLong();
+        else if (args[i] == QLatin1String("--id"))
+            grantId = args[i + 1];
     }
     auto db = Database::open(store);
     if (!db) {
@@ -70,6 +86,15 @@ int main(int argc, char **argv)
     const ReceiptSigner signer(keys.value().signingSeed);
     AuditStore audit(*db.value(), clock, &signer);
     ApprovalQueue queue(audit, clock);
+    Grants grants(audit, clock, signer);
+    if (verb == QLatin1String("revoke-grant")) {
+        if (auto revoked = grants.revoke(grantId, by); !revoked) {
+            std::fprintf(stderr, "%s\n", qPrintable(revoked.error()));
+            return 1;
+        }
+        std::printf("%s\n", nlohmann::json({{"revoked", grantId.toStdString()}}).dump().c_str());
+        return 0;
+    }
     QElapsedTimer waited;
     waited.start();
     std::optional<Operation> card;
@@ -109,6 +134,38 @@ int main(int argc, char **argv)
     if (!card) {
         std::fprintf(stderr, "no pending card within %d ms\n", waitMs);
         return 1;
+    }
+    if (verb == QLatin1String("grant")) {
+        const Verdict v = verdict == QLatin1String("deny") ? Verdict::Deny : Verdict::Allow;
+        std::optional<Grant> offer;
+        for (const Grant &g : Grant::offersFor(*card, v)) {
+            if (grantScopeName(g.scope) == scope)
+                offer = g;
+        }
+        if (!offer) {
+            std::fprintf(stderr, "no %s grant is offered for this card\n", qPrintable(scope));
+            return 1;
+        }
+        offer->by = by;
+        offer->expiresMs = expiresInMs == 0 ? 0 : clock.nowMs() + expiresInMs;
+        const auto decided = v == Verdict::Allow
+                                 ? queue.approve(card->nonce, by, card->confirmationText())
+                                 : queue.decline(card->nonce, by, QStringLiteral("denied from now on"));
+        if (!decided) {
+            std::fprintf(stderr, "%s\n", qPrintable(decided.error()));
+            return 1;
+        }
+        auto made = grants.add(*offer);
+        if (!made) {
+            std::fprintf(stderr, "%s\n", qPrintable(made.error()));
+            return 1;
+        }
+        std::printf("%s\n", nlohmann::json({{"nonce", card->nonce.toStdString()},
+                                            {"grant", made.value().id.toStdString()},
+                                            {"rule", made.value().ruleText().toStdString()}})
+                                .dump()
+                                .c_str());
+        return 0;
     }
     const auto decided =
         verb == QLatin1String("approve")
