@@ -166,7 +166,8 @@ bool Grant::covers(const QString &toolName, const QString &principalName, const 
         return !argsDigest.isEmpty() && digest == argsDigest;
     case Scope::Command: {
         const auto argv = argvOf(arguments);
-        if (!argv || argv->size() < words.size() || words.size() < 2 || grantField(arguments, "cwd") != folder)
+        if (!argv || argv->size() < words.size() || words.size() < 2 ||
+            grantField(arguments, "cwd") != folder)
             return false;
         for (qsizetype i = 0; i < words.size(); ++i) {
             if (argv->at(i) != words.at(i))
