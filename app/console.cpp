@@ -3,6 +3,7 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "auditview.h"
+#include "cardsightings.h"
 #include "clientinstaller.h"
 #include "commandline.h"
 #include "config.h"
@@ -312,7 +313,8 @@ struct Console::Parts
     std::unique_ptr<ReceiptSigner> signer; // checkpoints the audit chain at each decision
     std::unique_ptr<AuditStore> store;
     std::unique_ptr<ApprovalQueue> queue;
-    std::unique_ptr<Grants> grants; // "from now on", made in the window (the gate reads its own)
+    std::unique_ptr<Grants> grants;           // "from now on", made in the window (the gate reads its own)
+    std::unique_ptr<CardSightings> sightings; // whether the cards were seen, in the window or on a phone
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<PhoneApprovals> phone; // the phone's listener, beside the window
     std::unique_ptr<TokenStore> tokens;
@@ -415,6 +417,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
         return failure(served.error());
     // Approve from my phone: on when the configuration names its address, following it after.
     p.phone = std::make_unique<PhoneApprovals>(*p.queue, *p.store, p.clock, cl.dataDir);
+    p.phone->setSightings(p.sightings.get());
     (void)p.phone->apply(p.guard->inForce());
     QObject::connect(p.guard.get(), &ConfigGuard::applied, p.phone.get(),
                      [phone = p.phone.get()](const Config &c) { (void)phone->apply(c); });
@@ -458,6 +461,8 @@ Status Console::openQueue(const Config &config, const QString &databasePath)
     if (auto restored = p.queue->restore(); !restored)
         return failure(restored.error());
     p.grants = std::make_unique<Grants>(*p.store, p.clock, *p.signer);
+    p.sightings = std::make_unique<CardSightings>(*p.queue, *p.store, p.clock);
+    p.sightings->setUnseenAfterMs(config.cardUnseenSeconds() * 1000LL);
     if (auto loaded = p.grants->load(); !loaded)
         return failure(QStringLiteral("the grants in the audit log cannot be read: %1").arg(loaded.error()));
     return success();
@@ -575,6 +580,7 @@ void Console::openWindow(const Config &config, const CommandLine &cl, const QStr
     p.window->setUndo(p.undo.get(), config.person().isEmpty() ? QStringLiteral("console")
                                                               : QStringLiteral("console:") + config.person());
     p.window->setGrants(p.grants.get(), p.queue->reviewer());
+    p.window->setSightings(p.sightings.get());
     p.window->setConfig(p.guard->inForce(), cl.configPath,
                         settingsText(p.guard->inForce(), cl, p.keys, p.url));
     if (!p.keys.warning.isEmpty())

@@ -25,6 +25,13 @@ PhoneApprovals::PhoneApprovals(ApprovalQueue &queue, AuditStore &audit, const Cl
 
 PhoneApprovals::~PhoneApprovals() = default;
 
+void PhoneApprovals::setSightings(CardSightings *sightings)
+{
+    m_sightings = sightings;
+    if (m_server)
+        m_server->setSightings(sightings);
+}
+
 QString PhoneApprovals::url() const
 {
     return m_server ? m_server->url() : QString();
@@ -63,6 +70,7 @@ Status PhoneApprovals::apply(const Config &config)
     if (!certificate)
         return fail(certificate.error());
     m_server = std::make_unique<PhoneServer>(m_queue, m_audit, *m_devices, *m_pairing, m_clock);
+    m_server->setSightings(m_sightings);
     m_server->setCardMinimumMs(m_cardMinimumMs);
     auto port = m_server->listen(config.phoneHost(), config.phonePort(), certificate.value());
     if (!port)

@@ -10,6 +10,7 @@
 namespace Countersign {
 
 class ApprovalQueue;
+class CardSightings;
 class AuditStore;
 class Clock;
 class Config;
@@ -42,6 +43,8 @@ public:
     // Why the listener is off although the configuration names an address (empty otherwise).
     QString problem() const { return m_problem; }
     PhoneDevices &devices() { return *m_devices; }
+    // Where the phone's page notes the cards it shows while visible (PhoneServer::setSightings).
+    void setSightings(CardSightings *sightings);
     PhonePairing &pairing() { return *m_pairing; }
     // Revokes a device and ends what it has open.
     Status revoke(const QString &deviceId);
@@ -58,6 +61,7 @@ private:
     std::unique_ptr<PhoneDevices> m_devices;
     std::unique_ptr<PhonePairing> m_pairing;
     std::unique_ptr<PhoneServer> m_server;
+    CardSightings *m_sightings = nullptr;
     QString m_listening; // HOST:PORT in force
     QString m_fingerprint;
     QString m_renewal;

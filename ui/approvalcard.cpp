@@ -3,6 +3,7 @@
 #include "approvalqueue.h"
 #include "blastradiustext.h"
 #include "cardface.h"
+#include "cardsightings.h"
 #include "clock.h"
 #include "diffhighlighter.h"
 #include "grantdialog.h"
@@ -11,6 +12,7 @@
 #include "themecolours.h"
 #include "visibletext.h"
 
+#include <QDateTime>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -99,6 +101,9 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_clientAnswer->hide();
     m_review = label(this, "cardReview");
     m_review->hide();
+    m_seen = label(this, "cardSeen");
+    m_seen->setEnabled(false); // said quietly: greyed
+    m_seen->hide();
     m_command = label(this, "cardCommand");
     m_command->setFont(mono);
     m_why = label(this, "cardWhy");
@@ -174,6 +179,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     layout->addWidget(m_stale);
     layout->addWidget(m_clientAnswer);
     layout->addWidget(m_client);
+    layout->addWidget(m_seen);
     layout->addWidget(m_review);
     layout->addWidget(m_command);
     layout->addWidget(m_why);
@@ -259,7 +265,11 @@ bool ApprovalCard::event(QEvent *event)
     // for another window): what it shows has to be read again.
     if (event->type() == QEvent::WindowActivate)
         restartMinimum();
-    return QWidget::event(event);
+    const bool handled = QWidget::event(event);
+    if (event->type() == QEvent::WindowActivate || event->type() == QEvent::WindowStateChange ||
+        event->type() == QEvent::Show)
+        noteIfSeen();
+    return handled;
 }
 
 void ApprovalCard::showEvent(QShowEvent *event)
@@ -356,6 +366,7 @@ void ApprovalCard::setOperation(const Operation &operation)
         m_shownSinceMs = m_clock.nowMs();
     updateCountdown();
     m_tick.start();
+    noteIfSeen();
 }
 
 QString ApprovalCard::reviewText(const Review &review)
@@ -487,6 +498,43 @@ void ApprovalCard::decline()
     auto r = m_queue.decline(m_operation.nonce, m_queue.reviewer(), m_reason->text());
     if (!r)
         showError(r.error());
+}
+
+void ApprovalCard::setSightings(CardSightings *sightings)
+{
+    m_sightings = sightings;
+    if (m_sightings)
+        connect(m_sightings, &CardSightings::seen, this, [this](const QString &nonce) {
+            if (nonce == m_operation.nonce)
+                updateSeen();
+        });
+    noteIfSeen();
+}
+
+// Seen for sure: on screen, in the active window, which is not minimised.
+void ApprovalCard::noteIfSeen()
+{
+    if (!m_sightings || m_operation.nonce.isEmpty() || m_expired)
+        return updateSeen();
+    const QWidget *top = window();
+    if (isVisible() && top->isActiveWindow() && !(top->windowState() & Qt::WindowMinimized)) {
+        if (auto marked = m_sightings->markSeen(m_operation.nonce, QStringLiteral("window")); !marked)
+            showError(marked.error());
+    }
+    updateSeen();
+}
+
+void ApprovalCard::updateSeen()
+{
+    const auto seen =
+        m_sightings && !m_operation.nonce.isEmpty() ? m_sightings->seenOf(m_operation.nonce) : std::nullopt;
+    m_seen->setVisible(m_sightings != nullptr && !m_operation.nonce.isEmpty());
+    m_seen->setText(!seen ? tr("Not seen yet")
+                          : tr("First seen at %1, %2")
+                                .arg(QLocale().toString(QDateTime::fromMSecsSinceEpoch(seen->atMs).time(),
+                                                        QLocale::LongFormat),
+                                     seen->where == QLatin1String("window") ? tr("in the window")
+                                                                            : tr("on %1").arg(seen->where)));
 }
 
 void ApprovalCard::setGrants(Grants *grants)

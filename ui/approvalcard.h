@@ -14,6 +14,7 @@ class QToolButton;
 namespace Countersign {
 
 class ApprovalQueue;
+class CardSightings;
 class Clock;
 class Grants;
 
@@ -49,6 +50,9 @@ public:
     void decline();
     // Where "Allow from now on" and "Deny from now on" keep what they grant; unset: neither shows.
     void setGrants(Grants *grants);
+    // Where the card notes that it was seen: shown, the window visible, active and not minimised
+    // (CardSightings); and says when and where it was first seen.
+    void setSightings(CardSightings *sightings);
     // Opens the dialog of a grant for this card's call (GrantDialog); accepted, the card is approved
     // (allow) or declined (deny) and the grant recorded.
     void fromNowOn(bool allow);
@@ -72,6 +76,8 @@ private:
     void updateCountdown();
     void updateAgent();
     void updateApproveEnabled();
+    void noteIfSeen();
+    void updateSeen();
     void showError(const QString &message);
     // The folded part: targets, measured, rule, prompt, arguments, digests.
     QWidget *makeDetails();
@@ -112,6 +118,8 @@ private:
     QPushButton *m_allowFromNow = nullptr;
     QPushButton *m_denyFromNow = nullptr;
     Grants *m_grants = nullptr;
+    CardSightings *m_sightings = nullptr;
+    QLabel *m_seen = nullptr;
     QLabel *m_error = nullptr;
     bool m_expired = false;
 };

@@ -165,6 +165,11 @@ void ApprovalsPage::setGrants(Grants *grants)
     m_card->setGrants(grants);
 }
 
+void ApprovalsPage::setSightings(CardSightings *sightings)
+{
+    m_card->setSightings(sightings);
+}
+
 void ApprovalsPage::focusList()
 {
     if (m_list->count() > 0)

@@ -14,6 +14,7 @@ class QStackedWidget;
 namespace Countersign {
 
 class ApprovalCard;
+class CardSightings;
 class Grants;
 class ApprovalQueue;
 class Clock;
@@ -48,6 +49,7 @@ public:
     void focusList();
     // Where the card's "from now on" keeps its grants (ApprovalCard::setGrants).
     void setGrants(Grants *grants);
+    void setSightings(CardSightings *sightings);
 
     // Asks to decline the selected cards, or every card of the shown card's connection.
     void declineSelected();

@@ -471,6 +471,25 @@ QString AuditView::detailPage(const Operation &o)
         decided = AuditModel::decisionWords(statusName(o.status));
     }
     facts += factRow(tr("Decision"), {decided});
+    // Whether a human saw the card, for sure, and where first (a call a rule settled had none).
+    if (o.status != Operation::Status::Allowed && o.status != Operation::Status::Denied) {
+        auto seen = m_store.eventsOf(o.nonce, QStringLiteral("card-seen"));
+        if (seen && !seen.value().isEmpty()) {
+            const nlohmann::json &first = seen.value().first();
+            const std::string where = first.value("where", nlohmann::json("")).is_string()
+                                          ? first.value("where", std::string())
+                                          : "";
+            facts += factRow(tr("Seen"),
+                             {tr("first at %1, %2")
+                                  .arg(when(first.value("seenMs", qint64(0))),
+                                       where == "window" ? tr("in the window")
+                                                         : tr("on %1").arg(QString::fromStdString(where)))});
+        } else if (seen) {
+            facts += factRow(
+                tr("Seen"),
+                {o.status == Operation::Status::Pending ? tr("not yet") : tr("never: no one saw the card")});
+        }
+    }
     QString result, receipt;
     auto claim = m_store.claimOf(o.nonce);
     if (claim && claim.value()) {

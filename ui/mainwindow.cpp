@@ -4,6 +4,7 @@
 #include "approvalqueue.h"
 #include "approvalspage.h"
 #include "auditview.h"
+#include "cardsightings.h"
 #include "config.h"
 #include "configguard.h"
 #include "connectionspage.h"
@@ -16,6 +17,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -297,6 +299,32 @@ void MainWindow::setUndo(Undo *undo, const QString &by)
     m_audit->setUndo(undo, by);
 }
 
+void MainWindow::setSightings(CardSightings *sightings)
+{
+    m_sightings = sightings;
+    m_approvals->setSightings(sightings);
+    connect(sightings, &CardSightings::unseen, this, [this](const Operation &operation) {
+        // Our own words only (see onCardAdded): the card is for the window to show.
+        m_notified = operation.nonce;
+        if (m_tray->isVisible())
+            m_tray->showMessage(
+                tr("A card waits unseen"),
+                tr("Connection \"%1\" has waited for your answer to %2 since %3, and no one has "
+                   "seen the card yet. Open Countersign to read it.")
+                    .arg(operation.principal, operation.tool,
+                         QLocale().toString(QDateTime::fromMSecsSinceEpoch(operation.createdMs).time(),
+                                            QLocale::ShortFormat)),
+                QSystemTrayIcon::Warning, 30'000);
+        QApplication::beep();
+        QApplication::alert(this);
+        statusBar()->showMessage(
+            tr("A card has waited unseen since %1: connection \"%2\", %3")
+                .arg(QLocale().toString(QDateTime::fromMSecsSinceEpoch(operation.createdMs).time(),
+                                        QLocale::ShortFormat),
+                     operation.principal, operation.tool));
+    });
+}
+
 void MainWindow::setGrants(Grants *grants, const QString &by)
 {
     m_approvals->setGrants(grants);
@@ -314,6 +342,8 @@ void MainWindow::setConfig(const Config &config, const QString &configPath, cons
     m_settings->setConfig(config, configPath, effectiveText);
     m_declines->setConfig(config, configPath);
     m_approvals->card()->setMinimumShownMs(qRound64(config.cardMinimumSeconds() * 1000.0));
+    if (m_sightings)
+        m_sightings->setUnseenAfterMs(config.cardUnseenSeconds() * 1000LL);
 }
 
 void MainWindow::addWarning(const QString &warning)

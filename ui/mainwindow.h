@@ -16,6 +16,7 @@ class ApprovalQueue;
 class ApprovalsPage;
 class AuditStore;
 class AuditView;
+class CardSightings;
 class Clock;
 class Grants;
 class Config;
@@ -72,6 +73,9 @@ public:
     void setUndo(Undo *undo, const QString &by);
     // The cards' "Allow / Deny from now on" and Settings' list of grants; by: who grants and revokes.
     void setGrants(Grants *grants, const QString &by);
+    // Whether the cards were seen (the card notes it), and the notice, with a sound, for a card no
+    // one has seen a while after it came.
+    void setSightings(CardSightings *sightings);
     // Data and configuration paths for Help > About.
     void setPaths(const QString &configPath, const QString &dataDir);
     // Quits, after asking while cards wait; a second Quit during the quit stops waiting for the
@@ -131,6 +135,7 @@ private:
     ApprovalQueue &m_queue;
     QTabWidget *m_tabs = nullptr;
     ApprovalsPage *m_approvals = nullptr;
+    CardSightings *m_sightings = nullptr;
     AuditView *m_audit = nullptr;
     DeclinesView *m_declines = nullptr;
     ConnectionsPage *m_connections = nullptr;

@@ -4,6 +4,7 @@
 #include "auditstore.h"
 #include "blastradiustext.h"
 #include "cardface.h"
+#include "cardsightings.h"
 #include "clock.h"
 #include "devicekey.h"
 #include "httprequest.h"
@@ -281,7 +282,7 @@ void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder re
     if (!device)
         return respond(refused(401, device.error()));
     if (path == "/api/cards")
-        return cards(device.value(), std::move(respond));
+        return cards(device.value(), request, std::move(respond));
     if (path == "/api/decide")
         return decide(device.value(), request, path, std::move(respond));
     openStream(device.value(), request, std::move(respond));
@@ -381,16 +382,22 @@ void PhoneServer::challenge(const HttpRequest &request, HttpConnection::Responde
     respond(reply(200, {{"challenge", token.toStdString()}, {"expiresMs", now + kChallengeMs}}));
 }
 
-void PhoneServer::cards(const QString &device, HttpConnection::Responder respond)
+void PhoneServer::cards(const QString &device, const HttpRequest &request, HttpConnection::Responder respond)
 {
     json list = json::array();
     const qint64 now = m_clock.nowMs();
+    // The page says whether it is visible now (the Page Visibility API): only then were its cards seen.
+    const json body = json::parse(request.body.toStdString(), nullptr, false);
+    const bool visible = body.is_object() && body.value("visible", json()) == json(true);
+    const auto phone = visible && m_sightings ? m_devices.find(device) : std::nullopt;
     QSet<QString> waiting;
     for (const Operation &op : m_queue.pending()) {
         waiting.insert(op.nonce);
         if (op.isExpiredAt(now))
             continue;
         list.push_back(cardJson(op));
+        if (phone)
+            (void)m_sightings->markSeen(op.nonce, QStringLiteral("phone:") + phone->name);
         const QString key = device + QLatin1Char(' ') + op.nonce;
         if (!m_shown.contains(key))
             m_shown.insert(key, now);

@@ -14,6 +14,7 @@
 namespace Countersign {
 
 class ApprovalQueue;
+class CardSightings;
 class AuditStore;
 class Clock;
 class HttpServer;
@@ -70,6 +71,9 @@ public:
     void deviceRevoked(const QString &deviceId);
     // The least time a card is on a phone before that phone may approve it (cardMinimumSeconds).
     void setCardMinimumMs(qint64 ms) { m_cardMinimumMs = ms; }
+    // Where a card the page shows while it is visible ("visible": true in /api/cards) is noted as
+    // seen on this phone.
+    void setSightings(CardSightings *sightings) { m_sightings = sightings; }
 
 private:
     struct Challenge
@@ -90,7 +94,7 @@ private:
     void pair(const HttpRequest &request, HttpConnection::Responder respond);
     void pairState(const QString &offer, HttpConnection::Responder respond);
     void challenge(const HttpRequest &request, HttpConnection::Responder respond);
-    void cards(const QString &device, HttpConnection::Responder respond);
+    void cards(const QString &device, const HttpRequest &request, HttpConnection::Responder respond);
     void decide(const QString &device, const HttpRequest &request, const QByteArray &path,
                 HttpConnection::Responder respond);
     void openStream(const QString &device, const HttpRequest &request, HttpConnection::Responder respond);
@@ -108,6 +112,7 @@ private:
     qint64 m_cardMinimumMs = 0;
     // When /api/cards first gave each device each waiting card: "DEVICE NONCE" -> ms.
     QHash<QString, qint64> m_shown;
+    CardSightings *m_sightings = nullptr;
 };
 
 } // namespace Countersign

@@ -155,7 +155,8 @@ Status Config::readSetting(const std::string &key, const json &value, const QByt
     if (key == "listen" || key == "phone") {
         return readAddress(key, value, text, fileName);
     } else if (key == "ttlSeconds" || key == "pollWindowSeconds" || key == "legacyHoldSeconds" ||
-               key == "progressHoldSeconds" || key == "hookHoldSeconds" || key == "cardMinimumSeconds") {
+               key == "progressHoldSeconds" || key == "hookHoldSeconds" || key == "cardMinimumSeconds" ||
+               key == "cardUnseenSeconds") {
         return readTimes(key, value, text, fileName);
     } else if (key == "undoMegabytes" || key == "undoDays" || key == "undoKeepHours") {
         return readUndo(key, value, text, fileName);
@@ -250,6 +251,11 @@ Status Config::readTimes(const std::string &key, const json &value, const QByteA
                               QStringLiteral("must be an integer from 1 to 570 (the clients' hook timeouts "
                                              "are 600 s, and a client that times out runs the tool)"));
         m_hookHoldSeconds = value.get<int>();
+    } else if (key == "cardUnseenSeconds") {
+        if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 3600)
+            return fieldError(fileName, text, key,
+                              QStringLiteral("must be an integer from 0 (never) to 3600 seconds"));
+        m_cardUnseenSeconds = value.get<int>();
     } else { // cardMinimumSeconds
         if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)
             return fieldError(fileName, text, key,

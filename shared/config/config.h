@@ -63,6 +63,8 @@ public:
     int undoKeepHours() const { return m_undoKeepHours; }
     // How long a card must have been on screen before Approve is accepted (0 to 30, decimals allowed).
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
+    // A card no one has seen this long after it came is said again, with a sound (0: never).
+    int cardUnseenSeconds() const { return m_cardUnseenSeconds; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
     // Serves the conformance suite's fixture tools; only test configurations set it.
     const QList<ActionSpec> &actions() const { return m_actions; }
@@ -132,6 +134,7 @@ private:
     int m_undoKeepHours = 24;
     GateMode m_mode = GateMode::Standard;
     double m_cardMinimumSeconds = 1.0;
+    int m_cardUnseenSeconds = 60;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;
     QList<UpstreamSpec> m_upstreams;

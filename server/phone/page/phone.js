@@ -107,7 +107,10 @@ function arm(li) {
     if (document.visibilityState !== 'visible' || li.dataset.cut === '1') return;
     li.armTimer = setTimeout(() => { if (!li.dataset.busy) approve.disabled = false; }, Math.max(kArmMs, minimumMs));
 }
-document.addEventListener('visibilitychange', () => { for (const li of document.querySelectorAll('#list .card')) arm(li); });
+document.addEventListener('visibilitychange', () => {
+    for (const li of document.querySelectorAll('#list .card')) arm(li);
+    if (document.visibilityState === 'visible' && device && !$('cards').hidden) refresh(); // now seen
+});
 function cardElement(card) {
     const li = $('card').content.firstElementChild.cloneNode(true);
     const q = (c) => li.querySelector(c);
@@ -178,7 +181,8 @@ function tick() {
 }
 async function refresh() {
     try {
-        const out = await call('POST', '/api/cards', {});
+        // Whether this page is visible now: only then does the desktop count its cards as seen.
+        const out = await call('POST', '/api/cards', { visible: document.visibilityState === 'visible' });
         skewMs = out.nowMs - Date.now();
         minimumMs = Number(out.cardMinimumMs) || 0;
         if (shown >= 0 && out.cards.length > shown) announce(out.cards[0]);

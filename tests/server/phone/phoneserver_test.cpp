@@ -7,6 +7,7 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "canonicaljson.h"
+#include "cardsightings.h"
 #include "config.h"
 #include "database.h"
 #include "devicekey.h"
@@ -682,6 +683,30 @@ private Q_SLOTS:
 
     // An IPv6 address written out in full is the same address: the same certificate, and the Host a
     // browser sends (the shortest form) is this listener's.
+    // Seen for sure (issue 51): a card counts as seen on a phone only when its page was visible.
+    void cardsRead_byAHiddenPage_areNotSeen_byAVisibleOne_are()
+    {
+        CardSightings sightings(*m_queue, *m_store, m_clock);
+        m_server->setSightings(&sightings);
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        const Operation op = card(Risk::Low);
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", json::object())).status, 200);
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", {{"visible", false}})).status, 200);
+        QVERIFY(!sightings.seenOf(op.nonce));
+        m_clock.advance(2'000);
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", {{"visible", true}})).status, 200);
+        const auto seen = sightings.seenOf(op.nonce);
+        QVERIFY(seen);
+        QCOMPARE(seen->where, QStringLiteral("phone:pixel"));
+        QCOMPARE(seen->atMs, m_clock.nowMs());
+        QCOMPARE(m_store->eventsOf(op.nonce, QStringLiteral("card-seen")).value().size(), 1);
+        m_clock.advance(1'000); // seen again: the first sighting stands
+        QCOMPARE(post(sign(key, device, "POST", "/api/cards", {{"visible", true}})).status, 200);
+        QCOMPARE(m_store->eventsOf(op.nonce, QStringLiteral("card-seen")).value().size(), 1);
+        m_server->setSightings(nullptr);
+    }
+
     void ipv6Address_inAnyForm_isOneAddress()
     {
         const QString folder = m_dir.filePath(QStringLiteral("phone6"));

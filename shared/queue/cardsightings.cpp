@@ -1,0 +1,68 @@
+#include "cardsightings.h"
+
+#include "approvalqueue.h"
+#include "auditstore.h"
+#include "clock.h"
+
+namespace Countersign {
+
+CardSightings::CardSightings(ApprovalQueue &queue, AuditStore &store, const Clock &clock, QObject *parent)
+    : QObject(parent), m_queue(queue), m_store(store), m_clock(clock)
+{
+    connect(&m_queue, &ApprovalQueue::cardRemoved, this, [this](const QString &nonce) {
+        m_seen.remove(nonce);
+        m_said.remove(nonce);
+    });
+    m_sweep.setInterval(1000);
+    connect(&m_sweep, &QTimer::timeout, this, &CardSightings::sweep);
+    m_sweep.start();
+}
+
+Status CardSightings::markSeen(const QString &nonce, const QString &where)
+{
+    const auto card = m_queue.find(nonce);
+    if (!card || card->status != Operation::Status::Pending || seenOf(nonce))
+        return success();
+    const qint64 now = m_clock.nowMs();
+    if (auto recorded = m_store.recordEvent(QStringLiteral("card-seen"), nonce,
+                                            {{"where", where.toStdString()}, {"seenMs", now}});
+        !recorded)
+        return recorded;
+    m_seen.insert(nonce, Seen{now, where});
+    Q_EMIT seen(nonce);
+    return success();
+}
+
+std::optional<CardSightings::Seen> CardSightings::seenOf(const QString &nonce)
+{
+    if (const auto known = m_seen.constFind(nonce); known != m_seen.cend())
+        return *known;
+    auto rows = m_store.eventsOf(nonce, QStringLiteral("card-seen"));
+    if (!rows || rows.value().isEmpty())
+        return std::nullopt;
+    const nlohmann::json &first = rows.value().first();
+    Seen seen{first.value("seenMs", qint64(0)),
+              QString::fromStdString(first.value("where", nlohmann::json("")).is_string()
+                                         ? first.value("where", std::string())
+                                         : std::string())};
+    if (m_queue.find(nonce))
+        m_seen.insert(nonce, seen);
+    return seen;
+}
+
+void CardSightings::sweep()
+{
+    if (m_unseenAfterMs <= 0)
+        return;
+    const qint64 now = m_clock.nowMs();
+    for (const Operation &op : m_queue.pending()) {
+        if (m_said.contains(op.nonce) || now - op.createdMs < m_unseenAfterMs || op.isExpiredAt(now) ||
+            m_seen.contains(op.nonce))
+            continue;
+        m_said.insert(op.nonce);
+        if (!seenOf(op.nonce))
+            Q_EMIT unseen(op);
+    }
+}
+
+} // namespace Countersign
