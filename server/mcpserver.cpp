@@ -89,6 +89,7 @@ Result<quint16> McpServer::start()
     if (auto loaded = m_grants->load(); !loaded)
         return failure(QStringLiteral("the grants in the audit log cannot be read: %1").arg(loaded.error()));
     m_gate->setGrants(m_grants);
+    m_gate->setConnectionIssued(std::bind_front(&Callers::issuedMs, m_callers));
     // A store other instances share: this one tells them it runs (a claim of a gone instance is
     // "outcome unknown", one of a live instance is awaited), and hears what they write. A SQLite
     // file has one console: neither is needed, and no write every 2 s wakes its disk.

@@ -461,12 +461,17 @@ void ApprovalCard::updateApproveEnabled()
     m_decline->setEnabled(open);
     // An allow from now on only where the card's call could be approved now, and never where
     // nothing would be kept (the gate applies no allow to such a plan either).
-    const bool grantable = m_operation.plan.risk < Risk::High && !m_operation.plan.isIrreversible();
+    const bool changedCode = Grant::runsChangedCode(m_operation.plan);
+    const bool grantable =
+        m_operation.plan.risk < Risk::High && !m_operation.plan.isIrreversible() && !changedCode;
     m_allowFromNow->setVisible(m_grants != nullptr);
     m_denyFromNow->setVisible(m_grants != nullptr);
     m_allowFromNow->setEnabled(m_approve->isEnabled() && grantable);
-    m_allowFromNow->setToolTip(
-        grantable ? QString() : tr("What this call loses cannot be taken back: decide it card by card"));
+    m_allowFromNow->setToolTip(grantable ? QString()
+                               : changedCode
+                                   ? tr("It runs code the agent wrote or changed, which may differ at "
+                                        "each call: decide it card by card")
+                                   : tr("What this call loses cannot be taken back: decide it card by card"));
     m_denyFromNow->setEnabled(open);
 }
 

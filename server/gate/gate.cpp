@@ -213,12 +213,16 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
 // loses nothing that cannot be taken back: a grant never lets an irreversible loss run unseen.
 std::optional<QString> Gate::granted(const GateRequest &request, const Plan &plan)
 {
-    if (!m_grants || !request.held.isEmpty() || !request.note.isEmpty() || plan.isIrreversible() ||
-        plan.risk >= Risk::High)
+    if (!m_grants || !m_connectionIssued || !request.held.isEmpty() || !request.note.isEmpty() ||
+        plan.isIrreversible() || plan.risk >= Risk::High || Grant::runsChangedCode(plan))
         return std::nullopt;
     const auto grant = m_grants->covering(Verdict::Allow, request.action->name(), request.principal.name,
                                           request.arguments, request.argsDigest, true);
     if (!grant)
+        return std::nullopt;
+    // Made for this connection's current token, not one revoked since and given again by name.
+    const auto issued = m_connectionIssued(request.principal);
+    if (!issued || *issued > grant->createdMs)
         return std::nullopt;
     m_grants->noteUse(grant->id);
     qCInfo(lcGate) << "granted" << request.action->name() << "for" << request.principal.name << "by grant"

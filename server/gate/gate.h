@@ -62,6 +62,12 @@ public:
     // is known and can be taken back, unless the call's session is held or it tries again what
     // was declined. Unset: none.
     void setGrants(Grants *grants) { m_grants = grants; }
+    // When a connection's current token was given: an allow grant made before a token was given
+    // again under the same name (revoked, then added) lets nothing through. Unset: none applies.
+    void setConnectionIssued(std::function<std::optional<qint64>(const Principal &)> issued)
+    {
+        m_connectionIssued = std::move(issued);
+    }
     // Whether a connection is still active, asked before an approved call is claimed (a call held
     // while its connection was revoked runs nothing); unset: every connection is.
     void setConnectionCheck(std::function<bool(const Principal &)> active)
@@ -225,6 +231,7 @@ private:
     Settings m_settings;
     std::function<bool(const Principal &)> m_connectionActive;
     Grants *m_grants = nullptr;
+    std::function<std::optional<qint64>(const Principal &)> m_connectionIssued;
     RetryHolder *m_holder = nullptr;
     QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite

@@ -209,13 +209,22 @@ Result<json> AgentTool::arguments(const HookCall &call)
         if (!command)
             return failure(command.error());
         args["command"] = command.value().toStdString();
-        // Gemini CLI runs the command in dir_path (from its folder), Codex in workdir: that is the
-        // folder the card names and the read-only check reads.
-        for (const char *key : {"dir_path", "workdir"}) {
-            if (const auto dir = input.find(key); dir != input.end() && dir->is_string() && !dir->empty())
-                args["cwd"] =
-                    absoluteIn(QString::fromStdString(dir->get<std::string>()), call.cwd).toStdString();
+        // Gemini CLI runs the command in dir_path (from its folder), Codex in workdir, Qwen Code in
+        // directory: that is the folder the card names and the read-only check reads. A call that
+        // names two different folders is refused: which one the client runs in is not known here.
+        QString folder;
+        for (const char *key : {"dir_path", "workdir", "directory"}) {
+            const auto dir = input.find(key);
+            if (dir == input.end() || !dir->is_string() || dir->empty())
+                continue;
+            const QString named = absoluteIn(QString::fromStdString(dir->get<std::string>()), call.cwd);
+            if (!folder.isEmpty() && named != folder)
+                return failure(
+                    QStringLiteral("the call names two folders to run in (%1 and %2)").arg(folder, named));
+            folder = named;
         }
+        if (!folder.isEmpty())
+            args["cwd"] = folder.toStdString();
         if (auto words = plainWords(command.value())) {
             json argv = json::array();
             for (const QString &w : *words)
@@ -268,12 +277,22 @@ Result<json> AgentTool::arguments(const HookCall &call)
     // Whatever else the client sent with a shell command, a write, an edit or a patch (Claude Code's
     // dangerouslyDisableSandbox, a timeout, a field this version does not know) is part of the call
     // as the card shows it and as its approval is bound: another value is another call.
-    static const QStringList consumed = {
-        QStringLiteral("command"),    QStringLiteral("cmd"),         QStringLiteral("description"),
-        QStringLiteral("dir_path"),   QStringLiteral("workdir"),     QStringLiteral("file_path"),
-        QStringLiteral("path"),       QStringLiteral("content"),     QStringLiteral("old_string"),
-        QStringLiteral("new_string"), QStringLiteral("replace_all"), QStringLiteral("expected_replacements"),
-        QStringLiteral("edits"),      QStringLiteral("patch"),       QStringLiteral("input")};
+    static const QStringList consumed = {QStringLiteral("command"),
+                                         QStringLiteral("cmd"),
+                                         QStringLiteral("description"),
+                                         QStringLiteral("dir_path"),
+                                         QStringLiteral("workdir"),
+                                         QStringLiteral("directory"),
+                                         QStringLiteral("file_path"),
+                                         QStringLiteral("path"),
+                                         QStringLiteral("content"),
+                                         QStringLiteral("old_string"),
+                                         QStringLiteral("new_string"),
+                                         QStringLiteral("replace_all"),
+                                         QStringLiteral("expected_replacements"),
+                                         QStringLiteral("edits"),
+                                         QStringLiteral("patch"),
+                                         QStringLiteral("input")};
     if (const Kind kind = kindOf(call.tool);
         input.is_object() && kind != Kind::Mcp && kind != Kind::Read && kind != Kind::Other) {
         json more = json::object();

@@ -43,6 +43,11 @@ bool Callers::isActive(qint64 connectionId)
     return m_tokens.isActive(connectionId);
 }
 
+std::optional<qint64> Callers::issuedMs(const Principal &principal)
+{
+    return m_tokens.issuedMs(principal.connectionId);
+}
+
 QString Callers::storeProblem() const
 {
     return m_tokens.lastError();

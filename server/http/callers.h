@@ -35,6 +35,8 @@ public:
     bool isActive(qint64 connectionId);
     // Whether the connection a call came from is still active (not revoked while it waited).
     bool isStillActive(const Principal &principal) { return isActive(principal.connectionId); }
+    // When the connection's current token was given (TokenStore::issuedMs).
+    std::optional<qint64> issuedMs(const Principal &principal);
     // Why tokens cannot be looked up now (the store failed); empty while they can.
     QString storeProblem() const;
 

@@ -194,6 +194,17 @@ Status Config::readSetting(const std::string &key, const json &value, const QByt
             return failure(
                 QStringLiteral("%1:%2: %3").arg(fileName).arg(lineOfKey(text, key)).arg(otlp.error()));
         m_otlp = std::move(otlp).value();
+    } else if (key == "notifyUrl") {
+        const QUrl url(value.is_string() ? QString::fromStdString(value.get<std::string>()) : QString(),
+                       QUrl::StrictMode);
+        if (!url.isValid() ||
+            (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http")) ||
+            url.host().isEmpty() || !url.userInfo().isEmpty())
+            return fieldError(
+                fileName, text, key,
+                QStringLiteral("must be an http or https URL with a host and no user or password "
+                               "(a self-hosted ntfy topic, for one)"));
+        m_notifyUrl = url;
     } else if (key == "$schema") {
         return success();
     } else {

@@ -9,6 +9,7 @@
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 #include <nlohmann/json.hpp>
 
@@ -65,6 +66,8 @@ public:
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     // A card no one has seen this long after it came is said again, with a sound (0: never).
     int cardUnseenSeconds() const { return m_cardUnseenSeconds; }
+    // Where a card that waits unseen is told, with no card content (CardNotifier); empty: nowhere.
+    QUrl notifyUrl() const { return m_notifyUrl; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
     // Serves the conformance suite's fixture tools; only test configurations set it.
     const QList<ActionSpec> &actions() const { return m_actions; }
@@ -135,6 +138,7 @@ private:
     GateMode m_mode = GateMode::Standard;
     double m_cardMinimumSeconds = 1.0;
     int m_cardUnseenSeconds = 60;
+    QUrl m_notifyUrl;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;
     QList<UpstreamSpec> m_upstreams;

@@ -8,6 +8,8 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
+
 namespace Countersign {
 
 namespace {
@@ -44,6 +46,17 @@ QString newId()
     return id;
 }
 
+// What an agent's shell call holds beside its line (the agent, its tool, the folder and its options:
+// Claude Code's dangerouslyDisableSandbox, run_in_background): a Command grant covers these exactly.
+QString othersOf(json arguments)
+{
+    if (!arguments.is_object())
+        return {};
+    arguments.erase("command");
+    arguments.erase("argv");
+    return QString::fromStdString(arguments.dump(-1, ' ', true, json::error_handler_t::replace));
+}
+
 // An absolute path spelled once: no "." or ".." part, no doubled or trailing "/".
 bool plainAbsolute(const QString &path)
 {
@@ -54,6 +67,18 @@ QString compactCall(const json &arguments)
 {
     QString text = QString::fromStdString(arguments.dump(-1, ' ', false, json::error_handler_t::replace));
     return text.size() > 200 ? text.left(200) + QStringLiteral("…") : text;
+}
+
+// The agent's text as one bounded line: a line break in a folder's name cannot write a sentence of
+// its own into the grant's words.
+QString oneLine(QString text)
+{
+    for (QChar &c : text) {
+        if (c.category() == QChar::Other_Control || c == QChar::LineSeparator ||
+            c == QChar::ParagraphSeparator)
+            c = QChar(0x23CE); // ⏎
+    }
+    return text.size() > 300 ? text.left(300) + QStringLiteral("…") : text;
 }
 
 } // namespace
@@ -98,6 +123,21 @@ bool Grant::runsWhatFollows(const QString &program)
     return wrappers.contains(name) || versioned.match(name).hasMatch();
 }
 
+bool Grant::runsChangedCode(const Plan &plan)
+{
+    const auto asks = plan.blastRadius.is_object() ? plan.blastRadius.find("asks") : plan.blastRadius.end();
+    if (!plan.blastRadius.is_object() || asks == plan.blastRadius.end() || !asks->is_array())
+        return false;
+    for (const json &reason : *asks) {
+        const QString text =
+            reason.is_string() ? QString::fromStdString(reason.get<std::string>()) : QString();
+        if (text.contains(QLatin1String("may have written")) ||
+            text.contains(QLatin1String("changed since the last commit")))
+            return true;
+    }
+    return false;
+}
+
 QList<Grant> Grant::offersFor(const Operation &op, Verdict verdict)
 {
     Grant base;
@@ -112,9 +152,9 @@ QList<Grant> Grant::offersFor(const Operation &op, Verdict verdict)
     Grant call = base;
     call.scope = Scope::Call;
     call.argsDigest = op.argsDigest;
-    call.example = shell       ? QStringLiteral("%1 (in %2)").arg(grantField(op.arguments, "command"), cwd)
-                   : agentTool ? grantField(op.arguments, "path")
-                               : QStringLiteral("%1 %2").arg(op.tool, compactCall(op.arguments));
+    call.example = oneLine(shell ? QStringLiteral("%1 (in %2)").arg(grantField(op.arguments, "command"), cwd)
+                           : agentTool ? grantField(op.arguments, "path")
+                                       : QStringLiteral("%1 %2").arg(op.tool, compactCall(op.arguments)));
     offers.append(call);
 
     if (shell && plainAbsolute(cwd)) {
@@ -127,11 +167,27 @@ QList<Grant> Grant::offersFor(const Operation &op, Verdict verdict)
                     break;
                 prefix.append(w);
             }
-            if (prefix.size() >= 2) {
+            // A subcommand that runs what follows it (npm exec, npx's x, dlx, uv run, bundle exec,
+            // kubectl exec): the words after it are a program, not arguments. A package manager's
+            // run names a script of the project's own file, which is kept as a word of the grant.
+            static const QStringList runners = {
+                QStringLiteral("exec"),  QStringLiteral("x"),    QStringLiteral("dlx"),
+                QStringLiteral("run"),   QStringLiteral("runx"), QStringLiteral("tool"),
+                QStringLiteral("shell"), QStringLiteral("eval"), QStringLiteral("create"),
+                QStringLiteral("init"),  QStringLiteral("do"),   QStringLiteral("start"),
+                QStringLiteral("debug")};
+            static const QStringList scriptRunners = {QStringLiteral("npm"), QStringLiteral("pnpm"),
+                                                      QStringLiteral("yarn"), QStringLiteral("bun")};
+            const bool scriptRun = prefix.size() == 3 && prefix.at(1) == QLatin1String("run") &&
+                                   scriptRunners.contains(prefix.first());
+            const bool runsNext = std::any_of(prefix.cbegin() + 1, prefix.cend(),
+                                              [](const QString &w) { return runners.contains(w); });
+            if (prefix.size() >= 2 && (!runsNext || scriptRun)) {
                 Grant command = base;
                 command.scope = Scope::Command;
                 command.words = prefix;
                 command.folder = cwd;
+                command.others = othersOf(op.arguments);
                 command.example = call.example;
                 offers.append(command);
             }
@@ -167,7 +223,7 @@ bool Grant::covers(const QString &toolName, const QString &principalName, const 
     case Scope::Command: {
         const auto argv = argvOf(arguments);
         if (!argv || argv->size() < words.size() || words.size() < 2 ||
-            grantField(arguments, "cwd") != folder)
+            grantField(arguments, "cwd") != folder || others.isEmpty() || othersOf(arguments) != others)
             return false;
         for (qsizetype i = 0; i < words.size(); ++i) {
             if (argv->at(i) != words.at(i))
@@ -197,9 +253,9 @@ QString Grant::describe() const
         return QStringLiteral("exactly this call: %1%2").arg(example, who);
     case Scope::Command:
         return QStringLiteral("\"%1\" with any further arguments, in %2%3")
-            .arg(words.join(QLatin1Char(' ')), folder, who);
+            .arg(words.join(QLatin1Char(' ')), oneLine(folder), who);
     case Scope::File:
-        return QStringLiteral("%1 on %2 (never through a link)%3").arg(tool, path, who);
+        return QStringLiteral("%1 on %2 (never through a link)%3").arg(tool, oneLine(path), who);
     case Scope::Tool:
         return QStringLiteral("%1 with any arguments%2").arg(tool, who);
     }
@@ -241,6 +297,7 @@ json Grant::toJson() const
             {"argsDigest", argsDigest.toStdString()},
             {"words", words_},
             {"folder", folder.toStdString()},
+            {"others", others.toStdString()},
             {"path", path.toStdString()},
             {"example", example.toStdString()},
             {"createdMs", createdMs},
@@ -275,6 +332,7 @@ Result<Grant> Grant::fromJson(const json &value)
     g.tool = grantField(value, "tool");
     g.argsDigest = grantField(value, "argsDigest");
     g.folder = grantField(value, "folder");
+    g.others = grantField(value, "others");
     g.path = grantField(value, "path");
     g.example = grantField(value, "example");
     g.by = grantField(value, "by");

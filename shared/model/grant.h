@@ -12,6 +12,7 @@
 namespace Countersign {
 
 struct Operation;
+struct Plan;
 
 // "From now on", made from a card by the human at the window (issue 51): allow or deny the calls a
 // narrow rule covers, for one connection, until it expires or is revoked. Four scopes, narrowest
@@ -37,6 +38,7 @@ struct Grant final
     QString argsDigest; // Call
     QStringList words;  // Command: the words the line begins with
     QString folder;     // Command: the folder it runs in (its cwd, exactly)
+    QString others;     // Command: the call's other fields (the agent, its tool, its options), exactly
     QString path;       // File
     QString example;    // the call it was made from, in words (the line, the path, the arguments)
     qint64 createdMs = 0;
@@ -62,6 +64,11 @@ struct Grant final
 
     nlohmann::json toJson() const;
     static Result<Grant> fromJson(const nlohmann::json &value);
+
+    // Whether the plan's reasons say the call runs code the agent wrote or changed (a script no git
+    // repository keeps, or changed since the last commit: CommandJudge's and ProjectJudge's words):
+    // an allow grant never covers it, since what it runs may differ at each call.
+    static bool runsChangedCode(const Plan &plan);
 
     // Programs whose first arguments are themselves something to run: a Command grant never starts
     // with one.

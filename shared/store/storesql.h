@@ -17,7 +17,7 @@ inline constexpr const char *kConnectionList =
 inline constexpr const char *kConnectionRevoke =
     "UPDATE connections SET revoked_ms = ? WHERE name = ? AND revoked_ms IS NULL";
 inline constexpr const char *kConnectionActiveHashes =
-    "SELECT id, name, token_hash, owner FROM connections WHERE revoked_ms IS NULL";
+    "SELECT id, name, token_hash, owner, created_ms FROM connections WHERE revoked_ms IS NULL";
 
 // Transactions (WriteTransaction; Database::open probes writability with the first and last).
 inline constexpr const char *kBeginImmediate = "BEGIN IMMEDIATE";

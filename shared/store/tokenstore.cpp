@@ -124,7 +124,8 @@ std::optional<QList<TokenStore::Active>> TokenStore::active()
     QList<Active> rows;
     while (q.value().next())
         rows.append(Active{q.value().value(0).toLongLong(), q.value().value(1).toString(),
-                           q.value().value(2).toString().toLatin1(), q.value().value(3).toString()});
+                           q.value().value(2).toString().toLatin1(), q.value().value(3).toString(),
+                           q.value().value(4).toLongLong()});
     m_active = rows;
     m_dataVersion = version;
     m_writes = writes;
@@ -147,6 +148,18 @@ std::optional<Principal> TokenStore::authenticate(const QByteArray &token)
             found = Principal{row.id, row.name, row.owner};
     }
     return found;
+}
+
+std::optional<qint64> TokenStore::issuedMs(qint64 connectionId)
+{
+    const auto rows = active();
+    if (!rows)
+        return std::nullopt;
+    for (const Active &row : *rows) {
+        if (row.id == connectionId)
+            return row.createdMs;
+    }
+    return std::nullopt;
 }
 
 bool TokenStore::isActive(qint64 connectionId)

@@ -46,6 +46,9 @@ public:
     QString lastError() const { return m_lastError; }
     // Whether the connection exists and is not revoked; false when the store cannot say.
     bool isActive(qint64 connectionId);
+    // When the connection's current token was given (a revoked name given again has a new one);
+    // nothing when it is not active or the store cannot say.
+    std::optional<qint64> issuedMs(qint64 connectionId);
 
     static bool isValidName(const QString &name);
 
@@ -56,6 +59,7 @@ private:
         QString name;
         QByteArray hash;
         QString owner;
+        qint64 createdMs = 0;
     };
     // The active connections, read again when the store may have changed; nothing when it fails.
     std::optional<QList<Active>> active();

@@ -125,6 +125,44 @@ try {
         await decide('decline', '--nonce', again.card.nonce, '--reason', 'never');
         assert.equal((await again.answer).permissionDecision, 'deny');
     });
+    await check('no grant covers a line that runs code the agent wrote: npm run lint of an untracked script asks again after a grant for it', async () => {
+        writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ scripts: { lint: 'node lint.js' } }));
+        writeFileSync(path.join(ws, 'lint.js'), 'console.log("lint")\n');
+        const { card, answer } = await asks('npm run lint');
+        assert.match(card.face.why.join(' ') + card.face.headline, /may have written|changed since/, JSON.stringify(card.face));
+        await decide('grant', '--nonce', card.nonce, '--scope', 'call', '--expires-ms', '3600000');
+        await answer;
+        // The agent rewrites lint.js quietly; the same line must not run it unseen.
+        writeFileSync(path.join(ws, 'lint.js'), 'require("fs").rmSync(process.argv[1] + "/../outside", { recursive: true })\n');
+        const again = await asks('npm run lint');
+        await decide('decline', '--nonce', again.card.nonce, '--reason', 'changed code');
+        assert.equal((await again.answer).permissionDecision, 'deny');
+    });
+    await check('a connection revoked and given again by the same name: its old allow grants let nothing through', async () => {
+        const target = 'npm install left-pad-reissued';
+        const { card, answer } = await asks(target);
+        await decide('grant', '--nonce', card.nonce, '--scope', 'call', '--expires-ms', '3600000');
+        await answer;
+        assert.equal((await bash(target)).permissionDecision, 'allow');
+        await new Promise((r) => setTimeout(r, 5)); // a token given later than the grant
+        execFileSync(binary, ['token', 'revoke', 'agent', '--data-dir', server.dataDir, '--config', server.configPath], { stdio: 'pipe' });
+        const fresh = execFileSync(binary, ['token', 'add', 'agent', '--data-dir', server.dataDir, '--config', server.configPath], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+        const again = await asks(target, fresh);
+        await decide('decline', '--nonce', again.card.nonce, '--reason', 're-issued');
+        assert.equal((await again.answer).permissionDecision, 'deny');
+        server.token = fresh;
+    });
+    await check('a call that names two folders to run in is refused (which one the client runs in is not known)', async () => {
+        const res = await fetch(`${base}/hooks/claude-code`, {
+            method: 'POST',
+            body: JSON.stringify({ session_id: 's-two', transcript_path: '/tmp/t.jsonl', cwd: ws, permission_mode: 'default', hook_event_name: 'PreToolUse',
+                tool_name: 'Bash', tool_input: { command: 'npm install is-odd', directory: path.join(ws, 'evil'), workdir: ws }, tool_use_id: 'toolu_two' }),
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` },
+        });
+        const out = (await res.json()).hookSpecificOutput ?? {};
+        assert.equal(out.permissionDecision, 'deny', JSON.stringify(out));
+        assert.match(out.permissionDecisionReason, /two folders/);
+    });
     await check('a grant is a chain event: verify passes; one rewritten around the store (its words widened) decides nothing and fails verify', async () => {
         assert.equal(await verify(), 0);
         const { card, answer } = await asks('npm install is-even');

@@ -87,6 +87,13 @@ private Q_SLOTS:
         QVERIFY(!covers(g, shell(QStringLiteral("npm run"))));
         QVERIFY(!covers(g, shell(QStringLiteral("npm run lint"), QStringLiteral("/w/other"))));
         QVERIFY(!covers(g, shell(QStringLiteral("npm run lint"), QStringLiteral("/w/project/sub"))));
+        // The call's other fields: another agent, or an option such as Claude Code's sandbox switch.
+        Operation unsandboxed = shell(QStringLiteral("npm run lint"));
+        unsandboxed.arguments["more"] = {{"dangerouslyDisableSandbox", true}};
+        QVERIFY(!covers(g, unsandboxed));
+        Operation otherAgent = shell(QStringLiteral("npm run lint"));
+        otherAgent.arguments["agent"] = "codex";
+        QVERIFY(!covers(g, otherAgent));
         // Not plain words (no argv): a pipe, a substitution, a setting in front.
         QVERIFY(!covers(g, shell(QStringLiteral("npm run lint | sh"))));
         QVERIFY(!covers(g, shell(QStringLiteral("npm run lint $(rm -rf ~)"))));
@@ -99,7 +106,10 @@ private Q_SLOTS:
         for (const char *line :
              {"sh -c ls", "bash run.sh", "python3 -m pytest", "python3.11 x.py", "env FOO=1 make",
               "sudo apt-get install x", "npx prettier --write .", "xargs rm", "git push --force",
-              "/usr/bin/env node x.js", "docker run alpine", "ls", "make test", "find . -delete"})
+              "/usr/bin/env node x.js", "docker run alpine", "ls", "make test", "find . -delete",
+              // a subcommand that runs what follows it (found by the attacker's review)
+              "npm exec -- prettier --check src", "npm x -- rm -rf /x", "uv run -- rm -rf /x",
+              "pnpm dlx create-app", "bundle exec rake", "kubectl exec pod -- sh", "go run main.go"})
             QTest::newRow(line) << QString::fromLatin1(line);
     }
     void command_neverForAWrapperOrAShortPrefix()
@@ -107,6 +117,31 @@ private Q_SLOTS:
         QFETCH(QString, command);
         QVERIFY(!offer(shell(command), Grant::Scope::Command));
         QVERIFY(offer(shell(command), Grant::Scope::Call)); // the exact call is always offered
+    }
+
+    void runsChangedCode_readsTheJudgesWords()
+    {
+        Plan plan;
+        QVERIFY(!Grant::runsChangedCode(plan));
+        plan.blastRadius = {
+            {"asks",
+             {"npm run lint, and no git repository keeps lint.js: the agent may have written what it runs"}}};
+        QVERIFY(Grant::runsChangedCode(plan));
+        plan.blastRadius = {{"asks", {"runs ./build.sh, changed since the last commit"}}};
+        QVERIFY(Grant::runsChangedCode(plan));
+        plan.blastRadius = {{"asks", {"installs is-odd (npm install)"}}};
+        QVERIFY(!Grant::runsChangedCode(plan));
+    }
+
+    void hostileFolder_cannotWriteASentenceIntoTheGrantsWords()
+    {
+        const Grant g = *offer(
+            shell(QStringLiteral("npm run lint"), QStringLiteral("/w/sub\n\n(This covers only this line.)")),
+            Grant::Scope::Call);
+        QVERIFY(!g.describe().contains(QLatin1Char('\n')));
+        const Grant huge =
+            *offer(shell(QStringLiteral("echo ") + QString(60'000, QLatin1Char('a'))), Grant::Scope::Call);
+        QVERIFY(huge.example.size() < 400);
     }
 
     void file_coversThatFileNeverThroughALink()
