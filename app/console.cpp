@@ -3,7 +3,6 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "auditview.h"
-#include "cardnotifier.h"
 #include "cardsightings.h"
 #include "clientinstaller.h"
 #include "commandline.h"
@@ -316,7 +315,6 @@ struct Console::Parts
     std::unique_ptr<ApprovalQueue> queue;
     std::unique_ptr<Grants> grants;           // "from now on", made in the window (the gate reads its own)
     std::unique_ptr<CardSightings> sightings; // whether the cards were seen, in the window or on a phone
-    std::unique_ptr<CardNotifier> notifier;   // notifyUrl: a card waits unseen
     std::unique_ptr<ConfigGuard> guard;
     std::unique_ptr<PhoneApprovals> phone; // the phone's listener, beside the window
     std::unique_ptr<TokenStore> tokens;
@@ -420,22 +418,6 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     // Approve from my phone: on when the configuration names its address, following it after.
     p.phone = std::make_unique<PhoneApprovals>(*p.queue, *p.store, p.clock, cl.dataDir);
     p.phone->setSightings(p.sightings.get());
-    // A card unseen a while: the notifier too (no card content), with the phone page's address.
-    p.notifier = std::make_unique<CardNotifier>();
-    p.notifier->setUrl(p.guard->inForce().notifyUrl());
-    QObject::connect(p.sightings.get(), &CardSightings::unseen, p.notifier.get(),
-                     [notifier = p.notifier.get(), phone = p.phone.get()] {
-                         notifier->setPageUrl(phone->url());
-                         notifier->notify();
-                     });
-    QObject::connect(p.notifier.get(), &CardNotifier::failed, p.notifier.get(), [](const QString &why) {
-        qWarning("countersign: the notifier was not reached: %s", qPrintable(why));
-    });
-    QObject::connect(p.guard.get(), &ConfigGuard::applied, p.notifier.get(),
-                     [notifier = p.notifier.get(), sightings = p.sightings.get()](const Config &c) {
-                         notifier->setUrl(c.notifyUrl());
-                         sightings->setUnseenAfterMs(c.cardUnseenSeconds() * 1000LL);
-                     });
     (void)p.phone->apply(p.guard->inForce());
     QObject::connect(p.guard.get(), &ConfigGuard::applied, p.phone.get(),
                      [phone = p.phone.get()](const Config &c) { (void)phone->apply(c); });

@@ -1,5 +1,8 @@
 #include "phoneapprovals.h"
 
+#include "cardnotifier.h"
+#include "cardsightings.h"
+
 #include "config.h"
 #include "phonecertificate.h"
 #include "phonedevices.h"
@@ -30,6 +33,16 @@ void PhoneApprovals::setSightings(CardSightings *sightings)
     m_sightings = sightings;
     if (m_server)
         m_server->setSightings(sightings);
+    if (!m_notifier) {
+        m_notifier = new CardNotifier(this);
+        connect(m_notifier, &CardNotifier::failed, this, [](const QString &why) {
+            std::fprintf(stderr, "countersign: the notifier was not reached: %s\n", qPrintable(why));
+        });
+    }
+    connect(sightings, &CardSightings::unseen, m_notifier, [this] {
+        m_notifier->setPageUrl(url());
+        m_notifier->notify();
+    });
 }
 
 QString PhoneApprovals::url() const
@@ -42,6 +55,10 @@ Status PhoneApprovals::apply(const Config &config)
     m_cardMinimumMs = qRound64(config.cardMinimumSeconds() * 1000.0);
     if (m_server)
         m_server->setCardMinimumMs(m_cardMinimumMs);
+    if (m_sightings)
+        m_sightings->setUnseenAfterMs(config.cardUnseenSeconds() * 1000LL);
+    if (m_notifier)
+        m_notifier->setUrl(config.notifyUrl());
     const QString wanted = config.phoneHost().isEmpty()
                                ? QString()
                                : QStringLiteral("%1:%2").arg(config.phoneHost()).arg(config.phonePort());

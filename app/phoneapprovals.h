@@ -10,6 +10,7 @@
 namespace Countersign {
 
 class ApprovalQueue;
+class CardNotifier;
 class CardSightings;
 class AuditStore;
 class Clock;
@@ -43,7 +44,9 @@ public:
     // Why the listener is off although the configuration names an address (empty otherwise).
     QString problem() const { return m_problem; }
     PhoneDevices &devices() { return *m_devices; }
-    // Where the phone's page notes the cards it shows while visible (PhoneServer::setSightings).
+    // Where the phone's page notes the cards it shows while visible (PhoneServer::setSightings);
+    // a card unseen a while is also told to the configuration's notifyUrl (CardNotifier), with
+    // this page's address.
     void setSightings(CardSightings *sightings);
     PhonePairing &pairing() { return *m_pairing; }
     // Revokes a device and ends what it has open.
@@ -62,6 +65,7 @@ private:
     std::unique_ptr<PhonePairing> m_pairing;
     std::unique_ptr<PhoneServer> m_server;
     CardSightings *m_sightings = nullptr;
+    CardNotifier *m_notifier = nullptr;
     QString m_listening; // HOST:PORT in force
     QString m_fingerprint;
     QString m_renewal;

@@ -158,6 +158,44 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_error->setStyleSheet(ThemeColours::textCss(ThemeColours::errorText(palette())));
     m_error->hide();
 
+    layOut();
+
+    connect(m_detailsToggle, &QToolButton::toggled, this, [this](bool open) {
+        m_details->setVisible(open);
+        m_detailsToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+    });
+    connect(m_allowFromNow, &QPushButton::clicked, this, [this] { fromNowOn(true); });
+    connect(m_denyFromNow, &QPushButton::clicked, this, [this] { fromNowOn(false); });
+    connect(m_approve, &QPushButton::clicked, this, &ApprovalCard::approve);
+    connect(m_decline, &QPushButton::clicked, this, &ApprovalCard::decline);
+    connect(m_confirm, &QLineEdit::textChanged, this, &ApprovalCard::updateApproveEnabled);
+    for (const QKeySequence &keys :
+         {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
+        connect(new QShortcut(keys, this, nullptr, nullptr, Qt::WindowShortcut), &QShortcut::activated, this,
+                &ApprovalCard::approve);
+    connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr,
+                          Qt::WindowShortcut),
+            &QShortcut::activated, this, &ApprovalCard::decline);
+    connect(&m_queue, &ApprovalQueue::agentChanged, this, [this](const QString &nonce) {
+        if (nonce == m_operation.nonce)
+            updateAgent();
+    });
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, &ApprovalCard::updateCountdown);
+    m_shownTimer.setSingleShot(true);
+    m_shownTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_shownTimer, &QTimer::timeout, this, &ApprovalCard::updateApproveEnabled);
+    // A clock set to another time (a fake one in tests) is checked at once, not at the next tick.
+    m_clock.onSet(this, [this] {
+        if (!m_operation.nonce.isEmpty())
+            updateCountdown();
+    });
+}
+
+// Top to bottom as the card reads: the headline with the risk, who, the command, why, the evidence,
+// the details folded away, then what decides.
+void ApprovalCard::layOut()
+{
     auto *header = new QHBoxLayout;
     header->addWidget(m_title, 1, Qt::AlignTop);
     header->addWidget(m_risk, 0, Qt::AlignTop);
@@ -194,37 +232,6 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     layout->addLayout(buttons);
     layout->addLayout(fromNow);
     layout->addWidget(m_error);
-
-    connect(m_detailsToggle, &QToolButton::toggled, this, [this](bool open) {
-        m_details->setVisible(open);
-        m_detailsToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
-    });
-    connect(m_allowFromNow, &QPushButton::clicked, this, [this] { fromNowOn(true); });
-    connect(m_denyFromNow, &QPushButton::clicked, this, [this] { fromNowOn(false); });
-    connect(m_approve, &QPushButton::clicked, this, &ApprovalCard::approve);
-    connect(m_decline, &QPushButton::clicked, this, &ApprovalCard::decline);
-    connect(m_confirm, &QLineEdit::textChanged, this, &ApprovalCard::updateApproveEnabled);
-    for (const QKeySequence &keys :
-         {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
-        connect(new QShortcut(keys, this, nullptr, nullptr, Qt::WindowShortcut), &QShortcut::activated, this,
-                &ApprovalCard::approve);
-    connect(new QShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), this, nullptr, nullptr,
-                          Qt::WindowShortcut),
-            &QShortcut::activated, this, &ApprovalCard::decline);
-    connect(&m_queue, &ApprovalQueue::agentChanged, this, [this](const QString &nonce) {
-        if (nonce == m_operation.nonce)
-            updateAgent();
-    });
-    m_tick.setInterval(1000);
-    connect(&m_tick, &QTimer::timeout, this, &ApprovalCard::updateCountdown);
-    m_shownTimer.setSingleShot(true);
-    m_shownTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_shownTimer, &QTimer::timeout, this, &ApprovalCard::updateApproveEnabled);
-    // A clock set to another time (a fake one in tests) is checked at once, not at the next tick.
-    m_clock.onSet(this, [this] {
-        if (!m_operation.nonce.isEmpty())
-            updateCountdown();
-    });
 }
 
 QWidget *ApprovalCard::makeDetails()

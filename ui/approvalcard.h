@@ -79,6 +79,7 @@ private:
     void noteIfSeen();
     void updateSeen();
     void showError(const QString &message);
+    void layOut();
     // The folded part: targets, measured, rule, prompt, arguments, digests.
     QWidget *makeDetails();
 
