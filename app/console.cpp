@@ -418,6 +418,7 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     // Approve from my phone: on when the configuration names its address, following it after.
     p.phone = std::make_unique<PhoneApprovals>(*p.queue, *p.store, p.clock, cl.dataDir);
     p.phone->setSightings(p.sightings.get());
+    p.phone->setGrants(p.grants.get());
     (void)p.phone->apply(p.guard->inForce());
     QObject::connect(p.guard.get(), &ConfigGuard::applied, p.phone.get(),
                      [phone = p.phone.get()](const Config &c) { (void)phone->apply(c); });

@@ -28,6 +28,13 @@ PhoneApprovals::PhoneApprovals(ApprovalQueue &queue, AuditStore &audit, const Cl
 
 PhoneApprovals::~PhoneApprovals() = default;
 
+void PhoneApprovals::setGrants(Grants *grants)
+{
+    m_grants = grants;
+    if (m_server)
+        m_server->setGrants(grants);
+}
+
 void PhoneApprovals::setSightings(CardSightings *sightings)
 {
     m_sightings = sightings;
@@ -88,6 +95,7 @@ Status PhoneApprovals::apply(const Config &config)
         return fail(certificate.error());
     m_server = std::make_unique<PhoneServer>(m_queue, m_audit, *m_devices, *m_pairing, m_clock);
     m_server->setSightings(m_sightings);
+    m_server->setGrants(m_grants);
     m_server->setCardMinimumMs(m_cardMinimumMs);
     auto port = m_server->listen(config.phoneHost(), config.phonePort(), certificate.value());
     if (!port)

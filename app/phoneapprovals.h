@@ -12,6 +12,7 @@ namespace Countersign {
 class ApprovalQueue;
 class CardNotifier;
 class CardSightings;
+class Grants;
 class AuditStore;
 class Clock;
 class Config;
@@ -48,6 +49,8 @@ public:
     // a card unseen a while is also told to the configuration's notifyUrl (CardNotifier), with
     // this page's address.
     void setSightings(CardSightings *sightings);
+    // The grants the phone lists and may revoke (PhoneServer::setGrants).
+    void setGrants(Grants *grants);
     PhonePairing &pairing() { return *m_pairing; }
     // Revokes a device and ends what it has open.
     Status revoke(const QString &deviceId);
@@ -66,6 +69,7 @@ private:
     std::unique_ptr<PhoneServer> m_server;
     CardSightings *m_sightings = nullptr;
     CardNotifier *m_notifier = nullptr;
+    Grants *m_grants = nullptr;
     QString m_listening; // HOST:PORT in force
     QString m_fingerprint;
     QString m_renewal;

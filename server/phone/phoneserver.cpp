@@ -7,6 +7,7 @@
 #include "cardsightings.h"
 #include "clock.h"
 #include "devicekey.h"
+#include "grants.h"
 #include "httprequest.h"
 #include "httpresponse.h"
 #include "httpserver.h"
@@ -274,7 +275,8 @@ void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder re
         return pairState(QString::fromLatin1(path.mid(10)), std::move(respond));
     if (post && path == "/api/challenge")
         return challenge(request, std::move(respond));
-    const bool known = (post && (path == "/api/cards" || path == "/api/decide")) ||
+    const bool known = (post && (path == "/api/cards" || path == "/api/decide" || path == "/api/grants" ||
+                                 path == "/api/grants/revoke")) ||
                        (request.method == "GET" && path == "/api/events");
     if (!known)
         return respond(refused(404, QStringLiteral("not found")));
@@ -285,6 +287,8 @@ void PhoneServer::route(const HttpRequest &request, HttpConnection::Responder re
         return cards(device.value(), request, std::move(respond));
     if (path == "/api/decide")
         return decide(device.value(), request, path, std::move(respond));
+    if (path.startsWith("/api/grants"))
+        return grants(device.value(), request, path, std::move(respond));
     openStream(device.value(), request, std::move(respond));
 }
 
@@ -406,6 +410,37 @@ void PhoneServer::cards(const QString &device, const HttpRequest &request, HttpC
     m_shown.removeIf(
         [&waiting](const auto &it) { return !waiting.contains(it.key().section(QLatin1Char(' '), 1)); });
     respond(reply(200, {{"cards", list}, {"nowMs", now}, {"cardMinimumMs", m_cardMinimumMs}}));
+}
+
+// The live grants as the phone lists them (what each covers, allow or deny, until when, how many
+// calls it decided), or one revoked, by this phone.
+void PhoneServer::grants(const QString &deviceId, const HttpRequest &request, const QByteArray &path,
+                         HttpConnection::Responder respond)
+{
+    if (!m_grants)
+        return respond(reply(200, {{"grants", json::array()}}));
+    (void)m_grants->refresh(); // what another process added or revoked since, too
+    if (path == "/api/grants/revoke") {
+        const json body = json::parse(request.body.toStdString(), nullptr, false);
+        const QString id = str(body, "id");
+        const auto device = m_devices.vouched(deviceId);
+        if (!device)
+            return respond(
+                refused(401, QStringLiteral("this phone is not paired, or was revoked on the desktop")));
+        if (id.isEmpty() || !m_grants->find(id))
+            return respond(refused(404, QStringLiteral("no such grant (it was revoked or expired)")));
+        if (auto revoked = m_grants->revoke(id, QStringLiteral("phone:") + device->name); !revoked)
+            return respond(refused(500, revoked.error()));
+        qCInfo(lcPhone) << "grant" << id << "revoked from phone" << device->name;
+    }
+    json list = json::array();
+    for (const Grant &g : m_grants->live())
+        list.push_back({{"id", g.id.toStdString()},
+                        {"verdict", g.verdict == Verdict::Allow ? "allow" : "deny"},
+                        {"covers", visibleText(g.describe()).toStdString()},
+                        {"expiresMs", g.expiresMs},
+                        {"uses", m_grants->uses(g)}});
+    respond(reply(200, {{"grants", list}}));
 }
 
 void PhoneServer::decide(const QString &deviceId, const HttpRequest &request, const QByteArray &path,

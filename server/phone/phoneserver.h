@@ -15,6 +15,7 @@ namespace Countersign {
 
 class ApprovalQueue;
 class CardSightings;
+class Grants;
 class AuditStore;
 class Clock;
 class HttpServer;
@@ -74,6 +75,9 @@ public:
     // Where a card the page shows while it is visible ("visible": true in /api/cards) is noted as
     // seen on this phone.
     void setSightings(CardSightings *sightings) { m_sightings = sightings; }
+    // The live "from now on" grants, listed on the phone (/api/grants) and revocable there
+    // (/api/grants/revoke, by "phone:<name>"); unset: the phone lists none.
+    void setGrants(Grants *grants) { m_grants = grants; }
 
 private:
     struct Challenge
@@ -95,6 +99,8 @@ private:
     void pairState(const QString &offer, HttpConnection::Responder respond);
     void challenge(const HttpRequest &request, HttpConnection::Responder respond);
     void cards(const QString &device, const HttpRequest &request, HttpConnection::Responder respond);
+    void grants(const QString &device, const HttpRequest &request, const QByteArray &path,
+                HttpConnection::Responder respond);
     void decide(const QString &device, const HttpRequest &request, const QByteArray &path,
                 HttpConnection::Responder respond);
     void openStream(const QString &device, const HttpRequest &request, HttpConnection::Responder respond);
@@ -113,6 +119,7 @@ private:
     // When /api/cards first gave each device each waiting card: "DEVICE NONCE" -> ms.
     QHash<QString, qint64> m_shown;
     CardSightings *m_sightings = nullptr;
+    Grants *m_grants = nullptr;
 };
 
 } // namespace Countersign

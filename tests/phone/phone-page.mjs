@@ -13,7 +13,7 @@
 // COUNTERSIGN_SHOTS=DIR: the page on a phone-sized viewport, and the pairing dialog, as PNGs there.
 //   node phone-page.mjs COUNTERSIGN_BINARY DECIDE_BINARY
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -178,6 +178,23 @@ try {
         const answer = await callTool(server, 'delete_path', { path: path.join(ws, 'keep.txt') }, { requestState: state });
         assert.match(textOf(answer), /Declined by phone:pixel: not from the train/, JSON.stringify(answer));
         assert.equal(existsSync(path.join(ws, 'keep.txt')), true);
+    });
+
+    await check('the live grants are listed on the phone, and revoked there (a chain event by phone:pixel)', async () => {
+        writeFileSync(path.join(ws, 'granted.txt'), 'g\n');
+        await callTool(server, 'delete_path', { path: path.join(ws, 'granted.txt') });
+        const card = await con.waitForCard(15000, { tool: 'delete_path' });
+        const made = await con.decide('grant', '--nonce', card.nonce, '--scope', 'tool', '--expires-ms', '3600000');
+        await evaluate(phone, `refresh()`);
+        await waitFor('the grant on the phone', () => evaluate(phone, `!document.getElementById('grants-box').hidden`), 10000);
+        const words = await evaluate(phone, `document.querySelector('#grants .grant p').textContent`);
+        assert.match(words, /^Allow delete_path with any arguments for connection "agent", until .*; used 0 times$/, words);
+        if (process.env.COUNTERSIGN_SHOTS) await shot(phone, 'phone-grants.png');
+        await evaluate(phone, `(() => { window.confirm = () => true; document.querySelector('#grants .revoke-grant').click(); })()`);
+        await waitFor('the grant gone from the phone', () => evaluate(phone, `document.getElementById('grants-box').hidden`), 10000);
+        const revoked = execFileSync('sqlite3', [path.join(con.dataDir, 'countersign.db'),
+            `SELECT detail FROM audit_log WHERE event = 'grant-revoked' AND nonce = 'grant:${made.grant}'`]).toString();
+        assert.match(revoked, /"by":"phone:pixel"/, revoked);
     });
 
     await check('headless, countersign phone list shows the phone and phone revoke ID refuses its next request', async () => {

@@ -188,11 +188,40 @@ async function refresh() {
         if (shown >= 0 && out.cards.length > shown) announce(out.cards[0]);
         shown = out.cards.length;
         render(out.cards);
+        await showGrants();
         say('');
     } catch (e) {
         if (e.status === 401 || e.status === 403) return unpaired(e.message);
         say(`Cannot reach the desktop: ${e.message}`);
     }
+}
+// The live grants made from cards on the desktop, each revocable here (after a question).
+async function showGrants() {
+    const out = await call('POST', '/api/grants', {});
+    renderGrants(out.grants);
+}
+function renderGrants(grants) {
+    const list = $('grants');
+    list.replaceChildren();
+    for (const g of grants) {
+        const item = document.createElement('li');
+        item.className = 'grant';
+        const until = g.expiresMs === 0 ? 'until revoked' : `until ${new Date(g.expiresMs).toLocaleString()}`;
+        const words = document.createElement('p');
+        words.textContent = `${g.verdict === 'allow' ? 'Allow' : 'Deny'} ${g.covers}, ${until}; used ${g.uses < 0 ? '?' : g.uses} times`;
+        const revoke = document.createElement('button');
+        revoke.type = 'button';
+        revoke.className = 'revoke-grant';
+        revoke.textContent = 'Revoke';
+        revoke.addEventListener('click', async () => {
+            if (!confirm('Revoke this grant? The calls it covers ask again at once.')) return;
+            revoke.disabled = true;
+            try { renderGrants((await call('POST', '/api/grants/revoke', { id: g.id })).grants); } catch (e) { say(e.message); revoke.disabled = false; }
+        });
+        item.append(words, revoke);
+        list.append(item);
+    }
+    $('grants-box').hidden = grants.length === 0;
 }
 function announce(card) {
     navigator.vibrate?.([200, 100, 200]);

@@ -12,6 +12,7 @@
 #include "database.h"
 #include "devicekey.h"
 #include "fakeclock.h"
+#include "grants.h"
 #include "jsoncompare.h"
 #include "phonecertificate.h"
 #include "phonedevices.h"
@@ -705,6 +706,44 @@ private Q_SLOTS:
         QCOMPARE(post(sign(key, device, "POST", "/api/cards", {{"visible", true}})).status, 200);
         QCOMPARE(m_store->eventsOf(op.nonce, QStringLiteral("card-seen")).value().size(), 1);
         m_server->setSightings(nullptr);
+    }
+
+    // From now on, on the phone (issue 51): the live grants are listed and revocable there.
+    void grants_areListed_andRevokedByThePhone()
+    {
+        Grants grants(*m_store, m_clock, m_signer);
+        QVERIFY(grants.load().ok());
+        m_server->setGrants(&grants);
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        Operation op = card(Risk::Low);
+        Grant offer = Grant::offersFor(op, Verdict::Allow).first();
+        offer.by = QStringLiteral("console:alice");
+        offer.expiresMs = m_clock.nowMs() + 3'600'000;
+        QVERIFY(grants.add(offer).ok());
+        const Answer listed = post(sign(key, device, "POST", "/api/grants", json::object()));
+        QCOMPARE(listed.status, 200);
+        QCOMPARE(listed.body.at("grants").size(), size_t(1));
+        const json g = listed.body.at("grants").at(0);
+        QCOMPARE(QString::fromStdString(g.at("id").get<std::string>()), offer.id);
+        QCOMPARE_JSON(g.at("verdict"), json("allow"));
+        QVERIFY(QString::fromStdString(g.at("covers").get<std::string>())
+                    .startsWith(QLatin1String("exactly this call")));
+        QCOMPARE_JSON(g.at("uses"), json(0));
+        QCOMPARE(post(sign(key, device, "POST", "/api/grants/revoke", {{"id", "0000000000000000"}})).status,
+                 404);
+        const Answer revoked =
+            post(sign(key, device, "POST", "/api/grants/revoke", {{"id", offer.id.toStdString()}}));
+        QCOMPARE(revoked.status, 200);
+        QCOMPARE(revoked.body.at("grants").size(), size_t(0));
+        QVERIFY(grants.live().isEmpty());
+        const auto rows =
+            m_store->eventsOf(QStringLiteral("grant:") + offer.id, QStringLiteral("grant-revoked")).value();
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE_JSON(rows.first().at("by"), json("phone:pixel"));
+        // Unsigned, or by a phone not paired: nothing listed, nothing revoked.
+        QCOMPARE(send("POST", "/api/grants", "{}").status, 401);
+        m_server->setGrants(nullptr);
     }
 
     void ipv6Address_inAnyForm_isOneAddress()
