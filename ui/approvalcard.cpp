@@ -469,8 +469,8 @@ void ApprovalCard::updateApproveEnabled()
     // An allow from now on only where the card's call could be approved now, and never where
     // nothing would be kept (the gate applies no allow to such a plan either).
     const bool changedCode = Grant::runsChangedCode(m_operation.plan);
-    const bool grantable =
-        m_operation.plan.risk < Risk::High && !m_operation.plan.isIrreversible() && !changedCode;
+    const bool grantable = m_operation.plan.risk < Risk::High && !m_operation.plan.isIrreversible() &&
+                           !changedCode && m_operation.review.people <= 1;
     m_allowFromNow->setVisible(m_grants != nullptr);
     m_denyFromNow->setVisible(m_grants != nullptr);
     m_allowFromNow->setEnabled(m_approve->isEnabled() && grantable);

@@ -481,7 +481,9 @@ QString AuditView::detailPage(const Operation &o)
                                           : "";
             facts += factRow(tr("Seen"),
                              {tr("first at %1, %2")
-                                  .arg(when(first.value("seenMs", qint64(0))),
+                                  .arg(when(first.value("seenMs", nlohmann::json(0)).is_number_integer()
+                                                ? first.value("seenMs", nlohmann::json(0)).get<qint64>()
+                                                : 0),
                                        where == "window" ? tr("in the window")
                                                          : tr("on %1").arg(QString::fromStdString(where)))});
         } else if (seen) {

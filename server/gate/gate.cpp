@@ -214,7 +214,8 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
 std::optional<QString> Gate::granted(const GateRequest &request, const Plan &plan)
 {
     if (!m_grants || !m_connectionIssued || !request.held.isEmpty() || !request.note.isEmpty() ||
-        plan.isIrreversible() || plan.risk >= Risk::High || Grant::runsChangedCode(plan))
+        plan.isIrreversible() || plan.risk >= Risk::High || Grant::runsChangedCode(plan) ||
+        m_policy.peopleFor(plan.risk) > 1) // one person's grant never stands for two people's review
         return std::nullopt;
     const auto grant = m_grants->covering(Verdict::Allow, request.action->name(), request.principal.name,
                                           request.arguments, request.argsDigest, true);

@@ -231,9 +231,11 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
             // now: what a deletion removes is what is there when it is allowed).
             if (const auto &snapshots = self->m_settings.snapshots) {
                 const QStringList files = tool->writtenPaths(arguments);
-                // A card that said the change could be undone is held to it: what can no longer
-                // be kept (a file swapped since the card) does not run.
-                const bool promised = judgement.approved && self->promisedUndo(judgement.nonce);
+                // A plan that said the change could be undone is held to it, whether a human
+                // approved its card or a grant ran it: what can no longer be kept (a file swapped
+                // or unreadable since) does not run. A call a rule allowed promised nothing.
+                const bool promised = judgement.approved ? self->promisedUndo(judgement.nonce)
+                                                         : self->grantPromisedUndo(judgement.nonce);
                 if (files.isEmpty() && promised)
                     return done(HookAnswer::deny(
                         client, event,
@@ -319,6 +321,18 @@ bool HookService::promisedUndo(const QString &nonce)
     auto op = m_store.operation(nonce);
     if (!op || !op.value())
         return true; // unreadable: held to the stricter reading
+    const json &blast = op.value()->plan.blastRadius;
+    const json undo = blast.is_object() ? blast.value("undo", json()) : json();
+    return undo.is_object() && undo.contains("files");
+}
+
+bool HookService::grantPromisedUndo(const QString &nonce)
+{
+    auto op = m_store.operation(nonce);
+    if (!op || !op.value())
+        return false; // a call a rule allowed with no record to read promised nothing
+    if (!op.value()->rule.startsWith(QLatin1String("grant ")))
+        return false;
     const json &blast = op.value()->plan.blastRadius;
     const json undo = blast.is_object() ? blast.value("undo", json()) : json();
     return undo.is_object() && undo.contains("files");

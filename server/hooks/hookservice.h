@@ -126,6 +126,9 @@ private:
     HookCall asMcpCall(HookCall call) const;
     // Whether the approved card of this operation said a copy is kept before it runs.
     bool promisedUndo(const QString &nonce);
+    // Whether a call an allow grant ran was planned with a copy kept (its plan's "undo"): it is held
+    // to it as an approved card is.
+    bool grantPromisedUndo(const QString &nonce);
     // The tripwire found changes after the call of this allow (its report came, or never will):
     // recorded under its operation, said in the window, and its connection held.
     void tripped(const Allowed &allowed, const QList<Tripwire::Change> &changes);

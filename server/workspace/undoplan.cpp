@@ -52,6 +52,9 @@ UndoPlan UndoPlan::ofFiles(const QStringList &files, const Workspace *ws)
             return refused(QStringLiteral("%1 is outside the workspace roots").arg(file));
         if (st.st_nlink > 1)
             return refused(QStringLiteral("%1 has other hard links").arg(file));
+        // What cannot be read cannot be kept (a file of mode 000, or another user's).
+        if (::access(QFile::encodeName(file).constData(), R_OK) != 0)
+            return refused(QStringLiteral("%1 cannot be read, so no copy of it can be kept").arg(file));
         if (st.st_size > SnapshotStore::kMaxFileBytes)
             return refused(
                 QStringLiteral("%1 is larger than %2 MiB").arg(file).arg(SnapshotStore::kMaxFileBytes >> 20));

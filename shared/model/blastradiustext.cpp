@@ -91,6 +91,19 @@ QString measuredLine(const json &m)
         const auto it = m.find(key);
         return it != m.end() && it->is_array() ? *it : json::array();
     };
+    // A field of a list's entry, of the type asked or nothing: a plan command's output, or a row
+    // written around the store, never throws here.
+    const auto itemText = [](const json &item, const char *key) {
+        const auto it = item.is_object() ? item.find(key) : item.end();
+        return item.is_object() && it != item.end() && it->is_string()
+                   ? QString::fromStdString(it->get<std::string>())
+                   : QString();
+    };
+    const auto itemNumber = [](const json &item, const char *key) {
+        const auto it = item.is_object() ? item.find(key) : item.end();
+        return item.is_object() && it != item.end() && it->is_number_integer() ? it->get<qint64>()
+                                                                               : qint64(0);
+    };
     if (kind == "delete")
         return tr("deletes %1: %2, %3 (%4 git cannot bring back)")
             .arg(str("path"), counted(num("files"), "%1 file", "%1 files"), size(num("bytes")),
@@ -100,9 +113,9 @@ QString measuredLine(const json &m)
         for (const json &f : list("files")) {
             if (f.is_object())
                 files.append(QStringLiteral("%1 (+%2 −%3)")
-                                 .arg(QString::fromStdString(f.value("path", std::string())))
-                                 .arg(f.value("added", 0))
-                                 .arg(f.value("removed", 0)));
+                                 .arg(itemText(f, "path"))
+                                 .arg(itemNumber(f, "added"))
+                                 .arg(itemNumber(f, "removed")));
         }
         return tr("discards uncommitted changes: %1")
             .arg(files.isEmpty() ? tr("none") : files.join(QStringLiteral(", ")));
@@ -138,11 +151,11 @@ QString measuredLine(const json &m)
         for (const json &t : list("targets")) {
             if (!t.is_object())
                 continue;
-            targets.append(tr("%1 %2/%3: %4 lost")
-                               .arg(t.value("deleting", false) ? tr("deletes") : tr("overwrites"),
-                                    QString::fromStdString(t.value("remote", std::string())),
-                                    QString::fromStdString(t.value("branch", std::string())),
-                                    counted(json(t.value("commits", 0)), "%1 commit", "%1 commits")));
+            targets.append(
+                tr("%1 %2/%3: %4 lost")
+                    .arg(t.value("deleting", json(false)) == json(true) ? tr("deletes") : tr("overwrites"),
+                         itemText(t, "remote"), itemText(t, "branch"),
+                         counted(json(itemNumber(t, "commits")), "%1 commit", "%1 commits")));
         }
         return targets.join(QStringLiteral("; "));
     }

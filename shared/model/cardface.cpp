@@ -111,8 +111,9 @@ QString measuredHeadline(const json &m, const QString &folder)
     if (kind == QLatin1String("push")) {
         for (const json &t : list(m, "targets")) {
             const QString where = str(t, "remote") + QLatin1Char('/') + str(t, "branch");
-            const QString verb =
-                t.is_object() && t.value("deleting", false) ? tr("Deletes") : tr("Overwrites");
+            const QString verb = t.is_object() && t.value("deleting", json(false)) == json(true)
+                                     ? tr("Deletes")
+                                     : tr("Overwrites");
             return tr("%1 %2: %3 lost")
                 .arg(verb, where, counted(num(t, "commits"), "%1 commit", "%1 commits"));
         }
@@ -120,9 +121,9 @@ QString measuredHeadline(const json &m, const QString &folder)
     }
     if (kind == QLatin1String("write")) {
         const QString path = shown(str(m, "path"), folder);
-        if (m.value("exists", true) == false)
+        if (m.value("exists", json(true)) == json(false))
             return tr("Creates %1").arg(path);
-        if (m.value("replaces", false) != true)
+        if (m.value("replaces", json(false)) != json(true))
             return tr("Adds to %1").arg(path);
         return tr("Replaces %1 (%2, %3)")
             .arg(path, counted(num(m, "lines"), "%1 line", "%1 lines"), size(num(m, "bytes")));
@@ -152,7 +153,14 @@ bool saidByHeadline(const QString &reason, const QString &headline, const QStrin
         QStringLiteral("a"),   QStringLiteral("of"),  QStringLiteral("every"), QStringLiteral("holds"),
         QStringLiteral("to"),  QStringLiteral("in"),  QStringLiteral("its")};
     const QStringList said = headline.toLower().split(space, Qt::SkipEmptyParts);
-    const QStringList commandWords = command.toLower().split(space, Qt::SkipEmptyParts);
+    // Of the command, its program and options alone: words the agent put anywhere else in its line
+    // (a comment "# reads secret network") cannot hide a reason.
+    QStringList commandWords;
+    const QStringList lineWords = command.toLower().split(space, Qt::SkipEmptyParts);
+    for (qsizetype i = 0; i < lineWords.size(); ++i) {
+        if (i <= 1 || lineWords.at(i).startsWith(QLatin1Char('-')))
+            commandWords.append(lineWords.at(i)); // "$", the program, its options
+    }
     for (const QString &word : reason.toLower().split(space, Qt::SkipEmptyParts)) {
         if (small.contains(word) || commandWords.contains(word))
             continue;
@@ -265,11 +273,13 @@ CardFace CardFace::of(const Operation &op)
             asks.append(QString::fromStdString(a.get<std::string>()));
     }
 
-    QStringList happens;
+    // What loses something first, whatever the order of the line ("rm -rf ./harmless ~/" says ~/).
+    QStringList happens, losesNothing;
     for (const json &m : measured) {
         if (const QString line = measuredHeadline(m, face.folder); !line.isEmpty())
-            happens.append(line);
+            (measuredLoses(m) ? happens : losesNothing).append(line);
     }
+    happens += losesNothing;
     if (!happens.isEmpty()) {
         face.headline = happens.takeFirst();
         face.also = happens;

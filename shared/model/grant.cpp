@@ -131,9 +131,18 @@ bool Grant::runsChangedCode(const Plan &plan)
     for (const json &reason : *asks) {
         const QString text =
             reason.is_string() ? QString::fromStdString(reason.get<std::string>()) : QString();
-        if (text.contains(QLatin1String("may have written")) ||
-            text.contains(QLatin1String("changed since the last commit")))
-            return true;
+        // Every reason the judge gives for not vouching for what a line runs (CommandJudge's
+        // scriptRefusal, ProjectJudge's refusals): a program or script outside the roots, not yet a
+        // file, named only when the line runs, written or changed by the agent, makefiles it does
+        // not read whole, an install nothing pins. Found missing by the second review.
+        static const char *const kUnvouched[] = {
+            "may have written",           "changed since the last commit",     "only when the line runs",
+            "which is not a file yet",    "more files than Countersign reads", "would pin what it installs",
+            "outside the workspace roots"};
+        for (const char *phrase : kUnvouched) {
+            if (text.contains(QLatin1String(phrase)))
+                return true;
+        }
     }
     return false;
 }

@@ -1,5 +1,9 @@
 #include "operation.h"
 
+#include <QRegularExpression>
+
+#include <vector>
+
 namespace Countersign {
 
 QString Review::refusal(const QString &reviewer) const
@@ -37,7 +41,17 @@ QString measuredSubject(const nlohmann::json &blastRadius)
     const auto measured = blastRadius.is_object() ? blastRadius.find("measured") : blastRadius.end();
     if (!blastRadius.is_object() || measured == blastRadius.end() || !measured->is_array())
         return {};
+    // What loses something first, whatever the order of the line.
+    std::vector<nlohmann::json> ordered;
     for (const nlohmann::json &m : *measured) {
+        if (measuredLoses(m))
+            ordered.push_back(m);
+    }
+    for (const nlohmann::json &m : *measured) {
+        if (!measuredLoses(m))
+            ordered.push_back(m);
+    }
+    for (const nlohmann::json &m : ordered) {
         if (!m.is_object())
             continue;
         auto field = [&m](const char *key) {
@@ -69,7 +83,11 @@ QString Operation::confirmationText() const
     const QString target = !measured.isEmpty()      ? measured
                            : plan.targets.isEmpty() ? tool
                                                     : plan.targets.first();
-    if (!target.startsWith(QLatin1Char('/')) && !target.startsWith(QLatin1String("~/")))
+    // Only a path is shortened to its own name: a command line that starts with one (run_command's
+    // "/bin/sh -c ...") is typed whole.
+    static const QRegularExpression space(QStringLiteral("\\s"));
+    if ((!target.startsWith(QLatin1Char('/')) && !target.startsWith(QLatin1String("~/"))) ||
+        target.contains(space))
         return target;
     const QString name = target.section(QLatin1Char('/'), -1, -1, QString::SectionSkipEmpty);
     return name.isEmpty() ? target : name;

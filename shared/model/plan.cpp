@@ -78,6 +78,48 @@ Result<Plan> Plan::fromJson(const json &value)
     return plan;
 }
 
+bool measuredLoses(const nlohmann::json &m)
+{
+    if (!m.is_object())
+        return false;
+    const auto text = [&m](const char *key) {
+        const auto it = m.find(key);
+        return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto count = [&m](const char *key) {
+        const auto it = m.find(key);
+        if (it == m.end())
+            return qint64(0);
+        if (it->is_number_integer())
+            return it->get<qint64>();
+        return it->is_array() ? qint64(it->size()) : qint64(0);
+    };
+    const auto flag = [&m](const char *key, bool otherwise) {
+        const auto it = m.find(key);
+        return it != m.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+    };
+    const std::string kind = text("kind");
+    if (kind == "delete")
+        return count("files") > 0 || count("folders") > 0;
+    if (kind == "discard" || kind == "clean")
+        return count("files") > 0;
+    if (kind == "stash")
+        return count("stashes") > 0;
+    if (kind == "branch")
+        return count("commits") > 0;
+    if (kind == "push") {
+        for (const auto &t : m.value("targets", nlohmann::json::array())) {
+            if (t.is_object() && t.value("commits", nlohmann::json(0)).is_number_integer() &&
+                t.value("commits", nlohmann::json(0)).get<qint64>() > 0)
+                return true;
+        }
+        return false;
+    }
+    if (kind == "write")
+        return flag("exists", true) && flag("replaces", false);
+    return true; // an entry of a kind not known here: taken as a loss
+}
+
 bool Plan::keptInFull() const
 {
     if (isIrreversible() || !blastRadius.is_object())

@@ -14,6 +14,12 @@ namespace Countersign {
 enum class Risk { Low, Medium, High, Critical };
 
 QString riskName(Risk risk);
+
+// Whether one entry of what an agent's command was measured to do (blastRadius.measured) loses
+// something: files deleted or replaced, changes discarded, a stash, a branch's or a remote's
+// commits. "Nothing is there now" and an append lose nothing. A card says the entries that lose
+// something first (an agent cannot push the real loss behind a harmless one by its order).
+bool measuredLoses(const nlohmann::json &entry);
 std::optional<Risk> parseRisk(const QString &name);
 
 // What a gated call would do, computed by the server before anything runs (docs/design.md, step 3).

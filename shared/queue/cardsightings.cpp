@@ -41,7 +41,8 @@ std::optional<CardSightings::Seen> CardSightings::seenOf(const QString &nonce)
     if (!rows || rows.value().isEmpty())
         return std::nullopt;
     const nlohmann::json &first = rows.value().first();
-    Seen seen{first.value("seenMs", qint64(0)),
+    const auto at = first.is_object() ? first.find("seenMs") : first.end();
+    Seen seen{first.is_object() && at != first.end() && at->is_number_integer() ? at->get<qint64>() : 0,
               QString::fromStdString(first.value("where", nlohmann::json("")).is_string()
                                          ? first.value("where", std::string())
                                          : std::string())};

@@ -48,10 +48,16 @@ Status Grants::load()
 
 Status Grants::refresh()
 {
+    // The chain's last row first: every row up to it is read now, so the next read starts after it
+    // (not after the last grant row, which would scan the whole log at every call).
+    auto head = m_chain.head();
+    if (!head)
+        return failure(head.error());
     auto rows =
         m_chain.eventsAfter(QStringLiteral("grant-added"), QStringLiteral("grant-revoked"), m_lastSeq);
     if (!rows)
         return failure(rows.error());
+    const qint64 readUpTo = head.value().seq;
     bool differs = false;
     for (const auto &row : rows.value()) {
         m_lastSeq = std::max(m_lastSeq, row.seq);
@@ -68,6 +74,7 @@ Status Grants::refresh()
         m_grants.append(std::move(*grant));
         differs = true;
     }
+    m_lastSeq = std::max(m_lastSeq, readUpTo);
     if (differs)
         Q_EMIT changed();
     return success();

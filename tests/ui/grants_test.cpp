@@ -85,6 +85,19 @@ private Q_SLOTS:
         QTRY_COMPARE(table->rowCount(), 0);
     }
 
+    // One person's grant never stands for a team's two-person review.
+    void cardThatNeedsTwoPeople_offersNoAllow()
+    {
+        Review review;
+        review.people = 2;
+        const Operation op = park(Risk::Medium, QStringLiteral("restart_service"), QStringLiteral("web-9"),
+                                  "Claude Code", QStringLiteral("vscode"), true, review);
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        readTheCard();
+        QTRY_VERIFY(find<QPushButton>("denyFromNow")->isEnabled());
+        QVERIFY(!find<QPushButton>("allowFromNow")->isEnabled());
+    }
+
     void cancelledDialog_decidesAndGrantsNothing()
     {
         const Operation op = park(Risk::Medium, QStringLiteral("restart_service"), QStringLiteral("web-2"));

@@ -131,6 +131,16 @@ private Q_SLOTS:
         QVERIFY(Grant::runsChangedCode(plan));
         plan.blastRadius = {{"asks", {"installs is-odd (npm install)"}}};
         QVERIFY(!Grant::runsChangedCode(plan));
+        // Every other reason the judge does not vouch for what runs (the second review).
+        for (const char *reason :
+             {"runs /tmp/t.py, outside the workspace roots", "runs a file it names only when the line runs",
+              "runs ./x.sh, which is not a file yet",
+              "make, whose makefiles include more files than Countersign reads",
+              "npm install, and none of the files that would pin what it installs is here",
+              "npm test outside the workspace roots"}) {
+            plan.blastRadius = {{"asks", {reason}}};
+            QVERIFY2(Grant::runsChangedCode(plan), reason);
+        }
     }
 
     void hostileFolder_cannotWriteASentenceIntoTheGrantsWords()
