@@ -1,6 +1,7 @@
 #include "denyruledialog.h"
 
 #include "denyrule.h"
+#include "dialogbuttons.h"
 #include "themecolours.h"
 #include "visibletext.h"
 
@@ -80,19 +81,7 @@ DenyRuleDialog::DenyRuleDialog(const QString &tool, const nlohmann::json &argume
         notes->setStyleSheet(ThemeColours::textCss(ThemeColours::warningText(palette())));
     layout->addWidget(notes);
 
-    auto *confirm = new QPushButton(tr("Add the deny rule"), this);
-    confirm->setObjectName(QStringLiteral("confirmDenyRule"));
-    confirm->setAutoDefault(false);
-    auto *cancel = new QPushButton(tr("Cancel"), this);
-    cancel->setObjectName(QStringLiteral("cancelDenyRule"));
-    cancel->setAutoDefault(false);
-    auto *buttons = new QHBoxLayout;
-    buttons->addStretch(1);
-    buttons->addWidget(cancel);
-    buttons->addWidget(confirm);
-    layout->addLayout(buttons);
-    connect(confirm, &QPushButton::clicked, this, &QDialog::accept);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+    DialogButtons::addConfirmRow(this, layout, tr("Add the deny rule"), "confirmDenyRule", "cancelDenyRule");
     resize(640, 520);
 }
 

@@ -1,6 +1,7 @@
 #include "grantdialog.h"
 
 #include "clock.h"
+#include "dialogbuttons.h"
 #include "visibletext.h"
 
 #include <QButtonGroup>
@@ -76,19 +77,8 @@ GrantDialog::GrantDialog(const QList<Grant> &offers, const Clock &clock, QWidget
     m_rule->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     layout->addWidget(m_rule);
 
-    auto *confirm = new QPushButton(allow ? tr("Allow from now on") : tr("Deny from now on"), this);
-    confirm->setObjectName(QStringLiteral("confirmGrant"));
-    confirm->setAutoDefault(false);
-    auto *cancel = new QPushButton(tr("Cancel"), this);
-    cancel->setObjectName(QStringLiteral("cancelGrant"));
-    cancel->setAutoDefault(false);
-    auto *buttons = new QHBoxLayout;
-    buttons->addStretch(1);
-    buttons->addWidget(cancel);
-    buttons->addWidget(confirm);
-    layout->addLayout(buttons);
-    connect(confirm, &QPushButton::clicked, this, &QDialog::accept);
-    connect(cancel, &QPushButton::clicked, this, &QDialog::reject);
+    DialogButtons::addConfirmRow(this, layout, allow ? tr("Allow from now on") : tr("Deny from now on"),
+                                 "confirmGrant", "cancelGrant");
     connect(m_scopes, &QButtonGroup::idClicked, this, &GrantDialog::showRule);
     connect(m_lasts, &QComboBox::currentIndexChanged, this, &GrantDialog::showRule);
     showRule();
