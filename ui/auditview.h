@@ -72,7 +72,6 @@ private:
     void applyFilter();
     void enableDates(bool on);
     void showDetail();
-    QString detailPage(const Operation &operation);
     void chooseExport();
     void reloadChoices();
     void setUpColumns();
