@@ -6,7 +6,8 @@
 # PostgreSQL 15 for the store tests' second backend, a throwaway cluster tests/support/postgres.sh starts;
 # Xvfb and xdotool for the real-agent tests, which press the window's keys on a virtual display;
 # chromium and ImageMagick for the phone page's test, which reads the pairing QR code off the screen)
-# and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window).
+# and tests/bench/run.sh (--bench: Xvfb, for the start-up benchmark's window; PostgreSQL; wrk and nginx for
+# tools/list under load beside a server that only answers, nginx's own service stopped and disabled).
 set -euo pipefail
 
 packages=(
@@ -18,7 +19,7 @@ packages=(
 for arg in "$@"; do
     case $arg in
         --tests) packages+=(dbus dbus-user-session gnome-keyring clang clang-format git curl make sqlite3 postgresql-15 xvfb xauth xdotool chromium imagemagick) ;;
-        --bench) packages+=(xvfb xauth postgresql-15) ;;
+        --bench) packages+=(xvfb xauth postgresql-15 wrk nginx-light) ;;
         *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
     esac
 done
@@ -37,4 +38,9 @@ if ((${#missing[@]})); then
     sudo=""; [[ $(id -u) -eq 0 ]] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # The benchmark starts an nginx of its own on a free loopback port; the package's service (on
+    # port 80, started when installed) is not wanted.
+    if [[ " ${missing[*]} " == *" nginx-light "* ]] && command -v systemctl >/dev/null; then
+        $sudo systemctl disable --now nginx >/dev/null 2>&1 || true
+    fi
 fi

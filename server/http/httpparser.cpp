@@ -10,12 +10,12 @@ bool isTokenChar(char c)
            QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
 }
 
-bool isToken(const QByteArray &s)
+bool isToken(QByteArrayView s)
 {
     return !s.isEmpty() && std::all_of(s.cbegin(), s.cend(), isTokenChar);
 }
 
-bool hasControlBytes(const QByteArray &s)
+bool hasControlBytes(QByteArrayView s)
 {
     return std::any_of(s.cbegin(), s.cend(), [](char c) {
         const auto u = static_cast<unsigned char>(c);
@@ -82,26 +82,40 @@ HttpParser::State HttpParser::feed(const QByteArray &bytes)
 
 HttpParser::State HttpParser::parseHead(qsizetype headEnd)
 {
-    const QList<QByteArray> lines = m_buffer.left(headEnd).split('\n');
+    // Read in place (views into the buffer): only each header's name and value are copied out.
+    const QByteArrayView head(m_buffer.constData(), headEnd);
     m_request = HttpRequest{};
-    for (qsizetype i = 0; i < lines.size(); ++i) {
-        if (!lines[i].endsWith('\r') && i + 1 < lines.size())
+    for (qsizetype at = head.indexOf('\n'); at >= 0; at = head.indexOf('\n', at + 1)) {
+        if (at == 0 || head[at - 1] != '\r')
             return fail(400, QStringLiteral("bare LF in the request head"));
     }
-    const QByteArray requestLine = lines.first().chopped(lines.first().endsWith('\r') ? 1 : 0);
-    const QList<QByteArray> parts = requestLine.split(' ');
-    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty() || hasControlBytes(parts[1]))
+    // Line by line, each without its CR: the request line first, then the headers.
+    qsizetype start = 0;
+    const auto nextLine = [&head, &start] {
+        const qsizetype newline = head.indexOf('\n', start);
+        const qsizetype end = newline < 0 ? head.size() : newline;
+        QByteArrayView line = head.sliced(start, end - start);
+        start = end + 1;
+        return line.endsWith('\r') ? line.chopped(1) : line;
+    };
+    const QByteArrayView requestLine = nextLine();
+    const qsizetype space1 = requestLine.indexOf(' ');
+    const qsizetype space2 = space1 < 0 ? -1 : requestLine.indexOf(' ', space1 + 1);
+    if (space2 < 0 || requestLine.indexOf(' ', space2 + 1) >= 0)
         return fail(400, QStringLiteral("malformed request line"));
-    if (parts[2] != "HTTP/1.1" && parts[2] != "HTTP/1.0")
+    const QByteArrayView method = requestLine.first(space1);
+    const QByteArrayView target = requestLine.sliced(space1 + 1, space2 - space1 - 1);
+    const QByteArrayView version = requestLine.sliced(space2 + 1);
+    if (!isToken(method) || target.isEmpty() || hasControlBytes(target))
+        return fail(400, QStringLiteral("malformed request line"));
+    if (version != "HTTP/1.1" && version != "HTTP/1.0")
         return fail(505, QStringLiteral("only HTTP/1.1 is served"));
-    m_request.method = parts[0];
-    m_request.target = parts[1];
-    m_request.keepAlive = parts[2] == "HTTP/1.1";
+    m_request.method = method.toByteArray();
+    m_request.target = target.toByteArray();
+    m_request.keepAlive = version == "HTTP/1.1";
 
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        QByteArray line = lines[i];
-        if (line.endsWith('\r'))
-            line.chop(1);
+    while (start <= head.size()) {
+        const QByteArrayView line = nextLine();
         if (line.isEmpty())
             continue;
         if (line.front() == ' ' || line.front() == '\t')
@@ -109,16 +123,16 @@ HttpParser::State HttpParser::parseHead(qsizetype headEnd)
         const qsizetype colon = line.indexOf(':');
         if (colon <= 0)
             return fail(400, QStringLiteral("malformed header line"));
-        const QByteArray name = line.left(colon).toLower();
+        const QByteArray name = line.first(colon).toByteArray().toLower();
         if (!isToken(name))
             return fail(400, QStringLiteral("malformed header name"));
-        const QByteArray value = line.mid(colon + 1).trimmed();
+        const QByteArrayView value = line.sliced(colon + 1).trimmed();
         if (hasControlBytes(value))
             return fail(400,
                         QStringLiteral("control characters in header %1").arg(QString::fromLatin1(name)));
         if (mustBeUnique(name) && m_request.header(name.constData()))
             return fail(400, QStringLiteral("duplicate header %1").arg(QString::fromLatin1(name)));
-        m_request.headers.append(qMakePair(name, value));
+        m_request.headers.append(qMakePair(name, value.toByteArray()));
         if (m_request.headers.size() > kMaxHeaders)
             return fail(431, QStringLiteral("more than %1 headers").arg(kMaxHeaders));
     }

@@ -52,10 +52,11 @@ public:
     QString name() const override { return QStringLiteral("delete_path"); }
     json descriptor() const override
     {
-        return WorkspaceArgs::descriptor(
+        static const json kDescriptor = WorkspaceArgs::descriptor(
             "delete_path", "Delete a file or folder",
             "Deletes a file, or a folder with recursive: true, inside the workspace roots.",
             {{"path", {{"type", "string"}}}, {"recursive", {{"type", "boolean"}}}}, {"path"}, false, true);
+        return kDescriptor;
     }
     Result<Plan> planNow(const json &args) const override
     {
@@ -145,9 +146,10 @@ public:
     QList<const char *> pathArguments() const override { return {"from", "to"}; }
     json descriptor() const override
     {
-        return WorkspaceArgs::descriptor(
+        static const json kDescriptor = WorkspaceArgs::descriptor(
             "move_path", "Move or rename", "Moves a file or folder inside the workspace roots.",
             {{"from", {{"type", "string"}}}, {"to", {{"type", "string"}}}}, {"from", "to"}, false, true);
+        return kDescriptor;
     }
     Result<Plan> planNow(const json &args) const override
     {

@@ -43,13 +43,14 @@ BlastRadius RunCommand::radiusOf(const QStringList &argv, const QString &cwd)
 
 json RunCommand::descriptor() const
 {
-    return WorkspaceArgs::descriptor(
+    static const json kDescriptor = WorkspaceArgs::descriptor(
         "run_command", "Run a command",
         "Runs a program with arguments (an argv array, never a shell) in a workspace "
         "folder; returns its exit code and output.",
         {{"argv", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}}},
          {"cwd", {{"type", "string"}}}},
         {"argv"}, false, true);
+    return kDescriptor;
 }
 
 Verdict RunCommand::defaultVerdict(const json &args) const

@@ -4,18 +4,20 @@ namespace Countersign {
 
 nlohmann::json StatusTool::descriptor() const
 {
-    return {{"name", name().toStdString()},
-            {"title", "Countersign status"},
-            {"description", "Reports the Countersign version and the connection this client is known as. "
-                            "Changes nothing."},
-            {"inputSchema",
-             {{"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}}},
-            {"annotations",
-             {{"title", "Countersign status"},
-              {"readOnlyHint", true},
-              {"destructiveHint", false},
-              {"idempotentHint", true},
-              {"openWorldHint", false}}}};
+    static const nlohmann::json kDescriptor = {
+        {"name", "countersign_status"},
+        {"title", "Countersign status"},
+        {"description", "Reports the Countersign version and the connection this client is known as. "
+                        "Changes nothing."},
+        {"inputSchema",
+         {{"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}}},
+        {"annotations",
+         {{"title", "Countersign status"},
+          {"readOnlyHint", true},
+          {"destructiveHint", false},
+          {"idempotentHint", true},
+          {"openWorldHint", false}}}};
+    return kDescriptor;
 }
 
 ToolReply StatusTool::run(const ToolCall &call)

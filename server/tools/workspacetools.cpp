@@ -87,9 +87,10 @@ public:
     QString name() const override { return QStringLiteral("read_file"); }
     json descriptor() const override
     {
-        return WorkspaceArgs::descriptor("read_file", "Read a file",
-                                         "Reads a text file inside the workspace roots.",
-                                         {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+        static const json kDescriptor = WorkspaceArgs::descriptor(
+            "read_file", "Read a file", "Reads a text file inside the workspace roots.",
+            {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+        return kDescriptor;
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
     Result<Plan> planNow(const json &args) const override
@@ -121,9 +122,10 @@ public:
     QString name() const override { return QStringLiteral("list_directory"); }
     json descriptor() const override
     {
-        return WorkspaceArgs::descriptor("list_directory", "List a folder",
-                                         "Lists a folder inside the workspace roots.",
-                                         {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+        static const json kDescriptor = WorkspaceArgs::descriptor(
+            "list_directory", "List a folder", "Lists a folder inside the workspace roots.",
+            {{"path", {{"type", "string"}}}}, {"path"}, true, false);
+        return kDescriptor;
     }
     Verdict defaultVerdict(const json &) const override { return Verdict::Allow; }
     Result<Plan> planNow(const json &args) const override
@@ -202,12 +204,13 @@ public:
     QString name() const override { return QStringLiteral("write_file"); }
     json descriptor() const override
     {
-        return WorkspaceArgs::descriptor(
-            "write_file", "Write a file",
-            "Creates or replaces a file inside the workspace roots, creating the "
-            "folders it needs.",
-            {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}}, {"path", "content"}, false,
-            true);
+        static const json kDescriptor =
+            WorkspaceArgs::descriptor("write_file", "Write a file",
+                                      "Creates or replaces a file inside the workspace roots, creating the "
+                                      "folders it needs.",
+                                      {{"path", {{"type", "string"}}}, {"content", {{"type", "string"}}}},
+                                      {"path", "content"}, false, true);
+        return kDescriptor;
     }
     Result<Plan> planNow(const json &args) const override
     {
@@ -275,16 +278,17 @@ public:
     QString name() const override { return QStringLiteral("edit_file"); }
     json descriptor() const override
     {
-        const json edit = {
+        static const json edit = {
             {"type", "object"},
             {"properties", {{"oldText", {{"type", "string"}}}, {"newText", {{"type", "string"}}}}},
             {"required", {"oldText", "newText"}},
             {"additionalProperties", false}};
-        return WorkspaceArgs::descriptor("edit_file", "Edit a file",
-                                         "Replaces text in a file; each oldText must occur exactly once.",
-                                         {{"path", {{"type", "string"}}},
-                                          {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
-                                         {"path", "edits"}, false, true);
+        static const json kDescriptor = WorkspaceArgs::descriptor(
+            "edit_file", "Edit a file", "Replaces text in a file; each oldText must occur exactly once.",
+            {{"path", {{"type", "string"}}},
+             {"edits", {{"type", "array"}, {"items", edit}, {"minItems", 1}}}},
+            {"path", "edits"}, false, true);
+        return kDescriptor;
     }
     Result<QByteArray> edited(const json &args, QString *resolved, QByteArray *before) const
     {

@@ -47,6 +47,7 @@ Database::Database(QString connectionName, QString path, Dialect dialect)
 
 Database::~Database()
 {
+    m_dataVersion.reset(); // its statement before the connection it was prepared on
     {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         if (db.isOpen())
@@ -344,6 +345,24 @@ bool Database::reconnect()
     }
     qCInfo(lcStore) << "reconnected to" << m_path;
     return true;
+}
+
+std::optional<qint64> Database::dataVersion()
+{
+    if (m_dialect != Dialect::Sqlite)
+        return std::nullopt;
+    if (!m_dataVersion) {
+        auto query = std::make_unique<QSqlQuery>(QSqlDatabase::database(m_connectionName, false));
+        query->setForwardOnly(true);
+        if (!query->prepare(QStringLiteral("PRAGMA data_version")))
+            return std::nullopt;
+        m_dataVersion = std::move(query);
+    }
+    std::optional<qint64> version;
+    if (m_dataVersion->exec() && m_dataVersion->next())
+        version = m_dataVersion->value(0).toLongLong();
+    m_dataVersion->finish(); // reset: no read transaction is left open between requests
+    return version;
 }
 
 Result<QSqlQuery> Database::execOnce(const char *sql, const QVariantList &bindings)

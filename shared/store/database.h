@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace Countersign {
 
@@ -61,6 +62,11 @@ public:
     // A statement. Writes belong in a WriteTransaction: it is the only way to begin one.
     Result<QSqlQuery> exec(const char *sql, const QVariantList &bindings = {});
     QString path() const { return m_path; }
+    // SQLite's PRAGMA data_version: changes when another connection (of any process) committed to
+    // the file since this connection last asked. Run on a statement prepared once and reset after
+    // each read (it is asked on every authenticated request). Nothing on PostgreSQL, or when it
+    // cannot be read.
+    std::optional<qint64> dataVersion();
     // The QSqlDatabase connection name, for Qt SQL models on this connection's thread.
     QString connectionName() const { return m_connectionName; }
 
@@ -90,6 +96,7 @@ private:
     bool m_writing = false;
     bool m_readOnly = false;
     bool m_listening = false;
+    std::unique_ptr<QSqlQuery> m_dataVersion; // dataVersion()'s statement, prepared on first use
 };
 
 } // namespace Countersign

@@ -107,11 +107,7 @@ std::optional<QList<TokenStore::Active>> TokenStore::active()
 {
     // Both read before the table: a write between them and the read is seen now or next time.
     const quint64 writes = connectionWrites().load();
-    qint64 version = -1;
-    if (m_database.dialect() == Database::Dialect::Sqlite) {
-        if (auto v = m_database.exec("PRAGMA data_version"); v && v.value().next())
-            version = v.value().value(0).toLongLong();
-    }
+    const qint64 version = m_database.dataVersion().value_or(-1);
     if (m_active && version >= 0 && version == m_dataVersion && writes == m_writes)
         return m_active;
     m_active.reset();

@@ -7,7 +7,8 @@
 #   3. the gateway's added cost, a hook's cost for an allowed call (the shim, Claude Code's HTTP hook), the blast radius of rm -rf over 100,000 files, the tripwire and the net around a quiet call, and the store on PostgreSQL beside SQLite (gated and allowed calls,
 #      decision-to-run across instances),
 #   4. tools/list for a token holder while others flood the server (idle sockets, large bodies without
-#      a token, held calls), with the server's memory,
+#      a token, held calls), with the server's memory; then tools/list over 32 keep-alive connections
+#      (wrk) beside nginx answering the same bytes,
 #   5. with --audit-view, the audit view over 100,000 operations as well.
 # Other arguments go to the gate benchmark (for example --n 300 --concurrency 16).
 set -euo pipefail
@@ -41,6 +42,8 @@ echo
 node tests/bench/team.mjs "$binary" build/ci/tests/countersign-test-decide
 echo
 node tests/bench/flood.mjs "$binary"
+echo
+node tests/bench/listload.mjs "$binary"
 if ((audit_view)); then
     echo
     build/ci/tests/countersign-bench-auditview
