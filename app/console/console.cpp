@@ -26,6 +26,7 @@
 #include "settingspage.h"
 #include "settingstext.h"
 #include "snapshotstore.h"
+#include "storefollow.h"
 #include "systemclock.h"
 #include "tokenstore.h"
 
@@ -204,36 +205,6 @@ QThread *verifyLogInBackground(const QString &databasePath, const QByteArray &pu
     return thread;
 }
 
-// A store other instances share (PostgreSQL): the queue follows it, so a card any instance raises
-// shows here and a card decided anywhere goes. Woken by the store's notifications (every write
-// transaction sends one at its commit), coalesced over 50 ms; and every 2 s whatever happens, in
-// case a notification is lost (a dropped connection).
-namespace {
-void followSharedStore(Database &db, ApprovalQueue *queue)
-{
-    auto *soon = new QTimer(queue);
-    soon->setSingleShot(true);
-    soon->setInterval(50);
-    auto *fallback = new QTimer(queue);
-    fallback->setInterval(2000);
-    const auto sync = [queue] {
-        if (auto synced = queue->sync(); !synced)
-            Q_EMIT queue->storeError(QStringLiteral("cannot read the shared store: %1").arg(synced.error()));
-    };
-    QObject::connect(soon, &QTimer::timeout, queue, sync);
-    QObject::connect(fallback, &QTimer::timeout, queue, sync);
-    fallback->start();
-    if (auto listening = db.onChange(queue,
-                                     [soon] {
-                                         if (!soon->isActive())
-                                             soon->start();
-                                     });
-        !listening)
-        std::fprintf(stderr, "countersign: warning: %s (polling every 2 s instead)\n",
-                     qPrintable(listening.error()));
-}
-} // namespace
-
 // Declared in the order they are built; destroyed in reverse (the window first, the database last).
 struct Console::Parts
 {
@@ -342,6 +313,8 @@ Result<std::unique_ptr<Console>> Console::start(const CommandLine &cl, const Hoo
     });
     if (p.db->dialect() == Database::Dialect::Postgres)
         followSharedStore(*p.db, p.queue.get());
+    else
+        followSqliteFile(*p.db, p.queue.get());
     const QString stillRefused = console->startGuard(config.value(), cl);
 
     if (auto served = console->startServer(config.value(), cl, hooks, databasePath, instanceId.value());

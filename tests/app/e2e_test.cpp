@@ -105,6 +105,58 @@ private Q_SLOTS:
         QVERIFY(ReceiptSigner::verify(receipt, QByteArray::fromBase64(pub.readAll().trimmed())).ok());
     }
 
+    // A card another process decides in the same SQLite file (countersign-test-decide here; a
+    // script, or a console on a copy of the folder) leaves the window's list at once, not at the
+    // agent's next call; the agent hears the decline.
+    void cardDecidedByAnotherProcess_leavesTheWindow()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("work/victim")));
+        const json config = {
+            {"keyStore", "file"},
+            {"actions",
+             {{{"name", "delete_dir"},
+               {"title", "Delete a directory"},
+               {"inputSchema",
+                {{"type", "object"}, {"properties", {{"dir", {{"type", "string"}}}}}, {"required", {"dir"}}}},
+               {"plan", {"sh", "-c", "printf '{\"targets\":[\"%s\"]}' \"$0\"", "{dir}"}},
+               {"apply", {"rm", "-r", "{dir}"}},
+               {"workingDirectory", dir.filePath(QStringLiteral("work")).toStdString()},
+               {"risk", "medium"}}}}};
+        CommandLine cl;
+        QString token;
+        const auto console = start(dir, config, cl, token);
+        QVERIFY2(console.ok(), console.ok() ? "" : qPrintable(console.error()));
+        MainWindow *window = console.value()->window();
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QProcess agent;
+        agent.start(QStringLiteral(NODE_EXECUTABLE),
+                    {QStringLiteral(E2E_CLIENT), console.value()->url(), token, QStringLiteral("delete_dir"),
+                     QStringLiteral("{\"dir\":\"victim\"}")});
+        QVERIFY(agent.waitForStarted());
+        auto *list = window->findChild<QListWidget *>(QStringLiteral("pendingList"));
+        QTRY_COMPARE_WITH_TIMEOUT(list->count(), 1, 20000);
+
+        QProcess decide;
+        decide.start(QStringLiteral(DECIDE_BINARY),
+                     {cl.dataDir, QStringLiteral("decline"), QStringLiteral("--reason"),
+                      QStringLiteral("decided in another process"), QStringLiteral("--by"),
+                      QStringLiteral("script")});
+        QVERIFY(decide.waitForFinished(20000));
+        QVERIFY2(decide.exitCode() == 0, decide.readAllStandardError().constData());
+        QElapsedTimer gone;
+        gone.start();
+        QTRY_COMPARE_WITH_TIMEOUT(list->count(), 0, 3000);
+        qInfo("the card left the window %lld ms after the other process declined it", gone.elapsed());
+        QCOMPARE(console.value()->queue().pending().size(), 0);
+
+        // The event loop turns while the agent is waited for: the console's main thread is live.
+        QTRY_COMPARE_WITH_TIMEOUT(agent.state(), QProcess::NotRunning, 30000);
+        const QByteArray out = agent.readAllStandardOutput();
+        QVERIFY2(out.contains("decided in another process"), out.constData());
+        QVERIFY(QDir(dir.filePath(QStringLiteral("work/victim"))).exists());
+    }
+
     // Calls a rule allows or denies raise no card: the audit view shows them all the same, while
     // it is open, without being touched.
     void ruleSettledCalls_reachTheOpenAuditView()
