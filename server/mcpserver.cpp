@@ -47,6 +47,22 @@ Q_LOGGING_CATEGORY(lcServer, "countersign.server")
 
 namespace Countersign {
 
+namespace {
+
+// The gate's times from the configuration (the approvals URL is set once the server listens).
+Gate::Settings gateTimes(const Config &config)
+{
+    Gate::Settings times;
+    times.ttlMs = config.ttlSeconds() * 1000LL;
+    times.pollWindowMs = config.pollWindowSeconds() * 1000LL;
+    times.legacyHoldMs = config.legacyHoldSeconds() * 1000LL;
+    times.progressHoldMs = config.progressHoldSeconds() * 1000LL;
+    times.unseenLimitMs = config.cardUnseenLimitSeconds() * 1000LL;
+    return times;
+}
+
+} // namespace
+
 McpServer::McpServer(Setup setup, QObject *parent) : QObject(parent), m_setup(std::move(setup))
 {
     Q_ASSERT(m_setup.clock);
@@ -78,12 +94,7 @@ Result<quint16> McpServer::start()
         return failure(QStringLiteral("the ticket key is unusable"));
     m_runner = new CommandRunner(this);
     m_gate = new Gate(*m_audit, clock, *m_sealer, *m_signer, m_setup.config.policy(),
-                      Gate::Settings{m_setup.config.ttlSeconds() * 1000LL,
-                                     m_setup.config.pollWindowSeconds() * 1000LL,
-                                     {},
-                                     m_setup.config.legacyHoldSeconds() * 1000LL,
-                                     m_setup.config.progressHoldSeconds() * 1000LL},
-                      this);
+                      gateTimes(m_setup.config), this);
     m_gate->setConnectionCheck(std::bind_front(&Callers::isStillActive, m_callers));
     m_grants = new Grants(*m_audit, clock, *m_signer, this);
     if (auto loaded = m_grants->load(); !loaded)
@@ -329,10 +340,7 @@ void McpServer::reconfigure(const Config &config)
     buildTools();
     tellIfToolsChanged();
     reportUpstreams(); // the rules behind each upstream tool's decision may have changed
-    m_gate->reconfigure(m_setup.config.policy(), m_setup.config.ttlSeconds() * 1000LL,
-                        m_setup.config.pollWindowSeconds() * 1000LL,
-                        m_setup.config.legacyHoldSeconds() * 1000LL,
-                        m_setup.config.progressHoldSeconds() * 1000LL);
+    m_gate->reconfigure(m_setup.config.policy(), gateTimes(m_setup.config));
 }
 
 void McpServer::wake(const QString &nonce)

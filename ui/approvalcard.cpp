@@ -402,7 +402,7 @@ QString ApprovalCard::reviewText(const Review &review)
 void ApprovalCard::updateCountdown()
 {
     const qint64 now = m_clock.nowMs();
-    const qint64 left = m_operation.expiresMs - now;
+    const qint64 left = m_operation.deadlineMs() - now;
     m_expired = m_operation.isExpiredAt(now);
     const char *urgency = m_expired ? "now" : left <= kNowMs ? "now" : left <= kSoonMs ? "soon" : "";
     if (m_countdown->property("urgency").toString() != QLatin1String(urgency)) {
@@ -541,6 +541,10 @@ void ApprovalCard::updateSeen()
     const auto seen =
         m_sightings && !m_operation.nonce.isEmpty() ? m_sightings->seenOf(m_operation.nonce) : std::nullopt;
     m_seen->setVisible(m_sightings != nullptr && !m_operation.nonce.isEmpty());
+    if (seen && m_operation.decideByMs <= 0 && seen->decideByMs > 0) {
+        m_operation.decideByMs = seen->decideByMs; // its time to decide counts from now on
+        updateCountdown();
+    }
     m_seen->setText(!seen ? tr("Not seen yet")
                           : tr("First seen at %1, %2")
                                 .arg(QLocale().toString(QDateTime::fromMSecsSinceEpoch(seen->atMs).time(),

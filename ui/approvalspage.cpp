@@ -56,7 +56,7 @@ QList<Operation> ordered(QList<Operation> cards, ApprovalsPage::Order order)
         case Order::Risk:
             return a.plan.risk != b.plan.risk ? a.plan.risk > b.plan.risk : a.createdMs > b.createdMs;
         case Order::Expiring:
-            return a.expiresMs < b.expiresMs;
+            return a.deadlineMs() < b.deadlineMs();
         case Order::Newest:
             break;
         }

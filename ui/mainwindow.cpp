@@ -343,7 +343,7 @@ void MainWindow::setConfig(const Config &config, const QString &configPath, cons
     m_declines->setConfig(config, configPath);
     m_approvals->card()->setMinimumShownMs(qRound64(config.cardMinimumSeconds() * 1000.0));
     if (m_sightings)
-        m_sightings->setUnseenAfterMs(config.cardUnseenSeconds() * 1000LL);
+        m_sightings->configure(config);
 }
 
 void MainWindow::addWarning(const QString &warning)

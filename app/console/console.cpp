@@ -368,7 +368,7 @@ Status Console::openQueue(const Config &config, const QString &databasePath)
         return failure(restored.error());
     p.grants = std::make_unique<Grants>(*p.store, p.clock, *p.signer);
     p.sightings = std::make_unique<CardSightings>(*p.queue, *p.store, p.clock);
-    p.sightings->setUnseenAfterMs(config.cardUnseenSeconds() * 1000LL);
+    p.sightings->configure(config);
     if (auto loaded = p.grants->load(); !loaded)
         return failure(QStringLiteral("the grants in the audit log cannot be read: %1").arg(loaded.error()));
     return success();

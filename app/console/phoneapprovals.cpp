@@ -63,7 +63,7 @@ Status PhoneApprovals::apply(const Config &config)
     if (m_server)
         m_server->setCardMinimumMs(m_cardMinimumMs);
     if (m_sightings)
-        m_sightings->setUnseenAfterMs(config.cardUnseenSeconds() * 1000LL);
+        m_sightings->configure(config);
     if (m_notifier)
         m_notifier->setUrl(config.notifyUrl());
     const QString wanted = config.phoneHost().isEmpty()

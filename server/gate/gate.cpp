@@ -2,7 +2,8 @@
 // sealed ticket and parked as a card; its retry is checked, held for the human, and an approved
 // one re-planned, claimed and run exactly once with a signed receipt. The words the agent reads
 // are in gatereplies.cpp, the receipt in receiptbody.cpp, the holding in retryholder.cpp, the
-// client's own prompts and confirmations in gateclient.cpp, the run itself in gaterun.cpp.
+// client's own prompts and confirmations in gateclient.cpp, the run itself in gaterun.cpp, the
+// waiting for the human (holds, wakes, deadlines) in gatewait.cpp.
 #include "gate.h"
 
 #include "auditstore.h"
@@ -66,14 +67,14 @@ int Gate::heldCount() const
     return m_holder->count();
 }
 
-void Gate::reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs,
-                       qint64 progressHoldMs)
+void Gate::reconfigure(Policy policy, const Settings &times)
 {
     m_policy = std::move(policy);
-    m_settings.ttlMs = ttlMs;
-    m_settings.pollWindowMs = pollWindowMs;
-    m_settings.legacyHoldMs = legacyHoldMs;
-    m_settings.progressHoldMs = progressHoldMs;
+    m_settings.ttlMs = times.ttlMs;
+    m_settings.pollWindowMs = times.pollWindowMs;
+    m_settings.legacyHoldMs = times.legacyHoldMs;
+    m_settings.progressHoldMs = times.progressHoldMs;
+    m_settings.unseenLimitMs = times.unseenLimitMs;
 }
 
 void Gate::drain()
@@ -327,7 +328,8 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
 
     const qint64 now = m_clock.nowMs();
     const QString rule = decide(*request).rule;
-    Operation op = request->operation(randomNonce(), std::move(plan), rule, now, now + m_settings.ttlMs,
+    Operation op = request->operation(randomNonce(), std::move(plan), rule, now,
+                                      now + std::max(m_settings.ttlMs, m_settings.unseenLimitMs),
                                       Operation::Status::Pending);
     op.approvalMode = mode;
     op.supersedes = supersedes;
@@ -477,7 +479,8 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(storeFailure(decision.error()));
     }
     const qint64 now = m_clock.nowMs();
-    if (!decision.value() && op.status == Operation::Status::Pending && now >= ticket.exp) {
+    const qint64 deadline = deadlineOf(ticket);
+    if (!decision.value() && op.status == Operation::Status::Pending && now >= deadline) {
         auto expired =
             m_store.decide(ticket.nonce, Decision{Operation::Status::Expired, QStringLiteral("server"),
                                                   QStringLiteral("the ticket expired"), now});
@@ -493,7 +496,8 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         const Decision &d = *decision.value();
         if (d.outcome == Operation::Status::Declined)
             return done(GateReplies::declined(d));
-        if (d.outcome == Operation::Status::Approved && now < ticket.exp) // the sealed expiry, not the row's
+        // The sealed expiry (or nearer, once seen), not the row's.
+        if (d.outcome == Operation::Status::Approved && now < deadline)
             return runApproved(request, ticket, d, std::move(done));
         return done(GateReplies::expired(d, m_settings.ttlMs));
     }
@@ -508,10 +512,10 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         // A task is held until the card is decided or its ticket expires: its client polls the
         // task rather than waiting on this request.
         const qint64 limit = request->holdMs                             ? *request->holdMs
-                             : request->task                             ? ticket.exp - now
+                             : request->task                             ? deadline - now
                              : request->envelope.progressToken.is_null() ? m_settings.legacyHoldMs
                                                                          : m_settings.progressHoldMs;
-        return hold(request, ticket, std::min(limit, ticket.exp - now), std::move(done));
+        return hold(request, ticket, std::min(limit, deadline - now), std::move(done));
     }
     if (!mayHold || !notice.isEmpty()) {
         // The official SDKs give up after kClientRounds input_required rounds with an error their
@@ -530,67 +534,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     // them (Claude Code resets its idle limit on progress); without them, the poll window.
     const qint64 window =
         request->envelope.progressToken.is_null() ? m_settings.pollWindowMs : m_settings.progressHoldMs;
-    hold(request, ticket, std::min(window, ticket.exp - now), std::move(done));
-}
-
-// Woken by a decision or at the end of the window, the call is judged again, without holding.
-void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done)
-{
-    // One connection's calls held at once are bounded: past the bound, it is answered now as a
-    // call that may not be held is (still waiting: call again).
-    const QString who = request->principal.name;
-    if (m_heldBy.value(who) >= kMaxHeldPerConnection) {
-        qCInfo(lcGate) << "not held:" << who << "has" << kMaxHeldPerConnection << "calls held already";
-        return evaluate(request, ticket, std::move(done), false);
-    }
-    ++m_heldBy[who];
-    const quint64 id =
-        m_holder->hold(ticket.nonce, windowMs,
-                       [self = QPointer<Gate>(this), request, ticket, who, done = std::move(done)]() mutable {
-                           if (!self)
-                               return;
-                           if (--self->m_heldBy[who] <= 0)
-                               self->m_heldBy.remove(who);
-                           self->evaluate(request, ticket, std::move(done), false);
-                       });
-    if (request->task) // a cancelled task ends its hold at once (and is answered, nothing run)
-        request->task->onCancel = [holder = QPointer<RetryHolder>(m_holder), id] {
-            if (holder)
-                holder->resumeNow(id);
-        };
-    if (request->isCancelled()) // cancelled while it was planned
-        m_holder->resumeNow(id);
-    if (!m_poll.isActive())
-        m_poll.start();
-}
-
-void Gate::forget(const QString &nonce)
-{
-    m_promptedMs.remove(nonce);
-    m_rounds.remove(nonce);
-}
-
-void Gate::wake(const QString &nonce)
-{
-    forget(nonce);
-    m_holder->wake(nonce);
-}
-
-// Decisions stored by another process (the test host's decide tool, a second console) reach the
-// held retries through SQLite.
-void Gate::pollDecisions()
-{
-    if (m_holder->count() == 0) {
-        m_poll.stop();
-        return;
-    }
-    for (const QString &nonce : m_holder->nonces()) {
-        auto status = m_store.status(nonce);
-        if (status && status.value() && *status.value() != Operation::Status::Pending) {
-            Q_EMIT retired(nonce);
-            m_holder->wake(nonce);
-        }
-    }
+    hold(request, ticket, std::min(window, deadline - now), std::move(done));
 }
 
 } // namespace Countersign

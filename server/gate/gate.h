@@ -33,6 +33,11 @@ struct Ticket;
 // then answered by the decision. An approved ticket is re-planned (a changed plan supersedes the
 // card and starts a fresh one), claimed in SQLite, run once, and answered with a signed receipt;
 // every later retry gets the stored result of that one run.
+//
+// One type over several files, on purpose: its definitions are cut by the phase of the flow, so
+// that each reads in one sitting: gate.cpp (policy, plan, mint, retry, evaluate, top to bottom),
+// gateclient.cpp (the client's own prompts and confirmations), gaterun.cpp (the claimed run),
+// gatewait.cpp (held for the human: holds, wakes, deadlines); gateinternal.h is what they share.
 class Gate final : public QObject
 {
     Q_OBJECT
@@ -49,6 +54,10 @@ public:
         // transport sends them) is held, in either era (a 2026-07-28 round instead of the poll
         // window): clients that keep waiting on progress wait longer.
         qint64 progressHoldMs = 240'000;
+        // How long a card waits for a human who has not seen it (cardUnseenLimitSeconds): its
+        // ticket is sealed for the longer of this and ttlMs, and ttlMs count from the card's first
+        // sighting (the chain's card-seen event). 0: ttlMs count from when the card is made.
+        qint64 unseenLimitMs = 0;
     };
 
     Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, const ReceiptSigner &signer,
@@ -76,8 +85,7 @@ public:
     }
     // A configuration reload: new calls follow the new policy and times; tickets already issued
     // keep their expiry.
-    void reconfigure(Policy policy, qint64 ttlMs, qint64 pollWindowMs, qint64 legacyHoldMs,
-                     qint64 progressHoldMs);
+    void reconfigure(Policy policy, const Settings &times);
     // The MCP door: a tools/call, answered with a tool result or a protocol error.
     void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
     // The other door: a call that is not an MCP request (an agent's own tool, through its hook),
@@ -186,6 +194,12 @@ private:
     void join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done);
     void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done);
     void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done);
+    // When the card can no longer be decided: its sealed ticket's end, or nearer, ttlMs after a
+    // human first saw it (the chain's card-seen event: a sighting never reaches past the seal).
+    qint64 deadlineOf(const Ticket &ticket) const;
+    // The end of the card's time to decide, from its first sighting in the chain; nothing while
+    // no one has seen it.
+    std::optional<qint64> seenDecideBy(const QString &nonce) const;
     std::optional<Decision> clientDecision(const Operation &op, const nlohmann::json &answer,
                                            const QString &connection, QString &notice) const;
     Status recordClientDecision(const QString &nonce, const Decision &decision);
@@ -239,7 +253,8 @@ private:
     QHash<QString, int> m_rounds;        // nonce -> input_required rounds answered since the last fresh call
     // connection -> its clients not to prompt (they answer prompts on their own, or drop them)
     QHash<QString, QStringList> m_noPrompt;
-    QHash<QString, int> m_heldBy; // connection -> its calls held now
+    QHash<QString, int> m_heldBy;          // connection -> its calls held now
+    QHash<QString, qint64> m_seenDecideBy; // nonce -> when its time to decide ends, once seen
     int m_applying = 0;
     bool m_draining = false;
 };

@@ -153,7 +153,7 @@ json cardJson(const Operation &op)
             {"connection", visibleText(op.principal).toStdString()},
             {"client", visibleText(op.clientName()).toStdString()},
             {"createdMs", op.createdMs},
-            {"expiresMs", op.expiresMs},
+            {"expiresMs", op.deadlineMs()}, // counted from when a human first saw it, once one has
             {"truncated", cut},
             {"typed",
              op.needsTypedConfirmation() ? json(visibleText(op.confirmationText()).toStdString()) : json()}};
@@ -187,6 +187,7 @@ PhoneServer::PhoneServer(ApprovalQueue &queue, AuditStore &audit, PhoneDevices &
     connect(&m_queue, &ApprovalQueue::cardAdded, this, &PhoneServer::announce);
     connect(&m_queue, &ApprovalQueue::cardRemoved, this, &PhoneServer::announce);
     connect(&m_queue, &ApprovalQueue::cardChanged, this, &PhoneServer::announce);
+    connect(&m_queue, &ApprovalQueue::deadlineChanged, this, &PhoneServer::announce);
     auto *heartbeat = new QTimer(this);
     connect(heartbeat, &QTimer::timeout, this, [this] {
         for (Stream &s : m_streams)

@@ -156,7 +156,7 @@ Status Config::readSetting(const std::string &key, const json &value, const QByt
         return readAddress(key, value, text, fileName);
     } else if (key == "ttlSeconds" || key == "pollWindowSeconds" || key == "legacyHoldSeconds" ||
                key == "progressHoldSeconds" || key == "hookHoldSeconds" || key == "cardMinimumSeconds" ||
-               key == "cardUnseenSeconds") {
+               key == "cardUnseenSeconds" || key == "cardUnseenLimitSeconds") {
         return readTimes(key, value, text, fileName);
     } else if (key == "undoMegabytes" || key == "undoDays" || key == "undoKeepHours") {
         return readUndo(key, value, text, fileName);
@@ -267,6 +267,13 @@ Status Config::readTimes(const std::string &key, const json &value, const QByteA
             return fieldError(fileName, text, key,
                               QStringLiteral("must be an integer from 0 (never) to 3600 seconds"));
         m_cardUnseenSeconds = value.get<int>();
+    } else if (key == "cardUnseenLimitSeconds") {
+        if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 86400)
+            return fieldError(
+                fileName, text, key,
+                QStringLiteral("must be an integer from 0 (ttlSeconds count from when a card is "
+                               "made) to 86400 seconds"));
+        m_cardUnseenLimitSeconds = value.get<int>();
     } else { // cardMinimumSeconds
         if (!value.is_number() || value.get<double>() < 0.0 || value.get<double>() > 30.0)
             return fieldError(fileName, text, key,

@@ -66,6 +66,11 @@ public:
     double cardMinimumSeconds() const { return m_cardMinimumSeconds; }
     // A card no one has seen this long after it came is said again, with a sound (0: never).
     int cardUnseenSeconds() const { return m_cardUnseenSeconds; }
+    // How long a card waits for a human who has not seen it yet: ttlSeconds count from when it is
+    // first seen (the window active with the card on it, or a paired phone's page showing it), up
+    // to this after it was made (when longer than ttlSeconds). 0: ttlSeconds count from when the
+    // card was made, seen or not.
+    int cardUnseenLimitSeconds() const { return m_cardUnseenLimitSeconds; }
     // Where a card that waits unseen is told, with no card content (CardNotifier); empty: nowhere.
     QUrl notifyUrl() const { return m_notifyUrl; }
     QStringList workspaceRoots() const { return m_workspaceRoots; }
@@ -138,6 +143,7 @@ private:
     GateMode m_mode = GateMode::Standard;
     double m_cardMinimumSeconds = 1.0;
     int m_cardUnseenSeconds = 60;
+    int m_cardUnseenLimitSeconds = 3600;
     QUrl m_notifyUrl;
     QStringList m_workspaceRoots;
     QList<ActionSpec> m_actions;

@@ -214,6 +214,13 @@ void PolicyChange::compareSettings(const Config &before, const Config &after)
     if (before.ttlSeconds() != after.ttlSeconds())
         add(after.ttlSeconds() > before.ttlSeconds(), QStringLiteral("ttlSeconds"),
             QString::number(before.ttlSeconds()), QString::number(after.ttlSeconds()));
+    // A ticket that lives longer while unseen is a widening, as a longer ttlSeconds is: it ends at
+    // the longer of the two after the card was made.
+    if (before.cardUnseenLimitSeconds() != after.cardUnseenLimitSeconds())
+        add(std::max(after.cardUnseenLimitSeconds(), after.ttlSeconds()) >
+                std::max(before.cardUnseenLimitSeconds(), before.ttlSeconds()),
+            QStringLiteral("cardUnseenLimitSeconds"), QString::number(before.cardUnseenLimitSeconds()),
+            QString::number(after.cardUnseenLimitSeconds()));
     if (before.cardMinimumSeconds() != after.cardMinimumSeconds())
         add(after.cardMinimumSeconds() < before.cardMinimumSeconds(), QStringLiteral("cardMinimumSeconds"),
             QString::number(before.cardMinimumSeconds()), QString::number(after.cardMinimumSeconds()));

@@ -68,7 +68,12 @@ struct Operation final
     QString rule; // the policy rule that decided "ask" (or allow/deny), in words
     QString traceparent;
     qint64 createdMs = 0;
+    // The sealed ticket's end: how long a card may wait for a human who has not seen it
+    // (ttlSeconds, or cardUnseenLimitSeconds when longer).
     qint64 expiresMs = 0;
+    // Once a human has seen the card: its time to decide, ttlSeconds from that first sight (the
+    // card-seen event of the chain holds it); 0 while no one has. Not a column: read from the chain.
+    qint64 decideByMs = 0;
     QString supersedes; // nonce of the card this one replaced after the plan changed
     Status status = Status::Pending;
     Review review;
@@ -84,8 +89,9 @@ struct Operation final
     // client-mode form ask for the same text.
     bool needsTypedConfirmation() const { return plan.risk >= Risk::High && !plan.keptInFull(); }
     QString confirmationText() const;
-    // A card can be decided until its ticket expires.
-    bool isExpiredAt(qint64 nowMs) const { return nowMs >= expiresMs; }
+    // A card can be decided until its ticket expires, and once seen until its time to decide ends.
+    qint64 deadlineMs() const { return decideByMs > 0 ? std::min(decideByMs, expiresMs) : expiresMs; }
+    bool isExpiredAt(qint64 nowMs) const { return nowMs >= deadlineMs(); }
 };
 
 QString statusName(Operation::Status status);

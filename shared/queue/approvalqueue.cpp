@@ -73,6 +73,15 @@ Status ApprovalQueue::sync()
     return success();
 }
 
+void ApprovalQueue::setDecideBy(const QString &nonce, qint64 decideByMs)
+{
+    Operation *card = cardOf(nonce);
+    if (!card || card->decideByMs > 0 || decideByMs <= 0)
+        return;
+    card->decideByMs = decideByMs;
+    Q_EMIT deadlineChanged(nonce);
+}
+
 Status ApprovalQueue::refresh(const QString &nonce)
 {
     auto stored = m_store.operation(nonce);

@@ -44,6 +44,9 @@ public:
     // What the agent's client answered the card's prompt by itself, in words for the card (it
     // decides nothing); empty when it answered nothing.
     QString clientAnswerOf(const QString &nonce) const { return m_clientAnswers.value(nonce); }
+    // A human saw the card: its time to decide ends at decideByMs (CardSightings), said by
+    // deadlineChanged; a later sighting changes nothing.
+    void setDecideBy(const QString &nonce, qint64 decideByMs);
     // Newest first.
     const QList<Operation> &pending() const { return m_cards; }
     std::optional<Operation> find(const QString &nonce) const;
@@ -88,6 +91,8 @@ Q_SIGNALS:
     void cardRemoved(const QString &nonce, Countersign::Operation::Status status);
     // A pending card's approvals changed (given here or in another console sharing the store).
     void cardChanged(const Countersign::Operation &operation);
+    // A human saw the card: its deadline (Operation::deadlineMs) is nearer now.
+    void deadlineChanged(const QString &nonce);
     // Whether an agent waits on the card changed (agentOf).
     void agentChanged(const QString &nonce);
     // A card left the queue because its ticket expired undecided (after cardRemoved).

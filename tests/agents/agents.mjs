@@ -53,7 +53,7 @@ const runs = await pool(opts.clients, opts.parallel, async (key) => {
     const out = { key, log, cases: {}, error: null };
     let rig;
     try {
-        rig = await startRig(opts, { config: { workspaceRoots: [ws], cardMinimumSeconds: 1, ttlSeconds: TTL }, log, label: key, root });
+        rig = await startRig(opts, { config: { workspaceRoots: [ws], cardMinimumSeconds: 1, ttlSeconds: TTL, cardUnseenLimitSeconds: 0 }, log, label: key, root });
         if (CASES.includes('approve')) out.cases.approve = await runCase(rig, key, { kind: 'approve', ws, name: 'approve', steps: STEPS, delays: [5000, 1500], log });
         if (CASES.includes('decline')) out.cases.decline = await runCase(rig, key, { kind: 'decline', ws, name: 'decline', delays: [2000], reason: REASON, log });
         if (CASES.includes('expire')) out.cases.expire = await runCase(rig, key, { kind: 'expire', ws, name: 'expire', log, expireWaitMs: (TTL + 60) * 1000, ttlMs: TTL * 1000 });

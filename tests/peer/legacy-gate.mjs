@@ -111,9 +111,10 @@ const server = await startCountersign(binary, { config, tokenName: 'legacy-gate'
 const port = new URL(server.url).port;
 let expiring = server; // until the expiry console is up
 try {
-    // A second console whose tickets last 2 s (ttlSeconds may be 1 to 86400; at 1 s the card could be
-    // gone before the test has seen it), held up to 4 s: the hold ends at the expiry.
-    expiring = await startCountersign(binary, { config: { ...config, ttlSeconds: 2, legacyHoldSeconds: 4 }, tokenName: 'expiring' });
+    // A second console whose tickets last 2 s from the card's making, seen or not
+    // (cardUnseenLimitSeconds 0; ttlSeconds may be 1 to 86400; at 1 s the card could be gone before
+    // the test has seen it), held up to 4 s: the hold ends at the expiry.
+    expiring = await startCountersign(binary, { config: { ...config, ttlSeconds: 2, cardUnseenLimitSeconds: 0, legacyHoldSeconds: 4 }, tokenName: 'expiring' });
     for (const kind of ['http', 'stdio']) {
         await check(`${kind}: the v1 client initializes a 2025-11-25 session with the console and lists the gated tools`, () => traced(async (use) => {
             const { client, transport } = use(await connect(kind, server));

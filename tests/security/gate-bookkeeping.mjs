@@ -69,7 +69,7 @@ try {
     });
 
     await check('(b) an approval the chain records as timed out is not run later without audit verify naming it', async () => {
-        const server = await startCountersign(binary, { config: { ttlSeconds: 3, pollWindowSeconds: 1, actions: [action] }, tokenName: 'agent' });
+        const server = await startCountersign(binary, { config: { ttlSeconds: 3, cardUnseenLimitSeconds: 0, pollWindowSeconds: 1, actions: [action] }, tokenName: 'agent' });
         const db = path.join(server.dataDir, 'countersign.db');
         const sql = (q) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]).toString().trim();
         const verify = () => {

@@ -9,6 +9,9 @@
 //                           [--expires-ms MS]   (approves or declines the card, then grants as the card's
 //                                                "Allow / Deny from now on" does; MS 0: until revoked)
 //   countersign-test-decide DATA_DIR revoke-grant --id ID
+//   countersign-test-decide DATA_DIR seen [--nonce N] [--ttl-ms MS] [--by WHERE]
+//                           (records the card as seen, as the window or a phone's page does; its
+//                            time to decide, MS, counts from now: 300000 by default)
 // --store: the store to decide in (a postgresql:// URL the console shares with others); the data
 // folder's countersign.db by default. The key is always the data folder's.
 // Prints one JSON line: {"nonce", "tool", "outcome"} (or the pending cards for list, each with
@@ -16,6 +19,7 @@
 #include "approvalqueue.h"
 #include "auditstore.h"
 #include "cardface.h"
+#include "cardsightings.h"
 #include "database.h"
 #include "filesecretstore.h"
 #include "grants.h"
@@ -45,6 +49,7 @@ int main(int argc, char **argv)
     QString nonce, reason, typed, by = QStringLiteral("console:test-host");
     QString verdict = QStringLiteral("allow"), scope = QStringLiteral("call"), grantId;
     qint64 expiresInMs = 3600 * 1000;
+    qint64 ttlMs = 300'000;
     QString store = QDir(dataDir).filePath(QStringLiteral("countersign.db"));
     int waitMs = 10000;
     for (qsizetype i = 0; i + 1 < args.size(); i += 2) {
@@ -68,6 +73,8 @@ int main(int argc, char **argv)
             expiresInMs = args[i + 1].toLongLong();
         else if (args[i] == QLatin1String("--id"))
             grantId = args[i + 1];
+        else if (args[i] == QLatin1String("--ttl-ms"))
+            ttlMs = args[i + 1].toLongLong();
     }
     auto db = Database::open(store);
     if (!db) {
@@ -134,6 +141,21 @@ int main(int argc, char **argv)
     if (!card) {
         std::fprintf(stderr, "no pending card within %d ms\n", waitMs);
         return 1;
+    }
+    if (verb == QLatin1String("seen")) {
+        CardSightings sightings(queue, audit, clock);
+        sightings.setTimeToDecideMs(ttlMs);
+        if (auto marked = sightings.markSeen(card->nonce, by); !marked) {
+            std::fprintf(stderr, "%s\n", qPrintable(marked.error()));
+            return 1;
+        }
+        const auto seen = sightings.seenOf(card->nonce);
+        std::printf("%s\n", nlohmann::json({{"nonce", card->nonce.toStdString()},
+                                            {"seenMs", seen ? seen->atMs : 0},
+                                            {"decideByMs", seen ? seen->decideByMs : 0}})
+                                .dump()
+                                .c_str());
+        return 0;
     }
     if (verb == QLatin1String("grant")) {
         const Verdict v = verdict == QLatin1String("deny") ? Verdict::Deny : Verdict::Allow;

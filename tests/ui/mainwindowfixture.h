@@ -66,6 +66,8 @@ protected:
     std::unique_ptr<MainWindow> m_window;
     int m_next = 0;
 
+    // How long park()'s tickets are sealed for (ttlSeconds, or an unseen card's limit).
+    qint64 m_sealedMs = 300'000;
     Operation park(Risk risk = Risk::Medium, const QString &tool = QStringLiteral("delete_service"),
                    const QString &target = QStringLiteral("web-1"), const char *client = "Claude Code",
                    const QString &principal = QStringLiteral("vscode"), bool intoQueue = true,
@@ -87,7 +89,7 @@ protected:
         op.planDigest = op.plan.digest();
         op.rule = QStringLiteral("no rule matched: default ask");
         op.createdMs = m_clock.nowMs() + m_next; // newest last
-        op.expiresMs = m_clock.nowMs() + 300'000;
+        op.expiresMs = m_clock.nowMs() + m_sealedMs;
         op.review = review;
         if (auto recorded = m_store->recordOperation(op); !recorded)
             helperFailed(QStringLiteral("record failed: %1").arg(recorded.error()));

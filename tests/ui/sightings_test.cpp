@@ -76,6 +76,41 @@ private Q_SLOTS:
         QCOMPARE(unseen.count(), 1); // said once
     }
 
+    // Its time to decide counts from the first sighting: a card sealed for an hour (an unseen
+    // card's limit) waits unseen past ttlSeconds; seen, the card counts down ttlSeconds from then,
+    // the queue's card carries that deadline, and the queue expires it there, not at the seal.
+    void timeToDecide_countsFromTheFirstSighting()
+    {
+        m_sightings->setTimeToDecideMs(60'000);
+        m_window->showMinimized();
+        QTRY_VERIFY(m_window->isMinimized());
+        m_sealedMs = 3'600'000; // the seal: cardUnseenLimitSeconds
+        const Operation op = park(Risk::Medium, QStringLiteral("restart_service"), QStringLiteral("web-4"));
+        QTRY_COMPARE(shownNonce(), op.nonce);
+        m_clock.advance(120'000); // twice ttlSeconds, unseen
+        QTest::qWait(1'200);      // the queue's sweep
+        QVERIFY(m_queue->find(op.nonce));
+        QCOMPARE(m_queue->find(op.nonce)->decideByMs, 0);
+
+        m_window->showNormal();
+        m_window->raise();
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        QTRY_COMPARE(seenRows(op.nonce), 1);
+        const qint64 seenAt = m_clock.nowMs();
+        QTRY_COMPARE(m_queue->find(op.nonce)->decideByMs, seenAt + 60'000);
+        QCOMPARE(m_sightings->seenOf(op.nonce)->decideByMs, seenAt + 60'000);
+        QTRY_VERIFY(find<QLabel>("cardCountdown")->text().startsWith(QLatin1String("Expires in 1:00")) ||
+                    find<QLabel>("cardCountdown")->text().startsWith(QLatin1String("Expires in 0:59")));
+
+        m_clock.advance(59'000);
+        QTest::qWait(1'200);
+        QVERIFY(m_queue->find(op.nonce)); // a second left
+        m_clock.advance(2'000);
+        QTRY_VERIFY(!m_queue->find(op.nonce));
+        QCOMPARE(*m_store->status(op.nonce).value(), Operation::Status::Expired);
+    }
+
     void seenCard_isNotSaidUnseen()
     {
         m_sightings->setUnseenAfterMs(5'000);

@@ -66,6 +66,7 @@ private Q_SLOTS:
         QCOMPARE(config.value().legacyHoldSeconds(), 50);
         QCOMPARE(config.value().progressHoldSeconds(), 240);
         QCOMPARE(config.value().cardMinimumSeconds(), 1.0);
+        QCOMPARE(config.value().cardUnseenLimitSeconds(), 3600);
         QCOMPARE(config.value().storeLocation(QStringLiteral("/data")),
                  QStringLiteral("/data/countersign.db"));
     }
@@ -192,6 +193,14 @@ private Q_SLOTS:
         QTest::newRow("card minimum negative")
             << QByteArray("{\n\"ttlSeconds\": 5,\n\"cardMinimumSeconds\": -1}")
             << QStringLiteral("c.json:3: cardMinimumSeconds: must be a number of seconds from 0 to 30");
+        QTest::newRow("unseen limit negative")
+            << QByteArray("{\"cardUnseenLimitSeconds\": -1}")
+            << QStringLiteral("c.json:1: cardUnseenLimitSeconds: must be an integer "
+                              "from 0 (ttlSeconds count from when a card is made) "
+                              "to 86400 seconds");
+        QTest::newRow("unseen limit over a day")
+            << QByteArray("{\"cardUnseenLimitSeconds\": 86401}")
+            << QStringLiteral("cardUnseenLimitSeconds: must be an integer from 0");
         QTest::newRow("card minimum too long")
             << QByteArray("{\"cardMinimumSeconds\": 30.5}")
             << QStringLiteral("c.json:1: cardMinimumSeconds: must be a number of seconds from 0 to 30");

@@ -167,6 +167,12 @@ private Q_SLOTS:
             << list({"mode: standard → strict"});
         QTest::newRow("widens: a longer ttlSeconds") << base << QByteArray(R"({"ttlSeconds": 600})")
                                                      << list({"ttlSeconds: 300 → 600"}) << QStringList();
+        QTest::newRow("widens: an unseen card waits longer")
+            << base << QByteArray(R"({"cardUnseenLimitSeconds": 7200})")
+            << list({"cardUnseenLimitSeconds: 3600 → 7200"}) << QStringList();
+        QTest::newRow("widens: an unseen card's wait turned on again")
+            << QByteArray(R"({"cardUnseenLimitSeconds": 0})") << base
+            << list({"cardUnseenLimitSeconds: 0 → 3600"}) << QStringList();
         QTest::newRow("widens: a smaller cardMinimumSeconds")
             << base << QByteArray(R"({"cardMinimumSeconds": 0.5})") << list({"cardMinimumSeconds: 1 → 0.5"})
             << QStringList();
@@ -231,6 +237,12 @@ private Q_SLOTS:
             << list({"action delete_service risk: medium → high"});
         QTest::newRow("narrows: a shorter ttlSeconds")
             << base << QByteArray(R"({"ttlSeconds": 60})") << QStringList() << list({"ttlSeconds: 300 → 60"});
+        QTest::newRow("narrows: an unseen card counted from its making")
+            << base << QByteArray(R"({"cardUnseenLimitSeconds": 0})") << QStringList()
+            << list({"cardUnseenLimitSeconds: 3600 → 0"});
+        QTest::newRow("narrows: an unseen card's limit under ttlSeconds changes nothing more")
+            << base << QByteArray(R"({"cardUnseenLimitSeconds": 100})") << QStringList()
+            << list({"cardUnseenLimitSeconds: 3600 → 100"});
         QTest::newRow("narrows: a larger cardMinimumSeconds")
             << base << QByteArray(R"({"cardMinimumSeconds": 2.5})") << QStringList()
             << list({"cardMinimumSeconds: 1 → 2.5"});
