@@ -566,8 +566,8 @@ void ApprovalCard::fromNowOn(bool allow)
     if (!m_grants || m_operation.nonce.isEmpty() || !button->isEnabled())
         return;
     delete findChild<GrantDialog *>(QStringLiteral("grantDialog"));
-    auto *dialog =
-        new GrantDialog(Grant::offersFor(m_operation, allow ? Verdict::Allow : Verdict::Deny), m_clock, this);
+    auto *dialog = new GrantDialog(Grant::offersFor(m_operation, allow ? Verdict::Allow : Verdict::Deny),
+                                   m_clock, m_operation.agentSession(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &QDialog::accepted, this, [this, dialog, allow, nonce = m_operation.nonce] {
         if (m_operation.nonce != nonce)

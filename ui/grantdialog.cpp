@@ -30,8 +30,9 @@ QLabel *plainLabel(const QString &text, QWidget *parent)
 
 } // namespace
 
-GrantDialog::GrantDialog(const QList<Grant> &offers, const Clock &clock, QWidget *parent)
-    : QDialog(parent), m_offers(offers), m_clock(clock)
+GrantDialog::GrantDialog(const QList<Grant> &offers, const Clock &clock, const QString &agentSession,
+                         QWidget *parent)
+    : QDialog(parent), m_offers(offers), m_clock(clock), m_session(agentSession)
 {
     setObjectName(QStringLiteral("grantDialog"));
     const bool allow = !offers.isEmpty() && offers.first().verdict == Verdict::Allow;
@@ -66,6 +67,8 @@ GrantDialog::GrantDialog(const QList<Grant> &offers, const Clock &clock, QWidget
     m_lasts->setObjectName(QStringLiteral("grantLasts"));
     m_lasts->addItem(tr("for an hour"), int(Lasts::Hour));
     m_lasts->addItem(tr("until midnight"), int(Lasts::Today));
+    if (!m_session.isEmpty())
+        m_lasts->addItem(tr("while this agent session lasts (at most a day)"), int(Lasts::Session));
     m_lasts->addItem(tr("until I revoke it (Settings)"), int(Lasts::Always));
     auto *lastsRow = new QHBoxLayout;
     lastsRow->addWidget(new QLabel(tr("It holds"), this));
@@ -105,6 +108,10 @@ Grant GrantDialog::chosen() const
         grant.expiresMs = std::max(now + 60'000, midnight.toMSecsSinceEpoch());
         break;
     }
+    case Lasts::Session:
+        grant.session = m_session;
+        grant.expiresMs = now + kSessionGrantMs;
+        break;
     case Lasts::Always:
         grant.expiresMs = 0;
         break;

@@ -154,7 +154,7 @@ PolicyDecision Gate::decide(const GateRequest &request) const
     if (m_grants && decision.verdict != Verdict::Deny) {
         if (const auto grant =
                 m_grants->covering(Verdict::Deny, request.action->name(), request.principal.name,
-                                   request.arguments, request.argsDigest, true)) {
+                                   request.arguments, request.argsDigest, request.session, true)) {
             decision = PolicyDecision{Verdict::Deny, -1, grant->ruleText(),
                                       QStringLiteral("you chose to deny this from now on")};
             return decision;
@@ -219,7 +219,7 @@ std::optional<QString> Gate::granted(const GateRequest &request, const Plan &pla
         m_policy.peopleFor(plan.risk) > 1) // one person's grant never stands for two people's review
         return std::nullopt;
     const auto grant = m_grants->covering(Verdict::Allow, request.action->name(), request.principal.name,
-                                          request.arguments, request.argsDigest, true);
+                                          request.arguments, request.argsDigest, request.session, true);
     if (!grant)
         return std::nullopt;
     // Made for this connection's current token, not one revoked since and given again by name.
@@ -499,6 +499,13 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         // The sealed expiry (or nearer, once seen), not the row's.
         if (d.outcome == Operation::Status::Approved && now < deadline)
             return runApproved(request, ticket, d, std::move(done));
+        // Approved in time but its agent came back after: timed out now (as the sweep would at
+        // the seal), so that the same call asks again with a new card instead of joining this one.
+        if (d.outcome == Operation::Status::Approved && op.status == Operation::Status::Approved) {
+            if (auto lapsed = m_store.timeOutApproval(ticket.nonce); !lapsed)
+                return done(storeFailure(lapsed.error()));
+            Q_EMIT retired(ticket.nonce);
+        }
         return done(GateReplies::expired(d, m_settings.ttlMs));
     }
 

@@ -65,6 +65,9 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
     request->envelope.legacy = true;
     request->envelope.clientName = call.client;
     request->envelope.clientInfo = {{"name", call.client.toStdString()}};
+    request->session = call.session.left(kMaxSessionChars);
+    if (!request->session.isEmpty())
+        request->envelope.clientInfo["session"] = request->session.toStdString();
     request->transport = call.transport;
     request->receivedMs = receivedMs;
     request->holdMs = call.holdMs;

@@ -27,6 +27,9 @@ struct AgentCall final
     // Not empty: said first on its card, before what the call does (it reaches what the human
     // declined of this session a moment ago).
     QString note;
+    // The agent's own session id, as its hook payload sends it (empty: none): recorded with the
+    // call (Operation::agentSession), and what a grant for "this agent session" is bound to.
+    QString session;
 };
 
 // One call as the gate judges it, copied out of the request (a ToolCall's references do not
@@ -49,9 +52,12 @@ struct GateRequest final
     bool mcp = true;                  // false: an AgentCall (no JSON-RPC id, no protocol version)
     QString held;                     // AgentCall::held
     QString note;                     // AgentCall::note
+    QString session;                  // AgentCall::session
 
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
                                                    const ToolCall &call, qint64 receivedMs);
+    // Most of an agent's session id kept (the agent chooses it).
+    static constexpr qsizetype kMaxSessionChars = 200;
     static std::shared_ptr<const GateRequest> from(const std::shared_ptr<GatedAction> &action,
                                                    const AgentCall &call, qint64 receivedMs);
 

@@ -88,6 +88,7 @@ void Gate::pollDecisions()
         auto status = m_store.status(nonce);
         if (status && status.value() && *status.value() != Operation::Status::Pending) {
             Q_EMIT retired(nonce);
+            m_seenDecideBy.remove(nonce);
             m_holder->wake(nonce);
             continue;
         }
@@ -98,8 +99,10 @@ void Gate::pollDecisions()
             if (const auto decideBy = seenDecideBy(nonce))
                 seen = m_seenDecideBy.insert(nonce, *decideBy);
         }
-        if (seen != m_seenDecideBy.cend() && now >= *seen)
+        if (seen != m_seenDecideBy.cend() && now >= *seen) {
+            m_seenDecideBy.remove(nonce);
             m_holder->wake(nonce); // judged again: expired
+        }
     }
 }
 

@@ -150,6 +150,7 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     agentCall.arguments = arguments.value();
     agentCall.transport = transport;
     agentCall.held = m_held.value(who.name);
+    agentCall.session = call.sessionId;
     // The undo store keeps its promise: with no room but what recent copies hold, a change that runs
     // with no card could not be undone, so the call asks (saying why) rather than drop one.
     if (agentCall.held.isEmpty() && m_settings.snapshots && m_settings.snapshots->full())

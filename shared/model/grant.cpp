@@ -222,9 +222,9 @@ QList<Grant> Grant::offersFor(const Operation &op, Verdict verdict)
 }
 
 bool Grant::covers(const QString &toolName, const QString &principalName, const json &arguments,
-                   const QString &digest) const
+                   const QString &digest, const QString &agentSession) const
 {
-    if (toolName != tool || principalName != principal)
+    if (toolName != tool || principalName != principal || (!session.isEmpty() && agentSession != session))
         return false;
     switch (scope) {
     case Scope::Call:
@@ -256,7 +256,12 @@ bool Grant::covers(const QString &toolName, const QString &principalName, const 
 
 QString Grant::describe() const
 {
-    const QString who = QStringLiteral(" for connection \"%1\"").arg(principal);
+    const QString who =
+        QStringLiteral(" for connection \"%1\"%2")
+            .arg(principal,
+                 session.isEmpty()
+                     ? QString()
+                     : QStringLiteral(" in this agent session only (%1)").arg(oneLine(session).left(40)));
     switch (scope) {
     case Scope::Call:
         return QStringLiteral("exactly this call: %1%2").arg(example, who);
@@ -298,20 +303,23 @@ json Grant::toJson() const
     json words_ = json::array();
     for (const QString &w : words)
         words_.push_back(w.toStdString());
-    return {{"id", id.toStdString()},
-            {"verdict", verdict == Verdict::Allow ? "allow" : "deny"},
-            {"scope", grantScopeName(scope).toStdString()},
-            {"principal", principal.toStdString()},
-            {"tool", tool.toStdString()},
-            {"argsDigest", argsDigest.toStdString()},
-            {"words", words_},
-            {"folder", folder.toStdString()},
-            {"others", others.toStdString()},
-            {"path", path.toStdString()},
-            {"example", example.toStdString()},
-            {"createdMs", createdMs},
-            {"expiresMs", expiresMs},
-            {"by", by.toStdString()}};
+    json out = {{"id", id.toStdString()},
+                {"verdict", verdict == Verdict::Allow ? "allow" : "deny"},
+                {"scope", grantScopeName(scope).toStdString()},
+                {"principal", principal.toStdString()},
+                {"tool", tool.toStdString()},
+                {"argsDigest", argsDigest.toStdString()},
+                {"words", words_},
+                {"folder", folder.toStdString()},
+                {"others", others.toStdString()},
+                {"path", path.toStdString()},
+                {"example", example.toStdString()},
+                {"createdMs", createdMs},
+                {"expiresMs", expiresMs},
+                {"by", by.toStdString()}};
+    if (!session.isEmpty()) // absent when empty: grants signed before sessions verify as they were
+        out["session"] = session.toStdString();
+    return out;
 }
 
 Result<Grant> Grant::fromJson(const json &value)
@@ -345,6 +353,7 @@ Result<Grant> Grant::fromJson(const json &value)
     g.path = grantField(value, "path");
     g.example = grantField(value, "example");
     g.by = grantField(value, "by");
+    g.session = grantField(value, "session");
     for (const json &w : value.value("words", json::array())) {
         if (w.is_string())
             g.words.append(QString::fromStdString(w.get<std::string>()));

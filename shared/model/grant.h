@@ -44,6 +44,9 @@ struct Grant final
     qint64 createdMs = 0;
     qint64 expiresMs = 0; // 0: until revoked
     QString by;           // "console:<person>"
+    // Not empty: only while this agent session lasts (the agent's own session id, as its hook
+    // sends it: Operation::agentSession). Empty: any session, and MCP calls.
+    QString session;
 
     // The narrowest grants a card's call can be given, narrowest first (Call always, the others
     // where they apply), for verdict, by, from nowMs until expiresMs.
@@ -53,7 +56,7 @@ struct Grant final
     // Whether it covers this call (not whether it is live: Grants knows that). A File grant's path
     // must not be a link now.
     bool covers(const QString &toolName, const QString &principalName, const nlohmann::json &arguments,
-                const QString &digest) const;
+                const QString &digest, const QString &agentSession = {}) const;
     // What it lets through (or refuses), in words: "npm run lint with any further arguments, run
     // by claude-code in /ws, for connection "agent"".
     QString describe() const;

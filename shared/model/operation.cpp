@@ -22,6 +22,16 @@ QString Review::refusal(const QString &reviewer) const
     return {};
 }
 
+QString Operation::agentSession() const
+{
+    if (!clientInfo.is_object())
+        return {};
+    const auto session = clientInfo.find("session");
+    return session != clientInfo.end() && session->is_string()
+               ? QString::fromStdString(session->get<std::string>())
+               : QString();
+}
+
 QString Operation::clientName() const
 {
     if (!clientInfo.is_object())

@@ -81,6 +81,9 @@ struct Operation final
 
     // clientInfo.name, empty when the client sent none (or, being the agent's text, not a string).
     QString clientName() const;
+    // The agent's own session id, for a call through its hook that sent one (clientInfo.session);
+    // empty otherwise.
+    QString agentSession() const;
     // Whether approving needs a name typed: high and critical risk where nothing is kept (a copy
     // kept in full can be taken back, and typing there only teaches that every card is a chore).
     // The name is short and means something: the first target's own name when it is a path (the

@@ -69,6 +69,7 @@ Status ApprovalQueue::sync()
             continue;
         removeCard(card.nonce, status.value() ? *status.value() : Operation::Status::Expired);
     }
+    Q_EMIT synced();
     expireDue();
     return success();
 }

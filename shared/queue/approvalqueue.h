@@ -93,6 +93,8 @@ Q_SIGNALS:
     void cardChanged(const Countersign::Operation &operation);
     // A human saw the card: its deadline (Operation::deadlineMs) is nearer now.
     void deadlineChanged(const QString &nonce);
+    // sync() read the store again.
+    void synced();
     // Whether an agent waits on the card changed (agentOf).
     void agentChanged(const QString &nonce);
     // A card left the queue because its ticket expired undecided (after cardRemoved).

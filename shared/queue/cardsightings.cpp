@@ -17,6 +17,12 @@ CardSightings::CardSightings(ApprovalQueue &queue, AuditStore &store, const Cloc
     connect(&m_queue, &ApprovalQueue::cardAdded, this, [this](const Operation &op) { learn(op.nonce); });
     for (const Operation &op : m_queue.pending()) // restored before this was made
         learn(op.nonce);
+    // The store changed under the queue (another process, or this one's server): a sighting made
+    // there reaches the queue's cards too.
+    connect(&m_queue, &ApprovalQueue::synced, this, [this] {
+        for (const Operation &op : m_queue.pending())
+            learn(op.nonce);
+    });
     m_sweep.setInterval(1000);
     connect(&m_sweep, &QTimer::timeout, this, &CardSightings::sweep);
     m_sweep.start();
@@ -40,8 +46,12 @@ void CardSightings::learn(const QString &nonce)
 Status CardSightings::markSeen(const QString &nonce, const QString &where)
 {
     const auto card = m_queue.find(nonce);
-    if (!card || card->status != Operation::Status::Pending || seenOf(nonce))
+    if (!card || card->status != Operation::Status::Pending)
         return success();
+    if (const auto earlier = seenOf(nonce)) { // seen before (here, or by another process)
+        m_queue.setDecideBy(nonce, earlier->decideByMs);
+        return success();
+    }
     const qint64 now = m_clock.nowMs();
     const qint64 decideBy = now + m_timeToDecideMs;
     if (auto recorded =

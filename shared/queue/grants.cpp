@@ -34,6 +34,10 @@ std::optional<Grant> Grants::signedGrant(const nlohmann::json &detail) const
             detail.value(key, nlohmann::json()) != value)
             return std::nullopt;
     }
+    // A session the signature names is never dropped from the row (which would widen it to any).
+    if (detail.at("signed").is_object() && detail.at("signed").contains("session") &&
+        !body.contains("session"))
+        return std::nullopt;
     return std::move(grant).value();
 }
 
@@ -132,14 +136,15 @@ std::optional<Grant> Grants::find(const QString &id) const
 
 std::optional<Grant> Grants::covering(Verdict verdict, const QString &tool, const QString &principal,
                                       const nlohmann::json &arguments, const QString &argsDigest,
-                                      bool refreshFirst)
+                                      const QString &agentSession, bool refreshFirst)
 {
     if (refreshFirst) {
         if (auto read = refresh(); !read)
             return std::nullopt; // the chain cannot be read: no grant decides anything
     }
     for (const Grant &g : live()) {
-        if (g.verdict == verdict && g.covers(tool, principal, arguments, argsDigest) && vouched(g))
+        if (g.verdict == verdict && g.covers(tool, principal, arguments, argsDigest, agentSession) &&
+            vouched(g))
             return g;
     }
     return std::nullopt;

@@ -47,7 +47,7 @@ public:
     // what was written since is read first.
     std::optional<Grant> covering(Verdict verdict, const QString &tool, const QString &principal,
                                   const nlohmann::json &arguments, const QString &argsDigest,
-                                  bool refreshFirst);
+                                  const QString &agentSession, bool refreshFirst);
     // A call it decided (the server's gate): Settings' count is read from the store (uses()).
     void noteUse(const QString &id);
     // How many calls it decided, as the audit log records them (their rule names it); -1 when

@@ -286,6 +286,30 @@ Result<QStringList> AuditStore::timeOutLapsedApprovals()
     return lapsed;
 }
 
+Result<bool> AuditStore::timeOutApproval(const QString &nonce)
+{
+    WriteTransaction transaction(m_db);
+    if (!transaction.begun())
+        return failure(transaction.begun().error());
+    auto status = m_operations->status(nonce); // under the write lock
+    if (!status)
+        return failure(status.error());
+    auto claim = m_claims->find(nonce);
+    if (!claim)
+        return failure(claim.error());
+    if (!status.value() || *status.value() != Operation::Status::Approved || claim.value())
+        return false;
+    if (auto set = m_operations->setStatus(transaction, nonce, Operation::Status::TimedOut); !set)
+        return failure(set.error());
+    if (auto appended = m_chain->append(transaction, statusName(Operation::Status::TimedOut), nonce,
+                                        {{"atMs", m_clock.nowMs()}});
+        !appended)
+        return failure(appended.error());
+    if (auto committed = commitSigned(transaction); !committed)
+        return failure(committed.error());
+    return true;
+}
+
 Result<bool> AuditStore::storeDecision(const QString &nonce, const Decision &decision)
 {
     if (!m_signer)
@@ -306,7 +330,20 @@ Result<bool> AuditStore::storeDecision(const QString &nonce, const Decision &dec
     if (!pending.value())
         return committed(false); // decided before: the stored decision stands
     Decision inForce = decision;
+    // Once seen, a card's time to decide ends ttlSeconds later (its card-seen row says when): an
+    // approval after that, from any process or surface, is stored as the expiry it is, since the
+    // gate would never run it.
     if (decision.outcome == Operation::Status::Approved) {
+        auto seen = m_chain->detailsOf(nonce, QStringLiteral("card-seen"));
+        if (!seen)
+            return failure(seen.error());
+        const json first = seen.value().isEmpty() ? json() : seen.value().first();
+        const json ends = first.is_object() ? first.value("decideByMs", json()) : json();
+        if (ends.is_number_integer() && ends.get<qint64>() > 0 && decision.atMs >= ends.get<qint64>())
+            inForce = Decision{Operation::Status::Expired, QStringLiteral("server"),
+                               QStringLiteral("the time to decide ended before the approval"), decision.atMs};
+    }
+    if (inForce.outcome == Operation::Status::Approved) {
         auto approved = approveUnder(transaction, nonce, decision);
         if (!approved)
             return failure(approved.error());

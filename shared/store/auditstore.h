@@ -79,6 +79,11 @@ public:
     // marked timed out (nothing ran), each with its row in the chain; the nonces marked. Reads
     // first and writes only when there is something to mark.
     Result<QStringList> timeOutLapsedApprovals();
+    // One approved operation whose time to decide ended (seen, then approved, and its agent came
+    // back after) before its run was claimed: marked timed out, with its row in the chain, so that
+    // the same call asks again with a new card rather than joining this one until its seal. False
+    // when it is no longer approved and unclaimed (nothing changed).
+    Result<bool> timeOutApproval(const QString &nonce);
     // The decision, only when its row in the audit chain records it and a checkpoint signed with
     // this store's key covers that row; a decision that is not in the verified chain is an error
     // (a row written around the store), never a decision in force.

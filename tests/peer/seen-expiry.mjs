@@ -99,6 +99,38 @@ try {
         assert.ok(lived >= 4000 && lived < 9000, `the unseen card lived ${lived} ms (ttl 2 s, unseen limit 5 s)`);
     });
 
+    await check('an approval after the time to decide is stored as an expiry, from any process; one given in time whose agent comes back late times out, and the same call asks again with a new card', async () => {
+        const short = await startCountersign(binary, { config: { workspaceRoots: [ws], ttlSeconds: 2, cardUnseenLimitSeconds: 60, hookHoldSeconds: 1 }, tokenName: 'short' });
+        servers.push(short);
+        const q = rig(short);
+        const sql = (query) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', path.join(short.dataDir, 'countersign.db'), query]).toString().trim();
+        // Seen elsewhere, approved after its time: refused, recorded as expired (the gate would never run it).
+        const first = await q.ask('https://example.invalid/late');
+        assert.notEqual(first.answer.permissionDecision, 'allow', JSON.stringify(first.answer)); // still waiting
+        const late = await q.card();
+        await q.decide('seen', '--nonce', late.nonce, '--ttl-ms', '1000');
+        await sleep(1500);
+        await assert.rejects(q.decide('approve', '--nonce', late.nonce, '--wait-ms', '0'), 'approved after its time to decide');
+        assert.equal(sql(`SELECT status FROM operations WHERE nonce = '${late.nonce}'`), 'expired');
+        // Approved in time; its agent comes back after the time ended: timed out, and the next
+        // identical call raises a new card instead of joining the dead one until its seal.
+        const again = await q.ask('https://example.invalid/slow');
+        assert.notEqual(again.answer.permissionDecision, 'allow', JSON.stringify(again.answer));
+        const slow = await q.card();
+        await q.decide('seen', '--nonce', slow.nonce, '--ttl-ms', '1500');
+        assert.equal((await q.decide('approve', '--nonce', slow.nonce)).outcome, 'approved');
+        await sleep(2500);
+        const back = await q.ask('https://example.invalid/slow');
+        assert.equal(back.answer.permissionDecision, 'deny', JSON.stringify(back.answer));
+        assert.match(back.answer.permissionDecisionReason ?? '', /expired/i, JSON.stringify(back.answer));
+        assert.equal(sql(`SELECT status FROM operations WHERE nonce = '${slow.nonce}'`), 'timed-out');
+        const next = q.ask('https://example.invalid/slow');
+        const fresh = await waitFor('a new card', async () => (await q.decide('list')).find((c) => c.nonce !== slow.nonce), 10000);
+        assert.ok(fresh, 'the same call asks again with a new card');
+        await q.decide('decline', '--nonce', fresh.nonce, '--reason', 'done');
+        await next;
+    });
+
     await check('with cardUnseenLimitSeconds 0 the time counts from the card\'s making, seen or not', async () => {
         const old = await startCountersign(binary, { config: { workspaceRoots: [ws], ttlSeconds: 2, cardUnseenLimitSeconds: 0, hookHoldSeconds: 25 }, tokenName: 'old' });
         servers.push(old);

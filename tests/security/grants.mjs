@@ -2,7 +2,8 @@
 // "From now on" (issue 51), through Claude Code's HTTP hook with the real console: a grant made
 // from a card (the test host does what the card's dialog does: decides the card, then records the
 // grant in the audit chain) lets the next identical call run with no card, its audit row naming the
-// grant; a different line, another connection, an expired grant and a revoked one ask again; a deny
+// grant; a different line, another connection, another agent session (for a grant made for this
+// one), an expired grant and a revoked one ask again; a deny
 // grant refuses at once; an allow grant never lets through a plan that cannot be taken back; and
 // the grant is a chain event that `audit verify` checks, so one rewritten around the store decides
 // nothing and fails verify.
@@ -38,18 +39,19 @@ const decide = (verb, ...args) => run(decideBinary, [server.dataDir, verb, ...ar
 const verify = () => run(binary, ['audit', 'verify', '--data-dir', server.dataDir]).then(() => 0, (e) => e.code);
 
 let ids = 0;
-async function bash(command, token = server.token) {
+async function bash(command, token = server.token, session = `s-${ids + 1}`) {
+    ++ids;
     const res = await fetch(`${base}/hooks/claude-code`, {
         method: 'POST',
-        body: JSON.stringify({ session_id: `s-${++ids}`, transcript_path: '/tmp/t.jsonl', cwd: ws, permission_mode: 'default',
+        body: JSON.stringify({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: ws, permission_mode: 'default',
             hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: `toolu_${ids}` }),
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
     });
     return (await res.json()).hookSpecificOutput ?? {};
 }
 // The call asks: its card comes; returns the card (still pending) and the call's answer to come.
-async function asks(command, token) {
-    const answer = bash(command, token);
+async function asks(command, token, session) {
+    const answer = bash(command, token, session);
     const card = await waitFor(`a card for ${command}`, async () => (await decide('list')).find((c) => c.face.command === `$ ${command}`), 15000);
     return { card, answer };
 }
@@ -102,6 +104,18 @@ try {
         const late = await asks('npm install left-pad --save-dev');
         await decide('decline', '--nonce', late.card.nonce, '--reason', 'expired');
         assert.equal((await late.answer).permissionDecision, 'deny');
+    });
+    await check('a grant for this agent session: the same call in that session runs with no card; in another session it asks', async () => {
+        const { card, answer } = await asks('npm install is-number', server.token, 'session-granted');
+        const made = await decide('grant', '--nonce', card.nonce, '--scope', 'call', '--expires-ms', '3600000', '--session', 'card');
+        assert.match(made.rule, /in this agent session only \(session-granted\)/);
+        await answer;
+        const same = await bash('npm install is-number', server.token, 'session-granted');
+        assert.equal(same.permissionDecision, 'allow', JSON.stringify(same));
+        assert.match(lastRule(), new RegExp(`^grant ${made.grant} `));
+        const another = await asks('npm install is-number', server.token, 'another-session');
+        await decide('decline', '--nonce', another.card.nonce, '--reason', 'another session');
+        assert.equal((await another.answer).permissionDecision, 'deny');
     });
     await check('a deny grant refuses the same call at once, saying so', async () => {
         const denied = 'npm install event-stream';

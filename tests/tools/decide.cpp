@@ -6,7 +6,8 @@
 //                           [--wait-ms MS] [--by NAME] [--store LOCATION]
 //   countersign-test-decide DATA_DIR grant [--nonce N] [--verdict allow|deny] [--scope
 //   call|command|file|tool]
-//                           [--expires-ms MS]   (approves or declines the card, then grants as the card's
+//                           [--expires-ms MS] [--session card]
+//                                               (approves or declines the card, then grants as the card's
 //                                                "Allow / Deny from now on" does; MS 0: until revoked)
 //   countersign-test-decide DATA_DIR revoke-grant --id ID
 //   countersign-test-decide DATA_DIR seen [--nonce N] [--ttl-ms MS] [--by WHERE]
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
     QString verdict = QStringLiteral("allow"), scope = QStringLiteral("call"), grantId;
     qint64 expiresInMs = 3600 * 1000;
     qint64 ttlMs = 300'000;
+    bool sessionBound = false;
     QString store = QDir(dataDir).filePath(QStringLiteral("countersign.db"));
     int waitMs = 10000;
     for (qsizetype i = 0; i + 1 < args.size(); i += 2) {
@@ -73,6 +75,8 @@ int main(int argc, char **argv)
             expiresInMs = args[i + 1].toLongLong();
         else if (args[i] == QLatin1String("--id"))
             grantId = args[i + 1];
+        else if (args[i] == QLatin1String("--session") && args[i + 1] == QLatin1String("card"))
+            sessionBound = true;
         else if (args[i] == QLatin1String("--ttl-ms"))
             ttlMs = args[i + 1].toLongLong();
     }
@@ -170,6 +174,13 @@ int main(int argc, char **argv)
         }
         offer->by = by;
         offer->expiresMs = expiresInMs == 0 ? 0 : clock.nowMs() + expiresInMs;
+        if (sessionBound) { // "while this agent session lasts", as the window offers it
+            offer->session = card->agentSession();
+            if (offer->session.isEmpty()) {
+                std::fprintf(stderr, "the card's call names no agent session\n");
+                return 1;
+            }
+        }
         const auto decided = v == Verdict::Allow
                                  ? queue.approve(card->nonce, by, card->confirmationText())
                                  : queue.decline(card->nonce, by, QStringLiteral("denied from now on"));

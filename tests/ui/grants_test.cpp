@@ -8,6 +8,7 @@
 #include "grantspanel.h"
 #include "mainwindowfixture.h"
 
+#include <QComboBox>
 #include <QRadioButton>
 #include <QTableWidget>
 
@@ -50,6 +51,9 @@ private Q_SLOTS:
         QVERIFY(dialog()->findChild<QRadioButton *>(QStringLiteral("grantScope_tool")));
         auto *rule = dialog()->findChild<QLabel *>(QStringLiteral("grantRule"));
         QVERIFY(rule->text().contains(QLatin1String("\"scope\": \"call\"")));
+        // A call that came with no agent session (an MCP client's): "this agent session" is not offered.
+        auto *lasts = dialog()->findChild<QComboBox *>(QStringLiteral("grantLasts"));
+        QCOMPARE(lasts->findData(int(GrantDialog::Lasts::Session)), -1);
         dialog()->choose(1, GrantDialog::Lasts::Hour);
         QVERIFY(rule->text().contains(QLatin1String("\"scope\": \"tool\"")));
         QVERIFY(!decisionOf(op.nonce)); // nothing decided before the confirmation
@@ -86,6 +90,26 @@ private Q_SLOTS:
     }
 
     // One person's grant never stands for a team's two-person review.
+    // An agent's call that came with its session id: "while this agent session lasts" binds the
+    // grant to it, for at most a day, and its rule says so.
+    void agentSessionCard_offersAGrantForThatSession()
+    {
+        const Operation parked =
+            park(Risk::Medium, QStringLiteral("restart_service"), QStringLiteral("web-9"));
+        Operation op = parked;
+        op.clientInfo["session"] = "session-42";
+        GrantDialog dialog(Grant::offersFor(op, Verdict::Allow), m_clock, op.agentSession());
+        dialog.choose(0, GrantDialog::Lasts::Session);
+        const Grant chosen = dialog.chosen();
+        QCOMPARE(chosen.session, QStringLiteral("session-42"));
+        QCOMPARE(chosen.expiresMs, m_clock.nowMs() + GrantDialog::kSessionGrantMs);
+        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("grantRule"))
+                    ->text()
+                    .contains(QLatin1String("session-42")));
+        dialog.choose(0, GrantDialog::Lasts::Hour);
+        QVERIFY(dialog.chosen().session.isEmpty());
+    }
+
     void cardThatNeedsTwoPeople_offersNoAllow()
     {
         Review review;

@@ -79,6 +79,30 @@ private Q_SLOTS:
         QVERIFY(!covers(blank, empty)); // an empty digest covers nothing
     }
 
+    // "While this agent session lasts": only the calls its hook sends with that session id; the
+    // card's session is recorded with its call (clientInfo.session), and a grant with none covers
+    // any session. The session is said in its words and kept in its JSON only when it has one (a
+    // grant signed before sessions reads back as it was).
+    void sessionGrant_coversThatAgentSessionOnly()
+    {
+        Operation op = shell(QStringLiteral("npm run lint"));
+        op.clientInfo = {{"name", "claude-code (hook)"}, {"session", "abc-123"}};
+        QCOMPARE(op.agentSession(), QStringLiteral("abc-123"));
+        Grant g = *offer(op, Grant::Scope::Call);
+        QVERIFY(g.session.isEmpty()); // offered for any session; the dialog binds it
+        QVERIFY(!g.toJson().contains("session"));
+        QVERIFY(g.covers(op.tool, op.principal, op.arguments, op.argsDigest, QStringLiteral("other")));
+        g.session = op.agentSession();
+        QVERIFY(g.covers(op.tool, op.principal, op.arguments, op.argsDigest, QStringLiteral("abc-123")));
+        QVERIFY(!g.covers(op.tool, op.principal, op.arguments, op.argsDigest, QStringLiteral("other")));
+        QVERIFY(!g.covers(op.tool, op.principal, op.arguments, op.argsDigest, QString())); // an MCP call
+        QVERIFY(g.describe().contains(QLatin1String("in this agent session only (abc-123)")));
+        g.id = QStringLiteral("0123456789abcdef");
+        const auto back = Grant::fromJson(g.toJson());
+        QVERIFY(back.ok());
+        QCOMPARE(back.value().session, QStringLiteral("abc-123"));
+    }
+
     void command_coversFurtherArgumentsInTheSameFolderOnly()
     {
         const Grant g = *offer(shell(QStringLiteral("npm run lint")), Grant::Scope::Command);
