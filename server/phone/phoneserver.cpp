@@ -536,6 +536,22 @@ void PhoneServer::openStream(const QString &device, const HttpRequest &request,
     m_streams.append(Stream{device, request.connection, std::move(respond)});
 }
 
+void PhoneServer::setSightings(CardSightings *sightings)
+{
+    if (m_sightings)
+        disconnect(m_sightings, nullptr, this, nullptr);
+    m_sightings = sightings;
+    if (!sightings)
+        return;
+    connect(sightings, &CardSightings::unseen, this, [this](const Operation &op) {
+        // The nonce only (hex): the page reads the card itself with its signed request.
+        const QByteArray event = "event: unseen\ndata: " + op.nonce.toLatin1().toHex().left(128) + "\n\n";
+        m_streams.removeIf([](const Stream &s) { return !s.connection; });
+        for (Stream &s : m_streams)
+            s.respond(HttpResponse{200, {}, event, false, HttpResponse::Stream::More});
+    });
+}
+
 void PhoneServer::announce()
 {
     const QByteArray event = "event: cards\ndata: " + QByteArray::number(m_queue.pending().size()) + "\n\n";

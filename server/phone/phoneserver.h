@@ -74,7 +74,9 @@ public:
     void setCardMinimumMs(qint64 ms) { m_cardMinimumMs = ms; }
     // Where a card the page shows while it is visible ("visible": true in /api/cards) is noted as
     // seen on this phone.
-    void setSightings(CardSightings *sightings) { m_sightings = sightings; }
+    // Where the page's visibility marks cards seen; and a card nobody has seen after
+    // cardUnseenSeconds is told to every paired page again ("unseen": the escalation to the phone).
+    void setSightings(CardSightings *sightings);
     // The live "from now on" grants, listed on the phone (/api/grants) and revocable there
     // (/api/grants/revoke, by "phone:<name>"); unset: the phone lists none.
     void setGrants(Grants *grants) { m_grants = grants; }

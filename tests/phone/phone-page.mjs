@@ -8,6 +8,8 @@
 //   - An agent's delete_path (MCP, 2026-07-28) raises a card; the page shows it (server-sent
 //     events), the phone approves it, and the call runs once. Another is declined from the page
 //     with a reason, which reaches the agent.
+//   - A card nobody looks at (the window on another tab, the page hidden) is told to the phone again
+//     after cardUnseenSeconds and marked on the page; shown, it is seen, and declined there.
 //   - The page's own origin cannot reach /mcp on the phone listener; a browser that never paired
 //     sees no card. (A phone revoked mid-session, replays and forged decisions: phoneserver_test.)
 // COUNTERSIGN_SHOTS=DIR: the page on a phone-sized viewport, and the pairing dialog, as PNGs there.
@@ -52,7 +54,7 @@ const phonePort = await new Promise((resolve, reject) => {
 const display = await startDisplay({ log });
 const con = await startConsole(binary, {
     display: display.display, decideBinary, log, root: work,
-    config: { workspaceRoots: [ws], cardMinimumSeconds: 0, phone: `127.0.0.2:${phonePort}` },
+    config: { workspaceRoots: [ws], cardMinimumSeconds: 0, cardUnseenSeconds: 3, phone: `127.0.0.2:${phonePort}` },
 });
 const server = { url: con.url, token: con.token };
 const x = (...args) => run('xdotool', args, { env: { ...process.env, DISPLAY: display.display }, timeout: 15000 });
@@ -195,6 +197,39 @@ try {
         const revoked = execFileSync('sqlite3', [path.join(con.dataDir, 'countersign.db'),
             `SELECT detail FROM audit_log WHERE event = 'grant-revoked' AND nonce = 'grant:${made.grant}'`]).toString();
         assert.match(revoked, /"by":"phone:pixel"/, revoked);
+    });
+
+    await check('a card nobody looks at is told to the phone again after cardUnseenSeconds, and marked on the page', async () => {
+        // The window shows Settings (the card is not on screen there) and the phone is in a pocket
+        // (its page hidden: what a browser says of a page behind the lock screen).
+        await x('key', '--clearmodifiers', 'alt+5');
+        const visibility = (state) => evaluate(phone, `(() => { Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${state}' });
+            document.dispatchEvent(new Event('visibilitychange')); })()`);
+        await visibility('hidden');
+        writeFileSync(path.join(ws, 'unseen.txt'), 'u\n');
+        const first = await callTool(server, 'delete_path', { path: path.join(ws, 'unseen.txt') });
+        const state = first.result.requestState;
+        const card = `[...document.querySelectorAll('#list .card')].find((c) => c.querySelector('.title').textContent.includes('unseen.txt'))`;
+        await waitFor('the card on the phone', () => evaluate(phone, `!!${card}`), 15000);
+        assert.equal(await evaluate(phone, `${card}.querySelector('.unseen').hidden`), true, 'not said unseen at once');
+        const madeAt = Date.now();
+        await waitFor('told again, unseen', () => evaluate(phone, `!${card}.querySelector('.unseen').hidden`), 15000);
+        const after = Date.now() - madeAt;
+        assert.ok(after >= 1500, `told ${after} ms after the card came (cardUnseenSeconds 3)`);
+        assert.equal(await evaluate(phone, `document.title`), 'Waiting unseen · Countersign');
+        const nonce = await evaluate(phone, `${card}.dataset.nonce`);
+        const seenRows = () => execFileSync('sqlite3', [path.join(con.dataDir, 'countersign.db'),
+            `SELECT count(*) FROM audit_log WHERE event = 'card-seen' AND nonce = '${nonce}'`]).toString().trim();
+        assert.equal(seenRows(), '0');
+        // Taken out of the pocket: seen now, and declined there.
+        await visibility('visible');
+        await waitFor('seen on the phone', () => seenRows() === '1', 10000);
+        await evaluate(phone, `(() => { const c = ${card}; c.querySelector('.reason').value = 'not now'; c.querySelector('.decline').click(); })()`);
+        await waitFor('declined', () => evaluate(phone, `!${card}`), 10000);
+        assert.equal(await evaluate(phone, `document.title`), 'Countersign');
+        const answer = await callTool(server, 'delete_path', { path: path.join(ws, 'unseen.txt') }, { requestState: state });
+        assert.match(textOf(answer), /Declined by phone:pixel: not now/, JSON.stringify(answer));
+        await x('key', '--clearmodifiers', 'alt+1');
     });
 
     await check('headless, countersign phone list shows the phone and phone revoke ID refuses its next request', async () => {

@@ -171,6 +171,7 @@ function render(cards) {
         arm(li);
     }
     $('none').hidden = cards.length > 0;
+    document.title = document.querySelector('#list .unseen:not([hidden])') ? 'Waiting unseen · Countersign' : 'Countersign';
     tick();
 }
 function tick() {
@@ -228,6 +229,19 @@ function announce(card) {
     if ('Notification' in window && Notification.permission === 'granted')
         new Notification('Countersign: a card is waiting', { body: card.face.headline, tag: card.nonce });
 }
+// The desktop says a card has waited unseen (cardUnseenSeconds, the window not looked at and no
+// page showing it): said again here, louder, and marked on the card until it goes.
+async function remind(hexNonce) {
+    const nonce = (hexNonce.match(/../g) ?? []).map((h) => String.fromCharCode(parseInt(h, 16))).join('');
+    await refresh();
+    const li = [...document.querySelectorAll('#list .card')].find((c) => c.dataset.nonce === nonce);
+    if (!li) return;
+    li.querySelector('.unseen').hidden = false;
+    document.title = 'Waiting unseen · Countersign';
+    navigator.vibrate?.([400, 200, 400, 200, 400]);
+    if ('Notification' in window && Notification.permission === 'granted')
+        new Notification('Countersign: a card waits unseen', { body: li.querySelector('.title').textContent, tag: `${nonce}-unseen`, renotify: true });
+}
 let events = null;
 async function listen() {
     events?.close();
@@ -236,6 +250,7 @@ async function listen() {
         const q = new URLSearchParams({ device: device.id, challenge: s.challenge, signature: s.signature });
         events = new EventSource(`/api/events?${q}`);
         events.addEventListener('cards', refresh);
+        events.addEventListener('unseen', (e) => remind(e.data));
         events.addEventListener('revoked', () => { events.close(); unpaired('This phone was revoked on the desktop.'); });
         events.onerror = () => { events.close(); setTimeout(listen, 3000); };
     } catch (e) {

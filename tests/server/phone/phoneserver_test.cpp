@@ -381,6 +381,33 @@ private Q_SLOTS:
         m_server->setSightings(nullptr);
     }
 
+    // Escalation to the phone (issue 51): a card nobody has seen cardUnseenSeconds after it came is
+    // told to every paired page again, its nonce alone ("unseen"); a seen card never is.
+    void unseenCard_isToldToThePhoneAgain()
+    {
+        CardSightings sightings(*m_queue, *m_store, m_clock);
+        sightings.setUnseenAfterMs(5'000);
+        m_server->setSightings(&sightings);
+        TestKey key;
+        const QString device = paired(key, QStringLiteral("pixel"));
+        QNetworkReply *stream = openEvents(key, device);
+        QByteArray heard;
+        connect(stream, &QNetworkReply::readyRead, this, [&] { heard += stream->readAll(); });
+        QTRY_VERIFY(heard.contains("event: cards"));
+        const Operation seenOne = card(Risk::Low);
+        QVERIFY(sightings.markSeen(seenOne.nonce, QStringLiteral("window")).ok());
+        const Operation op = card(Risk::Low);
+        QTest::qWait(1'200);
+        QVERIFY(!heard.contains("event: unseen")); // not yet: 5 s
+        m_clock.advance(6'000);
+        QTRY_VERIFY(heard.contains("event: unseen\ndata: " + op.nonce.toLatin1().toHex() + "\n\n"));
+        QVERIFY(!heard.contains(seenOne.nonce.toLatin1().toHex()));
+        QCOMPARE(heard.count("event: unseen"), 1);
+        stream->abort();
+        stream->deleteLater();
+        m_server->setSightings(nullptr);
+    }
+
     // From now on, on the phone (issue 51): the live grants are listed and revocable there.
     void grants_areListed_andRevokedByThePhone()
     {
