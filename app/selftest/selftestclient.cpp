@@ -1,5 +1,7 @@
 #include "selftestclient.h"
 
+#include "hookclients.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QSaveFile>
@@ -274,21 +276,20 @@ Status prepareCline(SelftestClient::Launch &launch, const QDir &home, const QStr
 
 std::optional<SelftestClient> SelftestClient::of(const QString &client)
 {
-    static const QList<SelftestClient> all = {
-        {QStringLiteral("claude-code"), QStringLiteral("Bash"), true, {}},
-        {QStringLiteral("codex"), QStringLiteral("exec_command"), false, {}},
-        {QStringLiteral("gemini"), QStringLiteral("run_shell_command"), true, {}},
-        {QStringLiteral("qwen"), QStringLiteral("run_shell_command"), true, {}},
-        {QStringLiteral("copilot"), QStringLiteral("bash"), true, {}},
-        {QStringLiteral("opencode"), QStringLiteral("bash"), true, {}},
-        {QStringLiteral("pi"), QStringLiteral("bash"), false, {}},
-        {QStringLiteral("cline"), QStringLiteral("run_commands"), true,
-         QStringLiteral(".cline/data/logs/cline.log")},
-    };
-    for (const SelftestClient &c : all)
-        if (c.client == client)
-            return c;
-    return std::nullopt;
+    // The shell tool from the one list of agents (hookclients.h); what is the self-test's own here.
+    const auto named = hookClientNamed(client.toStdString());
+    if (!named)
+        return std::nullopt;
+    const HookClientSpec &spec = hookClientSpec(*named);
+    SelftestClient c;
+    c.client = client;
+    c.shellTool = QString::fromUtf8(spec.shellTool.data(), qsizetype(spec.shellTool.size()));
+    // Countersign's MCP tools too: every agent whose MCP entry setup writes, but Codex, which the
+    // self-test drives through its shell alone.
+    c.mcp = !spec.mcpFile.empty() && *named != HookClient::Codex;
+    if (*named == HookClient::Cline)
+        c.stopLog = QStringLiteral(".cline/data/logs/cline.log");
+    return c;
 }
 
 json SelftestClient::shellArgs(const QString &command, const Sandbox &) const

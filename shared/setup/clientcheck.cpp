@@ -26,31 +26,18 @@ namespace {
 
 using json = nlohmann::json;
 
-struct Program final
+// The client's program, as the one list of agents describes it (hookclients.h); null for a name
+// not in it.
+const HookClientSpec *programOf(const QString &client)
 {
-    const char *client;
-    const char *name;   // on PATH
-    const char *oldest; // the first version whose hooks block on failure (empty: any)
-    const char *tested; // the version the tests run
-};
+    const auto named = hookClientNamed(client.toStdString());
+    return named ? &hookClientSpec(*named) : nullptr;
+}
 
-constexpr Program kPrograms[] = {
-    {"claude-code", "claude", "2.1.295", "2.1.328"},
-    {"codex", "codex", "", "0.169.0"},
-    {"gemini", "gemini", "", "0.61.0"},
-    {"qwen", "qwen", "", "0.24.4"},
-    {"copilot", "copilot", "1.0.21", "1.0.102"},
-    {"opencode", "opencode", "", "1.18.33"},
-    {"pi", "pi", "", "0.73.1"},
-    {"cline", "cline", "", "3.0.65"},
-};
-
-const Program *programOf(const QString &client)
+// A field of that list, as Qt text.
+QString text(std::string_view view)
 {
-    for (const Program &p : kPrograms)
-        if (client == QLatin1String(p.client))
-            return &p;
-    return nullptr;
+    return QString::fromUtf8(view.data(), qsizetype(view.size()));
 }
 
 QProcessEnvironment environmentFor(const HookInstaller::Place &place)
@@ -210,8 +197,8 @@ std::optional<QStringList> geminiTrustedFolders(const HookInstaller::Place &plac
 
 QString ClientCheck::programPath(const QString &client)
 {
-    const Program *program = programOf(client);
-    return program ? QStandardPaths::findExecutable(QLatin1String(program->name)) : QString();
+    const HookClientSpec *program = programOf(client);
+    return program ? QStandardPaths::findExecutable(text(program->program)) : QString();
 }
 
 QString ClientCheck::verdictWord(Verdict verdict)
@@ -233,7 +220,7 @@ ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &p
 {
     ClientCheck c;
     c.client = client;
-    const Program *program = programOf(client);
+    const HookClientSpec *program = programOf(client);
     const QString title = HookInstaller::displayName(client);
     if (program) {
         c.program = programPath(client);
@@ -272,9 +259,9 @@ ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &p
         return c;
     };
     if (c.program.isEmpty())
-        return verdict(
-            Verdict::NotInstalled,
-            program ? QStringLiteral("no `%1` on PATH").arg(QLatin1String(program->name)) : QString(), {});
+        return verdict(Verdict::NotInstalled,
+                       program ? QStringLiteral("no `%1` on PATH").arg(text(program->program)) : QString(),
+                       {});
     if (!state.installed)
         return verdict(Verdict::FailsOpen,
                        QStringLiteral("no Countersign %1: %2's own shell and edit tools run unasked")
@@ -284,21 +271,21 @@ ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &p
         return verdict(Verdict::FailsOpen, off + QStringLiteral(": %1's own tools run unasked").arg(title),
                        QStringLiteral("take that setting out"));
     const QVersionNumber have = QVersionNumber::fromString(c.version);
-    if (program && *program->oldest) {
-        const QVersionNumber oldest = QVersionNumber::fromString(QLatin1String(program->oldest));
+    if (program && !program->oldestVersion.empty()) {
+        const QVersionNumber oldest = QVersionNumber::fromString(text(program->oldestVersion));
         if (c.version.isEmpty())
             return verdict(
                 Verdict::NeedsStep,
                 QStringLiteral("`%1 --version` said no version: %2 before %3 lets a call through when "
                                "its hook fails")
-                    .arg(c.program, title, QLatin1String(program->oldest)),
-                QStringLiteral("check that %1 is %2 or later").arg(title, QLatin1String(program->oldest)));
+                    .arg(c.program, title, text(program->oldestVersion)),
+                QStringLiteral("check that %1 is %2 or later").arg(title, text(program->oldestVersion)));
         if (have < oldest)
             return verdict(
                 Verdict::FailsOpen,
                 QStringLiteral("%1 %2 lets a call through when its hook fails (the console down); %3 "
                                "and later block it")
-                    .arg(title, c.version, QLatin1String(program->oldest)),
+                    .arg(title, c.version, text(program->oldestVersion)),
                 QStringLiteral("update %1").arg(title));
     }
     if (client == QLatin1String("codex")) {
@@ -352,9 +339,9 @@ ClientCheck ClientCheck::of(const QString &client, const HookInstaller::Place &p
             Verdict::NeedsStep,
             QStringLiteral("no Countersign MCP server in %1: its gated tools are not there").arg(mcpPath),
             QStringLiteral("countersign setup %1").arg(client));
-    if (program && !c.version.isEmpty() && have < QVersionNumber::fromString(QLatin1String(program->tested)))
+    if (program && !c.version.isEmpty() && have < QVersionNumber::fromString(text(program->testedVersion)))
         c.found << QStringLiteral("tested with %1 %2; this is %3")
-                       .arg(title, QLatin1String(program->tested), c.version);
+                       .arg(title, text(program->testedVersion), c.version);
     if (plugin)
         c.found << QStringLiteral("%1 loads it when it starts: restart a running one").arg(title);
     return verdict(Verdict::Ready, {}, {});

@@ -6,11 +6,17 @@
 
 namespace Countersign {
 
-// The agents whose own tools reach Countersign through their hooks, in one list read by everything
-// that names them: the hook formats and payloads (server/hooks, and the countersign-hook shim, which
-// links no Qt, so this header uses none), the installer (HookSetup, HookInstaller), the command line
-// and the Connections tab. docs/client-hooks.md has each one's format as its source shows it.
+// The agents whose own tools reach Countersign through their hooks, described once, in one list read
+// by everything that names them: the hook formats and payloads (server/hooks, and the
+// countersign-hook shim, which links no Qt, so this header uses none), the installer (HookSetup,
+// HookInstaller), the MCP entries setup writes (McpEntries), doctor's program and version checks
+// (ClientCheck), the self-test's agents (SelftestClient), the command line and the Connections tab.
+// docs/client-hooks.md has each one's format as its source shows it.
 enum class HookClient { ClaudeCode, Codex, Gemini, Qwen, Copilot, OpenCode, Pi, Cline };
+
+// The shape of a client's MCP entry (McpEntries writes each): the JSON ones by whose format they
+// follow (Qwen Code's is Gemini CLI's), and Codex's TOML.
+enum class McpForm { None, Claude, Gemini, Copilot, OpenCode, Cline, CodexToml };
 
 struct HookClientSpec final
 {
@@ -42,53 +48,189 @@ struct HookClientSpec final
     // A plugin client's second file, under the home folder, with the same text (Cline: its hook
     // after a tool ran is a file of its own); empty for the others.
     std::string_view secondFile = {};
+    // The program on PATH (`countersign doctor` and setup look for it), the first version whose
+    // hooks block a call when they fail (empty: any), and the version the tests run.
+    std::string_view program = {};
+    std::string_view oldestVersion = {};
+    std::string_view testedVersion = {};
+    // Where `countersign setup` writes its MCP entry, under the home folder (empty: none), and in
+    // which client's shape (McpEntries).
+    std::string_view mcpFile = {};
+    McpForm mcpForm = McpForm::None;
+    // The agent's own shell tool, as its model calls it (the self-test's scripted model does).
+    std::string_view shellTool = {};
 };
 
 inline constexpr std::array<HookClientSpec, 8> kHookClients{{
-    {HookClient::ClaudeCode, "claude-code", "Claude Code", ".claude/settings.json", "PreToolUse", "",
-     "PostToolUse", "PostToolUseFailure",
-     "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$", true, false, false,
-     "Claude Code 2.1.295 or later blocks a call when the hook fails (onFailure); an older one lets it "
-     "through."},
-    {HookClient::Codex, "codex", "Codex", ".codex/hooks.json", "PreToolUse", "PermissionRequest",
-     "PostToolUse", "", "^(Bash|apply_patch|mcp__.*)$", false, false, false,
-     "Codex runs a hook only once you trust its hash: start codex and trust the Countersign hooks under "
-     "/hooks (\"Trust all and continue\"); codex exec needs them trusted too, or "
-     "--dangerously-bypass-hook-trust."},
+    {.client = HookClient::ClaudeCode,
+     .name = "claude-code",
+     .title = "Claude Code",
+     .settingsFile = ".claude/settings.json",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "",
+     .postEvent = "PostToolUse",
+     .failureEvent = "PostToolUseFailure",
+     .matcher = "^(Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Glob|Grep|LS|mcp__.*)$",
+     .httpHook = true,
+     .pluginFile = false,
+     .timeoutInMs = false,
+     .afterwards = "Claude Code 2.1.295 or later blocks a call when the hook fails (onFailure); an older one "
+                   "lets it through.",
+     .program = "claude",
+     .oldestVersion = "2.1.295",
+     .testedVersion = "2.1.328",
+     .mcpFile = ".claude.json",
+     .mcpForm = McpForm::Claude,
+     .shellTool = "Bash"},
+    {.client = HookClient::Codex,
+     .name = "codex",
+     .title = "Codex",
+     .settingsFile = ".codex/hooks.json",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "PermissionRequest",
+     .postEvent = "PostToolUse",
+     .failureEvent = "",
+     .matcher = "^(Bash|apply_patch|mcp__.*)$",
+     .httpHook = false,
+     .pluginFile = false,
+     .timeoutInMs = false,
+     .afterwards =
+         "Codex runs a hook only once you trust its hash: start codex and trust the Countersign hooks "
+         "under /hooks (\"Trust all and continue\"); codex exec needs them trusted too, or "
+         "--dangerously-bypass-hook-trust.",
+     .program = "codex",
+     .testedVersion = "0.169.0",
+     .mcpFile = ".codex/config.toml", // under $CODEX_HOME (as config.toml) when it is set
+     .mcpForm = McpForm::CodexToml,
+     .shellTool = "exec_command"},
     // The read tools too: a read of a secret asks, as cat's does.
-    {HookClient::Gemini, "gemini", "Gemini CLI", ".gemini/settings.json", "BeforeTool", "", "AfterTool", "",
-     "^(run_shell_command|write_file|replace|read_file|read_many_files|list_directory|glob|"
-     "search_file_content|grep_search)$",
-     false, false, true, "Gemini CLI runs settings hooks only in trusted folders."},
-    {HookClient::Qwen, "qwen", "Qwen Code", ".qwen/settings.json", "PreToolUse", "PermissionRequest",
-     "PostToolUse", "PostToolUseFailure",
-     "^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|read_file|read_many_files|"
-     "list_directory|glob|grep_search|search_file_content|mcp__.*)$",
-     false, false, false, "Qwen Code runs project hooks only in trusted folders; these are user-level."},
+    {.client = HookClient::Gemini,
+     .name = "gemini",
+     .title = "Gemini CLI",
+     .settingsFile = ".gemini/settings.json",
+     .preEvent = "BeforeTool",
+     .permissionEvent = "",
+     .postEvent = "AfterTool",
+     .failureEvent = "",
+     .matcher = "^(run_shell_command|write_file|replace|read_file|read_many_files|list_directory|glob|"
+                "search_file_content|grep_search)$",
+     .httpHook = false,
+     .pluginFile = false,
+     .timeoutInMs = true,
+     .afterwards = "Gemini CLI runs settings hooks only in trusted folders.",
+     .program = "gemini",
+     .testedVersion = "0.61.0",
+     .mcpFile = ".gemini/settings.json",
+     .mcpForm = McpForm::Gemini,
+     .shellTool = "run_shell_command"},
+    {.client = HookClient::Qwen,
+     .name = "qwen",
+     .title = "Qwen Code",
+     .settingsFile = ".qwen/settings.json",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "PermissionRequest",
+     .postEvent = "PostToolUse",
+     .failureEvent = "PostToolUseFailure",
+     .matcher = "^(run_shell_command|write_file|edit|replace|Bash|Write|Edit|read_file|read_many_files|"
+                "list_directory|glob|grep_search|search_file_content|mcp__.*)$",
+     .httpHook = false,
+     .pluginFile = false,
+     .timeoutInMs = false,
+     .afterwards = "Qwen Code runs project hooks only in trusted folders; these are user-level.",
+     .program = "qwen",
+     .testedVersion = "0.24.4",
+     .mcpFile = ".qwen/settings.json",
+     .mcpForm = McpForm::Gemini,
+     .shellTool = "run_shell_command"},
     // Its hooks under the Claude Code names take Claude Code's payloads and answers (Copilot CLI
     // 1.0.21 and later), with Copilot's own argument names (path, file_text, old_str, new_str): the
     // payload parser renames them. Its own file, so that nothing else in the folder can void it.
-    {HookClient::Copilot, "copilot", "Copilot CLI", ".copilot/hooks/countersign.json", "PreToolUse", "",
-     "PostToolUse", "", "^(Bash|Read|Write|Edit|Grep|Glob|grep|glob|rg)$", false, false, false,
-     "Copilot CLI 1.0.21 or later; in copilot -p, a tool the hook allows runs without --allow-all-tools."},
+    {.client = HookClient::Copilot,
+     .name = "copilot",
+     .title = "Copilot CLI",
+     .settingsFile = ".copilot/hooks/countersign.json",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "",
+     .postEvent = "PostToolUse",
+     .failureEvent = "",
+     .matcher = "^(Bash|Read|Write|Edit|Grep|Glob|grep|glob|rg)$",
+     .httpHook = false,
+     .pluginFile = false,
+     .timeoutInMs = false,
+     .afterwards = "Copilot CLI 1.0.21 or later; in copilot -p, a tool the hook allows runs without "
+                   "--allow-all-tools.",
+     .program = "copilot",
+     .oldestVersion = "1.0.21",
+     .testedVersion = "1.0.102",
+     .mcpFile = ".copilot/mcp-config.json",
+     .mcpForm = McpForm::Copilot,
+     .shellTool = "bash"},
     // No hook commands: a plugin of Countersign's own in its global plugin folder runs the shim
     // with Claude Code's payload (opencode's argument names renamed) and throws to stop a tool.
-    {HookClient::OpenCode, "opencode", "opencode", ".config/opencode/plugin/countersign.js", "PreToolUse", "",
-     "PostToolUse", "", "^(bash|edit|multiedit|write|read|glob|grep|list|patch)$", false, true, false,
-     "opencode loads plugins when it starts: restart it. Its MCP tools and the tools the plugin does not "
-     "know (webfetch, task) are not asked about."},
+    {.client = HookClient::OpenCode,
+     .name = "opencode",
+     .title = "opencode",
+     .settingsFile = ".config/opencode/plugin/countersign.js",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "",
+     .postEvent = "PostToolUse",
+     .failureEvent = "",
+     .matcher = "^(bash|edit|multiedit|write|read|glob|grep|list|patch)$",
+     .httpHook = false,
+     .pluginFile = true,
+     .timeoutInMs = false,
+     .afterwards =
+         "opencode loads plugins when it starts: restart it. Its MCP tools and the tools the plugin "
+         "does not know (webfetch, task) are not asked about.",
+     .program = "opencode",
+     .testedVersion = "1.18.33",
+     .mcpFile = ".config/opencode/opencode.json",
+     .mcpForm = McpForm::OpenCode,
+     .shellTool = "bash"},
     // No hook commands either: an extension of Countersign's own in its global extensions folder.
-    {HookClient::Pi, "pi", "pi", ".pi/agent/extensions/countersign.js", "PreToolUse", "", "PostToolUse", "",
-     "^(bash|read|write|edit|grep|find|ls)$", false, true, false,
-     "pi loads extensions when it starts: restart it. Tools of other extensions are not asked about."},
+    {.client = HookClient::Pi,
+     .name = "pi",
+     .title = "pi",
+     .settingsFile = ".pi/agent/extensions/countersign.js",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "",
+     .postEvent = "PostToolUse",
+     .failureEvent = "",
+     .matcher = "^(bash|read|write|edit|grep|find|ls)$",
+     .httpHook = false,
+     .pluginFile = true,
+     .timeoutInMs = false,
+     .afterwards = "pi loads extensions when it starts: restart it. Tools of other extensions are not asked "
+                   "about.",
+     .program = "pi",
+     .testedVersion = "0.73.1",
+     .shellTool = "bash"},
     // A hook file named after its event in ~/.cline/hooks, a shell script of Countersign's that
     // runs the shim, which reads Cline's own payload (ClinePayload) and answers {"cancel": ...}.
     // A cancel stops Cline's whole run, not one tool; its fixed 120 s timeout lets the tool run.
-    {HookClient::Cline, "cline", "Cline CLI", ".cline/hooks/PreToolUse", "PreToolUse", "", "PostToolUse", "",
-     "^(run_commands|editor|read_files|search_codebase|apply_patch)$", false, true, false,
-     "Cline CLI 3.0.65 runs the hook before each tool. A declined or still-waiting call stops its whole "
-     "run (Cline has no way to refuse one tool): run the task again once the card is decided.",
-     120, ".cline/hooks/PostToolUse"},
+    {.client = HookClient::Cline,
+     .name = "cline",
+     .title = "Cline CLI",
+     .settingsFile = ".cline/hooks/PreToolUse",
+     .preEvent = "PreToolUse",
+     .permissionEvent = "",
+     .postEvent = "PostToolUse",
+     .failureEvent = "",
+     .matcher = "^(run_commands|editor|read_files|search_codebase|apply_patch)$",
+     .httpHook = false,
+     .pluginFile = true,
+     .timeoutInMs = false,
+     .afterwards =
+         "Cline CLI 3.0.65 runs the hook before each tool. A declined or still-waiting call stops its "
+         "whole run (Cline has no way to refuse one tool): run the task again once the card is "
+         "decided.",
+     .fixedTimeoutSeconds = 120,
+     .secondFile = ".cline/hooks/PostToolUse",
+     .program = "cline",
+     .testedVersion = "3.0.65",
+     .mcpFile = ".cline/data/settings/cline_mcp_settings.json",
+     .mcpForm = McpForm::Cline,
+     .shellTool = "run_commands"},
 }};
 
 constexpr const HookClientSpec &hookClientSpec(HookClient client)

@@ -1,8 +1,11 @@
 #include "mcpentries.h"
 
+#include "hookclients.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 namespace Countersign::McpEntries {
@@ -27,6 +30,13 @@ struct JsonForm final
 std::string bearer(const Entry &e)
 {
     return "Bearer " + e.token.toStdString();
+}
+
+// The client's shape of MCP entry, as the one list of agents gives it (hookclients.h).
+McpForm formOf(const QString &client)
+{
+    const auto named = hookClientNamed(client.toStdString());
+    return named ? hookClientSpec(*named).mcpForm : McpForm::None;
 }
 
 const JsonForm *jsonForm(const QString &client)
@@ -60,16 +70,21 @@ const JsonForm *jsonForm(const QString &client)
                                                      {"url", e.url.toStdString()},
                                                      {"headers", {{"Authorization", bearer(e)}}}}}};
                                 }};
-    if (client == QLatin1String("claude-code"))
+    switch (formOf(client)) {
+    case McpForm::Claude:
         return &claude;
-    if (client == QLatin1String("cline"))
+    case McpForm::Cline:
         return &cline;
-    if (client == QLatin1String("gemini") || client == QLatin1String("qwen"))
+    case McpForm::Gemini:
         return &gemini;
-    if (client == QLatin1String("copilot"))
+    case McpForm::Copilot:
         return &copilot;
-    if (client == QLatin1String("opencode"))
+    case McpForm::OpenCode:
         return &opencode;
+    case McpForm::CodexToml:
+    case McpForm::None:
+        break;
+    }
     return nullptr;
 }
 
@@ -206,29 +221,20 @@ QByteArray codexWithout(const QList<TomlLine> &lines, bool *removed)
 
 QString configPath(const QString &client, const QString &home, const QString &codexHome)
 {
-    const QDir h(home);
-    if (client == QLatin1String("claude-code"))
-        return h.filePath(QStringLiteral(".claude.json"));
-    if (client == QLatin1String("codex"))
-        return QDir(codexHome.isEmpty() ? h.filePath(QStringLiteral(".codex")) : codexHome)
-            .filePath(QStringLiteral("config.toml"));
-    if (client == QLatin1String("gemini"))
-        return h.filePath(QStringLiteral(".gemini/settings.json"));
-    if (client == QLatin1String("qwen"))
-        return h.filePath(QStringLiteral(".qwen/settings.json"));
-    if (client == QLatin1String("copilot"))
-        return h.filePath(QStringLiteral(".copilot/mcp-config.json"));
-    if (client == QLatin1String("opencode"))
-        return h.filePath(QStringLiteral(".config/opencode/opencode.json"));
-    if (client == QLatin1String("cline"))
-        return h.filePath(QStringLiteral(".cline/data/settings/cline_mcp_settings.json"));
-    return {};
+    const auto named = hookClientNamed(client.toStdString());
+    if (!named || hookClientSpec(*named).mcpFile.empty())
+        return {};
+    const std::string_view file = hookClientSpec(*named).mcpFile;
+    const QString relative = QString::fromUtf8(file.data(), qsizetype(file.size()));
+    if (formOf(client) == McpForm::CodexToml && !codexHome.isEmpty()) // $CODEX_HOME/config.toml
+        return QDir(codexHome).filePath(QFileInfo(relative).fileName());
+    return QDir(home).filePath(relative);
 }
 
 Result<QByteArray> install(const QString &client, const QByteArray &current, const Entry &entry,
                            bool unmarkedToo)
 {
-    if (client == QLatin1String("codex")) {
+    if (formOf(client) == McpForm::CodexToml) {
         const QList<TomlLine> lines = codexLines(current, unmarkedToo);
         if (const QString conflict = codexConflict(lines); !conflict.isEmpty())
             return failure(QStringLiteral("%1, not written by setup: take it out first; nothing was changed")
@@ -257,7 +263,7 @@ Result<QByteArray> install(const QString &client, const QByteArray &current, con
 
 Result<QByteArray> remove(const QString &client, const QByteArray &current, bool unmarkedToo)
 {
-    if (client == QLatin1String("codex"))
+    if (formOf(client) == McpForm::CodexToml)
         return codexWithout(codexLines(current, unmarkedToo), nullptr);
     const JsonForm *form = jsonForm(client);
     if (!form || current.trimmed().isEmpty())
@@ -276,7 +282,7 @@ Result<QByteArray> remove(const QString &client, const QByteArray &current, bool
 
 Result<bool> installed(const QString &client, const QByteArray &current)
 {
-    if (client == QLatin1String("codex")) {
+    if (formOf(client) == McpForm::CodexToml) {
         bool ours = false;
         codexWithout(codexLines(current, true), &ours);
         return ours;
