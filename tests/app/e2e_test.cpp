@@ -36,15 +36,12 @@ using json = nlohmann::json;
 class EndToEndTest : public QObject
 {
     Q_OBJECT
-private Q_SLOTS:
-    void typescriptClient_isAnswered_afterApprovalInTheWindow()
+private:
+    // A configured action that deletes a folder under the temporary folder's work/, at that risk;
+    // its plan names the folder as its target and diff.
+    static json deleteDirConfig(const QTemporaryDir &dir, const char *risk)
     {
-        QTemporaryDir dir;
-        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("work/victim/sub")));
-        QFile marker(dir.filePath(QStringLiteral("work/victim/sub/f.txt")));
-        QVERIFY(marker.open(QIODevice::WriteOnly));
-        marker.close();
-        const json config = {
+        return {
             {"keyStore", "file"},
             {"actions",
              {{{"name", "delete_dir"},
@@ -55,7 +52,18 @@ private Q_SLOTS:
                 {"sh", "-c", "printf '{\"targets\":[\"%s\"],\"diff\":\"-%s\"}' \"$0\" \"$0\"", "{dir}"}},
                {"apply", {"rm", "-r", "{dir}"}},
                {"workingDirectory", dir.filePath(QStringLiteral("work")).toStdString()},
-               {"risk", "high"}}}}};
+               {"risk", risk}}}}};
+    }
+
+private Q_SLOTS:
+    void typescriptClient_isAnswered_afterApprovalInTheWindow()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("work/victim/sub")));
+        QFile marker(dir.filePath(QStringLiteral("work/victim/sub/f.txt")));
+        QVERIFY(marker.open(QIODevice::WriteOnly));
+        marker.close();
+        const json config = deleteDirConfig(dir, "high");
         CommandLine cl;
         QString token;
         const auto console = start(dir, config, cl, token);
@@ -112,17 +120,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("work/victim")));
-        const json config = {
-            {"keyStore", "file"},
-            {"actions",
-             {{{"name", "delete_dir"},
-               {"title", "Delete a directory"},
-               {"inputSchema",
-                {{"type", "object"}, {"properties", {{"dir", {{"type", "string"}}}}}, {"required", {"dir"}}}},
-               {"plan", {"sh", "-c", "printf '{\"targets\":[\"%s\"]}' \"$0\"", "{dir}"}},
-               {"apply", {"rm", "-r", "{dir}"}},
-               {"workingDirectory", dir.filePath(QStringLiteral("work")).toStdString()},
-               {"risk", "medium"}}}}};
+        const json config = deleteDirConfig(dir, "medium");
         CommandLine cl;
         QString token;
         const auto console = start(dir, config, cl, token);
