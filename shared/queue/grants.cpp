@@ -52,6 +52,11 @@ Status Grants::load()
 
 Status Grants::refresh()
 {
+    // Nothing committed elsewhere since the last read: nothing new to read (this connection's own
+    // writes are never grants; on PostgreSQL there is no such version, and it is read every time).
+    const std::optional<qint64> version = m_chain.dataVersion();
+    if (version && m_readAtVersion && *version == *m_readAtVersion && m_lastSeq > 0)
+        return success();
     // The chain's last row first: every row up to it is read now, so the next read starts after it
     // (not after the last grant row, which would scan the whole log at every call).
     auto head = m_chain.head();
@@ -79,6 +84,7 @@ Status Grants::refresh()
         differs = true;
     }
     m_lastSeq = std::max(m_lastSeq, readUpTo);
+    m_readAtVersion = version;
     if (differs)
         Q_EMIT changed();
     return success();

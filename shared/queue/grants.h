@@ -69,6 +69,9 @@ private:
     QList<Grant> m_grants; // added, oldest first; revoked ones removed
     QHash<QString, int> m_uses;
     qint64 m_lastSeq = 0; // the last chain row read
+    // SQLite's data version at that read: grants are added and revoked by other connections (the
+    // window's, the phone's, another process), so while it stays the same there is nothing new.
+    std::optional<qint64> m_readAtVersion;
 };
 
 } // namespace Countersign

@@ -34,6 +34,9 @@ public:
     // signer checkpoints the chain at each decision and is the key decisions are checked with;
     // without one (a reader: audit verify, export) the store can record no decision.
     AuditStore(Database &database, const Clock &clock, const ReceiptSigner *signer);
+    // Whether another connection (of any process) committed to a SQLite store since this one's
+    // connection last asked (Database::dataVersion); nothing on PostgreSQL or when it cannot say.
+    std::optional<qint64> dataVersion() { return m_db.dataVersion(); }
     ~AuditStore();
     Q_DISABLE_COPY_MOVE(AuditStore)
 

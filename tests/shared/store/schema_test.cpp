@@ -309,15 +309,20 @@ private Q_SLOTS:
             QVERIFY2(db.ok(), qPrintable(db.ok() ? QString() : db.error()));
             // As a build of schema 7 left it.
             QVERIFY(db.value()->exec("DROP INDEX operations_supersedes").ok());
+            QVERIFY(db.value()->exec("DROP INDEX operations_same_call").ok()); // schema 9's
             QVERIFY(db.value()->exec("PRAGMA user_version = 7").ok());
             QVERIFY(!describeSqlite(*db.value())
                          .contains(QStringLiteral("index operations_supersedes on operations (supersedes)")));
         }
         auto reopened = Database::open(path);
         QVERIFY2(reopened.ok(), qPrintable(reopened.ok() ? QString() : reopened.error()));
-        QCOMPARE(Migrations::version(*reopened.value()), 8);
+        QCOMPARE(Migrations::version(*reopened.value()), Migrations::latest());
         QVERIFY(describeSqlite(*reopened.value())
                     .contains(QStringLiteral("index operations_supersedes on operations (supersedes)")));
+        const QStringList described = describeSqlite(*reopened.value());
+        QVERIFY(std::any_of(described.cbegin(), described.cend(), [](const QString &line) {
+            return line.startsWith(QLatin1String("index operations_same_call on operations"));
+        }));
     }
 
     // The same text for both dialects where they agree; each dialect's own statements only for it.
