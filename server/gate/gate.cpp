@@ -125,6 +125,7 @@ void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &ca
             judgement.approved = true;
         } else if (operation.is_string()) {
             judgement.nonce = QString::fromStdString(operation.get<std::string>());
+            judgement.granted = meta.value(kGrantedMetaKey, json()) == json(true);
         }
         const json structured =
             result.is_object() ? result.value("structuredContent", json::object()) : json::object();
@@ -382,6 +383,7 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     if (m_draining) // the plan ended after the quit began: start nothing new
         return done(GateReplies::quitting());
     const qint64 now = m_clock.nowMs();
+    const bool granted = plan.has_value();
     const Operation op = request->operation(
         randomNonce(),
         plan ? std::move(*plan)
@@ -398,11 +400,15 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     QPointer<Gate> self(this);
     request->action->applyRecorded(
         request->arguments, op.plan, recorderFor(op.nonce),
-        [self, nonce = op.nonce, durability, mcp = request->mcp, done = std::move(done)](json result) {
+        [self, nonce = op.nonce, durability, granted, mcp = request->mcp,
+         done = std::move(done)](json result) {
             if (self)
                 self->recordEnd(nonce, result, durability);
-            if (!mcp && result.is_object()) // for the judgement: its audit row
+            if (!mcp && result.is_object()) { // for the judgement: its audit row, and whether a grant ran it
                 result["_meta"][kOperationMetaKey] = nonce.toStdString();
+                if (granted)
+                    result["_meta"][kGrantedMetaKey] = true;
+            }
             done(std::move(result));
             if (self)
                 self->applyEnded();

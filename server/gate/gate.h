@@ -99,6 +99,7 @@ public:
         QString nonce;         // an allowed call's operation (its audit row, and its receipt when approved)
         QString words;         // why not, for the agent (declined and why, still waiting, refused)
         bool declined = false; // a human declined its card
+        bool granted = false;  // allowed by the human's grant ("from now on"), not by a rule
     };
     using Judged = std::function<void(Judgement)>;
     void judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done);
@@ -136,6 +137,8 @@ public:
     // _meta key of the operation's nonce on the result of a call judged through judge() that a rule
     // or the default allowed (it has no receipt); only judge() reads it.
     static constexpr const char *kOperationMetaKey = "countersign/operation";
+    // _meta key set (true) beside it when an allow grant ran the call; only judge() reads it.
+    static constexpr const char *kGrantedMetaKey = "countersign/granted";
 
     // The durable steps of a gated call, each emitted by stepRecorded() right after it is in
     // SQLite and before the next one starts: Minted (pending operation stored, input_required not

@@ -220,8 +220,9 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
                 // A plan that said the change could be undone is held to it, whether a human
                 // approved its card or a grant ran it: what can no longer be kept (a file swapped
                 // or unreadable since) does not run. A call a rule allowed promised nothing.
-                const bool promised = judgement.approved ? self->promisedUndo(judgement.nonce)
-                                                         : self->grantPromisedUndo(judgement.nonce);
+                const bool promised = judgement.approved  ? self->promisedUndo(judgement.nonce)
+                                      : judgement.granted ? self->grantPromisedUndo(judgement.nonce)
+                                                          : false;
                 if (files.isEmpty() && promised)
                     return done(HookAnswer::deny(
                         client, event,
