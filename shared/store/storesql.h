@@ -81,6 +81,7 @@ inline constexpr const char *kOperationReplacement =
     "SELECT nonce FROM operations WHERE supersedes = ? ORDER BY created_ms LIMIT 1";
 // A card an identical call joins: still pending, or approved and not yet claimed (its agent gave up
 // waiting before the human decided), and unexpired.
+// Its status test, as written, is what lets both databases use the partial index operations_same_call.
 inline constexpr const char *kOperationAwaitingSame =
     "SELECT o.nonce FROM operations o WHERE o.principal = ? AND o.tool = ? AND o.args_digest = ? "
     "AND o.status IN ('pending', 'approved') AND o.expires_ms > ? "
