@@ -15,14 +15,8 @@ namespace Countersign {
 
 std::optional<qint64> Gate::seenDecideBy(const QString &nonce) const
 {
-    auto seen = m_store.eventsOf(nonce, QStringLiteral("card-seen"));
-    if (!seen || seen.value().isEmpty() || !seen.value().first().is_object())
-        return std::nullopt;
-    const auto decideBy = seen.value().first().find("decideByMs");
-    if (decideBy == seen.value().first().end() || !decideBy->is_number_integer() ||
-        decideBy->get<qint64>() <= 0)
-        return std::nullopt;
-    return decideBy->get<qint64>();
+    auto decideBy = m_store.decideByOf(nonce);
+    return decideBy ? decideBy.value() : std::nullopt; // unreadable: the seal alone bounds it
 }
 
 qint64 Gate::deadlineOf(const Ticket &ticket) const

@@ -22,23 +22,26 @@ QString Review::refusal(const QString &reviewer) const
     return {};
 }
 
-QString Operation::agentSession() const
+namespace {
+// A string field of the client's self-description; empty when absent or not a string.
+QString clientInfoText(const nlohmann::json &clientInfo, const char *key)
 {
     if (!clientInfo.is_object())
         return {};
-    const auto session = clientInfo.find("session");
-    return session != clientInfo.end() && session->is_string()
-               ? QString::fromStdString(session->get<std::string>())
-               : QString();
+    const auto field = clientInfo.find(key);
+    return field != clientInfo.end() && field->is_string() ? QString::fromStdString(field->get<std::string>())
+                                                           : QString();
+}
+} // namespace
+
+QString Operation::agentSession() const
+{
+    return clientInfoText(clientInfo, "session");
 }
 
 QString Operation::clientName() const
 {
-    if (!clientInfo.is_object())
-        return {};
-    const auto name = clientInfo.find("name");
-    return name != clientInfo.end() && name->is_string() ? QString::fromStdString(name->get<std::string>())
-                                                         : QString();
+    return clientInfoText(clientInfo, "name");
 }
 
 namespace {

@@ -273,17 +273,24 @@ Result<QStringList> AuditStore::timeOutLapsedApprovals()
     if (!lapsed)
         return failure(lapsed.error());
     for (const QString &nonce : lapsed.value()) {
-        if (auto set = m_operations->setStatus(transaction, nonce, Operation::Status::TimedOut); !set)
-            return failure(set.error());
-        if (auto appended =
-                m_chain->append(transaction, statusName(Operation::Status::TimedOut), nonce, {{"atMs", now}});
-            !appended)
-            return failure(appended.error());
+        if (auto marked = markTimedOut(transaction, nonce, now); !marked)
+            return failure(marked.error());
     }
     if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     m_lapsedUntilMs = now;
     return lapsed;
+}
+
+Status AuditStore::markTimedOut(const WriteTransaction &transaction, const QString &nonce, qint64 atMs)
+{
+    if (auto set = m_operations->setStatus(transaction, nonce, Operation::Status::TimedOut); !set)
+        return failure(set.error());
+    if (auto appended =
+            m_chain->append(transaction, statusName(Operation::Status::TimedOut), nonce, {{"atMs", atMs}});
+        !appended)
+        return failure(appended.error());
+    return success();
 }
 
 Result<bool> AuditStore::timeOutApproval(const QString &nonce)
@@ -299,12 +306,8 @@ Result<bool> AuditStore::timeOutApproval(const QString &nonce)
         return failure(claim.error());
     if (!status.value() || *status.value() != Operation::Status::Approved || claim.value())
         return false;
-    if (auto set = m_operations->setStatus(transaction, nonce, Operation::Status::TimedOut); !set)
-        return failure(set.error());
-    if (auto appended = m_chain->append(transaction, statusName(Operation::Status::TimedOut), nonce,
-                                        {{"atMs", m_clock.nowMs()}});
-        !appended)
-        return failure(appended.error());
+    if (auto marked = markTimedOut(transaction, nonce, m_clock.nowMs()); !marked)
+        return failure(marked.error());
     if (auto committed = commitSigned(transaction); !committed)
         return failure(committed.error());
     return true;
@@ -334,12 +337,10 @@ Result<bool> AuditStore::storeDecision(const QString &nonce, const Decision &dec
     // approval after that, from any process or surface, is stored as the expiry it is, since the
     // gate would never run it.
     if (decision.outcome == Operation::Status::Approved) {
-        auto seen = m_chain->detailsOf(nonce, QStringLiteral("card-seen"));
-        if (!seen)
-            return failure(seen.error());
-        const json first = seen.value().isEmpty() ? json() : seen.value().first();
-        const json ends = first.is_object() ? first.value("decideByMs", json()) : json();
-        if (ends.is_number_integer() && ends.get<qint64>() > 0 && decision.atMs >= ends.get<qint64>())
+        auto ends = decideByOf(nonce);
+        if (!ends)
+            return failure(ends.error());
+        if (ends.value() && decision.atMs >= *ends.value())
             inForce = Decision{Operation::Status::Expired, QStringLiteral("server"),
                                QStringLiteral("the time to decide ended before the approval"), decision.atMs};
     }
@@ -517,6 +518,18 @@ Status AuditStore::recordEvent(const QString &event, const QString &nonce, const
 Result<QList<json>> AuditStore::eventsOf(const QString &nonce, const QString &event)
 {
     return m_chain->detailsOf(nonce, event);
+}
+
+Result<std::optional<qint64>> AuditStore::decideByOf(const QString &nonce)
+{
+    auto seen = m_chain->detailsOf(nonce, QStringLiteral("card-seen"));
+    if (!seen)
+        return failure(seen.error());
+    const json first = seen.value().isEmpty() ? json() : seen.value().first();
+    const json ends = first.is_object() ? first.value("decideByMs", json()) : json();
+    if (!ends.is_number_integer() || ends.get<qint64>() <= 0)
+        return std::optional<qint64>();
+    return std::optional<qint64>(ends.get<qint64>());
 }
 
 Result<QList<AuditChain::EventRow>> AuditStore::eventsAfter(const QString &first, const QString &second,

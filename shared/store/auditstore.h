@@ -142,6 +142,9 @@ public:
     Status recordEvent(const QString &event, const QString &nonce, const nlohmann::json &detail);
     // The details of the operation's events of that name, oldest first.
     Result<QList<nlohmann::json>> eventsOf(const QString &nonce, const QString &event);
+    // When the card's time to decide ends, as its first sighting (card-seen) records it; nothing
+    // while no one has seen it, or where the row says no time.
+    Result<std::optional<qint64>> decideByOf(const QString &nonce);
     // Every event of that name since sinceMs, with its operation and time, oldest first.
     Result<QList<AuditChain::EventRow>> eventsSince(const QString &event, qint64 sinceMs);
     // The rows of these two events after row afterSeq, oldest first, with their seq and event.
@@ -174,6 +177,8 @@ private:
     // Whether operation (as read) is the one the chain records; see operation().
     Status certified(const Operation &operation);
     Status commitSigned(WriteTransaction &transaction);
+    // An approved operation whose run was never claimed, marked timed out with its row in the chain.
+    Status markTimedOut(const WriteTransaction &transaction, const QString &nonce, qint64 atMs);
     // The writes of decide(), in one transaction. true: an approval recorded as one of several.
     Result<bool> storeDecision(const QString &nonce, const Decision &decision);
     // An approval inside storeDecision's transaction, checked against the card's Review: who the

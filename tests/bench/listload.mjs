@@ -128,7 +128,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'countersign-listload-'));
 const server = await startCountersign(binary);
 let nginx;
 try {
-    const url = `${server.url.replace(/\/+$/, '')}`.replace(/\/mcp$/, '') + '/mcp';
+    const url = server.url; // the console's /mcp
     const first = await post(url, server.token);
     if (first.status !== 200) throw new Error(`tools/list answered ${first.status}: ${first.body}`);
     for (let i = 0; i < 200; ++i) await post(url, server.token); // warm-up
