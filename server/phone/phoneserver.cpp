@@ -400,9 +400,11 @@ void PhoneServer::cards(const QString &device, const HttpRequest &request, HttpC
         waiting.insert(op.nonce);
         if (op.isExpiredAt(now))
             continue;
-        list.push_back(cardJson(op));
         if (phone)
             (void)m_sightings->markSeen(op.nonce, QStringLiteral("phone:") + phone->name);
+        json card = cardJson(op);
+        card["unseen"] = m_sightings && m_sightings->saidUnseen(op.nonce);
+        list.push_back(std::move(card));
         const QString key = device + QLatin1Char(' ') + op.nonce;
         if (!m_shown.contains(key))
             m_shown.insert(key, now);

@@ -49,6 +49,9 @@ public:
     // When and where it was first seen (read from the chain for a card seen by another process or
     // before a restart); nothing while no one has seen it.
     std::optional<Seen> seenOf(const QString &nonce);
+    // Whether the card was said unseen (the signal below) and no one has seen it since: a page
+    // that was not listening when it was said learns it from the list.
+    bool saidUnseen(const QString &nonce) const { return m_said.contains(nonce) && !m_seen.contains(nonce); }
     // A card unseen this long after it was made is said (unseen); 0: never.
     void setUnseenAfterMs(qint64 ms) { m_unseenAfterMs = ms; }
     // How long a human has to decide once they have seen a card (ttlSeconds).

@@ -163,12 +163,16 @@ function render(cards) {
     const list = $('list');
     const waiting = new Set(cards.map((c) => c.nonce));
     for (const li of [...list.children]) if (!waiting.has(li.dataset.nonce)) li.remove();
-    const shownNow = new Set([...list.children].map((li) => li.dataset.nonce));
+    const shownNow = new Map([...list.children].map((li) => [li.dataset.nonce, li]));
     for (const card of [...cards].sort((a, b) => a.createdMs - b.createdMs)) {
-        if (shownNow.has(card.nonce)) continue;
-        const li = cardElement(card);
-        list.append(li);
-        arm(li);
+        let li = shownNow.get(card.nonce);
+        if (!li) {
+            li = cardElement(card);
+            list.append(li);
+            arm(li);
+        }
+        // Said unseen by the desktop (also when this page was not listening then), until seen.
+        li.querySelector('.unseen').hidden = !card.unseen;
     }
     $('none').hidden = cards.length > 0;
     document.title = document.querySelector('#list .unseen:not([hidden])') ? 'Waiting unseen · Countersign' : 'Countersign';
@@ -235,9 +239,7 @@ async function remind(hexNonce) {
     const nonce = (hexNonce.match(/../g) ?? []).map((h) => String.fromCharCode(parseInt(h, 16))).join('');
     await refresh();
     const li = [...document.querySelectorAll('#list .card')].find((c) => c.dataset.nonce === nonce);
-    if (!li) return;
-    li.querySelector('.unseen').hidden = false;
-    document.title = 'Waiting unseen · Countersign';
+    if (!li || li.querySelector('.unseen').hidden) return; // gone, or seen by now
     navigator.vibrate?.([400, 200, 400, 200, 400]);
     if ('Notification' in window && Notification.permission === 'granted')
         new Notification('Countersign: a card waits unseen', { body: li.querySelector('.title').textContent, tag: `${nonce}-unseen`, renotify: true });
