@@ -1,13 +1,9 @@
 #include "hookscommand.h"
 
 #include "commandline.h"
-#include "config.h"
 #include "consoleinstance.h"
-#include "database.h"
 #include "hookinstaller.h"
 #include "socketpaths.h"
-#include "systemclock.h"
-#include "tokenstore.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -42,6 +38,31 @@ HookInstaller::Place hookPlace(const QString &dataDir, const QString &consoleBas
     return place;
 }
 
+Result<std::unique_ptr<SetupTarget>> SetupTarget::open(const CommandLine &cl)
+{
+    auto config = Config::load(cl.configPath);
+    if (!config)
+        return failure(config.error());
+    auto target = std::make_unique<SetupTarget>();
+    target->config = std::move(config).value();
+    target->place = hookPlace(QDir(cl.dataDir).absolutePath(), consoleBase(cl, target->config));
+    return target;
+}
+
+Result<TokenStore *> SetupTarget::tokens()
+{
+    if (tokenStore)
+        return tokenStore.get();
+    if (!QDir().mkpath(place.dataDir))
+        return failure(QStringLiteral("cannot create %1").arg(place.dataDir));
+    auto opened = Database::open(config.storeLocation(place.dataDir));
+    if (!opened)
+        return failure(opened.error());
+    db = std::move(opened).value();
+    tokenStore = std::make_unique<TokenStore>(*db, clock);
+    return tokenStore.get();
+}
+
 int runHooksCommand(const CommandLine &cl)
 {
     const QString verb = cl.command.value(1);
@@ -49,27 +70,22 @@ int runHooksCommand(const CommandLine &cl)
     if (!HookSetup::clients().contains(client))
         return commandFailed(QStringLiteral("hooks %1: the client must be one of %2")
                                  .arg(verb, HookSetup::clients().join(QLatin1String(", "))));
-    auto config = Config::load(cl.configPath);
-    if (!config)
-        return commandFailed(config.error());
-    const QString dataDir = QDir(cl.dataDir).absolutePath();
-    const HookInstaller::Place place = hookPlace(dataDir, consoleBase(cl, config.value()));
+    auto target = SetupTarget::open(cl);
+    if (!target)
+        return commandFailed(target.error());
+    const auto &to = target.value();
     if (verb == QLatin1String("install") && cl.setup) { // what would be merged, and nothing written
-        auto text = HookInstaller::setupText(place, client);
+        auto text = HookInstaller::setupText(to->place, client);
         if (!text)
             return commandFailed(text.error());
         std::printf("%s\n", qPrintable(text.value()));
         return 0;
     }
-    if (!QDir().mkpath(dataDir))
-        return commandFailed(QStringLiteral("cannot create %1").arg(dataDir));
-    auto db = Database::open(config.value().storeLocation(dataDir));
-    if (!db)
-        return commandFailed(db.error());
-    SystemClock clock;
-    TokenStore tokens(*db.value(), clock);
-    HookInstaller installer(tokens, place);
-    auto done = verb == QLatin1String("install") ? installer.install(client, config.value().personOrLogin())
+    auto tokens = to->tokens();
+    if (!tokens)
+        return commandFailed(tokens.error());
+    HookInstaller installer(*tokens.value(), to->place);
+    auto done = verb == QLatin1String("install") ? installer.install(client, to->config.personOrLogin())
                                                  : installer.remove(client);
     if (!done)
         return commandFailed(done.error());

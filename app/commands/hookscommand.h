@@ -1,10 +1,16 @@
 #pragma once
 
+#include "config.h"
+#include "database.h"
 #include "hookinstaller.h"
+#include "result.h"
+#include "systemclock.h"
+#include "tokenstore.h"
+
+#include <memory>
 
 namespace Countersign {
 
-class Config;
 struct CommandLine;
 
 // `countersign hooks install CLIENT` and `hooks remove CLIENT` (claude-code, codex, gemini, qwen):
@@ -19,5 +25,20 @@ int runHooksCommand(const CommandLine &cl);
 HookInstaller::Place hookPlace(const QString &dataDir, const QString &consoleBase);
 // http://HOST:PORT of the console on this data folder: the running one's, else the configured one.
 QString consoleBase(const CommandLine &cl, const Config &config);
+
+// What `hooks` and `setup` write with: the configuration, where the hooks go (hookPlace), and once
+// tokens() is called, the configuration's store (its data folder made if need be) whose tokens
+// the connections get.
+struct SetupTarget final
+{
+    Config config;
+    HookInstaller::Place place;
+    SystemClock clock;
+    std::unique_ptr<Database> db;
+    std::unique_ptr<TokenStore> tokenStore;
+
+    static Result<std::unique_ptr<SetupTarget>> open(const CommandLine &cl);
+    Result<TokenStore *> tokens();
+};
 
 } // namespace Countersign

@@ -3,14 +3,9 @@
 #include "clientcheck.h"
 #include "clientinstaller.h"
 #include "commandline.h"
-#include "config.h"
-#include "database.h"
 #include "hookscommand.h"
 #include "hooksetup.h"
-#include "systemclock.h"
-#include "tokenstore.h"
 
-#include <QDir>
 
 #include <cstdio>
 
@@ -22,19 +17,15 @@ int runSetupCommand(const CommandLine &cl)
     if (!client.isEmpty() && !HookSetup::clients().contains(client))
         return commandFailed(QStringLiteral("setup: the client must be one of %1")
                                  .arg(HookSetup::clients().join(QLatin1String(", "))));
-    auto config = Config::load(cl.configPath);
-    if (!config)
-        return commandFailed(config.error());
-    const QString dataDir = QDir(cl.dataDir).absolutePath();
-    const HookInstaller::Place place = hookPlace(dataDir, consoleBase(cl, config.value()));
-    if (!QDir().mkpath(dataDir))
-        return commandFailed(QStringLiteral("cannot create %1").arg(dataDir));
-    auto db = Database::open(config.value().storeLocation(dataDir));
-    if (!db)
-        return commandFailed(db.error());
-    SystemClock clock;
-    TokenStore tokens(*db.value(), clock);
-    ClientInstaller installer(tokens, place);
+    auto target = SetupTarget::open(cl);
+    if (!target)
+        return commandFailed(target.error());
+    auto tokens = target.value()->tokens();
+    if (!tokens)
+        return commandFailed(tokens.error());
+    const HookInstaller::Place &place = target.value()->place;
+    const Config &config = target.value()->config;
+    ClientInstaller installer(*tokens.value(), place);
     const bool reportOnly = cl.command.first() == QLatin1String("doctor") || cl.check;
     const QStringList clients = client.isEmpty() ? HookSetup::clients() : QStringList{client};
 
@@ -51,7 +42,7 @@ int runSetupCommand(const CommandLine &cl)
             // --all: only the agents this machine has.
             if (client.isEmpty() && ClientCheck::programPath(c).isEmpty())
                 continue;
-            auto done = installer.setup(c, config.value().personOrLogin());
+            auto done = installer.setup(c, config.personOrLogin());
             if (!done) {
                 std::fprintf(stderr, "countersign: %s: %s\n", qPrintable(HookInstaller::displayName(c)),
                              qPrintable(done.error()));
