@@ -6,7 +6,6 @@
 #include "hookscommand.h"
 #include "hooksetup.h"
 
-
 #include <cstdio>
 
 namespace Countersign {
