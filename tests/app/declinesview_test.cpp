@@ -10,6 +10,7 @@
 #include "config.h"
 #include "configguard.h"
 #include "configwatcher.h"
+#include "consolestack.h"
 #include "database.h"
 #include "declinesview.h"
 #include "denyruledialog.h"
@@ -83,17 +84,10 @@ class DeclinesViewTest : public QObject
 private:
     QTemporaryDir m_dir;
     SystemClock m_clock; // the view's periods count back from now
-    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
     QString m_configPath;
-    std::unique_ptr<Database> m_db;
-    std::unique_ptr<AuditStore> m_store;
-    std::unique_ptr<TokenStore> m_tokens;
-    std::unique_ptr<ApprovalQueue> m_queue;
-    std::unique_ptr<McpServer> m_server;
+    std::unique_ptr<ConsoleStack> m_console;
     std::unique_ptr<ConfigGuard> m_guard;
     std::unique_ptr<ConfigWatcher> m_watcher;
-    std::unique_ptr<MainWindow> m_window;
-    Principal m_principal;
     int m_nonce = 0;
 
     // One declined (or approved) call, created ago ms before now and decided after ms later.
@@ -114,8 +108,8 @@ private:
         op.rule = QStringLiteral("no rule matched: default ask");
         op.createdMs = m_clock.nowMs() - ago;
         op.expiresMs = op.createdMs + 300'000;
-        QVERIFY(m_store->recordOperation(op).ok());
-        QVERIFY(m_store->decide(op.nonce, {outcome, by, reason, op.createdMs + after}).ok());
+        QVERIFY(m_console->store()->recordOperation(op).ok());
+        QVERIFY(m_console->store()->decide(op.nonce, {outcome, by, reason, op.createdMs + after}).ok());
     }
     void denied(const QString &tool, const json &arguments, qint64 ago)
     {
@@ -131,7 +125,7 @@ private:
         op.createdMs = m_clock.nowMs() - ago;
         op.expiresMs = op.createdMs;
         op.status = Operation::Status::Denied;
-        QVERIFY(m_store->recordOperation(op).ok());
+        QVERIFY(m_console->store()->recordOperation(op).ok());
     }
     void seed()
     {
@@ -159,62 +153,47 @@ private:
         m_configPath = configPath;
         if (!text.isEmpty() && !write(configPath, text))
             return helperFailed(QStringLiteral("cannot write %1").arg(configPath));
-        const QString dbPath = m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction()));
-        auto db = Database::open(dbPath);
-        if (!db)
-            return helperFailed(db.error());
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
-        m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
-        auto token = m_tokens->add(QStringLiteral("tester"), QStringLiteral("tester"));
-        if (!token)
-            return helperFailed(token.error());
-        m_principal = m_tokens->authenticate(token.value().toLatin1()).value_or(Principal{});
-        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
+        m_console = std::make_unique<ConsoleStack>(m_clock);
+        if (auto opened =
+                m_console->open(m_dir.filePath(QStringLiteral("%1.db").arg(QTest::currentTestFunction())));
+            !opened)
+            return helperFailed(opened.error());
         seed();
 
         auto loaded = Config::load(configPath);
         if (!loaded)
             return helperFailed(loaded.error());
         Config base = loaded.value();
-        base.overrideListen(QStringLiteral("127.0.0.1"), 0);
-        ServerKeys keys;
-        keys.ticketKey = TicketSealer::generateKey();
-        keys.kid = QStringLiteral("declines");
-        keys.signingSeed = QByteArray(32, '\x07');
-        m_server = std::make_unique<McpServer>(
-            McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}, {}});
-        if (auto started = m_server->start(); !started)
+        base.overrideListen(QStringLiteral("127.0.0.1"), 0); // as the server runs it
+        if (auto started = m_console->startServer(base, QStringLiteral("declines")); !started)
             return helperFailed(started.error());
-        m_guard = std::make_unique<ConfigGuard>(base, *m_store, ConfigGuard::Widening::AskInWindow);
+        m_guard =
+            std::make_unique<ConfigGuard>(base, *m_console->store(), ConfigGuard::Widening::AskInWindow);
         m_watcher = std::make_unique<ConfigWatcher>(configPath, base);
-        m_window = std::make_unique<MainWindow>(
-            MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
-        MainWindow *w = m_window.get();
+        if (auto shown = m_console->showWindow(); !shown)
+            return helperFailed(shown.error());
+        MainWindow *w = m_console->window();
         connect(m_watcher.get(), &ConfigWatcher::reloaded, m_guard.get(), &ConfigGuard::offer);
-        connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
+        connect(m_guard.get(), &ConfigGuard::applied, m_console->server(), &McpServer::reconfigure);
         connect(m_guard.get(), &ConfigGuard::applied, w,
                 [w, configPath](const Config &c) { w->setConfig(c, configPath, {}); });
         connect(w->declinesView(), &DeclinesView::ruleWritten, m_watcher.get(), &ConfigWatcher::checkNow);
         w->followConfigChanges(*m_guard);
         w->setConfig(base, configPath, {});
-        w->show();
-        if (!QTest::qWaitForWindowExposed(w))
-            return helperFailed(QStringLiteral("the window was not shown"));
         w->showTab(QStringLiteral("declines"));
         return shown();
     }
     // The view has read its report and filled its tables.
     bool shown()
     {
-        auto *view = m_window->declinesView();
+        auto *view = m_console->window()->declinesView();
         if (!QTest::qWaitFor([view] { return !view->isLoading() && view->report().declined > 0; }, 10'000))
             return helperFailed(QStringLiteral("the declines were not shown"));
         return true;
     }
     template <typename T> T *find(const char *name)
     {
-        T *w = m_window ? m_window->findChild<T *>(QLatin1String(name)) : nullptr;
+        T *w = m_console->window() ? m_console->window()->findChild<T *>(QLatin1String(name)) : nullptr;
         if (!w)
             helperFailed(QStringLiteral("no widget %1").arg(QLatin1String(name)));
         return w;
@@ -251,7 +230,8 @@ private:
         DenyRuleDialog *dialog = nullptr;
         if (!QTest::qWaitFor(
                 [&] {
-                    dialog = m_window->findChild<DenyRuleDialog *>(QStringLiteral("denyRuleDialog"));
+                    dialog =
+                        m_console->window()->findChild<DenyRuleDialog *>(QStringLiteral("denyRuleDialog"));
                     return dialog && dialog->isVisible();
                 },
                 5000))
@@ -267,7 +247,7 @@ private:
     QString message() { return find<QLabel>("declinesMessage")->text(); }
     int auditEvents(const char *event)
     {
-        QSqlQuery query(QSqlDatabase::database(m_db->connectionName()));
+        QSqlQuery query(QSqlDatabase::database(m_console->database()->connectionName()));
         query.prepare(QStringLiteral("SELECT COUNT(*) FROM audit_log WHERE event = ?"));
         query.addBindValue(QLatin1String(event));
         return query.exec() && query.next() ? query.value(0).toInt() : -1;
@@ -282,9 +262,9 @@ private:
               {"io.modelcontextprotocol/clientCapabilities", json::object()},
               {"io.modelcontextprotocol/clientInfo", {{"name", "test"}, {"version", "1"}}}}}};
         std::optional<Reply> reply;
-        m_server->dispatcher().dispatch(
+        m_console->server()->dispatcher().dispatch(
             {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", params}},
-            CallContext{m_principal, Transport::Http}, [&reply](Reply r) { reply = std::move(r); });
+            CallContext{m_console->tester(), Transport::Http}, [&reply](Reply r) { reply = std::move(r); });
         if (!reply || !reply->body)
             return {}; // not answered at once: planned, a card on its way
         return QString::fromStdString(
@@ -294,21 +274,19 @@ private:
 private Q_SLOTS:
     void cleanup()
     {
-        m_window.reset();
+        if (m_console)
+            m_console->closeWindow();
         m_watcher.reset();
         m_guard.reset();
-        m_server.reset();
-        m_queue.reset();
-        m_tokens.reset();
-        m_store.reset();
-        m_db.reset();
+        m_console.reset();
     }
 
     void figures_asShown_andThePeriod()
     {
         QVERIFY(build(m_dir.filePath(QStringLiteral("figures/config.json")), kConfigText));
         // Read off the window's thread.
-        auto *thread = m_window->declinesView()->findChild<QThread *>(QStringLiteral("countersign-declines"));
+        auto *thread =
+            m_console->window()->declinesView()->findChild<QThread *>(QStringLiteral("countersign-declines"));
         QVERIFY(thread && thread->isRunning());
         QVERIFY(find<QLabel>("declinesStatus")
                     ->text()
@@ -379,7 +357,7 @@ private Q_SLOTS:
                     .contains(QLatin1String("matches this call exactly")));
         QCOMPARE(read(m_configPath), kConfigText); // nothing written while it asks
 
-        QSignalSpy written(m_window->declinesView(), &DeclinesView::ruleWritten);
+        QSignalSpy written(m_console->window()->declinesView(), &DeclinesView::ruleWritten);
         click(dialog, "confirmDenyRule");
         QCOMPARE(written.count(), 1);
         QVERIFY2(message().contains(QLatin1String("Added first in the rules")), qPrintable(message()));
@@ -483,7 +461,7 @@ private Q_SLOTS:
         DenyRuleDialog *dialog =
             openDialog(repeatRow(QStringLiteral("delete_service"), QStringLiteral("call")));
         QVERIFY(dialog);
-        QSignalSpy written(m_window->declinesView(), &DeclinesView::ruleWritten);
+        QSignalSpy written(m_console->window()->declinesView(), &DeclinesView::ruleWritten);
         click(dialog, "confirmDenyRule");
         QVERIFY2(message().startsWith(QLatin1String("No rule was written")), qPrintable(message()));
         QVERIFY2(message().contains(QLatin1String("cannot make the folder")), qPrintable(message()));
@@ -519,7 +497,7 @@ private Q_SLOTS:
             decided(markup, {{"path", control.toStdString()}, {"n", i}}, QStringLiteral("dT%1").arg(i),
                     {control}, 2 * kHour + i, Operation::Status::Declined, "console:eve", {}, 100);
         }
-        m_window->declinesView()->refresh();
+        m_console->window()->declinesView()->refresh();
         QTRY_VERIFY(repeatRow(QStringLiteral("<b>bold</b><img src=x>"), QStringLiteral("call")) >= 0);
         for (const char *name : {"declinedTools", "declinedTargets", "declinedReasons", "repeatedDeclines",
                                  "decisionTimes", "fastApprovals"}) {
@@ -568,7 +546,7 @@ private Q_SLOTS:
         QTRY_VERIFY2(
             message().startsWith(QLatin1String("No rule was written: the target holds a line break")),
             qPrintable(message()));
-        QTRY_COMPARE(m_window->findChildren<DenyRuleDialog *>().size(), 0);
+        QTRY_COMPARE(m_console->window()->findChildren<DenyRuleDialog *>().size(), 0);
     }
 };
 

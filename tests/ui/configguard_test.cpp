@@ -9,6 +9,7 @@
 #include "auditstore.h"
 #include "config.h"
 #include "configguard.h"
+#include "consolestack.h"
 #include "database.h"
 #include "dispatcher.h"
 #include "fakeclock.h"
@@ -66,15 +67,8 @@ class ConfigGuardTest : public QObject
 private:
     QTemporaryDir m_dir;
     FakeClock m_clock;
-    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
-    std::unique_ptr<Database> m_db;
-    std::unique_ptr<AuditStore> m_store;
-    std::unique_ptr<TokenStore> m_tokens;
-    std::unique_ptr<ApprovalQueue> m_queue;
-    std::unique_ptr<McpServer> m_server;
+    std::unique_ptr<ConsoleStack> m_console;
     std::unique_ptr<ConfigGuard> m_guard;
-    std::unique_ptr<MainWindow> m_window;
-    Principal m_principal;
     int m_applied = 0;
     int m_stillRefused = 0;
     int m_test = 0;
@@ -93,32 +87,19 @@ private:
     // with the base configuration, connected to the guard as Console connects them.
     bool build(ConfigGuard::Widening widening)
     {
-        const QString dbPath = m_dir.filePath(QStringLiteral("test%1.db").arg(++m_test));
-        auto db = Database::open(dbPath);
-        if (!db)
-            return helperFailed(db.error());
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
-        m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
-        auto token = m_tokens->add(QStringLiteral("tester"), QStringLiteral("tester"));
-        if (!token)
-            return helperFailed(token.error());
-        m_principal = m_tokens->authenticate(token.value().toLatin1()).value_or(Principal{});
-        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
-
+        if (m_console)
+            m_console->closeWindow();
+        m_guard.reset();
+        m_console = std::make_unique<ConsoleStack>(m_clock);
+        if (auto opened = m_console->open(m_dir.filePath(QStringLiteral("test%1.db").arg(++m_test))); !opened)
+            return helperFailed(opened.error());
         Config base = configOf(baseDocument());
-        base.overrideListen(QStringLiteral("127.0.0.1"), 0);
-        ServerKeys keys;
-        keys.ticketKey = TicketSealer::generateKey();
-        keys.kid = QStringLiteral("guard");
-        keys.signingSeed = QByteArray(32, '\x07');
-        m_server = std::make_unique<McpServer>(
-            McpServer::Setup{base, dbPath, keys, &m_clock, {}, {}, {}, {}, {}, {}});
-        if (auto started = m_server->start(); !started)
+        base.overrideListen(QStringLiteral("127.0.0.1"), 0); // as the server runs it
+        if (auto started = m_console->startServer(base, QStringLiteral("guard")); !started)
             return helperFailed(started.error());
 
-        m_guard = std::make_unique<ConfigGuard>(base, *m_store, widening);
-        connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
+        m_guard = std::make_unique<ConfigGuard>(base, *m_console->store(), widening);
+        connect(m_guard.get(), &ConfigGuard::applied, m_console->server(), &McpServer::reconfigure);
         connect(m_guard.get(), &ConfigGuard::applied, this, [this] { ++m_applied; });
         if (widening == ConfigGuard::Widening::AskInWindow)
             return showWindow();
@@ -126,32 +107,29 @@ private:
     }
     bool showWindow()
     {
-        m_window = std::make_unique<MainWindow>(
-            MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
-        m_window->followConfigChanges(*m_guard);
-        m_window->show();
-        if (!QTest::qWaitForWindowExposed(m_window.get()))
-            return helperFailed(QStringLiteral("the window was not shown"));
+        if (auto shown = m_console->showWindow(); !shown)
+            return helperFailed(shown.error());
+        m_console->window()->followConfigChanges(*m_guard);
         return true;
     }
     // A restart on the same store, the file now holding document, as Console does it: a new guard
     // judges the file at start, the server runs what the guard keeps in force, a new window follows.
     bool restartWith(const json &document, const QString &baselineFile = QString())
     {
-        m_window.reset();
-        m_guard =
-            std::make_unique<ConfigGuard>(configOf(document), *m_store, ConfigGuard::Widening::AskInWindow);
+        m_console->closeWindow();
+        m_guard = std::make_unique<ConfigGuard>(configOf(document), *m_console->store(),
+                                                ConfigGuard::Widening::AskInWindow);
         m_guard->setBaselineFile(baselineFile);
-        connect(m_guard.get(), &ConfigGuard::applied, m_server.get(), &McpServer::reconfigure);
+        connect(m_guard.get(), &ConfigGuard::applied, m_console->server(), &McpServer::reconfigure);
         connect(m_guard.get(), &ConfigGuard::applied, this, [this] { ++m_applied; });
         connect(m_guard.get(), &ConfigGuard::refusedStillInFile, this, [this] { ++m_stillRefused; });
         m_guard->recordStart();
-        m_server->reconfigure(m_guard->inForce());
+        m_console->server()->reconfigure(m_guard->inForce());
         return showWindow();
     }
     template <typename T> T *find(const char *name)
     {
-        T *w = m_window ? m_window->findChild<T *>(QLatin1String(name)) : nullptr;
+        T *w = m_console->window() ? m_console->window()->findChild<T *>(QLatin1String(name)) : nullptr;
         if (!w)
             helperFailed(QStringLiteral("no widget %1").arg(QLatin1String(name)));
         return w;
@@ -180,8 +158,8 @@ private:
                            {"io.modelcontextprotocol/clientInfo", {{"name", "test"}, {"version", "1"}}}};
         const json message = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
         std::optional<Reply> reply;
-        m_server->dispatcher().dispatch(message, CallContext{m_principal, Transport::Http},
-                                        [&reply](Reply r) { reply = std::move(r); });
+        m_console->server()->dispatcher().dispatch(message, CallContext{m_console->tester(), Transport::Http},
+                                                   [&reply](Reply r) { reply = std::move(r); });
         if (!reply || !reply->body) {
             helperFailed(QStringLiteral("%1 was not answered at once").arg(QLatin1String(method)));
             return json::object();
@@ -208,7 +186,7 @@ private:
     // The policy events in the audit log, oldest first.
     QStringList policyEvents(json *lastDetail = nullptr)
     {
-        QSqlQuery query(QSqlDatabase::database(m_db->connectionName()));
+        QSqlQuery query(QSqlDatabase::database(m_console->database()->connectionName()));
         if (!query.exec(QStringLiteral("SELECT event, detail FROM audit_log WHERE event LIKE 'policy-%' AND "
                                        "event <> 'policy-in-force' "
                                        "ORDER BY seq"))) {
@@ -233,13 +211,10 @@ private:
 private Q_SLOTS:
     void cleanup()
     {
-        m_window.reset();
+        if (m_console)
+            m_console->closeWindow();
         m_guard.reset();
-        m_server.reset();
-        m_queue.reset();
-        m_tokens.reset();
-        m_store.reset();
-        m_db.reset();
+        m_console.reset();
         m_applied = 0;
         m_stillRefused = 0;
     }
@@ -281,7 +256,7 @@ private Q_SLOTS:
         QVERIFY(detail.contains("by"));
         QCOMPARE(QString::fromStdString(detail.value("file", std::string())), QStringLiteral("config.json"));
         // The audit export shows the change among the calls: what happened, who, and what changed.
-        auto report = m_store->report(false);
+        auto report = m_console->store()->report(false);
         QVERIFY2(report.ok(), report.ok() ? "" : qPrintable(report.error()));
         const auto row = std::find_if(report.value().cbegin(), report.value().cend(), [](const json &r) {
             return r.value("tool", std::string()) == "(configuration)";
@@ -468,7 +443,7 @@ private Q_SLOTS:
     {
         QVERIFY(build(ConfigGuard::Widening::AskInWindow));
         {
-            ConfigGuard first(Config(), *m_store, ConfigGuard::Widening::AskInWindow);
+            ConfigGuard first(Config(), *m_console->store(), ConfigGuard::Widening::AskInWindow);
             first.recordStart();
         }
         QVERIFY(restartWith(baseDocument()));
@@ -507,7 +482,7 @@ private Q_SLOTS:
         m_guard->recordStart();
         json widened = baseDocument();
         widened["approval"] = {{"low", "client"}};
-        ConfigGuard next(configOf(widened), *m_store, ConfigGuard::Widening::HeldForWindow);
+        ConfigGuard next(configOf(widened), *m_console->store(), ConfigGuard::Widening::HeldForWindow);
         int held = 0;
         connect(&next, &ConfigGuard::heldForWindow, this,
                 [&held](const PolicyChange &change, const QString &) {

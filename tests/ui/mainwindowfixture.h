@@ -12,6 +12,7 @@
 #include "clientinstaller.h"
 #include "config.h"
 #include "connectionspage.h"
+#include "consolestack.h"
 #include "database.h"
 #include "fakeclock.h"
 #include "helperfailure.h"
@@ -58,11 +59,14 @@ class MainWindowFixture
 {
 protected:
     FakeClock m_clock;
-    std::unique_ptr<Database> m_db;
-    const ReceiptSigner m_signer{QByteArray(32, '\x07')};
-    std::unique_ptr<AuditStore> m_store;
-    std::unique_ptr<TokenStore> m_tokens;
-    std::unique_ptr<ApprovalQueue> m_queue;
+    const ReceiptSigner m_signer{ConsoleStack::signingSeed()}; // the store's key
+    // The console's side (ConsoleStack), and its parts as the tests reach them; the window is the
+    // fixture's own (a test makes another one in its place).
+    std::unique_ptr<ConsoleStack> m_console;
+    Database *m_db = nullptr;
+    AuditStore *m_store = nullptr;
+    TokenStore *m_tokens = nullptr;
+    ApprovalQueue *m_queue = nullptr;
     std::unique_ptr<MainWindow> m_window;
     int m_next = 0;
 
@@ -152,12 +156,13 @@ protected:
     // size: the window's before it shows (none: its own).
     void setUp(QSize size = {})
     {
-        auto db = Database::open(QStringLiteral(":memory:"));
-        QVERIFY(db.ok());
-        m_db = std::move(db).value();
-        m_store = std::make_unique<AuditStore>(*m_db, m_clock, &m_signer);
-        m_tokens = std::make_unique<TokenStore>(*m_db, m_clock);
-        m_queue = std::make_unique<ApprovalQueue>(*m_store, m_clock);
+        m_console = std::make_unique<ConsoleStack>(m_clock);
+        const auto opened = m_console->open(QStringLiteral(":memory:"), false);
+        QVERIFY2(opened.ok(), opened.ok() ? "" : qPrintable(opened.error()));
+        m_db = m_console->database();
+        m_store = m_console->store();
+        m_tokens = m_console->tokens();
+        m_queue = m_console->queue();
         m_window = std::make_unique<MainWindow>(
             MainWindow::Services{*m_queue, m_clock, *m_store, *m_tokens, m_db->connectionName()});
         if (size.isValid())
@@ -171,9 +176,10 @@ protected:
     void tearDown()
     {
         m_window.reset();
-        m_queue.reset();
-        m_tokens.reset();
-        m_store.reset();
-        m_db.reset();
+        m_console.reset();
+        m_db = nullptr;
+        m_store = nullptr;
+        m_tokens = nullptr;
+        m_queue = nullptr;
     }
 };
