@@ -15,7 +15,6 @@
 #include "receipt.h"
 #include "retryholder.h"
 #include "ticketsealer.h"
-#include "toolresult.h"
 
 #include <QCryptographicHash>
 #include <QLoggingCategory>
@@ -32,6 +31,7 @@ namespace {
 using json = nlohmann::json;
 using GateInternal::actionOf;
 using GateInternal::remember;
+using Kind = GateOutcome::Kind;
 
 QString randomNonce()
 {
@@ -84,63 +84,49 @@ void Gate::drain()
         Q_EMIT idle();
 }
 
-ToolReply Gate::storeFailure(const QString &error)
+GateOutcome Gate::storeFailure(const QString &error)
 {
     qCWarning(lcGate) << "store failure:" << error;
-    return GateReplies::storeFailure(error);
+    return GateOutcome::refused(Kind::StoreFailure, error);
 }
 
 // 1. A tools/call arrives: a first call, or a retry bringing back its ticket.
 void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done)
 {
-    if (m_draining)
-        return done(GateReplies::quitting());
     RequestPtr request = GateRequest::from(action, call, m_clock.nowMs());
+    // The outcome in MCP's shapes, for the envelope this call came with.
+    GateDone answer = [done = std::move(done), envelope = request->envelope](GateOutcome outcome) {
+        done(GateReplies::reply(outcome, envelope));
+    };
+    if (m_draining)
+        return answer(GateOutcome::refused(Kind::Quitting));
     if (request->isRetry())
-        retry(request, std::move(done));
+        retry(request, std::move(answer));
     else
-        firstPass(request, std::move(done));
+        firstPass(request, std::move(answer));
 }
 
 // 1'. A call that is not an MCP request: the same flow from the policy on, held on its own request
-// while its card waits; the tool result it ends with becomes a judgement. Only a run (allowed by a
-// rule, or approved and claimed once) ends without isError: every refusal, decline and wait is an
-// error result.
+// while its card waits; its outcome becomes a judgement. Only a run (allowed by a rule or a grant,
+// or approved and claimed once) whose action succeeded is allowed.
 void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done)
 {
-    ToolDone answer = [done = std::move(done)](ToolReply reply) {
-        if (const auto *error = std::get_if<ProtocolError>(&reply)) {
-            Judgement refused;
-            refused.words = QStringLiteral("Countersign: %1. Nothing was allowed.").arg(error->message);
-            return done(std::move(refused));
-        }
-        const json &result = std::get<json>(reply);
+    GateDone answer = [done = std::move(done)](GateOutcome outcome) {
         Judgement judgement;
-        judgement.allowed = result.is_object() && !ToolResult::failed(result);
-        const json meta = result.is_object() ? result.value("_meta", json::object()) : json::object();
-        const json receipt = meta.value(kReceiptMetaKey, json());
-        const json operation = meta.value(kOperationMetaKey, json());
-        if (receipt.is_object() && receipt.value("nonce", json()).is_string()) {
-            judgement.nonce = QString::fromStdString(receipt.at("nonce").get<std::string>());
-            judgement.approved = true;
-        } else if (operation.is_string()) {
-            judgement.nonce = QString::fromStdString(operation.get<std::string>());
-            judgement.granted = meta.value(kGrantedMetaKey, json()) == json(true);
+        judgement.allowed = outcome.ranOk();
+        if (outcome.kind == Kind::Ran) {
+            judgement.nonce = outcome.nonce;
+            judgement.approved = outcome.approved;
+            judgement.granted = outcome.granted;
         }
-        const json structured =
-            result.is_object() ? result.value("structuredContent", json::object()) : json::object();
-        judgement.declined = !judgement.allowed && structured.is_object() &&
-                             structured.value("decision", json()) == json("declined");
-        const json content = result.is_object() ? result.value("content", json::array()) : json::array();
-        if (content.is_array() && !content.empty() && content[0].is_object() &&
-            content[0].value("text", json()).is_string())
-            judgement.words = QString::fromStdString(content[0].at("text").get<std::string>());
-        else if (!judgement.allowed)
-            judgement.words = QStringLiteral("Countersign did not allow this call");
+        judgement.declined = outcome.kind == Kind::Declined;
+        judgement.words = outcome.kind == Kind::BadTicket || outcome.kind == Kind::NeedsClientForm
+                              ? QStringLiteral("Countersign: %1. Nothing was allowed.").arg(outcome.words())
+                              : outcome.words();
         done(std::move(judgement));
     };
     if (m_draining)
-        return answer(GateReplies::quitting());
+        return answer(GateOutcome::refused(Kind::Quitting));
     firstPass(GateRequest::from(action, call, m_clock.nowMs()), std::move(answer));
 }
 
@@ -171,7 +157,7 @@ PolicyDecision Gate::decide(const GateRequest &request) const
 
 // 2. Policy decides: deny answers now, allow runs now unless the same call's card waits, ask goes
 // on to 3. The plan.
-void Gate::firstPass(const RequestPtr &request, ToolDone done)
+void Gate::firstPass(const RequestPtr &request, GateDone done)
 {
     const PolicyDecision verdict = decide(*request);
     if (verdict.verdict == Verdict::Deny) {
@@ -184,7 +170,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
             return done(storeFailure(stored.error()));
         Q_EMIT stepRecorded(Step::Denied, op.nonce);
         Q_EMIT opened(op, *request);
-        return done(GateReplies::denied(verdict));
+        return done(GateOutcome::denied(verdict));
     }
     // The same call again while its card waits (an agent retrying without the ticket, or calling
     // again after it stopped waiting): it joins that card, instead of stacking a second one. A card
@@ -203,7 +189,7 @@ void Gate::firstPass(const RequestPtr &request, ToolDone done)
         if (!self)
             return;
         if (!plan)
-            return done(GateReplies::planFailed(plan.error()));
+            return done(GateOutcome::refused(Kind::PlanFailed, plan.error()));
         Plan noted = request->noted(std::move(plan).value());
         if (const auto grant = self->granted(*request, noted))
             return self->runAllowed(request, *grant, done, std::move(noted));
@@ -236,7 +222,7 @@ std::optional<QString> Gate::granted(const GateRequest &request, const Plan &pla
 // A call joins a card that is already parked (same connection, tool and arguments): a pending
 // one is answered as its own card would be; an approved one that no call ran yet is judged as its
 // ticket's retry would be (re-planned, claimed, run once).
-void Gate::join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done)
+void Gate::join(const RequestPtr &request, const QString &nonce, const QString &notice, GateDone done)
 {
     auto stored = m_store.operation(nonce);
     if (!stored) {
@@ -246,7 +232,7 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
         return done(storeFailure(stored.error()));
     }
     if (!stored.value())
-        return done(GateReplies::superseded());
+        return done(GateOutcome::refused(Kind::Superseded));
     const Operation &op = *stored.value();
     if (op.status == Operation::Status::Approved) {
         // No sealed ticket comes with a fresh call: the stored card (its expiry above all) must be
@@ -261,14 +247,14 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
         return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
     }
     if (op.status != Operation::Status::Pending)
-        return done(GateReplies::superseded());
+        return done(GateOutcome::refused(Kind::Superseded));
     qCInfo(lcGate) << "joined card" << op.nonce << op.tool << "for" << op.principal;
     answerCard(request, op, notice, std::move(done));
 }
 
 // The answer to a call whose card waits: input_required with a ticket for the card; a 2025-era
 // call has no ticket to bring back, so it waits for the human on its own request.
-void Gate::answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done)
+void Gate::answerCard(const RequestPtr &request, const Operation &op, const QString &notice, GateDone done)
 {
     const Ticket ticket = ticketFor(op, request->clientName());
     if (request->envelope.legacy)
@@ -289,8 +275,8 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
     const bool prompt = mayPromptUrl(request, op);
     if (prompt)
         remember(m_promptedMs, op.nonce, m_clock.nowMs());
-    done(GateReplies::inputRequired(op, m_sealer.seal(ticket), request->envelope, prompt, notice,
-                                    m_settings.approvalsUrlBase));
+    done(GateOutcome::pending(op, m_sealer.seal(ticket),
+                              prompt ? m_settings.approvalsUrlBase + op.nonce : QString(), notice));
 }
 
 // The requestState to hand back: the retry's own, or (a first call that joined a card) a new one.
@@ -316,16 +302,16 @@ Ticket Gate::ticketFor(const Operation &op, const QString &client)
 }
 
 // 4. Mint the ticket, store the pending operation, park the card, answer input_required.
-void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes)
+void Gate::park(const RequestPtr &request, Plan plan, GateDone done, const QString &supersedes)
 {
     const ApprovalMode mode = m_policy.approvalFor(plan.risk);
     if (mode == ApprovalMode::Client && !request->envelope.elicitation.form)
-        return done(GateReplies::formCapabilityMissing(request->action->name()));
+        return done(GateOutcome::refused(Kind::NeedsClientForm, request->action->name()));
     auto waiting = m_store.pendingCount(request->principal.name);
     if (!waiting)
         return done(storeFailure(waiting.error()));
     if (waiting.value() >= kMaxPendingPerConnection)
-        return done(GateReplies::tooManyPending(request->principal.name, waiting.value()));
+        return done(GateOutcome::tooManyPending(request->principal.name, waiting.value()));
 
     const qint64 now = m_clock.nowMs();
     const QString rule = decide(*request).rule;
@@ -355,33 +341,34 @@ void Gate::park(const RequestPtr &request, Plan plan, ToolDone done, const QStri
     Q_EMIT stepRecorded(Step::Minted, op.nonce);
     Q_EMIT opened(op, *request);
     Q_EMIT parked(op);
-    answerCard(request, op, supersedes.isEmpty() ? QString() : GateReplies::supersededNotice(),
+    answerCard(request, op, supersedes.isEmpty() ? QString() : GateOutcome::supersededNotice(),
                std::move(done));
 }
 
 // A card superseded by a re-plan: a retry of its ticket is handed the replacement card (one per
 // ticket, however many retries race), or told it was superseded when that one is settled too.
-void Gate::joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done)
+void Gate::joinReplacement(const RequestPtr &request, const QString &nonce, GateDone done)
 {
     auto claim = m_store.claimOf(nonce);
     if (!claim)
         return done(storeFailure(claim.error()));
     if (claim.value()) // claimed by another retry between its re-plan and ours: its run stands
-        return done(claim.value()->finishedMs ? claim.value()->result
-                                              : GateReplies::outcomeUnknown(claim.value()->claimedMs));
+        return done(claim.value()->finishedMs
+                        ? GateOutcome::ran(nonce, claim.value()->result, true)
+                        : GateOutcome::claimed(Kind::OutcomeUnknown, claim.value()->claimedMs));
     auto replacement = m_store.replacementOf(nonce);
     if (!replacement)
         return done(storeFailure(replacement.error()));
     if (replacement.value().isEmpty())
-        return done(GateReplies::superseded());
-    join(request, replacement.value(), GateReplies::supersededNotice(), std::move(done));
+        return done(GateOutcome::refused(Kind::Superseded));
+    join(request, replacement.value(), GateOutcome::supersededNotice(), std::move(done));
 }
 
 // A rule allowed it: recorded and claimed like an approved run, but with no ticket or card.
-void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone done, std::optional<Plan> plan)
+void Gate::runAllowed(const RequestPtr &request, const QString &rule, GateDone done, std::optional<Plan> plan)
 {
     if (m_draining) // the plan ended after the quit began: start nothing new
-        return done(GateReplies::quitting());
+        return done(GateOutcome::refused(Kind::Quitting));
     const qint64 now = m_clock.nowMs();
     const bool granted = plan.has_value();
     const Operation op = request->operation(
@@ -400,54 +387,50 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, ToolDone d
     QPointer<Gate> self(this);
     request->action->applyRecorded(
         request->arguments, op.plan, recorderFor(op.nonce),
-        [self, nonce = op.nonce, durability, granted, mcp = request->mcp,
-         done = std::move(done)](json result) {
+        [self, nonce = op.nonce, durability, granted, done = std::move(done)](json result) {
             if (self)
                 self->recordEnd(nonce, result, durability);
-            if (!mcp && result.is_object()) { // for the judgement: its audit row, and whether a grant ran it
-                result["_meta"][kOperationMetaKey] = nonce.toStdString();
-                if (granted)
-                    result["_meta"][kGrantedMetaKey] = true;
-            }
-            done(std::move(result));
+            done(GateOutcome::ran(nonce, std::move(result), false, granted));
             if (self)
                 self->applyEnded();
         });
 }
 
 // 6. The retry: the ticket opens, and names this tool, this connection and these arguments.
-void Gate::retry(const RequestPtr &request, ToolDone done)
+void Gate::retry(const RequestPtr &request, GateDone done)
 {
     const auto state = request->params.find("requestState");
     if (!state->is_string())
-        return done(GateReplies::invalidState(QStringLiteral("it must be a string")));
+        return done(GateOutcome::refused(Kind::BadTicket, QStringLiteral("it must be a string")));
     auto opened = m_sealer.open(QString::fromStdString(state->get<std::string>()));
     if (!opened)
-        return done(GateReplies::invalidState(QStringLiteral("it is not a ticket this server issued")));
+        return done(
+            GateOutcome::refused(Kind::BadTicket, QStringLiteral("it is not a ticket this server issued")));
     const Ticket &ticket = opened.value();
     if (ticket.op != request->action->name())
-        return done(
-            GateReplies::invalidState(QStringLiteral("it was issued for another tool (%1)").arg(ticket.op)));
+        return done(GateOutcome::refused(
+            Kind::BadTicket, QStringLiteral("it was issued for another tool (%1)").arg(ticket.op)));
     if (ticket.sub != request->principal.name)
-        return done(GateReplies::invalidState(QStringLiteral("it was issued to another connection")));
+        return done(
+            GateOutcome::refused(Kind::BadTicket, QStringLiteral("it was issued to another connection")));
     if (!sameDigest(ticket.argsDigest, request->argsDigest))
-        return done(GateReplies::invalidState(
-            QStringLiteral("the arguments differ from the ones it was issued for")));
+        return done(GateOutcome::refused(
+            Kind::BadTicket, QStringLiteral("the arguments differ from the ones it was issued for")));
     evaluate(request, ticket, std::move(done), true);
 }
 
 // 6, then 7. Where the ticket stands: run already claimed (converge), expired, superseded,
 // decided (declined, approved), or pending (the client's answer, then held for the human).
-void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold)
+void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, GateDone done, bool mayHold)
 {
     if (request->isCancelled()) // a task its client cancelled: its card, if any, waits on
-        return done(GateReplies::cancelledByClient());
+        return done(GateOutcome::refused(Kind::CancelledByClient));
     auto claim = m_store.claimOf(ticket.nonce);
     if (!claim)
         return done(storeFailure(claim.error()));
     if (claim.value()) {
         if (claim.value()->finishedMs)
-            return done(claim.value()->result);
+            return done(GateOutcome::ran(ticket.nonce, claim.value()->result, true));
         if (auto running = m_running.find(ticket.nonce); running != m_running.end()) {
             running->append(std::move(done));
             return;
@@ -459,7 +442,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
             return awaitRemoteRun(request, ticket, c, m_clock.nowMs() + (mayHold ? window : 0),
                                   std::move(done));
         }
-        return done(GateReplies::outcomeUnknown(c.claimedMs));
+        return done(GateOutcome::claimed(Kind::OutcomeUnknown, c.claimedMs));
     }
 
     // The card as the verified chain records it (mode, risk, review rules, expiry), or nothing runs.
@@ -471,8 +454,8 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return done(storeFailure(stored.error()));
     }
     if (!stored.value())
-        return done(
-            GateReplies::invalidState(QStringLiteral("its operation is not in this server's records")));
+        return done(GateOutcome::refused(Kind::BadTicket,
+                                         QStringLiteral("its operation is not in this server's records")));
     const Operation &op = *stored.value();
 
     // Only a decision the audit chain holds under a signed checkpoint counts: a row written around
@@ -501,7 +484,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
     if (decision.value()) {
         const Decision &d = *decision.value();
         if (d.outcome == Operation::Status::Declined)
-            return done(GateReplies::declined(d));
+            return done(GateOutcome::declined(d));
         // The sealed expiry (or nearer, once seen), not the row's.
         if (d.outcome == Operation::Status::Approved && now < deadline)
             return runApproved(request, ticket, d, std::move(done));
@@ -512,7 +495,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
                 return done(storeFailure(lapsed.error()));
             Q_EMIT retired(ticket.nonce);
         }
-        return done(GateReplies::expired(d, m_settings.ttlMs));
+        return done(GateOutcome::expired(d, m_settings.ttlMs));
     }
 
     QString notice;
@@ -520,7 +503,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         return;
     if (request->envelope.legacy) {
         if (!mayHold)
-            return done(GateReplies::stillPending(op));
+            return done(GateOutcome::stillPending(op));
         askInClient(request, ticket, op, QString(), 1);
         // A task is held until the card is decided or its ticket expires: its client polls the
         // task rather than waiting on this request.
@@ -538,10 +521,9 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone do
         remember(m_rounds, op.nonce, rounds);
         if (rounds >= kClientRounds - 1) {
             m_rounds.remove(op.nonce);
-            return done(GateReplies::stillPending(op));
+            return done(GateOutcome::stillPending(op));
         }
-        return done(GateReplies::inputRequired(op, sealedFor(request, ticket), request->envelope, false,
-                                               notice, m_settings.approvalsUrlBase));
+        return done(GateOutcome::pending(op, sealedFor(request, ticket), QString(), notice));
     }
     // A round whose transport sends progress notes is held as long as a 2025-era one that gets
     // them (Claude Code resets its idle limit on progress); without them, the poll window.

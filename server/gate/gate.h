@@ -1,6 +1,7 @@
 #pragma once
 
 #include "gatedaction.h"
+#include "gateoutcome.h"
 #include "gaterequest.h"
 #include "operation.h"
 #include "policy.h"
@@ -134,11 +135,6 @@ public:
 
     // _meta key of the receipt on a complete result.
     static constexpr const char *kReceiptMetaKey = ReceiptBody::kMetaKey;
-    // _meta key of the operation's nonce on the result of a call judged through judge() that a rule
-    // or the default allowed (it has no receipt); only judge() reads it.
-    static constexpr const char *kOperationMetaKey = "countersign/operation";
-    // _meta key set (true) beside it when an allow grant ran the call; only judge() reads it.
-    static constexpr const char *kGrantedMetaKey = "countersign/granted";
 
     // The durable steps of a gated call, each emitted by stepRecorded() right after it is in
     // SQLite and before the next one starts: Minted (pending operation stored, input_required not
@@ -187,16 +183,16 @@ private:
     PolicyDecision decide(const GateRequest &request) const;
 
     // The steps of the flow, in the order a call meets them (gate.cpp reads top to bottom).
-    void firstPass(const RequestPtr &request, ToolDone done);
-    void park(const RequestPtr &request, Plan plan, ToolDone done, const QString &supersedes);
+    void firstPass(const RequestPtr &request, GateDone done);
+    void park(const RequestPtr &request, Plan plan, GateDone done, const QString &supersedes);
     // plan: the plan an allow grant ran it under (its audit row shows it); a rule's allow has none.
-    void runAllowed(const RequestPtr &request, const QString &rule, ToolDone done,
+    void runAllowed(const RequestPtr &request, const QString &rule, GateDone done,
                     std::optional<Plan> plan = std::nullopt);
     // The allow grant that runs this call, planned, with no card (setGrants).
     std::optional<QString> granted(const GateRequest &request, const Plan &plan);
-    void join(const RequestPtr &request, const QString &nonce, const QString &notice, ToolDone done);
-    void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, ToolDone done);
-    void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done);
+    void join(const RequestPtr &request, const QString &nonce, const QString &notice, GateDone done);
+    void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, GateDone done);
+    void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, GateDone done);
     // When the card can no longer be decided: its sealed ticket's end, or nearer, ttlMs after a
     // human first saw it (the chain's card-seen event: a sighting never reaches past the seal).
     qint64 deadlineOf(const Ticket &ticket) const;
@@ -208,7 +204,7 @@ private:
     Status recordClientDecision(const QString &nonce, const Decision &decision);
     void askInClient(const RequestPtr &request, const Ticket &ticket, const Operation &op,
                      const QString &notice, int round);
-    void joinReplacement(const RequestPtr &request, const QString &nonce, ToolDone done);
+    void joinReplacement(const RequestPtr &request, const QString &nonce, GateDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
     bool mayPromptUrl(const RequestPtr &request, const Operation &op) const;
     static bool failsOnUrlRound(const RequestPtr &request);
@@ -217,20 +213,20 @@ private:
     void forget(const QString &nonce);
     void noteAnswer(const RequestPtr &request, const Operation &op, const nlohmann::json &answer);
     QString sealedFor(const RequestPtr &request, const Ticket &ticket) const;
-    void retry(const RequestPtr &request, ToolDone done);
-    void evaluate(const RequestPtr &request, const Ticket &ticket, ToolDone done, bool mayHold);
+    void retry(const RequestPtr &request, GateDone done);
+    void evaluate(const RequestPtr &request, const Ticket &ticket, GateDone done, bool mayHold);
     // A pending ticket's retry that brought the client's answer: true when it settled the card
     // (evaluated again), false to go on waiting (notice set when the typed name did not match).
     bool takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
-                          ToolDone &done, QString &notice);
+                          GateDone &done, QString &notice);
     void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                     ToolDone done);
+                     GateDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, const Plan &plan,
-                 ToolDone done);
+                 GateDone done);
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.
     static constexpr int kRemoteRunPollMs = 200;
     void awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &claim,
-                        qint64 deadlineMs, ToolDone done);
+                        qint64 deadlineMs, GateDone done);
     // Rows an action puts in the chain under its operation while it runs (GatedAction::applyRecorded).
     GatedAction::Recorder recorderFor(const QString &nonce);
     void recordEnd(const QString &nonce, const nlohmann::json &result,
@@ -238,7 +234,7 @@ private:
     void applyEnded();
     void pollDecisions();
     // Logs a store failure and answers it: nothing runs without its record.
-    static ToolReply storeFailure(const QString &error);
+    static GateOutcome storeFailure(const QString &error);
 
     AuditStore &m_store;
     const Clock &m_clock;
@@ -250,7 +246,7 @@ private:
     Grants *m_grants = nullptr;
     std::function<std::optional<qint64>(const Principal &)> m_connectionIssued;
     RetryHolder *m_holder = nullptr;
-    QHash<QString, QList<ToolDone>> m_running; // nonce -> retries waiting for the run in flight
+    QHash<QString, QList<GateDone>> m_running; // nonce -> retries waiting for the run in flight
     QTimer m_poll; // decisions written by another process reach held retries through SQLite
     QHash<QString, qint64> m_promptedMs; // nonce -> when the card's URL was last offered
     QHash<QString, int> m_rounds;        // nonce -> input_required rounds answered since the last fresh call

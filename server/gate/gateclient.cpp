@@ -103,7 +103,7 @@ std::optional<Decision> Gate::clientDecision(const Operation &op, const json &an
                            ? content->value(GateReplies::kConfirmKey, json())
                            : json();
     if (!typed.is_string() || QString::fromStdString(typed.get<std::string>()) != op.confirmationText()) {
-        notice = GateReplies::mismatchNotice(op.confirmationText());
+        notice = GateOutcome::mismatchNotice(op.confirmationText());
         return std::nullopt;
     }
     return Decision{Operation::Status::Approved, by, QStringLiteral("typed confirmation"), m_clock.nowMs()};
@@ -122,7 +122,7 @@ Status Gate::recordClientDecision(const QString &nonce, const Decision &decision
 
 // A retry's inputResponses: a decision is recorded and the retry judged again.
 bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
-                            ToolDone &done, QString &notice)
+                            GateDone &done, QString &notice)
 {
     const auto answer = GateReplies::inputResponse(request->params, op.approvalMode == ApprovalMode::Client
                                                                         ? GateReplies::kConfirmKey
@@ -155,7 +155,7 @@ void Gate::askInClient(const RequestPtr &request, const Ticket &ticket, const Op
     if (op.approvalMode == ApprovalMode::Client && request->envelope.elicitation.form)
         params = GateReplies::confirmationRequest(op, notice);
     else if (mayPromptUrl(request, op))
-        params = GateReplies::approvalUrlRequest(op, notice, m_settings.approvalsUrlBase);
+        params = GateReplies::approvalUrlRequest(op, notice, m_settings.approvalsUrlBase + op.nonce);
     else
         return;
     if (op.approvalMode != ApprovalMode::Client)

@@ -55,13 +55,12 @@ std::shared_ptr<const GateRequest> GateRequest::from(const std::shared_ptr<Gated
                                                      const AgentCall &call, qint64 receivedMs)
 {
     auto request = std::make_shared<GateRequest>();
-    request->mcp = false;
     request->action = action;
     request->arguments = call.arguments;
-    request->params = {{"name", action->name().toStdString()}, {"arguments", call.arguments}};
+    request->params = nlohmann::json::object(); // no ticket, no answers: it is held on its own request
     request->principal = call.principal;
     // Held on its own request while the card waits, as a 2025-era call is; it has no way to ask
-    // its client anything, so a card in client mode is refused (GateReplies::formCapabilityMissing).
+    // its client anything, so a card in client mode is refused (GateOutcome::Kind::NeedsClientForm).
     request->envelope.legacy = true;
     request->envelope.clientName = call.client;
     request->envelope.clientInfo = {{"name", call.client.toStdString()}};

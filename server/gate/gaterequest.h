@@ -49,7 +49,6 @@ struct GateRequest final
     Elicitor elicit;     // a 2025-era call's way to ask its client (CallContext::elicit); may be empty
     std::shared_ptr<CallCancel> task; // a 2025-11-25 task's call (CallContext::task); null otherwise
     std::optional<qint64> holdMs;     // AgentCall::holdMs; unset: the gate's hold limits apply
-    bool mcp = true;                  // false: an AgentCall (no JSON-RPC id, no protocol version)
     QString held;                     // AgentCall::held
     QString note;                     // AgentCall::note
     QString session;                  // AgentCall::session

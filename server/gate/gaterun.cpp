@@ -8,7 +8,6 @@
 #include "clock.h"
 #include "gatedaction.h"
 #include "gateinternal.h"
-#include "gatereplies.h"
 #include "receipt.h"
 #include "toolresult.h"
 
@@ -20,20 +19,21 @@ namespace Countersign {
 using json = nlohmann::json;
 using GateInternal::actionOf;
 using GateInternal::remember;
+using Kind = GateOutcome::Kind;
 
 // A run another live instance claimed: the retry polls the store for its end until the deadline,
 // then is told to come back (2026-07-28: input_required again; 2025: a text saying so). The
 // instance found gone meanwhile ended the run unrecorded: "outcome unknown".
 void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const Claim &c, qint64 deadlineMs,
-                          ToolDone done)
+                          GateDone done)
 {
     if (c.finishedMs)
-        return done(c.result);
+        return done(GateOutcome::ran(ticket.nonce, c.result, true));
     auto alive = m_store.isAlive(c.instance);
     if (!alive)
         return done(storeFailure(alive.error()));
     if (!alive.value())
-        return done(GateReplies::outcomeUnknown(c.claimedMs));
+        return done(GateOutcome::claimed(Kind::OutcomeUnknown, c.claimedMs));
     if (m_clock.nowMs() < deadlineMs) {
         QTimer::singleShot(
             kRemoteRunPollMs, this, [this, request, ticket, deadlineMs, done = std::move(done)]() mutable {
@@ -46,19 +46,18 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const
         return;
     }
     if (request->envelope.legacy)
-        return done(GateReplies::runningElsewhere(c.claimedMs));
+        return done(GateOutcome::claimed(Kind::RunningElsewhere, c.claimedMs));
     auto op = m_store.operation(ticket.nonce);
     if (!op || !op.value())
         return done(storeFailure(op ? QStringLiteral("operation %1 is gone").arg(ticket.nonce) : op.error()));
     const QString sealed = sealedFor(request, ticket);
-    done(GateReplies::inputRequired(*op.value(), sealed, request->envelope, false, QString(),
-                                    m_settings.approvalsUrlBase));
+    done(GateOutcome::pending(*op.value(), sealed, QString(), QString()));
 }
 
 // 6. Approved: the world may have moved since the card was shown. Plan again; a different plan
 // supersedes the card and starts a fresh one, and only the plan approved runs.
 void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                       ToolDone done)
+                       GateDone done)
 {
     QPointer<Gate> self(this);
     request->action->plan(request->arguments,
@@ -66,7 +65,7 @@ void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const De
                               if (!self)
                                   return;
                               if (!plan)
-                                  return done(GateReplies::replanFailed(plan.error()));
+                                  return done(GateOutcome::refused(Kind::ReplanFailed, plan.error()));
                               const Plan noted = request->noted(std::move(plan).value());
                               if (noted.digest() != ticket.planDigest) {
                                   qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
@@ -78,17 +77,17 @@ void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const De
 
 // 7. Claim before acting, then run once; 8. the result carries a signed receipt.
 void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                   const Plan &plan, ToolDone done)
+                   const Plan &plan, GateDone done)
 {
     // A held retry woken, or a re-plan ended, after the quit began: the approval stays for the
     // next start; nothing new starts now.
     if (m_draining)
-        return done(GateReplies::quitting());
+        return done(GateOutcome::refused(Kind::Quitting));
     // A call held while its connection was revoked: revoking locks the agent out, approved or not.
     if (m_connectionActive && !m_connectionActive(request->principal))
-        return done(GateReplies::connectionRevoked(request->principal.name));
+        return done(GateOutcome::refused(Kind::ConnectionRevoked, request->principal.name));
     if (request->isCancelled()) // the task was cancelled while it was re-planned: the approval waits
-        return done(GateReplies::cancelledByClient());
+        return done(GateOutcome::refused(Kind::CancelledByClient));
     auto claimed = m_store.claim(ticket.nonce);
     if (!claimed)
         return done(storeFailure(claimed.error()));
@@ -115,9 +114,9 @@ void Gate::execute(const RequestPtr &request, const Ticket &ticket, const Decisi
                                                 auditHead, diffDigest);
             result = ReceiptBody::attach(std::move(result), self->m_signer.sign(body));
             self->recordEnd(ticket.nonce, result);
-            const QList<ToolDone> waiting = self->m_running.take(ticket.nonce);
-            for (const ToolDone &d : waiting)
-                d(result);
+            const QList<GateDone> waiting = self->m_running.take(ticket.nonce);
+            for (const GateDone &d : waiting)
+                d(GateOutcome::ran(ticket.nonce, result, true));
             self->applyEnded();
         });
 }

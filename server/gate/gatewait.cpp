@@ -6,7 +6,6 @@
 #include "auditstore.h"
 #include "clock.h"
 #include "gateinternal.h"
-#include "gatereplies.h"
 #include "retryholder.h"
 
 #include <QPointer>
@@ -26,7 +25,7 @@ qint64 Gate::deadlineOf(const Ticket &ticket) const
 }
 
 // Woken by a decision or at the end of the window, the call is judged again, without holding.
-void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, ToolDone done)
+void Gate::hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, GateDone done)
 {
     // One connection's calls held at once are bounded: past the bound, it is answered now as a
     // call that may not be held is (still waiting: call again).

@@ -138,11 +138,13 @@ void CallSpans::open(const Operation &operation, const GateRequest &request)
     }
     span.spanId = OtlpSpan::randomId(8);
     const QString tool = capped(operation.tool);
-    // An MCP call's span is named for its method; an agent's own tool (its hook) is no MCP request.
-    span.name = (request.mcp ? QStringLiteral("tools/call ") : QStringLiteral("execute_tool ")) + tool;
+    // An MCP call's span is named for its method; an agent's own tool (its hook) is no MCP request,
+    // and has no protocol version.
+    const bool mcp = !request.envelope.protocolVersion.isEmpty();
+    span.name = (mcp ? QStringLiteral("tools/call ") : QStringLiteral("execute_tool ")) + tool;
     span.kind = OtlpSpan::Kind::Server;
     span.startMs = request.receivedMs > 0 ? request.receivedMs : operation.createdMs;
-    if (request.mcp)
+    if (mcp)
         span.set(QStringLiteral("mcp.method.name"), QStringLiteral("tools/call"));
     span.set(QStringLiteral("gen_ai.operation.name"), QStringLiteral("execute_tool"));
     span.set(QStringLiteral("gen_ai.tool.name"), tool);
