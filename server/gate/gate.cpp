@@ -10,7 +10,6 @@
 #include "clock.h"
 #include "gatedaction.h"
 #include "gateinternal.h"
-#include "gatereplies.h"
 #include "grants.h"
 #include "receipt.h"
 #include "retryholder.h"
@@ -29,7 +28,6 @@ namespace Countersign {
 namespace {
 
 using json = nlohmann::json;
-using GateInternal::actionOf;
 using GateInternal::remember;
 using Kind = GateOutcome::Kind;
 
@@ -62,6 +60,11 @@ Gate::Gate(AuditStore &store, const Clock &clock, const TicketSealer &sealer, co
 
 Gate::~Gate() = default;
 
+qint64 Gate::nowMs() const
+{
+    return m_clock.nowMs();
+}
+
 int Gate::heldCount() const
 {
     return m_holder->count();
@@ -91,19 +94,14 @@ GateOutcome Gate::storeFailure(const QString &error)
 }
 
 // 1. A tools/call arrives: a first call, or a retry bringing back its ticket.
-void Gate::call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done)
+void Gate::submit(GateCallPtr call, GateDone done)
 {
-    RequestPtr request = GateRequest::from(action, call, m_clock.nowMs());
-    // The outcome in MCP's shapes, for the envelope this call came with.
-    GateDone answer = [done = std::move(done), envelope = request->envelope](GateOutcome outcome) {
-        done(GateReplies::reply(outcome, envelope));
-    };
     if (m_draining)
-        return answer(GateOutcome::refused(Kind::Quitting));
-    if (request->isRetry())
-        retry(request, std::move(answer));
+        return done(GateOutcome::refused(Kind::Quitting));
+    if (call->isRetry())
+        retry(call, std::move(done));
     else
-        firstPass(request, std::move(answer));
+        firstPass(call, std::move(done));
 }
 
 // 1'. A call that is not an MCP request: the same flow from the policy on, held on its own request
@@ -125,12 +123,10 @@ void Gate::judge(const std::shared_ptr<GatedAction> &action, const AgentCall &ca
                               : outcome.words();
         done(std::move(judgement));
     };
-    if (m_draining)
-        return answer(GateOutcome::refused(Kind::Quitting));
-    firstPass(GateRequest::from(action, call, m_clock.nowMs()), std::move(answer));
+    submit(GateCall::from(action, call, m_clock.nowMs()), std::move(answer));
 }
 
-PolicyDecision Gate::decide(const GateRequest &request) const
+PolicyDecision Gate::decide(const GateCall &request) const
 {
     const GatedAction::Default fallback = request.action->byDefault(request.arguments);
     PolicyDecision decision =
@@ -199,7 +195,7 @@ void Gate::firstPass(const RequestPtr &request, GateDone done)
 
 // Only a call nothing marks (a held session, a call that tries again what was declined) whose plan
 // loses nothing that cannot be taken back: a grant never lets an irreversible loss run unseen.
-std::optional<QString> Gate::granted(const GateRequest &request, const Plan &plan)
+std::optional<QString> Gate::granted(const GateCall &request, const Plan &plan)
 {
     if (!m_grants || !m_connectionIssued || !request.held.isEmpty() || !request.note.isEmpty() ||
         plan.isIrreversible() || plan.risk >= Risk::High || Grant::runsChangedCode(plan) ||
@@ -244,7 +240,7 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
             return done(storeFailure(verified.error()));
         }
         qCInfo(lcGate) << "joined approved card" << op.nonce << op.tool << "for" << op.principal;
-        return evaluate(request, ticketFor(op, request->clientName()), std::move(done), true);
+        return evaluate(request, ticketFor(op, request->clientName), std::move(done), true);
     }
     if (op.status != Operation::Status::Pending)
         return done(GateOutcome::refused(Kind::Superseded));
@@ -256,8 +252,8 @@ void Gate::join(const RequestPtr &request, const QString &nonce, const QString &
 // call has no ticket to bring back, so it waits for the human on its own request.
 void Gate::answerCard(const RequestPtr &request, const Operation &op, const QString &notice, GateDone done)
 {
-    const Ticket ticket = ticketFor(op, request->clientName());
-    if (request->envelope.legacy)
+    const Ticket ticket = ticketFor(op, request->clientName);
+    if (request->heldOnRequest)
         return evaluate(request, ticket, std::move(done), true);
     // The same call again, fresh, while the card's prompt to this client is unanswered: the client
     // dropped the round it could not take (Codex in its 2026 mode fails the call on a URL request)
@@ -283,7 +279,7 @@ void Gate::answerCard(const RequestPtr &request, const Operation &op, const QStr
 QString Gate::sealedFor(const RequestPtr &request, const Ticket &ticket) const
 {
     if (request->isRetry())
-        return QString::fromStdString(request->params.at("requestState").get<std::string>());
+        return QString::fromStdString(request->ticket->get<std::string>());
     return m_sealer.seal(ticket);
 }
 
@@ -305,7 +301,7 @@ Ticket Gate::ticketFor(const Operation &op, const QString &client)
 void Gate::park(const RequestPtr &request, Plan plan, GateDone done, const QString &supersedes)
 {
     const ApprovalMode mode = m_policy.approvalFor(plan.risk);
-    if (mode == ApprovalMode::Client && !request->envelope.elicitation.form)
+    if (mode == ApprovalMode::Client && !request->canConfirm)
         return done(GateOutcome::refused(Kind::NeedsClientForm, request->action->name()));
     auto waiting = m_store.pendingCount(request->principal.name);
     if (!waiting)
@@ -399,10 +395,10 @@ void Gate::runAllowed(const RequestPtr &request, const QString &rule, GateDone d
 // 6. The retry: the ticket opens, and names this tool, this connection and these arguments.
 void Gate::retry(const RequestPtr &request, GateDone done)
 {
-    const auto state = request->params.find("requestState");
-    if (!state->is_string())
+    const nlohmann::json &state = *request->ticket;
+    if (!state.is_string())
         return done(GateOutcome::refused(Kind::BadTicket, QStringLiteral("it must be a string")));
-    auto opened = m_sealer.open(QString::fromStdString(state->get<std::string>()));
+    auto opened = m_sealer.open(QString::fromStdString(state.get<std::string>()));
     if (!opened)
         return done(
             GateOutcome::refused(Kind::BadTicket, QStringLiteral("it is not a ticket this server issued")));
@@ -437,8 +433,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, GateDone do
         }
         const Claim &c = *claim.value();
         if (!c.instance.isEmpty() && c.instance != m_store.instance()) { // another instance's run
-            const qint64 window =
-                request->envelope.legacy ? m_settings.legacyHoldMs : m_settings.pollWindowMs;
+            const qint64 window = request->heldOnRequest ? m_settings.legacyHoldMs : m_settings.pollWindowMs;
             return awaitRemoteRun(request, ticket, c, m_clock.nowMs() + (mayHold ? window : 0),
                                   std::move(done));
         }
@@ -501,16 +496,16 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, GateDone do
     QString notice;
     if (takeClientAnswer(request, ticket, op, done, notice))
         return;
-    if (request->envelope.legacy) {
+    if (request->heldOnRequest) {
         if (!mayHold)
             return done(GateOutcome::stillPending(op));
         askInClient(request, ticket, op, QString(), 1);
         // A task is held until the card is decided or its ticket expires: its client polls the
         // task rather than waiting on this request.
-        const qint64 limit = request->holdMs                             ? *request->holdMs
-                             : request->task                             ? deadline - now
-                             : request->envelope.progressToken.is_null() ? m_settings.legacyHoldMs
-                                                                         : m_settings.progressHoldMs;
+        const qint64 limit = request->holdMs          ? *request->holdMs
+                             : request->task          ? deadline - now
+                             : !request->getsProgress ? m_settings.legacyHoldMs
+                                                      : m_settings.progressHoldMs;
         return hold(request, ticket, std::min(limit, deadline - now), std::move(done));
     }
     if (!mayHold || !notice.isEmpty()) {
@@ -527,8 +522,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, GateDone do
     }
     // A round whose transport sends progress notes is held as long as a 2025-era one that gets
     // them (Claude Code resets its idle limit on progress); without them, the poll window.
-    const qint64 window =
-        request->envelope.progressToken.is_null() ? m_settings.pollWindowMs : m_settings.progressHoldMs;
+    const qint64 window = request->getsProgress ? m_settings.progressHoldMs : m_settings.pollWindowMs;
     hold(request, ticket, std::min(window, deadline - now), std::move(done));
 }
 

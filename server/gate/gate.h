@@ -1,12 +1,11 @@
 #pragma once
 
+#include "gatecall.h"
 #include "gatedaction.h"
 #include "gateoutcome.h"
-#include "gaterequest.h"
 #include "operation.h"
 #include "policy.h"
 #include "receiptbody.h"
-#include "tool.h"
 #include "writetransaction.h"
 
 #include <QHash>
@@ -29,11 +28,13 @@ struct Ticket;
 
 // The approval gate (docs/design.md, "The gate, end to end"), in the server thread. A first call is
 // judged by the policy; "ask" plans, mints a sealed single-use ticket, stores the pending operation,
-// parks a card (parked()) and answers input_required. A retry must bring that ticket back for the
-// same tool, connection and arguments; it is held up to the poll window while the human decides,
-// then answered by the decision. An approved ticket is re-planned (a changed plan supersedes the
-// card and starts a fresh one), claimed in SQLite, run once, and answered with a signed receipt;
-// every later retry gets the stored result of that one run.
+// parks a card (parked()) and answers Pending with the sealed ticket (the MCP door's
+// input_required), or holds a call that waits on its own request. A retry must bring that ticket
+// back for the same tool, connection and arguments; it is held up to the poll window while the
+// human decides, then answered by the decision. Every answer is a GateOutcome: the gate knows no
+// protocol (the doors shape its outcomes: server/mcpgate, server/hooks). An approved ticket is re-planned (a
+// changed plan supersedes the card and starts a fresh one), claimed in SQLite, run once, and answered with a
+// signed receipt; every later retry gets the stored result of that one run.
 //
 // One type over several files, on purpose: its definitions are cut by the phase of the flow, so
 // that each reads in one sitting: gate.cpp (policy, plan, mint, retry, evaluate, top to bottom),
@@ -87,11 +88,12 @@ public:
     // A configuration reload: new calls follow the new policy and times; tickets already issued
     // keep their expiry.
     void reconfigure(Policy policy, const Settings &times);
-    // The MCP door: a tools/call, answered with a tool result or a protocol error.
-    void call(const std::shared_ptr<GatedAction> &action, const ToolCall &call, ToolDone done);
-    // The other door: a call that is not an MCP request (an agent's own tool, through its hook),
-    // through the same policy, cards, tickets and audit chain, answered with a judgement. The
-    // action's apply runs nothing there: it is the agent's client that runs the call, when and
+    // The gate's door: a call, whichever door it came through (the MCP door, server/mcpgate, makes
+    // one of a tools/call; judge() of an agent's hook call), answered once with its outcome. A
+    // first call is judged by the policy; a retry brings back its ticket.
+    void submit(GateCallPtr call, GateDone done);
+    // An agent's own tool, through its hook: submitted, and its outcome answered as a judgement.
+    // The action's apply runs nothing there: it is the agent's client that runs the call, when and
     // only when the judgement allows it.
     struct Judgement final
     {
@@ -105,6 +107,8 @@ public:
     using Judged = std::function<void(Judgement)>;
     void judge(const std::shared_ptr<GatedAction> &action, const AgentCall &call, Judged done);
 
+    // Now, on the gate's clock (when a call reached it).
+    qint64 nowMs() const;
     int heldCount() const;
     // Tools running now (approved or allowed by a rule), claimed and not yet recorded as ended.
     int runningCount() const { return m_applying; }
@@ -129,7 +133,7 @@ public:
     // client's name (its own choice) is kept.
     static constexpr int kMaxQuietClients = 8;
     static constexpr int kMaxClientName = 128;
-    // How many input_required rounds the official SDKs' clients take for one call before they fail
+    // How many Pending rounds (input_required) the official SDKs' clients take for one call before they fail
     // it (TypeScript and Python: 10).
     static constexpr int kClientRounds = 10;
 
@@ -162,7 +166,7 @@ Q_SIGNALS:
     // as recorded when it reached the gate (denied or allowed by a rule, or parked as a card, a
     // replacement card included) with the request that brought it; and a run's end, with whether
     // its result is an error (emitted whether or not the result could be stored).
-    void opened(const Countersign::Operation &operation, const Countersign::GateRequest &request);
+    void opened(const Countersign::Operation &operation, const Countersign::GateCall &call);
     void runEnded(const QString &nonce, bool isError);
     // The agent's client answered a console-mode card's prompt (action: accept, decline or cancel;
     // ms after it was asked). It decides nothing; the card may say so.
@@ -177,10 +181,10 @@ Q_SIGNALS:
     void untrustedDecision(const QString &message);
 
 private:
-    using RequestPtr = GateRequestPtr;
+    using RequestPtr = GateCallPtr;
 
     // The policy's decision for a call, its rule in words naming where a default came from.
-    PolicyDecision decide(const GateRequest &request) const;
+    PolicyDecision decide(const GateCall &request) const;
 
     // The steps of the flow, in the order a call meets them (gate.cpp reads top to bottom).
     void firstPass(const RequestPtr &request, GateDone done);
@@ -189,7 +193,7 @@ private:
     void runAllowed(const RequestPtr &request, const QString &rule, GateDone done,
                     std::optional<Plan> plan = std::nullopt);
     // The allow grant that runs this call, planned, with no card (setGrants).
-    std::optional<QString> granted(const GateRequest &request, const Plan &plan);
+    std::optional<QString> granted(const GateCall &request, const Plan &plan);
     void join(const RequestPtr &request, const QString &nonce, const QString &notice, GateDone done);
     void answerCard(const RequestPtr &request, const Operation &op, const QString &notice, GateDone done);
     void hold(const RequestPtr &request, const Ticket &ticket, qint64 windowMs, GateDone done);
@@ -199,7 +203,7 @@ private:
     // The end of the card's time to decide, from its first sighting in the chain; nothing while
     // no one has seen it.
     std::optional<qint64> seenDecideBy(const QString &nonce) const;
-    std::optional<Decision> clientDecision(const Operation &op, const nlohmann::json &answer,
+    std::optional<Decision> clientDecision(const Operation &op, const ClientAnswer &answer,
                                            const QString &connection, QString &notice) const;
     Status recordClientDecision(const QString &nonce, const Decision &decision);
     void askInClient(const RequestPtr &request, const Ticket &ticket, const Operation &op,
@@ -207,11 +211,10 @@ private:
     void joinReplacement(const RequestPtr &request, const QString &nonce, GateDone done);
     static Ticket ticketFor(const Operation &op, const QString &client);
     bool mayPromptUrl(const RequestPtr &request, const Operation &op) const;
-    static bool failsOnUrlRound(const RequestPtr &request);
     static QString clientOf(const RequestPtr &request);
     void stopPrompting(const RequestPtr &request, const char *why);
     void forget(const QString &nonce);
-    void noteAnswer(const RequestPtr &request, const Operation &op, const nlohmann::json &answer);
+    void noteAnswer(const RequestPtr &request, const Operation &op, const ClientAnswer &answer);
     QString sealedFor(const RequestPtr &request, const Ticket &ticket) const;
     void retry(const RequestPtr &request, GateDone done);
     void evaluate(const RequestPtr &request, const Ticket &ticket, GateDone done, bool mayHold);

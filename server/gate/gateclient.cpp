@@ -6,7 +6,6 @@
 #include "auditstore.h"
 #include "clock.h"
 #include "gateinternal.h"
-#include "gatereplies.h"
 
 #include <QLoggingCategory>
 #include <QPointer>
@@ -14,7 +13,6 @@
 namespace Countersign {
 
 using json = nlohmann::json;
-using GateInternal::actionOf;
 using GateInternal::remember;
 
 // The card's URL is offered to a client that declared URL mode, for a console-mode card, unless
@@ -23,8 +21,8 @@ using GateInternal::remember;
 // round trip. Its answer never decides the card either way (clientDecision).
 bool Gate::mayPromptUrl(const RequestPtr &request, const Operation &op) const
 {
-    if (op.approvalMode == ApprovalMode::Client || !request->envelope.elicitation.url ||
-        m_settings.approvalsUrlBase.isEmpty() || failsOnUrlRound(request))
+    if (op.approvalMode == ApprovalMode::Client || !request->canOpenPage ||
+        m_settings.approvalsUrlBase.isEmpty() || request->failsOnPageRound)
         return false;
     const auto quiet = m_noPrompt.constFind(request->principal.name);
     return quiet == m_noPrompt.cend() || !quiet->contains(clientOf(request));
@@ -47,27 +45,19 @@ void Gate::stopPrompting(const RequestPtr &request, const char *why)
 
 QString Gate::clientOf(const RequestPtr &request)
 {
-    return request->clientName().left(kMaxClientName);
-}
-
-// Clients measured to fail a call on a URL input request although they declare URL mode
-// (docs/clients.md): Codex 0.169.0 with its mcp_2026_07_28 feature answers "-32600 unsupported MCP
-// input request" and never retries, several calls at once, so nothing can be learnt from it in
-// time. Its 2025-era mode takes the same prompt as elicitation/create (and declines it).
-bool Gate::failsOnUrlRound(const RequestPtr &request)
-{
-    return !request->envelope.legacy && request->clientName() == QLatin1String("codex-mcp-client");
+    return request->clientName.left(kMaxClientName);
 }
 
 // A client's answer to the prompt a console-mode card's call sent it: noted on the card; one that
 // came faster than a person could answer marks the client as answering on its own. An answer to no
 // prompt on record (sent again on a later round, or never asked for), a client-mode card's answer
 // (that tool's approval: clientDecision) and an action that is none of the three are noted nowhere.
-void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json &answer)
+void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const ClientAnswer &answer)
 {
-    const std::string action = actionOf(answer);
+    const QString &action = answer.action;
     if (op.approvalMode == ApprovalMode::Client ||
-        (action != "accept" && action != "decline" && action != "cancel"))
+        (action != QLatin1String("accept") && action != QLatin1String("decline") &&
+         action != QLatin1String("cancel")))
         return;
     const QString &nonce = op.nonce;
     const auto asked = m_promptedMs.find(nonce);
@@ -77,7 +67,7 @@ void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json
     m_promptedMs.erase(asked);
     if (ms < kSelfAnswerMs)
         stopPrompting(request, "answered the card's prompt faster than a person could");
-    Q_EMIT clientAnswered(nonce, QString::fromStdString(action), ms);
+    Q_EMIT clientAnswered(nonce, action, ms);
 }
 
 // A client's answer (an ElicitResult) as a decision. A console-mode card is the human's at the
@@ -86,22 +76,18 @@ void Gate::noteAnswer(const RequestPtr &request, const Operation &op, const json
 // A client-mode tool's form is that tool's approval: its typed confirmation approves and a decline
 // declines; a cancel (dismissed, in the spec, not refused) decides nothing. A confirmation typed
 // wrong decides nothing and sets notice.
-std::optional<Decision> Gate::clientDecision(const Operation &op, const json &answer,
+std::optional<Decision> Gate::clientDecision(const Operation &op, const ClientAnswer &answer,
                                              const QString &connection, QString &notice) const
 {
     if (op.approvalMode != ApprovalMode::Client)
         return std::nullopt; // noted on the card (noteAnswer); the card stays with the console
-    const std::string action = actionOf(answer);
     const QString by = QStringLiteral("client:%1").arg(connection);
-    if (action == "decline")
+    if (answer.action == QLatin1String("decline"))
         return Decision{Operation::Status::Declined, by, QStringLiteral("declined in the client"),
                         m_clock.nowMs()};
-    if (action != "accept")
+    if (answer.action != QLatin1String("accept"))
         return std::nullopt;
-    const auto content = answer.find("content");
-    const json typed = content != answer.end() && content->is_object()
-                           ? content->value(GateReplies::kConfirmKey, json())
-                           : json();
+    const json &typed = answer.typed;
     if (!typed.is_string() || QString::fromStdString(typed.get<std::string>()) != op.confirmationText()) {
         notice = GateOutcome::mismatchNotice(op.confirmationText());
         return std::nullopt;
@@ -124,9 +110,8 @@ Status Gate::recordClientDecision(const QString &nonce, const Decision &decision
 bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
                             GateDone &done, QString &notice)
 {
-    const auto answer = GateReplies::inputResponse(request->params, op.approvalMode == ApprovalMode::Client
-                                                                        ? GateReplies::kConfirmKey
-                                                                        : GateReplies::kApprovalKey);
+    const std::optional<ClientAnswer> &answer =
+        op.approvalMode == ApprovalMode::Client ? request->confirmAnswer : request->pageAnswer;
     if (!answer)
         return false;
     noteAnswer(request, op, *answer);
@@ -149,37 +134,38 @@ bool Gate::takeClientAnswer(const RequestPtr &request, const Ticket &ticket, con
 void Gate::askInClient(const RequestPtr &request, const Ticket &ticket, const Operation &op,
                        const QString &notice, int round)
 {
-    if (!request->elicit)
+    if (!request->ask)
         return;
-    json params;
-    if (op.approvalMode == ApprovalMode::Client && request->envelope.elicitation.form)
-        params = GateReplies::confirmationRequest(op, notice);
+    ClientPrompt prompt{ClientPrompt::Kind::Confirm, op, notice, QString()};
+    if (op.approvalMode == ApprovalMode::Client && request->canConfirm)
+        prompt.kind = ClientPrompt::Kind::Confirm;
     else if (mayPromptUrl(request, op))
-        params = GateReplies::approvalUrlRequest(op, notice, m_settings.approvalsUrlBase + op.nonce);
+        prompt =
+            ClientPrompt{ClientPrompt::Kind::OpenPage, op, notice, m_settings.approvalsUrlBase + op.nonce};
     else
         return;
     if (op.approvalMode != ApprovalMode::Client)
         remember(m_promptedMs, op.nonce, m_clock.nowMs());
-    qCInfo(lcGate) << "asking the client about" << op.nonce << "in" << params.value("mode", "").c_str()
-                   << "mode";
-    request->elicit(params,
-                    [self = QPointer<Gate>(this), request, ticket, op, round](std::optional<json> answer) {
-                        if (!self || !answer || !answer->is_object())
-                            return; // an error answer decides nothing: the card waits in the window
-                        self->noteAnswer(request, op, *answer);
-                        QString mismatch;
-                        const std::optional<Decision> decision =
-                            self->clientDecision(op, *answer, request->principal.name, mismatch);
-                        if (!decision) {
-                            if (!mismatch.isEmpty() && round < kConfirmRounds)
-                                self->askInClient(request, ticket, op, mismatch, round + 1);
-                            return;
-                        }
-                        if (auto recorded = self->recordClientDecision(ticket.nonce, *decision); !recorded)
-                            qCWarning(lcGate) << "the client's answer for" << ticket.nonce
-                                              << "was not recorded:" << recorded.error();
-                        self->wake(ticket.nonce);
-                    });
+    qCInfo(lcGate) << "asking the client about" << op.nonce << "to"
+                   << (prompt.kind == ClientPrompt::Kind::Confirm ? "confirm it" : "open its page");
+    request->ask(prompt, [self = QPointer<Gate>(this), request, ticket, op,
+                          round](std::optional<ClientAnswer> answer) {
+        if (!self || !answer)
+            return; // an error answer decides nothing: the card waits in the window
+        self->noteAnswer(request, op, *answer);
+        QString mismatch;
+        const std::optional<Decision> decision =
+            self->clientDecision(op, *answer, request->principal.name, mismatch);
+        if (!decision) {
+            if (!mismatch.isEmpty() && round < kConfirmRounds)
+                self->askInClient(request, ticket, op, mismatch, round + 1);
+            return;
+        }
+        if (auto recorded = self->recordClientDecision(ticket.nonce, *decision); !recorded)
+            qCWarning(lcGate) << "the client's answer for" << ticket.nonce
+                              << "was not recorded:" << recorded.error();
+        self->wake(ticket.nonce);
+    });
 }
 
 } // namespace Countersign

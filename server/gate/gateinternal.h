@@ -1,7 +1,7 @@
 #pragma once
 
 // What gate.cpp, gateclient.cpp and gaterun.cpp share, and nothing outside the gate reads: its
-// logging category and two small helpers of its bookkeeping.
+// logging category and a helper of its bookkeeping.
 #include "gate.h"
 
 #include <QHash>
@@ -24,13 +24,6 @@ template <typename T> void remember(QHash<QString, T> &map, const QString &nonce
     if (map.size() >= Gate::kMaxRemembered && !map.contains(nonce))
         map.clear();
     map.insert(nonce, value);
-}
-
-// An ElicitResult's action; empty when absent or not a string.
-inline std::string actionOf(const nlohmann::json &answer)
-{
-    const auto field = answer.find("action");
-    return field != answer.end() && field->is_string() ? field->get<std::string>() : std::string();
 }
 
 } // namespace Countersign::GateInternal

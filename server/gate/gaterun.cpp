@@ -17,7 +17,6 @@
 namespace Countersign {
 
 using json = nlohmann::json;
-using GateInternal::actionOf;
 using GateInternal::remember;
 using Kind = GateOutcome::Kind;
 
@@ -45,7 +44,7 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const
             });
         return;
     }
-    if (request->envelope.legacy)
+    if (request->heldOnRequest)
         return done(GateOutcome::claimed(Kind::RunningElsewhere, c.claimedMs));
     auto op = m_store.operation(ticket.nonce);
     if (!op || !op.value())

@@ -1,15 +1,8 @@
 #include "receiptbody.h"
 
-#include "jsonrpc.h"
 #include "toolresult.h"
 
-#include <string_view>
-
 namespace Countersign::ReceiptBody {
-
-// The digest leaves out the dispatcher's framing by name: both sides must name the same key.
-static_assert(std::string_view(JsonRpc::kMetaServerInfo) ==
-              std::string_view(ReceiptSigner::kServerInfoMetaKey));
 
 using json = nlohmann::json;
 

@@ -4,7 +4,7 @@
 #include "hookservice.h"
 
 #include "auditstore.h"
-#include "gaterequest.h"
+#include "gatecall.h"
 
 #include <QDateTime>
 #include <QDir>

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "agenttool.h"
+#include "callchannel.h"
 #include "declinedintents.h"
 #include "hookcall.h"
-#include "mcprequest.h"
 #include "principal.h"
 #include "snapshotstore.h"
 #include "tripwire.h"

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "callchannel.h"
 #include "principal.h"
 
 #include <nlohmann/json.hpp>
@@ -71,10 +72,6 @@ struct Reply final
 // Receives a Reply exactly once, possibly after the call that was handed it has returned.
 using ReplyHandler = std::function<void(Reply)>;
 
-// How a call reached the server: HTTP on loopback, a stdio client through its bridge, or the local
-// socket itself (the hook shim).
-enum class Transport { Http, Stdio, Unix };
-
 // Asks the client something in the middle of a call: sends elicitation/create with params on the
 // call's channel (a 2025-era call's event stream, or its stdio connection) and hands answered the
 // client's result, or nothing when the client answered with an error. answered may never be
@@ -82,24 +79,8 @@ enum class Transport { Http, Stdio, Unix };
 using Elicitor = std::function<void(const nlohmann::json &params,
                                     std::function<void(std::optional<nlohmann::json> result)> answered)>;
 
-// Who sent a request and how; every request is judged on its own.
-// A call its client may cancel while it waits (a 2025-11-25 task: tasks/cancel). Whatever holds
-// the call sets onCancel to end its wait; once cancelled, nothing more of the call runs.
-struct CallCancel final
-{
-    bool cancelled = false;
-    std::function<void()> onCancel;
-
-    void cancel()
-    {
-        if (cancelled)
-            return;
-        cancelled = true;
-        if (auto wake = std::exchange(onCancel, {}))
-            wake();
-    }
-};
-
+// Who sent a request and how (Transport, CallCancel: callchannel.h); every request is judged on
+// its own.
 struct CallContext final
 {
     CallContext(Principal who, Transport how, Elicitor ask = {})

@@ -3,7 +3,7 @@
 #include "auditstore.h"
 #include "clock.h"
 #include "gate.h"
-#include "gaterequest.h"
+#include "gatecall.h"
 #include "toolresult.h"
 #include "traceparent.h"
 
@@ -120,7 +120,7 @@ void CallSpans::follow(Gate *gate)
         Qt::QueuedConnection);
 }
 
-void CallSpans::open(const Operation &operation, const GateRequest &request)
+void CallSpans::open(const Operation &operation, const GateCall &request)
 {
     if (m_open.size() >= kMaxOpen && operation.status != Operation::Status::Denied) {
         if (!m_fullSaid)
@@ -140,7 +140,7 @@ void CallSpans::open(const Operation &operation, const GateRequest &request)
     const QString tool = capped(operation.tool);
     // An MCP call's span is named for its method; an agent's own tool (its hook) is no MCP request,
     // and has no protocol version.
-    const bool mcp = !request.envelope.protocolVersion.isEmpty();
+    const bool mcp = !request.protocolVersion.isEmpty();
     span.name = (mcp ? QStringLiteral("tools/call ") : QStringLiteral("execute_tool ")) + tool;
     span.kind = OtlpSpan::Kind::Server;
     span.startMs = request.receivedMs > 0 ? request.receivedMs : operation.createdMs;
@@ -148,10 +148,10 @@ void CallSpans::open(const Operation &operation, const GateRequest &request)
         span.set(QStringLiteral("mcp.method.name"), QStringLiteral("tools/call"));
     span.set(QStringLiteral("gen_ai.operation.name"), QStringLiteral("execute_tool"));
     span.set(QStringLiteral("gen_ai.tool.name"), tool);
-    if (const QString id = requestId(request.id); !id.isEmpty())
+    if (const QString id = requestId(request.requestId); !id.isEmpty())
         span.set(QStringLiteral("jsonrpc.request.id"), id);
-    if (!request.envelope.protocolVersion.isEmpty())
-        span.set(QStringLiteral("mcp.protocol.version"), capped(request.envelope.protocolVersion));
+    if (mcp)
+        span.set(QStringLiteral("mcp.protocol.version"), capped(request.protocolVersion));
     span.set(QStringLiteral("network.transport"),
              request.transport == Transport::Stdio  ? QStringLiteral("pipe")
              : request.transport == Transport::Unix ? QStringLiteral("unix")

@@ -14,7 +14,7 @@ namespace Countersign {
 class AuditStore;
 class Clock;
 class Gate;
-struct GateRequest;
+struct GateCall;
 
 // One span per call that reached the gate, handed to a sink (the OTLP exporter) once the call is
 // settled: denied or allowed by a rule (the span ends with the run), or a card declined, expired,
@@ -50,7 +50,7 @@ public:
 
 public Q_SLOTS:
     // Gate::opened: a call was recorded (a rule's denial ends its span at once).
-    void open(const Countersign::Operation &operation, const Countersign::GateRequest &request);
+    void open(const Countersign::Operation &operation, const Countersign::GateCall &request);
     // Gate::runEnded.
     void runEnded(const QString &nonce, bool isError);
     // Something may have settled the card (a decision stored, expiry, supersession): its state is read.

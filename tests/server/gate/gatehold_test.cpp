@@ -245,8 +245,8 @@ private Q_SLOTS:
         auto out = std::make_shared<std::optional<ToolReply>>();
         const CallContext context{m_principal, Transport::Http};
         const json arguments = request.params.at("arguments");
-        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
-                     [out](ToolReply reply) { *out = std::move(reply); });
+        McpGate::call(*m_gate, m_actionPtr, ToolCall{arguments, request.params, request, context},
+                      [out](ToolReply reply) { *out = std::move(reply); });
         QTRY_COMPARE(m_gate->heldCount(), 1);
         m_clock.advance(1999);
         QTest::qWait(20);

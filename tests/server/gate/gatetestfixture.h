@@ -12,6 +12,7 @@
 #include "helperfailure.h"
 #include "jsoncompare.h"
 #include "jsonrpc.h"
+#include "mcpgate.h"
 #include "receipt.h"
 #include "ticketsealer.h"
 #include <QSignalSpy>
@@ -99,8 +100,8 @@ protected:
         }
         const CallContext context{principal ? *principal : m_principal, Transport::Http};
         const json arguments = params.value("arguments", json::object());
-        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, context},
-                     [out](ToolReply reply) { *out = std::move(reply); });
+        McpGate::call(*m_gate, m_actionPtr, ToolCall{arguments, request.params, request, context},
+                      [out](ToolReply reply) { *out = std::move(reply); });
     }
     // What a 2025-era call asked its client (CallContext::elicit), and how to answer each.
     struct Asked
@@ -133,8 +134,8 @@ protected:
             withTask.task = std::move(task);
         }
         const json arguments = params.value("arguments", json::object());
-        m_gate->call(m_actionPtr, ToolCall{arguments, request.params, request, withTask},
-                     [out](ToolReply reply) { *out = std::move(reply); });
+        McpGate::call(*m_gate, m_actionPtr, ToolCall{arguments, request.params, request, withTask},
+                      [out](ToolReply reply) { *out = std::move(reply); });
     }
     // The gate's answer; a gate that does not answer in time is a protocol error with code 0.
     ToolReply call(const json &params, const Principal *principal = nullptr, int timeoutMs = 5000)

@@ -9,6 +9,7 @@
 #include "gatedaction.h"
 #include "gatestack.h"
 #include "jsonrpc.h"
+#include "mcpgate.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -101,8 +102,8 @@ private:
         const CallContext context{Principal{1, QStringLiteral("agent"), {}}, Transport::Http};
         const json arguments = request.params["arguments"];
         std::optional<ToolReply> out;
-        m_stack->gate().call(m_action, ToolCall{arguments, request.params, request, context},
-                             [&out](ToolReply reply) { out = std::move(reply); });
+        McpGate::call(m_stack->gate(), m_action, ToolCall{arguments, request.params, request, context},
+                      [&out](ToolReply reply) { out = std::move(reply); });
         if (!QTest::qWaitFor([&] { return out.has_value(); }, 5000) || !std::holds_alternative<json>(*out))
             return json();
         return std::get<json>(*out);

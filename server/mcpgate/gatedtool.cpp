@@ -1,7 +1,7 @@
 #include "gatedtool.h"
 
-#include "gate.h"
 #include "gatedaction.h"
+#include "mcpgate.h"
 
 namespace Countersign {
 
@@ -24,7 +24,7 @@ nlohmann::json GatedTool::descriptor() const
 
 void GatedTool::call(const ToolCall &call, ToolDone done)
 {
-    m_gate.call(m_action, call, std::move(done));
+    McpGate::call(m_gate, m_action, call, std::move(done));
 }
 
 } // namespace Countersign

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "gatecall.h"
 #include "gateoutcome.h"
 #include "mcprequest.h"
 #include "operation.h"
@@ -27,10 +28,13 @@ std::optional<nlohmann::json> inputResponse(const nlohmann::json &params, const 
 nlohmann::json confirmationRequest(const Operation &operation, const QString &notice);
 nlohmann::json approvalUrlRequest(const Operation &operation, const QString &notice, const QString &url);
 
+// An ElicitResult as the gate reads it: its action, and what was typed in the confirmation form.
+ClientAnswer answerOf(const nlohmann::json &elicitResult);
+
 // The outcome as the MCP door answers it. A Pending outcome is the round that asks the client to
 // come back: requestState always, plus the URL elicitation to the card (when the outcome offers its
-// page and the client declared URL mode) or the typed-confirmation form (client mode).
-ToolReply reply(const GateOutcome &outcome, const Envelope &envelope);
+// page and the client declared URL mode: canOpenPage) or the typed-confirmation form (client mode).
+ToolReply reply(const GateOutcome &outcome, bool canOpenPage);
 
 } // namespace GateReplies
 

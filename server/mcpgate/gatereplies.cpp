@@ -22,13 +22,13 @@ json settled(const QString &text, const char *decision, const Decision &d)
     return result;
 }
 
-json inputRequired(const GateOutcome &o, const Envelope &envelope)
+json inputRequired(const GateOutcome &o, bool canOpenPage)
 {
     json result = {{"resultType", "input_required"}, {"requestState", o.sealed.toStdString()}};
     if (o.card.approvalMode == ApprovalMode::Client) {
         result["inputRequests"][kConfirmKey] = {{"method", "elicitation/create"},
                                                 {"params", confirmationRequest(o.card, o.notice)}};
-    } else if (!o.approvalsUrl.isEmpty() && envelope.elicitation.url) {
+    } else if (!o.approvalsUrl.isEmpty() && canOpenPage) {
         json params = approvalUrlRequest(o.card, o.notice, o.approvalsUrl);
         params.erase("elicitationId"); // the 2026-07-28 shape has none
         result["inputRequests"][kApprovalKey] = {{"method", "elicitation/create"},
@@ -49,6 +49,16 @@ std::optional<json> inputResponse(const json &params, const char *key)
     if (r == responses->end() || !r->is_object() || r->contains("method") || r->contains("result"))
         return std::nullopt; // absent, or wrapped (the SDK drops those too)
     return *r;
+}
+
+ClientAnswer answerOf(const json &result)
+{
+    ClientAnswer answer;
+    if (const auto action = result.find("action"); action != result.end() && action->is_string())
+        answer.action = QString::fromStdString(action->get<std::string>());
+    if (const auto content = result.find("content"); content != result.end() && content->is_object())
+        answer.typed = content->value(kConfirmKey, json());
+    return answer;
 }
 
 json confirmationRequest(const Operation &op, const QString &notice)
@@ -80,13 +90,13 @@ json approvalUrlRequest(const Operation &op, const QString &notice, const QStrin
         {"elicitationId", op.nonce.toStdString()}};
 }
 
-ToolReply reply(const GateOutcome &o, const Envelope &envelope)
+ToolReply reply(const GateOutcome &o, bool canOpenPage)
 {
     switch (o.kind) {
     case Kind::Ran:
         return o.result;
     case Kind::Pending:
-        return inputRequired(o, envelope);
+        return inputRequired(o, canOpenPage);
     case Kind::Declined:
         return settled(o.words(), "declined", o.decision);
     case Kind::Expired:
