@@ -75,7 +75,8 @@ struct GateCall final
     qint64 receivedMs = 0;     // when it reached the gate
 
     // A retry: the ticket it brought back, as sent (what is not a string is refused); and what its
-    // client answered to the last round's prompt, the typed confirmation or the card's page.
+    // client answered to the last round's prompt, the typed confirmation or the card's page. A call
+    // held on its own request may bring one back too: it is checked, then held.
     std::optional<nlohmann::json> ticket;
     std::optional<ClientAnswer> confirmAnswer;
     std::optional<ClientAnswer> pageAnswer;
