@@ -35,15 +35,18 @@ std::shared_ptr<const GateCall> GateCall::from(const std::shared_ptr<GatedAction
     call->transport = agent.transport;
     call->held = agent.held;
     call->note = agent.note;
+    call->preface = agent.preface;
     return call;
 }
 
 Plan GateCall::noted(Plan plan) const
 {
-    if (note.isEmpty())
-        return plan;
-    plan.summary = plan.summary.isEmpty() ? note : note + QLatin1Char(' ') + plan.summary;
-    plan.prompt = note + QStringLiteral("\n\n") + plan.prompt;
+    for (const QString &first : {note, preface ? preface->text() : QString()}) {
+        if (first.isEmpty())
+            continue;
+        plan.summary = plan.summary.isEmpty() ? first : first + QLatin1Char(' ') + plan.summary;
+        plan.prompt = first + QStringLiteral("\n\n") + plan.prompt;
+    }
     return plan;
 }
 

@@ -15,6 +15,25 @@ namespace Countersign {
 
 class GatedAction;
 
+// Words said first on a call's card that cost something to find (the user's request, read from the
+// agent's session record): read only when a card is made, once, and the same at the re-plan after
+// approval (so that the plan's digest still matches its ticket's).
+class CardPreface final
+{
+public:
+    explicit CardPreface(std::function<QString()> read) : m_read(std::move(read)) {}
+    const QString &text() const
+    {
+        if (!m_text)
+            m_text = m_read ? m_read() : QString();
+        return *m_text;
+    }
+
+private:
+    std::function<QString()> m_read;
+    mutable std::optional<QString> m_text;
+};
+
 // A call that is not an MCP request: an agent's own tool, through its hook. It becomes a GateCall
 // held on its own request while its card waits (it has no ticket to bring back).
 struct AgentCall final
@@ -30,6 +49,8 @@ struct AgentCall final
     // Not empty: said first on its card, before what the call does (it reaches what the human
     // declined of this session a moment ago).
     QString note;
+    // Said before the note: what the user asked (null: nothing).
+    std::shared_ptr<const CardPreface> preface;
     // The agent's own session id, as its hook payload sends it (empty: none): recorded with the
     // call (Operation::agentSession), and what a grant for "this agent session" is bound to.
     QString session;
@@ -96,8 +117,9 @@ struct GateCall final
     ClientAsker ask;
     std::shared_ptr<CallCancel> task; // a call its client may cancel while it waits; null otherwise
 
-    QString held; // AgentCall::held
-    QString note; // AgentCall::note
+    QString held;                               // AgentCall::held
+    QString note;                               // AgentCall::note
+    std::shared_ptr<const CardPreface> preface; // AgentCall::preface
 
     // For its trace and record, as its door names them.
     Transport transport = Transport::Http;

@@ -146,6 +146,10 @@ Result<HookCall> HookCall::parse(HookClient client, const json &sent)
     if (!session)
         return failure(session.error());
     call.sessionId = session.value();
+    auto transcript = stringField(payload, "transcript_path", false, 4096);
+    if (!transcript)
+        return failure(transcript.error());
+    call.transcriptPath = transcript.value();
     if (call.event == Event::Post)
         call.response = payload.value("tool_response", json());
     return call;

@@ -33,6 +33,8 @@ struct HookCall final
     QString toolUseId;    // the client's id for the call; empty where it sends none (Gemini)
     QString cwd;
     QString sessionId;
+    QString
+        transcriptPath; // Claude Code: its session record (the payload's transcript_path); empty when none
     nlohmann::json response; // Post: tool_response as sent (any JSON)
     bool failed = false;     // Post: the client reported the tool failed (PostToolUseFailure)
     // A tool the client's hook sends but no matcher of Countersign's would ask about (Cline's

@@ -5,8 +5,11 @@
 
 #include "auditstore.h"
 #include "canonicaljson.h"
+#include "claudesessionrecord.h"
 #include "fileundo.h"
 #include "gate.h"
+#include "requestnames.h"
+#include "visibletext.h"
 #include "workspace.h"
 
 #include <QDateTime>
@@ -151,6 +154,8 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     agentCall.transport = transport;
     agentCall.held = m_held.value(who.name);
     agentCall.session = call.sessionId;
+    if (!call.transcriptPath.isEmpty())
+        agentCall.preface = requestPreface(call, tool, arguments.value());
     // The undo store keeps its promise: with no room but what recent copies hold, a change that runs
     // with no card could not be undone, so the call asks (saying why) rather than drop one.
     if (agentCall.held.isEmpty() && m_settings.snapshots && m_settings.snapshots->full())
@@ -268,6 +273,32 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
             self->remember(key, std::move(allowed));
             done(HookAnswer::allow(client, event));
         });
+}
+
+std::shared_ptr<const CardPreface> HookService::requestPreface(const HookCall &call,
+                                                               const std::shared_ptr<AgentTool> &tool,
+                                                               const json &arguments)
+{
+    // Read only when a card is made: a quiet call never opens the record.
+    return std::make_shared<CardPreface>([path = call.transcriptPath, session = call.sessionId, tool,
+                                          arguments, title = HookClients::title(call.client)]() -> QString {
+        if (auto checked = ClaudeSessionRecord::checkPath(path, session); !checked) {
+            qCInfo(lcHooks) << "not read:" << path.left(200) << ":" << checked.error();
+            return {};
+        }
+        const auto request = ClaudeSessionRecord::lastRequest(path, kMaxRecordBytes);
+        if (!request || request.value().text.trimmed().isEmpty())
+            return {};
+        QString words = QStringLiteral("You asked %1: \u201c%2\u201d.")
+                            .arg(title, RequestNames::shown(request.value().text, kMaxRequestChars));
+        const QStringList unnamed =
+            RequestNames::unnamed(request.value().text, tool->reaches(arguments),
+                                  QString::fromStdString(arguments.value("cwd", "")), QDir::homePath());
+        if (!unnamed.isEmpty())
+            words += QStringLiteral(" Your request did not name %1.")
+                         .arg(visibleText(unnamed.mid(0, 5).join(QStringLiteral(", "))));
+        return words;
+    });
 }
 
 namespace {

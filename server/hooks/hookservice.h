@@ -3,6 +3,7 @@
 #include "agenttool.h"
 #include "callchannel.h"
 #include "declinedintents.h"
+#include "gatecall.h"
 #include "hookcall.h"
 #include "principal.h"
 #include "snapshotstore.h"
@@ -79,6 +80,10 @@ public:
     void handle(HookClient client, const Principal &who, Transport transport, const nlohmann::json &payload,
                 Answered done);
 
+    // How much of an agent's session record is read back for the user's request, and how much of
+    // the request its card shows.
+    static constexpr qint64 kMaxRecordBytes = 8 * 1024 * 1024;
+    static constexpr qsizetype kMaxRequestChars = 300;
     // Allowed calls whose post-tool report has not come, per connection, at most this many kept.
     static constexpr int kMaxAwaitingReport = 1024;
     // A call allowed with no card whose report has not come this long after is taken as ended
@@ -120,6 +125,12 @@ private:
     void before(const HookCall &call, const Principal &who, Transport transport, Answered done);
     void after(const HookCall &call, const Principal &who, Answered done);
     std::shared_ptr<AgentTool> toolFor(AgentTool::Kind kind);
+    // What the user asked, said first on the call's card: the latest request in the agent's session
+    // record (Claude Code's transcript_path, checked: ClaudeSessionRecord::checkPath), and the paths
+    // the call reaches that it never named (RequestNames).
+    static std::shared_ptr<const CardPreface> requestPreface(const HookCall &call,
+                                                             const std::shared_ptr<AgentTool> &tool,
+                                                             const nlohmann::json &arguments);
     QString reportKey(const Principal &who, const HookCall &call, const QString &argsDigest) const;
     void remember(const QString &key, Allowed allowed);
     // An opencode or Cline call of this console's own MCP tool, under its MCP name (Settings::servesTool).

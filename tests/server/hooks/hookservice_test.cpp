@@ -11,6 +11,10 @@
 #include "jsoncompare.h"
 #include "workspace.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -174,6 +178,61 @@ private Q_SLOTS:
         QVERIFY(handle(HookClient::ClaudeCode, payload("PostToolUse", "make deploy")));
         QCOMPARE(flagged.size(), 1);
         QVERIFY(events(QStringLiteral("agent-tool-ran")).isEmpty());
+    }
+
+    // Claude Code's session record (transcript_path): the card says first what the user asked, and
+    // marks what the call reaches that the request never named: asked to remove a symlink, the
+    // agent deletes its parent folder. A record that is not this session's own is never read.
+    void aCard_saysWhatTheUserAsked_andMarksWhatItDidNotName()
+    {
+        const QByteArray home = m_dir.filePath(QStringLiteral("home")).toUtf8();
+        const QByteArray savedHome = qgetenv("HOME");
+        qputenv("HOME", home);
+        const auto restore = qScopeGuard([savedHome] { qputenv("HOME", savedHome); });
+        QVERIFY(QDir().mkpath(QString::fromUtf8(home) + QStringLiteral("/.pi/agent/sessions")));
+        const QString record = QString::fromUtf8(home) + QStringLiteral("/.claude/projects/-ws/s-1.jsonl");
+        QVERIFY(QDir().mkpath(QFileInfo(record).path()));
+        QFile file(record);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            R"({"type":"user","message":{"role":"user","content":"remove the symlink ~/.pi/agent/sessions"}})"
+            "\n");
+        file.close();
+        makeService(json::parse(R"([{"tool": "agent:shell", "decision": "ask"}])"));
+
+        json sent = payload("PreToolUse", "rm -rf " + home.toStdString() + "/.pi");
+        sent["transcript_path"] = record.toStdString();
+        std::optional<HookAnswer> answer;
+        m_service->handle(HookClient::ClaudeCode, m_agent, Transport::Http, sent,
+                          [&answer](HookAnswer a) { answer = std::move(a); });
+        QTRY_COMPARE(m_stack->queue().pending().size(), 1);
+        const QString summary = m_stack->queue().pending().first().plan.summary;
+        QVERIFY2(summary.startsWith(
+                     QStringLiteral("You asked Claude Code: \u201cremove the symlink "
+                                    "~/.pi/agent/sessions\u201d. Your request did not name ~/.pi.")),
+                 qPrintable(summary));
+        QVERIFY(m_stack->queue()
+                    .decline(m_stack->queue().pending().first().nonce, QStringLiteral("console:alice"))
+                    .ok());
+        QTRY_VERIFY(answer.has_value());
+
+        // Another session's record, and a record outside Claude Code's projects folder: not read.
+        const QString elsewhere = m_dir.filePath(QStringLiteral("s-1.jsonl"));
+        QVERIFY(QFile::copy(record, elsewhere));
+        for (const auto &[path, session] : {std::pair{record, "s-2"}, std::pair{elsewhere, "s-1"}}) {
+            json other = payload("PreToolUse", "rm -rf " + home.toStdString() + "/.pi/agent");
+            other["transcript_path"] = path.toStdString();
+            other["session_id"] = session;
+            std::optional<HookAnswer> out;
+            m_service->handle(HookClient::ClaudeCode, m_agent, Transport::Http, other,
+                              [&out](HookAnswer a) { out = std::move(a); });
+            QTRY_COMPARE(m_stack->queue().pending().size(), 1);
+            const Operation card = m_stack->queue().pending().first();
+            QVERIFY2(!card.plan.summary.contains(QLatin1String("You asked")), qPrintable(card.plan.summary));
+            QVERIFY(m_stack->queue().decline(card.nonce, QStringLiteral("console:alice")).ok());
+            QTRY_VERIFY(out.has_value());
+            QTRY_COMPARE(m_stack->queue().pending().size(), 0);
+        }
     }
 
     // A payload that is not what the client sends is denied in that client's format, saying why;
