@@ -7,6 +7,13 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace Countersign::ClaudeSessionRecord {
 
 using json = nlohmann::json;
@@ -64,9 +71,22 @@ std::optional<QString> requestIn(const QByteArray &line, bool *lastPrompt)
 
 Result<Request> lastRequest(const QString &path, qint64 maxBytes)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    // Opened as checked: a link or a pipe swapped in since is refused, and a pipe never blocks.
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return failure(
+            QStringLiteral("cannot read %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno))));
+    struct stat st = {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return failure(QStringLiteral("%1 is not a regular file").arg(path));
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
         return failure(QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    }
     const qint64 size = file.size();
     const qint64 floor = std::max<qint64>(0, size - maxBytes);
     qint64 at = size;

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace Countersign;
 
 namespace {
@@ -111,9 +113,19 @@ private Q_SLOTS:
         QCOMPARE(requestOf(text, 8 << 20, &partial), QStringLiteral("far back"));
         QVERIFY(!partial);
     }
-    void aMissingRecord_isAnError()
+    // What is not a regular file reached directly is refused when it is opened, not only when it is
+    // checked: a link or a pipe swapped in between (a pipe would otherwise block the reader).
+    void aMissingRecord_aLinkOrAPipe_isAnError()
     {
         QVERIFY(!ClaudeSessionRecord::lastRequest(m_dir.filePath(QStringLiteral("none.jsonl"))).ok());
+        const QString target = m_dir.filePath(QStringLiteral("target.jsonl"));
+        QVERIFY(write(target, userLine(R"("secret")")));
+        const QString link = m_dir.filePath(QStringLiteral("link.jsonl"));
+        QVERIFY(QFile::link(target, link));
+        QVERIFY(!ClaudeSessionRecord::lastRequest(link).ok());
+        const QString pipe = m_dir.filePath(QStringLiteral("pipe.jsonl"));
+        QCOMPARE(::mkfifo(QFile::encodeName(pipe).constData(), 0600), 0);
+        QVERIFY(!ClaudeSessionRecord::lastRequest(pipe).ok());
     }
 
     // Only a record of this very session, in a projects folder under .claude, reached through no
