@@ -1,5 +1,6 @@
 #include "approvalcard.h"
 
+#include "agentlabel.h"
 #include "approvalqueue.h"
 #include "blastradiustext.h"
 #include "cardface.h"
@@ -35,29 +36,6 @@ namespace {
 constexpr qint64 kSoonMs = 60'000;
 constexpr qint64 kNowMs = 15'000;
 
-QLabel *label(QWidget *parent, const char *objectName, bool wrap = true)
-{
-    auto *l = new QLabel(parent);
-    l->setObjectName(QLatin1String(objectName));
-    // The agent writes most of what a card shows: AutoText would render anything that looks like
-    // HTML (a 1px span hid half of a target).
-    l->setTextFormat(Qt::PlainText);
-    l->setWordWrap(wrap);
-    // A wrapped label takes the width it is given: agent text (laidOutText) never sets the window's.
-    if (wrap)
-        l->setSizePolicy(QSizePolicy::Ignored, l->sizePolicy().verticalPolicy());
-    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return l;
-}
-
-// Agent-chosen text on a label: laid out bounded, whole in the tooltip (laidOutText).
-void showAgentText(QLabel *label, const QString &text)
-{
-    const QString visible = visibleText(text);
-    label->setText(laidOutText(visible));
-    label->setToolTip(tooltipText(visible));
-}
-
 } // namespace
 
 // What was typed, without the break marks laidOutText puts in long words (pasted from the card's
@@ -77,38 +55,39 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     setObjectName(QStringLiteral("approvalCard"));
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
 
-    m_title = label(this, "cardTitle");
+    m_title = agentLabel(this, "cardTitle");
     QFont titleFont = m_title->font();
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.3);
     titleFont.setBold(true);
     m_title->setFont(titleFont);
-    m_client = label(this, "cardClient");
-    m_risk = label(this, "cardRisk", false);
+    m_client = agentLabel(this, "cardClient");
+    m_risk = agentLabel(this, "cardRisk", false);
     m_risk->setAutoFillBackground(true);
     m_risk->setMargin(4);
-    m_countdown = label(this, "cardCountdown", false);
-    m_stale = label(this, "cardStale");
+    m_countdown = agentLabel(this, "cardCountdown", false);
+    m_stale = agentLabel(this, "cardStale");
     m_stale->setText(tr("Made before Countersign restarted: the agent that asked may no longer be waiting. "
                         "Approving it runs nothing until that agent calls again; decline it if it is no "
                         "longer wanted."));
     m_stale->setStyleSheet(
         QStringLiteral("background: #fff8c5; color: #3b2300; padding: 4px; border-radius: 4px"));
     m_stale->hide();
-    m_agent = label(this, "cardAgent", false);
+    m_agent = agentLabel(this, "cardAgent", false);
     m_agent->setProperty("agent", QStringLiteral("unknown"));
     m_agent->hide();
-    m_clientAnswer = label(this, "cardClientAnswer");
+    m_clientAnswer = agentLabel(this, "cardClientAnswer");
     m_clientAnswer->hide();
-    m_review = label(this, "cardReview");
+    m_review = agentLabel(this, "cardReview");
     m_review->hide();
-    m_seen = label(this, "cardSeen");
+    m_request = agentLabel(this, "cardRequest");
+    m_seen = agentLabel(this, "cardSeen");
     m_seen->setEnabled(false); // said quietly: greyed
     m_seen->hide();
-    m_command = label(this, "cardCommand");
+    m_command = agentLabel(this, "cardCommand");
     m_command->setFont(mono);
-    m_why = label(this, "cardWhy");
-    m_summary = label(this, "cardSummary");
-    m_evidenceTitle = label(this, "cardEvidenceTitle");
+    m_why = agentLabel(this, "cardWhy");
+    m_summary = agentLabel(this, "cardSummary");
+    m_evidenceTitle = agentLabel(this, "cardEvidenceTitle");
     QFont bold = m_evidenceTitle->font();
     bold.setBold(true);
     m_evidenceTitle->setFont(bold);
@@ -132,7 +111,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_details = makeDetails();
     m_details->hide();
 
-    m_confirmLabel = label(this, "confirmLabel");
+    m_confirmLabel = agentLabel(this, "confirmLabel");
     m_confirmLabel->setTextFormat(Qt::RichText); // our markup around the escaped target
     m_confirm = new QLineEdit(this);
     m_confirm->setObjectName(QStringLiteral("confirmTarget"));
@@ -154,7 +133,7 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     m_denyFromNow->setObjectName(QStringLiteral("denyFromNow"));
     m_allowFromNow->hide();
     m_denyFromNow->hide();
-    m_error = label(this, "cardError");
+    m_error = agentLabel(this, "cardError");
     m_error->setStyleSheet(ThemeColours::textCss(ThemeColours::errorText(palette())));
     m_error->hide();
 
@@ -192,8 +171,8 @@ ApprovalCard::ApprovalCard(ApprovalQueue &queue, const Clock &clock, QWidget *pa
     });
 }
 
-// Top to bottom as the card reads: the headline with the risk, who, the command, why, the evidence,
-// the details folded away, then what decides.
+// Top to bottom as the card reads: what the user asked, the headline with the risk, who, the command, why,
+// the evidence, the details folded away, then what decides.
 void ApprovalCard::layOut()
 {
     auto *header = new QHBoxLayout;
@@ -213,6 +192,7 @@ void ApprovalCard::layOut()
     fromNow->addWidget(m_denyFromNow);
     fromNow->addWidget(m_allowFromNow);
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_request);
     layout->addLayout(header);
     layout->addWidget(m_stale);
     layout->addWidget(m_clientAnswer);
@@ -238,11 +218,11 @@ QWidget *ApprovalCard::makeDetails()
 {
     auto *details = new QWidget(this);
     details->setObjectName(QStringLiteral("cardDetails"));
-    m_targets = label(details, "cardTargets");
-    m_blast = label(details, "cardBlastRadius");
-    m_rule = label(details, "cardRule");
-    m_prompt = label(details, "cardPrompt");
-    m_digests = label(details, "cardDigests");
+    m_targets = agentLabel(details, "cardTargets");
+    m_blast = agentLabel(details, "cardBlastRadius");
+    m_rule = agentLabel(details, "cardRule");
+    m_prompt = agentLabel(details, "cardPrompt");
+    m_digests = agentLabel(details, "cardDigests");
     m_arguments = new QPlainTextEdit(details);
     m_arguments->setObjectName(QStringLiteral("cardArguments"));
     m_arguments->setReadOnly(true);
@@ -314,6 +294,8 @@ void ApprovalCard::setOperation(const Operation &operation)
     m_error->hide();
     const Plan &plan = operation.plan;
     const CardFace face = CardFace::of(operation);
+    showAgentText(m_request, face.request);
+    m_request->setVisible(!face.request.isEmpty());
     showAgentText(m_title, face.headline);
     showAgentText(m_client, face.who);
     m_risk->setText(face.riskWords);

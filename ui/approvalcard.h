@@ -90,6 +90,7 @@ private:
     QTimer m_shownTimer;
     qint64 m_minimumShownMs = 1000;
     qint64 m_shownSinceMs = 0;
+    QLabel *m_request = nullptr; // the user's words behind the call, said first
     QLabel *m_title = nullptr;
     QLabel *m_client = nullptr;
     QLabel *m_risk = nullptr;

@@ -41,12 +41,12 @@ std::shared_ptr<const GateCall> GateCall::from(const std::shared_ptr<GatedAction
 
 Plan GateCall::noted(Plan plan) const
 {
-    for (const QString &first : {note, preface ? preface->text() : QString()}) {
-        if (first.isEmpty())
-            continue;
-        plan.summary = plan.summary.isEmpty() ? first : first + QLatin1Char(' ') + plan.summary;
-        plan.prompt = first + QStringLiteral("\n\n") + plan.prompt;
-    }
+    if (preface)
+        plan.request = preface->text();
+    if (note.isEmpty())
+        return plan;
+    plan.summary = plan.summary.isEmpty() ? note : note + QLatin1Char(' ') + plan.summary;
+    plan.prompt = note + QStringLiteral("\n\n") + plan.prompt;
     return plan;
 }
 

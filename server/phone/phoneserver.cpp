@@ -124,6 +124,7 @@ json cardJson(const Operation &op)
         return out;
     };
     const json face = {
+        {"request", visibleText(words.request).toStdString()},
         {"headline", visibleText(words.headline).toStdString()},
         {"risk", visibleText(words.riskWords).toStdString()},
         {"command", visibleText(capped(words.command, kMaxPromptChars, &cut)).toStdString()},

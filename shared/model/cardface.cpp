@@ -296,6 +296,7 @@ CardFace CardFace::of(const Operation &op)
     if (const QString keep = keepWords(plan, destructive); !keep.isEmpty())
         face.headline += QStringLiteral("; ") + keep;
 
+    face.request = plan.request;
     face.riskWords = riskName(plan.risk);
     face.riskWords = capitalised(face.riskWords) + tr(" risk");
     if (shell)
@@ -375,11 +376,17 @@ QStringList CardFace::problems(const Operation &op) const
 nlohmann::json CardFace::toJson() const
 {
     static const char *kinds[] = {"none", "diff", "files", "targets"};
-    json out = {{"headline", headline.toStdString()},         {"risk", riskWords.toStdString()},
-                {"command", command.toStdString()},           {"folder", folder.toStdString()},
-                {"summary", summary.toStdString()},           {"who", who.toStdString()},
-                {"evidence", kinds[int(evidence)]},           {"evidenceTitle", evidenceTitle.toStdString()},
-                {"evidenceText", evidenceText.toStdString()}, {"typed", typed},
+    json out = {{"request", request.toStdString()},
+                {"headline", headline.toStdString()},
+                {"risk", riskWords.toStdString()},
+                {"command", command.toStdString()},
+                {"folder", folder.toStdString()},
+                {"summary", summary.toStdString()},
+                {"who", who.toStdString()},
+                {"evidence", kinds[int(evidence)]},
+                {"evidenceTitle", evidenceTitle.toStdString()},
+                {"evidenceText", evidenceText.toStdString()},
+                {"typed", typed},
                 {"typedText", typedText.toStdString()}};
     json whyList = json::array(), alsoList = json::array(), detailList = json::array();
     for (const QString &w : why)

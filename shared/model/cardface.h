@@ -29,6 +29,7 @@ struct CardFace final
 {
     enum class Evidence { None, Diff, Files, Targets };
 
+    QString request; // the user's words behind the call (Plan::request), said first; empty when none
     QString headline;
     QString riskWords; // "High risk", "Medium risk": the level only; reversibility is in the headline
     QString command;   // "$ git reset --hard", "delete_path {"path":"build"}"

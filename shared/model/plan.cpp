@@ -37,10 +37,13 @@ json Plan::toJson() const
     json targetList = json::array();
     for (const QString &target : targets)
         targetList.push_back(target.toStdString());
-    return {{"title", title.toStdString()},        {"prompt", prompt.toStdString()},
-            {"summary", summary.toStdString()},    {"diff", diff.toStdString()},
-            {"targets", std::move(targetList)},    {"blastRadius", blastRadius},
-            {"risk", riskName(risk).toStdString()}};
+    json out = {{"title", title.toStdString()},        {"prompt", prompt.toStdString()},
+                {"summary", summary.toStdString()},    {"diff", diff.toStdString()},
+                {"targets", std::move(targetList)},    {"blastRadius", blastRadius},
+                {"risk", riskName(risk).toStdString()}};
+    if (!request.isEmpty()) // absent when none: the digests of plans made before it stay as they were
+        out["request"] = request.toStdString();
+    return out;
 }
 
 Result<Plan> Plan::fromJson(const json &value)
@@ -59,6 +62,8 @@ Result<Plan> Plan::fromJson(const json &value)
     if (!str("title", plan.title) || !str("prompt", plan.prompt) || !str("summary", plan.summary) ||
         !str("diff", plan.diff) || !str("risk", risk))
         return failure(QStringLiteral("plan: a text field is missing"));
+    if (value.contains("request") && !str("request", plan.request))
+        return failure(QStringLiteral("plan: request must be a string"));
     const auto r = parseRisk(risk);
     if (!r)
         return failure(QStringLiteral("plan: unknown risk \"%1\"").arg(risk));

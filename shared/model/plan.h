@@ -33,6 +33,9 @@ struct Plan final
     QStringList targets; // what is touched, by name
     nlohmann::json blastRadius = nlohmann::json::object(); // counts, bytes, irreversible
     Risk risk = Risk::High;
+    // The user's words behind the call (their request in the agent's session record, and what the
+    // call reaches that it never named), said first on its card; empty when none is known.
+    QString request;
 
     // The plan recorded for a call a rule (or the default) allowed or denied at once: nothing was
     // planned; targets are what the call names (the file it writes, the command it runs), for its

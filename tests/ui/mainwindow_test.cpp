@@ -13,6 +13,34 @@ private Q_SLOTS:
     void init() { setUp(); }
     void cleanup() { tearDown(); }
 
+    // What the user asked (from the agent's session record) is said first on the card, above the
+    // headline, as plain text; it is kept with the card's plan in the store, its digest with it.
+    void theUsersRequest_isSaidFirst_asPlainText()
+    {
+        m_request = QStringLiteral(
+            "You asked Claude Code: \u201c<b>remove</b> the symlink ~/.pi/agent/sessions\u201d. "
+            "Your request did not name ~/.pi.");
+        const Operation op = park(Risk::High, QStringLiteral("agent:shell"), QStringLiteral(".pi"));
+        m_request.clear();
+        QTRY_COMPARE(find<QListWidget>("pendingList")->count(), 1);
+        auto *request = find<QLabel>("cardRequest");
+        QTRY_VERIFY(request->isVisible());
+        QVERIFY2(request->text().contains(QLatin1String("<b>remove</b> the symlink")),
+                 qPrintable(request->text()));
+        QVERIFY(request->text().endsWith(QLatin1String("Your request did not name ~/.pi.")));
+        QCOMPARE(request->textFormat(), Qt::PlainText);
+        QVERIFY(request->mapTo(m_window.get(), QPoint()).y() <
+                find<QLabel>("cardTitle")->mapTo(m_window.get(), QPoint()).y());
+        auto stored = m_store->operation(op.nonce);
+        QVERIFY(stored.ok() && stored.value());
+        QCOMPARE(stored.value()->plan.request, op.plan.request);
+        QCOMPARE(stored.value()->plan.digest(), op.planDigest);
+        Plan without = op.plan;
+        without.request.clear();
+        QVERIFY(!without.toJson().contains("request")); // a plan with none keeps the digest it had before
+        QVERIFY(without.digest() != op.planDigest);
+    }
+
     void parkedApproval_showsACard_withCountInTitle()
     {
         QVERIFY(find<QLabel>("emptyQueue")->isVisible());
@@ -22,6 +50,7 @@ private Q_SLOTS:
         QVERIFY(shownCard);
         QVERIFY(shownCard->isVisible());
         QCOMPARE(find<QLabel>("cardTitle")->text(), QStringLiteral("Delete web-1"));
+        QVERIFY(!find<QLabel>("cardRequest")->isVisible()); // no request known: nothing said of one
         QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("Claude Code")));
         QVERIFY(find<QLabel>("cardClient")->text().contains(QLatin1String("vscode")));
         QCOMPARE(find<QLabel>("cardPrompt")->text(), QStringLiteral("Delete service web-1?"));

@@ -72,6 +72,8 @@ protected:
 
     // How long park()'s tickets are sealed for (ttlSeconds, or an unseen card's limit).
     qint64 m_sealedMs = 300'000;
+    // The user's words park() puts on its cards (Plan::request); none when empty.
+    QString m_request;
     Operation park(Risk risk = Risk::Medium, const QString &tool = QStringLiteral("delete_service"),
                    const QString &target = QStringLiteral("web-1"), const char *client = "Claude Code",
                    const QString &principal = QStringLiteral("vscode"), bool intoQueue = true,
@@ -90,6 +92,7 @@ protected:
         op.plan.targets = {target};
         op.plan.risk = risk;
         op.plan.blastRadius = {{"instances", 3}, {"irreversible", risk >= Risk::High}};
+        op.plan.request = m_request;
         op.planDigest = op.plan.digest();
         op.rule = QStringLiteral("no rule matched: default ask");
         op.createdMs = m_clock.nowMs() + m_next; // newest last

@@ -118,6 +118,8 @@ function cardElement(card) {
     // the risk, who asks, the command, why it asks, the evidence; the rest folded away.
     const face = card.face;
     q('.title').textContent = face.headline;
+    q('.request').textContent = face.request ?? '';
+    q('.request').hidden = !face.request;
     q('.risk').textContent = face.risk;
     q('.risk').classList.add(card.risk);
     q('.who').textContent = face.who;

@@ -206,11 +206,11 @@ private Q_SLOTS:
         m_service->handle(HookClient::ClaudeCode, m_agent, Transport::Http, sent,
                           [&answer](HookAnswer a) { answer = std::move(a); });
         QTRY_COMPARE(m_stack->queue().pending().size(), 1);
-        const QString summary = m_stack->queue().pending().first().plan.summary;
-        QVERIFY2(summary.startsWith(
-                     QStringLiteral("You asked Claude Code: \u201cremove the symlink "
-                                    "~/.pi/agent/sessions\u201d. Your request did not name ~/.pi.")),
-                 qPrintable(summary));
+        const Plan shown = m_stack->queue().pending().first().plan;
+        QCOMPARE(shown.request,
+                 QStringLiteral("You asked Claude Code: \u201cremove the symlink "
+                                "~/.pi/agent/sessions\u201d. Your request did not name ~/.pi."));
+        QVERIFY(!shown.summary.contains(QLatin1String("You asked")));
         QVERIFY(m_stack->queue()
                     .decline(m_stack->queue().pending().first().nonce, QStringLiteral("console:alice"))
                     .ok());
@@ -228,7 +228,7 @@ private Q_SLOTS:
                               [&out](HookAnswer a) { out = std::move(a); });
             QTRY_COMPARE(m_stack->queue().pending().size(), 1);
             const Operation card = m_stack->queue().pending().first();
-            QVERIFY2(!card.plan.summary.contains(QLatin1String("You asked")), qPrintable(card.plan.summary));
+            QVERIFY2(card.plan.request.isEmpty(), qPrintable(card.plan.request));
             QVERIFY(m_stack->queue().decline(card.nonce, QStringLiteral("console:alice")).ok());
             QTRY_VERIFY(out.has_value());
             QTRY_COMPARE(m_stack->queue().pending().size(), 0);

@@ -241,6 +241,7 @@ protected:
         op.plan.diff = QStringLiteral("-a\n+b\n");
         op.plan.risk = risk;
         op.plan.blastRadius = {{"files", 3}, {"irreversible", true}};
+        op.plan.request = QStringLiteral("You asked Claude Code: \u201cclean build\u202E\u201d.");
         op.rule = QStringLiteral("no rule matched: default ask");
         op.planDigest = op.plan.digest();
         op.createdMs = m_clock.nowMs();

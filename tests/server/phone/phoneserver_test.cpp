@@ -58,6 +58,9 @@ private Q_SLOTS:
         QCOMPARE_JSON(c.at("title"),
                       json("Delete build\u27e6U+202E\u27e7txt.exe")); // marked, as the window shows it
         QCOMPARE_JSON(c.at("typed"), json("build"));
+        // What the user asked, said first as the window says it: visible text.
+        QCOMPARE_JSON(c.at("face").at("request"),
+                      json("You asked Claude Code: \u201cclean build\u27e6U+202E\u27e7\u201d."));
         // The window's words: what it reaches, that it cannot be taken back, the rule that asked.
         QCOMPARE_JSON(c.at("blastRadius"), json("3 files"));
         QCOMPARE_JSON(c.at("irreversible"), json(true));
