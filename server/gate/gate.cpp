@@ -311,6 +311,10 @@ void Gate::park(const RequestPtr &request, Plan plan, GateDone done, const QStri
 
     const qint64 now = m_clock.nowMs();
     const QString rule = decide(*request).rule;
+    // The user's words, read when a card is made and only then (a call a rule or a grant lets
+    // through never reads them).
+    if (plan.request.isEmpty() && request->preface)
+        plan.request = request->preface->text();
     Operation op = request->operation(randomNonce(), std::move(plan), rule, now,
                                       now + std::max(m_settings.ttlMs, m_settings.unseenLimitMs),
                                       Operation::Status::Pending);
@@ -482,7 +486,7 @@ void Gate::evaluate(const RequestPtr &request, const Ticket &ticket, GateDone do
             return done(GateOutcome::declined(d));
         // The sealed expiry (or nearer, once seen), not the row's.
         if (d.outcome == Operation::Status::Approved && now < deadline)
-            return runApproved(request, ticket, d, std::move(done));
+            return runApproved(request, ticket, d, op.plan.request, std::move(done));
         // Approved in time but its agent came back after: timed out now (as the sweep would at
         // the seal), so that the same call asks again with a new card instead of joining this one.
         if (d.outcome == Operation::Status::Approved && op.status == Operation::Status::Approved) {

@@ -222,8 +222,9 @@ private:
     // (evaluated again), false to go on waiting (notice set when the typed name did not match).
     bool takeClientAnswer(const RequestPtr &request, const Ticket &ticket, const Operation &op,
                           GateDone &done, QString &notice);
+    // shownRequest: the user's words on the approved card (its Plan::request), kept as they were.
     void runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                     GateDone done);
+                     const QString &shownRequest, GateDone done);
     void execute(const RequestPtr &request, const Ticket &ticket, const Decision &decision, const Plan &plan,
                  GateDone done);
     // A claimed run returned: its result (a receipt included, if any) is stored as its end.

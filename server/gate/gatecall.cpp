@@ -41,8 +41,6 @@ std::shared_ptr<const GateCall> GateCall::from(const std::shared_ptr<GatedAction
 
 Plan GateCall::noted(Plan plan) const
 {
-    if (preface)
-        plan.request = preface->text();
     if (note.isEmpty())
         return plan;
     plan.summary = plan.summary.isEmpty() ? note : note + QLatin1Char(' ') + plan.summary;

@@ -140,8 +140,8 @@ struct GateCall final
     bool isRetry() const { return ticket.has_value(); }
     // A call its client cancelled (tasks/cancel): nothing more of it runs.
     bool isCancelled() const { return task && task->cancelled; }
-    // The plan as its card shows it: the note said first, the user's request beside it (the same
-    // at the re-plan after approval, so that its digest still matches the ticket's).
+    // The plan as its card shows it: the note said first (the same at the re-plan after approval,
+    // so that its digest still matches the ticket's). The preface is the card's (Gate::park).
     Plan noted(Plan plan) const;
     // The record of this call with the given plan: who asked, for what, and where it stands. Every
     // operation the gate stores is built here.

@@ -56,22 +56,24 @@ void Gate::awaitRemoteRun(const RequestPtr &request, const Ticket &ticket, const
 // 6. Approved: the world may have moved since the card was shown. Plan again; a different plan
 // supersedes the card and starts a fresh one, and only the plan approved runs.
 void Gate::runApproved(const RequestPtr &request, const Ticket &ticket, const Decision &decision,
-                       GateDone done)
+                       const QString &shownRequest, GateDone done)
 {
     QPointer<Gate> self(this);
-    request->action->plan(request->arguments,
-                          [self, request, ticket, decision, done = std::move(done)](Result<Plan> plan) {
-                              if (!self)
-                                  return;
-                              if (!plan)
-                                  return done(GateOutcome::refused(Kind::ReplanFailed, plan.error()));
-                              const Plan noted = request->noted(std::move(plan).value());
-                              if (noted.digest() != ticket.planDigest) {
-                                  qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
-                                  return self->park(request, noted, done, ticket.nonce);
-                              }
-                              self->execute(request, ticket, decision, noted, done);
-                          });
+    request->action->plan(request->arguments, [self, request, ticket, decision, shownRequest,
+                                               done = std::move(done)](Result<Plan> plan) {
+        if (!self)
+            return;
+        if (!plan)
+            return done(GateOutcome::refused(Kind::ReplanFailed, plan.error()));
+        Plan noted = request->noted(std::move(plan).value());
+        // The user's words as the approved card showed them: never read again.
+        noted.request = shownRequest;
+        if (noted.digest() != ticket.planDigest) {
+            qCInfo(lcGate) << "plan drift for" << ticket.nonce << ": superseded";
+            return self->park(request, noted, done, ticket.nonce);
+        }
+        self->execute(request, ticket, decision, noted, done);
+    });
 }
 
 // 7. Claim before acting, then run once; 8. the result carries a signed receipt.

@@ -280,23 +280,32 @@ std::shared_ptr<const CardPreface> HookService::requestPreface(const HookCall &c
                                                                const json &arguments)
 {
     // Read only when a card is made: a quiet call never opens the record.
-    return std::make_shared<CardPreface>([path = call.transcriptPath, session = call.sessionId, tool,
-                                          arguments, title = HookClients::title(call.client)]() -> QString {
-        if (auto checked = ClaudeSessionRecord::checkPath(path, session); !checked) {
+    return std::make_shared<CardPreface>([path = call.transcriptPath, session = call.sessionId,
+                                          toolUseId = call.toolUseId, tool, arguments,
+                                          title = HookClients::title(call.client)]() -> QString {
+        if (auto checked =
+                ClaudeSessionRecord::checkPath(path, session, ClaudeSessionRecord::claudeFolders());
+            !checked) {
             qCInfo(lcHooks) << "not read:" << path.left(200) << ":" << checked.error();
             return {};
         }
-        const auto request = ClaudeSessionRecord::lastRequest(path, kMaxRecordBytes);
+        const auto request = ClaudeSessionRecord::requestBehind(path, toolUseId, kMaxRecordBytes);
         if (!request || request.value().text.trimmed().isEmpty())
             return {};
-        QString words = QStringLiteral("You asked %1: \u201c%2\u201d.")
-                            .arg(title, RequestNames::shown(request.value().text, kMaxRequestChars));
+        // Only the words shown count as naming anything: the card says what it matched against.
+        const QString shown = RequestNames::shown(request.value().text, kMaxRequestChars);
+        QString words =
+            QStringLiteral("%1's session record says you asked: \u201c%2\u201d.").arg(title, shown);
         const QStringList unnamed =
-            RequestNames::unnamed(request.value().text, tool->reaches(arguments),
+            RequestNames::unnamed(shown, tool->reaches(arguments),
                                   QString::fromStdString(arguments.value("cwd", "")), QDir::homePath());
+        constexpr qsizetype kListed = 10;
         if (!unnamed.isEmpty())
-            words += QStringLiteral(" Your request did not name %1.")
-                         .arg(visibleText(unnamed.mid(0, 5).join(QStringLiteral(", "))));
+            words += QStringLiteral(" Your request did not name %1%2.")
+                         .arg(visibleText(unnamed.mid(0, kListed).join(QStringLiteral(", "))),
+                              unnamed.size() > kListed
+                                  ? QStringLiteral(" and %1 more").arg(unnamed.size() - kListed)
+                                  : QString());
         return words;
     });
 }

@@ -3,6 +3,7 @@
 #include "visibletext.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 namespace Countersign::RequestNames {
@@ -44,30 +45,41 @@ QString tilde(const QString &path, const QString &home)
 QStringList unnamed(const QString &request, const QStringList &targets, const QString &cwd,
                     const QString &home)
 {
+    static const QRegularExpression onlyMarks(QStringLiteral("^[./~]*$"));
+    const QString homeFolder = QDir::cleanPath(home);
     QStringList named;     // the words resolved to absolute paths
-    QStringList bareNames; // words with no slash: a file name
+    QStringList bareNames; // words with no slash: a file name in the call's folder
     for (const QString &word : wordsOf(request)) {
+        if (onlyMarks.match(word).hasMatch())
+            continue; // ".", "..", "...", "/", "~": a folder so wide it names nothing in particular
         QString path;
-        if (word == QLatin1String("~") || word.startsWith(QLatin1String("~/")))
-            path = home.isEmpty() ? QString() : home + word.mid(1);
+        if (word.startsWith(QLatin1String("~/")))
+            path = homeFolder.isEmpty() ? QString() : homeFolder + word.mid(1);
         else if (word.startsWith(QLatin1Char('/')))
             path = word;
-        else if (!cwd.isEmpty())
+        else if (!cwd.isEmpty() && !word.startsWith(QLatin1Char('~')))
             path = cwd + QLatin1Char('/') + word;
-        if (!path.isEmpty())
-            named.append(QDir::cleanPath(path));
+        path = path.isEmpty() ? QString() : QDir::cleanPath(path);
+        if (!path.isEmpty() && path != QLatin1String("/") && path != homeFolder)
+            named.append(path);
         if (!word.contains(QLatin1Char('/')))
             bareNames.append(word);
     }
     QStringList out;
     for (const QString &target : targets) {
-        const QString path = QDir::cleanPath(target);
+        // Where it really is: its folder with links resolved (a path through a linked folder is
+        // the link's target's), its own name as it is (a link itself is the link).
+        QString path = QDir::cleanPath(target);
+        const QString folder = QFileInfo(QFileInfo(path).path()).canonicalFilePath();
+        if (!folder.isEmpty())
+            path = QDir::cleanPath(folder + QLatin1Char('/') + QFileInfo(path).fileName());
         const bool byPath =
             std::any_of(named.cbegin(), named.cend(), [&](const QString &n) { return within(path, n); });
         const QString file = path.section(QLatin1Char('/'), -1);
-        const bool byName = !file.isEmpty() && bareNames.contains(file);
+        const bool byName = !file.isEmpty() && !cwd.isEmpty() && within(path, QDir::cleanPath(cwd)) &&
+                            bareNames.contains(file);
         if (!byPath && !byName)
-            out.append(tilde(path, QDir::cleanPath(home)));
+            out.append(tilde(path, homeFolder));
     }
     return out;
 }

@@ -47,6 +47,8 @@ struct ScriptDoor final
     Gate &gate;
     std::shared_ptr<GatedAction> action;
 
+    std::shared_ptr<const CardPreface> preface; // said first on its cards, when set
+
     std::shared_ptr<std::optional<GateOutcome>> call(const json &arguments, std::optional<json> ticket = {})
     {
         auto call =
@@ -56,6 +58,7 @@ struct ScriptDoor final
         call->heldOnRequest = true;
         call->holdMs = 60'000;
         call->ticket = std::move(ticket);
+        call->preface = preface;
         auto out = std::make_shared<std::optional<GateOutcome>>();
         gate.submit(call, [out](GateOutcome outcome) { *out = std::move(outcome); });
         return out;
@@ -79,7 +82,7 @@ private:
         if (!policy)
             qFatal("bad rules");
         m_stack->rebuildGate(policy.value(), Gate::Settings{300'000, 300, QString(), 50'000});
-        return ScriptDoor{m_stack->gate(), m_action};
+        return ScriptDoor{m_stack->gate(), m_action, nullptr};
     }
 
 private Q_SLOTS:
@@ -122,6 +125,40 @@ private Q_SLOTS:
         const auto again = script.call({{"table", "users"}});
         QTest::qWait(50);
         QCOMPARE(m_action->runs, 1);
+    }
+
+    // The user's words (CardPreface) cost a read of the agent's session record: read when a card is
+    // made and only then; a call a rule lets through never reads them, and the re-plan after the
+    // approval keeps the card's words rather than reading them again.
+    void theUsersWords_areReadOnlyForACard_andOnce()
+    {
+        auto reads = std::make_shared<int>(0);
+        const auto preface = [reads] {
+            return std::make_shared<CardPreface>([reads] {
+                ++*reads;
+                return QStringLiteral("You asked: drop the users table");
+            });
+        };
+        ScriptDoor allowed = door(json::parse(R"([{"tool": "drop_table", "decision": "allow"}])"));
+        allowed.preface = preface();
+        const auto ran = allowed.call({{"table", "scratch"}});
+        QTRY_VERIFY(ran->has_value());
+        QVERIFY((*ran)->ranOk());
+        QCOMPARE(*reads, 0);
+
+        ScriptDoor asked = door();
+        asked.preface = preface();
+        const auto out = asked.call({{"table", "users"}});
+        QTRY_COMPARE(m_stack->queue().pending().size(), 1);
+        const Operation card = m_stack->queue().pending().first();
+        QCOMPARE(card.plan.request, QStringLiteral("You asked: drop the users table"));
+        QCOMPARE(*reads, 1);
+        QVERIFY(m_stack->queue()
+                    .approve(card.nonce, QStringLiteral("console:alice"), card.confirmationText())
+                    .ok());
+        QTRY_VERIFY_WITH_TIMEOUT(out->has_value(), 5000);
+        QVERIFY2((*out)->ranOk(), qPrintable((*out)->words()));
+        QCOMPARE(*reads, 1);
     }
 
     void aRulesDeny_isAnOutcome_withItsWords()

@@ -194,9 +194,12 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(QFileInfo(record).path()));
         QFile file(record);
         QVERIFY(file.open(QIODevice::WriteOnly));
+        // The user's request, and the agent's call of its tool (this payload's tool_use_id) under it.
         file.write(
-            R"({"type":"user","message":{"role":"user","content":"remove the symlink ~/.pi/agent/sessions"}})"
-            "\n");
+            "{\"parentUuid\":null,\"uuid\":\"p\",\"type\":\"user\",\"message\":{\"role\":\"user\","
+            "\"content\":\"remove the symlink ~/.pi/agent/sessions\"}}\n"
+            "{\"parentUuid\":\"p\",\"uuid\":\"a\",\"type\":\"assistant\",\"message\":{\"role\":"
+            "\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"Bash\"}]}}\n");
         file.close();
         makeService(json::parse(R"([{"tool": "agent:shell", "decision": "ask"}])"));
 
@@ -208,7 +211,7 @@ private Q_SLOTS:
         QTRY_COMPARE(m_stack->queue().pending().size(), 1);
         const Plan shown = m_stack->queue().pending().first().plan;
         QCOMPARE(shown.request,
-                 QStringLiteral("You asked Claude Code: \u201cremove the symlink "
+                 QStringLiteral("Claude Code's session record says you asked: \u201cremove the symlink "
                                 "~/.pi/agent/sessions\u201d. Your request did not name ~/.pi."));
         QVERIFY(!shown.summary.contains(QLatin1String("You asked")));
         QVERIFY(m_stack->queue()
