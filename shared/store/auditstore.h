@@ -27,7 +27,9 @@ class WriteTransaction;
 // WriteTransaction. One instance per thread, over that thread's Database.
 //
 // A facade over OperationRecords (operations and decisions), ClaimRecords and AuditChain: the parts
-// read and write their tables, and this class decides which writes go together.
+// read and write their tables, and this class decides which writes go together. Its definitions are
+// cut by what they record, each file read in one sitting: auditstore.cpp (operations, cards,
+// events, the chain), auditstoredecisions.cpp (decisions), auditstoreruns.cpp (claimed runs).
 class AuditStore final
 {
 public:
