@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <algorithm>
 
@@ -122,23 +123,35 @@ Result<Request> requestBehind(const QString &path, const QString &toolUseId, qin
         return Request{};
     const std::string callId = toolUseId.toStdString();
     const QByteArray callNeedle = "\"id\":\"" + toolUseId.toUtf8() + '"';
-    QByteArray wanted;         // the uuid of the next line up the chain; empty until the call is found
-    QList<QByteArray> visited; // the chain's uuids: one seen twice makes the record ambiguous
+    QByteArray wanted;        // the uuid of the next line up the chain; empty until the call is found
+    QSet<QByteArray> visited; // the chain's uuids: one seen twice makes the record ambiguous
     bool ambiguous = false;
     std::optional<QString> found;
-    const auto uuidOf = [](const QByteArray &line, const QByteArray &uuid) -> bool {
-        if (line.size() > kMaxLine || !line.contains("\"uuid\":\"" + uuid + '"'))
+    // Whether the line's own uuid is one of the chain's: each uuid it names is looked up (one pass
+    // over the line, whatever the chain's length), and the line is parsed only to confirm one.
+    const auto seenAgain = [&visited](const QByteArray &line) -> bool {
+        static const QByteArray key = "\"uuid\":\"";
+        if (line.size() > kMaxLine)
             return false;
-        const json value = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        return value.is_object() && value.value("uuid", json()) == json(uuid.toStdString());
+        for (qsizetype at = line.indexOf(key); at >= 0; at = line.indexOf(key, at + key.size())) {
+            const qsizetype start = at + key.size();
+            const qsizetype end = line.indexOf('"', start);
+            if (end < 0)
+                return false;
+            if (!visited.contains(line.mid(start, end - start)))
+                continue;
+            const json value = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+            const json own = value.is_object() ? value.value("uuid", json()) : json();
+            return own.is_string() && visited.contains(QByteArray::fromStdString(own.get<std::string>()));
+        }
+        return false;
     };
     // One line, read backwards: the call's line first, then each parent up to the user's words;
     // once they are found, every earlier line is looked at for a uuid of the chain seen again (a
     // line written to stand in for one of the chain's).
     const auto take = [&](const QByteArray &line) {
         if (found) {
-            ambiguous = ambiguous || std::any_of(visited.cbegin(), visited.cend(),
-                                                 [&](const QByteArray &uuid) { return uuidOf(line, uuid); });
+            ambiguous = ambiguous || seenAgain(line);
             return;
         }
         if (line.size() > kMaxLine)
@@ -159,7 +172,7 @@ Result<Request> requestBehind(const QString &path, const QString &toolUseId, qin
             found = QString();
             return;
         }
-        visited.append(self);
+        visited.insert(self);
         if (!wanted.isEmpty())
             if (auto words = userWords(value)) {
                 found = std::move(words);

@@ -110,6 +110,26 @@ private Q_SLOTS:
         text += call("a2", "r1", "t2");
         QCOMPARE(requestOf(text, "t2"), QString());
     }
+    // A long chain under many other lines is followed, and the lines after it are looked at for a
+    // uuid of the chain seen again, one pass each (a stand-in far back still makes it ambiguous).
+    void aLongChainUnderManyLines_isFollowed()
+    {
+        QByteArray text = prompt("p0", nullptr, "\"the real request\"");
+        for (int i = 0; i < 40000; ++i)
+            text += "{\"type\":\"progress\",\"n\":" + QByteArray::number(i) + "}\n";
+        text += prompt("p", nullptr, "\"the long task\"");
+        QByteArray parent = "p";
+        for (int i = 1; i < 3000; ++i) {
+            const QByteArray uuid = "c" + QByteArray::number(i);
+            text += line(uuid.constData(), parent.constData(), "\"type\":\"attachment\"");
+            parent = uuid;
+        }
+        text += call("a", parent.constData(), "t1");
+        QCOMPARE(requestOf(text, "t1"), QStringLiteral("the long task"));
+        const QByteArray standIn =
+            line("c1500", nullptr, "\"type\":\"attachment\",\"note\":{\"uuid\":\"x\"}");
+        QCOMPARE(requestOf(standIn + text, "t1"), QString());
+    }
     // Up the chain, the client's own lines are passed over: its meta lines, a compacted summary,
     // a task's notification, a command's output, an interruption; text blocks are joined.
     void theClientsOwnLines_arePassedOver()
