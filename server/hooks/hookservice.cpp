@@ -154,7 +154,9 @@ void HookService::before(const HookCall &sent, const Principal &who, Transport t
     agentCall.transport = transport;
     agentCall.held = m_held.value(who.name);
     agentCall.session = call.sessionId;
-    if (!call.transcriptPath.isEmpty())
+    // Only Claude Code's record is read (Gemini CLI and Qwen Code send a transcript_path of their own
+    // format, elsewhere).
+    if (call.client == HookClient::ClaudeCode && !call.transcriptPath.isEmpty())
         agentCall.preface = requestPreface(call, tool, arguments.value());
     // The undo store keeps its promise: with no room but what recent copies hold, a change that runs
     // with no card could not be undone, so the call asks (saying why) rather than drop one.
